@@ -1,0 +1,43 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { buildServer, type App } from './http/server.ts';
+
+export interface Gateway {
+  app: App;
+  database: Database;
+  /** The address it listens on, e.g. `http://127.0.0.1:8000`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Opens and migrates the database a config names. */
+export async function openMigratedDatabase(config: Config): Promise<Database> {
+  const database = await openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
+/** Starts the HTTP server on an open database; closing it stops the server, then the database. */
+export async function startGateway(config: Config, database: Database, logger: FastifyBaseLogger | false): Promise<Gateway> {
+  const app = buildServer({ config, database, logger });
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    app,
+    database,
+    url: `http://${host}:${port}`,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
+import type { DB } from '../db/schema.ts';
+import { principalOf } from '../http/auth.ts';
+import { errorResponses, success } from '../http/envelope.ts';
+import type { App } from '../http/server.ts';
+import { ApiError } from '../shared/errors.ts';
+import { renderPlaceholderPage, renderUnknownSessionPage } from './checkout-page.ts';
+import {
+  CurrentCreateBody,
+  CurrentCreateResponse,
+  CurrentVerifyResponse,
+  LegacyCreateBody,
+  LegacyCreateResponse,
+  LegacyVerifyResponse,
+  REFERENCE_PATTERN,
+  TxRefParams,
+} from './checkout-schemas.ts';
+import { createSession, findSessionById, verifySession, type CheckoutDeps } from './checkout-service.ts';
+import { normalizeCheckoutBody } from './checkout-tolerance.ts';
+import { checkoutUrl, createdView, currentVerifyView, legacyVerifyView } from './checkout-views.ts';
+
+export function registerCheckoutRoutes(app: App, { config, db }: { config: Config; db: Kysely<DB> }): void {
+  const deps: CheckoutDeps = { db, checkoutTtlMs: config.checkoutTtlMs };
+  const normalize = async (request: { body: unknown; rawJson: string | null }) => {
+    request.body = normalizeCheckoutBody((request.body ?? {}) as Record<string, unknown>, request.rawJson);
+  };
+
+  app.post(
+    '/payment',
+    {
+      config: { auth: 'secret' },
+      preValidation: normalize,
+      schema: { summary: 'Create a hosted checkout session', body: CurrentCreateBody, response: { 201: CurrentCreateResponse, ...errorResponses } },
+    },
+    async (request, reply) => {
+      const session = await createSession(deps, principalOf(request), { generation: 'current', ...request.body });
+      const view = createdView(session, checkoutUrl(config.publicBaseUrl, session));
+      return reply.code(201).send(success('Hosted payment session generated successfully.', view));
+    },
+  );
+
+  app.post(
+    '/api/payment',
+    {
+      config: { auth: 'secret-or-body' },
+      preValidation: normalize,
+      schema: { summary: 'Create a hosted checkout session (legacy)', body: LegacyCreateBody, response: { 201: LegacyCreateResponse, ...errorResponses } },
+    },
+    async (request, reply) => {
+      const { secret_key: _secret, ...fields } = request.body;
+      const session = await createSession(deps, principalOf(request), { generation: 'legacy', ...fields });
+      return reply.code(201).send(success('Hosted payment session generated successfully.', { checkout_url: checkoutUrl(config.publicBaseUrl, session) }));
+    },
+  );
+
+  app.get(
+    '/verify-payment/:tx_ref',
+    { config: { auth: 'secret' }, schema: { summary: 'Verify a checkout payment', params: TxRefParams, response: { 200: CurrentVerifyResponse, ...errorResponses } } },
+    async (request) => {
+      const verified = await verifySession(deps, principalOf(request), knownReference(request.params.tx_ref));
+      return success('Payment details retrieved successfully.', currentVerifyView(verified));
+    },
+  );
+
+  app.get(
+    '/api/verify-payment/:tx_ref',
+    { config: { auth: 'secret' }, schema: { summary: 'Verify a checkout payment (legacy)', params: TxRefParams, response: { 200: LegacyVerifyResponse, ...errorResponses } } },
+    async (request) => {
+      const verified = await verifySession(deps, principalOf(request), knownReference(request.params.tx_ref));
+      return success('Payment details', legacyVerifyView(verified));
+    },
+  );
+
+  app.get('/checkout/:id', async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const session = await findSessionById(db, id);
+    reply.type('text/html; charset=utf-8');
+    if (!session) return reply.code(404).send(renderUnknownSessionPage());
+    return reply.send(renderPlaceholderPage(session));
+  });
+}
+
+/** A reference we could never have stored is simply not found. */
+function knownReference(txRef: string): string {
+  if (!REFERENCE_PATTERN.test(txRef)) throw new ApiError('transactionNotFound');
+  return txRef;
+}

@@ -1,0 +1,124 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { SuccessEnvelope } from '../http/envelope.ts';
+
+/** One schema per boundary: these validate requests, shape responses and feed the API document. */
+
+const HttpUrl = Type.String({ format: 'http-url', maxLength: 2048 });
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Email = Type.String({ format: 'email', maxLength: 255 });
+/** References travel unencoded in paths, so they are limited to URL-safe characters. */
+export const Reference = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' });
+export const REFERENCE_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
+const Amount = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+const Meta = Type.Object({}, { additionalProperties: true, maxJsonBytes: 8192 });
+const Title = Type.String({ maxLength: 255 });
+const Description = Type.String({ maxLength: 1000 });
+
+export const CurrentCreateBody = Type.Object({
+  callback_url: HttpUrl,
+  return_url: HttpUrl,
+  tx_ref: Reference,
+  first_name: Name,
+  last_name: Type.Optional(Name),
+  email: Type.Optional(Email),
+  currency: Type.Unsafe<'MWK' | 'USD'>({ type: 'string', enum: ['MWK', 'USD'] }),
+  amount: Amount,
+  customization: Type.Optional(
+    Type.Object({ title: Type.Optional(Title), description: Type.Optional(Description), logo: Type.Optional(HttpUrl) }),
+  ),
+  meta: Type.Optional(Meta),
+});
+
+export const LegacyCreateBody = Type.Object({
+  callback_url: Type.Optional(HttpUrl),
+  return_url: Type.Optional(HttpUrl),
+  tx_ref: Type.Optional(Reference),
+  first_name: Name,
+  last_name: Name,
+  email: Email,
+  currency: Type.Unsafe<'MWK' | 'GBP' | 'USD'>({ type: 'string', enum: ['MWK', 'GBP', 'USD'] }),
+  amount: Amount,
+  customization: Type.Object({ title: Title, description: Description, logo: Type.Optional(HttpUrl) }),
+  meta: Type.Optional(Meta),
+  secret_key: Type.Optional(Type.String()),
+});
+
+export type CurrentCreateInput = Static<typeof CurrentCreateBody>;
+export type LegacyCreateInput = Static<typeof LegacyCreateBody>;
+
+export const CurrentCreateResponse = SuccessEnvelope(
+  Type.Object({
+    event: Type.Literal('checkout.session:created'),
+    checkout_url: Type.String(),
+    data: Type.Object({
+      tx_ref: Type.String(),
+      currency: Type.String(),
+      amount: Type.Number(),
+      mode: Type.String(),
+      status: Type.String(),
+    }),
+  }),
+);
+
+export const LegacyCreateResponse = SuccessEnvelope(Type.Object({ checkout_url: Type.String() }));
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const NullableString = Nullable(Type.String());
+const FreeObject = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]);
+const Customization = Type.Object({ title: NullableString, description: NullableString, logo: NullableString });
+
+export const Authorization = Type.Object({
+  channel: NullableString,
+  card_number: NullableString,
+  expiry: NullableString,
+  brand: NullableString,
+  provider: NullableString,
+  mobile_number: NullableString,
+  completed_at: NullableString,
+});
+
+export const Log = Type.Object({ type: Type.String(), message: Type.String(), created_at: Type.String() });
+
+export const CurrentVerifyResponse = SuccessEnvelope(
+  Type.Object({
+    event_type: Type.Literal('checkout.payment'),
+    tx_ref: Type.String(),
+    mode: Type.String(),
+    type: Type.Literal('API Payment (Checkout)'),
+    status: Type.String(),
+    number_of_attempts: Type.Integer(),
+    reference: Type.String(),
+    currency: Type.String(),
+    amount: Type.Number(),
+    charges: Type.Number(),
+    customization: Customization,
+    meta: FreeObject,
+    authorization: Type.Union([Authorization, Type.Null()]),
+    customer: Type.Object({ email: NullableString, first_name: NullableString, last_name: NullableString }),
+    logs: Type.Array(Log),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  }),
+);
+
+export const LegacyVerifyResponse = SuccessEnvelope(
+  Type.Object({
+    first_name: NullableString,
+    last_name: NullableString,
+    email: NullableString,
+    currency: Type.String(),
+    amount: Type.String(),
+    charge: Type.String(),
+    mode: Type.String(),
+    type: Type.Literal('API'),
+    status: Type.String(),
+    reference: Type.String(),
+    tx_ref: Type.String(),
+    customization: Customization,
+    meta: FreeObject,
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  }),
+);
+
+export const TxRefParams = Type.Object({ tx_ref: Type.String() });

@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import type { Principal } from '../merchants/merchant-service.ts';
+import { ApiError } from '../shared/errors.ts';
+import { ids } from '../shared/ids.ts';
+import { toMinor } from '../shared/money.ts';
+import * as repo from './checkout-repository.ts';
+import type { CheckoutSession, LogEntry } from './checkout-repository.ts';
+
+export type Generation = 'current' | 'legacy';
+
+/** A create request after validation, the same for both generations. */
+export interface SessionRequest {
+  generation: Generation;
+  tx_ref?: string | undefined;
+  amount: number;
+  currency: string;
+  first_name: string;
+  last_name?: string | undefined;
+  email?: string | undefined;
+  callback_url?: string | undefined;
+  return_url?: string | undefined;
+  customization?: { title?: string | undefined; description?: string | undefined; logo?: string | undefined } | undefined;
+  meta?: Record<string, unknown> | undefined;
+}
+
+export interface CheckoutDeps {
+  db: Kysely<DB>;
+  checkoutTtlMs: number;
+}
+
+/** Fresh ids can collide with a stored reference or token; a handful of tries is beyond enough. */
+const MAX_ID_TRIES = 5;
+
+/**
+ * Creates a pending session, or answers a retry of the same request as the first time
+ * (contract §5): same `tx_ref`, same parameters, still pending → the original session.
+ */
+export async function createSession(deps: CheckoutDeps, owner: Principal, request: SessionRequest, now = Date.now()): Promise<CheckoutSession> {
+  const txRef = request.tx_ref ?? ids.txRef();
+  const requestHash = hashRequest(request, txRef);
+  for (let attempt = 0; attempt < MAX_ID_TRIES; attempt++) {
+    const session = newSession(owner, request, txRef, requestHash, now, deps.checkoutTtlMs);
+    const log = { owner_id: session.id, type: 'log', message: 'Checkout session created', created_at: now };
+    if (await repo.insertSessionIfNew(deps.db, session, log)) return session;
+    const existing = await repo.findSessionByTxRef(deps.db, owner, txRef);
+    if (existing) {
+      if (isReplayOf(existing, requestHash, now)) return existing;
+      throw ApiError.field('tx_ref', 'The tx ref has already been taken.');
+    }
+  }
+  throw new Error('could not allocate a unique checkout reference');
+}
+
+function isReplayOf(existing: CheckoutSession, requestHash: string, now: number): boolean {
+  return existing.request_hash === requestHash && existing.status === 'pending' && existing.expires_at > now;
+}
+
+function newSession(owner: Principal, request: SessionRequest, txRef: string, requestHash: string, now: number, ttlMs: number): CheckoutSession {
+  return {
+    id: ids.checkoutToken(),
+    merchant_id: owner.merchantId,
+    mode: owner.mode,
+    generation: request.generation,
+    tx_ref: txRef,
+    reference: ids.reference(),
+    status: 'pending',
+    amount_minor: toMinor(request.amount),
+    currency: request.currency,
+    first_name: request.first_name,
+    last_name: request.last_name ?? null,
+    email: request.email ?? null,
+    callback_url: request.callback_url ?? null,
+    return_url: request.return_url ?? null,
+    title: request.customization?.title ?? null,
+    description: request.customization?.description ?? null,
+    logo: request.customization?.logo ?? null,
+    meta: request.meta === undefined ? null : JSON.stringify(request.meta),
+    request_hash: requestHash,
+    attempts: 0,
+    fee_minor: 0,
+    expires_at: now + ttlMs,
+    completed_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** A digest of everything that defines the payment, with object keys in a stable order. */
+function hashRequest(request: SessionRequest, txRef: string): string {
+  const { generation, amount, currency, first_name, last_name, email, callback_url, return_url, customization, meta } = request;
+  const canonical = stableJson({ generation, txRef, amount, currency, first_name, last_name, email, callback_url, return_url, customization, meta });
+  return createHash('sha256').update(canonical).digest('base64url');
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export interface VerifiedSession {
+  session: CheckoutSession;
+  logs: LogEntry[];
+}
+
+export async function verifySession(deps: CheckoutDeps, owner: Principal, txRef: string): Promise<VerifiedSession> {
+  const session = await repo.findSessionByTxRef(deps.db, owner, txRef);
+  if (!session) throw new ApiError('transactionNotFound');
+  return { session, logs: await repo.listLogs(deps.db, session.id) };
+}
+
+export { findSessionById } from './checkout-repository.ts';

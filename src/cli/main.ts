@@ -1,0 +1,50 @@
+import { ConfigError, loadConfig } from '../config.ts';
+import { UsageError } from './args.ts';
+import { keysCommand } from './keys-command.ts';
+import { merchantCommand } from './merchant-command.ts';
+import { migrateCommand, serveCommand } from './serve-command.ts';
+import { print, printError } from './output.ts';
+
+const USAGE = `Usage: lipira <command>
+
+  serve                                   start the gateway (what \`npm start\` runs)
+  migrate                                 apply database migrations
+  merchant create --name NAME --email EMAIL [--webhook-url URL] [--json]
+  merchant list [--json]
+  merchant update ID [--webhook-url URL] [--receipts on|off] [--fee-percent N]
+  keys roll ID --mode test|live [--expire-old-in DURATION] [--json]
+
+Every command reads DATABASE_URL (default sqlite:./data/lipira.db).`;
+
+type Command = (argv: string[], config: ReturnType<typeof loadConfig>) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  serve: serveCommand,
+  migrate: migrateCommand,
+  merchant: merchantCommand,
+  keys: keysCommand,
+};
+
+/** Runs one command line; resolves to the process exit status. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    print(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    printError(`unknown command "${name}" (try: lipira help)`);
+    return 2;
+  }
+  try {
+    return await command(rest, loadConfig());
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      printError(error.message);
+      return 2;
+    }
+    printError(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+}

@@ -1,0 +1,116 @@
+import path from 'node:path';
+import { parseDuration } from './shared/time.ts';
+
+/** Every setting Lipira reads, parsed and checked once at start. */
+export interface Config {
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  databaseUrl: string;
+  logLevel: string;
+  bodyLimitBytes: number;
+  defaultFeeBasisPoints: number;
+  checkoutTtlMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** What `lipira config` and the README list: name, default, meaning. */
+export const SETTINGS = [
+  ['HOST', '127.0.0.1', 'Address the HTTP server listens on.'],
+  ['PORT', '8000', 'TCP port the HTTP server listens on.'],
+  ['PUBLIC_BASE_URL', 'http://HOST:PORT', 'Public origin used in `checkout_url` and redirects.'],
+  ['DATABASE_URL', 'sqlite:./data/lipira.db', '`sqlite:PATH` (embedded) or `postgres://…` (created if missing).'],
+  ['LOG_LEVEL', 'info', 'pino level: fatal, error, warn, info, debug, trace or silent.'],
+  ['BODY_LIMIT', '65536', 'Largest accepted request body, in bytes (larger gets 413).'],
+  ['DEFAULT_FEE_PERCENT', '3', 'Fee percentage given to new merchants (0–100, up to 2 decimals).'],
+  ['CHECKOUT_TTL', '24h', 'How long a checkout session stays payable (e.g. 30m, 24h, 7d).'],
+] as const;
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const port = integerSetting(env, 'PORT', 8000, 0, 65535);
+  const publicBaseUrl = parsePublicBaseUrl(env.PUBLIC_BASE_URL, host, port);
+  const databaseUrl = parseDatabaseUrl(env.DATABASE_URL);
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const bodyLimitBytes = integerSetting(env, 'BODY_LIMIT', 65536, 1024, 16 * 1024 * 1024);
+  const defaultFeeBasisPoints = parseFeePercentSetting(env.DEFAULT_FEE_PERCENT);
+  const checkoutTtlMs = durationSetting(env, 'CHECKOUT_TTL', '24h');
+  return { host, port, publicBaseUrl, databaseUrl, logLevel, bodyLimitBytes, defaultFeeBasisPoints, checkoutTtlMs };
+}
+
+function integerSetting(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function durationSetting(env: Env, name: string, fallback: string): number {
+  const raw = env[name]?.trim() || fallback;
+  const ms = parseDuration(raw);
+  if (ms === null || ms <= 0) throw new ConfigError(name, `must be a duration such as 30s, 15m, 24h or 7d (got "${raw}")`);
+  return ms;
+}
+
+function parsePublicBaseUrl(raw: string | undefined, host: string, port: number): string {
+  const value = raw?.trim();
+  if (!value) return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('PUBLIC_BASE_URL', `must be an absolute http(s) URL (got "${value}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('PUBLIC_BASE_URL', `must use http or https (got "${value}")`);
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+/** `sqlite:PATH` (relative paths resolve against the working directory) or a postgres URL. */
+export function parseDatabaseUrl(raw: string | undefined): string {
+  const value = raw?.trim() || 'sqlite:./data/lipira.db';
+  if (value.startsWith('sqlite:')) {
+    const file = value.slice('sqlite:'.length);
+    if (!file) throw new ConfigError('DATABASE_URL', 'needs a file path after "sqlite:"');
+    return `sqlite:${path.resolve(file)}`;
+  }
+  if (/^postgres(ql)?:\/\//.test(value)) {
+    try {
+      const url = new URL(value);
+      if (url.pathname.length <= 1) throw new Error('no database name');
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'must be postgres://USER@HOST:PORT/DATABASE');
+    }
+    return value;
+  }
+  throw new ConfigError('DATABASE_URL', `must start with "sqlite:" or "postgres://" (got "${value}")`);
+}
+
+/** Percent with at most two decimals, from 0 to 100, stored as basis points. */
+export function parseFeePercent(raw: string): number | null {
+  if (!/^\d{1,3}(\.\d{1,2})?$/.test(raw)) return null;
+  const basisPoints = Math.round(Number(raw) * 100);
+  return basisPoints <= 10_000 ? basisPoints : null;
+}
+
+function parseFeePercentSetting(raw: string | undefined): number {
+  const value = raw?.trim() || '3';
+  const basisPoints = parseFeePercent(value);
+  if (basisPoints === null) throw new ConfigError('DEFAULT_FEE_PERCENT', `must be a percentage from 0 to 100 (got "${value}")`);
+  return basisPoints;
+}

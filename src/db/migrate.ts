@@ -1,0 +1,20 @@
+import { Migrator, type Migration } from 'kysely';
+import type { Database } from './database.ts';
+import { coreMigration } from './migrations/0001_core.ts';
+
+function migrationsFor(database: Database): Record<string, Migration> {
+  return {
+    '0001_core': coreMigration(database.dialect),
+  };
+}
+
+/** Applies every pending migration; concurrent callers on PostgreSQL wait on Kysely's lock. */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => migrationsFor(database) },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

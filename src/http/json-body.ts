@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../shared/errors.ts';
+
+const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
+/**
+ * One tolerant parser for every content type: real clients send JSON as text/plain, with no
+ * type at all, or as an empty body; a GET may even carry `[]`. GET bodies are ignored, an empty
+ * body is `{}`, and anything that is not a JSON object is the contract's 400.
+ */
+export function registerJsonBodyParser(app: FastifyInstance): void {
+  app.decorateRequest('rawJson', null);
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, text, done) => {
+    if (BODYLESS.has(request.method) || request.routeOptions.config.ignoreBody) return done(null, undefined);
+    const body = String(text);
+    if (body.trim() === '') return done(null, {});
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return done(new ApiError('notJsonObject'), undefined);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      return done(new ApiError('notJsonObject'), undefined);
+    }
+    request.rawJson = body;
+    done(null, parsed);
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on routes that never read a body, so a malformed one cannot mask their answer. */
+    ignoreBody?: boolean;
+  }
+  interface FastifyRequest {
+    /** The exact JSON text of the body, for the few checks JSON.parse loses (how a number was written). */
+    rawJson: string | null;
+  }
+}
+
+/**
+ * How a top-level number was written in the JSON text (`1000`, `1e3`, `1000.0`), which JSON.parse
+ * forgets. Walks the text tracking depth and strings so a nested key of the same name is ignored.
+ */
+export function topLevelNumberLiteral(json: string, key: string): string | null {
+  let depth = 0;
+  let found: string | null = null;
+  for (let i = 0; i < json.length; i++) {
+    const ch = json[i];
+    if (ch === '"') {
+      const end = endOfString(json, i);
+      if (depth === 1 && json.slice(i + 1, end) === key) {
+        const literal = /^\s*:\s*(-?[0-9][0-9.eE+-]*)/.exec(json.slice(end + 1));
+        if (literal) found = literal[1]!;
+      }
+      i = end;
+    } else if (ch === '{' || ch === '[') depth++;
+    else if (ch === '}' || ch === ']') depth--;
+  }
+  return found;
+}
+
+function endOfString(json: string, start: number): number {
+  for (let i = start + 1; i < json.length; i++) {
+    if (json[i] === '\\') i++;
+    else if (json[i] === '"') return i;
+  }
+  return json.length;
+}

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { ApiError, type ErrorCode } from '../shared/errors.ts';
+import { registerAuthentication } from './auth.ts';
+import { ErrorEnvelope } from './envelope.ts';
+import { registerJsonBodyParser } from './json-body.ts';
+import { registerMethodNotAllowed } from './method-not-allowed.ts';
+import { ajvPlugin, laravelFieldErrors } from './validation.ts';
+import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
+import { registerHealthRoutes } from '../health/health-routes.ts';
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+export interface ServerDeps {
+  config: Config;
+  database: Database;
+  logger: FastifyBaseLogger | false;
+}
+
+export function buildServer({ config, database, logger }: ServerDeps): App {
+  const app = Fastify({
+    loggerInstance: logger || undefined,
+    // One line per request, written by the onResponse hook below, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    ajv: {
+      customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false },
+      plugins: [ajvPlugin],
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>() as App;
+
+  app.addSchema(ErrorEnvelope);
+  registerJsonBodyParser(app);
+  registerAuthentication(app, database.db);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        route: request.routeOptions.url ?? null,
+        method: request.method,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+        merchant: request.principal?.merchantId ?? null,
+      },
+      'request',
+    );
+  });
+  app.setErrorHandler((error, request, reply) => sendError(reply, toApiError(error as FastifyError | ApiError, request.log)));
+  app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError('routeNotFound')));
+
+  registerMethodNotAllowed(app, () => {
+    registerHealthRoutes(app, database);
+    registerCheckoutRoutes(app, { config, db: database.db });
+  });
+  return app;
+}
+
+function toApiError(error: FastifyError | ApiError, log: FastifyBaseLogger): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) return new ApiError('validation', laravelFieldErrors(error.validation));
+  const known = FASTIFY_ERRORS[error.code];
+  if (known) return new ApiError(known);
+  log.error({ err: error }, 'unexpected error');
+  return new ApiError('internal');
+}
+
+const FASTIFY_ERRORS: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'bodyTooLarge',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'notJsonObject',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'notJsonObject',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'notJsonObject',
+  FST_ERR_BAD_URL: 'routeNotFound',
+  FST_ERR_ASYNC_CONSTRAINT: 'routeNotFound',
+};
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ status: 'failed', message: error.body, data: null }));
+}

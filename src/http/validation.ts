@@ -1,0 +1,80 @@
+import type { FastifySchemaValidationError } from 'fastify';
+import type { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { fieldLabel, type FieldErrors } from '../shared/errors.ts';
+
+export function isHttpUrl(text: string): boolean {
+  if (!/^https?:\/\//i.test(text)) return false;
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Adds the formats and keywords our request schemas use to Fastify's Ajv. */
+export function ajvPlugin(ajv: Ajv): Ajv {
+  addFormats.default(ajv, ['email']);
+  ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
+  ajv.addKeyword({
+    keyword: 'maxJsonBytes',
+    type: 'object',
+    schemaType: 'number',
+    error: { message: 'too large', params: (cxt) => ({ limit: cxt.schema }) as never },
+    validate: (limit: number, data: unknown) => Buffer.byteLength(JSON.stringify(data)) <= limit,
+  });
+  return ajv;
+}
+
+/** Turns Ajv's errors into the Laravel texts PayChangu clients expect, one list per field. */
+export function laravelFieldErrors(errors: FastifySchemaValidationError[]): FieldErrors {
+  const fields: FieldErrors = {};
+  for (const error of errors) {
+    const parent = error.instancePath.split('/').filter(Boolean).join('.');
+    const missing = error.keyword === 'required' ? String(error.params.missingProperty) : '';
+    const field = [parent, missing].filter(Boolean).join('.') || 'body';
+    const message = laravelMessage(fieldLabel(field), error);
+    const list = (fields[field] ??= []);
+    if (!list.includes(message)) list.push(message);
+  }
+  return fields;
+}
+
+function laravelMessage(label: string, error: FastifySchemaValidationError): string {
+  const limit = error.params.limit;
+  switch (error.keyword) {
+    case 'required':
+      return `The ${label} field is required.`;
+    case 'minLength':
+      return `The ${label} field is required.`;
+    case 'type':
+      return `The ${label} must be ${TYPE_WORDS[String(error.params.type)] ?? `of type ${String(error.params.type)}`}.`;
+    case 'enum':
+    case 'const':
+      return `The selected ${label} is invalid.`;
+    case 'format':
+      return error.params.format === 'email' ? `The ${label} must be a valid email address.` : `The ${label} must be a valid URL.`;
+    case 'maxLength':
+      return `The ${label} must not be greater than ${String(limit)} characters.`;
+    case 'minimum':
+      return `The ${label} must be at least ${String(limit)}.`;
+    case 'maximum':
+      return `The ${label} must not be greater than ${String(limit)}.`;
+    case 'pattern':
+      return `The ${label} format is invalid.`;
+    case 'maxJsonBytes':
+      return `The ${label} must not be greater than ${Number(limit) / 1024} kilobytes.`;
+    default:
+      return `The ${label} is invalid.`;
+  }
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  object: 'an object',
+  boolean: 'true or false',
+  array: 'an array',
+};

@@ -1,0 +1,64 @@
+import type { Kysely, Selectable, Insertable, Updateable } from 'kysely';
+import type { ApiKeysTable, DB, MerchantsTable } from '../db/schema.ts';
+import type { Mode } from '../shared/ids.ts';
+
+export type Merchant = Selectable<MerchantsTable>;
+export type ApiKey = Selectable<ApiKeysTable>;
+type Db = Kysely<DB>;
+
+export async function insertMerchant(db: Db, merchant: Insertable<MerchantsTable>): Promise<void> {
+  await db.insertInto('merchants').values(merchant).execute();
+}
+
+export async function insertApiKeys(db: Db, keys: Insertable<ApiKeysTable>[]): Promise<void> {
+  await db.insertInto('api_keys').values(keys).execute();
+}
+
+export function listMerchants(db: Db): Promise<Merchant[]> {
+  return db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+export function findMerchant(db: Db, id: string): Promise<Merchant | undefined> {
+  return db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function countMerchants(db: Db): Promise<number> {
+  const row = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function updateMerchant(db: Db, id: string, patch: Updateable<MerchantsTable>): Promise<boolean> {
+  const result = await db.updateTable('merchants').set(patch).where('id', '=', id).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export function findKeyByHash(db: Db, tokenHash: string): Promise<ApiKey | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+export function listKeys(db: Db, merchantId: string): Promise<ApiKey[]> {
+  return db.selectFrom('api_keys').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at').execute();
+}
+
+/** Gives every secret key of a merchant's mode that outlives `expiresAt` that expiry instead. */
+export async function expireSecretKeys(db: Db, merchantId: string, mode: Mode, expiresAt: number): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ expires_at: expiresAt })
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('kind', '=', 'secret')
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', expiresAt)]))
+    .execute();
+}
+
+/** Records a one-time marker; true only for the caller that wrote it first. */
+export async function claimAppState(db: Db, key: string, value: string): Promise<boolean> {
+  const rows = await db
+    .insertInto('app_state')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .returning('key')
+    .execute();
+  return rows.length === 1;
+}

@@ -1,0 +1,133 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { ids, type Mode } from '../shared/ids.ts';
+import { hashKey, hashesMatch, secretKeyMode, visiblePart } from './api-keys.ts';
+import * as repo from './merchant-repository.ts';
+
+type Db = Kysely<DB>;
+
+/** Who a request acts for: the merchant behind the key, and the mode the key selects. */
+export interface Principal {
+  merchantId: string;
+  mode: Mode;
+}
+
+export interface NewMerchant {
+  name: string;
+  email: string;
+  webhookUrl: string | null;
+  feeBasisPoints: number;
+}
+
+/** Everything secret about a new merchant: shown once, then only hashes remain (webhook secret aside). */
+export interface MerchantCredentials {
+  id: string;
+  name: string;
+  email: string;
+  test_secret_key: string;
+  live_secret_key: string;
+  test_public_key: string;
+  live_public_key: string;
+  webhook_secret: string;
+}
+
+const MODES: Mode[] = ['test', 'live'];
+
+export async function createMerchant(db: Db, input: NewMerchant, now = Date.now()): Promise<MerchantCredentials> {
+  const id = ids.merchant();
+  const secrets = { test: ids.secretKey('test'), live: ids.secretKey('live') };
+  const publics = { test: ids.publicKey('test'), live: ids.publicKey('live') };
+  const webhookSecret = ids.webhookSecret();
+  await db.transaction().execute(async (trx) => {
+    await repo.insertMerchant(trx, {
+      id,
+      name: input.name,
+      email: input.email,
+      webhook_url: input.webhookUrl,
+      webhook_secret: webhookSecret,
+      webhooks_enabled: 1,
+      receipts_enabled: 1,
+      fee_bps: input.feeBasisPoints,
+      created_at: now,
+      updated_at: now,
+    });
+    await repo.insertApiKeys(
+      trx,
+      MODES.flatMap((mode) => [
+        secretKeyRow(id, mode, secrets[mode], now),
+        { id: ids.apiKey(), merchant_id: id, mode, kind: 'public' as const, visible: publics[mode], token_hash: hashKey(publics[mode]), expires_at: null, created_at: now },
+      ]),
+    );
+  });
+  return {
+    id,
+    name: input.name,
+    email: input.email,
+    test_secret_key: secrets.test,
+    live_secret_key: secrets.live,
+    test_public_key: publics.test,
+    live_public_key: publics.live,
+    webhook_secret: webhookSecret,
+  };
+}
+
+function secretKeyRow(merchantId: string, mode: Mode, token: string, now: number) {
+  return {
+    id: ids.apiKey(),
+    merchant_id: merchantId,
+    mode,
+    kind: 'secret' as const,
+    visible: visiblePart(token),
+    token_hash: hashKey(token),
+    expires_at: null,
+    created_at: now,
+  };
+}
+
+export interface RolledKey {
+  merchant_id: string;
+  mode: Mode;
+  secret_key: string;
+  old_keys_expire_at: number;
+}
+
+/** Issues a new secret key at once; the merchant's older keys of that mode stop at `now + expireOldInMs`. */
+export async function rollSecretKey(db: Db, merchantId: string, mode: Mode, expireOldInMs: number, now = Date.now()): Promise<RolledKey | null> {
+  const token = ids.secretKey(mode);
+  const expiresAt = now + expireOldInMs;
+  const rolled = await db.transaction().execute(async (trx) => {
+    if (!(await repo.findMerchant(trx, merchantId))) return false;
+    await repo.expireSecretKeys(trx, merchantId, mode, expiresAt);
+    await repo.insertApiKeys(trx, [secretKeyRow(merchantId, mode, token, now)]);
+    return true;
+  });
+  return rolled ? { merchant_id: merchantId, mode, secret_key: token, old_keys_expire_at: expiresAt } : null;
+}
+
+/** The principal for a bearer secret key, or null when it is malformed, unknown, public or expired. */
+export async function authenticateSecretKey(db: Db, token: string, now = Date.now()): Promise<Principal | null> {
+  const mode = secretKeyMode(token);
+  if (!mode) return null;
+  const hash = hashKey(token);
+  const key = await repo.findKeyByHash(db, hash);
+  if (!key || key.kind !== 'secret' || !hashesMatch(key.token_hash, hash)) return null;
+  if (key.expires_at !== null && key.expires_at <= now) return null;
+  return { merchantId: key.merchant_id, mode: key.mode };
+}
+
+export interface MerchantSettings {
+  webhookUrl?: string | null;
+  receiptsEnabled?: boolean;
+  feeBasisPoints?: number;
+}
+
+export async function updateMerchantSettings(db: Db, merchantId: string, settings: MerchantSettings, now = Date.now()): Promise<boolean> {
+  return repo.updateMerchant(db, merchantId, {
+    ...(settings.webhookUrl !== undefined && { webhook_url: settings.webhookUrl }),
+    ...(settings.receiptsEnabled !== undefined && { receipts_enabled: settings.receiptsEnabled ? 1 : 0 }),
+    ...(settings.feeBasisPoints !== undefined && { fee_bps: settings.feeBasisPoints }),
+    updated_at: now,
+  });
+}
+
+export { listMerchants, listKeys, findMerchant } from './merchant-repository.ts';

@@ -1,0 +1,41 @@
+/**
+ * The one error table (contract §3). Every failure a client can see is one of these;
+ * anything else becomes `internal` and its details stay in the log.
+ */
+export const ERRORS = {
+  validation: { status: 400, message: 'The given data was invalid.' },
+  notJsonObject: { status: 400, message: 'The request body must be a JSON object.' },
+  unauthenticated: { status: 401, message: 'Unauthenticated.' },
+  transactionNotFound: { status: 404, message: 'Transaction not found.' },
+  routeNotFound: { status: 404, message: 'Route not found.' },
+  methodNotAllowed: { status: 405, message: 'Method not allowed.' },
+  bodyTooLarge: { status: 413, message: 'Request body too large.' },
+  rateLimited: { status: 429, message: 'Too many requests.' },
+  internal: { status: 500, message: 'Internal server error.' },
+  unavailable: { status: 503, message: 'Service temporarily unavailable.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Field name → Laravel-style messages, e.g. `{"amount":["The amount must be an integer."]}`. */
+export type FieldErrors = Record<string, string[]>;
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: string | FieldErrors;
+
+  constructor(readonly code: ErrorCode, fields?: FieldErrors) {
+    super(ERRORS[code].message);
+    this.status = ERRORS[code].status;
+    this.body = fields ?? ERRORS[code].message;
+  }
+
+  static field(field: string, message: string): ApiError {
+    return new ApiError('validation', { [field]: [message] });
+  }
+}
+
+/** Laravel prints a field's name with underscores as spaces: `callback_url` → `callback url`. */
+export function fieldLabel(field: string): string {
+  return field.replace(/_/g, ' ');
+}

@@ -1,0 +1,30 @@
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniform base62 text from the CSPRNG (rejection sampling avoids modulo bias). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export type Mode = 'test' | 'live';
+
+export const ids = {
+  merchant: () => `mer_${randomBase62(16)}`,
+  apiKey: () => `key_${randomBase62(16)}`,
+  secretKey: (mode: Mode) => `sec-${mode}-${randomBase62(32)}`,
+  publicKey: (mode: Mode) => `pub-${mode}-${randomBase62(32)}`,
+  webhookSecret: () => `whsec_${randomBase62(32)}`,
+  /** The hosted checkout id: 22 base62 characters (≈131 random bits), the customer's only key. */
+  checkoutToken: () => randomBase62(22),
+  /** The service's own 11-digit reference; uniqueness is enforced by the database and retried. */
+  reference: () => String(randomInt(10_000_000_000, 100_000_000_000)),
+  txRef: () => randomUUID(),
+};

@@ -1,0 +1,78 @@
+import net from 'node:net';
+import { openMigratedDatabase, startGateway, type Gateway } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createMerchant, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
+import { freshDatabase, type TestDatabase } from './databases.ts';
+
+export interface TestGateway {
+  url: string;
+  gateway: Gateway;
+  database: TestDatabase;
+  newMerchant(name?: string): Promise<MerchantCredentials>;
+  close(): Promise<void>;
+}
+
+/** A real gateway on a loopback port over a fresh database of the given kind. */
+export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}): Promise<TestGateway> {
+  const database = freshDatabase(kind);
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...env });
+  const opened = await openMigratedDatabase(config);
+  const gateway = await startGateway(config, opened, false);
+  return {
+    url: gateway.url,
+    gateway,
+    database,
+    newMerchant: (name = 'Test Shop') => createMerchant(opened.db, { name, email: 'shop@example.com', webhookUrl: null, feeBasisPoints: 300 }),
+    async close() {
+      await gateway.close();
+      await database.drop();
+    },
+  };
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- responses are checked field by field
+  text: string;
+}
+
+export interface ApiRequest {
+  method?: string;
+  key?: string | null;
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export async function call(base: string, path: string, request: ApiRequest = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+  if (request.key) headers.authorization = `Bearer ${request.key}`;
+  let body: string | undefined = request.rawBody;
+  if (request.body !== undefined) {
+    body = JSON.stringify(request.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(base + path, { method: request.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/** A port that was free a moment ago, so that `checkout_url` can name it before the server starts. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
