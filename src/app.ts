@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
-import { openDatabase, type Database } from './db/database.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import type { Database } from './db/database.ts';
 import { buildServer, type App } from './http/server.ts';
 
 export interface Gateway {
@@ -10,18 +9,6 @@ export interface Gateway {
   /** The address it listens on, e.g. `http://127.0.0.1:8000`. */
   url: string;
   close(): Promise<void>;
-}
-
-/** Opens and migrates the database a config names. */
-export async function openMigratedDatabase(config: Config): Promise<Database> {
-  const database = await openDatabase(config.databaseUrl);
-  try {
-    await migrateToLatest(database);
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
-  return database;
 }
 
 /** Starts the HTTP server on an open database; closing it stops the server, then the database. */

@@ -1,9 +1,9 @@
-import { openMigratedDatabase } from '../app.ts';
 import type { Config } from '../config.ts';
 import { rollSecretKey } from '../merchants/merchant-service.ts';
 import { parseDuration } from '../shared/time.ts';
 import { noMorePositionals, parseArgs, requiredOption, stringOption, UsageError } from './args.ts';
 import { print, printError, printJson } from './output.ts';
+import { openMigratedDatabase } from '../db/migrate.ts';
 
 const ROLL_USAGE = 'usage: lipira keys roll ID --mode test|live [--expire-old-in DURATION] [--json]';
 
@@ -20,7 +20,7 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
   const expireOldInMs = parseDuration(expireText);
   if (expireOldInMs === null) throw new UsageError(`--expire-old-in must be a duration such as 0, 90s, 30m, 24h or 7d (got "${expireText}")`);
 
-  const database = await openMigratedDatabase(config);
+  const database = await openMigratedDatabase(config.databaseUrl);
   try {
     const rolled = await rollSecretKey(database.db, id, mode, expireOldInMs);
     if (!rolled) {

@@ -1,8 +1,5 @@
 import { ConfigError, loadConfig } from '../config.ts';
 import { UsageError } from './args.ts';
-import { keysCommand } from './keys-command.ts';
-import { merchantCommand } from './merchant-command.ts';
-import { migrateCommand, serveCommand } from './serve-command.ts';
 import { print, printError } from './output.ts';
 
 const USAGE = `Usage: lipira <command>
@@ -18,11 +15,12 @@ Every command reads DATABASE_URL (default sqlite:./data/lipira.db).`;
 
 type Command = (argv: string[], config: ReturnType<typeof loadConfig>) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
-  serve: serveCommand,
-  migrate: migrateCommand,
-  merchant: merchantCommand,
-  keys: keysCommand,
+/** Loaded on demand, so that a short command does not pay for the HTTP stack. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve-command.ts')).serveCommand,
+  migrate: async () => (await import('./serve-command.ts')).migrateCommand,
+  merchant: async () => (await import('./merchant-command.ts')).merchantCommand,
+  keys: async () => (await import('./keys-command.ts')).keysCommand,
 };
 
 /** Runs one command line; resolves to the process exit status. */
@@ -32,12 +30,13 @@ export async function main(argv: string[]): Promise<number> {
     print(USAGE);
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = COMMANDS[name];
+  if (!load) {
     printError(`unknown command "${name}" (try: lipira help)`);
     return 2;
   }
   try {
+    const command = await load();
     return await command(rest, loadConfig());
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {

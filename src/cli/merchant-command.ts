@@ -1,9 +1,9 @@
-import { openMigratedDatabase } from '../app.ts';
 import { parseFeePercent, type Config } from '../config.ts';
 import { createMerchant, findMerchant, listKeys, listMerchants, updateMerchantSettings, type MerchantSettings } from '../merchants/merchant-service.ts';
-import { isHttpUrl } from '../http/validation.ts';
+import { isHttpUrl } from '../shared/urls.ts';
 import { noMorePositionals, parseArgs, requiredOption, stringOption, UsageError, type ParsedArgs } from './args.ts';
 import { print, printError, printJson } from './output.ts';
+import { openMigratedDatabase } from '../db/migrate.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -27,7 +27,7 @@ async function create(args: ParsedArgs, config: Config): Promise<number> {
   const email = requiredOption(args, 'email').trim();
   if (!EMAIL.test(email)) throw new UsageError(`--email must be an email address (got "${email}")`);
   const webhookUrl = webhookUrlOption(args) ?? null;
-  const database = await openMigratedDatabase(config);
+  const database = await openMigratedDatabase(config.databaseUrl);
   try {
     const merchant = await createMerchant(database.db, { name, email, webhookUrl, feeBasisPoints: config.defaultFeeBasisPoints });
     if (args.options.has('json')) {
@@ -49,7 +49,7 @@ async function create(args: ParsedArgs, config: Config): Promise<number> {
 
 async function list(args: ParsedArgs, config: Config): Promise<number> {
   noMorePositionals(args, 0);
-  const database = await openMigratedDatabase(config);
+  const database = await openMigratedDatabase(config.databaseUrl);
   try {
     const merchants = await listMerchants(database.db);
     const rows = await Promise.all(
@@ -103,7 +103,7 @@ async function update(args: ParsedArgs, config: Config): Promise<number> {
     settings.feeBasisPoints = basisPoints;
   }
   if (Object.keys(settings).length === 0) throw new UsageError('nothing to update: give --webhook-url, --receipts or --fee-percent');
-  const database = await openMigratedDatabase(config);
+  const database = await openMigratedDatabase(config.databaseUrl);
   try {
     if (!(await findMerchant(database.db, id))) {
       printError(`no merchant with id "${id}"`);

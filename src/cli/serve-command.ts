@@ -1,15 +1,16 @@
 import pino from 'pino';
-import { openMigratedDatabase, startGateway } from '../app.ts';
+import { startGateway } from '../app.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { createMerchant } from '../merchants/merchant-service.ts';
 import { claimAppState, countMerchants } from '../merchants/merchant-repository.ts';
 import { noMorePositionals, parseArgs } from './args.ts';
 import { print } from './output.ts';
+import { openMigratedDatabase } from '../db/migrate.ts';
 
 export async function migrateCommand(argv: string[], config: Config): Promise<number> {
   noMorePositionals(parseArgs(argv, []), 0);
-  const database = await openMigratedDatabase(config);
+  const database = await openMigratedDatabase(config.databaseUrl);
   await database.close();
   print(`Migrations are up to date on ${database.description}`);
   return 0;
@@ -18,7 +19,7 @@ export async function migrateCommand(argv: string[], config: Config): Promise<nu
 export async function serveCommand(argv: string[], config: Config): Promise<number> {
   noMorePositionals(parseArgs(argv, []), 0);
   const logger = pino({ level: config.logLevel });
-  const database = await openMigratedDatabase(config);
+  const database = await openMigratedDatabase(config.databaseUrl);
   await introduceDemoMerchant(database, config);
   const gateway = await startGateway(config, database, logger);
   logger.info({ url: gateway.url, database: database.description }, 'Lipira is listening');

@@ -1,5 +1,5 @@
 import { Migrator, type Migration } from 'kysely';
-import type { Database } from './database.ts';
+import { openDatabase, type Database } from './database.ts';
 import { coreMigration } from './migrations/0001_core.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -17,4 +17,16 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Opens the database a URL names and brings it to the latest migration. */
+export async function openMigratedDatabase(url: string): Promise<Database> {
+  const database = await openDatabase(url);
+  try {
+    await migrateToLatest(database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
 }

@@ -37,7 +37,13 @@ export function buildServer({ config, database, logger }: ServerDeps): App {
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // Clients join base URLs and paths carelessly; `//payment` and `/payment/` mean `/payment`.
+    // Parameters a little longer than any reference reach the handler, which answers 404.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendError(reply, toApiError(error, request.log));
+    },
     ajv: {
       customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false },
       plugins: [ajvPlugin],
@@ -45,11 +51,11 @@ export function buildServer({ config, database, logger }: ServerDeps): App {
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
   app.addSchema(ErrorEnvelope);
-  registerJsonBodyParser(app);
-  registerAuthentication(app, database.db);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerJsonBodyParser(app);
+  registerAuthentication(app, database.db);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
@@ -87,6 +93,7 @@ const FASTIFY_ERRORS: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'notJsonObject',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'notJsonObject',
   FST_ERR_BAD_URL: 'routeNotFound',
+  FST_ERR_MAX_PARAM_LENGTH: 'routeNotFound',
   FST_ERR_ASYNC_CONSTRAINT: 'routeNotFound',
 };
 

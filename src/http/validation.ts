@@ -2,16 +2,7 @@ import type { FastifySchemaValidationError } from 'fastify';
 import type { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { fieldLabel, type FieldErrors } from '../shared/errors.ts';
-
-export function isHttpUrl(text: string): boolean {
-  if (!/^https?:\/\//i.test(text)) return false;
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
+import { isHttpUrl } from '../shared/urls.ts';
 
 /** Adds the formats and keywords our request schemas use to Fastify's Ajv. */
 export function ajvPlugin(ajv: Ajv): Ajv {

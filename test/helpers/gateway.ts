@@ -1,8 +1,9 @@
 import net from 'node:net';
-import { openMigratedDatabase, startGateway, type Gateway } from '../../src/app.ts';
+import { startGateway, type Gateway } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createMerchant, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { freshDatabase, type TestDatabase } from './databases.ts';
+import { openMigratedDatabase } from '../../src/db/migrate.ts';
 
 export interface TestGateway {
   url: string;
@@ -16,7 +17,7 @@ export interface TestGateway {
 export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}): Promise<TestGateway> {
   const database = freshDatabase(kind);
   const config = loadConfig({ HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...env });
-  const opened = await openMigratedDatabase(config);
+  const opened = await openMigratedDatabase(config.databaseUrl);
   const gateway = await startGateway(config, opened, false);
   return {
     url: gateway.url,

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startGateway, type Gateway } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { BIN, lipira } from '../helpers/cli.ts';
+import { DATABASE_KINDS, freshDatabase, type TestDatabase } from '../helpers/databases.ts';
+import { currentBody } from '../helpers/fixtures.ts';
+import { call, freePort } from '../helpers/gateway.ts';
+import { openMigratedDatabase } from '../../src/db/migrate.ts';
+
+const CREDENTIAL_KEYS = ['id', 'name', 'email', 'test_secret_key', 'live_secret_key', 'test_public_key', 'live_public_key', 'webhook_secret'];
+
+/** A one-line complaint on stderr and a non-zero exit: what every bad command line must give. */
+function assertRefused(result: { code: number | null; stderr: string; stdout: string }, pattern: RegExp): void {
+  assert.notEqual(result.code, 0);
+  assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+  assert.match(result.stderr, pattern);
+}
+
+for (const kind of DATABASE_KINDS) {
+  describe(`the lipira command on ${kind}`, () => {
+    let database: TestDatabase;
+    let env: Record<string, string>;
+
+    before(() => {
+      database = freshDatabase(kind);
+      env = { DATABASE_URL: database.url };
+    });
+    after(() => database.drop());
+
+    test('merchant create --json prints exactly the credentials', async () => {
+      const result = await lipira(['merchant', 'create', '--name', 'Mango Shop', '--email', 'owner@mango.example', '--webhook-url', 'https://mango.example/hooks', '--json'], env);
+      assert.equal(result.code, 0, result.stderr);
+      const created = JSON.parse(result.stdout);
+      assert.deepEqual(Object.keys(created), CREDENTIAL_KEYS);
+      assert.equal(created.name, 'Mango Shop');
+      assert.equal(created.email, 'owner@mango.example');
+      assert.match(created.test_secret_key, /^sec-test-[0-9A-Za-z]{32}$/);
+      assert.match(created.live_secret_key, /^sec-live-[0-9A-Za-z]{32}$/);
+      assert.match(created.test_public_key, /^pub-test-[0-9A-Za-z]{32}$/);
+      assert.match(created.live_public_key, /^pub-live-[0-9A-Za-z]{32}$/);
+      assert.ok(created.webhook_secret.length >= 32);
+    });
+
+    test('merchant list and update', async () => {
+      const created = JSON.parse((await lipira(['merchant', 'create', '--name', 'Listed', '--email', 'l@example.com', '--json'], env)).stdout);
+      const updated = await lipira(['merchant', 'update', created.id, '--fee-percent', '2.5', '--receipts', 'off', '--webhook-url', 'https://listed.example/wh'], env);
+      assert.equal(updated.code, 0, updated.stderr);
+      const listed = await lipira(['merchant', 'list', '--json'], env);
+      assert.equal(listed.code, 0, listed.stderr);
+      const row = JSON.parse(listed.stdout).find((m: { id: string }) => m.id === created.id);
+      assert.equal(row.fee_percent, 2.5);
+      assert.equal(row.receipts, false);
+      assert.equal(row.webhook_url, 'https://listed.example/wh');
+      assert.equal(row.test_public_key, created.test_public_key);
+      assert.ok(!listed.stdout.includes(created.test_secret_key), 'secrets are never listed');
+      const plain = await lipira(['merchant', 'list'], env);
+      assert.match(plain.stdout, new RegExp(created.id));
+    });
+
+    test('bad arguments exit non-zero with one line', async () => {
+      assertRefused(await lipira(['merchant', 'create', '--name', 'No Email'], env), /--email is required/);
+      assertRefused(await lipira(['merchant', 'create', '--name', 'X', '--email', 'not-an-email'], env), /--email/);
+      assertRefused(await lipira(['merchant', 'create', '--name', 'X', '--email', 'x@example.com', '--webhook-url', 'ftp://x'], env), /--webhook-url/);
+      assertRefused(await lipira(['merchant', 'create', '--name', 'X', '--email', 'x@example.com', '--colour', 'red'], env), /unknown option --colour/);
+      assertRefused(await lipira(['merchant', 'update', 'mer_x', '--receipts', 'maybe'], env), /--receipts must be on or off/);
+      assertRefused(await lipira(['merchant', 'update', 'mer_x', '--fee-percent', '101'], env), /--fee-percent/);
+      assertRefused(await lipira(['merchant', 'update', 'mer_missing', '--fee-percent', '1'], env), /no merchant/);
+      assertRefused(await lipira(['keys', 'roll', 'mer_x', '--mode', 'staging'], env), /--mode must be test or live/);
+      assertRefused(await lipira(['keys', 'roll', 'mer_x', '--mode', 'test', '--expire-old-in', 'soon'], env), /--expire-old-in/);
+      assertRefused(await lipira(['frobnicate'], env), /unknown command/);
+      assertRefused(await lipira(['merchant', 'list'], { DATABASE_URL: 'mysql://nope' }), /DATABASE_URL/);
+    });
+
+    describe('keys roll against a running gateway on the same database', () => {
+      let gateway: Gateway;
+
+      before(async () => {
+        const config = loadConfig({ ...env, HOST: '127.0.0.1', PORT: String(await freePort()), LOG_LEVEL: 'silent' });
+        gateway = await startGateway(config, await openMigratedDatabase(config.databaseUrl), false);
+      });
+      after(() => gateway.close());
+
+      test('the new key works at once; the old one until --expire-old-in, then 401', async () => {
+        const created = JSON.parse((await lipira(['merchant', 'create', '--name', 'Roll', '--email', 'r@example.com', '--json'], env)).stdout);
+        const rolled = await lipira(['keys', 'roll', created.id, '--mode', 'test', '--expire-old-in', '2s', '--json'], env);
+        assert.equal(rolled.code, 0, rolled.stderr);
+        const view = JSON.parse(rolled.stdout);
+        assert.match(view.secret_key, /^sec-test-[0-9A-Za-z]{32}$/);
+        assert.equal((await call(gateway.url, '/payment', { key: view.secret_key, body: currentBody() })).status, 201);
+        assert.equal((await call(gateway.url, '/payment', { key: created.test_secret_key, body: currentBody() })).status, 201);
+        await sleep(Math.max(0, Date.parse(view.old_keys_expire_at) - Date.now()) + 100);
+        assert.equal((await call(gateway.url, '/payment', { key: created.test_secret_key, body: currentBody() })).status, 401);
+        assert.equal((await call(gateway.url, '/payment', { key: view.secret_key, body: currentBody() })).status, 201);
+      });
+    });
+  });
+}
+
+describe('lipira serve', () => {
+  test('the first start creates a demo merchant and prints its key and a working curl, once', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-serve-'));
+    try {
+      const port = await freePort();
+      const env = { PORT: String(port), DATABASE_URL: 'sqlite:./state/gateway.db' };
+      const first = await serveUntilListening(env, dir);
+      const key = /sec-test-[0-9A-Za-z]{32}/.exec(first.stdout)?.[0];
+      assert.ok(key, first.stdout);
+      assert.match(first.stdout, /curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/payment/);
+      assert.ok(fs.existsSync(path.join(dir, 'state/gateway.db')), 'a relative sqlite: path resolves against the working directory');
+      const body = JSON.parse(/-d '(.+)'/.exec(first.stdout)![1]!);
+      const created = await call(`http://127.0.0.1:${port}`, '/payment', { key, body });
+      assert.equal(created.status, 201);
+      assert.equal(await first.stop(), 0, 'SIGTERM stops it cleanly');
+
+      const second = await serveUntilListening(env, dir);
+      assert.ok(!/sec-test-/.test(second.stdout), 'the key is printed only on the first start');
+      assert.equal((await call(`http://127.0.0.1:${port}`, `/verify-payment/${String(body.tx_ref)}`, { key })).status, 200);
+      assert.equal(await second.stop(), 0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('bad configuration refuses to start, naming the variable', async () => {
+    const result = await lipira(['serve'], { PORT: 'eighty' });
+    assertRefused(result, /PORT/);
+  });
+});
+
+async function serveUntilListening(env: Record<string, string>, cwd: string) {
+  const child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  for (let waited = 0; !stdout.includes('Lipira is listening'); waited += 50) {
+    if (waited > 15_000 || child.exitCode !== null) throw new Error(`serve did not start:\n${stdout}`);
+    await sleep(50);
+  }
+  return {
+    get stdout() {
+      return stdout;
+    },
+    stop: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
