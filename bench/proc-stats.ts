@@ -1,0 +1,23 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** /proc/<pid>/stat counts CPU time in clock ticks, whose length the system defines (normally 1/100 s). */
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+/** User plus system CPU time the process (all its threads) has used so far, in microseconds. */
+export function cpuMicroseconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Field 2, the command name, may contain spaces: count fields from its closing parenthesis.
+  // What follows starts at field 3 (state); utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  if (!Number.isFinite(ticks)) throw new Error(`unexpected /proc/${pid}/stat format`);
+  return (ticks / CLOCK_TICKS_PER_SECOND) * 1e6;
+}
+
+/** Resident set size, in MB. */
+export function rssMegabytes(pid: number): number {
+  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(match[1]) / 1024;
+}
