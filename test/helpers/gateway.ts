@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { after, before } from 'node:test';
 import { startGateway, type Gateway } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createMerchant, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
@@ -29,6 +30,20 @@ export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<
       await database.drop();
     },
   };
+}
+
+/**
+ * Registers a gateway and one merchant for the enclosing `describe`: started before its
+ * tests, closed (and its database dropped) after them.
+ */
+export function useTestGateway(kind: 'sqlite' | 'postgres'): { gw: TestGateway; merchant: MerchantCredentials } {
+  const context = {} as { gw: TestGateway; merchant: MerchantCredentials };
+  before(async () => {
+    context.gw = await startTestGateway(kind);
+    context.merchant = await context.gw.newMerchant();
+  });
+  after(() => context.gw.close());
+  return context;
 }
 
 export interface ApiResponse {

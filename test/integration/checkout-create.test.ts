@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody, legacyBody, uniqueRef, without } from '../helpers/fixtures.ts';
-import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
+import { call, useTestGateway } from '../helpers/gateway.ts';
 
 for (const kind of DATABASE_KINDS) {
   describe(`creating checkout sessions on ${kind}`, () => {
-    let gw: TestGateway;
-    let merchant: MerchantCredentials;
-    const create = (body: unknown, path = '/payment') => call(gw.url, path, { key: merchant.test_secret_key, body });
+    const ctx = useTestGateway(kind);
+    const create = (body: unknown, path = '/payment') => call(ctx.gw.url, path, { key: ctx.merchant.test_secret_key, body });
 
-    before(async () => {
-      gw = await startTestGateway(kind);
-      merchant = await gw.newMerchant();
-    });
-    after(() => gw.close());
 
     test('current generation answers 201 with the exact session shape', async () => {
       const body = currentBody();
@@ -27,7 +20,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(res.body.message, 'Hosted payment session generated successfully.');
       assert.deepEqual(Object.keys(res.body.data), ['event', 'checkout_url', 'data']);
       assert.equal(res.body.data.event, 'checkout.session:created');
-      assert.match(res.body.data.checkout_url, new RegExp(`^${gw.url}/checkout/[0-9A-Za-z]{22}$`));
+      assert.match(res.body.data.checkout_url, new RegExp(`^${ctx.gw.url}/checkout/[0-9A-Za-z]{22}$`));
       assert.deepEqual(res.body.data.data, { tx_ref: body.tx_ref, currency: 'MWK', amount: 1000, mode: 'test', status: 'pending' });
     });
 
@@ -37,11 +30,11 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(Object.keys(res.body), ['status', 'message', 'data']);
       assert.equal(res.body.status, 'success');
       assert.deepEqual(Object.keys(res.body.data), ['checkout_url']);
-      assert.match(res.body.data.checkout_url, new RegExp(`^${gw.url}/checkout/[0-9A-Za-z]{22}$`));
+      assert.match(res.body.data.checkout_url, new RegExp(`^${ctx.gw.url}/checkout/[0-9A-Za-z]{22}$`));
     });
 
     test('a live key creates a live session', async () => {
-      const res = await call(gw.url, '/payment', { key: merchant.live_secret_key, body: currentBody() });
+      const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.live_secret_key, body: currentBody() });
       assert.equal(res.status, 201);
       assert.equal(res.body.data.data.mode, 'live');
     });
@@ -138,7 +131,7 @@ for (const kind of DATABASE_KINDS) {
     test('amount written as 1e3 or 1000.0 in the JSON text is not an integer', async () => {
       for (const literal of ['1e3', '1000.0', '1E3']) {
         const body = JSON.stringify(currentBody({ amount: 0 })).replace('"amount":0', `"amount":${literal}`);
-        const res = await call(gw.url, '/payment', { key: merchant.test_secret_key, rawBody: body, headers: { 'content-type': 'application/json' } });
+        const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody: body, headers: { 'content-type': 'application/json' } });
         assert.equal(res.status, 400, literal);
         assert.deepEqual(res.body.message, { amount: ['The amount must be an integer.'] });
       }
@@ -161,7 +154,7 @@ for (const kind of DATABASE_KINDS) {
       const body = currentBody({ last_name: null, email: null, customization: null, meta: null });
       const res = await create(body);
       assert.equal(res.status, 201);
-      const verify = await call(gw.url, `/verify-payment/${body.tx_ref as string}`, { key: merchant.test_secret_key });
+      const verify = await call(ctx.gw.url, `/verify-payment/${body.tx_ref as string}`, { key: ctx.merchant.test_secret_key });
       assert.deepEqual(verify.body.data.customer, { email: null, first_name: 'Jane', last_name: null });
       assert.equal(verify.body.data.meta, null);
       assert.deepEqual(verify.body.data.customization, { title: null, description: null, logo: null });
@@ -178,7 +171,7 @@ for (const kind of DATABASE_KINDS) {
       for (const field of ['first_name', 'last_name', 'email']) delete body[field];
       const res = await create(body);
       assert.equal(res.status, 201);
-      const verify = await call(gw.url, `/verify-payment/${body.tx_ref as string}`, { key: merchant.test_secret_key });
+      const verify = await call(ctx.gw.url, `/verify-payment/${body.tx_ref as string}`, { key: ctx.merchant.test_secret_key });
       assert.deepEqual(verify.body.data.customer, { email: 'nested@example.com', first_name: 'Nested', last_name: 'Customer' });
       assert.deepEqual(verify.body.data.customization, { title: 'Order 7', description: 'Two bags of maize', logo: 'https://cdn.example.com/l.png' });
     });
@@ -219,7 +212,7 @@ for (const kind of DATABASE_KINDS) {
     test('a tx_ref whose session has ended cannot be reused, even with the same parameters', async () => {
       const body = currentBody();
       assert.equal((await create(body)).status, 201);
-      await gw.gateway.database.db.updateTable('checkout_sessions').set({ status: 'failed' }).where('tx_ref', '=', body.tx_ref as string).execute();
+      await ctx.gw.gateway.database.db.updateTable('checkout_sessions').set({ status: 'failed' }).where('tx_ref', '=', body.tx_ref as string).execute();
       const res = await create(body);
       assert.equal(res.status, 400);
       assert.deepEqual(res.body.message, { tx_ref: ['The tx ref has already been taken.'] });
@@ -227,10 +220,10 @@ for (const kind of DATABASE_KINDS) {
 
     test('tx_ref is unique per merchant and mode, not across them', async () => {
       const body = currentBody();
-      const other = await gw.newMerchant('Other Shop');
+      const other = await ctx.gw.newMerchant('Other Shop');
       assert.equal((await create(body)).status, 201);
-      assert.equal((await call(gw.url, '/payment', { key: merchant.live_secret_key, body })).status, 201);
-      assert.equal((await call(gw.url, '/payment', { key: other.test_secret_key, body })).status, 201);
+      assert.equal((await call(ctx.gw.url, '/payment', { key: ctx.merchant.live_secret_key, body })).status, 201);
+      assert.equal((await call(ctx.gw.url, '/payment', { key: other.test_secret_key, body })).status, 201);
     });
 
     test('concurrent creates with one tx_ref give one record and the same answer', async () => {
@@ -238,7 +231,7 @@ for (const kind of DATABASE_KINDS) {
       const responses = await Promise.all(Array.from({ length: 12 }, () => create(body)));
       assert.deepEqual(new Set(responses.map((r) => r.status)), new Set([201]));
       assert.equal(new Set(responses.map((r) => r.body.data.checkout_url)).size, 1);
-      const rows = await gw.gateway.database.db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', body.tx_ref as string).execute();
+      const rows = await ctx.gw.gateway.database.db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', body.tx_ref as string).execute();
       assert.equal(rows.length, 1);
     });
 
@@ -247,14 +240,14 @@ for (const kind of DATABASE_KINDS) {
       const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => create(currentBody({ tx_ref: txRef, amount: 100 + i }))));
       assert.equal(responses.filter((r) => r.status === 201).length, 1);
       assert.equal(responses.filter((r) => r.status === 400).length, 7);
-      const rows = await gw.gateway.database.db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', txRef).execute();
+      const rows = await ctx.gw.gateway.database.db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', txRef).execute();
       assert.equal(rows.length, 1);
     });
 
     test('a rejected create writes nothing', async () => {
       const body = currentBody({ currency: 'EUR' });
       assert.equal((await create(body)).status, 400);
-      const rows = await gw.gateway.database.db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', body.tx_ref as string).execute();
+      const rows = await ctx.gw.gateway.database.db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', body.tx_ref as string).execute();
       assert.equal(rows.length, 0);
     });
   });

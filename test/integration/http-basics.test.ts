@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { after, before, describe, test } from 'node:test';
-import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
+import { describe, test } from 'node:test';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
-import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { call, useTestGateway } from '../helpers/gateway.ts';
 
 /** fetch refuses a body on GET, and some SDKs send one: speak HTTP directly. */
 function getWithBody(url: string, key: string, body: string): Promise<{ status: number; body: string }> {
@@ -21,30 +20,23 @@ function getWithBody(url: string, key: string, body: string): Promise<{ status: 
 
 for (const kind of DATABASE_KINDS) {
   describe(`HTTP behaviour on ${kind}`, () => {
-    let gw: TestGateway;
-    let merchant: MerchantCredentials;
-
-    before(async () => {
-      gw = await startTestGateway(kind);
-      merchant = await gw.newMerchant();
-    });
-    after(() => gw.close());
+    const ctx = useTestGateway(kind);
 
     test('healthz answers 200 when the database answers', async () => {
-      const res = await call(gw.url, '/healthz');
+      const res = await call(ctx.gw.url, '/healthz');
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, { status: 'success', message: 'OK', data: { database: 'up' } });
     });
 
     test('every response carries X-Request-Id, errors included', async () => {
       for (const path of ['/healthz', '/nowhere', '/verify-payment/x']) {
-        const res = await call(gw.url, path);
+        const res = await call(ctx.gw.url, path);
         assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, path);
       }
     });
 
     test('an unknown route is a 404 in the envelope', async () => {
-      const res = await call(gw.url, '/no/such/route', { key: merchant.test_secret_key });
+      const res = await call(ctx.gw.url, '/no/such/route', { key: ctx.merchant.test_secret_key });
       assert.equal(res.status, 404);
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
       assert.deepEqual(res.body, { status: 'failed', message: 'Route not found.', data: null });
@@ -52,35 +44,35 @@ for (const kind of DATABASE_KINDS) {
 
     test('a wrong method on a known route is a 405 in the envelope', async () => {
       for (const [method, path] of [['GET', '/payment'], ['DELETE', '/payment'], ['POST', '/verify-payment/x'], ['PUT', '/api/payment']]) {
-        const res = await call(gw.url, path!, { method, key: merchant.test_secret_key, rawBody: method === 'GET' ? undefined : '[]' });
+        const res = await call(ctx.gw.url, path!, { method, key: ctx.merchant.test_secret_key, rawBody: method === 'GET' ? undefined : '[]' });
         assert.equal(res.status, 405, `${method} ${path}`);
         assert.deepEqual(res.body, { status: 'failed', message: 'Method not allowed.', data: null });
       }
     });
 
     test('an absurdly long path parameter is a 404 in the envelope', async () => {
-      const res = await call(gw.url, `/verify-payment/${'x'.repeat(5000)}`, { key: merchant.test_secret_key });
+      const res = await call(ctx.gw.url, `/verify-payment/${'x'.repeat(5000)}`, { key: ctx.merchant.test_secret_key });
       assert.equal(res.status, 404);
       assert.equal(res.body.status, 'failed');
       assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     });
 
     test('a body over the limit is a 413 in the envelope', async () => {
-      const res = await call(gw.url, '/payment', { key: merchant.test_secret_key, body: currentBody({ meta: { blob: 'x'.repeat(70 * 1024) } }) });
+      const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: currentBody({ meta: { blob: 'x'.repeat(70 * 1024) } }) });
       assert.equal(res.status, 413);
       assert.deepEqual(res.body, { status: 'failed', message: 'Request body too large.', data: null });
     });
 
     test('a body that is not a JSON object is a 400', async () => {
       for (const rawBody of ['not json', '[1,2]', '"text"', '42', 'null', '{"a":']) {
-        const res = await call(gw.url, '/payment', { key: merchant.test_secret_key, rawBody, headers: { 'content-type': 'application/json' } });
+        const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody, headers: { 'content-type': 'application/json' } });
         assert.equal(res.status, 400, rawBody);
         assert.deepEqual(res.body, { status: 'failed', message: 'The request body must be a JSON object.', data: null });
       }
     });
 
     test('an empty JSON body is an empty object, not a parse error', async () => {
-      const res = await call(gw.url, '/payment', { key: merchant.test_secret_key, rawBody: '', headers: { 'content-type': 'application/json' } });
+      const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody: '', headers: { 'content-type': 'application/json' } });
       assert.equal(res.status, 400);
       assert.equal(typeof res.body.message, 'object');
       assert.deepEqual(res.body.message.tx_ref, ['The tx ref field is required.']);
@@ -88,35 +80,35 @@ for (const kind of DATABASE_KINDS) {
 
     test('JSON sent as text/plain or without a content type is still read', async () => {
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
-        const res = await call(gw.url, '/payment', { key: merchant.test_secret_key, rawBody: JSON.stringify(currentBody()), headers: { 'content-type': contentType } });
+        const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody: JSON.stringify(currentBody()), headers: { 'content-type': contentType } });
         assert.equal(res.status, 201, contentType);
       }
     });
 
     test('a GET carrying a body has it ignored', async () => {
       const body = currentBody();
-      assert.equal((await call(gw.url, '/payment', { key: merchant.test_secret_key, body })).status, 201);
+      assert.equal((await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body })).status, 201);
       for (const raw of ['[]', '{"x":1}', 'not json']) {
-        const res = await getWithBody(`${gw.url}/verify-payment/${String(body.tx_ref)}`, merchant.test_secret_key, raw);
+        const res = await getWithBody(`${ctx.gw.url}/verify-payment/${String(body.tx_ref)}`, ctx.merchant.test_secret_key, raw);
         assert.equal(res.status, 200, raw);
         assert.equal(JSON.parse(res.body).data.tx_ref, body.tx_ref);
       }
     });
 
     test('a trailing or doubled slash reaches the same route', async () => {
-      assert.equal((await call(gw.url, '/payment/', { key: merchant.test_secret_key, body: currentBody() })).status, 201);
-      assert.equal((await call(gw.url, '//payment', { key: merchant.test_secret_key, body: currentBody() })).status, 201);
+      assert.equal((await call(ctx.gw.url, '/payment/', { key: ctx.merchant.test_secret_key, body: currentBody() })).status, 201);
+      assert.equal((await call(ctx.gw.url, '//payment', { key: ctx.merchant.test_secret_key, body: currentBody() })).status, 201);
     });
 
     test('the checkout link answers a page, and an unknown one a 404 page', async () => {
-      const created = await call(gw.url, '/payment', { key: merchant.test_secret_key, body: currentBody({ customization: { title: '<script>alert(1)</script>' } }) });
+      const created = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: currentBody({ customization: { title: '<script>alert(1)</script>' } }) });
       const page = await fetch(created.body.data.checkout_url);
       assert.equal(page.status, 200);
       assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
       const html = await page.text();
       assert.ok(!html.includes('<script>alert(1)</script>'));
       assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
-      const missing = await fetch(`${gw.url}/checkout/doesnotexist`);
+      const missing = await fetch(`${ctx.gw.url}/checkout/doesnotexist`);
       assert.equal(missing.status, 404);
       assert.match(missing.headers.get('content-type') ?? '', /^text\/html/);
     });

@@ -1,25 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
+import { describe, test } from 'node:test';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody, legacyBody, TIMESTAMP } from '../helpers/fixtures.ts';
-import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { call, useTestGateway } from '../helpers/gateway.ts';
 
 for (const kind of DATABASE_KINDS) {
   describe(`verifying checkout sessions on ${kind}`, () => {
-    let gw: TestGateway;
-    let merchant: MerchantCredentials;
-
-    before(async () => {
-      gw = await startTestGateway(kind);
-      merchant = await gw.newMerchant();
-    });
-    after(() => gw.close());
+    const ctx = useTestGateway(kind);
 
     test('current verify answers the full record, field by field', async () => {
       const body = currentBody({ amount: '2500' });
-      assert.equal((await call(gw.url, '/payment', { key: merchant.test_secret_key, body })).status, 201);
-      const res = await call(gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: merchant.test_secret_key });
+      assert.equal((await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body })).status, 201);
+      const res = await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
       assert.deepEqual(Object.keys(res.body), ['status', 'message', 'data']);
@@ -55,8 +47,8 @@ for (const kind of DATABASE_KINDS) {
 
     test('legacy verify answers amounts as text and the legacy fields, field by field', async () => {
       const body = legacyBody({ amount: 10000 });
-      assert.equal((await call(gw.url, '/api/payment', { key: merchant.test_secret_key, body })).status, 201);
-      const res = await call(gw.url, `/api/verify-payment/${String(body.tx_ref)}`, { key: merchant.test_secret_key });
+      assert.equal((await call(ctx.gw.url, '/api/payment', { key: ctx.merchant.test_secret_key, body })).status, 201);
+      const res = await call(ctx.gw.url, `/api/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key });
       assert.equal(res.status, 200);
       assert.deepEqual(Object.keys(res.body), ['status', 'message', 'data']);
       assert.equal(res.body.status, 'success');
@@ -85,22 +77,22 @@ for (const kind of DATABASE_KINDS) {
 
     test('legacy verify formats the largest amount with separators', async () => {
       const body = legacyBody({ amount: 2147483647 });
-      assert.equal((await call(gw.url, '/api/payment', { key: merchant.test_secret_key, body })).status, 201);
-      const res = await call(gw.url, `/api/verify-payment/${String(body.tx_ref)}`, { key: merchant.test_secret_key });
+      assert.equal((await call(ctx.gw.url, '/api/payment', { key: ctx.merchant.test_secret_key, body })).status, 201);
+      const res = await call(ctx.gw.url, `/api/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key });
       assert.equal(res.body.data.amount, '2,147,483,647.00');
     });
 
     test('both verify routes read sessions of either generation', async () => {
       const current = currentBody();
-      assert.equal((await call(gw.url, '/payment', { key: merchant.test_secret_key, body: current })).status, 201);
-      const legacy = await call(gw.url, `/api/verify-payment/${String(current.tx_ref)}`, { key: merchant.test_secret_key });
+      assert.equal((await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: current })).status, 201);
+      const legacy = await call(ctx.gw.url, `/api/verify-payment/${String(current.tx_ref)}`, { key: ctx.merchant.test_secret_key });
       assert.equal(legacy.status, 200);
       assert.equal(legacy.body.data.amount, '1,000.00');
     });
 
     test('an unknown or impossible tx_ref is a 404 in the envelope', async () => {
       for (const path of ['/verify-payment/never-made', '/api/verify-payment/never-made', '/verify-payment/%3Cscript%3E', `/verify-payment/${'x'.repeat(101)}`]) {
-        const res = await call(gw.url, path, { key: merchant.test_secret_key });
+        const res = await call(ctx.gw.url, path, { key: ctx.merchant.test_secret_key });
         assert.equal(res.status, 404, path);
         assert.deepEqual(res.body, { status: 'failed', message: 'Transaction not found.', data: null });
       }
