@@ -3,6 +3,9 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { buildServer, type App } from './http/server.ts';
 
+/** How long closing waits for handlers whose clients already left before closing the database. */
+const SHUTDOWN_DRAIN_LIMIT_MS = 10_000;
+
 export interface Gateway {
   app: App;
   database: Database;
@@ -13,7 +16,7 @@ export interface Gateway {
 
 /** Starts the HTTP server on an open database; closing it stops the server, then the database. */
 export async function startGateway(config: Config, database: Database, logger: FastifyBaseLogger | false): Promise<Gateway> {
-  const app = buildServer({ config, database, logger });
+  const { app, inFlight } = buildServer({ config, database, logger });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -24,6 +27,7 @@ export async function startGateway(config: Config, database: Database, logger: F
     url: `http://${host}:${port}`,
     async close() {
       await app.close();
+      await inFlight.drained(SHUTDOWN_DRAIN_LIMIT_MS);
       await database.close();
     },
   };

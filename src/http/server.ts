@@ -15,6 +15,7 @@ import type { Database } from '../db/database.ts';
 import { ApiError, type ErrorCode } from '../shared/errors.ts';
 import { registerAuthentication } from './auth.ts';
 import { ErrorEnvelope } from './envelope.ts';
+import { trackInFlight, type InFlight } from './in-flight.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import { registerMethodNotAllowed } from './method-not-allowed.ts';
 import { ajvPlugin, laravelFieldErrors } from './validation.ts';
@@ -23,13 +24,18 @@ import { registerHealthRoutes } from '../health/health-routes.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
+export interface Server {
+  app: App;
+  inFlight: InFlight;
+}
+
 export interface ServerDeps {
   config: Config;
   database: Database;
   logger: FastifyBaseLogger | false;
 }
 
-export function buildServer({ config, database, logger }: ServerDeps): App {
+export function buildServer({ config, database, logger }: ServerDeps): Server {
   const app = Fastify({
     loggerInstance: logger || undefined,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
@@ -54,6 +60,7 @@ export function buildServer({ config, database, logger }: ServerDeps): App {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  const inFlight = trackInFlight(app);
   registerJsonBodyParser(app);
   registerAuthentication(app, database.db);
   app.addHook('onResponse', async (request, reply) => {
@@ -75,7 +82,7 @@ export function buildServer({ config, database, logger }: ServerDeps): App {
     registerHealthRoutes(app, database);
     registerCheckoutRoutes(app, { config, db: database.db });
   });
-  return app;
+  return { app, inFlight };
 }
 
 function toApiError(error: FastifyError | ApiError, log: FastifyBaseLogger): ApiError {

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import type { FastifyBaseLogger } from 'fastify';
 import { after, before } from 'node:test';
 import { startGateway, type Gateway } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -15,11 +16,11 @@ export interface TestGateway {
 }
 
 /** A real gateway on a loopback port over a fresh database of the given kind. */
-export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, logger: FastifyBaseLogger | false = false): Promise<TestGateway> {
   const database = freshDatabase(kind);
   const config = loadConfig({ HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...env });
   const opened = await openMigratedDatabase(config.databaseUrl);
-  const gateway = await startGateway(config, opened, false);
+  const gateway = await startGateway(config, opened, logger);
   return {
     url: gateway.url,
     gateway,
