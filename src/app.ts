@@ -1,10 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import type { PaymentDeps } from './checkout/checkout-payments.ts';
 import { buildServer, type App } from './http/server.ts';
+import { providersFor } from './payments/providers.ts';
+import { startSettler } from './payments/settler.ts';
 
 /** How long closing waits for handlers whose clients already left before closing the database. */
 const SHUTDOWN_DRAIN_LIMIT_MS = 10_000;
+/** How often pending charges are checked for an outcome (a sandbox payment's delay, an operator's answer). */
+const SETTLE_INTERVAL_MS = 250;
 
 export interface Gateway {
   app: App;
@@ -16,8 +21,10 @@ export interface Gateway {
 
 /** Starts the HTTP server on an open database; closing it stops the server, then the database. */
 export async function startGateway(config: Config, database: Database, logger: FastifyBaseLogger | false): Promise<Gateway> {
-  const { app, inFlight } = buildServer({ config, database, logger });
+  const payments: PaymentDeps = { db: database.db, providerFor: providersFor(config), maxFailedAttempts: config.checkoutMaxFailedAttempts };
+  const { app, inFlight } = buildServer({ config, database, payments, logger });
   await app.listen({ host: config.host, port: config.port });
+  const settler = startSettler(payments, SETTLE_INTERVAL_MS, logger || null);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -28,6 +35,7 @@ export async function startGateway(config: Config, database: Database, logger: F
     async close() {
       await app.close();
       await inFlight.drained(SHUTDOWN_DRAIN_LIMIT_MS);
+      await settler.stop();
       await database.close();
     },
   };

@@ -11,6 +11,8 @@ export interface Config {
   bodyLimitBytes: number;
   defaultFeeBasisPoints: number;
   checkoutTtlMs: number;
+  checkoutMaxFailedAttempts: number;
+  sandboxMobileDelayMs: number;
 }
 
 export class ConfigError extends Error {
@@ -22,18 +24,6 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-/** What `lipira config` and the README list: name, default, meaning. */
-export const SETTINGS = [
-  ['HOST', '127.0.0.1', 'Address the HTTP server listens on.'],
-  ['PORT', '8000', 'TCP port the HTTP server listens on.'],
-  ['PUBLIC_BASE_URL', 'http://HOST:PORT', 'Public origin used in `checkout_url` and redirects.'],
-  ['DATABASE_URL', 'sqlite:./data/lipira.db', '`sqlite:PATH` (embedded) or `postgres://…` (created if missing).'],
-  ['LOG_LEVEL', 'info', 'pino level: fatal, error, warn, info, debug, trace or silent.'],
-  ['BODY_LIMIT', '65536', 'Largest accepted request body, in bytes (larger gets 413).'],
-  ['DEFAULT_FEE_PERCENT', '3', 'Fee percentage given to new merchants (0–100, up to 2 decimals).'],
-  ['CHECKOUT_TTL', '24h', 'How long a checkout session stays payable (e.g. 30m, 24h, 7d).'],
-] as const;
 
 export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST?.trim() || '127.0.0.1';
@@ -47,7 +37,9 @@ export function loadConfig(env: Env = process.env): Config {
   const bodyLimitBytes = integerSetting(env, 'BODY_LIMIT', 65536, 1024, 16 * 1024 * 1024);
   const defaultFeeBasisPoints = parseFeePercentSetting(env.DEFAULT_FEE_PERCENT);
   const checkoutTtlMs = durationSetting(env, 'CHECKOUT_TTL', '24h');
-  return { host, port, publicBaseUrl, databaseUrl, logLevel, bodyLimitBytes, defaultFeeBasisPoints, checkoutTtlMs };
+  const checkoutMaxFailedAttempts = integerSetting(env, 'CHECKOUT_MAX_FAILED_ATTEMPTS', 3, 1, 20);
+  const sandboxMobileDelayMs = durationSetting(env, 'SANDBOX_MOBILE_DELAY', '3s', true);
+  return { host, port, publicBaseUrl, databaseUrl, logLevel, bodyLimitBytes, defaultFeeBasisPoints, checkoutTtlMs, checkoutMaxFailedAttempts, sandboxMobileDelayMs };
 }
 
 function integerSetting(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -59,10 +51,10 @@ function integerSetting(env: Env, name: string, fallback: number, min: number, m
   return Number(raw);
 }
 
-function durationSetting(env: Env, name: string, fallback: string): number {
+function durationSetting(env: Env, name: string, fallback: string, zeroAllowed = false): number {
   const raw = env[name]?.trim() || fallback;
   const ms = parseDuration(raw);
-  if (ms === null || ms <= 0) throw new ConfigError(name, `must be a duration such as 30s, 15m, 24h or 7d (got "${raw}")`);
+  if (ms === null || (ms === 0 && !zeroAllowed)) throw new ConfigError(name, `must be a duration such as 30s, 15m, 24h or 7d (got "${raw}")`);
   return ms;
 }
 

@@ -3,7 +3,6 @@ import type { CheckoutSessionsTable, DB, LogsTable } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 
 export type CheckoutSession = Selectable<CheckoutSessionsTable>;
-export type LogEntry = Pick<Selectable<LogsTable>, 'type' | 'message' | 'created_at'>;
 type Db = Kysely<DB>;
 
 /**
@@ -39,6 +38,49 @@ export function findSessionById(db: Db, id: string): Promise<CheckoutSession | u
   return db.selectFrom('checkout_sessions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function listLogs(db: Db, ownerId: string): Promise<LogEntry[]> {
-  return db.selectFrom('logs').select(['type', 'message', 'created_at']).where('owner_id', '=', ownerId).orderBy('id').execute();
+/** Counts a new attempt on a session that is still payable; false when it has ended or expired. */
+export async function countAttempt(db: Db, sessionId: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('checkout_sessions')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
+    .where('id', '=', sessionId)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** The one transition to `success`: true for the single caller that made it. */
+export async function markPaid(db: Db, sessionId: string, chargeId: string, feeMinor: number, now: number): Promise<CheckoutSession | undefined> {
+  return db
+    .updateTable('checkout_sessions')
+    .set({ status: 'success', paid_charge_id: chargeId, fee_minor: feeMinor, completed_at: now, updated_at: now })
+    .where('id', '=', sessionId)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Counts a failed attempt on a pending session and returns how many there have been, or null if it has ended. */
+export async function countFailure(db: Db, sessionId: string, now: number): Promise<number | null> {
+  const row = await db
+    .updateTable('checkout_sessions')
+    .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1), updated_at: now }))
+    .where('id', '=', sessionId)
+    .where('status', '=', 'pending')
+    .returning('failed_attempts')
+    .executeTakeFirst();
+  return row ? row.failed_attempts : null;
+}
+
+/** Ends a pending session as `failed` (cancel, too many failures, expiry); only `onlyIfExpired` sessions when asked. */
+export async function markFailed(db: Db, sessionId: string, now: number, onlyIfExpired = false): Promise<boolean> {
+  let query = db
+    .updateTable('checkout_sessions')
+    .set({ status: 'failed', completed_at: now, updated_at: now })
+    .where('id', '=', sessionId)
+    .where('status', '=', 'pending');
+  if (onlyIfExpired) query = query.where('expires_at', '<=', now);
+  const result = await query.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }

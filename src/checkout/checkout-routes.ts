@@ -5,7 +5,6 @@ import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
 import type { App } from '../http/server.ts';
 import { ApiError } from '../shared/errors.ts';
-import { renderPlaceholderPage, renderUnknownSessionPage } from './checkout-page.ts';
 import {
   CurrentCreateBody,
   CurrentCreateResponse,
@@ -16,7 +15,7 @@ import {
   REFERENCE_PATTERN,
   TxRefParams,
 } from './checkout-schemas.ts';
-import { createSession, findSessionById, verifySession, type CheckoutDeps } from './checkout-service.ts';
+import { createSession, verifySession, type CheckoutDeps } from './checkout-service.ts';
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { checkoutUrl, createdView, currentVerifyView, legacyVerifyView } from './checkout-views.ts';
 
@@ -71,14 +70,6 @@ export function registerCheckoutRoutes(app: App, { config, db }: { config: Confi
       return success('Payment details', legacyVerifyView(verified));
     },
   );
-
-  app.get('/checkout/:id', async (request, reply) => {
-    const { id } = request.params as { id: string };
-    const session = await findSessionById(db, id);
-    reply.type('text/html; charset=utf-8');
-    if (!session) return reply.code(404).send(renderUnknownSessionPage());
-    return reply.send(renderPlaceholderPage(session));
-  });
 }
 
 /** A reference we could never have stored is simply not found. */

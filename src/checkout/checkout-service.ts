@@ -6,7 +6,9 @@ import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
 import { toMinor } from '../shared/money.ts';
 import * as repo from './checkout-repository.ts';
-import type { CheckoutSession, LogEntry } from './checkout-repository.ts';
+import type { CheckoutSession } from './checkout-repository.ts';
+import { addLog, listLogs, type LogEntry } from '../logs/log-repository.ts';
+import { findCharge, type Charge } from '../payments/charge-repository.ts';
 
 export type Generation = 'current' | 'legacy';
 
@@ -79,6 +81,8 @@ function newSession(owner: Principal, request: SessionRequest, txRef: string, re
     meta: request.meta === undefined ? null : JSON.stringify(request.meta),
     request_hash: requestHash,
     attempts: 0,
+    failed_attempts: 0,
+    paid_charge_id: null,
     fee_minor: 0,
     expires_at: now + ttlMs,
     completed_at: null,
@@ -108,12 +112,23 @@ function stableJson(value: unknown): string {
 export interface VerifiedSession {
   session: CheckoutSession;
   logs: LogEntry[];
+  /** The charge that paid the session, once it is paid. */
+  payment: Charge | null;
 }
 
-export async function verifySession(deps: CheckoutDeps, owner: Principal, txRef: string): Promise<VerifiedSession> {
-  const session = await repo.findSessionByTxRef(deps.db, owner, txRef);
-  if (!session) throw new ApiError('transactionNotFound');
-  return { session, logs: await repo.listLogs(deps.db, session.id) };
+export async function verifySession(deps: CheckoutDeps, owner: Principal, txRef: string, now = Date.now()): Promise<VerifiedSession> {
+  const found = await repo.findSessionByTxRef(deps.db, owner, txRef);
+  if (!found) throw new ApiError('transactionNotFound');
+  const session = await expireIfDue(deps.db, found, now);
+  const payment = session.paid_charge_id === null ? null : ((await findCharge(deps.db, session.paid_charge_id)) ?? null);
+  return { session, logs: await listLogs(deps.db, session.id), payment };
 }
 
-export { findSessionById } from './checkout-repository.ts';
+/** A pending session past its expiry becomes `failed` the first time anyone looks at it. */
+export async function expireIfDue(db: Kysely<DB>, session: CheckoutSession, now: number): Promise<CheckoutSession> {
+  if (session.status !== 'pending' || session.expires_at > now) return session;
+  await db.transaction().execute(async (trx) => {
+    if (await repo.markFailed(trx, session.id, now, true)) await addLog(trx, session.id, 'The payment link expired', now);
+  });
+  return (await repo.findSessionById(db, session.id)) ?? session;
+}

@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import { authorizationOf } from '../payments/charge-views.ts';
 import { formatMoneyText, toMajor } from '../shared/money.ts';
 import { formatTimestamp } from '../shared/time.ts';
 import type { CheckoutSession } from './checkout-repository.ts';
@@ -33,7 +34,8 @@ function meta(session: CheckoutSession): Record<string, unknown> | null {
   return session.meta === null ? null : (JSON.parse(session.meta) as Record<string, unknown>);
 }
 
-export function currentVerifyView({ session, logs }: VerifiedSession): Data<typeof CurrentVerifyResponse> {
+export function currentVerifyView(verified: VerifiedSession): Data<typeof CurrentVerifyResponse> {
+  const { session, logs } = verified;
   return {
     event_type: 'checkout.payment',
     tx_ref: session.tx_ref,
@@ -47,7 +49,7 @@ export function currentVerifyView({ session, logs }: VerifiedSession): Data<type
     charges: toMajor(session.fee_minor),
     customization: customization(session),
     meta: meta(session),
-    authorization: null,
+    authorization: verified.payment ? authorizationOf(verified.payment) : null,
     customer: { email: session.email, first_name: session.first_name, last_name: session.last_name },
     logs: logs.map((log) => ({ type: log.type, message: log.message, created_at: formatTimestamp(log.created_at) })),
     created_at: formatTimestamp(session.created_at),

@@ -51,11 +51,65 @@ export interface CheckoutSessionsTable {
   meta: string | null;
   request_hash: string;
   attempts: number;
+  failed_attempts: Generated<number>;
+  paid_charge_id: string | null;
   fee_minor: number;
   expires_at: number;
   completed_at: number | null;
   created_at: number;
   updated_at: number;
+}
+
+export type ChargeStatus = 'pending' | 'success' | 'failed';
+
+export interface ChargesTable {
+  id: string;
+  merchant_id: string;
+  mode: 'test' | 'live';
+  charge_id: string;
+  ref_id: string;
+  /** The checkout session this charge is an attempt of; null for direct charges and payouts. */
+  session_id: string | null;
+  kind: 'payment' | 'payout';
+  channel: 'mobile_money' | 'card';
+  operator: 'airtel' | 'tnm' | null;
+  /** Masked (`+265990xxxx00`): the full number is only ever handed to the provider. */
+  mobile: string | null;
+  card_brand: string | null;
+  /** Masked (`424242******4242`): the full number and the CVV are never stored. */
+  card_number: string | null;
+  card_expiry: string | null;
+  status: ChargeStatus;
+  /** What the customer must still do: approve on the phone, or enter a one-time code. */
+  next_action: 'approve' | 'otp' | null;
+  failure_reason: string | null;
+  /** Opaque to everything but the provider that wrote it. */
+  provider_state: string | null;
+  /** When to ask the provider again about a pending charge. */
+  check_at: number | null;
+  amount_minor: number;
+  currency: string;
+  fee_minor: number;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  trans_id: string | null;
+  attempts: number;
+  created_at: number;
+  completed_at: number | null;
+  updated_at: number;
+}
+
+export interface EventsTable {
+  id: string;
+  merchant_id: string;
+  mode: 'test' | 'live';
+  /** `checkout.payment`, `api.charge.payment` or `api.payout`. */
+  type: string;
+  subject_id: string;
+  /** The webhook body as it will be sent, fixed when the state changed. */
+  payload: string;
+  created_at: number;
 }
 
 export interface LogsTable {
@@ -75,6 +129,8 @@ export interface DB {
   merchants: MerchantsTable;
   api_keys: ApiKeysTable;
   checkout_sessions: CheckoutSessionsTable;
+  charges: ChargesTable;
+  events: EventsTable;
   logs: LogsTable;
   app_state: AppStateTable;
 }

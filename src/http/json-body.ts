@@ -6,7 +6,8 @@ const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 /**
  * One tolerant parser for every content type: real clients send JSON as text/plain, with no
  * type at all, or as an empty body; a GET may even carry `[]`. GET bodies are ignored, an empty
- * body is `{}`, and anything that is not a JSON object is the contract's 400.
+ * body is `{}`, and anything that is not a JSON object is the contract's 400. Only the checkout
+ * page's own form routes read url-encoded forms.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.decorateRequest('rawJson', null);
@@ -14,6 +15,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, text, done) => {
     if (BODYLESS.has(request.method) || request.routeOptions.config.ignoreBody) return done(null, undefined);
     const body = String(text);
+    if (request.routeOptions.config.form) return done(null, Object.fromEntries(new URLSearchParams(body)));
     if (body.trim() === '') return done(null, {});
     let parsed: unknown;
     try {
@@ -33,6 +35,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Set on routes that never read a body, so a malformed one cannot mask their answer. */
     ignoreBody?: boolean;
+    /** Set on the hosted checkout's form posts: the body is `application/x-www-form-urlencoded`. */
+    form?: boolean;
   }
   interface FastifyRequest {
     /** The exact JSON text of the body, for the few checks JSON.parse loses (how a number was written). */

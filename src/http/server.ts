@@ -19,6 +19,8 @@ import { trackInFlight, type InFlight } from './in-flight.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import { registerMethodNotAllowed } from './method-not-allowed.ts';
 import { ajvPlugin, laravelFieldErrors } from './validation.ts';
+import { registerCheckoutPageRoutes } from '../checkout/checkout-page-routes.ts';
+import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
 import { registerHealthRoutes } from '../health/health-routes.ts';
 
@@ -32,10 +34,11 @@ export interface Server {
 export interface ServerDeps {
   config: Config;
   database: Database;
+  payments: PaymentDeps;
   logger: FastifyBaseLogger | false;
 }
 
-export function buildServer({ config, database, logger }: ServerDeps): Server {
+export function buildServer({ config, database, payments, logger }: ServerDeps): Server {
   const app = Fastify({
     loggerInstance: logger || undefined,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
@@ -81,6 +84,7 @@ export function buildServer({ config, database, logger }: ServerDeps): Server {
   registerMethodNotAllowed(app, () => {
     registerHealthRoutes(app, database);
     registerCheckoutRoutes(app, { config, db: database.db });
+    registerCheckoutPageRoutes(app, { config, payments });
   });
   return { app, inFlight };
 }

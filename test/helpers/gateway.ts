@@ -37,10 +37,10 @@ export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<
  * Registers a gateway and one merchant for the enclosing `describe`: started before its
  * tests, closed (and its database dropped) after them.
  */
-export function useTestGateway(kind: 'sqlite' | 'postgres'): { gw: TestGateway; merchant: MerchantCredentials } {
+export function useTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}): { gw: TestGateway; merchant: MerchantCredentials } {
   const context = {} as { gw: TestGateway; merchant: MerchantCredentials };
   before(async () => {
-    context.gw = await startTestGateway(kind);
+    context.gw = await startTestGateway(kind, env);
     context.merchant = await context.gw.newMerchant();
   });
   after(() => context.gw.close());

@@ -1,0 +1,187 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import { sendHtml } from '../http/html.ts';
+import type { App } from '../http/server.ts';
+import { findMerchant } from '../merchants/merchant-repository.ts';
+import { findCharge, findSessionCharge, type Charge } from '../payments/charge-repository.ts';
+import { describeMethod } from '../payments/charge-views.ts';
+import { TEST_CARDS, TEST_MOBILE_NUMBERS, TEST_OTP } from '../payments/sandbox-provider.ts';
+import { formatMoneyText } from '../shared/money.ts';
+import { formatTimestamp } from '../shared/time.ts';
+import { cancelSession, confirmCardOtp, refreshCharge, startCardAttempt, startMobileMoneyAttempt, type AttemptResult, type PaymentDeps } from './checkout-payments.ts';
+import { failureRedirect, merchantOrigins, successRedirect } from './checkout-redirects.ts';
+import { findSessionById, type CheckoutSession } from './checkout-repository.ts';
+import { expireIfDue } from './checkout-service.ts';
+import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from './csrf.ts';
+import * as views from './page/views.ts';
+
+interface PageDeps {
+  config: Config;
+  payments: PaymentDeps;
+}
+
+type Params = { id: string; chargeId?: string };
+type Form = Record<string, string | undefined>;
+
+/** The hosted checkout (contract §7): the page, its forms, the attempt pages and their status poll. */
+export function registerCheckoutPageRoutes(app: App, { config, payments }: PageDeps): void {
+  const db = payments.db;
+  const secureCookies = config.publicBaseUrl.startsWith('https:');
+  const pagePath = (session: CheckoutSession) => `/checkout/${session.id}`;
+  const attemptPath = (session: CheckoutSession, charge: Charge) => `${pagePath(session)}/attempts/${charge.charge_id}`;
+
+  async function loadSession(id: string): Promise<CheckoutSession | null> {
+    const session = await findSessionById(db, id);
+    return session ? expireIfDue(db, session, Date.now()) : null;
+  }
+
+  async function summaryOf(session: CheckoutSession): Promise<views.SessionSummary> {
+    const merchant = await findMerchant(db, session.merchant_id);
+    return {
+      mode: session.mode,
+      merchantName: merchant?.name ?? '',
+      title: session.title,
+      description: session.description,
+      logoUrl: session.logo,
+      amountText: `${session.currency} ${formatMoneyText(session.amount_minor)}`,
+      customerName: [session.first_name, session.last_name].filter(Boolean).join(' '),
+      reference: session.reference,
+      txRef: session.tx_ref,
+    };
+  }
+
+  const html = (reply: FastifyReply, session: CheckoutSession | null, status: number, page: string) =>
+    sendHtml(reply, status, page, session ? merchantOrigins(session) : []);
+
+  async function showPaymentPage(request: FastifyRequest, reply: FastifyReply, session: CheckoutSession, status: number, state: Partial<views.PaymentFormState>) {
+    const context = { sessionId: session.id, csrfToken: issueCsrfToken(request, reply, session.id, secureCookies) };
+    const testInstruments = session.mode === 'test' ? { numbers: TEST_MOBILE_NUMBERS, cards: TEST_CARDS, otp: TEST_OTP } : null;
+    const page = views.renderPaymentPage(await summaryOf(session), context, { error: null, method: 'mobile_money', mobile: '', operator: '', testInstruments, ...state });
+    return html(reply, session, status, page);
+  }
+
+  /** A session that has ended is shown as such: its receipt, or why it ended. */
+  async function showEnded(reply: FastifyReply, session: CheckoutSession) {
+    const summary = await summaryOf(session);
+    if (session.status === 'success') {
+      const payment = session.paid_charge_id ? await findCharge(db, session.paid_charge_id) : undefined;
+      const receipt = { paidWith: payment ? describeMethod(payment) : '', completedAt: formatTimestamp(session.completed_at ?? session.updated_at), continueUrl: successRedirect(session) };
+      return html(reply, session, 200, views.renderReceiptPage(summary, receipt));
+    }
+    return html(reply, session, 200, views.renderEndedPage(summary, { why: whyEnded(session, payments.maxFailedAttempts), returnUrl: failureRedirect(session) }));
+  }
+
+  /** After a session ends the browser goes back to the merchant, or to our own page when there is no URL to go to. */
+  const leave = (reply: FastifyReply, session: CheckoutSession) =>
+    reply.redirect((session.status === 'success' ? successRedirect(session) : failureRedirect(session)) ?? pagePath(session), 303);
+
+  /** Loads the session a form posts to, or answers for it: unknown, forged, or already ended. */
+  async function formSession(request: FastifyRequest<{ Params: Params; Body: Form }>, reply: FastifyReply): Promise<CheckoutSession | null> {
+    const session = await loadSession(request.params.id);
+    if (!session) {
+      html(reply, null, 404, views.renderNotFoundPage());
+      return null;
+    }
+    if (!fromOurOrigin(request, config.publicBaseUrl) || !csrfTokenMatches(request, request.body?.csrf)) {
+      html(reply, session, 403, views.renderForbiddenPage(pagePath(session)));
+      return null;
+    }
+    if (session.status !== 'pending') {
+      leave(reply, session);
+      return null;
+    }
+    return session;
+  }
+
+  async function answerAttempt(request: FastifyRequest, reply: FastifyReply, session: CheckoutSession, result: AttemptResult, state: Partial<views.PaymentFormState>) {
+    if ('charge' in result) return reply.redirect(attemptPath(session, result.charge), 303);
+    return showPaymentPage(request, reply, session, 422, { ...state, error: result.refused });
+  }
+
+  app.get('/checkout/assets/:file', async (request, reply) => {
+    const asset = views.ASSETS[(request.params as { file: string }).file];
+    if (!asset) return html(reply, null, 404, views.renderNotFoundPage());
+    return reply.type(asset.contentType).header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').send(asset.body);
+  });
+
+  app.get<{ Params: Params }>('/checkout/:id', async (request, reply) => {
+    const session = await loadSession(request.params.id);
+    if (!session) return html(reply, null, 404, views.renderNotFoundPage());
+    if (session.status !== 'pending') return showEnded(reply, session);
+    return showPaymentPage(request, reply, session, 200, {});
+  });
+
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/mobile-money', { config: { form: true } }, async (request, reply) => {
+    const session = await formSession(request, reply);
+    if (!session) return reply;
+    const mobile = request.body.mobile ?? '';
+    const operator = request.body.operator === 'airtel' || request.body.operator === 'tnm' ? request.body.operator : '';
+    const result = await startMobileMoneyAttempt(payments, session, { mobile, operator: operator || undefined });
+    return answerAttempt(request, reply, session, result, { method: 'mobile_money', mobile, operator });
+  });
+
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/card', { config: { form: true } }, async (request, reply) => {
+    const session = await formSession(request, reply);
+    if (!session) return reply;
+    const { card_number: number = '', expiry = '', cvv = '' } = request.body;
+    const result = await startCardAttempt(payments, session, { number, expiry, cvv });
+    return answerAttempt(request, reply, session, result, { method: 'card' });
+  });
+
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/cancel', { config: { form: true } }, async (request, reply) => {
+    const session = await formSession(request, reply);
+    if (!session) return reply;
+    await cancelSession(payments, session);
+    return leave(reply, (await findSessionById(db, session.id)) ?? session);
+  });
+
+  /** The attempt and its session as they are now, after asking the provider if it is time. */
+  async function currentAttempt(params: Params): Promise<{ session: CheckoutSession; charge: Charge } | null> {
+    const session = await loadSession(params.id);
+    const found = session && (await findSessionCharge(db, session.id, params.chargeId ?? ''));
+    if (!session || !found) return null;
+    const charge = await refreshCharge(payments, found);
+    return { session: charge === found ? session : ((await findSessionById(db, session.id)) ?? session), charge };
+  }
+
+  app.get<{ Params: Params }>('/checkout/:id/attempts/:chargeId', async (request, reply) => {
+    const attempt = await currentAttempt(request.params);
+    if (!attempt) return html(reply, null, 404, views.renderNotFoundPage());
+    const { session, charge } = attempt;
+    if (session.status !== 'pending') return leave(reply, session);
+    if (charge.status === 'failed') {
+      return showPaymentPage(request, reply, session, 200, { error: charge.failure_reason, method: charge.channel });
+    }
+    if (charge.status !== 'pending') return reply.redirect(pagePath(session), 303);
+    const summary = await summaryOf(session);
+    const context = { sessionId: session.id, csrfToken: issueCsrfToken(request, reply, session.id, secureCookies) };
+    if (charge.next_action === 'otp') {
+      const otp = { cardText: describeMethod(charge), action: `${attemptPath(session, charge)}/otp`, error: null, testOtp: session.mode === 'test' ? TEST_OTP : null };
+      return html(reply, session, 200, views.renderOtpPage(summary, context, otp));
+    }
+    return html(reply, session, 200, views.renderApprovalPage(summary, context, { methodText: describeMethod(charge), statusUrl: `${attemptPath(session, charge)}/status` }));
+  });
+
+  app.get<{ Params: Params }>('/checkout/:id/attempts/:chargeId/status', async (request, reply) => {
+    const attempt = await currentAttempt(request.params);
+    if (!attempt) return reply.code(404).header('cache-control', 'no-store').send({ status: 'unknown', next_url: null });
+    const { session, charge } = attempt;
+    const settled = session.status !== 'pending' || charge.status !== 'pending';
+    return reply.header('cache-control', 'no-store').send({ status: charge.status, next_url: settled ? attemptPath(session, charge) : null });
+  });
+
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/otp', { config: { form: true } }, async (request, reply) => {
+    const session = await formSession(request, reply);
+    if (!session) return reply;
+    const charge = await confirmCardOtp(payments, session, request.params.chargeId ?? '', request.body.otp ?? '');
+    if (!charge) return html(reply, session, 404, views.renderNotFoundPage());
+    return reply.redirect(attemptPath(session, charge), 303);
+  });
+}
+
+/** Why a failed session ended, for the page that says so. */
+function whyEnded(session: CheckoutSession, maxFailedAttempts: number): views.EndedState['why'] {
+  if (session.failed_attempts >= maxFailedAttempts) return 'failed';
+  if (session.completed_at !== null && session.completed_at >= session.expires_at) return 'expired';
+  return 'cancelled';
+}

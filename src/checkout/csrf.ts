@@ -1,0 +1,38 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomBase62 } from '../shared/ids.ts';
+
+const COOKIE = 'lipira_csrf';
+const TOKEN = /^[0-9A-Za-z]{32}$/;
+
+/**
+ * Double-submit token: a random value in a cookie scoped to one checkout, repeated in every
+ * form. A forged cross-site post cannot read the cookie to copy it; SameSite=Lax keeps the
+ * browser from sending it on one anyway.
+ */
+export function issueCsrfToken(request: FastifyRequest, reply: FastifyReply, sessionId: string, secure: boolean): string {
+  const existing = readCookie(request, COOKIE);
+  const token = existing && TOKEN.test(existing) ? existing : randomBase62(32);
+  reply.header('set-cookie', `${COOKIE}=${token}; Path=/checkout/${sessionId}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`);
+  return token;
+}
+
+export function csrfTokenMatches(request: FastifyRequest, formToken: unknown): boolean {
+  const cookie = readCookie(request, COOKIE);
+  if (!cookie || typeof formToken !== 'string' || cookie.length !== formToken.length) return false;
+  return timingSafeEqual(Buffer.from(cookie), Buffer.from(formToken));
+}
+
+function readCookie(request: FastifyRequest, name: string): string | null {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return null;
+}
+
+/** A browser that says where a form came from must say it came from us. */
+export function fromOurOrigin(request: FastifyRequest, publicBaseUrl: string): boolean {
+  const origin = request.headers.origin;
+  return origin === undefined || origin === new URL(publicBaseUrl).origin;
+}

@@ -1,0 +1,259 @@
+/**
+ * The hosted checkout's HTML (contract §7). Server-rendered, no framework, no third-party
+ * asset; every merchant-supplied string goes through escapeHtml. The pages work without
+ * JavaScript; checkout.js only adds method tabs, operator detection and the approval poll.
+ * Signatures are the contract with src/checkout/checkout-page-routes.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { escapeHtml } from '../../shared/html.ts';
+import { ICONS } from './icons.ts';
+import { cancelForm, cardHead, csrfField, detailList, errorBox, page, sessionAction, statusBlock, testBanner } from './layout.ts';
+
+export interface SessionSummary {
+  mode: 'test' | 'live';
+  merchantName: string;
+  title: string | null;
+  description: string | null;
+  /** As the merchant gave it; only shown when it is an http(s) URL. */
+  logoUrl: string | null;
+  /** e.g. `MWK 1,000.00`. */
+  amountText: string;
+  customerName: string;
+  reference: string;
+  txRef: string;
+}
+
+export interface PageContext {
+  sessionId: string;
+  csrfToken: string;
+}
+
+export interface TestInstruments {
+  numbers: ReadonlyArray<{ number: string; operator: string; outcome: string }>;
+  cards: ReadonlyArray<{ number: string; brand: string; outcome: string }>;
+  otp: string;
+}
+
+export interface PaymentFormState {
+  /** Why the last attempt failed or was refused, shown above the forms. */
+  error: string | null;
+  /** Which method's form is open. */
+  method: 'mobile_money' | 'card';
+  /** What the customer typed last, to refill the mobile form (never card data). */
+  mobile: string;
+  operator: 'airtel' | 'tnm' | '';
+  /** Test mode only: what the TEST MODE banner lists. */
+  testInstruments: TestInstruments | null;
+}
+
+export function renderPaymentPage(summary: SessionSummary, context: PageContext, state: PaymentFormState): string {
+  const body = `${testBanner(summary, state.testInstruments)}
+${cardHead(summary, orderSummary(summary))}
+<div class="card-body">
+${state.error ? errorBox(state.error) : ''}
+${methodTabs(state.method)}
+${mobileMoneyPane(summary, context, state)}
+${cardPane(summary, context, state.method === 'card')}
+${cancelForm(context)}
+</div>`;
+  return page(`Pay ${summary.amountText} · ${summary.merchantName}`, body);
+}
+
+/** What is being paid for; the merchant's title is the page's main heading when there is one. */
+function orderSummary(summary: SessionSummary): string {
+  const title = summary.title ?? `Payment to ${summary.merchantName}`;
+  return `<h1 class="order-title">${escapeHtml(title)}</h1>
+${summary.description ? `<p class="order-description">${escapeHtml(summary.description)}</p>` : ''}
+<p class="amount">${escapeHtml(summary.amountText)}</p>
+<p class="payer">Paying as <strong>${escapeHtml(summary.customerName)}</strong></p>`;
+}
+
+const METHODS = [
+  { method: 'mobile_money', slug: 'mobile', label: 'Mobile money', icon: ICONS.phone },
+  { method: 'card', slug: 'card', label: 'Card', icon: ICONS.card },
+] as const;
+
+/** Hidden until checkout.js runs: without it both forms are simply shown one after the other. */
+function methodTabs(open: PaymentFormState['method']): string {
+  const tabs = METHODS.map(({ method, slug, label, icon }) => {
+    const selected = method === open;
+    return `<button type="button" class="tab" role="tab" id="method-${slug}" aria-controls="pane-${slug}" aria-selected="${selected}" tabindex="${selected ? 0 : -1}">${icon}${label}</button>`;
+  }).join('');
+  return `<div class="tabs" role="tablist" aria-label="Payment method">${tabs}</div>`;
+}
+
+function methodPane(slug: string, title: string, open: boolean, form: string): string {
+  return `<section class="pane${open ? ' is-open' : ''}" id="pane-${slug}" role="tabpanel" aria-labelledby="method-${slug}">
+<h2 class="pane-title">${title}</h2>
+${form}
+</section>`;
+}
+
+const payLabel = (summary: SessionSummary) => `Pay ${escapeHtml(summary.amountText)}`;
+
+function mobileMoneyPane(summary: SessionSummary, context: PageContext, state: PaymentFormState): string {
+  const option = (value: string, label: string) => `<option value="${value}"${state.operator === value ? ' selected' : ''}>${label}</option>`;
+  // The empty choice lets the server tell the operator from the number when the script could not.
+  const form = `<form method="post" action="${sessionAction(context, 'pay/mobile-money')}">
+${csrfField(context)}
+<div class="field"><label for="mobile">Mobile number</label>
+<input class="input" id="mobile" name="mobile" type="tel" autocomplete="tel" inputmode="numeric" placeholder="0991234567" value="${escapeHtml(state.mobile)}" required></div>
+<div class="field"><label for="operator">Network</label>
+<select class="input" id="operator" name="operator">${option('', 'Detect from number')}${option('airtel', 'Airtel Money')}${option('tnm', 'TNM Mpamba')}</select></div>
+<button type="submit" class="button" id="pay-mobile">${payLabel(summary)}</button>
+</form>`;
+  return methodPane('mobile', 'Mobile money', state.method === 'mobile_money', form);
+}
+
+function cardPane(summary: SessionSummary, context: PageContext, open: boolean): string {
+  const form = `<form method="post" action="${sessionAction(context, 'pay/card')}">
+${csrfField(context)}
+<div class="field"><label for="card-number">Card number</label>
+<input class="input" id="card-number" name="card_number" type="text" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" maxlength="23" required></div>
+<div class="row">
+<div class="field"><label for="card-expiry">Expiry date</label>
+<input class="input" id="card-expiry" name="expiry" type="text" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/YY" maxlength="7" required></div>
+<div class="field"><label for="card-cvv">CVV</label>
+<input class="input" id="card-cvv" name="cvv" type="text" inputmode="numeric" autocomplete="cc-csc" placeholder="123" maxlength="4" required></div>
+</div>
+<button type="submit" class="button" id="pay-card">${payLabel(summary)}</button>
+</form>`;
+  return methodPane('card', 'Card', open, form);
+}
+
+export interface ApprovalState {
+  methodText: string;
+  /** JSON status route to poll. */
+  statusUrl: string;
+}
+
+/** Polled by checkout.js; the <noscript> refresh does the same job, more slowly, without it. */
+export function renderApprovalPage(summary: SessionSummary, context: PageContext, approval: ApprovalState): string {
+  const body = `${testBanner(summary)}
+${cardHead(summary)}
+<div class="card-body status">
+<div id="approval" data-status-url="${escapeHtml(approval.statusUrl)}">
+<div class="spinner-wrap"><span class="spinner"></span>${ICONS.largePhone}</div>
+<h1 class="page-title">Approve the payment on your phone</h1>
+<p class="amount amount-inline">${escapeHtml(summary.amountText)}</p>
+<p class="lead">We sent a payment request to <strong>${escapeHtml(approval.methodText)}</strong>. Enter your PIN on your phone to approve it.</p>
+<p class="waiting" role="status">Waiting for your approval…</p>
+</div>
+${cancelForm(context)}
+</div>`;
+  return page('Approve the payment on your phone', body, '\n<noscript><meta http-equiv="refresh" content="3"></noscript>');
+}
+
+export interface OtpState {
+  cardText: string;
+  /** Where the OTP form posts. */
+  action: string;
+  error: string | null;
+  testOtp: string | null;
+}
+
+export function renderOtpPage(summary: SessionSummary, context: PageContext, otp: OtpState): string {
+  const body = `${testBanner(summary)}
+${cardHead(summary)}
+<div class="card-body">
+<h1 class="page-title">Enter the one-time code</h1>
+<p class="lead">Your card issuer sent a code to confirm paying <strong>${escapeHtml(summary.amountText)}</strong> with ${escapeHtml(otp.cardText)}.</p>
+${otp.error ? errorBox(otp.error) : ''}
+<form method="post" action="${escapeHtml(otp.action)}">
+${csrfField(context)}
+<div class="field"><label for="otp">One-time code</label>
+<input class="input otp" id="otp" name="otp" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="8" required autofocus>
+${otp.testOtp ? `<p class="hint test-hint">Test code: <code>${escapeHtml(otp.testOtp)}</code></p>` : ''}</div>
+<button type="submit" class="button" id="submit-otp">Confirm payment</button>
+</form>
+${cancelForm(context)}
+</div>`;
+  return page('Enter the one-time code', body);
+}
+
+export interface ReceiptState {
+  paidWith: string;
+  completedAt: string;
+  /** The merchant's callback_url with tx_ref, transaction_id and status, or null for legacy sessions without one. */
+  continueUrl: string | null;
+}
+
+export function renderReceiptPage(summary: SessionSummary, receipt: ReceiptState): string {
+  const next = receipt.continueUrl
+    ? `<a class="button" id="continue" href="${escapeHtml(receipt.continueUrl)}">Return to ${escapeHtml(summary.merchantName)}</a>`
+    : '<p class="closing">You can close this page.</p>';
+  const body = `${testBanner(summary)}
+${cardHead(summary)}
+<div class="card-body status" id="receipt">
+${statusBlock({
+  tone: 'success',
+  icon: ICONS.check,
+  heading: 'Payment received',
+  amountText: summary.amountText,
+  sentence: `Thank you, ${escapeHtml(summary.customerName)}. ${escapeHtml(summary.merchantName)} has been paid.`,
+})}
+${detailList([
+  ['Paid with', receipt.paidWith],
+  ['Reference', summary.reference],
+  ['Merchant reference', summary.txRef],
+  ['Date', receipt.completedAt],
+])}
+${next}
+</div>`;
+  return page('Payment received', body);
+}
+
+export interface EndedState {
+  why: 'failed' | 'cancelled' | 'expired';
+  /** The merchant's return_url with tx_ref and status=failed, or null for legacy sessions without one. */
+  returnUrl: string | null;
+}
+
+const ENDINGS = {
+  failed: { heading: 'This payment did not go through', icon: ICONS.cross, tone: 'failed', next: 'to try again' },
+  cancelled: { heading: 'Payment cancelled', icon: ICONS.ban, tone: 'neutral', next: 'if you still want to pay' },
+  expired: { heading: 'This payment link has expired', icon: ICONS.clock, tone: 'neutral', next: 'for a new payment link' },
+} as const;
+
+export function renderEndedPage(summary: SessionSummary, ended: EndedState): string {
+  const { heading, icon, tone, next } = ENDINGS[ended.why];
+  const merchant = escapeHtml(summary.merchantName);
+  const sentence = ended.why === 'expired' ? `Ask ${merchant} ${next}.` : `Go back to ${merchant} ${next}.`;
+  const back = ended.returnUrl ? `<a class="button" id="return" href="${escapeHtml(ended.returnUrl)}">Return to ${merchant}</a>` : '';
+  const body = `${testBanner(summary)}
+${cardHead(summary)}
+<div class="card-body status" id="ended">
+${statusBlock({ tone, icon, heading, sentence })}
+${detailList([
+  ['Amount', summary.amountText],
+  ['Reference', summary.reference],
+])}
+${back}
+</div>`;
+  return page(heading, body);
+}
+
+export function renderNotFoundPage(): string {
+  const body = `<div class="card-body status">
+${statusBlock({ tone: 'neutral', icon: ICONS.search, heading: 'Payment link not found', sentence: 'Check that you opened the whole link you were given, or ask the merchant for a new one.' })}
+</div>`;
+  return page('Payment link not found', body);
+}
+
+/** When a form's anti-forgery token does not match (a stale tab, or a forged request). */
+export function renderForbiddenPage(checkoutUrl: string | null): string {
+  const back = checkoutUrl ? `<a class="button" id="back" href="${escapeHtml(checkoutUrl)}">Back to the payment page</a>` : '';
+  const body = `<div class="card-body status">
+${statusBlock({ tone: 'neutral', icon: ICONS.clock, heading: 'This form has expired', sentence: 'For your safety, this form was not sent. Open the payment page again and try once more.' })}
+${back}
+</div>`;
+  return page('This form has expired', body);
+}
+
+const asset = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
+
+/** Static files served under /checkout/assets/. Read once at start-up; they are small and never change while running. */
+export const ASSETS: Record<string, { contentType: string; body: string }> = {
+  'checkout.css': { contentType: 'text/css; charset=utf-8', body: asset('checkout.css') },
+  'checkout.js': { contentType: 'text/javascript; charset=utf-8', body: asset('checkout.js') },
+};

@@ -1,0 +1,23 @@
+import type { FastifyReply } from 'fastify';
+
+/**
+ * Sends one of our HTML pages with the headers a payment page needs: scripts and styles only
+ * from us, no framing, the secret checkout link never leaked through Referer, nothing cached.
+ * `formTargets` are the merchant origins our forms may redirect to (Chrome checks redirects
+ * after a form post against form-action).
+ */
+export function sendHtml(reply: FastifyReply, status: number, html: string, formTargets: string[] = []): FastifyReply {
+  const formAction = ["'self'", ...formTargets].join(' ');
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header(
+      'content-security-policy',
+      `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' http: https: data:; connect-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    )
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store')
+    .send(html);
+}

@@ -1,0 +1,45 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { ChargesTable, DB } from '../db/schema.ts';
+
+export type Charge = Selectable<ChargesTable>;
+type Db = Kysely<DB>;
+
+/** Inserts unless a unique key (`charge_id` for the merchant and mode, or `ref_id`) is taken. */
+export async function insertChargeIfNew(db: Db, charge: Insertable<ChargesTable>): Promise<boolean> {
+  const inserted = await db.insertInto('charges').values(charge).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export function findCharge(db: Db, id: string): Promise<Charge | undefined> {
+  return db.selectFrom('charges').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findSessionCharge(db: Db, sessionId: string, chargeId: string): Promise<Charge | undefined> {
+  return db.selectFrom('charges').selectAll().where('session_id', '=', sessionId).where('charge_id', '=', chargeId).executeTakeFirst();
+}
+
+/** Pending charges whose provider should be asked again by now. */
+export function findDueCharges(db: Db, now: number, limit: number): Promise<Charge[]> {
+  return db.selectFrom('charges').selectAll().where('status', '=', 'pending').where('check_at', '<=', now).orderBy('check_at').limit(limit).execute();
+}
+
+export interface Finalization {
+  status: 'success' | 'failed';
+  failureReason: string | null;
+  transId: string | null;
+  feeMinor: number;
+}
+
+/**
+ * Moves a pending charge to its final status. Only the first caller wins: a charge ends once,
+ * whichever of the settler, a status poll or an OTP submission gets there first.
+ */
+export async function finalizeCharge(db: Db, id: string, final: Finalization, now: number): Promise<Charge | undefined> {
+  return db
+    .updateTable('charges')
+    .set({ status: final.status, failure_reason: final.failureReason, trans_id: final.transId, fee_minor: final.feeMinor, next_action: null, check_at: null, completed_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}

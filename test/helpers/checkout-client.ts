@@ -1,0 +1,51 @@
+/**
+ * Drives the hosted checkout over HTTP the way a browser without JavaScript would: keeps the
+ * cookie, copies the form's anti-forgery token, and follows redirects by hand so that every
+ * hop can be checked.
+ */
+export class CheckoutClient {
+  private cookie = '';
+  csrf = '';
+
+  constructor(readonly base: string) {}
+
+  async get(path: string): Promise<PageResponse> {
+    return this.send(path, { method: 'GET' });
+  }
+
+  /** Posts a form to our own origin, with the token the last page carried unless one is given. */
+  async post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<PageResponse> {
+    const body = new URLSearchParams({ csrf: this.csrf, ...fields }).toString();
+    return this.send(path, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.base, ...headers } });
+  }
+
+  /** Follows our own redirects until one leaves the gateway or a page answers. */
+  async follow(response: PageResponse): Promise<PageResponse> {
+    let current = response;
+    for (let hops = 0; current.location && current.location.startsWith(this.base) && hops < 10; hops++) {
+      current = await this.get(current.location.slice(this.base.length));
+    }
+    return current;
+  }
+
+  private async send(path: string, init: RequestInit): Promise<PageResponse> {
+    const headers = new Headers(init.headers);
+    if (this.cookie) headers.set('cookie', this.cookie);
+    const response = await fetch(this.base + path, { ...init, headers, redirect: 'manual' });
+    const setCookie = response.headers.get('set-cookie');
+    if (setCookie) this.cookie = setCookie.split(';')[0]!;
+    const text = await response.text();
+    const token = /name="csrf" value="([^"]+)"/.exec(text)?.[1];
+    if (token) this.csrf = token;
+    const location = response.headers.get('location');
+    return { status: response.status, headers: response.headers, text, location: location && new URL(location, this.base).toString() };
+  }
+}
+
+export interface PageResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Absolute redirect target, if any. */
+  location: string | null;
+}
