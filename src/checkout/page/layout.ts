@@ -4,6 +4,7 @@
  * here or by the caller, never trusted as HTML.
  */
 import { escapeHtml } from '../../shared/html.ts';
+import { isHttpUrl } from '../../shared/urls.ts';
 import { ICONS } from './icons.ts';
 import type { PageContext, SessionSummary, TestInstruments } from './views.ts';
 
@@ -35,19 +36,10 @@ ${card}
 `;
 }
 
-/** Only an absolute http(s) URL becomes an <img>: anything else (javascript:, relative paths, junk) is dropped. */
-function isWebUrl(url: string): boolean {
-  try {
-    const { protocol } = new URL(url);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
 /** The merchant's logo, or their initial when there is no usable logo, so the header keeps its shape. */
 function merchantMark(summary: SessionSummary): string {
-  if (summary.logoUrl && isWebUrl(summary.logoUrl)) {
+  // Only an absolute http(s) URL becomes an <img>: javascript:, relative paths and junk are dropped.
+  if (summary.logoUrl && isHttpUrl(summary.logoUrl)) {
     return `<img class="logo" src="${escapeHtml(summary.logoUrl)}" alt="" width="40" height="40">`;
   }
   const initial = Array.from(summary.merchantName.trim())[0] ?? '';
