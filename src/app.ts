@@ -5,11 +5,11 @@ import type { PaymentDeps } from './checkout/checkout-payments.ts';
 import { buildServer, type App } from './http/server.ts';
 import { providersFor } from './payments/providers.ts';
 import { startSettler } from './payments/settler.ts';
+import { startEmailWorker } from './emails/email-worker.ts';
+import { startWebhookWorker } from './webhooks/webhook-worker.ts';
 
 /** How long closing waits for handlers whose clients already left before closing the database. */
 const SHUTDOWN_DRAIN_LIMIT_MS = 10_000;
-/** How often pending charges are checked for an outcome (a sandbox payment's delay, an operator's answer). */
-const SETTLE_INTERVAL_MS = 250;
 
 export interface Gateway {
   app: App;
@@ -24,7 +24,12 @@ export async function startGateway(config: Config, database: Database, logger: F
   const payments: PaymentDeps = { db: database.db, providerFor: providersFor(config), maxFailedAttempts: config.checkoutMaxFailedAttempts };
   const { app, inFlight } = buildServer({ config, database, payments, logger });
   await app.listen({ host: config.host, port: config.port });
-  const settler = startSettler(payments, SETTLE_INTERVAL_MS, logger || null);
+  const log = logger || null;
+  const workers = [
+    startSettler(payments, config.workerIntervalMs, log),
+    startWebhookWorker({ db: database.db, dialect: database.dialect, config, log }),
+    startEmailWorker({ db: database.db, dialect: database.dialect, config, log }),
+  ];
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -35,7 +40,7 @@ export async function startGateway(config: Config, database: Database, logger: F
     async close() {
       await app.close();
       await inFlight.drained(SHUTDOWN_DRAIN_LIMIT_MS);
-      await settler.stop();
+      await Promise.all(workers.map((worker) => worker.stop()));
       await database.close();
     },
   };

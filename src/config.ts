@@ -13,6 +13,16 @@ export interface Config {
   checkoutTtlMs: number;
   checkoutMaxFailedAttempts: number;
   sandboxMobileDelayMs: number;
+  /** How often the background workers look for due work. */
+  workerIntervalMs: number;
+  webhookTimeoutMs: number;
+  /** Delays after the first try, one per retry (contract §9). */
+  webhookRetryScheduleMs: number[];
+  /** `smtp://…` or `smtps://…`; null writes each message as an .eml file to `outboxDir`. */
+  smtpUrl: string | null;
+  emailFrom: string;
+  outboxDir: string;
+  emailRetryScheduleMs: number[];
 }
 
 export class ConfigError extends Error {
@@ -39,7 +49,25 @@ export function loadConfig(env: Env = process.env): Config {
   const checkoutTtlMs = durationSetting(env, 'CHECKOUT_TTL', '24h');
   const checkoutMaxFailedAttempts = integerSetting(env, 'CHECKOUT_MAX_FAILED_ATTEMPTS', 3, 1, 20);
   const sandboxMobileDelayMs = durationSetting(env, 'SANDBOX_MOBILE_DELAY', '3s', true);
-  return { host, port, publicBaseUrl, databaseUrl, logLevel, bodyLimitBytes, defaultFeeBasisPoints, checkoutTtlMs, checkoutMaxFailedAttempts, sandboxMobileDelayMs };
+  return {
+    host,
+    port,
+    publicBaseUrl,
+    databaseUrl,
+    logLevel,
+    bodyLimitBytes,
+    defaultFeeBasisPoints,
+    checkoutTtlMs,
+    checkoutMaxFailedAttempts,
+    sandboxMobileDelayMs,
+    workerIntervalMs: durationSetting(env, 'WORKER_INTERVAL', '250ms'),
+    webhookTimeoutMs: durationSetting(env, 'WEBHOOK_TIMEOUT', '15s'),
+    webhookRetryScheduleMs: scheduleSetting(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
+    smtpUrl: parseSmtpUrl(env.SMTP_URL),
+    emailFrom: env.EMAIL_FROM?.trim() || 'Lipira <receipts@lipira.localhost>',
+    outboxDir: path.resolve(env.OUTBOX_DIR?.trim() || './data/outbox'),
+    emailRetryScheduleMs: scheduleSetting(env, 'EMAIL_RETRY_SCHEDULE', '5s,1m,5m,30m,2h,5h'),
+  };
 }
 
 function integerSetting(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -105,4 +133,19 @@ function parseFeePercentSetting(raw: string | undefined): number {
   const basisPoints = parseFeePercent(value);
   if (basisPoints === null) throw new ConfigError('DEFAULT_FEE_PERCENT', `must be a percentage from 0 to 100 (got "${value}")`);
   return basisPoints;
+}
+
+/** A comma-separated list of delays, e.g. `5s,5m,30m`: when each retry follows the first try. */
+function scheduleSetting(env: Env, name: string, fallback: string): number[] {
+  const raw = env[name]?.trim() || fallback;
+  const delays = raw.split(',').map((part) => parseDuration(part.trim()));
+  if (delays.some((ms) => ms === null)) throw new ConfigError(name, `must be a comma-separated list of durations such as 5s,5m,30m (got "${raw}")`);
+  return delays as number[];
+}
+
+function parseSmtpUrl(raw: string | undefined): string | null {
+  const value = raw?.trim();
+  if (!value) return null;
+  if (!/^smtps?:\/\/[^/]+/.test(value)) throw new ConfigError('SMTP_URL', 'must look like smtp://user:pass@host:587 or smtps://host:465');
+  return value;
 }

@@ -7,7 +7,7 @@ import { findCharge, findSessionCharge, type Charge } from '../payments/charge-r
 import { describeMethod } from '../payments/charge-views.ts';
 import { TEST_CARDS, TEST_MOBILE_NUMBERS, TEST_OTP } from '../payments/sandbox-provider.ts';
 import { formatMoneyText } from '../shared/money.ts';
-import { formatTimestamp } from '../shared/time.ts';
+import { formatHumanDate } from '../shared/time.ts';
 import { cancelSession, confirmCardOtp, refreshCharge, startCardAttempt, startMobileMoneyAttempt, type AttemptResult, type PaymentDeps } from './checkout-payments.ts';
 import { failureRedirect, merchantOrigins, successRedirect } from './checkout-redirects.ts';
 import { findSessionById, type CheckoutSession } from './checkout-repository.ts';
@@ -65,7 +65,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     const summary = await summaryOf(session);
     if (session.status === 'success') {
       const payment = session.paid_charge_id ? await findCharge(db, session.paid_charge_id) : undefined;
-      const receipt = { paidWith: payment ? describeMethod(payment) : '', completedAt: formatTimestamp(session.completed_at ?? session.updated_at), continueUrl: successRedirect(session) };
+      const receipt = { paidWith: payment ? describeMethod(payment) : '', completedAt: formatHumanDate(session.completed_at ?? session.updated_at), continueUrl: successRedirect(session) };
       return html(reply, session, 200, views.renderReceiptPage(summary, receipt));
     }
     return html(reply, session, 200, views.renderEndedPage(summary, { why: whyEnded(session, payments.maxFailedAttempts), returnUrl: failureRedirect(session) }));
@@ -150,7 +150,8 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     const { session, charge } = attempt;
     if (session.status !== 'pending') return leave(reply, session);
     if (charge.status === 'failed') {
-      return showPaymentPage(request, reply, session, 200, { error: charge.failure_reason, method: charge.channel });
+      // The full number was never stored, so only the network can be put back for the retry.
+      return showPaymentPage(request, reply, session, 200, { error: charge.failure_reason, method: charge.channel, operator: charge.operator ?? '' });
     }
     if (charge.status !== 'pending') return reply.redirect(pagePath(session), 303);
     const summary = await summaryOf(session);

@@ -10,6 +10,9 @@ const USAGE = `Usage: lipira <command>
   merchant list [--json]
   merchant update ID [--webhook-url URL] [--receipts on|off] [--fee-percent N]
   keys roll ID --mode test|live [--expire-old-in DURATION] [--json]
+  webhooks list --merchant ID [--mode test|live] [--status S] [--tx-ref REF] [--charge-id ID] [--page N] [--json]
+  webhooks show DELIVERY_ID [--json]
+  webhooks redeliver DELIVERY_ID
 
 Every command reads DATABASE_URL (default sqlite:./data/lipira.db).`;
 
@@ -21,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   migrate: async () => (await import('./serve-command.ts')).migrateCommand,
   merchant: async () => (await import('./merchant-command.ts')).merchantCommand,
   keys: async () => (await import('./keys-command.ts')).keysCommand,
+  webhooks: async () => (await import('./webhooks-command.ts')).webhooksCommand,
 };
 
 /** Runs one command line; resolves to the process exit status. */

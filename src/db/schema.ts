@@ -112,6 +112,61 @@ export interface EventsTable {
   created_at: number;
 }
 
+export type OutboxStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  /** Also the Standard Webhooks `webhook-id`: the same on every retry and re-send. */
+  id: string;
+  event_id: string;
+  merchant_id: string;
+  mode: 'test' | 'live';
+  event_type: string;
+  tx_ref: string | null;
+  charge_id: string | null;
+  /** The merchant's webhook URL when the event happened. */
+  url: string;
+  status: OutboxStatus;
+  attempts: number;
+  next_attempt_at: number;
+  /** A worker's claim: others leave the row alone until then, and a crashed worker's claim lapses. */
+  locked_until: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  delivered_at: number | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempted_at: number;
+  status_code: number | null;
+  latency_ms: number;
+  /** The first 1 KiB of what the receiver answered. */
+  response_body: string | null;
+  error: string | null;
+}
+
+export interface EmailsTable {
+  id: string;
+  event_id: string;
+  merchant_id: string;
+  /** One of each per payment: the unique (event_id, kind) makes a receipt go out once. */
+  kind: 'merchant_receipt' | 'customer_receipt';
+  recipient: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
 export interface LogsTable {
   id: Generated<number>;
   owner_id: string;
@@ -131,6 +186,9 @@ export interface DB {
   checkout_sessions: CheckoutSessionsTable;
   charges: ChargesTable;
   events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  emails: EmailsTable;
   logs: LogsTable;
   app_state: AppStateTable;
 }

@@ -1,22 +1,40 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import { queueReceipts } from '../emails/email-outbox.ts';
+import { findMerchant } from '../merchants/merchant-repository.ts';
 import { ids, type Mode } from '../shared/ids.ts';
+import { queueWebhook } from '../webhooks/delivery-repository.ts';
+
+export type EventType = 'checkout.payment' | 'api.charge.payment' | 'api.payout';
 
 export interface NewEvent {
   merchantId: string;
   mode: Mode;
-  type: 'checkout.payment' | 'api.charge.payment' | 'api.payout';
+  type: EventType;
   subjectId: string;
+  /** The webhook body as it will be sent: flat, with `event_type`, `status`, `charge_id`, … */
   payload: Record<string, unknown>;
 }
 
+export interface StoredEvent extends NewEvent {
+  id: string;
+}
+
 /**
- * Records an event for delivery. Callers pass the transaction of the state change that caused
- * it, so the event exists exactly when the change does.
+ * Records an event and everything that must go out because of it: a webhook delivery when the
+ * merchant has a webhook URL, and receipts for a successful payment. Callers pass the
+ * transaction of the state change, so all of it exists exactly when the change does, and a
+ * crash can lose none of it.
  */
 export async function emitEvent(trx: Kysely<DB>, event: NewEvent, now: number): Promise<void> {
+  const stored: StoredEvent = { ...event, id: ids.event() };
   await trx
     .insertInto('events')
-    .values({ id: ids.event(), merchant_id: event.merchantId, mode: event.mode, type: event.type, subject_id: event.subjectId, payload: JSON.stringify(event.payload), created_at: now })
+    .values({ id: stored.id, merchant_id: event.merchantId, mode: event.mode, type: event.type, subject_id: event.subjectId, payload: JSON.stringify(event.payload), created_at: now })
     .execute();
+  const merchant = await findMerchant(trx, event.merchantId);
+  if (!merchant) return;
+  if (merchant.webhook_url && merchant.webhooks_enabled === 1) await queueWebhook(trx, stored, merchant.webhook_url, now);
+  const isPayment = event.type === 'checkout.payment' || event.type === 'api.charge.payment';
+  if (isPayment && event.payload.status === 'success' && merchant.receipts_enabled === 1) await queueReceipts(trx, merchant, stored, now);
 }

@@ -2,7 +2,8 @@ import type { FastifyReply } from 'fastify';
 
 /**
  * Sends one of our HTML pages with the headers a payment page needs: scripts and styles only
- * from us, no framing, the secret checkout link never leaked through Referer, nothing cached.
+ * from us, no framing, the secret checkout link never leaked to other sites through Referer,
+ * nothing cached.
  * `formTargets` are the merchant origins our forms may redirect to (Chrome checks redirects
  * after a form post against form-action).
  */
@@ -17,7 +18,9 @@ export function sendHtml(reply: FastifyReply, status: number, html: string, form
     )
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
+    // same-origin, not no-referrer: the link never leaks to other sites, yet browsers still send a
+    // real Origin (not "null") on our own form posts, which the forms' origin check relies on.
+    .header('referrer-policy', 'same-origin')
     .header('cache-control', 'no-store')
     .send(html);
 }

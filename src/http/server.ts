@@ -23,6 +23,7 @@ import { registerCheckoutPageRoutes } from '../checkout/checkout-page-routes.ts'
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
 import { registerHealthRoutes } from '../health/health-routes.ts';
+import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -85,6 +86,7 @@ export function buildServer({ config, database, payments, logger }: ServerDeps):
     registerHealthRoutes(app, database);
     registerCheckoutRoutes(app, { config, db: database.db });
     registerCheckoutPageRoutes(app, { config, payments });
+    registerWebhookRoutes(app, { config, db: database.db });
   });
   return { app, inFlight };
 }

@@ -17,8 +17,14 @@ export function authorizationOf(charge: Charge) {
   };
 }
 
-/** `Airtel Money (+265990xxxx00)` or `VISA 424242******4242`: a method named for logs and pages. */
+export type AuthorizationView = ReturnType<typeof authorizationOf>;
+
+/** `Airtel Money (+265990xxxx00)` or `VISA 424242******4242`: a method named for logs, pages and receipts. */
+export function describeAuthorization(authorization: Pick<AuthorizationView, 'channel' | 'brand' | 'card_number' | 'provider' | 'mobile_number'>): string {
+  if (authorization.channel === 'Card') return `${authorization.brand ?? 'Card'} ${authorization.card_number ?? ''}`.trim();
+  return `${authorization.provider ?? 'Mobile Money'} (${authorization.mobile_number ?? ''})`;
+}
+
 export function describeMethod(charge: Charge): string {
-  if (charge.channel === 'card') return `${charge.card_brand ?? 'card'} ${charge.card_number ?? ''}`.trim();
-  return `${charge.operator ? OPERATOR_NAMES[charge.operator] : 'mobile money'} (${charge.mobile ?? ''})`;
+  return describeAuthorization(authorizationOf(charge));
 }

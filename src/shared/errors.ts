@@ -7,6 +7,7 @@ export const ERRORS = {
   notJsonObject: { status: 400, message: 'The request body must be a JSON object.' },
   unauthenticated: { status: 401, message: 'Unauthenticated.' },
   transactionNotFound: { status: 404, message: 'Transaction not found.' },
+  deliveryNotFound: { status: 404, message: 'Webhook delivery not found.' },
   routeNotFound: { status: 404, message: 'Route not found.' },
   methodNotAllowed: { status: 405, message: 'Method not allowed.' },
   bodyTooLarge: { status: 413, message: 'Request body too large.' },

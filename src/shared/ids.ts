@@ -31,4 +31,7 @@ export const ids = {
   /** The public `charge_id` of a checkout attempt (merchants choose their own for direct charges). */
   attemptChargeId: () => `ch_${randomBase62(20)}`,
   event: () => `evt_${randomBase62(20)}`,
+  /** A webhook delivery, also sent as the Standard Webhooks `webhook-id`. */
+  delivery: () => `msg_${randomBase62(20)}`,
+  email: () => `eml_${randomBase62(20)}`,
 };

@@ -16,3 +16,10 @@ export function parseDuration(text: string): number | null {
   if (!match) return null;
   return Number(match[1]) * UNIT_MS[match[2]!]!;
 }
+
+const humanDate = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
+
+/** For people (receipts, pages): `21 November 2026 at 14:33 UTC`. */
+export function formatHumanDate(epochMs: number): string {
+  return `${humanDate.format(epochMs)} UTC`;
+}

@@ -1,0 +1,104 @@
+import type { EmailsTable } from '../db/schema.ts';
+import { describeAuthorization } from '../payments/charge-views.ts';
+import { escapeHtml } from '../shared/html.ts';
+import { formatMoneyText, toMinor } from '../shared/money.ts';
+import { formatHumanDate } from '../shared/time.ts';
+
+export type ReceiptKind = EmailsTable['kind'];
+
+export interface ComposedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** What a receipt tells about a payment, as display text (never more than masked numbers). */
+export interface PaymentFacts {
+  merchantName: string;
+  /** `MWK 1,000.00` */
+  amount: string;
+  reference: string;
+  txRef: string;
+  paidAt: string;
+  /** `Airtel Money (+265990xxxx00)` or `VISA 424242******4242`. */
+  method: string | null;
+  /** The checkout's title, e.g. what was bought. */
+  title: string | null;
+  /** `Jane Banda <jane@example.com>`, for the merchant. */
+  customer: string | null;
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+
+
+/**
+ * Reads a successful payment's event body (the webhook payload, fixed when the payment
+ * succeeded), so a receipt says exactly what the merchant's webhook says.
+ */
+export function paymentFacts(merchantName: string, payload: Record<string, unknown>, paidAt: number): PaymentFacts {
+  const name = [text(payload.first_name), text(payload.last_name)].filter(Boolean).join(' ');
+  const email = text(payload.email);
+  return {
+    merchantName,
+    amount: `${String(payload.currency)} ${formatMoneyText(toMinor(Number(payload.amount)))}`,
+    reference: String(payload.reference),
+    txRef: String(payload.tx_ref),
+    paidAt: formatHumanDate(paidAt),
+    method: paymentMethod(record(payload.authorization)),
+    title: text(record(payload.customization).title),
+    customer: email ? `${name} <${email}>`.trim() : name || null,
+  };
+}
+
+/** Names the method from the event's masked `authorization`, as pages and logs name it. */
+function paymentMethod(authorization: Record<string, unknown>): string | null {
+  if (typeof authorization.channel !== 'string') return null;
+  return describeAuthorization({
+    channel: authorization.channel,
+    brand: text(authorization.brand),
+    card_number: text(authorization.card_number),
+    provider: text(authorization.provider),
+    mobile_number: text(authorization.mobile_number),
+  });
+}
+
+type Row = [label: string, value: string | null];
+
+export function composeReceipt(kind: ReceiptKind, facts: PaymentFacts): ComposedEmail {
+  const forCustomer = kind === 'customer_receipt';
+  const subject = forCustomer ? `Your receipt from ${facts.merchantName}: ${facts.amount}` : `Payment received: ${facts.amount} (${facts.txRef})`;
+  const intro = forCustomer ? `Thank you for your payment to ${facts.merchantName}. Keep this email as your receipt.` : `${facts.merchantName} received a payment.`;
+  const rows: Row[] = [
+    ['Amount', facts.amount],
+    ['For', facts.title],
+    forCustomer ? ['Paid to', facts.merchantName] : ['Customer', facts.customer],
+    ['Payment method', facts.method],
+    ['Date', facts.paidAt],
+    ['Reference', facts.reference],
+    ['Transaction reference (tx_ref)', facts.txRef],
+  ];
+  const shown = rows.filter((row): row is [string, string] => row[1] !== null);
+  return { subject, text: textBody(intro, shown), html: htmlBody(facts.merchantName, subject, intro, shown) };
+}
+
+function textBody(intro: string, rows: Array<[string, string]>): string {
+  return [intro, '', ...rows.map(([label, value]) => `${label}: ${value}`), ''].join('\n');
+}
+
+/** Every piece of text is escaped: merchant names, titles and customer names come from merchants and customers. */
+function htmlBody(heading: string, subject: string, intro: string, rows: Array<[string, string]>): string {
+  const cells = rows.map(([label, value]) => `<tr><th align="left" style="padding:4px 16px 4px 0;color:#555">${escapeHtml(label)}</th><td style="padding:4px 0">${escapeHtml(value)}</td></tr>`);
+  return [
+    '<!doctype html>',
+    `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
+    '<body style="font-family:Arial,Helvetica,sans-serif;color:#222">',
+    `<h1 style="font-size:20px">${escapeHtml(heading)}</h1>`,
+    `<p>${escapeHtml(intro)}</p>`,
+    '<table style="border-collapse:collapse">',
+    ...cells,
+    '</table>',
+    '</body></html>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,156 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema.ts';
+import type { Dialect } from '../db/database.ts';
+import type { StoredEvent } from '../events/event-repository.ts';
+import type { Principal } from '../merchants/merchant-service.ts';
+import { ids } from '../shared/ids.ts';
+
+export type Delivery = Selectable<WebhookDeliveriesTable>;
+export type Attempt = Selectable<WebhookAttemptsTable>;
+type Db = Kysely<DB>;
+
+/** Queues the webhook for an event, in the transaction that recorded it. */
+export async function queueWebhook(trx: Db, event: StoredEvent, url: string, now: number): Promise<void> {
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  await trx
+    .insertInto('webhook_deliveries')
+    .values({
+      id: ids.delivery(),
+      event_id: event.id,
+      merchant_id: event.merchantId,
+      mode: event.mode,
+      event_type: event.type,
+      tx_ref: text(event.payload.tx_ref),
+      charge_id: text(event.payload.charge_id),
+      url,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      locked_until: null,
+      last_status_code: null,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+      delivered_at: null,
+    })
+    .execute();
+}
+
+/** A claimed delivery with what sending it needs. */
+export interface Claimed extends Delivery {
+  payload: string;
+  webhook_secret: string;
+}
+
+/**
+ * Claims due deliveries for one worker until `now + leaseMs`. On PostgreSQL, FOR UPDATE SKIP
+ * LOCKED lets several processes claim side by side without taking the same row; the lease then
+ * keeps the row theirs while they send, and lapses if they crash.
+ */
+export async function claimDueDeliveries(db: Db, dialect: Dialect, now: number, leaseMs: number, limit: number): Promise<Claimed[]> {
+  return db.transaction().execute(async (trx) => {
+    let due = trx
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .orderBy('next_attempt_at')
+      .limit(limit);
+    if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+    const claimed = (await due.execute()).map((row) => row.id);
+    if (claimed.length === 0) return [];
+    await trx.updateTable('webhook_deliveries').set({ locked_until: now + leaseMs }).where('id', 'in', claimed).execute();
+    return trx
+      .selectFrom('webhook_deliveries')
+      .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
+      .innerJoin('merchants', 'merchants.id', 'webhook_deliveries.merchant_id')
+      .selectAll('webhook_deliveries')
+      .select(['events.payload', 'merchants.webhook_secret'])
+      .where('webhook_deliveries.id', 'in', claimed)
+      .execute();
+  });
+}
+
+export interface AttemptRecord {
+  attemptedAt: number;
+  statusCode: number | null;
+  latencyMs: number;
+  responseBody: string | null;
+  error: string | null;
+}
+
+export type NextStep = { status: 'delivered' } | { status: 'failed' } | { status: 'pending'; nextAttemptAt: number };
+
+/**
+ * Records one try and what follows from it, if the worker still holds the claim it sent under
+ * (a re-send requested meanwhile takes precedence over the outcome of the old try).
+ */
+export async function recordAttempt(db: Db, delivery: Delivery, attempt: AttemptRecord, next: NextStep, now: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('webhook_attempts')
+      .values({ delivery_id: delivery.id, attempted_at: attempt.attemptedAt, status_code: attempt.statusCode, latency_ms: attempt.latencyMs, response_body: attempt.responseBody, error: attempt.error })
+      .execute();
+    await trx
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: next.status,
+        attempts: eb('attempts', '+', 1),
+        next_attempt_at: next.status === 'pending' ? next.nextAttemptAt : delivery.next_attempt_at,
+        locked_until: null,
+        last_status_code: attempt.statusCode,
+        last_error: attempt.error,
+        delivered_at: next.status === 'delivered' ? now : null,
+        updated_at: now,
+      }))
+      .where('id', '=', delivery.id)
+      .where('locked_until', '=', delivery.locked_until)
+      .execute();
+  });
+}
+
+export interface DeliveryFilter {
+  status?: string | undefined;
+  txRef?: string | undefined;
+  chargeId?: string | undefined;
+}
+
+export async function listDeliveries(db: Db, owner: Principal, filter: DeliveryFilter, page: number, perPage: number): Promise<{ rows: Delivery[]; total: number }> {
+  let query = db.selectFrom('webhook_deliveries').where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+  if (filter.status) query = query.where('status', '=', filter.status as Delivery['status']);
+  if (filter.txRef) query = query.where('tx_ref', '=', filter.txRef);
+  if (filter.chargeId) query = query.where('charge_id', '=', filter.chargeId);
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export function findDelivery(db: Db, owner: Principal, id: string): Promise<(Delivery & { payload: string }) | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
+    .selectAll('webhook_deliveries')
+    .select('events.payload')
+    .where('webhook_deliveries.id', '=', id)
+    .where('webhook_deliveries.merchant_id', '=', owner.merchantId)
+    .where('webhook_deliveries.mode', '=', owner.mode)
+    .executeTakeFirst();
+}
+
+export function listAttempts(db: Db, deliveryId: string): Promise<Attempt[]> {
+  return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('id').execute();
+}
+
+/** Puts a delivery back in the queue, due now, whatever became of it before. */
+export async function requeueDelivery(db: Db, id: string, now: number): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: now, locked_until: null, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Whose a delivery is: what the operator's CLI acts as when given only a delivery id. */
+export async function findDeliveryOwner(db: Db, id: string): Promise<Principal | null> {
+  const row = await db.selectFrom('webhook_deliveries').select(['merchant_id', 'mode']).where('id', '=', id).executeTakeFirst();
+  return row ? { merchantId: row.merchant_id, mode: row.mode } : null;
+}

@@ -1,0 +1,52 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
+import type { Dialect } from '../db/database.ts';
+import type { DB } from '../db/schema.ts';
+import { nextRetry } from '../shared/retry-schedule.ts';
+import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
+import { claimDueDeliveries, recordAttempt, type Claimed, type NextStep } from './delivery-repository.ts';
+import { postWebhook } from './http-sender.ts';
+import { signWebhook } from './signatures.ts';
+
+export interface WebhookWorkerDeps {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  config: Config;
+  log: FastifyBaseLogger | null;
+}
+
+/** How many deliveries one round claims and sends side by side. */
+const BATCH = 50;
+
+/**
+ * Sends due webhook deliveries: claims a batch under a lease longer than any send can take,
+ * sends them concurrently, records each try, and goes on while there is due work.
+ */
+export function startWebhookWorker(deps: WebhookWorkerDeps): WorkerLoop {
+  const leaseMs = deps.config.webhookTimeoutMs * 2 + 10_000;
+  return startWorkerLoop(
+    'webhooks',
+    deps.config.workerIntervalMs,
+    async (isStopping) => {
+      while (!isStopping()) {
+        const claimed = await claimDueDeliveries(deps.db, deps.dialect, Date.now(), leaseMs, BATCH);
+        if (claimed.length === 0) return;
+        await Promise.all(claimed.map((delivery) => deliver(deps, delivery)));
+      }
+    },
+    deps.log,
+  );
+}
+
+async function deliver({ db, config, log }: WebhookWorkerDeps, delivery: Claimed): Promise<void> {
+  const attemptedAt = Date.now();
+  const headers = signWebhook(delivery.payload, delivery.webhook_secret, delivery.id, Math.floor(attemptedAt / 1000));
+  const outcome = await postWebhook(delivery.url, delivery.payload, headers, { timeoutMs: config.webhookTimeoutMs, allowPrivate: delivery.mode === 'test' });
+  const delivered = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+  const next: NextStep = delivered ? { status: 'delivered' } : nextRetry(delivery.attempts + 1, config.webhookRetryScheduleMs, Date.now(), outcome.retryAfterMs);
+  if (!delivered) {
+    log?.warn({ delivery: delivery.id, merchant: delivery.merchant_id, status: outcome.statusCode, error: outcome.error, next: next.status }, 'webhook attempt failed');
+  }
+  await recordAttempt(db, delivery, { attemptedAt, statusCode: outcome.statusCode, latencyMs: outcome.latencyMs, responseBody: outcome.responseBody, error: outcome.error }, next, Date.now());
+}

@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Page, ViewportSize } from 'playwright-core';
+import { browserSuiteOptions, submitForm, useBrowser, useMerchantSite, type Tab } from '../helpers/browser.ts';
+import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { currentBody } from '../helpers/fixtures.ts';
+import { call, useTestGateway } from '../helpers/gateway.ts';
+
+/**
+ * The hosted checkout end to end in headless Chromium: the page's own script (operator
+ * detection, tabs, the approval poll) and the browser's own enforcement (CSP, form-action on
+ * redirects) are part of what is tested, which the plain-HTTP flow tests cannot reach.
+ */
+describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
+  const browser = useBrowser();
+  const shop = useMerchantSite();
+
+  for (const kind of DATABASE_KINDS) {
+    describe(`on ${kind}`, () => {
+      // Long enough for the approval page to be seen, short enough to keep the suite quick.
+      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '300ms' });
+
+      /** Creates a session through the API and opens its checkout_url in a fresh browser context. */
+      async function openCheckout(overrides: Record<string, unknown> = {}, viewport?: ViewportSize): Promise<Tab & { txRef: string }> {
+        const body = currentBody({ callback_url: `${shop.origin}/paid?order=7`, return_url: `${shop.origin}/cancelled`, ...overrides });
+        const created = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body });
+        assert.equal(created.status, 201, created.text);
+        const tab = await browser.newTab(viewport);
+        await tab.page.goto(created.body.data.checkout_url);
+        return { ...tab, txRef: String(body.tx_ref) };
+      }
+
+      async function verify(txRef: string) {
+        const res = await call(ctx.gw.url, `/verify-payment/${txRef}`, { key: ctx.merchant.test_secret_key });
+        assert.equal(res.status, 200, res.text);
+        return res.body.data;
+      }
+
+      /** Waits until the browser is on the merchant's page at `path`, and returns where it landed. */
+      async function landingOn(page: Page, path: string): Promise<URL> {
+        await page.waitForURL((url) => url.origin === shop.origin && url.pathname === path);
+        return new URL(page.url());
+      }
+
+      /** Submits the mobile money form and waits for the approval page, which then polls on its own. */
+      async function attemptMobile(page: Page, mobile: string): Promise<void> {
+        await page.fill('#mobile', mobile);
+        await submitForm(page, '#pay-mobile');
+        await page.locator('#approval').waitFor();
+      }
+
+      /** The error box of the payment page the failed attempt leads back to. */
+      async function failureShown(page: Page): Promise<string> {
+        const error = page.locator('.error[role=alert]');
+        await error.waitFor();
+        return (await error.textContent()) ?? '';
+      }
+
+      test('a success number: the network is picked from the number, the approval page polls, the browser lands on callback_url', async () => {
+        const { page, problems, txRef } = await openCheckout();
+        assert.equal(await page.inputValue('#operator'), '');
+        await page.locator('#mobile').pressSequentially('0990000000');
+        assert.equal(await page.inputValue('#operator'), 'airtel', 'the page chose the network by itself');
+        await submitForm(page, '#pay-mobile');
+        await page.locator('#approval').waitFor();
+        const landed = await landingOn(page, '/paid');
+        assert.equal(landed.searchParams.get('order'), '7', 'the query callback_url already had is kept');
+        assert.equal(landed.searchParams.get('tx_ref'), txRef);
+        assert.equal(landed.searchParams.get('status'), 'success');
+        const data = await verify(txRef);
+        assert.equal(landed.searchParams.get('transaction_id'), data.reference);
+        assert.equal(data.status, 'success');
+        assert.equal(data.number_of_attempts, 1);
+        assert.deepEqual(
+          { ...data.authorization, completed_at: undefined },
+          { channel: 'Mobile Money', card_number: null, expiry: null, brand: null, provider: 'Airtel Money', mobile_number: '+265990xxxx00', completed_at: undefined },
+        );
+        assert.deepEqual(problems, [], 'no console errors, script errors or CSP violations on the way');
+      });
+
+      test('a failed attempt shows why and the session stays payable; fail twice then succeed', async () => {
+        const { page, txRef } = await openCheckout();
+        for (let i = 1; i <= 2; i++) {
+          await attemptMobile(page, '0990000001');
+          assert.match(await failureShown(page), /declined: insufficient balance/);
+          const data = await verify(txRef);
+          assert.equal(data.status, 'pending');
+          assert.equal(data.number_of_attempts, i);
+        }
+        await attemptMobile(page, '0990000000');
+        const landed = await landingOn(page, '/paid');
+        assert.equal(landed.searchParams.get('status'), 'success');
+        assert.equal(landed.searchParams.get('tx_ref'), txRef);
+        const data = await verify(txRef);
+        assert.equal(landed.searchParams.get('transaction_id'), data.reference);
+        assert.equal(data.status, 'success');
+        assert.equal(data.number_of_attempts, 3);
+        assert.equal(data.authorization.provider, 'Airtel Money');
+      });
+
+      test('the third failed attempt ends the session and lands on return_url', async () => {
+        const { page, txRef } = await openCheckout();
+        await attemptMobile(page, '0990000001');
+        await failureShown(page);
+        await attemptMobile(page, '0899817566');
+        await failureShown(page);
+        await attemptMobile(page, '0990000001');
+        const landed = await landingOn(page, '/cancelled');
+        assert.equal(landed.searchParams.get('tx_ref'), txRef);
+        assert.equal(landed.searchParams.get('status'), 'failed');
+        const data = await verify(txRef);
+        assert.equal(data.status, 'failed');
+        assert.equal(data.number_of_attempts, 3);
+        assert.equal(data.authorization, null);
+      });
+
+      test('cancel lands on return_url with status=failed', async () => {
+        const { page, txRef } = await openCheckout();
+        await submitForm(page, '#cancel');
+        const landed = await landingOn(page, '/cancelled');
+        assert.equal(landed.searchParams.get('tx_ref'), txRef);
+        assert.equal(landed.searchParams.get('status'), 'failed');
+        const data = await verify(txRef);
+        assert.equal(data.status, 'failed');
+        assert.equal(data.number_of_attempts, 0);
+        assert.equal(data.authorization, null);
+      });
+
+      test('a card with its one-time code lands on callback_url; only the masked card is reported', async () => {
+        const { page, txRef } = await openCheckout();
+        await page.click('#method-card');
+        await page.fill('#card-number', '4242 4242 4242 4242');
+        await page.fill('#card-expiry', '12/30');
+        await page.fill('#card-cvv', '123');
+        await submitForm(page, '#pay-card');
+        await page.fill('#otp', '1234');
+        await submitForm(page, '#submit-otp');
+        const landed = await landingOn(page, '/paid');
+        assert.equal(landed.searchParams.get('order'), '7');
+        assert.equal(landed.searchParams.get('tx_ref'), txRef);
+        assert.equal(landed.searchParams.get('status'), 'success');
+        const data = await verify(txRef);
+        assert.equal(landed.searchParams.get('transaction_id'), data.reference);
+        assert.equal(data.status, 'success');
+        assert.equal(data.number_of_attempts, 1);
+        assert.deepEqual(
+          { ...data.authorization, completed_at: undefined },
+          { channel: 'Card', card_number: '424242******4242', expiry: '2030-12', brand: 'VISA', provider: null, mobile_number: null, completed_at: undefined },
+        );
+      });
+
+      test('a merchant title holding a script tag is shown as text and never runs', async () => {
+        const title = '<script>window.__xss=1</script>';
+        const { page } = await openCheckout({ customization: { title, description: 'Two bags of maize' } });
+        assert.ok((await page.textContent('h1.order-title'))?.includes(title));
+        assert.equal(await page.evaluate(() => (window as { __xss?: unknown }).__xss), undefined);
+      });
+
+      test('on a phone the page fits the screen and says TEST MODE', async () => {
+        const width = 360;
+        const { page } = await openCheckout({}, { width, height: 740 });
+        const scrollWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(await page.isVisible('.test-banner'));
+        assert.match((await page.textContent('.test-banner')) ?? '', /TEST MODE/);
+        assert.ok((await scrollWidth()) <= width, `no horizontal scroll (scrollWidth ${await scrollWidth()})`);
+        // The list of test numbers and cards is the widest thing on the page once it is open.
+        await page.click('details.test-instruments > summary');
+        assert.ok((await scrollWidth()) <= width, `no horizontal scroll with the test instruments open (scrollWidth ${await scrollWidth()})`);
+      });
+    });
+  }
+});

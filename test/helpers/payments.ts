@@ -1,0 +1,35 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CheckoutClient } from './checkout-client.ts';
+import { currentBody } from './fixtures.ts';
+import { call } from './gateway.ts';
+
+export interface Payment {
+  txRef: string;
+  /** Where the browser was sent at the end: callback_url on success, the page again after a failure. */
+  landedAt: string | null;
+}
+
+/**
+ * Creates a session with the merchant's key and pays it by mobile money through the hosted
+ * page, the way a customer would, waiting for the sandbox to settle the attempt.
+ */
+export async function payByMobileMoney(base: string, key: string, mobile: string, overrides: Record<string, unknown> = {}): Promise<Payment> {
+  const body = currentBody(overrides);
+  const created = await call(base, '/payment', { key, body });
+  if (created.status !== 201) throw new Error(`create failed: ${created.text}`);
+  const client = new CheckoutClient(base);
+  const pagePath = new URL(created.body.data.checkout_url).pathname;
+  await client.get(pagePath);
+  const posted = await client.post(`${pagePath}/pay/mobile-money`, { mobile, operator: '' });
+  if (posted.status !== 303) throw new Error(`attempt refused: ${posted.text.slice(0, 300)}`);
+  const attemptPath = new URL(posted.location!).pathname;
+  for (let waited = 0; waited < 10_000; waited += 50) {
+    const status = await (await fetch(`${base}${attemptPath}/status`)).json();
+    if (status.next_url) {
+      const outcome = await client.get(status.next_url);
+      return { txRef: String(body.tx_ref), landedAt: outcome.location };
+    }
+    await sleep(50);
+  }
+  throw new Error('the attempt never ended');
+}

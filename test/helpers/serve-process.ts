@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BIN, ROOT } from './cli.ts';
+import { freePort } from './gateway.ts';
+
+/** A real `lipira serve` child process, listening on loopback. */
+export interface ServeProcess {
+  readonly pid: number;
+  /** Where it listens, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Everything it printed so far, stdout and stderr together: for failure messages. */
+  readonly output: string;
+  /** SIGTERM, as an operator stops it; resolves with its exit code once it has gone. */
+  stop(timeoutMs?: number): Promise<number | null>;
+  /** SIGKILL: a crash that gives it no chance to finish anything; resolves once it has gone. */
+  crash(): Promise<void>;
+  /** For cleanup after a failure: kills it unless it has already gone. */
+  dispose(): Promise<void>;
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * Starts `lipira serve` with the given environment additions (on a free port unless PORT is
+ * given) and waits until `/healthz` answers. Children log at `warn` unless told otherwise, so
+ * a passing run prints nothing; with that level the "listening" line never shows, hence the
+ * health check rather than waiting for output.
+ */
+export async function startServe(env: Record<string, string>, options: { cwd?: string; readyTimeoutMs?: number } = {}): Promise<ServeProcess> {
+  const port = env.PORT ?? String(await freePort());
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: port },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  // Set once the process has gone and its output is complete.
+  const state: { exit: Exit | null } = { exit: null };
+  const exited = new Promise<Exit>((resolve) => {
+    child.on('close', (code, signal) => resolve((state.exit = { code, signal })));
+  });
+  const url = `http://127.0.0.1:${port}`;
+
+  const kill = async (signal: NodeJS.Signals) => {
+    if (!state.exit) child.kill(signal);
+    return exited;
+  };
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  while (!(await answers(`${url}/healthz`))) {
+    if (state.exit) throw new Error(`lipira serve exited (${describeExit(state.exit)}) before it was ready:\n${output}`);
+    if (Date.now() > deadline) {
+      await kill('SIGKILL');
+      throw new Error(`lipira serve was not ready on ${url} in time:\n${output}`);
+    }
+    await sleep(50);
+  }
+
+  return {
+    pid: child.pid!,
+    url,
+    get output() {
+      return output;
+    },
+    async stop(timeoutMs = 20_000) {
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const { code, signal } = await kill('SIGTERM');
+      clearTimeout(timer);
+      if (signal === 'SIGKILL') throw new Error(`lipira serve did not stop within ${timeoutMs} ms of SIGTERM:\n${output}`);
+      return code;
+    },
+    async crash() {
+      const gone = await kill('SIGKILL');
+      if (gone.signal !== 'SIGKILL') throw new Error(`lipira serve had already exited (${describeExit(gone)}):\n${output}`);
+    },
+    async dispose() {
+      await kill('SIGKILL');
+    },
+  };
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.arrayBuffer();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+function describeExit(exit: Exit): string {
+  return exit.signal ? `signal ${exit.signal}` : `code ${String(exit.code)}`;
+}

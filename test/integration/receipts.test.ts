@@ -1,0 +1,294 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SMTPServer } from 'smtp-server';
+import { loadConfig } from '../../src/config.ts';
+import { startEmailWorker } from '../../src/emails/email-worker.ts';
+import { updateMerchantSettings } from '../../src/merchants/merchant-service.ts';
+import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { call, freePort, useTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { payByMobileMoney } from '../helpers/payments.ts';
+
+/** Timings short enough for a test: the sandbox settles in 100 ms and a failed send is retried three times, 300 ms apart. */
+const FAST = { SANDBOX_MOBILE_DELAY: '100ms', WORKER_INTERVAL: '100ms', EMAIL_RETRY_SCHEDULE: '300ms,300ms,300ms' };
+/** Enough worker rounds for a duplicate to have shown up, had there been one. */
+const A_FEW_ROUNDS_MS = 600;
+const PAYS = '0990000000';
+const DECLINED = '0990000001';
+
+interface Mail {
+  envelopeTo: string[];
+  headers: Map<string, string>;
+  text: string;
+  html: string;
+}
+
+interface SmtpPeer {
+  port: number;
+  mails: Mail[];
+  close(): Promise<void>;
+}
+
+/** A real SMTP server on loopback (no auth, no STARTTLS) that keeps every message it accepts. */
+async function startSmtp(port = 0): Promise<SmtpPeer> {
+  const mails: Mail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        mails.push({ envelopeTo: session.envelope.rcptTo.map((to) => to.address), ...parseMessage(Buffer.concat(chunks).toString('utf8')) });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return { port: (server.server.address() as AddressInfo).port, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** Just enough RFC 5322/MIME reading for what nodemailer writes: headers and a multipart/alternative of text and HTML. */
+function parseMessage(raw: string): Omit<Mail, 'envelopeTo'> {
+  const { headers, body } = splitEntity(raw);
+  const boundary = /boundary="?([^";]+)"?/.exec(headers.get('content-type') ?? '')?.[1];
+  assert.ok(boundary, `a multipart message: ${raw.slice(0, 500)}`);
+  const parts = body.split(`--${boundary}`).slice(1, -1).map(splitEntity);
+  const partOf = (type: string) => {
+    const part = parts.find((candidate) => candidate.headers.get('content-type')?.startsWith(type));
+    assert.ok(part, `a ${type} part`);
+    return decodeBody(part.body, part.headers.get('content-transfer-encoding'));
+  };
+  return { headers, text: partOf('text/plain'), html: partOf('text/html') };
+}
+
+function splitEntity(raw: string): { headers: Map<string, string>; body: string } {
+  const trimmed = raw.replace(/^\r?\n/, '');
+  const end = trimmed.search(/\r?\n\r?\n/);
+  const head = trimmed.slice(0, end).replace(/\r?\n[ \t]+/g, ' ');
+  const headers = new Map(head.split(/\r?\n/).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
+  return { headers, body: trimmed.slice(end).replace(/^\r?\n\r?\n/, '') };
+}
+
+function decodeBody(body: string, encoding: string | undefined): string {
+  if (encoding === 'base64') return Buffer.from(body, 'base64').toString('utf8');
+  if (encoding !== 'quoted-printable') return body;
+  const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return Buffer.from(bytes, 'latin1').toString('utf8');
+}
+
+async function waitUntil<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** The receipt rows a payment queued, found through its event and checkout session. */
+function emailRows(gw: TestGateway, txRef: string) {
+  return gw.gateway.database.db
+    .selectFrom('emails')
+    .innerJoin('events', 'events.id', 'emails.event_id')
+    .innerJoin('checkout_sessions', 'checkout_sessions.id', 'events.subject_id')
+    .selectAll('emails')
+    .where('checkout_sessions.tx_ref', '=', txRef)
+    .orderBy('emails.kind')
+    .execute();
+}
+
+/** The session as verification shows it: its status and the reference a receipt must carry. */
+async function verify(gw: TestGateway, key: string, txRef: string): Promise<{ status: string; reference: string }> {
+  const response = await call(gw.url, `/verify-payment/${txRef}`, { key });
+  assert.equal(response.status, 200, response.text);
+  return response.body.data;
+}
+
+let customers = 0;
+/** A customer address no other test uses, so that each test finds its own messages. */
+const newCustomerEmail = () => `customer${++customers}@example.com`;
+
+function assertReceiptContent(mail: Mail, parts: string[]): void {
+  for (const part of parts) {
+    assert.ok(mail.text.includes(part), `text has ${part}:\n${mail.text}`);
+    assert.ok(mail.html.includes(part), `HTML has ${part}:\n${mail.html}`);
+  }
+}
+
+for (const kind of DATABASE_KINDS) {
+  describe(`receipt emails over SMTP on ${kind}`, () => {
+    const env: Record<string, string> = { ...FAST };
+    let smtp: SmtpPeer;
+    before(async () => {
+      smtp = await startSmtp();
+      env.SMTP_URL = `smtp://127.0.0.1:${smtp.port}`;
+    });
+    const ctx = useTestGateway(kind, env);
+    after(() => smtp.close());
+
+    const mailsTo = (address: string) => smtp.mails.filter((mail) => mail.envelopeTo.includes(address));
+    const mailsAbout = (txRef: string) => smtp.mails.filter((mail) => mail.text.includes(txRef));
+
+    test('a payment sends the merchant and the customer one receipt each, with escaped merchant text', async () => {
+      const merchant = await ctx.gw.newMerchant('<b>Bad & Co</b>');
+      const customer = newCustomerEmail();
+      const title = '<script>alert("x")</script>';
+      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, PAYS, { email: customer, customization: { title } });
+      const { status, reference } = await verify(ctx.gw, merchant.test_secret_key, paid.txRef);
+      assert.equal(status, 'success');
+      await waitUntil('two receipts', () => mailsAbout(paid.txRef).length >= 2);
+      await sleep(A_FEW_ROUNDS_MS);
+
+      const mails = mailsAbout(paid.txRef);
+      assert.equal(mails.length, 2, 'one message each, and no more after further rounds');
+      const [toCustomer] = mailsTo(customer);
+      const toMerchant = mails.find((mail) => mail !== toCustomer);
+      assert.ok(toCustomer && toMerchant);
+      assert.deepEqual(toMerchant.envelopeTo, [merchant.email]);
+      assert.equal(toMerchant.headers.get('to'), merchant.email);
+      assert.equal(toCustomer.headers.get('to'), customer);
+      assert.match(toMerchant.headers.get('subject')!, /^Payment received: MWK 1,000\.00/);
+      assert.equal(toCustomer.headers.get('subject'), 'Your receipt from <b>Bad & Co</b>: MWK 1,000.00');
+      for (const mail of [toMerchant, toCustomer]) {
+        assertReceiptContent(mail, ['MWK 1,000.00', reference, paid.txRef, 'Airtel Money (+265990xxxx00)', 'UTC']);
+        assert.ok(mail.html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'), mail.html);
+        assert.ok(mail.html.includes('&lt;b&gt;Bad &amp; Co&lt;/b&gt;'), mail.html);
+        assert.ok(!/<script|<b>/.test(mail.html), 'no merchant markup in the HTML');
+        assert.ok(!mail.text.includes('990000000'), 'no full mobile number');
+      }
+
+      const rows = await emailRows(ctx.gw, paid.txRef);
+      assert.deepEqual(rows.map((row) => [row.kind, row.recipient, row.status, row.attempts]), [
+        ['customer_receipt', customer, 'sent', 1],
+        ['merchant_receipt', merchant.email, 'sent', 1],
+      ]);
+      assert.ok(rows.every((row) => row.sent_at !== null && row.locked_until === null && row.last_error === null));
+    });
+
+    test('a session without a customer email sends only the merchant receipt', async () => {
+      const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: undefined });
+      await waitUntil('the merchant receipt', () => mailsAbout(paid.txRef).length >= 1);
+      await sleep(A_FEW_ROUNDS_MS);
+      const mails = mailsAbout(paid.txRef);
+      assert.equal(mails.length, 1);
+      assert.deepEqual(mails[0]!.envelopeTo, [ctx.merchant.email]);
+      assert.deepEqual((await emailRows(ctx.gw, paid.txRef)).map((row) => row.kind), ['merchant_receipt']);
+    });
+
+    test('a merchant who turned receipts off gets none, nor do their customers', async () => {
+      const merchant = await ctx.gw.newMerchant('Quiet Shop');
+      assert.ok(await updateMerchantSettings(ctx.gw.gateway.database.db, merchant.id, { receiptsEnabled: false }));
+      const customer = newCustomerEmail();
+      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, PAYS, { email: customer });
+      assert.equal((await verify(ctx.gw, merchant.test_secret_key, paid.txRef)).status, 'success');
+      await sleep(A_FEW_ROUNDS_MS);
+      assert.equal(mailsAbout(paid.txRef).length, 0);
+      assert.equal(mailsTo(customer).length, 0);
+      assert.equal((await emailRows(ctx.gw, paid.txRef)).length, 0);
+    });
+
+    test('a second worker on the same database sends nothing twice', async () => {
+      const { db, dialect } = ctx.gw.gateway.database;
+      const second = startEmailWorker({ db, dialect, config: loadConfig({ ...env, DATABASE_URL: ctx.gw.database.url }), log: null });
+      try {
+        const payments = await Promise.all(Array.from({ length: 5 }, () => payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: newCustomerEmail() })));
+        await waitUntil('every receipt', () => payments.every((paid) => mailsAbout(paid.txRef).length >= 2));
+        await sleep(A_FEW_ROUNDS_MS);
+        assert.deepEqual(payments.map((paid) => mailsAbout(paid.txRef).length), [2, 2, 2, 2, 2]);
+      } finally {
+        await second.stop();
+      }
+    });
+
+    test('a failed payment sends no receipt', async () => {
+      const customer = newCustomerEmail();
+      const failed = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, DECLINED, { email: customer });
+      assert.equal((await verify(ctx.gw, ctx.merchant.test_secret_key, failed.txRef)).status, 'pending', 'the attempt failed; the session may be paid again');
+      await sleep(A_FEW_ROUNDS_MS);
+      assert.equal(mailsTo(customer).length, 0);
+      assert.equal(mailsAbout(failed.txRef).length, 0);
+      assert.equal((await emailRows(ctx.gw, failed.txRef)).length, 0);
+    });
+  });
+
+  describe(`receipt emails while the SMTP server is down on ${kind}`, () => {
+    const env: Record<string, string> = { ...FAST };
+    let port: number;
+    let smtp: SmtpPeer | null = null;
+    before(async () => {
+      port = await freePort();
+      env.SMTP_URL = `smtp://127.0.0.1:${port}`;
+    });
+    const ctx = useTestGateway(kind, env);
+    after(() => smtp?.close());
+
+    test('after the last try an email is failed, with its reason kept', async () => {
+      const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: newCustomerEmail() });
+      const rows = await waitUntil('both receipts failed for good', async () => {
+        const found = await emailRows(ctx.gw, paid.txRef);
+        return found.length === 2 && found.every((row) => row.status === 'failed') && found;
+      });
+      for (const row of rows) {
+        assert.equal(row.attempts, 4, 'the first try and the three retries of the schedule');
+        assert.match(row.last_error ?? '', /ECONNREFUSED/);
+        assert.equal(row.sent_at, null);
+        assert.equal(row.locked_until, null);
+      }
+    });
+
+    test('receipts queued while it is down go out once it is back, once each', async () => {
+      const customer = newCustomerEmail();
+      const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: customer });
+      await waitUntil('a failed try of each receipt', async () => {
+        const found = await emailRows(ctx.gw, paid.txRef);
+        return found.length === 2 && found.every((row) => row.attempts >= 1 && row.last_error !== null && row.status === 'pending');
+      });
+      smtp = await startSmtp(port);
+      const peer = smtp;
+      await waitUntil('both receipts', () => peer.mails.filter((mail) => mail.text.includes(paid.txRef)).length >= 2);
+      await sleep(A_FEW_ROUNDS_MS);
+      const mails = peer.mails.filter((mail) => mail.text.includes(paid.txRef));
+      assert.deepEqual(mails.map((mail) => mail.envelopeTo[0]).sort(), [customer, ctx.merchant.email].sort());
+      assert.equal(peer.mails.length, 2, 'the receipts that had already failed for good stay failed');
+      const rows = await emailRows(ctx.gw, paid.txRef);
+      assert.ok(rows.every((row) => row.status === 'sent' && row.sent_at !== null && row.last_error === null && row.attempts >= 2), JSON.stringify(rows));
+    });
+  });
+
+  describe(`receipt emails without SMTP on ${kind}`, () => {
+    const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-outbox-'));
+    const ctx = useTestGateway(kind, { ...FAST, OUTBOX_DIR: outbox });
+    after(() => fs.rmSync(outbox, { recursive: true, force: true }));
+
+    test('each receipt is written whole as <email id>.eml in the outbox directory', async () => {
+      const customer = newCustomerEmail();
+      const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: customer });
+      const { reference } = await verify(ctx.gw, ctx.merchant.test_secret_key, paid.txRef);
+      const rows = await waitUntil('both receipts sent', async () => {
+        const found = await emailRows(ctx.gw, paid.txRef);
+        return found.length === 2 && found.every((row) => row.status === 'sent') && found;
+      });
+      assert.deepEqual(fs.readdirSync(outbox).sort(), rows.map((row) => `${row.id}.eml`).sort(), 'one file per email, no temp files left');
+      for (const row of rows) {
+        const raw = fs.readFileSync(path.join(outbox, `${row.id}.eml`), 'utf8');
+        const mail = { envelopeTo: [], ...parseMessage(raw) };
+        assert.equal(mail.headers.get('to'), row.recipient);
+        assert.equal(mail.headers.get('subject'), row.subject);
+        assert.match(mail.headers.get('from') ?? '', /receipts@lipira\.localhost/);
+        assert.equal(mail.headers.get('message-id'), `<${row.id}@lipira>`);
+        assertReceiptContent(mail, ['MWK 1,000.00', reference, paid.txRef, 'Airtel Money (+265990xxxx00)']);
+      }
+      assert.deepEqual(rows.map((row) => row.recipient), [customer, ctx.merchant.email]);
+    });
+  });
+}
