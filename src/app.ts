@@ -1,12 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import type { PaymentDeps } from './checkout/checkout-payments.ts';
 import { buildServer, type App } from './http/server.ts';
-import { providersFor } from './payments/providers.ts';
+import { paymentDeps } from './payments/providers.ts';
 import { startSettler } from './payments/settler.ts';
 import { startEmailWorker } from './emails/email-worker.ts';
 import { startWebhookWorker } from './webhooks/webhook-worker.ts';
+import { startSettlementWorker } from './ledger/settlement-worker.ts';
 
 /** How long closing waits for handlers whose clients already left before closing the database. */
 const SHUTDOWN_DRAIN_LIMIT_MS = 10_000;
@@ -21,7 +21,7 @@ export interface Gateway {
 
 /** Starts the HTTP server on an open database; closing it stops the server, then the database. */
 export async function startGateway(config: Config, database: Database, logger: FastifyBaseLogger | false): Promise<Gateway> {
-  const payments: PaymentDeps = { db: database.db, providerFor: providersFor(config), maxFailedAttempts: config.checkoutMaxFailedAttempts };
+  const payments = paymentDeps(config, database.db);
   const { app, inFlight } = buildServer({ config, database, payments, logger });
   await app.listen({ host: config.host, port: config.port });
   const log = logger || null;
@@ -29,6 +29,7 @@ export async function startGateway(config: Config, database: Database, logger: F
     startSettler(payments, config.workerIntervalMs, log),
     startWebhookWorker({ db: database.db, dialect: database.dialect, config, log }),
     startEmailWorker({ db: database.db, dialect: database.dialect, config, log }),
+    startSettlementWorker(database.db, config.settlementIntervalMs, log),
   ];
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -23,6 +23,9 @@ export interface Config {
   emailFrom: string;
   outboxDir: string;
   emailRetryScheduleMs: number[];
+  payoutFeeBasisPoints: number;
+  /** How often collected money moves to merchants' main balances. */
+  settlementIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -45,7 +48,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   }
   const bodyLimitBytes = integerSetting(env, 'BODY_LIMIT', 65536, 1024, 16 * 1024 * 1024);
-  const defaultFeeBasisPoints = parseFeePercentSetting(env.DEFAULT_FEE_PERCENT);
+  const defaultFeeBasisPoints = feePercentSetting(env, 'DEFAULT_FEE_PERCENT', '3');
   const checkoutTtlMs = durationSetting(env, 'CHECKOUT_TTL', '24h');
   const checkoutMaxFailedAttempts = integerSetting(env, 'CHECKOUT_MAX_FAILED_ATTEMPTS', 3, 1, 20);
   const sandboxMobileDelayMs = durationSetting(env, 'SANDBOX_MOBILE_DELAY', '3s', true);
@@ -67,6 +70,8 @@ export function loadConfig(env: Env = process.env): Config {
     emailFrom: env.EMAIL_FROM?.trim() || 'Lipira <receipts@lipira.localhost>',
     outboxDir: path.resolve(env.OUTBOX_DIR?.trim() || './data/outbox'),
     emailRetryScheduleMs: scheduleSetting(env, 'EMAIL_RETRY_SCHEDULE', '5s,1m,5m,30m,2h,5h'),
+    payoutFeeBasisPoints: feePercentSetting(env, 'PAYOUT_FEE_PERCENT', '1'),
+    settlementIntervalMs: durationSetting(env, 'SETTLEMENT_INTERVAL', '24h'),
   };
 }
 
@@ -128,10 +133,10 @@ export function parseFeePercent(raw: string): number | null {
   return basisPoints <= 10_000 ? basisPoints : null;
 }
 
-function parseFeePercentSetting(raw: string | undefined): number {
-  const value = raw?.trim() || '3';
+function feePercentSetting(env: Env, name: string, fallback: string): number {
+  const value = env[name]?.trim() || fallback;
   const basisPoints = parseFeePercent(value);
-  if (basisPoints === null) throw new ConfigError('DEFAULT_FEE_PERCENT', `must be a percentage from 0 to 100 (got "${value}")`);
+  if (basisPoints === null) throw new ConfigError(name, `must be a percentage from 0 to 100 (got "${value}")`);
   return basisPoints;
 }
 

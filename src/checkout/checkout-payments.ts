@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import { creditCollection } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
 import { findMerchant } from '../merchants/merchant-repository.ts';
 import { finalizeCharge, findSessionCharge, insertChargeIfNew, type Charge } from '../payments/charge-repository.ts';
@@ -18,6 +19,7 @@ export interface PaymentDeps {
   providerFor: ProviderFor;
   /** The failed attempt that ends a session (contract §7: the 3rd by default). */
   maxFailedAttempts: number;
+  payoutFeeBasisPoints: number;
 }
 
 /** An attempt either becomes a charge, or is refused with a message for the customer. */
@@ -76,6 +78,8 @@ async function recordAttempt(deps: PaymentDeps, session: CheckoutSession, starte
       created_at: now,
       completed_at: null,
       updated_at: now,
+      request_hash: null,
+      type: 'API Payment (Checkout)',
     };
     const recorded = await deps.db.transaction().execute(async (trx) => {
       if (!(await sessions.countAttempt(trx, session.id, now))) return 'ended' as const;
@@ -103,19 +107,9 @@ export async function confirmCardOtp(deps: PaymentDeps, session: CheckoutSession
 }
 
 /**
- * Asks the provider about a pending charge whose check time has come and records the answer;
- * the settler does this for every due charge, a status poll for the one it is watching.
- */
-export async function refreshCharge(deps: PaymentDeps, charge: Charge, now = Date.now()): Promise<Charge> {
-  if (charge.status !== 'pending' || charge.check_at === null || charge.check_at > now) return charge;
-  const outcome = await deps.providerFor(charge.mode).check(charge, now);
-  if (!outcome) return charge;
-  return (await completeCheckoutCharge(deps, charge, outcome, now)) ?? charge;
-}
-
-/**
  * Records how an attempt ended, with everything that follows, in one transaction:
- * - success pays the session (once: a second success is kept on its charge but not counted);
+ * - success pays the session and credits the merchant's collection balance (once: a second
+ *   success is kept on its charge but neither counted nor credited);
  * - failure counts against the session, which ends after too many;
  * - each counted outcome emits `checkout.payment` for delivery.
  */
@@ -135,6 +129,7 @@ export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, 
       await addLog(trx, final.id, 'Payment completed', now);
       const paid = await sessions.markPaid(trx, sessionId, final.id, fee, now);
       if (paid) {
+        await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
         await addLog(trx, sessionId, `Payment completed with ${describeMethod(final)}`, now);
         await emitCheckoutPayment(trx, paid, final, now);
       } else {

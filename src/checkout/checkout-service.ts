@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
 import { toMinor } from '../shared/money.ts';
+import { requestHash } from '../shared/request-hash.ts';
 import * as repo from './checkout-repository.ts';
 import type { CheckoutSession } from './checkout-repository.ts';
 import { addLog, listLogs, type LogEntry } from '../logs/log-repository.ts';
@@ -91,22 +91,10 @@ function newSession(owner: Principal, request: SessionRequest, txRef: string, re
   };
 }
 
-/** A digest of everything that defines the payment, with object keys in a stable order. */
+/** Everything that defines the payment: what a retry must repeat to be answered as the first. */
 function hashRequest(request: SessionRequest, txRef: string): string {
   const { generation, amount, currency, first_name, last_name, email, callback_url, return_url, customization, meta } = request;
-  const canonical = stableJson({ generation, txRef, amount, currency, first_name, last_name, email, callback_url, return_url, customization, meta });
-  return createHash('sha256').update(canonical).digest('base64url');
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
+  return requestHash({ generation, txRef, amount, currency, first_name, last_name, email, callback_url, return_url, customization, meta });
 }
 
 export interface VerifiedSession {

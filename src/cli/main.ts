@@ -13,6 +13,8 @@ const USAGE = `Usage: lipira <command>
   webhooks list --merchant ID [--mode test|live] [--status S] [--tx-ref REF] [--charge-id ID] [--page N] [--json]
   webhooks show DELIVERY_ID [--json]
   webhooks redeliver DELIVERY_ID
+  ledger check                            prove the ledger balances (exit 1 if not)
+  ledger settle                           move collected money to main balances now
 
 Every command reads DATABASE_URL (default sqlite:./data/lipira.db).`;
 
@@ -25,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   merchant: async () => (await import('./merchant-command.ts')).merchantCommand,
   keys: async () => (await import('./keys-command.ts')).keysCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).webhooksCommand,
+  ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
 };
 
 /** Runs one command line; resolves to the process exit status. */

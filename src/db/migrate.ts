@@ -3,12 +3,14 @@ import { openDatabase, type Database } from './database.ts';
 import { coreMigration } from './migrations/0001_core.ts';
 import { paymentsMigration } from './migrations/0002_payments.ts';
 import { deliveriesMigration } from './migrations/0003_deliveries.ts';
+import { ledgerMigration } from './migrations/0004_ledger.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
   return {
     '0001_core': coreMigration(database.dialect),
     '0002_payments': paymentsMigration,
     '0003_deliveries': deliveriesMigration(database.dialect),
+    '0004_ledger': ledgerMigration(database.dialect),
   };
 }
 

@@ -98,6 +98,42 @@ export interface ChargesTable {
   created_at: number;
   completed_at: number | null;
   updated_at: number;
+  /** Direct charges and payouts: a digest of the request, to tell a retry from a duplicate. */
+  request_hash: Generated<string | null>;
+  /** The record's `type` for direct API records: `Direct API Payment` or `API Payout`. */
+  type: Generated<string | null>;
+}
+
+export type AccountKind = 'collection' | 'main' | 'payout_reserve' | 'fees' | 'external';
+
+export interface LedgerAccountsTable {
+  id: string;
+  /** A merchant id, or `system` for the gateway's own fee and outside-world accounts. */
+  owner: string;
+  mode: 'test' | 'live';
+  currency: string;
+  kind: AccountKind;
+  /** The sum of the account's entries, kept in step with them in the same transaction. */
+  balance_minor: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LedgerTransactionsTable {
+  id: string;
+  mode: 'test' | 'live';
+  kind: 'collection' | 'settlement' | 'payout_reserve' | 'payout_release' | 'payout_complete';
+  /** The charge or payout it belongs to (its internal id), or null for a settlement. */
+  reference: string | null;
+  created_at: number;
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  transaction_id: string;
+  account_id: string;
+  /** Signed: what the entry adds to the account's balance. A transaction's entries sum to zero. */
+  amount_minor: number;
 }
 
 export interface EventsTable {
@@ -189,6 +225,9 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   emails: EmailsTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_transactions: LedgerTransactionsTable;
+  ledger_entries: LedgerEntriesTable;
   logs: LogsTable;
   app_state: AppStateTable;
 }

@@ -24,6 +24,8 @@ import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
 import { registerHealthRoutes } from '../health/health-routes.ts';
 import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
+import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
+import { registerMobileMoneyRoutes } from '../payments/mobile-money-routes.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -87,6 +89,8 @@ export function buildServer({ config, database, payments, logger }: ServerDeps):
     registerCheckoutRoutes(app, { config, db: database.db });
     registerCheckoutPageRoutes(app, { config, payments });
     registerWebhookRoutes(app, { config, db: database.db });
+    registerMobileMoneyRoutes(app, payments);
+    registerBalanceRoutes(app, database.db);
   });
   return { app, inFlight };
 }

@@ -2,12 +2,14 @@ import type { FastifySchemaValidationError } from 'fastify';
 import type { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { fieldLabel, type FieldErrors } from '../shared/errors.ts';
+import { parseMalawiMobile } from '../shared/phone.ts';
 import { isHttpUrl } from '../shared/urls.ts';
 
 /** Adds the formats and keywords our request schemas use to Fastify's Ajv. */
 export function ajvPlugin(ajv: Ajv): Ajv {
   addFormats.default(ajv, ['email']);
   ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
+  ajv.addFormat('malawi-mobile', { type: 'string', validate: (text: string) => parseMalawiMobile(text) !== null });
   ajv.addKeyword({
     keyword: 'maxJsonBytes',
     type: 'object',
@@ -45,7 +47,7 @@ function laravelMessage(label: string, error: FastifySchemaValidationError): str
     case 'const':
       return `The selected ${label} is invalid.`;
     case 'format':
-      return error.params.format === 'email' ? `The ${label} must be a valid email address.` : `The ${label} must be a valid URL.`;
+      return `The ${label} must be ${FORMAT_WORDS[String(error.params.format)] ?? 'valid'}.`;
     case 'maxLength':
       return `The ${label} must not be greater than ${String(limit)} characters.`;
     case 'minimum':
@@ -60,6 +62,12 @@ function laravelMessage(label: string, error: FastifySchemaValidationError): str
       return `The ${label} is invalid.`;
   }
 }
+
+const FORMAT_WORDS: Record<string, string> = {
+  email: 'a valid email address',
+  'http-url': 'a valid URL',
+  'malawi-mobile': 'an Airtel Money or TNM Mpamba number',
+};
 
 const TYPE_WORDS: Record<string, string> = {
   string: 'a string',

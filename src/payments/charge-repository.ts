@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { ChargesTable, DB } from '../db/schema.ts';
+import type { Principal } from '../merchants/merchant-service.ts';
 
 export type Charge = Selectable<ChargesTable>;
 type Db = Kysely<DB>;
@@ -42,4 +43,9 @@ export async function finalizeCharge(db: Db, id: string, final: Finalization, no
     .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst();
+}
+
+/** A merchant's charge or payout by its `charge_id`, in the key's mode. */
+export function findChargeByChargeId(db: Db, owner: Principal, chargeId: string): Promise<Charge | undefined> {
+  return db.selectFrom('charges').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).where('charge_id', '=', chargeId).executeTakeFirst();
 }

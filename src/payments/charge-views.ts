@@ -1,6 +1,8 @@
+import type { LogEntry } from '../logs/log-repository.ts';
 import { OPERATOR_NAMES } from '../shared/phone.ts';
-import { formatNullableTimestamp } from '../shared/time.ts';
+import { formatNullableTimestamp, formatTimestamp } from '../shared/time.ts';
 import type { Charge } from './charge-repository.ts';
+import { operatorByCode } from './operators.ts';
 
 export const CHANNEL_NAMES: Record<Charge['channel'], string> = { mobile_money: 'Mobile Money', card: 'Card' };
 
@@ -27,4 +29,62 @@ export function describeAuthorization(authorization: Pick<AuthorizationView, 'ch
 
 export function describeMethod(charge: Charge): string {
   return describeAuthorization(authorizationOf(charge));
+}
+
+/** `checkout.payment`, `api.charge.payment` or `api.payout`: what a charge's events and records are called. */
+export function eventTypeOf(charge: Charge): 'checkout.payment' | 'api.charge.payment' | 'api.payout' {
+  if (charge.kind === 'payout') return 'api.payout';
+  return charge.session_id ? 'checkout.payment' : 'api.charge.payment';
+}
+
+const decimalText = (minor: number) => (minor / 100).toFixed(2);
+
+/** The record fields every mobile money route shows (spec §2.5), for charges and payouts alike. */
+function commonRecord(charge: Charge) {
+  const payout = charge.kind === 'payout';
+  return {
+    amount: charge.amount_minor / 100,
+    charge_id: charge.charge_id,
+    ref_id: charge.ref_id,
+    trans_id: charge.trans_id,
+    // Payout records carry no customer (spec §4.5).
+    first_name: payout ? null : charge.first_name,
+    last_name: payout ? null : charge.last_name,
+    email: payout ? null : charge.email,
+    status: charge.status,
+    mobile: charge.mobile,
+    attempts: charge.attempts,
+    currency: charge.currency,
+    mode: charge.mode === 'test' ? 'sandbox' : 'live',
+    created_at: formatTimestamp(charge.created_at),
+    completed_at: formatNullableTimestamp(charge.completed_at),
+    mobile_money: charge.operator ? { name: OPERATOR_NAMES[charge.operator], ref_id: operatorByCode(charge.operator).ref_id, country: 'Malawi' } : null,
+  };
+}
+
+function typedParts(charge: Charge) {
+  return {
+    type: charge.type ?? 'Direct API Payment',
+    event_type: eventTypeOf(charge),
+    transaction_charges: { currency: charge.currency, amount: decimalText(charge.fee_minor) },
+  };
+}
+
+/** What initialize answers: the record with its type and fee. */
+export function chargeRecord(charge: Charge) {
+  return { ...commonRecord(charge), ...typedParts(charge) };
+}
+
+/** Verification: the record with how it was paid and what happened (spec §4.4). */
+export function verifyRecord(charge: Charge, logs: LogEntry[]) {
+  return {
+    ...chargeRecord(charge),
+    authorization: authorizationOf(charge),
+    logs: logs.map((log) => ({ type: log.type, message: log.message, created_at: formatTimestamp(log.created_at) })),
+  };
+}
+
+/** Details (spec §4.5): a payout shows its type, event type and fee; a charge shows neither. */
+export function detailsRecord(charge: Charge) {
+  return charge.kind === 'payout' ? chargeRecord(charge) : commonRecord(charge);
 }

@@ -1,6 +1,6 @@
 import type { PaymentProvider } from './provider.ts';
 
-const NOT_CONNECTED = 'Live payments are not available yet: no mobile money operator or card acquirer is connected to this gateway. No money was taken.';
+const NOT_CONNECTED = 'Live payments are not available yet: no mobile money operator or card acquirer is connected to this gateway. No money was moved.';
 
 /**
  * Live keys until an operator connector exists: every attempt is refused before anything is
@@ -12,5 +12,6 @@ export function liveProvider(): PaymentProvider {
     startCard: async () => ({ accepted: false, message: NOT_CONNECTED }),
     check: async () => null,
     confirmOtp: async () => ({ status: 'failed', reason: NOT_CONNECTED }),
+    payout: async () => ({ status: 'refused', message: NOT_CONNECTED }),
   };
 }

@@ -15,7 +15,11 @@ export interface PaymentProvider {
   check(charge: Charge, now: number): Promise<Outcome | null>;
   /** The one-time code a card charge waits for. */
   confirmOtp(charge: Charge, otp: string): Promise<Outcome>;
+  /** Sends money to a wallet. `requestedOutcome` is the sandbox's `transaction_status`; live connectors ignore it. */
+  payout(request: { mobile: MalawiMobile; amountMinor: number; currency: string; requestedOutcome: 'successful' | 'failed' }): Promise<PayoutResult>;
 }
+
+export type PayoutResult = Outcome | { status: 'refused'; message: string };
 
 export type StartResult =
   | { accepted: true; nextAction: 'approve' | 'otp'; providerState: string; checkAt: number | null }

@@ -67,6 +67,10 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
       return outcomeOf(charge);
     },
 
+    async payout({ requestedOutcome }) {
+      return requestedOutcome === 'successful' ? { status: 'success' as const, transId: randomUUID() } : { status: 'failed' as const, reason: 'The payout failed (test mode, transaction_status=failed).' };
+    },
+
     async confirmOtp(charge, otp): Promise<Outcome> {
       if (otp.trim() !== TEST_OTP) return { status: 'failed', reason: `The one-time code was wrong (the test code is ${TEST_OTP}).` };
       return outcomeOf(charge);

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { refreshCharge, type PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import { refreshCharge } from './charge-completion.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
 import { findDueCharges } from './charge-repository.ts';
 

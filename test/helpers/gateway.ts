@@ -1,6 +1,8 @@
 import net from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { after, afterEach, before } from 'node:test';
+import { checkLedger } from '../../src/ledger/ledger-service.ts';
 import { startGateway, type Gateway } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createMerchant, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
@@ -35,7 +37,8 @@ export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<
 
 /**
  * Registers a gateway and one merchant for the enclosing `describe`: started before its
- * tests, closed (and its database dropped) after them.
+ * tests, closed (and its database dropped) after them. After every test the ledger check must
+ * pass: whatever a scenario did, money balanced.
  */
 export function useTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}): { gw: TestGateway; merchant: MerchantCredentials } {
   const context = {} as { gw: TestGateway; merchant: MerchantCredentials };
@@ -43,6 +46,7 @@ export function useTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, 
     context.gw = await startTestGateway(kind, env);
     context.merchant = await context.gw.newMerchant();
   });
+  afterEach(() => assertLedgerBalanced(context.gw));
   after(() => context.gw.close());
   return context;
 }
@@ -92,4 +96,9 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The ledger invariants (`lipira ledger check`) over the gateway's database. */
+export async function assertLedgerBalanced(gw: TestGateway): Promise<void> {
+  assert.deepEqual(await checkLedger(gw.gateway.database.db), [], 'the ledger check passes');
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { completeCheckoutCharge } from '../../src/checkout/checkout-payments.ts';
-import { providersFor } from '../../src/payments/providers.ts';
+import { paymentDeps } from '../../src/payments/providers.ts';
 import { loadConfig } from '../../src/config.ts';
 import { CheckoutClient, type PageResponse } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
@@ -325,7 +325,7 @@ for (const kind of DATABASE_KINDS) {
       );
       const charges = await db().selectFrom('charges').selectAll().where('charge_id', 'in', starts.map((path) => path.split('/').pop()!)).execute();
       assert.equal(charges.length, 4);
-      const deps = { db: db(), providerFor: providersFor(loadConfig({})), maxFailedAttempts: 3 };
+      const deps = paymentDeps(loadConfig({}), db());
       await Promise.all(charges.map((charge) => completeCheckoutCharge(deps, charge, { status: 'success', transId: null })));
       const paid = await db().selectFrom('checkout_sessions').select(['status', 'paid_charge_id']).where('tx_ref', '=', session.txRef).executeTakeFirstOrThrow();
       assert.equal(paid.status, 'success');

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { verifyWebhook } from 'lipira';
 import { emitEvent } from '../../src/events/event-repository.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
-import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { startReceiver, type Receiver, type Reply } from '../helpers/receiver.ts';
 
@@ -21,6 +21,7 @@ for (const kind of DATABASE_KINDS) {
     before(async () => {
       gw = await startTestGateway(kind, SETTINGS);
     });
+    afterEach(() => assertLedgerBalanced(gw));
     after(async () => {
       await Promise.all(receivers.map((receiver) => receiver.close()));
       await gw.close();

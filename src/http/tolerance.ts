@@ -1,0 +1,41 @@
+import { topLevelNumberLiteral } from './json-body.ts';
+
+export type Body = Record<string, unknown>;
+
+const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
+/** Cheap gate before the exact scan: some `"amount"` in the text is written with a point or exponent. */
+const MAYBE_NON_INTEGER_LITERAL = /"amount"\s*:\s*-?\d*[.eE]/;
+
+/**
+ * What every create body tolerates (contract §4): null or empty optionals are absent, and an
+ * amount written as `"1000"` is the number 1000. An amount written as `1e3` or `1000.0` keeps its
+ * text, so that the schema rejects it as not an integer.
+ */
+export function normalizeBody(input: Body, rawJson: string | null): Body {
+  const body = withoutBlanks(input);
+  const amount = normalizeAmount(body.amount, rawJson);
+  if (amount === undefined) delete body.amount;
+  else body.amount = amount;
+  return body;
+}
+
+function normalizeAmount(amount: unknown, rawJson: string | null): unknown {
+  if (typeof amount === 'string' && INTEGER_TEXT.test(amount)) return Number(amount);
+  if (typeof amount === 'number' && rawJson !== null && MAYBE_NON_INTEGER_LITERAL.test(rawJson)) {
+    const literal = topLevelNumberLiteral(rawJson, 'amount');
+    if (literal !== null && /[.eE]/.test(literal)) return literal;
+  }
+  return amount;
+}
+
+export function withoutBlanks(object: Body): Body {
+  const out: Body = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (value !== null && value !== '') out[key] = value;
+  }
+  return out;
+}
+
+export function isObject(value: unknown): value is Body {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

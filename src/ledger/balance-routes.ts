@@ -1,0 +1,27 @@
+import { principalOf } from '../http/auth.ts';
+import { errorResponses, success } from '../http/envelope.ts';
+import type { App } from '../http/server.ts';
+import { BalanceQuery, BalanceResponse } from '../payments/mobile-money-schemas.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { merchantBalances } from './ledger-service.ts';
+
+/** `GET /wallet-balance`: read from the ledger, in the key's mode (contract §8). */
+export function registerBalanceRoutes(app: App, db: Kysely<DB>): void {
+  app.get(
+    '/wallet-balance',
+    { config: { auth: 'secret' }, schema: { summary: 'Main and collection balances', querystring: BalanceQuery, response: { 200: BalanceResponse, ...errorResponses } } },
+    async (request) => {
+      const owner = principalOf(request);
+      const currency = request.query.currency ?? 'MWK';
+      const balances = await merchantBalances(db, owner.merchantId, owner.mode, currency);
+      // As PayChangu answers: the main balance as decimal text, the collection balance as a number.
+      return success('Wallet balances retrieved successfully', {
+        environment: owner.mode,
+        currency,
+        main_balance: (balances.mainMinor / 100).toFixed(2),
+        collection_balance: balances.collectionMinor / 100,
+      });
+    },
+  );
+}

@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { AccountKind, DB, LedgerTransactionsTable } from '../db/schema.ts';
+import { ids, type Mode } from '../shared/ids.ts';
+
+type Db = Kysely<DB>;
+
+/** The gateway's own accounts (fees earned, money to and from the outside world) have this owner. */
+export const SYSTEM = 'system';
+
+export interface AccountKey {
+  owner: string;
+  mode: Mode;
+  currency: string;
+  kind: AccountKind;
+}
+
+export interface Posting {
+  account: AccountKey;
+  /** Signed: what this entry adds to the account's balance. */
+  amountMinor: number;
+}
+
+export interface LedgerTransaction {
+  mode: Mode;
+  kind: LedgerTransactionsTable['kind'];
+  reference: string | null;
+}
+
+/** Refused because an account that must not go below zero would have. */
+export class InsufficientFunds extends Error {}
+
+/** Accounts whose balance may never go below zero: what a merchant can draw on. */
+const NEVER_NEGATIVE: ReadonlySet<AccountKind> = new Set(['collection', 'main', 'payout_reserve']);
+
+/**
+ * Writes one balanced transaction and moves the balances it touches, in the caller's
+ * transaction. A merchant account that would go negative refuses with InsufficientFunds, which
+ * rolls the whole state change back: the check and the debit are one conditional UPDATE, so
+ * concurrent payouts cannot both spend the same money.
+ */
+export async function post(trx: Db, transaction: LedgerTransaction, postings: Posting[], now: number): Promise<void> {
+  const total = postings.reduce((sum, posting) => sum + posting.amountMinor, 0);
+  if (total !== 0) throw new Error(`unbalanced ledger transaction (${transaction.kind}): entries sum to ${total}`);
+  const id = ids.ledgerTransaction();
+  await trx.insertInto('ledger_transactions').values({ id, mode: transaction.mode, kind: transaction.kind, reference: transaction.reference, created_at: now }).execute();
+  const accounts = await Promise.all(postings.map((posting) => accountId(trx, posting.account, now)));
+  await trx
+    .insertInto('ledger_entries')
+    .values(postings.map((posting, i) => ({ transaction_id: id, account_id: accounts[i]!, amount_minor: posting.amountMinor })))
+    .execute();
+  // A fixed order of row locks keeps two concurrent transactions from deadlocking on PostgreSQL.
+  const moves = postings.map((posting, i) => ({ id: accounts[i]!, amount: posting.amountMinor, guarded: NEVER_NEGATIVE.has(posting.account.kind) })).sort((a, b) => (a.id < b.id ? -1 : 1));
+  for (const move of moves) {
+    let update = trx
+      .updateTable('ledger_accounts')
+      .set({ balance_minor: sql`balance_minor + ${move.amount}`, updated_at: now })
+      .where('id', '=', move.id);
+    if (move.guarded && move.amount < 0) update = update.where('balance_minor', '>=', -move.amount);
+    const result = await update.executeTakeFirst();
+    if (result.numUpdatedRows === 0n) throw new InsufficientFunds();
+  }
+}
+
+/** The id of an account, opening it on first use. */
+async function accountId(trx: Db, key: AccountKey, now: number): Promise<string> {
+  await trx
+    .insertInto('ledger_accounts')
+    .values({ id: ids.ledgerAccount(), ...key, balance_minor: 0, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.columns(['owner', 'mode', 'currency', 'kind']).doNothing())
+    .execute();
+  const row = await trx
+    .selectFrom('ledger_accounts')
+    .select('id')
+    .where('owner', '=', key.owner)
+    .where('mode', '=', key.mode)
+    .where('currency', '=', key.currency)
+    .where('kind', '=', key.kind)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function balanceOf(db: Db, key: AccountKey): Promise<number> {
+  const row = await db
+    .selectFrom('ledger_accounts')
+    .select('balance_minor')
+    .where('owner', '=', key.owner)
+    .where('mode', '=', key.mode)
+    .where('currency', '=', key.currency)
+    .where('kind', '=', key.kind)
+    .executeTakeFirst();
+  return row?.balance_minor ?? 0;
+}
+
+/** Merchant collection accounts holding money, for settlement. */
+export function collectionsToSettle(db: Db): Promise<Array<{ owner: string; mode: Mode; currency: string; balance_minor: number }>> {
+  return db.selectFrom('ledger_accounts').select(['owner', 'mode', 'currency', 'balance_minor']).where('kind', '=', 'collection').where('balance_minor', '>', 0).execute();
+}
+
+/** Transactions whose entries do not sum to zero. */
+export function unbalancedTransactions(db: Db): Promise<Array<{ transaction_id: string; total: number }>> {
+  return db
+    .selectFrom('ledger_entries')
+    .select(['transaction_id', sql<number>`sum(amount_minor)`.as('total')])
+    .groupBy('transaction_id')
+    .having(sql`sum(amount_minor)`, '!=', 0)
+    .execute();
+}
+
+/** Accounts whose running balance differs from the sum of their entries. */
+export function driftedAccounts(db: Db): Promise<Array<{ id: string; balance_minor: number; entries_total: number }>> {
+  return db
+    .selectFrom('ledger_accounts')
+    .leftJoin(
+      (eb) => eb.selectFrom('ledger_entries').select(['account_id', sql<number>`sum(amount_minor)`.as('total')]).groupBy('account_id').as('sums'),
+      (join) => join.onRef('sums.account_id', '=', 'ledger_accounts.id'),
+    )
+    .select(['ledger_accounts.id', 'ledger_accounts.balance_minor', sql<number>`coalesce(sums.total, 0)`.as('entries_total')])
+    .where(sql`ledger_accounts.balance_minor`, '!=', sql`coalesce(sums.total, 0)`)
+    .execute();
+}

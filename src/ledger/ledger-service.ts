@@ -1,0 +1,101 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import type { Mode } from '../shared/ids.ts';
+import { balanceOf, collectionsToSettle, driftedAccounts, InsufficientFunds, post, SYSTEM, unbalancedTransactions, type AccountKey } from './ledger-repository.ts';
+
+type Db = Kysely<DB>;
+
+export interface Movement {
+  merchantId: string;
+  mode: Mode;
+  currency: string;
+  amountMinor: number;
+  feeMinor: number;
+  /** The charge or payout it belongs to. */
+  reference: string;
+}
+
+const merchantAccount = (m: Movement, kind: 'collection' | 'main' | 'payout_reserve'): AccountKey => ({ owner: m.merchantId, mode: m.mode, currency: m.currency, kind });
+const systemAccount = (m: Movement, kind: 'fees' | 'external'): AccountKey => ({ owner: SYSTEM, mode: m.mode, currency: m.currency, kind });
+
+/** A successful collection: the money comes in from outside, the merchant's collection balance gets it net of the fee. */
+export function creditCollection(trx: Db, m: Movement, now: number): Promise<void> {
+  return post(trx, { mode: m.mode, kind: 'collection', reference: m.reference }, [
+    { account: systemAccount(m, 'external'), amountMinor: -m.amountMinor },
+    { account: merchantAccount(m, 'collection'), amountMinor: m.amountMinor - m.feeMinor },
+    { account: systemAccount(m, 'fees'), amountMinor: m.feeMinor },
+  ], now);
+}
+
+/** Sets a payout's amount and fee aside from the main balance; InsufficientFunds when it cannot cover them. */
+export function reservePayout(trx: Db, m: Movement, now: number): Promise<void> {
+  const total = m.amountMinor + m.feeMinor;
+  return post(trx, { mode: m.mode, kind: 'payout_reserve', reference: m.reference }, [
+    { account: merchantAccount(m, 'main'), amountMinor: -total },
+    { account: merchantAccount(m, 'payout_reserve'), amountMinor: total },
+  ], now);
+}
+
+/** A payout that went out: the reservation pays the recipient and the fee. */
+export function completePayout(trx: Db, m: Movement, now: number): Promise<void> {
+  return post(trx, { mode: m.mode, kind: 'payout_complete', reference: m.reference }, [
+    { account: merchantAccount(m, 'payout_reserve'), amountMinor: -(m.amountMinor + m.feeMinor) },
+    { account: systemAccount(m, 'external'), amountMinor: m.amountMinor },
+    { account: systemAccount(m, 'fees'), amountMinor: m.feeMinor },
+  ], now);
+}
+
+/** A payout that failed: the reservation goes back to the main balance. */
+export function releasePayout(trx: Db, m: Movement, now: number): Promise<void> {
+  const total = m.amountMinor + m.feeMinor;
+  return post(trx, { mode: m.mode, kind: 'payout_release', reference: m.reference }, [
+    { account: merchantAccount(m, 'payout_reserve'), amountMinor: -total },
+    { account: merchantAccount(m, 'main'), amountMinor: total },
+  ], now);
+}
+
+export interface Balances {
+  mainMinor: number;
+  collectionMinor: number;
+}
+
+export async function merchantBalances(db: Db, merchantId: string, mode: Mode, currency: string): Promise<Balances> {
+  const key = { owner: merchantId, mode, currency };
+  const [mainMinor, collectionMinor] = await Promise.all([balanceOf(db, { ...key, kind: 'main' }), balanceOf(db, { ...key, kind: 'collection' })]);
+  return { mainMinor, collectionMinor };
+}
+
+/**
+ * Moves every merchant's collected money to its main balance (settlement). Safe to run from
+ * several processes at once: each move debits the collection account only if it still holds
+ * the amount, so money moves once. Returns how many accounts were settled.
+ */
+export async function settleCollections(db: Db, now = Date.now()): Promise<number> {
+  let settled = 0;
+  for (const account of await collectionsToSettle(db)) {
+    const m: Movement = { merchantId: account.owner, mode: account.mode, currency: account.currency, amountMinor: Number(account.balance_minor), feeMinor: 0, reference: '' };
+    try {
+      await db.transaction().execute((trx) =>
+        post(trx, { mode: m.mode, kind: 'settlement', reference: null }, [
+          { account: merchantAccount(m, 'collection'), amountMinor: -m.amountMinor },
+          { account: merchantAccount(m, 'main'), amountMinor: m.amountMinor },
+        ], now),
+      );
+      settled += 1;
+    } catch (error) {
+      if (!(error instanceof InsufficientFunds)) throw error;
+    }
+  }
+  return settled;
+}
+
+/** What is wrong with the ledger, in words; empty when every invariant holds. */
+export async function checkLedger(db: Db): Promise<string[]> {
+  const [unbalanced, drifted] = await Promise.all([unbalancedTransactions(db), driftedAccounts(db)]);
+  return [
+    ...unbalanced.map((row) => `transaction ${row.transaction_id} sums to ${Number(row.total)}, not 0`),
+    ...drifted.map((row) => `account ${row.id} has balance ${row.balance_minor} but its entries sum to ${Number(row.entries_total)}`),
+  ];
+}
+
+export { InsufficientFunds };

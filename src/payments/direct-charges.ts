@@ -1,0 +1,54 @@
+import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import { creditCollection } from '../ledger/ledger-service.ts';
+import { addLog } from '../logs/log-repository.ts';
+import { findMerchant } from '../merchants/merchant-repository.ts';
+import type { Principal } from '../merchants/merchant-service.ts';
+import { ApiError } from '../shared/errors.ts';
+import { feeMinor } from '../shared/money.ts';
+import { emitChargeOutcome } from './charge-events.ts';
+import { finalizeCharge, findCharge, type Charge } from './charge-repository.ts';
+import { existingFor, hashDirectRequest, insertDirectRecord, walletOf, type DirectRequest } from './direct-records.ts';
+import type { Outcome } from './provider.ts';
+
+/**
+ * A direct mobile money charge (contract §8): the customer approves on the phone, the outcome
+ * arrives later. A retry of the same request answers the same pending charge.
+ */
+export async function initializeCharge(deps: PaymentDeps, owner: Principal, request: DirectRequest, now = Date.now()): Promise<Charge> {
+  const hash = hashDirectRequest('payment', request);
+  const existing = await existingFor(deps.db, owner, request, hash);
+  if (existing) return existing;
+  const wallet = walletOf(request);
+  const started = await deps.providerFor(owner.mode).startMobileMoney({ mobile: wallet, amountMinor: request.amount * 100, currency: 'MWK' });
+  if (!started.accepted) throw ApiError.field('mobile', started.message);
+  const { charge } = await insertDirectRecord(
+    deps.db,
+    { owner, request, kind: 'payment', type: 'Direct API Payment', wallet, hash, feeMinor: 0, nextAction: started.nextAction, providerState: started.providerState, checkAt: started.checkAt },
+    now,
+  );
+  return charge;
+}
+
+/**
+ * Records how a direct charge ended, in one transaction: the charge, the merchant's collection
+ * credit net of the fee (on success), its log and its `api.charge.payment` event.
+ */
+export async function completeDirectCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
+  return deps.db.transaction().execute(async (trx) => {
+    const merchant = await findMerchant(trx, charge.merchant_id);
+    const fee = outcome.status === 'success' && merchant ? feeMinor(charge.amount_minor, merchant.fee_bps) : 0;
+    const final = await finalizeCharge(
+      trx,
+      charge.id,
+      { status: outcome.status, failureReason: outcome.status === 'failed' ? outcome.reason : null, transId: outcome.status === 'success' ? outcome.transId : null, feeMinor: fee },
+      now,
+    );
+    if (!final) return (await findCharge(trx, charge.id)) ?? null;
+    if (outcome.status === 'success') {
+      await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
+    }
+    await addLog(trx, final.id, outcome.status === 'success' ? 'Payment completed' : `Payment failed: ${outcome.reason}`, now);
+    await emitChargeOutcome(trx, final, now);
+    return final;
+  });
+}

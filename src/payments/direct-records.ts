@@ -1,0 +1,123 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { addLog } from '../logs/log-repository.ts';
+import type { Principal } from '../merchants/merchant-service.ts';
+import { ApiError } from '../shared/errors.ts';
+import { ids } from '../shared/ids.ts';
+import { OPERATOR_NAMES, maskMsisdn, parseMalawiMobile, type MalawiMobile } from '../shared/phone.ts';
+import { requestHash } from '../shared/request-hash.ts';
+import { findChargeByChargeId, insertChargeIfNew, type Charge } from './charge-repository.ts';
+import { operatorByRef } from './operators.ts';
+
+/** What a direct charge or payout request carries (contract §8), after validation. */
+export interface DirectRequest {
+  mobile: string;
+  mobile_money_operator_ref_id: string;
+  amount: number;
+  charge_id: string;
+  email?: string | undefined;
+  first_name?: string | undefined;
+  last_name?: string | undefined;
+}
+
+/** The wallet a request names: a Malawian number that belongs to the operator it names. */
+export function walletOf(request: DirectRequest): MalawiMobile {
+  const mobile = parseMalawiMobile(request.mobile);
+  if (!mobile) throw ApiError.field('mobile', 'The mobile must be an Airtel Money or TNM Mpamba number.');
+  const operator = operatorByRef(request.mobile_money_operator_ref_id);
+  if (!operator) throw ApiError.field('mobile_money_operator_ref_id', 'The selected mobile money operator ref id is invalid.');
+  if (operator.short_code !== mobile.operator) {
+    throw ApiError.field('mobile', `The mobile is a ${OPERATOR_NAMES[mobile.operator]} number, not ${operator.name}.`);
+  }
+  return mobile;
+}
+
+/**
+ * The charge a retry of an earlier request is answered with (contract §5: same `charge_id`,
+ * same parameters, still pending), or the 400 for a `charge_id` already taken.
+ */
+export async function existingFor(db: Kysely<DB>, owner: Principal, request: DirectRequest, hash: string): Promise<Charge | null> {
+  const existing = await findChargeByChargeId(db, owner, request.charge_id);
+  if (!existing) return null;
+  if (existing.request_hash === hash && existing.status === 'pending') return existing;
+  throw ApiError.field('charge_id', 'The charge id has already been taken.');
+}
+
+export function hashDirectRequest(kind: Charge['kind'], request: DirectRequest & { transaction_status?: string | undefined }): string {
+  return requestHash({ kind, ...request, mobile: parseMalawiMobile(request.mobile)?.msisdn ?? request.mobile });
+}
+
+export interface NewDirectRecord {
+  owner: Principal;
+  request: DirectRequest;
+  kind: Charge['kind'];
+  type: 'Direct API Payment' | 'API Payout';
+  wallet: MalawiMobile;
+  hash: string;
+  feeMinor: number;
+  nextAction: Charge['next_action'];
+  providerState: string | null;
+  checkAt: number | null;
+}
+
+/**
+ * Inserts a direct charge or payout with its first log, running `alongside` in the same
+ * transaction (a payout's reservation). A concurrent request with the same `charge_id` that got
+ * there first makes this one a replay or a duplicate, never a second record.
+ */
+export async function insertDirectRecord(
+  db: Kysely<DB>,
+  record: NewDirectRecord,
+  now: number,
+  alongside: (trx: Kysely<DB>, charge: Charge) => Promise<void> = async () => undefined,
+): Promise<{ charge: Charge; created: boolean }> {
+  for (;;) {
+    const charge = directCharge(record, now);
+    const inserted = await db.transaction().execute(async (trx) => {
+      if (!(await insertChargeIfNew(trx, charge))) return false;
+      await alongside(trx, charge);
+      await addLog(trx, charge.id, `${record.kind === 'payout' ? 'Payout' : 'Payment'} requested to ${charge.mobile} (${OPERATOR_NAMES[record.wallet.operator]})`, now);
+      return true;
+    });
+    if (inserted) return { charge, created: true };
+    const existing = await existingFor(db, record.owner, record.request, record.hash);
+    if (existing) return { charge: existing, created: false };
+  }
+}
+
+function directCharge(record: NewDirectRecord, now: number): Charge {
+  const { owner, request, wallet } = record;
+  return {
+    id: ids.charge(),
+    merchant_id: owner.merchantId,
+    mode: owner.mode,
+    charge_id: request.charge_id,
+    ref_id: ids.reference(),
+    session_id: null,
+    kind: record.kind,
+    channel: 'mobile_money',
+    operator: wallet.operator,
+    mobile: maskMsisdn(wallet.msisdn),
+    card_brand: null,
+    card_number: null,
+    card_expiry: null,
+    status: 'pending',
+    next_action: record.nextAction,
+    failure_reason: null,
+    provider_state: record.providerState,
+    check_at: record.checkAt,
+    amount_minor: request.amount * 100,
+    currency: 'MWK',
+    fee_minor: record.feeMinor,
+    first_name: request.first_name ?? null,
+    last_name: request.last_name ?? null,
+    email: request.email ?? null,
+    trans_id: null,
+    attempts: 1,
+    created_at: now,
+    completed_at: null,
+    updated_at: now,
+    request_hash: record.hash,
+    type: record.type,
+  };
+}

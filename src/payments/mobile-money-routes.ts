@@ -1,0 +1,73 @@
+import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import { principalOf } from '../http/auth.ts';
+import { errorResponses, success } from '../http/envelope.ts';
+import type { App } from '../http/server.ts';
+import { normalizeBody } from '../http/tolerance.ts';
+import { chargeDetails, verifyCharge } from './charge-lookup.ts';
+import { chargeRecord, detailsRecord, verifyRecord } from './charge-views.ts';
+import { initializeCharge } from './direct-charges.ts';
+import {
+  ChargeIdParams,
+  ChargeRecordResponse,
+  DetailsResponse,
+  InitializeChargeBody,
+  InitializePayoutBody,
+  OperatorsResponse,
+  VerifyQuery,
+  VerifyResponse,
+} from './mobile-money-schemas.ts';
+import { OPERATORS } from './operators.ts';
+import { initializePayout } from './payouts.ts';
+
+const VERIFY_MESSAGES = {
+  success: 'Payment authorized and completed successfully.',
+  pending: 'Payment is pending: the customer has not approved it yet.',
+  failed: 'Payment failed.',
+} as const;
+
+/** Direct mobile money charges and payouts (contract §8), over the same charge records as checkout attempts. */
+export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void {
+  const normalize = async (request: { body: unknown; rawJson: string | null }) => {
+    request.body = normalizeBody((request.body ?? {}) as Record<string, unknown>, request.rawJson);
+  };
+
+  app.get('/mobile-money', { schema: { summary: 'Mobile money operators (no key needed)', response: { 200: OperatorsResponse } } }, async () =>
+    success('Supported mobile money operators retrieved successfully.', OPERATORS),
+  );
+
+  app.post(
+    '/mobile-money/payments/initialize',
+    { config: { auth: 'secret' }, preValidation: normalize, schema: { summary: 'Charge a mobile money wallet', body: InitializeChargeBody, response: { 201: ChargeRecordResponse, ...errorResponses } } },
+    async (request, reply) => {
+      const charge = await initializeCharge(payments, principalOf(request), request.body);
+      return reply.code(201).send(success('Payment initiated successfully.', chargeRecord(charge)));
+    },
+  );
+
+  app.get(
+    '/mobile-money/payments/:charge_id/verify',
+    {
+      config: { auth: 'secret' },
+      schema: { summary: 'Verify a charge; test keys may settle it with transaction_status', params: ChargeIdParams, querystring: VerifyQuery, response: { 200: VerifyResponse, ...errorResponses } },
+    },
+    async (request) => {
+      const { charge, logs } = await verifyCharge(payments, principalOf(request), request.params.charge_id, request.query.transaction_status);
+      return { status: 'successful' as const, message: VERIFY_MESSAGES[charge.status], data: verifyRecord(charge, logs) };
+    },
+  );
+
+  app.get(
+    '/mobile-money/payments/:charge_id/details',
+    { config: { auth: 'secret' }, schema: { summary: 'A charge or payout', params: ChargeIdParams, response: { 200: DetailsResponse, ...errorResponses } } },
+    async (request) => success('Transaction retrieved successfully.', detailsRecord(await chargeDetails(payments, principalOf(request), request.params.charge_id))),
+  );
+
+  app.post(
+    '/mobile-money/payouts/initialize',
+    { config: { auth: 'secret' }, preValidation: normalize, schema: { summary: 'Pay out to a mobile money wallet', body: InitializePayoutBody, response: { 201: ChargeRecordResponse, ...errorResponses } } },
+    async (request, reply) => {
+      const payout = await initializePayout(payments, principalOf(request), request.body);
+      return reply.code(201).send(success('Payout processed successfully.', chargeRecord(payout)));
+    },
+  );
+}
