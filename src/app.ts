@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import type { RouteEntry } from './http/method-not-allowed.ts';
 import { buildServer, type App } from './http/server.ts';
 import { paymentDeps } from './payments/providers.ts';
 import { startSettler } from './payments/settler.ts';
@@ -13,6 +14,8 @@ const SHUTDOWN_DRAIN_LIMIT_MS = 10_000;
 
 export interface Gateway {
   app: App;
+  /** The routes it serves, as registered. */
+  routes: RouteEntry[];
   database: Database;
   /** The address it listens on, e.g. `http://127.0.0.1:8000`. */
   url: string;
@@ -22,7 +25,7 @@ export interface Gateway {
 /** Starts the HTTP server on an open database; closing it stops the server, then the database. */
 export async function startGateway(config: Config, database: Database, logger: FastifyBaseLogger | false): Promise<Gateway> {
   const payments = paymentDeps(config, database.db);
-  const { app, inFlight } = buildServer({ config, database, payments, logger });
+  const { app, inFlight, routes } = await buildServer({ config, database, payments, logger });
   await app.listen({ host: config.host, port: config.port });
   const log = logger || null;
   const workers = [
@@ -36,6 +39,7 @@ export async function startGateway(config: Config, database: Database, logger: F
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {
     app,
+    routes,
     database,
     url: `http://${host}:${port}`,
     async close() {

@@ -26,6 +26,16 @@ export interface Config {
   payoutFeeBasisPoints: number;
   /** How often collected money moves to merchants' main balances. */
   settlementIntervalMs: number;
+  /** When set, `/metrics` wants `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
+  /** Sustained requests per second allowed per secret key, and the burst above it. */
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  /** Shares rate-limit counters between processes; in memory when null. */
+  redisUrl: string | null;
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -72,6 +82,13 @@ export function loadConfig(env: Env = process.env): Config {
     emailRetryScheduleMs: scheduleSetting(env, 'EMAIL_RETRY_SCHEDULE', '5s,1m,5m,30m,2h,5h'),
     payoutFeeBasisPoints: feePercentSetting(env, 'PAYOUT_FEE_PERCENT', '1'),
     settlementIntervalMs: durationSetting(env, 'SETTLEMENT_INTERVAL', '24h'),
+    metricsToken: env.METRICS_TOKEN?.trim() || null,
+    rateLimitPerSecond: integerSetting(env, 'RATE_LIMIT_PER_SECOND', 100, 1, 1_000_000),
+    rateLimitBurst: integerSetting(env, 'RATE_LIMIT_BURST', 200, 1, 1_000_000),
+    redisUrl: parseRedisUrl(env.REDIS_URL),
+    requestTimeoutMs: durationSetting(env, 'REQUEST_TIMEOUT', '30s'),
+    headersTimeoutMs: durationSetting(env, 'HEADERS_TIMEOUT', '10s'),
+    keepAliveTimeoutMs: durationSetting(env, 'KEEP_ALIVE_TIMEOUT', '72s'),
   };
 }
 
@@ -152,5 +169,12 @@ function parseSmtpUrl(raw: string | undefined): string | null {
   const value = raw?.trim();
   if (!value) return null;
   if (!/^smtps?:\/\/[^/]+/.test(value)) throw new ConfigError('SMTP_URL', 'must look like smtp://user:pass@host:587 or smtps://host:465');
+  return value;
+}
+
+function parseRedisUrl(raw: string | undefined): string | null {
+  const value = raw?.trim();
+  if (!value) return null;
+  if (!/^rediss?:\/\/[^/]+/.test(value)) throw new ConfigError('REDIS_URL', 'must look like redis://127.0.0.1:6379');
   return value;
 }

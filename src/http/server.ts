@@ -17,7 +17,10 @@ import { registerAuthentication } from './auth.ts';
 import { ErrorEnvelope } from './envelope.ts';
 import { trackInFlight, type InFlight } from './in-flight.ts';
 import { registerJsonBodyParser } from './json-body.ts';
-import { registerMethodNotAllowed } from './method-not-allowed.ts';
+import { registerApiDocs } from './api-docs.ts';
+import { registerMetrics } from '../metrics/metrics.ts';
+import { registerRateLimit } from '../ratelimit/rate-limit.ts';
+import { registerMethodNotAllowed, type RouteEntry } from './method-not-allowed.ts';
 import { ajvPlugin, laravelFieldErrors } from './validation.ts';
 import { registerCheckoutPageRoutes } from '../checkout/checkout-page-routes.ts';
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
@@ -32,6 +35,8 @@ export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression,
 export interface Server {
   app: App;
   inFlight: InFlight;
+  /** Every route the application serves (not the 405 answers): what the API document must cover. */
+  routes: RouteEntry[];
 }
 
 export interface ServerDeps {
@@ -41,7 +46,7 @@ export interface ServerDeps {
   logger: FastifyBaseLogger | false;
 }
 
-export function buildServer({ config, database, payments, logger }: ServerDeps): Server {
+export async function buildServer({ config, database, payments, logger }: ServerDeps): Promise<Server> {
   const app = Fastify({
     loggerInstance: logger || undefined,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
@@ -84,7 +89,11 @@ export function buildServer({ config, database, payments, logger }: ServerDeps):
   app.setErrorHandler((error, request, reply) => sendError(reply, toApiError(error as FastifyError | ApiError, request.log)));
   app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError('routeNotFound')));
 
-  registerMethodNotAllowed(app, () => {
+  await registerApiDocs(app, config);
+  registerMetrics(app, { config, db: database.db });
+  const closeRateLimit = await registerRateLimit(app, config);
+  app.addHook('onClose', closeRateLimit);
+  const routes = await registerMethodNotAllowed(app, async () => {
     registerHealthRoutes(app, database);
     registerCheckoutRoutes(app, { config, db: database.db });
     registerCheckoutPageRoutes(app, { config, payments });
@@ -92,7 +101,7 @@ export function buildServer({ config, database, payments, logger }: ServerDeps):
     registerMobileMoneyRoutes(app, payments);
     registerBalanceRoutes(app, database.db);
   });
-  return { app, inFlight };
+  return { app, inFlight, routes };
 }
 
 function toApiError(error: FastifyError | ApiError, log: FastifyBaseLogger): ApiError {
