@@ -1,3 +1,6 @@
+import type http from 'node:http';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -8,9 +11,12 @@ import { startSettler } from './payments/settler.ts';
 import { startEmailWorker } from './emails/email-worker.ts';
 import { startWebhookWorker } from './webhooks/webhook-worker.ts';
 import { startSettlementWorker } from './ledger/settlement-worker.ts';
+import type { Lifecycle } from './health/health-routes.ts';
 
 /** How long closing waits for handlers whose clients already left before closing the database. */
 const SHUTDOWN_DRAIN_LIMIT_MS = 10_000;
+/** While closing, how long a connection may sit idle before it is ended. */
+const IDLE_CONNECTION_GRACE_MS = 1_000;
 
 export interface Gateway {
   app: App;
@@ -25,10 +31,11 @@ export interface Gateway {
 /** Starts the HTTP server on an open database; closing it stops the server, then the database. */
 export async function startGateway(config: Config, database: Database, logger: FastifyBaseLogger | false): Promise<Gateway> {
   const payments = paymentDeps(config, database.db);
-  const { app, inFlight, routes } = await buildServer({ config, database, payments, logger });
+  const lifecycle: Lifecycle = { workers: [], draining: false, closing: false };
+  const { app, inFlight, routes } = await buildServer({ config, database, payments, logger, lifecycle });
   await app.listen({ host: config.host, port: config.port });
   const log = logger || null;
-  const workers = [
+  lifecycle.workers = [
     startSettler(payments, config.workerIntervalMs, log),
     startWebhookWorker({ db: database.db, dialect: database.dialect, config, log }),
     startEmailWorker({ db: database.db, dialect: database.dialect, config, log }),
@@ -42,11 +49,34 @@ export async function startGateway(config: Config, database: Database, logger: F
     routes,
     database,
     url: `http://${host}:${port}`,
+    /**
+     * Graceful shutdown: first drain (readiness fails, so a load balancer stops sending, while
+     * requests are still served as usual); then stop listening, and answer each connection still
+     * open once more with Connection: close, so keep-alive clients leave without a reset; then
+     * wait for handlers in flight, let each worker finish what it holds, and close the database.
+     */
     async close() {
+      lifecycle.draining = true;
+      await sleep(config.shutdownGraceMs);
+      lifecycle.closing = true;
+      await stopAccepting(app.server, SHUTDOWN_DRAIN_LIMIT_MS);
       await app.close();
       await inFlight.drained(SHUTDOWN_DRAIN_LIMIT_MS);
-      await Promise.all(workers.map((worker) => worker.stop()));
+      await Promise.all(lifecycle.workers.map((worker) => worker.stop()));
       await database.close();
     },
   };
+}
+
+/**
+ * Stops accepting connections and waits (up to `limitMs`) for the open ones to finish. Node's
+ * http `close()` would also destroy connections that are open but have not sent their request
+ * yet, which a client sees as a reset; the plain net-level close leaves them to be answered.
+ */
+async function stopAccepting(server: http.Server, limitMs: number): Promise<void> {
+  net.Server.prototype.close.call(server);
+  // A connection left idle by its client ends after a short wait instead of the full keep-alive.
+  server.keepAliveTimeout = Math.min(server.keepAliveTimeout, IDLE_CONNECTION_GRACE_MS);
+  const openConnections = () => new Promise<number>((resolve) => server.getConnections((_error, count) => resolve(count)));
+  for (let waited = 0; waited < limitMs && (await openConnections()) > 0; waited += 20) await sleep(20);
 }

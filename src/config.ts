@@ -36,6 +36,8 @@ export interface Config {
   requestTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** On SIGTERM, how long to keep serving (with Connection: close) before closing the listener. */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -89,6 +91,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: durationSetting(env, 'REQUEST_TIMEOUT', '30s'),
     headersTimeoutMs: durationSetting(env, 'HEADERS_TIMEOUT', '10s'),
     keepAliveTimeoutMs: durationSetting(env, 'KEEP_ALIVE_TIMEOUT', '72s'),
+    shutdownGraceMs: durationSetting(env, 'SHUTDOWN_GRACE', '1s', true),
   };
 }
 

@@ -6,6 +6,7 @@ const USAGE = `Usage: lipira <command>
 
   serve                                   start the gateway (what \`npm start\` runs)
   migrate                                 apply database migrations
+  config [--json]                         print the effective configuration, secrets masked
   merchant create --name NAME --email EMAIL [--webhook-url URL] [--json]
   merchant list [--json]
   merchant update ID [--webhook-url URL] [--receipts on|off] [--fee-percent N]
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   keys: async () => (await import('./keys-command.ts')).keysCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).webhooksCommand,
   ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
+  config: async () => (await import('./config-command.ts')).configCommand,
 };
 
 /** Runs one command line; resolves to the process exit status. */

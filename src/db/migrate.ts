@@ -14,12 +14,13 @@ function migrationsFor(database: Database): Record<string, Migration> {
   };
 }
 
+function migratorFor(database: Database): Migrator {
+  return new Migrator({ db: database.db, provider: { getMigrations: async () => migrationsFor(database) } });
+}
+
 /** Applies every pending migration; concurrent callers on PostgreSQL wait on Kysely's lock. */
 export async function migrateToLatest(database: Database): Promise<string[]> {
-  const migrator = new Migrator({
-    db: database.db,
-    provider: { getMigrations: async () => migrationsFor(database) },
-  });
+  const migrator = migratorFor(database);
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
@@ -35,4 +36,9 @@ export async function openMigratedDatabase(url: string): Promise<Database> {
     throw error;
   }
   return database;
+}
+
+/** True when the database has every migration this build knows (readiness). */
+export async function migrationsAreCurrent(database: Database): Promise<boolean> {
+  return (await migratorFor(database).getMigrations()).every((migration) => migration.executedAt !== undefined);
 }

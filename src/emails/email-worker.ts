@@ -31,6 +31,7 @@ export function startEmailWorker(deps: EmailWorkerDeps): WorkerLoop {
   const mailer = createMailer(deps.config);
   const loop = startWorkerLoop('emails', deps.config.workerIntervalMs, (isStopping) => sendDueEmails(deps, mailer, isStopping), deps.log);
   return {
+    running: loop.running,
     async stop() {
       await loop.stop();
       mailer.close();

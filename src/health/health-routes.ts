@@ -1,21 +1,50 @@
 import { Type } from '@sinclair/typebox';
 import { ping, type Database } from '../db/database.ts';
+import { migrationsAreCurrent } from '../db/migrate.ts';
 import { success, SuccessEnvelope } from '../http/envelope.ts';
 import type { App } from '../http/server.ts';
 import { ApiError } from '../shared/errors.ts';
+import type { WorkerLoop } from '../shared/worker-loop.ts';
 
-export function registerHealthRoutes(app: App, database: Database): void {
+/** What readiness depends on beyond the database: the background workers, and not shutting down. */
+export interface Lifecycle {
+  workers: WorkerLoop[];
+  /** Shutting down: readiness fails so that load balancers stop sending. */
+  draining: boolean;
+  /** No longer listening: every answer tells its client to close the connection. */
+  closing: boolean;
+}
+
+const Checks = Type.Object({ database: Type.String(), migrations: Type.String(), workers: Type.String() });
+
+export function registerHealthRoutes(app: App, database: Database, lifecycle: Lifecycle): void {
   app.get(
     '/healthz',
-    { schema: { summary: 'Liveness: the process is up and the database answers', response: { 200: SuccessEnvelope(Type.Object({ database: Type.String() })) } } },
+    { schema: { summary: 'Liveness: the process is up', response: { 200: SuccessEnvelope(Type.Object({ process: Type.String() })) } } },
+    async () => success('OK', { process: 'up' }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        summary: 'Readiness: database reachable, migrations current, workers running, not shutting down',
+        response: { 200: SuccessEnvelope(Checks), 503: { $ref: 'ErrorEnvelope' } },
+      },
+    },
     async (request) => {
+      const checks = { database: 'up', migrations: 'current', workers: 'running' };
       try {
         await ping(database);
+        if (!(await migrationsAreCurrent(database))) checks.migrations = 'pending';
       } catch (error) {
-        request.log.error({ err: error }, 'database ping failed');
-        throw new ApiError('unavailable');
+        request.log.error({ err: error }, 'readiness: database unreachable');
+        checks.database = 'down';
       }
-      return success('OK', { database: 'up' });
+      if (lifecycle.draining) checks.workers = 'stopping';
+      else if (lifecycle.workers.length === 0 || !lifecycle.workers.every((worker) => worker.running())) checks.workers = 'stopped';
+      if (checks.database !== 'up' || checks.migrations !== 'current' || checks.workers !== 'running') throw new ApiError('unavailable');
+      return success('Ready', checks);
     },
   );
 }

@@ -25,7 +25,7 @@ import { ajvPlugin, laravelFieldErrors } from './validation.ts';
 import { registerCheckoutPageRoutes } from '../checkout/checkout-page-routes.ts';
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
-import { registerHealthRoutes } from '../health/health-routes.ts';
+import { registerHealthRoutes, type Lifecycle } from '../health/health-routes.ts';
 import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
 import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
 import { registerMobileMoneyRoutes } from '../payments/mobile-money-routes.ts';
@@ -44,14 +44,20 @@ export interface ServerDeps {
   database: Database;
   payments: PaymentDeps;
   logger: FastifyBaseLogger | false;
+  lifecycle: Lifecycle;
 }
 
-export async function buildServer({ config, database, payments, logger }: ServerDeps): Promise<Server> {
+export async function buildServer({ config, database, payments, logger, lifecycle }: ServerDeps): Promise<Server> {
   const app = Fastify({
     loggerInstance: logger || undefined,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // While shutting down, requests on connections still open are served (with Connection:
+    // close), not refused: see Gateway.close.
+    return503OnClosing: false,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     // Clients join base URLs and paths carelessly; `//payment` and `/payment/` mean `/payment`.
@@ -68,8 +74,11 @@ export async function buildServer({ config, database, payments, logger }: Server
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
   app.addSchema(ErrorEnvelope);
+  app.server.headersTimeout = config.headersTimeoutMs;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // The listener is closed: each client is told to close its connection after this answer.
+    if (lifecycle.closing) reply.header('connection', 'close');
   });
   const inFlight = trackInFlight(app);
   registerJsonBodyParser(app);
@@ -94,7 +103,7 @@ export async function buildServer({ config, database, payments, logger }: Server
   const closeRateLimit = await registerRateLimit(app, config);
   app.addHook('onClose', closeRateLimit);
   const routes = await registerMethodNotAllowed(app, async () => {
-    registerHealthRoutes(app, database);
+    registerHealthRoutes(app, database, lifecycle);
     registerCheckoutRoutes(app, { config, db: database.db });
     registerCheckoutPageRoutes(app, { config, payments });
     registerWebhookRoutes(app, { config, db: database.db });

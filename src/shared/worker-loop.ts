@@ -3,6 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 export interface WorkerLoop {
   /** Stops scheduling and waits for the round in progress, so nothing is left half-claimed. */
   stop(): Promise<void>;
+  /** True until stopped: what readiness reports. */
+  running(): boolean;
 }
 
 /**
@@ -26,6 +28,7 @@ export function startWorkerLoop(name: string, intervalMs: number, round: (isStop
   schedule();
 
   return {
+    running: () => !stopped,
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);

@@ -20,7 +20,7 @@ export interface TestGateway {
 /** A real gateway on a loopback port over a fresh database of the given kind. */
 export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, logger: FastifyBaseLogger | false = false): Promise<TestGateway> {
   const database = freshDatabase(kind);
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_GRACE: '0', ...env });
   const opened = await openMigratedDatabase(config.databaseUrl);
   const gateway = await startGateway(config, opened, logger);
   return {

@@ -22,10 +22,13 @@ for (const kind of DATABASE_KINDS) {
   describe(`HTTP behaviour on ${kind}`, () => {
     const ctx = useTestGateway(kind);
 
-    test('healthz answers 200 when the database answers', async () => {
+    test('healthz says the process is up; readyz checks the database, migrations and workers', async () => {
       const res = await call(ctx.gw.url, '/healthz');
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body, { status: 'success', message: 'OK', data: { database: 'up' } });
+      assert.deepEqual(res.body, { status: 'success', message: 'OK', data: { process: 'up' } });
+      const ready = await call(ctx.gw.url, '/readyz');
+      assert.equal(ready.status, 200);
+      assert.deepEqual(ready.body.data, { database: 'up', migrations: 'current', workers: 'running' });
     });
 
     test('every response carries X-Request-Id, errors included', async () => {
