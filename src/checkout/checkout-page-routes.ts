@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { sendHtml } from '../http/html.ts';
@@ -99,20 +100,20 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return showPaymentPage(request, reply, session, 422, { ...state, error: result.refused });
   }
 
-  app.get('/checkout/assets/:file', async (request, reply) => {
+  app.get('/checkout/assets/:file', { schema: pageSchema('The checkout page\'s stylesheet and script', { 200: 'The file', 404: 'No such file' }) }, async (request, reply) => {
     const asset = views.ASSETS[(request.params as { file: string }).file];
     if (!asset) return html(reply, null, 404, views.renderNotFoundPage());
     return reply.type(asset.contentType).header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').send(asset.body);
   });
 
-  app.get<{ Params: Params }>('/checkout/:id', async (request, reply) => {
+  app.get<{ Params: Params }>('/checkout/:id', { schema: pageSchema('The hosted checkout page (the `checkout_url`)', { 200: 'The payment page, or the receipt or ending of a finished session', 404: 'Unknown link' }) }, async (request, reply) => {
     const session = await loadSession(request.params.id);
     if (!session) return html(reply, null, 404, views.renderNotFoundPage());
     if (session.status !== 'pending') return showEnded(reply, session);
     return showPaymentPage(request, reply, session, 200, {});
   });
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/mobile-money', { config: { form: true } }, async (request, reply) => {
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/mobile-money', { config: { form: true }, schema: pageSchema('Pay by mobile money (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
     if (!session) return reply;
     const mobile = request.body.mobile ?? '';
@@ -121,7 +122,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return answerAttempt(request, reply, session, result, { method: 'mobile_money', mobile, operator });
   });
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/card', { config: { form: true } }, async (request, reply) => {
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/card', { config: { form: true }, schema: pageSchema('Pay by card (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
     if (!session) return reply;
     const { card_number: number = '', expiry = '', cvv = '' } = request.body;
@@ -129,7 +130,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return answerAttempt(request, reply, session, result, { method: 'card' });
   });
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/cancel', { config: { form: true } }, async (request, reply) => {
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/cancel', { config: { form: true }, schema: pageSchema('Cancel the payment (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
     if (!session) return reply;
     await cancelSession(payments, session);
@@ -145,7 +146,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return { session: charge === found ? session : ((await findSessionById(db, session.id)) ?? session), charge };
   }
 
-  app.get<{ Params: Params }>('/checkout/:id/attempts/:chargeId', async (request, reply) => {
+  app.get<{ Params: Params }>('/checkout/:id/attempts/:chargeId', { schema: pageSchema('An attempt: waiting for approval, the one-time code, or where to go next', { 200: 'The attempt\'s page', 303: 'On to the merchant or the payment page', 404: 'Unknown attempt' }) }, async (request, reply) => {
     const attempt = await currentAttempt(request.params);
     if (!attempt) return html(reply, null, 404, views.renderNotFoundPage());
     const { session, charge } = attempt;
@@ -164,15 +165,19 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return html(reply, session, 200, views.renderApprovalPage(summary, context, { methodText: describeMethod(charge), statusUrl: `${attemptPath(session, charge)}/status` }));
   });
 
-  app.get<{ Params: Params }>('/checkout/:id/attempts/:chargeId/status', async (request, reply) => {
-    const attempt = await currentAttempt(request.params);
-    if (!attempt) return reply.code(404).header('cache-control', 'no-store').send({ status: 'unknown', next_url: null });
-    const { session, charge } = attempt;
-    const settled = session.status !== 'pending' || charge.status !== 'pending';
-    return reply.header('cache-control', 'no-store').send({ status: charge.status, next_url: settled ? attemptPath(session, charge) : null });
-  });
+  app.get<{ Params: Params }>(
+    '/checkout/:id/attempts/:chargeId/status',
+    { schema: { summary: 'What the waiting page polls: `{status, next_url}`', response: { 200: AttemptStatus, 404: AttemptStatus } } },
+    async (request, reply) => {
+      const attempt = await currentAttempt(request.params);
+      if (!attempt) return reply.code(404).header('cache-control', 'no-store').send({ status: 'unknown', next_url: null });
+      const { session, charge } = attempt;
+      const settled = session.status !== 'pending' || charge.status !== 'pending';
+      return reply.header('cache-control', 'no-store').send({ status: charge.status, next_url: settled ? attemptPath(session, charge) : null });
+    },
+  );
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/otp', { config: { form: true } }, async (request, reply) => {
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/otp', { config: { form: true }, schema: pageSchema('Confirm a card payment with its one-time code (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
     if (!session) return reply;
     const charge = await confirmCardOtp(payments, session, request.params.chargeId ?? '', request.body.otp ?? '');
@@ -187,3 +192,20 @@ function whyEnded(session: CheckoutSession, maxFailedAttempts: number): views.En
   if (session.completed_at !== null && session.completed_at >= session.expires_at) return 'expired';
   return 'cancelled';
 }
+
+/** How a page route is documented: HTML answers (and redirects) with what each status means. */
+function pageSchema(summary: string, answers: Record<number, string>) {
+  const response = Object.fromEntries(
+    Object.entries(answers).map(([status, description]) => [status, Number(status) === 303 ? { description } : { description, content: { 'text/html': { schema: { type: 'string' } } } }]),
+  );
+  return { summary, response };
+}
+
+const FORM_ANSWERS = {
+  303: 'On to the attempt\'s page, or to the merchant when the session has ended',
+  403: 'The form\'s anti-forgery token or origin did not match',
+  404: 'Unknown link',
+  422: 'The payment page again, saying why the attempt was refused',
+};
+
+const AttemptStatus = Type.Object({ status: Type.String(), next_url: Type.Union([Type.String(), Type.Null()]) });

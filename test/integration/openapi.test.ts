@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { useTestGateway } from '../helpers/gateway.ts';
+
+/** Fastify's `/checkout/:id` is OpenAPI's `/checkout/{id}`. */
+const openApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+describe('the API reference', () => {
+  const ctx = useTestGateway('sqlite');
+
+  test('/openapi.json is a valid OpenAPI 3.1 document that covers every route the server serves', async () => {
+    const response = await fetch(`${ctx.gw.url}/openapi.json`);
+    assert.equal(response.status, 200);
+    const doc = await response.json();
+    assert.equal(doc.openapi, '3.1.0');
+    const result = await new Validator().validate(doc);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+
+    const served = ctx.gw.gateway.routes.filter((route) => !route.hidden && route.method !== 'HEAD');
+    assert.ok(served.length >= 20);
+    for (const route of served) {
+      const operation = doc.paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
+      assert.ok(operation, `${route.method} ${route.url} is missing from the document`);
+      assert.ok(operation.summary, `${route.method} ${route.url} has a summary`);
+      assert.ok(operation.responses && Object.keys(operation.responses).length > 0, `${route.method} ${route.url} documents its responses`);
+    }
+  });
+
+  test('both generations, their request and response schemas, the errors and the security are documented', async () => {
+    const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
+    const current = doc.paths['/payment'].post;
+    assert.deepEqual(current.security, [{ bearerAuth: [] }]);
+    assert.deepEqual(current.requestBody.content['application/json'].schema.required, ['callback_url', 'return_url', 'tx_ref', 'first_name', 'currency', 'amount']);
+    assert.ok(current.responses['201'].content['application/json'].schema.properties.data);
+    assert.ok(current.responses['400'], 'validation errors');
+    assert.ok(current.responses['401'], 'bad keys');
+    const legacy = doc.paths['/api/payment'].post;
+    assert.deepEqual(legacy.requestBody.content['application/json'].schema.required, ['first_name', 'last_name', 'email', 'currency', 'amount', 'customization']);
+    assert.ok(doc.paths['/api/verify-payment/{tx_ref}'].get.responses['200']);
+    assert.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer');
+    assert.ok(doc.components.schemas.ErrorEnvelope, 'the error envelope is a shared component');
+    assert.equal(doc.paths['/mobile-money'].get.security, undefined, 'the operator list needs no key');
+  });
+
+  test('/docs serves a readable reference from the package, with no third-party asset', async () => {
+    const page = await fetch(`${ctx.gw.url}/docs/`);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /swagger-ui/i);
+    const external = [...html.matchAll(/(?:src|href)="(https?:)?\/\/[^"]+"/g)].map((match) => match[0]);
+    assert.deepEqual(external, [], 'every asset comes from our own origin');
+  });
+});
