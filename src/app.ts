@@ -15,8 +15,6 @@ import type { Lifecycle } from './health/health-routes.ts';
 
 /** How long closing waits for handlers whose clients already left before closing the database. */
 const SHUTDOWN_DRAIN_LIMIT_MS = 10_000;
-/** While closing, how long a connection may sit idle before it is ended. */
-const IDLE_CONNECTION_GRACE_MS = 1_000;
 
 export interface Gateway {
   app: App;
@@ -59,7 +57,7 @@ export async function startGateway(config: Config, database: Database, logger: F
       lifecycle.draining = true;
       await sleep(config.shutdownGraceMs);
       lifecycle.closing = true;
-      await stopAccepting(app.server, SHUTDOWN_DRAIN_LIMIT_MS);
+      await stopAccepting(app.server, config.shutdownGraceMs, SHUTDOWN_DRAIN_LIMIT_MS);
       await app.close();
       await inFlight.drained(SHUTDOWN_DRAIN_LIMIT_MS);
       await Promise.all(lifecycle.workers.map((worker) => worker.stop()));
@@ -69,14 +67,15 @@ export async function startGateway(config: Config, database: Database, logger: F
 }
 
 /**
- * Stops accepting connections and waits (up to `limitMs`) for the open ones to finish. Node's
- * http `close()` would also destroy connections that are open but have not sent their request
- * yet, which a client sees as a reset; the plain net-level close leaves them to be answered.
+ * Stops accepting connections, gives the open ones `idleGraceMs` to send the request they may
+ * be about to send (answered with Connection: close), then closes those still idle and waits (up
+ * to `limitMs`) for the rest to finish. Node's http `close()` would destroy every idle connection
+ * at once, including one whose request is on its way, which its client sees as a reset.
  */
-async function stopAccepting(server: http.Server, limitMs: number): Promise<void> {
+async function stopAccepting(server: http.Server, idleGraceMs: number, limitMs: number): Promise<void> {
   net.Server.prototype.close.call(server);
-  // A connection left idle by its client ends after a short wait instead of the full keep-alive.
-  server.keepAliveTimeout = Math.min(server.keepAliveTimeout, IDLE_CONNECTION_GRACE_MS);
+  await sleep(idleGraceMs);
+  server.closeIdleConnections();
   const openConnections = () => new Promise<number>((resolve) => server.getConnections((_error, count) => resolve(count)));
   for (let waited = 0; waited < limitMs && (await openConnections()) > 0; waited += 20) await sleep(20);
 }

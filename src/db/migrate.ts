@@ -4,6 +4,7 @@ import { coreMigration } from './migrations/0001_core.ts';
 import { paymentsMigration } from './migrations/0002_payments.ts';
 import { deliveriesMigration } from './migrations/0003_deliveries.ts';
 import { ledgerMigration } from './migrations/0004_ledger.ts';
+import { sessionStatusIndexMigration } from './migrations/0005_session_status_index.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
   return {
@@ -11,6 +12,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0002_payments': paymentsMigration,
     '0003_deliveries': deliveriesMigration(database.dialect),
     '0004_ledger': ledgerMigration(database.dialect),
+    '0005_session_status_index': sessionStatusIndexMigration,
   };
 }
 

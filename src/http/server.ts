@@ -99,10 +99,10 @@ export async function buildServer({ config, database, payments, logger, lifecycl
   app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError('routeNotFound')));
 
   await registerApiDocs(app, config);
-  registerMetrics(app, { config, db: database.db });
   const closeRateLimit = await registerRateLimit(app, config);
   app.addHook('onClose', closeRateLimit);
   const routes = await registerMethodNotAllowed(app, async () => {
+    registerMetrics(app, { config, db: database.db });
     registerHealthRoutes(app, database, lifecycle);
     registerCheckoutRoutes(app, { config, db: database.db });
     registerCheckoutPageRoutes(app, { config, payments });
