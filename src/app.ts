@@ -56,8 +56,11 @@ export async function startGateway(config: Config, database: Database, logger: F
     async close() {
       lifecycle.draining = true;
       await sleep(config.shutdownGraceMs);
+      // Stop listening before asking clients to close: a client told to close opens a new
+      // connection at once, and one still queued when the listener closes would be reset.
+      net.Server.prototype.close.call(app.server);
       lifecycle.closing = true;
-      await stopAccepting(app.server, config.shutdownGraceMs, SHUTDOWN_DRAIN_LIMIT_MS);
+      await finishConnections(app.server, config.shutdownGraceMs, SHUTDOWN_DRAIN_LIMIT_MS);
       await app.close();
       await inFlight.drained(SHUTDOWN_DRAIN_LIMIT_MS);
       await Promise.all(lifecycle.workers.map((worker) => worker.stop()));
@@ -67,13 +70,13 @@ export async function startGateway(config: Config, database: Database, logger: F
 }
 
 /**
- * Stops accepting connections, gives the open ones `idleGraceMs` to send the request they may
- * be about to send (answered with Connection: close), then closes those still idle and waits (up
- * to `limitMs`) for the rest to finish. Node's http `close()` would destroy every idle connection
- * at once, including one whose request is on its way, which its client sees as a reset.
+ * With the listener closed (net-level, so no connection is destroyed yet), gives the open
+ * connections `idleGraceMs` to send the request they may be about to send (answered with
+ * Connection: close), then closes those still idle and waits (up to `limitMs`) for the rest.
+ * Node's http `close()` would destroy every idle connection at once, including one whose request
+ * is on its way, which its client sees as a reset.
  */
-async function stopAccepting(server: http.Server, idleGraceMs: number, limitMs: number): Promise<void> {
-  net.Server.prototype.close.call(server);
+async function finishConnections(server: http.Server, idleGraceMs: number, limitMs: number): Promise<void> {
   await sleep(idleGraceMs);
   server.closeIdleConnections();
   const openConnections = () => new Promise<number>((resolve) => server.getConnections((_error, count) => resolve(count)));

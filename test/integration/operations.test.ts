@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -16,10 +17,17 @@ import { payByMobileMoney } from '../helpers/payments.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { startServe } from '../helpers/serve-process.ts';
 
-/** Why a fetch failed: the low-level code of its cause (ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET, …). */
-function failureCode(error: unknown): string {
-  const cause = (error as { cause?: { code?: string } }).cause;
-  return cause?.code ?? (error instanceof Error ? error.message : String(error));
+/** POSTs JSON through `agent` and resolves with the status once the whole answer has arrived. */
+function post(url: string, key: string, body: string, agent: http.Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 describe('operating the gateway', () => {
@@ -43,15 +51,16 @@ describe('operating the gateway', () => {
       const answered = new Map<number, number>();
       const failures = new Map<string, number>();
       let stopped = false;
+      // Like a load generator (autocannon): a fixed set of keep-alive connections, reopened only
+      // when the server closes one.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
       const client = async () => {
         while (!stopped) {
           try {
-            const body = currentBody();
-            const created = await fetch(`${server.url}/payment`, { method: 'POST', headers: { authorization: `Bearer ${merchant.test_secret_key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-            answered.set(created.status, (answered.get(created.status) ?? 0) + 1);
-            await created.arrayBuffer();
+            const status = await post(`${server.url}/payment`, merchant.test_secret_key, JSON.stringify(currentBody()), agent);
+            answered.set(status, (answered.get(status) ?? 0) + 1);
           } catch (error) {
-            const code = failureCode(error);
+            const code = (error as { code?: string }).code ?? String(error);
             failures.set(code, (failures.get(code) ?? 0) + 1);
             // Refused means the listener is gone: this client's work is over, cleanly.
             if (code === 'ECONNREFUSED') return;
@@ -64,6 +73,7 @@ describe('operating the gateway', () => {
       assert.equal(await exit, 0, server.output);
       stopped = true;
       await Promise.all(clients);
+      agent.destroy();
       const resets = [...failures.entries()].filter(([code]) => code !== 'ECONNREFUSED');
       assert.deepEqual(resets, [], `requests failed mid-flight: ${JSON.stringify([...failures])}`);
       assert.deepEqual([...answered.keys()], [201], `every answer was a 201: ${JSON.stringify([...answered])}`);
