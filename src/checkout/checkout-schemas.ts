@@ -6,9 +6,12 @@ import { SuccessEnvelope } from '../http/envelope.ts';
 const HttpUrl = Type.String({ format: 'http-url', maxLength: 2048 });
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 const Email = Type.String({ format: 'email', maxLength: 255 });
-/** References travel unencoded in paths, so they are limited to URL-safe characters. */
-export const Reference = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' });
-export const REFERENCE_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
+/**
+ * References travel unencoded in paths, so they are limited to URL-safe characters, and may
+ * not be only dots (`.` and `..` would be read as path steps).
+ */
+export const Reference = Type.String({ minLength: 1, maxLength: 100, pattern: '^(?!\\.+$)[A-Za-z0-9_.-]+$' });
+export const REFERENCE_PATTERN = /^(?!\.+$)[A-Za-z0-9_.-]{1,100}$/;
 const Amount = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 const Meta = Type.Object({}, { additionalProperties: true, maxJsonBytes: 8192 });
 const Title = Type.String({ maxLength: 255 });

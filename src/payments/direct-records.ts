@@ -43,8 +43,11 @@ export async function existingFor(db: Kysely<DB>, owner: Principal, request: Dir
   throw ApiError.field('charge_id', 'The charge id has already been taken.');
 }
 
+/** Only the fields that define the payment count: unknown fields are ignored (contract §4), so they cannot make a retry a duplicate. */
 export function hashDirectRequest(kind: Charge['kind'], request: DirectRequest & { transaction_status?: string | undefined }): string {
-  return requestHash({ kind, ...request, mobile: parseMalawiMobile(request.mobile)?.msisdn ?? request.mobile });
+  const { mobile_money_operator_ref_id, amount, charge_id, email, first_name, last_name, transaction_status } = request;
+  const mobile = parseMalawiMobile(request.mobile)?.msisdn ?? request.mobile;
+  return requestHash({ kind, mobile, mobile_money_operator_ref_id, amount, charge_id, email, first_name, last_name, transaction_status });
 }
 
 export interface NewDirectRecord {

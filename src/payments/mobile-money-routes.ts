@@ -67,7 +67,8 @@ export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void
     { config: { auth: 'secret' }, preValidation: normalize, schema: { summary: 'Pay out to a mobile money wallet', body: InitializePayoutBody, response: { 201: ChargeRecordResponse, ...errorResponses } } },
     async (request, reply) => {
       const payout = await initializePayout(payments, principalOf(request), request.body);
-      return reply.code(201).send(success('Payout processed successfully.', chargeRecord(payout)));
+      const message = payout.status === 'failed' ? `Payout failed: ${payout.failure_reason ?? 'the operator refused it'}.` : 'Payout processed successfully.';
+      return reply.code(201).send(success(message, chargeRecord(payout)));
     },
   );
 }

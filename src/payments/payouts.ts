@@ -15,6 +15,8 @@ export interface PayoutRequest extends DirectRequest {
   transaction_status?: 'successful' | 'failed' | undefined;
 }
 
+const PAYOUT_RECOVERY_MS = 60_000;
+
 const movementOf = (charge: Charge): Movement => ({
   merchantId: charge.merchant_id,
   mode: charge.mode,
@@ -45,7 +47,9 @@ export async function initializePayout(deps: PaymentDeps, owner: Principal, requ
   try {
     inserted = await insertDirectRecord(
       deps.db,
-      { owner, request, kind: 'payout', type: 'API Payout', wallet, hash, feeMinor: fee, nextAction: null, providerState: null, checkAt: null },
+      // check_at: should this process die between reserving and sending, the settler asks the
+      // provider later, so the reservation cannot stay stuck.
+      { owner, request, kind: 'payout', type: 'API Payout', wallet, hash, feeMinor: fee, nextAction: null, providerState: null, checkAt: now + PAYOUT_RECOVERY_MS },
       now,
       (trx, charge) => reservePayout(trx, movementOf(charge), now),
     );
