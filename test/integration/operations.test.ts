@@ -16,6 +16,7 @@ import { call, startTestGateway } from '../helpers/gateway.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { startServe } from '../helpers/serve-process.ts';
+import { lipira } from '../helpers/cli.ts';
 
 /** POSTs JSON through `agent` and resolves with the status once the whole answer has arrived. */
 function post(url: string, key: string, body: string, agent: http.Agent): Promise<number> {
@@ -95,6 +96,29 @@ describe('operating the gateway', () => {
       await slow.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test('readiness fails as soon as shutdown begins, while requests are still served', async () => {
+    const gw = await startTestGateway('sqlite', { SHUTDOWN_GRACE: '400ms' });
+    assert.equal((await call(gw.url, '/readyz')).status, 200);
+    const closing = gw.close();
+    await sleep(100);
+    const ready = await call(gw.url, '/readyz');
+    assert.equal(ready.status, 503);
+    assert.deepEqual(ready.body, { status: 'failed', message: 'Service temporarily unavailable.', data: null });
+    assert.equal((await call(gw.url, '/healthz')).status, 200, 'still alive and serving');
+    await closing;
+  });
+
+  test('lipira config prints the effective configuration with secrets masked', async () => {
+    const result = await lipira(['config', '--json'], { DATABASE_URL: 'postgres://lipira:hunter2@db.internal:5432/lipira', SMTP_URL: 'smtp://mailer:s3cret@smtp.internal:587', METRICS_TOKEN: 'scrape-me', PORT: '9000' });
+    assert.equal(result.code, 0, result.stderr);
+    const config = JSON.parse(result.stdout);
+    assert.equal(config.port, 9000);
+    assert.equal(config.databaseUrl, 'postgres://lipira:****@db.internal:5432/lipira');
+    assert.equal(config.smtpUrl, 'smtp://mailer:****@smtp.internal:587');
+    assert.equal(config.metricsToken, '****');
+    for (const secret of ['hunter2', 's3cret', 'scrape-me']) assert.ok(!result.stdout.includes(secret));
   });
 
   test('one structured log line per request, and no secret, card number or full mobile number in the logs', async () => {
