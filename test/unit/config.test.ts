@@ -36,6 +36,22 @@ test('bad settings are refused, naming the variable', () => {
     [{ BODY_LIMIT: '12' }, 'BODY_LIMIT'],
     [{ DEFAULT_FEE_PERCENT: '150' }, 'DEFAULT_FEE_PERCENT'],
     [{ CHECKOUT_TTL: 'forever' }, 'CHECKOUT_TTL'],
+    [{ CHECKOUT_MAX_FAILED_ATTEMPTS: '0' }, 'CHECKOUT_MAX_FAILED_ATTEMPTS'],
+    [{ SANDBOX_MOBILE_DELAY: 'later' }, 'SANDBOX_MOBILE_DELAY'],
+    [{ WORKER_INTERVAL: '0' }, 'WORKER_INTERVAL'],
+    [{ WEBHOOK_TIMEOUT: '15' }, 'WEBHOOK_TIMEOUT'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
+    [{ EMAIL_RETRY_SCHEDULE: 'x' }, 'EMAIL_RETRY_SCHEDULE'],
+    [{ SMTP_URL: 'http://mail.example.com' }, 'SMTP_URL'],
+    [{ PAYOUT_FEE_PERCENT: '200' }, 'PAYOUT_FEE_PERCENT'],
+    [{ SETTLEMENT_INTERVAL: 'daily' }, 'SETTLEMENT_INTERVAL'],
+    [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
+    [{ RATE_LIMIT_BURST: 'many' }, 'RATE_LIMIT_BURST'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
+    [{ REQUEST_TIMEOUT: '-1s' }, 'REQUEST_TIMEOUT'],
+    [{ HEADERS_TIMEOUT: 'x' }, 'HEADERS_TIMEOUT'],
+    [{ KEEP_ALIVE_TIMEOUT: 'x' }, 'KEEP_ALIVE_TIMEOUT'],
+    [{ SHUTDOWN_GRACE: 'x' }, 'SHUTDOWN_GRACE'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.includes(variable), JSON.stringify(env));
