@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { CheckoutSessionsTable, DB, LogsTable } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
+import { prepared } from '../db/prepared.ts';
 
 export type CheckoutSession = Selectable<CheckoutSessionsTable>;
 type Db = Kysely<DB>;
@@ -24,18 +25,18 @@ export async function insertSessionIfNew(db: Db, session: Insertable<CheckoutSes
   });
 }
 
-export function findSessionByTxRef(db: Db, owner: Principal, txRef: string): Promise<CheckoutSession | undefined> {
-  return db
-    .selectFrom('checkout_sessions')
-    .selectAll()
-    .where('merchant_id', '=', owner.merchantId)
-    .where('mode', '=', owner.mode)
-    .where('tx_ref', '=', txRef)
-    .executeTakeFirst();
+const sessionByTxRef = prepared((db, merchantId: string, mode: Principal['mode'], txRef: string) =>
+  db.selectFrom('checkout_sessions').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode).where('tx_ref', '=', txRef),
+);
+
+export async function findSessionByTxRef(db: Db, owner: Principal, txRef: string): Promise<CheckoutSession | undefined> {
+  return (await sessionByTxRef(db, owner.merchantId, owner.mode, txRef))[0];
 }
 
-export function findSessionById(db: Db, id: string): Promise<CheckoutSession | undefined> {
-  return db.selectFrom('checkout_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+const sessionById = prepared((db, id: string) => db.selectFrom('checkout_sessions').selectAll().where('id', '=', id));
+
+export async function findSessionById(db: Db, id: string): Promise<CheckoutSession | undefined> {
+  return (await sessionById(db, id))[0];
 }
 
 /** Counts a new attempt on a session that is still payable; false when it has ended or expired. */

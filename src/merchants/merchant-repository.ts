@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Insertable, Updateable } from 'kysely';
 import type { ApiKeysTable, DB, MerchantsTable } from '../db/schema.ts';
 import type { Mode } from '../shared/ids.ts';
+import { prepared } from '../db/prepared.ts';
 
 export type Merchant = Selectable<MerchantsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
@@ -18,8 +19,10 @@ export function listMerchants(db: Db): Promise<Merchant[]> {
   return db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id').execute();
 }
 
-export function findMerchant(db: Db, id: string): Promise<Merchant | undefined> {
-  return db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+const merchantById = prepared((db, id: string) => db.selectFrom('merchants').selectAll().where('id', '=', id));
+
+export async function findMerchant(db: Db, id: string): Promise<Merchant | undefined> {
+  return (await merchantById(db, id))[0];
 }
 
 export async function countMerchants(db: Db): Promise<number> {
@@ -32,8 +35,10 @@ export async function updateMerchant(db: Db, id: string, patch: Updateable<Merch
   return result.numUpdatedRows > 0n;
 }
 
-export function findKeyByHash(db: Db, tokenHash: string): Promise<ApiKey | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+const keyByHash = prepared((db, tokenHash: string) => db.selectFrom('api_keys').selectAll().where('token_hash', '=', tokenHash));
+
+export async function findKeyByHash(db: Db, tokenHash: string): Promise<ApiKey | undefined> {
+  return (await keyByHash(db, tokenHash))[0];
 }
 
 export function listKeys(db: Db, merchantId: string): Promise<ApiKey[]> {

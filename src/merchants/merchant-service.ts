@@ -104,15 +104,39 @@ export async function rollSecretKey(db: Db, merchantId: string, mode: Mode, expi
   return rolled ? { merchant_id: merchantId, mode, secret_key: token, old_keys_expire_at: expiresAt } : null;
 }
 
-/** The principal for a bearer secret key, or null when it is malformed, unknown, public or expired. */
+/** How long a looked-up key is trusted without asking the database again (bounds how late a roll's expiry can bite). */
+const KEY_CACHE_TTL_MS = 1_000;
+const KEY_CACHE_MAX = 10_000;
+
+interface CachedKey {
+  principal: Principal;
+  expiresAt: number | null;
+  fetchedAt: number;
+}
+
+/** Per database: tests run several gateways, each over its own database, in one process. */
+const keyCaches = new WeakMap<Db, Map<string, CachedKey>>();
+
+/**
+ * The principal for a bearer secret key, or null when it is malformed, unknown, public or
+ * expired. Known keys are remembered for a second, with their expiry, so a busy merchant costs
+ * one key lookup per second rather than one per request; unknown keys are never remembered.
+ */
 export async function authenticateSecretKey(db: Db, token: string, now = Date.now()): Promise<Principal | null> {
   const mode = secretKeyMode(token);
   if (!mode) return null;
   const hash = hashKey(token);
-  const key = await repo.findKeyByHash(db, hash);
-  if (!key || key.kind !== 'secret' || !hashesMatch(key.token_hash, hash)) return null;
-  if (key.expires_at !== null && key.expires_at <= now) return null;
-  return { merchantId: key.merchant_id, mode: key.mode };
+  const cache = keyCaches.get(db) ?? keyCaches.set(db, new Map()).get(db)!;
+  let cached = cache.get(hash);
+  if (!cached || now - cached.fetchedAt > KEY_CACHE_TTL_MS) {
+    const key = await repo.findKeyByHash(db, hash);
+    if (!key || key.kind !== 'secret' || !hashesMatch(key.token_hash, hash)) return null;
+    cached = { principal: { merchantId: key.merchant_id, mode: key.mode }, expiresAt: key.expires_at, fetchedAt: now };
+    if (cache.size >= KEY_CACHE_MAX) cache.delete(cache.keys().next().value!);
+    cache.set(hash, cached);
+  }
+  if (cached.expiresAt !== null && cached.expiresAt <= now) return null;
+  return cached.principal;
 }
 
 export interface MerchantSettings {

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { ChargesTable, DB } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
+import { prepared } from '../db/prepared.ts';
 
 export type Charge = Selectable<ChargesTable>;
 type Db = Kysely<DB>;
@@ -11,8 +12,10 @@ export async function insertChargeIfNew(db: Db, charge: Insertable<ChargesTable>
   return inserted !== undefined;
 }
 
-export function findCharge(db: Db, id: string): Promise<Charge | undefined> {
-  return db.selectFrom('charges').selectAll().where('id', '=', id).executeTakeFirst();
+const chargeById = prepared((db, id: string) => db.selectFrom('charges').selectAll().where('id', '=', id));
+
+export async function findCharge(db: Db, id: string): Promise<Charge | undefined> {
+  return (await chargeById(db, id))[0];
 }
 
 export function findSessionCharge(db: Db, sessionId: string, chargeId: string): Promise<Charge | undefined> {
@@ -45,7 +48,11 @@ export async function finalizeCharge(db: Db, id: string, final: Finalization, no
     .executeTakeFirst();
 }
 
+const chargeByChargeId = prepared((db, merchantId: string, mode: Principal['mode'], chargeId: string) =>
+  db.selectFrom('charges').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode).where('charge_id', '=', chargeId),
+);
+
 /** A merchant's charge or payout by its `charge_id`, in the key's mode. */
-export function findChargeByChargeId(db: Db, owner: Principal, chargeId: string): Promise<Charge | undefined> {
-  return db.selectFrom('charges').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).where('charge_id', '=', chargeId).executeTakeFirst();
+export async function findChargeByChargeId(db: Db, owner: Principal, chargeId: string): Promise<Charge | undefined> {
+  return (await chargeByChargeId(db, owner.merchantId, owner.mode, chargeId))[0];
 }
