@@ -12,18 +12,40 @@ const execFileAsync = promisify(execFile);
 const POSTGRES_SERVER = 'postgres://postgres@127.0.0.1:5432';
 
 export interface Gateway extends ServerProcess {
-  /** Test secret key of the merchant the load runs as. */
+  /** The merchant the load runs as, and its test secret key. */
+  merchantId: string;
   secretKey: string;
+  /** Where the gateway keeps its data, for the bench's own connection. */
+  databaseUrl: string;
+  /** Runs `lipira …` on the gateway's database, as an operator would. */
+  cli(args: string[]): Promise<string>;
 }
 
 /** A fresh database, a merchant in it, and `lipira serve` on top: what the gateway scenarios load. */
 export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date, cleanup: Cleanup): Promise<Gateway> {
   const databaseUrl = await freshDatabase(db, startedAt, cleanup);
-  // One key makes every request here, far above the per-key limit meant for merchants.
-  const env = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl, RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000' };
-  const secretKey = await createMerchant(repoRoot, env);
+  const env = {
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    // One key makes every request here, far above the per-key limit meant for merchants.
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    // Seeded mobile money charges settle at once, so the verify and details scenarios read final
+    // charges instead of settling them mid-measurement.
+    SANDBOX_MOBILE_DELAY: '0',
+    // Queued webhooks are picked up within 50 ms, so delivery throughput is not the poll interval's.
+    WORKER_INTERVAL: '50ms',
+    // Nothing is in flight when the bench stops the gateway: no need to wait for clients to leave.
+    SHUTDOWN_GRACE: '0s',
+  };
+  const cli = async (args: string[]) => (await execFileAsync(process.execPath, ['bin/lipira.js', ...args], { cwd: repoRoot, env: { ...process.env, ...env } })).stdout;
+  const merchant = await createMerchant(cli);
+  // Settled seed charges would otherwise queue receipt emails, whose sending would run behind the
+  // next scenarios; email is not in the table.
+  await cli(['merchant', 'update', merchant.id, '--receipts', 'off']);
   const server = await startServer({ name: 'lipira serve', args: ['bin/lipira.js', 'serve'], cwd: repoRoot, env, readyPath: '/healthz' }, cleanup);
-  return { ...server, secretKey };
+  return { ...server, merchantId: merchant.id, secretKey: merchant.secretKey, databaseUrl, cli };
 }
 
 /** Each run gets its own database, so earlier runs' rows never skew the numbers. */
@@ -50,13 +72,8 @@ async function dropPostgresDatabase(name: string): Promise<void> {
   }
 }
 
-async function createMerchant(repoRoot: string, env: Record<string, string>): Promise<string> {
-  const { stdout } = await execFileAsync(
-    process.execPath,
-    ['bin/lipira.js', 'merchant', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--json'],
-    { cwd: repoRoot, env: { ...process.env, ...env } },
-  );
-  const merchant = JSON.parse(stdout) as { test_secret_key?: unknown };
-  if (typeof merchant.test_secret_key !== 'string') throw new Error('merchant create --json printed no test_secret_key');
-  return merchant.test_secret_key;
+async function createMerchant(cli: Gateway['cli']): Promise<{ id: string; secretKey: string }> {
+  const merchant = JSON.parse(await cli(['merchant', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--json'])) as { id?: unknown; test_secret_key?: unknown };
+  if (typeof merchant.id !== 'string' || typeof merchant.test_secret_key !== 'string') throw new Error('merchant create --json printed no id or test_secret_key');
+  return { id: merchant.id, secretKey: merchant.test_secret_key };
 }

@@ -6,8 +6,17 @@ export interface BenchOptions {
   quick: boolean;
   db: DbKind;
   durationSeconds: number;
+  /** An unrecorded run of the verify scenario first: the first gateway row should not pay for the JIT compiler's warm-up. */
+  warmUpSeconds: number;
+  /** Sessions and direct charges created over HTTP, as merchants would: the page and charge scenarios use these. */
   seedCount: number;
   connections: number;
+  /** Sessions stored when the verify scenarios run: the growth target's reference point. */
+  smallSessions: number;
+  /** Sessions stored for the growth row, bulk-loaded: 1,000,000 takes too long for a quick run. */
+  largeSessions: number;
+  /** Events queued at once to measure webhook delivery. */
+  webhookEvents: number;
 }
 
 export const USAGE = 'usage: npm run bench -- [--quick] [--db sqlite|postgres] [--duration SECONDS]';
@@ -22,8 +31,12 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     quick,
     db: parseDb(values.db ?? 'sqlite'),
     durationSeconds: values.duration === undefined ? (quick ? 3 : 10) : parseDuration(values.duration),
+    warmUpSeconds: quick ? 1 : 3,
     seedCount: quick ? 500 : 2000,
     connections: 50,
+    smallSessions: 10_000,
+    largeSessions: quick ? 200_000 : 1_000_000,
+    webhookEvents: quick ? 2_000 : 10_000,
   };
 }
 

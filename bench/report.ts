@@ -1,7 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { QUIET_BUSY_SHARE, type Measurement } from './measure.ts';
 import type { BenchOptions } from './options.ts';
-import { FASTIFY_BASELINE, NODE_HTTP_BASELINE, type Measurement } from './scenarios.ts';
+import { FASTIFY_BASELINE, NODE_HTTP_BASELINE, VERIFY } from './scenarios.ts';
+import { formatTable, type Column } from './table.ts';
+import { evaluateTargets, TARGET_COLUMNS, type Growth, type TargetResult } from './targets.ts';
+import type { WebhookResult } from './webhooks.ts';
 
 export interface Row extends Measurement {
   /** req/s as a fraction of the baseline's: 1.00 means as fast as bare node:http. */
@@ -15,33 +19,62 @@ export interface Report {
   db: BenchOptions['db'];
   connections: number;
   durationSeconds: number;
+  /** Sessions stored while the verify rows ran (all but the last row, which ran at `growth.largeSessions`). */
   seededSessions: number;
   rows: Row[];
+  growth: Growth;
+  webhooks: WebhookResult;
+  /** The gateway's resident memory once everything above had run. */
+  finalServerRssMb: number;
+  targets: TargetResult[];
 }
 
-export function buildReport(measurements: Measurement[], options: BenchOptions, startedAt: Date): Report {
-  const nodeHttp = baselineRate(measurements, NODE_HTTP_BASELINE);
-  const fastify = baselineRate(measurements, FASTIFY_BASELINE);
+/** What one batch measured, in the order it ran. */
+export interface BatchResults {
+  measurements: Measurement[];
+  /** The verify scenario again at `largeSessions` stored sessions. */
+  grown: Measurement;
+  webhooks: WebhookResult;
+  finalServerRssMb: number;
+}
+
+export function buildReport(results: BatchResults, options: BenchOptions, startedAt: Date): Report {
+  const { measurements, grown, webhooks, finalServerRssMb } = results;
+  const nodeHttp = rateOf(measurements, NODE_HTTP_BASELINE);
+  const fastify = rateOf(measurements, FASTIFY_BASELINE);
+  const toRow = (m: Measurement): Row => ({ ...m, vsNodeHttp: m.requestsPerSecond / nodeHttp, vsFastify: m.requestsPerSecond / fastify });
+  const grownRow = toRow(grown);
+  const rows = [...measurements.map(toRow), grownRow];
+  const verify = rateOf(measurements, VERIFY);
+  const growth: Growth = {
+    smallSessions: options.smallSessions,
+    largeSessions: options.largeSessions,
+    smallRequestsPerSecond: verify,
+    largeRequestsPerSecond: grown.requestsPerSecond,
+    ratio: grown.requestsPerSecond / verify,
+  };
   return {
     date: startedAt.toISOString(),
     node: process.version,
     db: options.db,
     connections: options.connections,
     durationSeconds: options.durationSeconds,
-    seededSessions: options.seedCount,
-    rows: measurements.map((m) => ({ ...m, vsNodeHttp: m.requestsPerSecond / nodeHttp, vsFastify: m.requestsPerSecond / fastify })),
+    seededSessions: options.smallSessions,
+    rows,
+    growth,
+    webhooks,
+    finalServerRssMb,
+    targets: evaluateTargets({ rows, growthRow: grownRow, growth, webhooks, finalServerRssMb }),
   };
 }
 
-function baselineRate(measurements: Measurement[], name: string): number {
+function rateOf(measurements: Measurement[], name: string): number {
   const rate = measurements.find((m) => m.scenario === name)?.requestsPerSecond;
-  if (!rate) throw new Error(`baseline "${name}" served no requests; ratios would be meaningless`);
+  if (!rate) throw new Error(`"${name}" served no requests; ratios would be meaningless`);
   return rate;
 }
 
-type Column = [header: string, cell: (row: Row) => string, align: 'left' | 'right'];
-
-const COLUMNS: Column[] = [
+const COLUMNS: Column<Row>[] = [
   ['scenario', (r) => r.scenario, 'left'],
   ['req/s', (r) => r.requestsPerSecond.toFixed(0), 'right'],
   ['p50 ms', (r) => r.latencyP50Ms.toFixed(1), 'right'],
@@ -52,34 +85,47 @@ const COLUMNS: Column[] = [
   ['x fastify', (r) => r.vsFastify.toFixed(2), 'right'],
   ['cpu us/req', (r) => r.serverCpuMicrosPerRequest.toFixed(0), 'right'],
   ['rss MB', (r) => r.serverRssMb.toFixed(1), 'right'],
-  // A fast row made of error responses is not a result: make it impossible to miss.
-  ['flag', (r) => [r.non2xx > 0 ? 'NON-2XX' : '', r.errors > 0 ? 'ERRORS' : ''].filter(Boolean).join(' '), 'left'],
+  // A fast row made of error responses, or one measured while something else kept the machine
+  // busy, is not a result: make it impossible to miss.
+  ['flag', (r) => [r.non2xx > 0 ? 'NON-2XX' : '', r.errors > 0 ? 'ERRORS' : '', r.machineBusyBefore > QUIET_BUSY_SHARE ? 'BUSY-MACHINE' : ''].filter(Boolean).join(' '), 'left'],
 ];
 
+const count = (n: number) => n.toLocaleString('en-US');
+
 export function formatReport(report: Report): string {
-  const cells = [COLUMNS.map(([header]) => header), ...report.rows.map((row) => COLUMNS.map(([, cell]) => cell(row)))];
-  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((line) => line[i]!.length)));
-  const lines = cells.map((line) =>
-    line
-      .map((text, i) => (COLUMNS[i]![2] === 'left' ? text.padEnd(widths[i]!) : text.padStart(widths[i]!)))
-      .join('  ')
-      .trimEnd(),
-  );
+  const { growth, webhooks } = report;
   const title = `Lipira bench: ${report.db}, ${report.connections} connections, ${report.durationSeconds} s per scenario, node ${report.node}`;
-  return [title, '', ...lines, ...problemNotes(report.rows)].join('\n') + '\n';
+  const stored = `Stored sessions: ${count(growth.smallSessions)} while the gateway's reads ran, ${count(growth.largeSessions)} for the last row`;
+  const passed = report.targets.filter((t) => t.pass).length;
+  return [
+    title,
+    stored,
+    '',
+    ...formatTable(COLUMNS, report.rows),
+    ...problemNotes(report.rows),
+    '',
+    `Growth: verify ${growth.smallRequestsPerSecond.toFixed(0)} req/s at ${count(growth.smallSessions)} stored sessions, ` +
+      `${growth.largeRequestsPerSecond.toFixed(0)} req/s at ${count(growth.largeSessions)}: ratio ${growth.ratio.toFixed(2)}`,
+    `Webhooks: ${count(webhooks.events)} queued, ${count(webhooks.events - webhooks.lost)} delivered in ${webhooks.seconds.toFixed(2)} s ` +
+      `(${webhooks.deliveriesPerSecond.toFixed(0)}/s), ${webhooks.lost} lost, ${webhooks.duplicated} duplicated` +
+      (webhooks.unexpected > 0 ? `, ${webhooks.unexpected} unexpected` : ''),
+    `Gateway RSS after the whole run: ${report.finalServerRssMb.toFixed(1)} MB`,
+    '',
+    `Targets (req/s against bare node:http in this batch): ${passed} of ${report.targets.length} met`,
+    ...formatTable(TARGET_COLUMNS, report.targets),
+  ].join('\n') + '\n';
 }
 
-/** Which statuses a flagged row got, so the table says what went wrong and not only that something did. */
+/** What went wrong on a flagged row, and not only that something did. */
 function problemNotes(rows: Row[]): string[] {
-  const flagged = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
-  if (flagged.length === 0) return [];
-  return [
-    '',
-    ...flagged.map((r) => {
-      const statuses = Object.entries(r.statusCodes).map(([status, count]) => `${status} x${count}`).join(', ');
-      return `! ${r.scenario}: statuses ${statuses || 'none'}; ${r.errors} connection errors (${r.timeouts} timeouts)`;
-    }),
-  ];
+  const notes = rows.flatMap((r) => {
+    const statuses = Object.entries(r.statusCodes).map(([status, n]) => `${status} x${n}`).join(', ');
+    return [
+      ...(r.non2xx > 0 || r.errors > 0 ? [`! ${r.scenario}: statuses ${statuses || 'none'}; ${r.errors} connection errors (${r.timeouts} timeouts)`] : []),
+      ...(r.machineBusyBefore > QUIET_BUSY_SHARE ? [`! ${r.scenario}: the machine was still ${(r.machineBusyBefore * 100).toFixed(0)}% busy when the load started`] : []),
+    ];
+  });
+  return notes.length > 0 ? ['', ...notes] : [];
 }
 
 /** Colons are left out of the ISO timestamp so the file name is valid on every file system. */

@@ -1,12 +1,19 @@
 // `npm run bench`: loads bare node:http, bare Fastify and the gateway with autocannon and reports
-// throughput, latency and server cost side by side, so the gateway's overhead is read against baselines.
+// throughput, latency and server cost side by side, so the gateway's overhead is read against
+// baselines; then how verify holds up as sessions pile up, how fast webhooks go out, and the
+// gateway's memory at the end, each checked against the performance targets.
 import { fileURLToPath } from 'node:url';
+import { openBenchDb } from './bench-db.ts';
 import { Cleanup } from './cleanup.ts';
 import { startGateway } from './gateway.ts';
+import { measure, type Measurement } from './measure.ts';
 import { BenchUsageError, parseBenchArgs, USAGE, type BenchOptions } from './options.ts';
+import { rssMegabytes } from './proc-stats.ts';
 import { buildReport, formatReport, saveReport } from './report.ts';
-import { measure, scenarios, seedSessions, type Measurement } from './scenarios.ts';
+import { grownVerify, scenarios, VERIFY, type Seeded } from './scenarios.ts';
+import { fillSessions, seedCharges, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
 import { startServer } from './servers.ts';
+import { measureWebhookDelivery } from './webhooks.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
@@ -14,27 +21,54 @@ const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
 async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): Promise<void> {
   const baseline = (name: string, file: string) =>
     startServer({ name, args: ['--import', 'tsx', `bench/${file}`], cwd: REPO_ROOT, env: {}, readyPath: '/' }, cleanup);
-  const nodeHttp = await baseline('node:http baseline', 'baseline-http.ts');
-  const fastify = await baseline('fastify baseline', 'baseline-fastify.ts');
-  const gateway = await startGateway(REPO_ROOT, options.db, startedAt, cleanup);
+  // Started side by side, since each takes a second or two to boot. All must have settled before a
+  // failure is thrown: one still starting would register its cleanup after teardown had run.
+  const starting = [
+    baseline('node:http baseline', 'baseline-http.ts'),
+    baseline('fastify baseline', 'baseline-fastify.ts'),
+    startGateway(REPO_ROOT, options.db, startedAt, cleanup),
+  ] as const;
+  await Promise.allSettled(starting);
+  const [nodeHttp, fastify, gateway] = await Promise.all(starting);
+  const db = await openBenchDb(gateway.databaseUrl);
+  cleanup.add(() => db.close());
 
-  progress(`seeding ${options.seedCount} checkout sessions`);
-  await seedSessions(gateway, options.seedCount);
+  progress(`seeding ${options.seedCount} direct charges and ${options.seedCount} checkout sessions over HTTP`);
+  const chargeIds = await seedCharges(gateway, options.seedCount);
+  const checkouts = await seedSessions(gateway, options.seedCount);
+  const owner = await sessionOwnerFrom(db, gateway.merchantId, checkouts[0]!.txRef);
+  progress(`bulk-loading sessions up to ${options.smallSessions.toLocaleString('en-US')} stored`);
+  const seeded: Seeded = { sessions: await fillSessions(db, owner, options.seedCount, options.smallSessions), checkouts, chargeIds };
+  await waitForSettledCharges(db);
+
+  const batch = scenarios(nodeHttp, fastify, gateway, seeded);
+  // The growth target compares the first gateway row with one run much later: both must find the code warm.
+  progress(`warming up: ${VERIFY} (${options.warmUpSeconds} s, not recorded)`);
+  await measure(batch.find((scenario) => scenario.name === VERIFY)!, { connections: options.connections, durationSeconds: options.warmUpSeconds });
 
   const measurements: Measurement[] = [];
-  for (const scenario of scenarios(nodeHttp, fastify, gateway, options.seedCount)) {
+  for (const scenario of batch) {
     progress(`${scenario.name} (${options.durationSeconds} s)`);
     measurements.push(await measure(scenario, options));
   }
 
-  const report = buildReport(measurements, options, startedAt);
+  progress(`bulk-loading sessions up to ${options.largeSessions.toLocaleString('en-US')} stored`);
+  const grownSessions = await fillSessions(db, owner, seeded.sessions, options.largeSessions);
+  const grownScenario = grownVerify(gateway, options.largeSessions, grownSessions);
+  progress(`${grownScenario.name} (${options.durationSeconds} s)`);
+  const grown = await measure(grownScenario, options);
+
+  progress(`webhook delivery of ${options.webhookEvents.toLocaleString('en-US')} queued events`);
+  const webhooks = await measureWebhookDelivery(gateway, db, checkouts, options.webhookEvents, cleanup);
+
+  const report = buildReport({ measurements, grown, webhooks, finalServerRssMb: rssMegabytes(gateway.pid) }, options, startedAt);
   process.stdout.write(formatReport(report));
   process.stdout.write(`\nSaved ${await saveReport(report, RESULTS_DIR)}\n`);
 }
 
-/** Progress goes to stderr, keeping stdout to the table. */
+/** Progress goes to stderr, keeping stdout to the table; the clock shows where a run's time goes. */
 function progress(message: string): void {
-  process.stderr.write(`bench: ${message}\n`);
+  process.stderr.write(`bench: [${(performance.now() / 1000).toFixed(1)} s] ${message}\n`);
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -1,0 +1,35 @@
+// What the bench asks the gateway for, in one place: the HTTP seeding, the scenarios and the bulk
+// loader (which writes the rows these requests would have made) must all agree on it.
+
+/** Every checkout session the bench makes is this request with its own tx_ref. */
+export const SESSION_REQUEST = {
+  amount: 1000,
+  currency: 'MWK',
+  first_name: 'Jane',
+  last_name: 'Banda',
+  email: 'jane@example.com',
+  callback_url: 'https://example.com/paid',
+  return_url: 'https://example.com/cancel',
+  customization: { title: 'Bench', description: 'Load test' },
+} as const;
+
+export function sessionBody(txRef: string): string {
+  return JSON.stringify({ tx_ref: txRef, ...SESSION_REQUEST });
+}
+
+/** The sandbox's Airtel test number that succeeds, and Airtel's operator ref (contract §8). */
+export function chargeBody(chargeId: string): string {
+  return JSON.stringify({
+    mobile: '0990000000',
+    mobile_money_operator_ref_id: '20be6c20-adeb-4b5b-a7ba-0769820df4fb',
+    amount: 1000,
+    charge_id: chargeId,
+    email: 'jane@example.com',
+    first_name: 'Jane',
+    last_name: 'Banda',
+  });
+}
+
+/** Seeded sessions are `seed-0` … `seed-<n-1>`, whether made over HTTP or bulk-loaded, so any index names one. */
+export const seedRef = (index: number) => `seed-${index}`;
+export const seedChargeId = (index: number) => `seed-charge-${index}`;

@@ -1,0 +1,101 @@
+import { CHARGE_DETAILS, CHARGE_VERIFY, CHECKOUT_PAGE, CREATE, VERIFY, VERIFY_LEGACY } from './scenarios.ts';
+import type { Column } from './table.ts';
+import type { WebhookResult } from './webhooks.ts';
+
+/** The performance issue's targets, each checked against this batch's own measurements. */
+export interface TargetResult {
+  target: string;
+  comparison: '>=' | '<=';
+  limit: number;
+  measured: number;
+  unit: 'ratio' | 'ms' | '/s' | 'MB' | 'count';
+  pass: boolean;
+  /** Why a number that meets its limit still fails: the load got error answers. */
+  note: string | null;
+}
+
+/** The part of a table row a target reads. */
+export interface RowFigures {
+  scenario: string;
+  vsNodeHttp: number;
+  latencyP99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface Growth {
+  smallSessions: number;
+  largeSessions: number;
+  smallRequestsPerSecond: number;
+  largeRequestsPerSecond: number;
+  /** large ÷ small: 1.00 means verify does not slow down at all as sessions pile up. */
+  ratio: number;
+}
+
+export interface Outcomes {
+  rows: RowFigures[];
+  growthRow: RowFigures;
+  growth: Growth;
+  webhooks: WebhookResult;
+  finalServerRssMb: number;
+}
+
+/** [scenario, least req/s as a fraction of bare node:http, greatest p99 in ms] */
+const ROUTE_TARGETS: Array<[string, number, number | null]> = [
+  [CREATE, 0.25, 35],
+  [VERIFY, 0.45, 15],
+  [VERIFY_LEGACY, 0.45, 15],
+  [CHARGE_VERIFY, 0.45, null],
+  [CHARGE_DETAILS, 0.45, null],
+  [CHECKOUT_PAGE, 0.35, null],
+];
+const MIN_GROWTH_RATIO = 0.85;
+const MIN_DELIVERIES_PER_SECOND = 1000;
+const MAX_RSS_MB = 200;
+
+const clean = (row: RowFigures) => row.non2xx === 0 && row.errors === 0;
+
+function check(target: string, comparison: TargetResult['comparison'], limit: number, measured: number, unit: TargetResult['unit'], valid = true): TargetResult {
+  const met = comparison === '>=' ? measured >= limit : measured <= limit;
+  return { target, comparison, limit, measured, unit, pass: met && valid, note: valid ? null : 'error answers' };
+}
+
+export function evaluateTargets(outcomes: Outcomes): TargetResult[] {
+  const { rows, growthRow, growth, webhooks } = outcomes;
+  const rowOf = (scenario: string) => {
+    const row = rows.find((r) => r.scenario === scenario);
+    if (!row) throw new Error(`no row for target scenario "${scenario}"`);
+    return row;
+  };
+  const results = ROUTE_TARGETS.flatMap(([scenario, minRatio, maxP99]) => {
+    const row = rowOf(scenario);
+    const targets = [check(`${scenario}: req/s vs bare node:http`, '>=', minRatio, row.vsNodeHttp, 'ratio', clean(row))];
+    if (maxP99 !== null) targets.push(check(`${scenario}: p99`, '<=', maxP99, row.latencyP99Ms, 'ms', clean(row)));
+    return targets;
+  });
+  const sizes = `${growth.largeSessions.toLocaleString('en-US')} vs ${growth.smallSessions.toLocaleString('en-US')} stored sessions`;
+  results.push(check(`growth: verify req/s at ${sizes}`, '>=', MIN_GROWTH_RATIO, growth.ratio, 'ratio', clean(growthRow) && clean(rowOf(VERIFY))));
+  const events = `${webhooks.events.toLocaleString('en-US')} queued events`;
+  results.push(
+    check(`webhook deliveries/s, ${events}`, '>=', MIN_DELIVERIES_PER_SECOND, webhooks.deliveriesPerSecond, '/s'),
+    check('webhooks lost', '<=', 0, webhooks.lost, 'count'),
+    check('webhooks duplicated', '<=', 0, webhooks.duplicated, 'count'),
+    check('gateway RSS after the whole run', '<=', MAX_RSS_MB, outcomes.finalServerRssMb, 'MB'),
+  );
+  return results;
+}
+
+const AMOUNTS: Record<TargetResult['unit'], (value: number) => string> = {
+  ratio: (v) => v.toFixed(2),
+  ms: (v) => `${v.toFixed(1)} ms`,
+  '/s': (v) => `${v.toFixed(0)}/s`,
+  MB: (v) => `${v.toFixed(1)} MB`,
+  count: (v) => v.toFixed(0),
+};
+
+export const TARGET_COLUMNS: Column<TargetResult>[] = [
+  ['target', (t) => t.target, 'left'],
+  ['limit', (t) => `${t.comparison === '>=' ? '≥' : '≤'} ${AMOUNTS[t.unit](t.limit)}`, 'right'],
+  ['measured', (t) => AMOUNTS[t.unit](t.measured), 'right'],
+  ['result', (t) => (t.pass ? 'PASS' : t.note ? `FAIL (${t.note})` : 'FAIL'), 'left'],
+];
