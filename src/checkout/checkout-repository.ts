@@ -7,15 +7,22 @@ export type CheckoutSession = Selectable<CheckoutSessionsTable>;
 type Db = Kysely<DB>;
 
 /**
- * Inserts the session and its first log, in the caller's transaction, unless any unique key
- * (the merchant's `tx_ref`, our `reference` or token) is taken: then nothing is written and
- * false is returned. ON CONFLICT makes two concurrent creates with one `tx_ref` yield one row.
+ * Inserts the session and its first log in one transaction, unless any unique key (the
+ * merchant's `tx_ref`, our `reference` or token) is taken: then nothing is written and false
+ * is returned. ON CONFLICT makes two concurrent creates with one `tx_ref` yield one row.
  */
-export async function insertSessionIfNew(trx: Db, session: Insertable<CheckoutSessionsTable>, log: Insertable<LogsTable>): Promise<boolean> {
-  const inserted = await trx.insertInto('checkout_sessions').values(session).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
-  if (!inserted) return false;
-  await trx.insertInto('logs').values(log).execute();
-  return true;
+export async function insertSessionIfNew(db: Db, session: Insertable<CheckoutSessionsTable>, log: Insertable<LogsTable>): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('checkout_sessions')
+      .values(session)
+      .onConflict((oc) => oc.doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!inserted) return false;
+    await trx.insertInto('logs').values(log).execute();
+    return true;
+  });
 }
 
 const sessionByTxRef = prepared((db, merchantId: string, mode: Principal['mode'], txRef: string) =>

@@ -5,15 +5,12 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.ts';
 import { withStatementCache } from './statement-cache.ts';
-import { groupCommit, type Transact } from './group-commit.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface Database {
   db: Kysely<DB>;
   dialect: Dialect;
-  /** A transaction acknowledged once committed; on SQLite, concurrent ones share commits. */
-  transact: Transact;
   /** Where it lives, with no password: for logs and `lipira config`. */
   description: string;
   close(): Promise<void>;
@@ -35,7 +32,7 @@ function openSqlite(file: string): Database {
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
-  return { db, dialect: 'sqlite', transact: groupCommit(db), description: `sqlite:${file}`, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', description: `sqlite:${file}`, close: () => db.destroy() };
 }
 
 async function openPostgres(url: string): Promise<Database> {
@@ -47,9 +44,7 @@ async function openPostgres(url: string): Promise<Database> {
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const safe = new URL(url);
   safe.password = '';
-  // PostgreSQL commits concurrent transactions side by side and shares their WAL flushes itself.
-  const transact: Transact = (work) => db.transaction().execute(work);
-  return { db, dialect: 'postgres', transact, description: safe.toString(), close: () => db.destroy() };
+  return { db, dialect: 'postgres', description: safe.toString(), close: () => db.destroy() };
 }
 
 const DUPLICATE_DATABASE = '42P04';

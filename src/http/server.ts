@@ -104,7 +104,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
   const routes = await registerMethodNotAllowed(app, async () => {
     registerMetrics(app, { config, db: database.db });
     registerHealthRoutes(app, database, lifecycle);
-    registerCheckoutRoutes(app, { config, db: database.db, transact: database.transact });
+    registerCheckoutRoutes(app, { config, db: database.db });
     registerCheckoutPageRoutes(app, { config, payments });
     registerWebhookRoutes(app, { config, db: database.db });
     registerMobileMoneyRoutes(app, payments);
