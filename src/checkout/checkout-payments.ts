@@ -2,13 +2,12 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { creditCollection } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
-import { findMerchant } from '../merchants/merchant-repository.ts';
 import { finalizeCharge, findSessionCharge, insertChargeIfNew, type Charge } from '../payments/charge-repository.ts';
 import { describeMethod } from '../payments/charge-views.ts';
+import { collectionFee } from '../payments/fees.ts';
 import type { Outcome, ProviderFor, StartResult } from '../payments/provider.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard } from '../shared/cards.ts';
 import { ids } from '../shared/ids.ts';
-import { feeMinor } from '../shared/money.ts';
 import { OPERATOR_NAMES, maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
 import { emitCheckoutPayment } from './checkout-events.ts';
 import * as sessions from './checkout-repository.ts';
@@ -115,14 +114,8 @@ export async function confirmCardOtp(deps: PaymentDeps, session: CheckoutSession
  */
 export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
   return deps.db.transaction().execute(async (trx) => {
-    const merchant = await findMerchant(trx, charge.merchant_id);
-    const fee = outcome.status === 'success' && merchant ? feeMinor(charge.amount_minor, merchant.fee_bps) : 0;
-    const final = await finalizeCharge(
-      trx,
-      charge.id,
-      { status: outcome.status, failureReason: outcome.status === 'failed' ? outcome.reason : null, transId: outcome.status === 'success' ? outcome.transId : null, feeMinor: fee },
-      now,
-    );
+    const fee = await collectionFee(trx, charge, outcome);
+    const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
     if (!final) return (await findSessionCharge(trx, charge.session_id!, charge.charge_id)) ?? null;
     const sessionId = final.session_id!;
     if (outcome.status === 'success') {

@@ -2,6 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { ChargesTable, DB } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { prepared } from '../db/prepared.ts';
+import type { Outcome } from './provider.ts';
 
 export type Charge = Selectable<ChargesTable>;
 type Db = Kysely<DB>;
@@ -27,21 +28,25 @@ export function findDueCharges(db: Db, now: number, limit: number): Promise<Char
   return db.selectFrom('charges').selectAll().where('status', '=', 'pending').where('check_at', '<=', now).orderBy('check_at').limit(limit).execute();
 }
 
-export interface Finalization {
-  status: 'success' | 'failed';
-  failureReason: string | null;
-  transId: string | null;
-  feeMinor: number;
-}
-
 /**
- * Moves a pending charge to its final status. Only the first caller wins: a charge ends once,
- * whichever of the settler, a status poll or an OTP submission gets there first.
+ * Moves a pending charge to the provider's outcome, with the fee taken. Only the first caller
+ * wins: a charge ends once, whichever of the settler, a status poll or an OTP submission gets
+ * there first.
  */
-export async function finalizeCharge(db: Db, id: string, final: Finalization, now: number): Promise<Charge | undefined> {
+export async function finalizeCharge(db: Db, id: string, outcome: Outcome, feeMinor: number, now: number): Promise<Charge | undefined> {
+  const failed = outcome.status === 'failed';
   return db
     .updateTable('charges')
-    .set({ status: final.status, failure_reason: final.failureReason, trans_id: final.transId, fee_minor: final.feeMinor, next_action: null, check_at: null, completed_at: now, updated_at: now })
+    .set({
+      status: outcome.status,
+      failure_reason: failed ? outcome.reason : null,
+      trans_id: failed ? null : outcome.transId,
+      fee_minor: feeMinor,
+      next_action: null,
+      check_at: null,
+      completed_at: now,
+      updated_at: now,
+    })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returningAll()

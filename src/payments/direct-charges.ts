@@ -1,13 +1,12 @@
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { creditCollection } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
-import { findMerchant } from '../merchants/merchant-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
-import { feeMinor } from '../shared/money.ts';
 import { emitChargeOutcome } from './charge-events.ts';
 import { finalizeCharge, findCharge, type Charge } from './charge-repository.ts';
 import { existingFor, hashDirectRequest, insertDirectRecord, walletOf, type DirectRequest } from './direct-records.ts';
+import { collectionFee } from './fees.ts';
 import type { Outcome } from './provider.ts';
 
 /**
@@ -35,14 +34,8 @@ export async function initializeCharge(deps: PaymentDeps, owner: Principal, requ
  */
 export async function completeDirectCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
   return deps.db.transaction().execute(async (trx) => {
-    const merchant = await findMerchant(trx, charge.merchant_id);
-    const fee = outcome.status === 'success' && merchant ? feeMinor(charge.amount_minor, merchant.fee_bps) : 0;
-    const final = await finalizeCharge(
-      trx,
-      charge.id,
-      { status: outcome.status, failureReason: outcome.status === 'failed' ? outcome.reason : null, transId: outcome.status === 'success' ? outcome.transId : null, feeMinor: fee },
-      now,
-    );
+    const fee = await collectionFee(trx, charge, outcome);
+    const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
     if (!final) return (await findCharge(trx, charge.id)) ?? null;
     if (outcome.status === 'success') {
       await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);

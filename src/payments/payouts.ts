@@ -71,12 +71,7 @@ export async function initializePayout(deps: PaymentDeps, owner: Principal, requ
  */
 export async function completePayoutCharge(deps: PaymentDeps, payout: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
   return deps.db.transaction().execute(async (trx) => {
-    const final = await finalizeCharge(
-      trx,
-      payout.id,
-      { status: outcome.status, failureReason: outcome.status === 'failed' ? outcome.reason : null, transId: outcome.status === 'success' ? outcome.transId : null, feeMinor: payout.fee_minor },
-      now,
-    );
+    const final = await finalizeCharge(trx, payout.id, outcome, payout.fee_minor, now);
     if (!final) return (await findCharge(trx, payout.id)) ?? null;
     if (outcome.status === 'success') await completePayout(trx, movementOf(final), now);
     else await releasePayout(trx, movementOf(final), now);
