@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Reference } from '../checkout/checkout-schemas.ts';
+import { Authorization, Log, Reference } from '../checkout/checkout-schemas.ts';
 import { SuccessEnvelope } from '../http/envelope.ts';
 import { OPERATOR_REF_IDS } from './operators.ts';
 
@@ -59,19 +59,9 @@ const TypedRecord = {
   transaction_charges: Type.Object({ currency: Type.String(), amount: Type.String() }),
 };
 
-const Authorization = Type.Object({
-  channel: NullableString,
-  card_number: NullableString,
-  expiry: NullableString,
-  brand: NullableString,
-  provider: NullableString,
-  mobile_number: NullableString,
-  completed_at: NullableString,
-});
-
 export const ChargeRecordResponse = SuccessEnvelope(Type.Object(TypedRecord));
 export const VerifyResponse = SuccessEnvelope(
-  Type.Object({ ...TypedRecord, authorization: Authorization, logs: Type.Array(Type.Object({ type: Type.String(), message: Type.String(), created_at: Type.String() })) }),
+  Type.Object({ ...TypedRecord, authorization: Authorization, logs: Type.Array(Log) }),
   'successful',
 );
 /** Details: a payout carries its type, event type and fee; a charge does not (spec §4.5). */
