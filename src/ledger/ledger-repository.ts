@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { AccountKind, DB, LedgerTransactionsTable } from '../db/schema.ts';
 import { ids, type Mode } from '../shared/ids.ts';
+import { prepared } from '../db/prepared.ts';
 
 type Db = Kysely<DB>;
 
@@ -69,26 +70,20 @@ async function accountId(trx: Db, key: AccountKey, now: number): Promise<string>
     .values({ id: ids.ledgerAccount(), ...key, balance_minor: 0, created_at: now, updated_at: now })
     .onConflict((oc) => oc.columns(['owner', 'mode', 'currency', 'kind']).doNothing())
     .execute();
-  const row = await trx
-    .selectFrom('ledger_accounts')
-    .select('id')
-    .where('owner', '=', key.owner)
-    .where('mode', '=', key.mode)
-    .where('currency', '=', key.currency)
-    .where('kind', '=', key.kind)
-    .executeTakeFirstOrThrow();
-  return row.id;
+  const [row] = await findAccount(trx, key);
+  return row!.id;
+}
+
+const accountByKey = prepared((db, owner: string, mode: Mode, currency: string, kind: AccountKind) =>
+  db.selectFrom('ledger_accounts').select(['id', 'balance_minor']).where('owner', '=', owner).where('mode', '=', mode).where('currency', '=', currency).where('kind', '=', kind),
+);
+
+function findAccount(db: Db, key: AccountKey) {
+  return accountByKey(db, key.owner, key.mode, key.currency, key.kind);
 }
 
 export async function balanceOf(db: Db, key: AccountKey): Promise<number> {
-  const row = await db
-    .selectFrom('ledger_accounts')
-    .select('balance_minor')
-    .where('owner', '=', key.owner)
-    .where('mode', '=', key.mode)
-    .where('currency', '=', key.currency)
-    .where('kind', '=', key.kind)
-    .executeTakeFirst();
+  const [row] = await findAccount(db, key);
   return row?.balance_minor ?? 0;
 }
 
