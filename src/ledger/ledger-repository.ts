@@ -114,3 +114,26 @@ export function driftedAccounts(db: Db): Promise<Array<{ id: string; balance_min
     .where(sql`ledger_accounts.balance_minor`, '!=', sql`coalesce(sums.total, 0)`)
     .execute();
 }
+
+/** Charges credited as a collection more than once. */
+export function creditedTwice(db: Db): Promise<Array<{ reference: string | null; credits: number }>> {
+  return db
+    .selectFrom('ledger_transactions')
+    .select(['reference', sql<number>`count(*)`.as('credits')])
+    .where('kind', '=', 'collection')
+    .groupBy('reference')
+    .having(sql`count(*)`, '>', 1)
+    .execute();
+}
+
+/** Paid checkout sessions whose paying charge was not credited exactly once. */
+export function paidSessionsNotCreditedOnce(db: Db): Promise<Array<{ id: string; credits: number }>> {
+  return db
+    .selectFrom('checkout_sessions')
+    .leftJoin('ledger_transactions', (join) => join.onRef('ledger_transactions.reference', '=', 'checkout_sessions.paid_charge_id').on('ledger_transactions.kind', '=', 'collection'))
+    .select(['checkout_sessions.id', sql<number>`count(ledger_transactions.id)`.as('credits')])
+    .where('checkout_sessions.status', '=', 'success')
+    .groupBy('checkout_sessions.id')
+    .having(sql`count(ledger_transactions.id)`, '!=', 1)
+    .execute();
+}

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Mode } from '../shared/ids.ts';
-import { balanceOf, collectionsToSettle, driftedAccounts, InsufficientFunds, post, SYSTEM, unbalancedTransactions, type AccountKey } from './ledger-repository.ts';
+import { balanceOf, collectionsToSettle, creditedTwice, driftedAccounts, InsufficientFunds, paidSessionsNotCreditedOnce, post, SYSTEM, unbalancedTransactions, type AccountKey } from './ledger-repository.ts';
 
 type Db = Kysely<DB>;
 
@@ -89,12 +89,18 @@ export async function settleCollections(db: Db, now = Date.now()): Promise<numbe
   return settled;
 }
 
-/** What is wrong with the ledger, in words; empty when every invariant holds. */
+/**
+ * What is wrong with the ledger, in words; empty when every invariant holds: every transaction
+ * balances, every running balance matches its entries, no charge is credited twice and every
+ * paid checkout session has exactly one credited payment.
+ */
 export async function checkLedger(db: Db): Promise<string[]> {
-  const [unbalanced, drifted] = await Promise.all([unbalancedTransactions(db), driftedAccounts(db)]);
+  const [unbalanced, drifted, twice, uncredited] = await Promise.all([unbalancedTransactions(db), driftedAccounts(db), creditedTwice(db), paidSessionsNotCreditedOnce(db)]);
   return [
     ...unbalanced.map((row) => `transaction ${row.transaction_id} sums to ${Number(row.total)}, not 0`),
     ...drifted.map((row) => `account ${row.id} has balance ${row.balance_minor} but its entries sum to ${Number(row.entries_total)}`),
+    ...twice.map((row) => `charge ${row.reference} was credited ${Number(row.credits)} times`),
+    ...uncredited.map((row) => `paid session ${row.id} has ${Number(row.credits)} credited payments, not 1`),
   ];
 }
 
