@@ -17,7 +17,7 @@ export async function ledgerCommand(argv: string[], config: Config): Promise<num
     const problems = await checkLedger(database.db);
     for (const problem of problems) printError(problem);
     if (problems.length > 0) return 1;
-    print('Ledger OK: every transaction sums to zero and every balance equals the sum of its entries.');
+    print('Ledger OK: every transaction sums to zero, every balance equals the sum of its entries, and every paid session has exactly one credited payment.');
     return 0;
   } finally {
     await database.close();

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { verifyWebhook } from 'lipira';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
+import { markPaid } from '../../src/checkout/checkout-repository.ts';
+import { createSession } from '../../src/checkout/checkout-service.ts';
 import { checkLedger, creditCollection, settleCollections } from '../../src/ledger/ledger-service.ts';
 import { createMerchant } from '../../src/merchants/merchant-service.ts';
 import { lipira } from '../helpers/cli.ts';
@@ -401,7 +403,7 @@ for (const kind of DATABASE_KINDS) {
       await initializePayout(ctx.gw, merchant.test_secret_key, payoutBody({ amount: 100, transaction_status: 'failed' }));
       const check = await lipira(['ledger', 'check'], env());
       assert.equal(check.code, 0, check.stderr);
-      assert.equal(check.stdout.trim(), 'Ledger OK: every transaction sums to zero and every balance equals the sum of its entries.');
+      assert.equal(check.stdout.trim(), 'Ledger OK: every transaction sums to zero, every balance equals the sum of its entries, and every paid session has exactly one credited payment.');
     });
 
     test('lipira ledger check fails, naming the account, after a balance is corrupted (throwaway database)', async () => {
@@ -419,6 +421,26 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(broken.stdout.includes('Ledger OK'), false);
         assert.match(broken.stderr, new RegExp(`account ${account.id} has balance 100000000 but its entries sum to 97000`));
         assert.deepEqual(await checkLedger(opened.db), [`account ${account.id} has balance 100000000 but its entries sum to 97000`]);
+      } finally {
+        await opened.close();
+        await throwaway.drop();
+      }
+    });
+
+    test('the ledger check finds a paid session without a credit and a charge credited twice (throwaway database)', async () => {
+      const throwaway = freshDatabase(kind);
+      const opened = await openMigratedDatabase(throwaway.url);
+      try {
+        const merchant = await createMerchant(opened.db, { name: 'Throwaway', email: 'x@example.com', webhookUrl: null, feeBasisPoints: 300 });
+        const now = Date.now();
+        const session = await createSession({ db: opened.db, checkoutTtlMs: 60_000 }, { merchantId: merchant.id, mode: 'test' }, { generation: 'current', amount: 1000, currency: 'MWK', first_name: 'Ada' }, now);
+        await markPaid(opened.db, session.id, 'chg_paid', 30_00, now);
+        assert.deepEqual(await checkLedger(opened.db), [`paid session ${session.id} has 0 credited payments, not 1`]);
+        const credit = { merchantId: merchant.id, mode: 'test' as const, currency: 'MWK', amountMinor: 1000_00, feeMinor: 30_00, reference: 'chg_paid' };
+        await opened.db.transaction().execute((trx) => creditCollection(trx, credit, now));
+        assert.deepEqual(await checkLedger(opened.db), []);
+        await opened.db.transaction().execute((trx) => creditCollection(trx, credit, now));
+        assert.deepEqual(await checkLedger(opened.db), ['charge chg_paid was credited 2 times', `paid session ${session.id} has 2 credited payments, not 1`]);
       } finally {
         await opened.close();
         await throwaway.drop();
