@@ -1,28 +1,23 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { CheckoutSessionsTable, DB, LogsTable } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
-import { prepared } from '../db/prepared.ts';
+import { prepared, preparedInsert } from '../db/prepared.ts';
 
 export type CheckoutSession = Selectable<CheckoutSessionsTable>;
 type Db = Kysely<DB>;
 
+const insertSession = preparedInsert('checkout_sessions', (insert) => insert.onConflict((oc) => oc.doNothing()));
+const insertLog = preparedInsert('logs');
+
 /**
- * Inserts the session and its first log in one transaction, unless any unique key (the
- * merchant's `tx_ref`, our `reference` or token) is taken: then nothing is written and false
- * is returned. ON CONFLICT makes two concurrent creates with one `tx_ref` yield one row.
+ * Inserts the session and its first log, in the caller's transaction, unless any unique key
+ * (the merchant's `tx_ref`, our `reference` or token) is taken: then nothing is written and
+ * false is returned. ON CONFLICT makes two concurrent creates with one `tx_ref` yield one row.
  */
-export async function insertSessionIfNew(db: Db, session: Insertable<CheckoutSessionsTable>, log: Insertable<LogsTable>): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto('checkout_sessions')
-      .values(session)
-      .onConflict((oc) => oc.doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!inserted) return false;
-    await trx.insertInto('logs').values(log).execute();
-    return true;
-  });
+export async function insertSessionIfNew(trx: Db, session: Insertable<CheckoutSessionsTable>, log: Insertable<LogsTable>): Promise<boolean> {
+  if ((await insertSession(trx, session)) === 0) return false;
+  await insertLog(trx, log);
+  return true;
 }
 
 const sessionByTxRef = prepared((db, merchantId: string, mode: Principal['mode'], txRef: string) =>

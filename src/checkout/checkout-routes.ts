@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
+import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
@@ -19,8 +20,8 @@ import { createSession, verifySession, type CheckoutDeps } from './checkout-serv
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { checkoutUrl, createdView, currentVerifyView, legacyVerifyView } from './checkout-views.ts';
 
-export function registerCheckoutRoutes(app: App, { config, db }: { config: Config; db: Kysely<DB> }): void {
-  const deps: CheckoutDeps = { db, checkoutTtlMs: config.checkoutTtlMs };
+export function registerCheckoutRoutes(app: App, { config, db, transact }: { config: Config; db: Kysely<DB>; transact: Transact }): void {
+  const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs };
   const normalize = async (request: { body: unknown; rawJson: string | null }) => {
     request.body = normalizeCheckoutBody((request.body ?? {}) as Record<string, unknown>, request.rawJson);
   };

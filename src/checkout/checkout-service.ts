@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -29,6 +30,8 @@ export interface SessionRequest {
 
 export interface CheckoutDeps {
   db: Kysely<DB>;
+  /** Where a create's writes commit: grouped with concurrent ones on SQLite. */
+  transact: Transact;
   checkoutTtlMs: number;
 }
 
@@ -45,7 +48,7 @@ export async function createSession(deps: CheckoutDeps, owner: Principal, reques
   for (let attempt = 0; attempt < MAX_ID_TRIES; attempt++) {
     const session = newSession(owner, request, txRef, requestHash, now, deps.checkoutTtlMs);
     const log = { owner_id: session.id, type: 'log', message: 'Checkout session created', created_at: now };
-    if (await repo.insertSessionIfNew(deps.db, session, log)) return session;
+    if (await deps.transact((trx) => repo.insertSessionIfNew(trx, session, log))) return session;
     const existing = await repo.findSessionByTxRef(deps.db, owner, txRef);
     if (existing) {
       if (isReplayOf(existing, requestHash, now)) return existing;

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.ts';
+import { groupCommit, type Transact } from './group-commit.ts';
 import { withStatementCache } from './statement-cache.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -11,6 +12,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<DB>;
   dialect: Dialect;
+  /** A transaction acknowledged once committed; on SQLite, concurrent ones share commits. */
+  transact: Transact;
   /** Where it lives, with no password: for logs and `lipira config`. */
   description: string;
   close(): Promise<void>;
@@ -32,7 +35,7 @@ function openSqlite(file: string): Database {
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
-  return { db, dialect: 'sqlite', description: `sqlite:${file}`, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', transact: groupCommit(db), description: `sqlite:${file}`, close: () => db.destroy() };
 }
 
 async function openPostgres(url: string): Promise<Database> {
@@ -44,7 +47,9 @@ async function openPostgres(url: string): Promise<Database> {
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const safe = new URL(url);
   safe.password = '';
-  return { db, dialect: 'postgres', description: safe.toString(), close: () => db.destroy() };
+  // PostgreSQL commits concurrent transactions side by side and shares their WAL flushes itself.
+  const transact: Transact = (work) => db.transaction().execute(work);
+  return { db, dialect: 'postgres', transact, description: safe.toString(), close: () => db.destroy() };
 }
 
 const DUPLICATE_DATABASE = '42P04';

@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 
 /**
@@ -22,5 +22,31 @@ export function prepared<P extends unknown[], R>(build: (db: Kysely<DB>, ...para
       sqlByDialect.set(dialect, text);
     }
     return (await db.executeQuery(CompiledQuery.raw(text, params))).rows as R[];
+  };
+}
+
+/**
+ * An INSERT of one row, compiled once per dialect and set of columns, run with the row's values:
+ * what `prepared` does for reads, for the writes on hot paths (every create). `finish` adds what
+ * follows VALUES (e.g. ON CONFLICT) and must add no parameter. Resolves to the rows it inserted.
+ */
+export function preparedInsert<T extends keyof DB & string>(
+  table: T,
+  finish: (insert: InsertQueryBuilder<DB, T, InsertResult>) => Compilable<InsertResult> = (insert) => insert,
+): (db: Kysely<DB>, row: Insertable<DB[T]>) => Promise<number> {
+  const sqlByShape = new Map<string, string>();
+  return async (db, row) => {
+    const values = Object.values(row);
+    const shape = `${db.getExecutor().adapter.constructor.name}:${Object.keys(row).join(',')}`;
+    let text = sqlByShape.get(shape);
+    if (text === undefined) {
+      const compiled = finish(db.insertInto(table).values(row)).compile();
+      if (compiled.parameters.length !== values.length || compiled.parameters.some((value, i) => value !== values[i])) {
+        throw new Error(`prepared insert must take the row's values once each, in order (no undefined): ${compiled.sql}`);
+      }
+      text = compiled.sql;
+      sqlByShape.set(shape, text);
+    }
+    return Number((await db.executeQuery(CompiledQuery.raw(text, values))).numAffectedRows ?? 0n);
   };
 }

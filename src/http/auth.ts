@@ -24,20 +24,26 @@ declare module 'fastify' {
 export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>): void {
   app.decorateRequest('principal', null);
 
-  app.addHook('onRequest', async (request) => {
+  // Callback hooks, not async ones: the many requests that need no key cost no promise.
+  app.addHook('onRequest', (request, _reply, done) => {
     const policy = request.routeOptions.config.auth ?? 'none';
-    if (policy === 'none') return;
-    const token = bearerToken(request);
-    if (token === null && policy === 'secret-or-body') return; // decided once the body is parsed
-    request.principal = await principalFor(db, token);
+    const token = policy === 'none' ? null : bearerToken(request);
+    if (policy === 'none' || (token === null && policy === 'secret-or-body')) return done(); // a body key is read once parsed
+    authenticate(request, token, done);
   });
 
-  app.addHook('preValidation', async (request) => {
-    if (request.principal || request.routeOptions.config.auth !== 'secret-or-body') return;
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.principal || request.routeOptions.config.auth !== 'secret-or-body') return done();
     const body = request.body as Record<string, unknown> | undefined;
-    const token = typeof body?.secret_key === 'string' ? body.secret_key : null;
-    request.principal = await principalFor(db, token);
+    authenticate(request, typeof body?.secret_key === 'string' ? body.secret_key : null, done);
   });
+
+  function authenticate(request: FastifyRequest, token: string | null, done: (error?: Error) => void): void {
+    principalFor(db, token).then((principal) => {
+      request.principal = principal;
+      done();
+    }, done);
+  }
 }
 
 async function principalFor(db: Kysely<DB>, token: string | null): Promise<Principal> {

@@ -12,11 +12,14 @@ export interface InFlight {
  */
 export function trackInFlight(app: FastifyInstance): InFlight {
   let running = 0;
-  app.addHook('onRequest', async () => {
+  // Callback hooks, not async ones: no promise per request.
+  app.addHook('onRequest', (_request, _reply, done) => {
     running += 1;
+    done();
   });
-  app.addHook('onSend', async () => {
+  app.addHook('onSend', (_request, _reply, payload, done) => {
     running -= 1;
+    done(null, payload);
   });
   return {
     async drained(limitMs) {

@@ -75,15 +75,16 @@ export async function buildServer({ config, database, payments, logger, lifecycl
 
   app.addSchema(ErrorEnvelope);
   app.server.headersTimeout = config.headersTimeoutMs;
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // The listener is closed: each client is told to close its connection after this answer.
     if (lifecycle.closing) reply.header('connection', 'close');
+    done();
   });
   const inFlight = trackInFlight(app);
   registerJsonBodyParser(app);
   registerAuthentication(app, database.db);
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
         route: request.routeOptions.url ?? null,
@@ -94,6 +95,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
       },
       'request',
     );
+    done();
   });
   app.setErrorHandler((error, request, reply) => sendError(reply, toApiError(error as FastifyError | ApiError, request.log)));
   app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError('routeNotFound')));
@@ -104,7 +106,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
   const routes = await registerMethodNotAllowed(app, async () => {
     registerMetrics(app, { config, db: database.db });
     registerHealthRoutes(app, database, lifecycle);
-    registerCheckoutRoutes(app, { config, db: database.db });
+    registerCheckoutRoutes(app, { config, db: database.db, transact: database.transact });
     registerCheckoutPageRoutes(app, { config, payments });
     registerWebhookRoutes(app, { config, db: database.db });
     registerMobileMoneyRoutes(app, payments);
