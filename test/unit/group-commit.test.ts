@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/db/database.ts';
+import { openMigratedDatabase } from '../../src/db/migrate.ts';
+import type { DB } from '../../src/db/schema.ts';
+
+describe('group commit (SQLite)', () => {
+  let dir: string;
+  let database: Database;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-group-'));
+    database = await openMigratedDatabase(`sqlite:${path.join(dir, 'group.db')}`);
+  });
+  after(async () => {
+    await database.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const addLog = (trx: Kysely<DB>, owner: string) => trx.insertInto('logs').values({ owner_id: owner, type: 'log', message: 'grouped', created_at: 1 }).execute();
+  const logsOf = async (prefix: string) =>
+    (await database.db.selectFrom('logs').select('owner_id').where('owner_id', 'like', `${prefix}%`).orderBy('owner_id').execute()).map((row) => row.owner_id);
+
+  test('writes requested in one turn of the event loop share one transaction, and each resolves after it commits', async () => {
+    const transactions = new Set<Kysely<DB>>();
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      database.transact(async (trx) => {
+        transactions.add(trx);
+        await addLog(trx, `same-turn-${String(i).padStart(2, '0')}`);
+        return i;
+      }),
+    );
+    assert.deepEqual(await Promise.all(writes), Array.from({ length: 20 }, (_, i) => i));
+    assert.equal(transactions.size, 1, 'one shared transaction');
+    assert.equal((await logsOf('same-turn-')).length, 20, 'every write is committed once its promise resolves');
+  });
+
+  test('a write that fails is rolled back alone: the others in its group commit', async () => {
+    const writes = ['ok-a', 'bad', 'ok-b'].map((owner) =>
+      database.transact(async (trx) => {
+        await addLog(trx, `alone-${owner}`);
+        if (owner === 'bad') throw new Error('refused after writing');
+        return owner;
+      }),
+    );
+    const outcomes = await Promise.allSettled(writes);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(await logsOf('alone-'), ['alone-ok-a', 'alone-ok-b'], 'the failed write left nothing behind');
+  });
+});
