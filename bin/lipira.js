@@ -1,8 +1,90 @@
 #!/usr/bin/env node
-// The package runs its TypeScript sources directly through tsx: one code path for
-// development, tests and production, and no build step between a checkout and `npm start`.
-import { register } from 'tsx/esm/api';
+// The `lipira` command. It runs the TypeScript sources with no build step to remember: on start it
+// bundles src/ with esbuild into one ES module, cached until a source file changes, and imports
+// that. Running the sources through tsx instead costs ~50 MB more memory per process (a loader
+// thread and a transpiled copy of every module): see docs/performance.md.
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SOURCES = path.join(ROOT, 'src');
+// Files the hosted checkout page reads at start, beside its module (`import.meta.url`): the
+// bundle's module is the bundle, so they go beside it.
+const PAGE_ASSETS = path.join(SOURCES, 'checkout', 'page');
+
+/** Every source file with its size and modification time: the bundle is rebuilt when any changes. */
+function sourceFingerprint() {
+  const hash = createHash('sha256');
+  for (const entry of readdirSync(SOURCES, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath ?? entry.path, entry.name);
+    const { size, mtimeMs } = statSync(file);
+    hash.update(`${file}\0${size}\0${mtimeMs}\n`);
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+function cacheDirectory() {
+  for (const dir of [path.join(ROOT, 'node_modules', '.cache', 'lipira'), path.join(os.tmpdir(), `lipira-bundle-${process.getuid?.() ?? 'user'}`)]) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    } catch {
+      // read-only install: try the next place
+    }
+  }
+  throw new Error('lipira: no writable directory for the bundled sources');
+}
+
+/** Bundles of sources since edited, left by earlier starts; an hour's grace for processes still starting from them. */
+function pruneOldBundles(cache, current) {
+  for (const name of readdirSync(cache)) {
+    const dir = path.join(cache, name);
+    if (name !== current && Date.now() - statSync(dir).mtimeMs > 3_600_000) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function bundledMain() {
+  const cache = cacheDirectory();
+  const fingerprint = sourceFingerprint();
+  const dir = path.join(cache, fingerprint);
+  const bundle = path.join(dir, 'main.mjs');
+  if (existsSync(bundle)) return bundle;
+  // Built aside and renamed into place, so processes starting together never read half a bundle.
+  const staging = `${dir}.${process.pid}.tmp`;
+  await build({
+    entryPoints: [path.join(SOURCES, 'cli', 'main.ts')],
+    outdir: staging,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    // Each command's modules in their own chunk: `lipira --help` need not load the server.
+    splitting: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: 'linked',
+    sourcesContent: false,
+    logLevel: 'error',
+  });
+  for (const name of readdirSync(PAGE_ASSETS)) {
+    if (!name.endsWith('.ts')) copyFileSync(path.join(PAGE_ASSETS, name), path.join(staging, name));
+  }
+  try {
+    renameSync(staging, dir);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(bundle)) throw error; // else another process put the same bundle in place first
+  }
+  pruneOldBundles(cache, fingerprint);
+  return bundle;
+}
+
+// Stack traces name the TypeScript sources' lines.
+process.setSourceMapsEnabled(true);
+const { main } = await import(pathToFileURL(await bundledMain()).href);
 process.exitCode = await main(process.argv.slice(2));
