@@ -15,9 +15,23 @@ export function ajvPlugin(ajv: Ajv): Ajv {
     type: 'object',
     schemaType: 'number',
     error: { message: 'too large', params: (cxt) => ({ limit: cxt.schema }) as never },
-    validate: (limit: number, data: unknown) => Buffer.byteLength(JSON.stringify(data)) <= limit,
+    validate: (limit: number, data: unknown) => jsonBytesWithin(data, limit),
   });
   return ajv;
+}
+
+/**
+ * Whether a parsed JSON value, written back as JSON, fits in `limit` bytes. A value nested too
+ * deep for JSON.stringify (thousands of levels, which a 64 KiB body can carry) is far over any
+ * limit we set: it is too large, not a server error.
+ */
+function jsonBytesWithin(data: unknown, limit: number): boolean {
+  try {
+    return Buffer.byteLength(JSON.stringify(data)) <= limit;
+  } catch (error) {
+    if (error instanceof RangeError) return false;
+    throw error;
+  }
 }
 
 /** Turns Ajv's errors into the Laravel texts PayChangu clients expect, one list per field. */
