@@ -101,7 +101,9 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   }
 
   app.get('/checkout/assets/:file', { schema: pageSchema('The checkout page\'s stylesheet and script', { 200: 'The file', 404: 'No such file' }) }, async (request, reply) => {
-    const asset = views.ASSETS[(request.params as { file: string }).file];
+    const { file } = request.params as { file: string };
+    // Own entries only: `toString` or `__proto__` would otherwise find Object.prototype's.
+    const asset = Object.hasOwn(views.ASSETS, file) ? views.ASSETS[file] : undefined;
     if (!asset) return html(reply, null, 404, views.renderNotFoundPage());
     return reply.type(asset.contentType).header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').send(asset.body);
   });

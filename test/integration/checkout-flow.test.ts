@@ -271,6 +271,15 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await session.client.get(`${session.pagePath}/attempts/ch_nope`)).status, 404);
     });
 
+    test('the page\'s assets are its own files: names of object properties are unknown files, not a 500', async () => {
+      assert.equal((await fetch(`${ctx.gw.url}/checkout/assets/checkout.css`)).status, 200);
+      for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+        const res = await fetch(`${ctx.gw.url}/checkout/assets/${name}`);
+        assert.equal(res.status, 404, name);
+        assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+      }
+    });
+
     test('a live attempt is refused with a clear message and the session stays payable', async () => {
       const session = await openSession({}, ctx.merchant.live_secret_key);
       const refused = await session.client.post(`${session.pagePath}/pay/mobile-money`, { mobile: '0991234567', operator: 'airtel' });
