@@ -14,6 +14,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { ApiError, type ErrorCode } from '../shared/errors.ts';
 import { registerAuthentication } from './auth.ts';
+import { answerClientError } from './client-errors.ts';
 import { ErrorEnvelope } from './envelope.ts';
 import { trackInFlight, type InFlight } from './in-flight.ts';
 import { registerJsonBodyParser } from './json-body.ts';
@@ -63,6 +64,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     // Clients join base URLs and paths carelessly; `//payment` and `/payment/` mean `/payment`.
     // Parameters a little longer than any reference reach the handler, which answers 404.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
+    clientErrorHandler: answerClientError,
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
       sendError(reply, toApiError(error, request.log));

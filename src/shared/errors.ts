@@ -4,14 +4,17 @@
  */
 export const ERRORS = {
   validation: { status: 400, message: 'The given data was invalid.' },
+  badRequest: { status: 400, message: 'The request could not be read.' },
   notJsonObject: { status: 400, message: 'The request body must be a JSON object.' },
   unauthenticated: { status: 401, message: 'Unauthenticated.' },
   transactionNotFound: { status: 404, message: 'Transaction not found.' },
   deliveryNotFound: { status: 404, message: 'Webhook delivery not found.' },
   routeNotFound: { status: 404, message: 'Route not found.' },
   methodNotAllowed: { status: 405, message: 'Method not allowed.' },
+  requestTimeout: { status: 408, message: 'The request took too long to arrive.' },
   bodyTooLarge: { status: 413, message: 'Request body too large.' },
   rateLimited: { status: 429, message: 'Too many requests.' },
+  headersTooLarge: { status: 431, message: 'Request headers too large.' },
   internal: { status: 500, message: 'Internal server error.' },
   unavailable: { status: 503, message: 'Service temporarily unavailable.' },
 } as const;

@@ -66,6 +66,34 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(res.body, { status: 'failed', message: 'Request body too large.', data: null });
     });
 
+    test('headers over 16 KiB are a 431 in the envelope that says it closes the connection, so a keep-alive client carries on', async () => {
+      // One keep-alive connection: each request waits for the one before, on the same socket unless told it closes.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const send = (method: string, path: string) =>
+        new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+          const request = http.request(`${ctx.gw.url}${path}`, { method, agent }, (response) => {
+            let text = '';
+            response.on('data', (chunk) => (text += chunk));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+          });
+          request.on('error', reject);
+          request.end();
+        });
+      try {
+        const huge = `/healthz?pad=${'x'.repeat(20_000)}`;
+        const [get, head, after] = await Promise.all([send('GET', huge), send('HEAD', huge), send('GET', '/healthz')]);
+        assert.equal(get.status, 431);
+        assert.deepEqual(JSON.parse(get.body), { status: 'failed', message: 'Request headers too large.', data: null });
+        assert.equal(get.headers.connection, 'close');
+        assert.match(String(get.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+        assert.equal(head.status, 431);
+        assert.equal(head.body, '', 'an answer to HEAD has no body');
+        assert.equal(after.status, 200, 'the next request on the same client is answered');
+      } finally {
+        agent.destroy();
+      }
+    });
+
     test('a body that is not a JSON object is a 400', async () => {
       for (const rawBody of ['not json', '[1,2]', '"text"', '42', 'null', '{"a":']) {
         const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody, headers: { 'content-type': 'application/json' } });
