@@ -7,7 +7,7 @@ export interface Received {
   at: number;
 }
 
-/** What the receiver answers to its n-th request (1-based); `hang` never answers. */
+/** What the receiver answers to its n-th request (1-based); `hang` never answers. A reply may be a promise, to hold the request open a while. */
 export type Reply = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
 
 export interface Receiver {
@@ -18,17 +18,20 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A real HTTP server on loopback standing in for a merchant's webhook endpoint. */
-export async function startReceiver(reply: (n: number, request: Received) => Reply = () => ({ status: 200, body: 'ok' }), host = '127.0.0.1'): Promise<Receiver> {
+/**
+ * A real HTTP server on loopback standing in for a merchant's webhook endpoint; on `port` when
+ * given (e.g. one a merchant's URL already names, while nothing listened there).
+ */
+export async function startReceiver(reply: (n: number, request: Received) => Reply | Promise<Reply> = () => ({ status: 200, body: 'ok' }), host = '127.0.0.1', port = 0): Promise<Receiver> {
   const received: Received[] = [];
   const hanging = new Set<http.ServerResponse>();
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       const entry = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
       received.push(entry);
-      const answer = reply(received.length, entry);
+      const answer = await reply(received.length, entry);
       if (answer === 'hang') {
         hanging.add(response);
         return;
@@ -36,10 +39,10 @@ export async function startReceiver(reply: (n: number, request: Received) => Rep
       response.writeHead(answer.status, answer.headers).end(answer.body ?? '');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const { port: listening } = server.address() as AddressInfo;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/hooks`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${listening}/hooks`,
     received,
     async waitFor(count, timeoutMs = 10_000) {
       for (let waited = 0; received.length < count; waited += 25) {
