@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TEST_OTP } from '../../src/payments/sandbox-provider.ts';
 import { CheckoutClient, type PageResponse } from '../helpers/checkout-client.ts';
 import { currentBody } from '../helpers/fixtures.ts';
-import { Cluster, FAULT, type Slot } from './scale-out-cluster.ts';
+import { FAULT, type Cluster, type Slot } from './scale-out-cluster.ts';
 
 /** A sandbox instrument (contract §7): its number decides the outcome. */
 export type Instrument = { method: 'card' | 'mobile'; number: string };
@@ -26,51 +26,71 @@ const CALLBACK = new URL(String(currentBody().callback_url));
 /** How long a mobile money attempt may stay pending: the sandbox delay is far shorter. */
 const APPROVAL_LIMIT_MS = 20_000;
 
+/** Thrown inside a flow when one of its requests was cut off by a crash: the flow ends there. */
+class CutOff extends Error {}
+
+/** Sends one request of a flow to `slot` (by default the next process in the rotation). */
+type Hop = <T>(request: () => Promise<T>, slot?: Slot) => Promise<T>;
+
 /**
- * Pays the session at `pagePath` through the hosted page served by `slot`, as a browser without
- * JavaScript does (cookie, form token, redirects by hand). A mobile money attempt's status is
- * polled through the rotation, as a page behind a load balancer would be; the page's own forms
- * stay on `slot`, which may die and come back on the same address meanwhile.
+ * Pays the session at `pagePath` through the hosted page, as a browser without JavaScript does
+ * (cookie, form token, redirects by hand). The page is opened on `first`; every later request of
+ * the flow (the form posts, the status polls, the pages after them) goes to the next process in
+ * the rotation, as behind a load balancer without sticky sessions, so a form token issued by one
+ * process is checked by another.
  */
-export async function pay(cluster: Cluster, slot: Slot, pagePath: string, instrument: Instrument): Promise<Paid> {
-  const client = new CheckoutClient(slot.url);
-  const result = await cluster.guard(slot, `pay by ${instrument.method}`, async () => {
-    const page = await client.get(pagePath);
+export async function pay(cluster: Cluster, first: Slot, pagePath: string, instrument: Instrument): Promise<Paid> {
+  const client = new CheckoutClient(first.url);
+  const hop: Hop = async (request, slot = cluster.next()) => {
+    client.base = slot.url;
+    const answer = await cluster.guard(slot, `pay by ${instrument.method}`, request);
+    if (answer === FAULT) throw new CutOff();
+    return answer;
+  };
+  const internal = (response: PageResponse) => response.location !== null && response.location.startsWith(client.base);
+  try {
+    const page = await hop(() => client.get(pagePath), first);
     if (page.status !== 200) throw new UnexpectedAnswer(`${pagePath}: the page answered ${page.status}`);
-    if (isReceipt(page)) return 'success' as const;
-    const posted = instrument.method === 'card'
-      ? await client.post(`${pagePath}/pay/card`, { card_number: instrument.number, expiry: '12/30', cvv: '123' })
-      : await client.post(`${pagePath}/pay/mobile-money`, { mobile: instrument.number, operator: '' });
+    if (isReceipt(page)) return 'success';
+    const posted = await hop(() =>
+      instrument.method === 'card'
+        ? client.post(`${pagePath}/pay/card`, { card_number: instrument.number, expiry: '12/30', cvv: '123' })
+        : client.post(`${pagePath}/pay/mobile-money`, { mobile: instrument.number, operator: '' }),
+    );
     // Another tab paid between the page and this form: the page now says so.
-    if (posted.status === 422 && posted.text.includes('already ended')) return outcomeOf(await client.get(pagePath));
+    if (posted.status === 422 && posted.text.includes('already ended')) return outcomeOf(await hop(() => client.get(pagePath)));
     if (posted.status !== 303 || !posted.location) throw new UnexpectedAnswer(`${pagePath}: the attempt answered ${posted.status}: ${excerpt(posted)}`);
-    if (!posted.location.startsWith(slot.url)) return outcomeOf(posted);
+    if (!internal(posted)) return outcomeOf(posted);
     const attemptPath = new URL(posted.location).pathname;
     if (instrument.method === 'mobile') {
-      const next = await waitForApproval(cluster, attemptPath);
-      return outcomeOf(await client.follow(await client.get(next)));
+      const next = await waitForApproval(client, hop, attemptPath);
+      return outcomeOf(await hop(async () => client.follow(await client.get(next))));
     }
-    const otpPage = await client.get(attemptPath);
-    if (otpPage.status !== 200) return outcomeOf(await client.follow(otpPage));
-    return outcomeOf(await client.follow(await client.post(`${attemptPath}/otp`, { otp: TEST_OTP })));
-  });
-  return result === FAULT ? 'fault' : result;
+    const otpPage = await hop(() => client.get(attemptPath));
+    if (otpPage.status !== 200) return outcomeOf(await hop(() => client.follow(otpPage)));
+    return outcomeOf(await hop(async () => client.follow(await client.post(`${attemptPath}/otp`, { otp: TEST_OTP }))));
+  } catch (error) {
+    if (error instanceof CutOff) return 'fault';
+    throw error;
+  }
 }
 
 /**
- * Polls the attempt's status on whichever process is next until it names the page to go to.
- * A poll cut off by a crash is counted as a fault and tried again on another process.
+ * Polls the attempt's status, each time on the next process, until it names the page to go to.
+ * A poll cut off by a crash is counted and simply made again, as the page's script would.
  */
-async function waitForApproval(cluster: Cluster, attemptPath: string): Promise<string> {
+async function waitForApproval(client: CheckoutClient, hop: Hop, attemptPath: string): Promise<string> {
   const deadline = Date.now() + APPROVAL_LIMIT_MS;
   while (Date.now() < deadline) {
-    const slot = cluster.next();
-    const answer = await cluster.guard(slot, 'poll', async () => {
-      const response = await fetch(`${slot.url}${attemptPath}/status`);
+    const answer = await hop(async () => {
+      const response = await fetch(`${client.base}${attemptPath}/status`);
       if (response.status !== 200) throw new UnexpectedAnswer(`${attemptPath}/status answered ${response.status}: ${await response.text()}`);
       return (await response.json()) as { status: string; next_url: string | null };
+    }).catch((error: unknown) => {
+      if (error instanceof CutOff) return null;
+      throw error;
     });
-    if (answer !== FAULT && answer.next_url) return answer.next_url;
+    if (answer?.next_url) return answer.next_url;
     await sleep(100);
   }
   throw new UnexpectedAnswer(`${attemptPath} was still pending after ${APPROVAL_LIMIT_MS} ms`);

@@ -7,7 +7,11 @@ export class CheckoutClient {
   private cookie = '';
   csrf = '';
 
-  constructor(readonly base: string) {}
+  /**
+   * `base` may be pointed at another server of the same deployment between requests, as a load
+   * balancer without sticky sessions would do: the cookie and the form token go along.
+   */
+  constructor(public base: string) {}
 
   async get(path: string): Promise<PageResponse> {
     return this.send(path, { method: 'GET' });
