@@ -42,12 +42,19 @@ const PLANS = [
 ] as const;
 type Plan = (typeof PLANS)[number]['plan'];
 
+/** How long the load runs: at least `minMs`, and on until `enough` says so (a slow or busy machine), at most `maxMs`. */
+export interface LoadLength {
+  minMs: number;
+  maxMs: number;
+  enough(tally: Tally): boolean;
+}
+
 /**
- * Runs `workers` loops for `durationMs`: each creates a session on the next process, maybe pays
- * it through the checkout on another (twice at once on two others, for `twins`), then verifies it
- * on the next and checks the answer against what was acknowledged.
+ * Runs `workers` loops: each creates a session on the next process, maybe pays it through the
+ * checkout on another (twice at once on two others, for `twins`), then verifies it on the next
+ * and checks the answer against what was acknowledged.
  */
-export async function runLoad(cluster: Cluster, key: string, workers: number, durationMs: number): Promise<Tally> {
+export async function runLoad(cluster: Cluster, key: string, workers: number, length: LoadLength): Promise<Tally> {
   const tally: Tally = {
     createsSent: 0,
     sessions: new Map(),
@@ -57,11 +64,15 @@ export async function runLoad(cluster: Cluster, key: string, workers: number, du
     contradictions: [],
     unexpected: [],
   };
-  const deadline = Date.now() + durationMs;
+  const started = Date.now();
+  const goOn = () => {
+    const elapsed = Date.now() - started;
+    return elapsed < length.minMs || (elapsed < length.maxMs && !length.enough(tally));
+  };
   let sequence = 0;
 
   const worker = async () => {
-    while (Date.now() < deadline) {
+    while (goOn()) {
       sequence += 1;
       try {
         const creator = cluster.next();
