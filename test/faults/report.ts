@@ -13,5 +13,5 @@ export function reportScenario(scenario: string, figures: Record<string, unknown
   mkdirSync(RESULTS_DIR, { recursive: true });
   const record = { scenario, at: new Date().toISOString(), ...figures };
   writeFileSync(join(RESULTS_DIR, `${scenario}.json`), JSON.stringify(record, null, 2) + '\n');
-  console.log(`[faults] ${scenario}: ${JSON.stringify(figures)}`);
+  process.stdout.write(`[faults] ${scenario}: ${JSON.stringify(figures)}\n`);
 }
