@@ -7,6 +7,9 @@ export interface Config {
   port: number;
   publicBaseUrl: string;
   databaseUrl: string;
+  /** PostgreSQL, while serving: longest wait for a connection, and for a statement's answer. */
+  databaseConnectTimeoutMs: number;
+  databaseQueryTimeoutMs: number;
   logLevel: string;
   bodyLimitBytes: number;
   defaultFeeBasisPoints: number;
@@ -69,6 +72,8 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     publicBaseUrl,
     databaseUrl,
+    databaseConnectTimeoutMs: durationSetting(env, 'DATABASE_CONNECT_TIMEOUT', '5s'),
+    databaseQueryTimeoutMs: durationSetting(env, 'DATABASE_QUERY_TIMEOUT', '10s'),
     logLevel,
     bodyLimitBytes,
     defaultFeeBasisPoints,

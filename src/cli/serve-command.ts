@@ -19,7 +19,7 @@ export async function migrateCommand(argv: string[], config: Config): Promise<nu
 export async function serveCommand(argv: string[], config: Config): Promise<number> {
   noMorePositionals(parseArgs(argv, []), 0);
   const logger = pino({ level: config.logLevel });
-  const database = await openMigratedDatabase(config.databaseUrl);
+  const database = await openMigratedDatabase(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs });
   await introduceDemoMerchant(database, config);
   const gateway = await startGateway(config, database, logger);
   logger.info({ url: gateway.url, database: database.description }, 'Lipira is listening');

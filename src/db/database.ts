@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.ts';
 import { groupCommit, type Transact } from './group-commit.ts';
 import { withStatementCache } from './statement-cache.ts';
+import { isDatabaseUnavailable } from './unavailable.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -19,11 +20,30 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** How long PostgreSQL may keep a caller waiting, so that an outage fails requests instead of hanging them. */
+export interface DatabaseLimits {
+  /** Longest wait for a connection: a free one from the pool, or a new one to the server. */
+  connectTimeoutMs: number;
+  /**
+   * Longest a statement may run (server side) and we wait for its answer (client side); also how
+   * long the server keeps a transaction of ours open with no statement coming, so that one cut
+   * off from us by the network does not hold its row locks until TCP notices.
+   */
+  queryTimeoutMs: number;
+}
+
+/**
+ * How much longer than the server's statement timeout the client waits for an answer: a live
+ * server cancels a slow statement first and says so; only a silent one is given up on.
+ */
+const ANSWER_MARGIN_MS = 1_000;
+
 // int8 columns hold money in minor units and epoch milliseconds: both far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-export async function openDatabase(url: string): Promise<Database> {
-  return url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length)) : openPostgres(url);
+/** Opens the database a URL names; `limits` (PostgreSQL only) are for serving: operator commands run unbounded. */
+export async function openDatabase(url: string, limits?: DatabaseLimits): Promise<Database> {
+  return url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length)) : openPostgres(url, limits);
 }
 
 function openSqlite(file: string): Database {
@@ -38,18 +58,58 @@ function openSqlite(file: string): Database {
   return { db, dialect: 'sqlite', transact: groupCommit(db), description: `sqlite:${file}`, close: () => db.destroy() };
 }
 
-async function openPostgres(url: string): Promise<Database> {
+async function openPostgres(url: string, limits: DatabaseLimits | undefined): Promise<Database> {
   await createPostgresDatabaseIfMissing(url);
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  // An idle connection the server drops (restart, failover) is discarded by the pool and replaced
-  // on the next query; without a listener its 'error' event would crash the process.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    ...(limits && {
+      connectionTimeoutMillis: limits.connectTimeoutMs,
+      statement_timeout: limits.queryTimeoutMs,
+      idle_in_transaction_session_timeout: limits.queryTimeoutMs,
+      query_timeout: limits.queryTimeoutMs + ANSWER_MARGIN_MS,
+    }),
+  });
+  // A connection the server drops (restart, failover, network) fails its queries and is
+  // discarded by the pool; the 'error' event it also emits, idle or in use, would crash the
+  // process without a listener. In use, Kysely listens to no client events, hence one per client.
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: discardingDeadClients(pool) }) });
   const safe = new URL(url);
   safe.password = '';
   // PostgreSQL commits concurrent transactions side by side and shares their WAL flushes itself.
   const transact: Transact = (work) => db.transaction().execute(work);
   return { db, dialect: 'postgres', transact, description: safe.toString(), close: () => db.destroy() };
+}
+
+/**
+ * The pool Kysely borrows from, except that a client whose query failed for want of the server
+ * is destroyed on release rather than lent again, and refuses further queries at once. After a
+ * query timeout node-postgres keeps the connection, but the server may still be running the
+ * statement inside the transaction that failed: the next borrower would run in it, and the
+ * rollback would only wait out another timeout.
+ */
+function discardingDeadClients(pool: pg.Pool): PostgresPool {
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let dead: Error | undefined;
+      const query = async (text: string, parameters: readonly unknown[]) => {
+        if (dead) throw new Error('Connection terminated: an earlier query on it failed', { cause: dead });
+        try {
+          return await client.query(text, parameters as unknown[]);
+        } catch (error) {
+          if (isDatabaseUnavailable(error)) dead = error as Error;
+          throw error;
+        }
+      };
+      // Only the (text, parameters) form: the cursor form serves streaming, which needs a cursor
+      // class in the dialect's config, and none is given.
+      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release(dead) };
+    },
+    end: () => pool.end(),
+  };
 }
 
 const DUPLICATE_DATABASE = '42P04';

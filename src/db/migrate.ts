@@ -1,5 +1,5 @@
 import { Migrator, type Migration } from 'kysely';
-import { openDatabase, type Database } from './database.ts';
+import { openDatabase, type Database, type DatabaseLimits } from './database.ts';
 import { coreMigration } from './migrations/0001_core.ts';
 import { paymentsMigration } from './migrations/0002_payments.ts';
 import { deliveriesMigration } from './migrations/0003_deliveries.ts';
@@ -28,9 +28,9 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-/** Opens the database a URL names and brings it to the latest migration. */
-export async function openMigratedDatabase(url: string): Promise<Database> {
-  const database = await openDatabase(url);
+/** Opens the database a URL names and brings it to the latest migration (within `limits`, if any). */
+export async function openMigratedDatabase(url: string, limits?: DatabaseLimits): Promise<Database> {
+  const database = await openDatabase(url, limits);
   try {
     await migrateToLatest(database);
   } catch (error) {

@@ -12,6 +12,7 @@ import Fastify, {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { ApiError, type ErrorCode } from '../shared/errors.ts';
 import { registerAuthentication } from './auth.ts';
 import { answerClientError } from './client-errors.ts';
@@ -122,6 +123,10 @@ function toApiError(error: FastifyError | ApiError, log: FastifyBaseLogger): Api
   if (error.validation) return new ApiError('validation', laravelFieldErrors(error.validation));
   const known = FASTIFY_ERRORS[error.code];
   if (known) return new ApiError(known);
+  if (isDatabaseUnavailable(error)) {
+    log.warn({ err: error }, 'database unavailable');
+    return new ApiError('unavailable');
+  }
   log.error({ err: error }, 'unexpected error');
   return new ApiError('internal');
 }
@@ -137,6 +142,8 @@ const FASTIFY_ERRORS: Record<string, ErrorCode> = {
 };
 
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  // Unavailability is passing (a database outage, a restart): a second is a fair first wait.
+  if (error.code === 'unavailable') reply.header('retry-after', '1');
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')

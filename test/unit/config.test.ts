@@ -12,6 +12,14 @@ test('defaults', () => {
   assert.equal(config.bodyLimitBytes, 65536);
   assert.equal(config.defaultFeeBasisPoints, 300);
   assert.equal(config.checkoutTtlMs, 86_400_000);
+  assert.equal(config.databaseConnectTimeoutMs, 5_000);
+  assert.equal(config.databaseQueryTimeoutMs, 10_000);
+});
+
+test('database timeouts are durations', () => {
+  const config = loadConfig({ DATABASE_CONNECT_TIMEOUT: '1500ms', DATABASE_QUERY_TIMEOUT: '30s' });
+  assert.equal(config.databaseConnectTimeoutMs, 1_500);
+  assert.equal(config.databaseQueryTimeoutMs, 30_000);
 });
 
 test('DATABASE_URL accepts sqlite paths and postgres URLs', () => {
@@ -31,6 +39,8 @@ test('bad settings are refused, naming the variable', () => {
     [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'sqlite:' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'postgres://host' }, 'DATABASE_URL'],
+    [{ DATABASE_CONNECT_TIMEOUT: '0' }, 'DATABASE_CONNECT_TIMEOUT'],
+    [{ DATABASE_QUERY_TIMEOUT: '10' }, 'DATABASE_QUERY_TIMEOUT'],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ BODY_LIMIT: '12' }, 'BODY_LIMIT'],

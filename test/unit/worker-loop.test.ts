@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import pino from 'pino';
+import { startWorkerLoop } from '../../src/shared/worker-loop.ts';
+import { freePort } from '../helpers/gateway.ts';
+
+/** What node-postgres rejects with when nothing listens where the database should be. */
+async function refusedConnection(): Promise<unknown> {
+  const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/lipira` });
+  return client.connect().then(
+    () => assert.fail('something listens on a free port'),
+    (error: unknown) => error,
+  );
+}
+
+test('while the database is unavailable a worker backs off and logs once; it runs at its interval again once it is back', async (t) => {
+  const refused = await refusedConnection();
+  const lines: Array<{ level: number; msg: string }> = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  const rounds: number[] = [];
+  const outage = { on: true };
+  const loop = startWorkerLoop('probe', 10, async () => {
+    rounds.push(Date.now());
+    if (outage.on) throw refused;
+  }, log);
+  t.after(() => loop.stop());
+
+  await sleep(600);
+  const duringOutage = rounds.length;
+  // 10 ms apart this would be ~60 rounds; doubling from 10 ms it is 6 (10, 20, 40, 80, 160, 320).
+  assert.ok(duringOutage >= 3 && duringOutage <= 8, `${duringOutage} rounds in 600 ms of outage`);
+  assert.deepEqual(lines.map((line) => line.msg), ['worker paused: the database is unavailable']);
+  assert.equal(lines[0]!.level, 40);
+
+  outage.on = false;
+  await sleep(1_000);
+  const sinceBack = rounds.length - duringOutage;
+  // The pending pause (at most 640 ms) ends, then rounds come every 10 ms (timers are coarse under load).
+  assert.ok(sinceBack >= 10, `${sinceBack} rounds in the second after the outage`);
+  assert.deepEqual(lines.map((line) => line.msg), ['worker paused: the database is unavailable', 'worker resumed: the database is back']);
+});
+
+test('a round failing for another reason is logged as an error each time, with no backoff', async (t) => {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  let rounds = 0;
+  const loop = startWorkerLoop('probe', 10, async () => {
+    rounds += 1;
+    throw new TypeError('a bug');
+  }, log);
+  t.after(() => loop.stop());
+  await sleep(300);
+  await loop.stop();
+  assert.ok(rounds >= 10, `${rounds} rounds in 300 ms`);
+  assert.equal(lines.length, rounds);
+  assert.ok(lines.every((line) => line.level === 50 && line.msg === 'worker round failed'));
+});
