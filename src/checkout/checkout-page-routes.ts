@@ -13,6 +13,7 @@ import { refreshCharge } from '../payments/charge-completion.ts';
 import { cancelSession, confirmCardOtp, startCardAttempt, startMobileMoneyAttempt, type AttemptResult, type PaymentDeps } from './checkout-payments.ts';
 import { failureRedirect, merchantOrigins, successRedirect } from './checkout-redirects.ts';
 import { findSessionById, type CheckoutSession } from './checkout-repository.ts';
+import { REFERENCE_PATTERN } from './checkout-schemas.ts';
 import { expireIfDue } from './checkout-service.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from './csrf.ts';
 import * as views from './page/views.ts';
@@ -33,6 +34,8 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   const attemptPath = (session: CheckoutSession, charge: Charge) => `${pagePath(session)}/attempts/${charge.charge_id}`;
 
   async function loadSession(id: string): Promise<CheckoutSession | null> {
+    // A link we could never have issued is unknown without asking (a NUL in it would even fail the query on PostgreSQL).
+    if (!REFERENCE_PATTERN.test(id)) return null;
     const session = await findSessionById(db, id);
     return session ? expireIfDue(db, session, Date.now()) : null;
   }
@@ -142,7 +145,8 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   /** The attempt and its session as they are now, after asking the provider if it is time. */
   async function currentAttempt(params: Params): Promise<{ session: CheckoutSession; charge: Charge } | null> {
     const session = await loadSession(params.id);
-    const found = session && (await findSessionCharge(db, session.id, params.chargeId ?? ''));
+    const chargeId = params.chargeId ?? '';
+    const found = session && REFERENCE_PATTERN.test(chargeId) && (await findSessionCharge(db, session.id, chargeId));
     if (!session || !found) return null;
     const charge = await refreshCharge(payments, found);
     return { session: charge === found ? session : ((await findSessionById(db, session.id)) ?? session), charge };
@@ -182,7 +186,8 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/otp', { config: { form: true }, schema: pageSchema('Confirm a card payment with its one-time code (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
     if (!session) return reply;
-    const charge = await confirmCardOtp(payments, session, request.params.chargeId ?? '', request.body.otp ?? '');
+    const chargeId = request.params.chargeId ?? '';
+    const charge = REFERENCE_PATTERN.test(chargeId) ? await confirmCardOtp(payments, session, chargeId, request.body.otp ?? '') : null;
     if (!charge) return html(reply, session, 404, views.renderNotFoundPage());
     return reply.redirect(attemptPath(session, charge), 303);
   });

@@ -1,4 +1,5 @@
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
 import { listLogs, type LogEntry } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -14,6 +15,8 @@ const SANDBOX_OUTCOMES: Record<Exclude<TestOutcome, 'pending'>, Outcome> = {
 };
 
 async function chargeOf(deps: PaymentDeps, owner: Principal, chargeId: string): Promise<Charge> {
+  // A charge_id we could never have stored is simply not found (a NUL in it would even fail the query on PostgreSQL).
+  if (!REFERENCE_PATTERN.test(chargeId)) throw new ApiError('transactionNotFound');
   const charge = await findChargeByChargeId(deps.db, owner, chargeId);
   if (!charge) throw new ApiError('transactionNotFound');
   return charge;

@@ -137,6 +137,20 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test('text holding a NUL (which PostgreSQL cannot store) is a 400 naming the field, not a 500', async () => {
+      for (const [overrides, field] of [
+        [{ first_name: 'Ja\u0000ne' }, 'first_name'],
+        [{ customization: { title: 'Order\u0000 7' } }, 'customization.title'],
+        [{ meta: { note: ['ok', '\u0000'] } }, 'meta.note.1'],
+      ] as const) {
+        const res = await create(currentBody(overrides));
+        assert.equal(res.status, 400, res.text);
+        assert.deepEqual(res.body.message, { [field]: [`The ${field.replace(/_/g, ' ')} must not contain null characters.`] });
+      }
+      const escaped = await create(currentBody({ first_name: 'a\\u0000b' }));
+      assert.equal(escaped.status, 201, 'the six characters \\u0000 are ordinary text');
+    });
+
     test('meta nested thousands of levels deep (too deep to write back as JSON) is too large, not a 500', async () => {
       const depth = 30_000;
       const body = JSON.stringify(currentBody({ meta: 0 })).replace('"meta":0', `"meta":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`);

@@ -271,6 +271,15 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await session.client.get(`${session.pagePath}/attempts/ch_nope`)).status, 404);
     });
 
+    test('a link or attempt holding a NUL (which PostgreSQL cannot even compare) is a 404 page, not a 500', async () => {
+      const session = await openSession();
+      for (const path of ['/checkout/%00', '/checkout/a%00b/attempts/x', `${session.pagePath}/attempts/a%00b`, `${session.pagePath}/attempts/%00/status`]) {
+        assert.equal((await session.client.get(path)).status, 404, path);
+      }
+      assert.equal((await session.client.post(`${session.pagePath}/attempts/a%00b/otp`, { otp: '1234' })).status, 404);
+      assert.equal((await session.client.post('/checkout/a%00b/cancel', {})).status, 404);
+    });
+
     test('the page\'s assets are its own files: names of object properties are unknown files, not a 500', async () => {
       assert.equal((await fetch(`${ctx.gw.url}/checkout/assets/checkout.css`)).status, 200);
       for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {

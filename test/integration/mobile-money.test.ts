@@ -428,6 +428,13 @@ for (const kind of DATABASE_KINDS) {
         }
       });
 
+      test('a charge_id holding a NUL (which PostgreSQL cannot even compare) is 404 on verify and details, not a 500', async () => {
+        for (const res of [await verify(ctx.gw, key(), 'a%00b'), await details(ctx.gw, key(), '%00'), await verify(ctx.gw, key(), 'x%00', 'success')]) {
+          assert.equal(res.status, 404, res.text);
+          assert.deepEqual(res.body, NOT_FOUND);
+        }
+      });
+
       test('every route but the operator list needs a secret key', async () => {
         const body = chargeBody();
         assert.equal((await initializeCharge(ctx.gw, key(), body)).status, 201);

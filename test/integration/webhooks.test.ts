@@ -196,6 +196,20 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(bad.body.message, { status: ['The selected status is invalid.'] });
     });
 
+    test('an id or filter holding a NUL (which PostgreSQL cannot even compare) finds nothing, not a 500', async () => {
+      const merchant = await gw.newMerchant();
+      for (const [path, method] of [['/webhooks/deliveries/a%00b', 'GET'], ['/webhooks/deliveries/%00/redeliver', 'POST']] as const) {
+        const res = await api(merchant, path, method);
+        assert.equal(res.status, 404, res.text);
+        assert.equal(res.body.message, 'Webhook delivery not found.');
+      }
+      for (const filter of ['tx_ref=%00', 'charge_id=a%00b']) {
+        const res = await api(merchant, `/webhooks/deliveries?${filter}`);
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.body.data.total, 0);
+      }
+    });
+
     test('live webhooks are refused for loopback, private, link-local and reserved destinations', async () => {
       const loopback = await startReceiver();
       const loopback6 = await startReceiver(undefined, '::1');
