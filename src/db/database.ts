@@ -59,7 +59,7 @@ function openSqlite(file: string): Database {
 }
 
 async function openPostgres(url: string, limits: DatabaseLimits | undefined): Promise<Database> {
-  await createPostgresDatabaseIfMissing(url);
+  await createPostgresDatabaseIfMissing(url, limits?.connectTimeoutMs);
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -115,13 +115,13 @@ function discardingDeadClients(pool: pg.Pool): PostgresPool {
 const DUPLICATE_DATABASE = '42P04';
 const UNIQUE_VIOLATION = '23505';
 
-/** Connects to the server's `postgres` database and creates the target database when absent. */
-export async function createPostgresDatabaseIfMissing(url: string): Promise<void> {
+/** Connects to the server's `postgres` database and creates the target database when absent; a server that does not answer within `connectTimeoutMs` fails the start instead of hanging it. */
+export async function createPostgresDatabaseIfMissing(url: string, connectTimeoutMs?: number): Promise<void> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.slice(1));
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: connectTimeoutMs });
   await client.connect();
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [name]);

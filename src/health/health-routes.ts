@@ -38,7 +38,8 @@ export function registerHealthRoutes(app: App, database: Database, lifecycle: Li
         await ping(database);
         if (!(await migrationsAreCurrent(database))) checks.migrations = 'pending';
       } catch (error) {
-        request.log.error({ err: error }, 'readiness: database unreachable');
+        // Probes come every few seconds throughout an outage: a warning each, not an error.
+        request.log.warn({ err: error }, 'readiness: database unreachable');
         checks.database = 'down';
       }
       if (lifecycle.draining) checks.workers = 'stopping';

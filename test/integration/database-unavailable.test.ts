@@ -126,6 +126,21 @@ describe('database unavailability on PostgreSQL', { skip: process.env.TEST_DATAB
     await sql`delete from probe`.execute(database.db);
   });
 
+  test('opening the database through a link that never answers fails within the connect timeout instead of hanging the start', async () => {
+    const proxied = new URL(testDb.url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    await proxy.cut('blackhole');
+    try {
+      const started = Date.now();
+      const unanswered = await failureOf(openDatabase(proxied.toString(), LIMITS));
+      assert.ok(Date.now() - started < LIMITS.connectTimeoutMs + 1_000, `gave up after ${Date.now() - started} ms`);
+      assert.equal(isDatabaseUnavailable(unanswered), true, String(unanswered));
+    } finally {
+      await proxy.restore();
+    }
+  });
+
   test('a link that goes silent mid-transaction fails within the query timeout, commits nothing, and its connection is not lent again', async () => {
     const started = Date.now();
     const frozen = await failureOf(
