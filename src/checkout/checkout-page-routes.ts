@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { sendHtml } from '../http/html.ts';
-import type { App } from '../http/server.ts';
+import { sendError, toApiError, type App } from '../http/server.ts';
 import { findMerchant } from '../merchants/merchant-repository.ts';
 import { findCharge, findSessionCharge, type Charge } from '../payments/charge-repository.ts';
 import { describeMethod } from '../payments/charge-views.ts';
@@ -103,7 +103,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return showPaymentPage(request, reply, session, 422, { ...state, error: result.refused });
   }
 
-  app.get('/checkout/assets/:file', { schema: pageSchema('The checkout page\'s stylesheet and script', { 200: 'The file', 404: 'No such file' }) }, async (request, reply) => {
+  app.get('/checkout/assets/:file', { errorHandler: answerPageError, schema: pageSchema('The checkout page\'s stylesheet and script', { 200: 'The file', 404: 'No such file' }) }, async (request, reply) => {
     const { file } = request.params as { file: string };
     // Own entries only: `toString` or `__proto__` would otherwise find Object.prototype's.
     const asset = Object.hasOwn(views.ASSETS, file) ? views.ASSETS[file] : undefined;
@@ -111,14 +111,14 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return reply.type(asset.contentType).header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').send(asset.body);
   });
 
-  app.get<{ Params: Params }>('/checkout/:id', { schema: pageSchema('The hosted checkout page (the `checkout_url`)', { 200: 'The payment page, or the receipt or ending of a finished session', 404: 'Unknown link' }) }, async (request, reply) => {
+  app.get<{ Params: Params }>('/checkout/:id', { errorHandler: answerPageError, schema: pageSchema('The hosted checkout page (the `checkout_url`)', { 200: 'The payment page, or the receipt or ending of a finished session', 404: 'Unknown link' }) }, async (request, reply) => {
     const session = await loadSession(request.params.id);
     if (!session) return html(reply, null, 404, views.renderNotFoundPage());
     if (session.status !== 'pending') return showEnded(reply, session);
     return showPaymentPage(request, reply, session, 200, {});
   });
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/mobile-money', { config: { form: true }, schema: pageSchema('Pay by mobile money (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/mobile-money', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Pay by mobile money (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
     if (!session) return reply;
     const mobile = request.body.mobile ?? '';
@@ -127,7 +127,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return answerAttempt(request, reply, session, result, { method: 'mobile_money', mobile, operator });
   });
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/card', { config: { form: true }, schema: pageSchema('Pay by card (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/card', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Pay by card (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
     if (!session) return reply;
     const { card_number: number = '', expiry = '', cvv = '' } = request.body;
@@ -135,7 +135,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return answerAttempt(request, reply, session, result, { method: 'card' });
   });
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/cancel', { config: { form: true }, schema: pageSchema('Cancel the payment (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/cancel', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Cancel the payment (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
     if (!session) return reply;
     await cancelSession(payments, session);
@@ -152,7 +152,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return { session: charge === found ? session : ((await findSessionById(db, session.id)) ?? session), charge };
   }
 
-  app.get<{ Params: Params }>('/checkout/:id/attempts/:chargeId', { schema: pageSchema('An attempt: waiting for approval, the one-time code, or where to go next', { 200: 'The attempt\'s page', 303: 'On to the merchant or the payment page', 404: 'Unknown attempt' }) }, async (request, reply) => {
+  app.get<{ Params: Params }>('/checkout/:id/attempts/:chargeId', { errorHandler: answerPageError, schema: pageSchema('An attempt: waiting for approval, the one-time code, or where to go next', { 200: 'The attempt\'s page', 303: 'On to the merchant or the payment page', 404: 'Unknown attempt' }) }, async (request, reply) => {
     const attempt = await currentAttempt(request.params);
     if (!attempt) return html(reply, null, 404, views.renderNotFoundPage());
     const { session, charge } = attempt;
@@ -183,7 +183,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     },
   );
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/otp', { config: { form: true }, schema: pageSchema('Confirm a card payment with its one-time code (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/otp', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Confirm a card payment with its one-time code (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
     if (!session) return reply;
     const chargeId = request.params.chargeId ?? '';
@@ -201,9 +201,20 @@ function whyEnded(session: CheckoutSession, maxFailedAttempts: number): views.En
 }
 
 /** How a page route is documented: HTML answers (and redirects) with what each status means. */
+/**
+ * A page that fails is answered with a page: a customer's browser gets HTML, never the API's
+ * JSON envelope. Client errors keep the API's answer (the forms' own checks answer in HTML).
+ */
+function answerPageError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const failure = toApiError(error, request.log);
+  if (failure.status < 500) return sendError(reply, failure);
+  if (failure.code === 'unavailable') reply.header('retry-after', '1');
+  return sendHtml(reply, failure.status, views.renderUnavailablePage());
+}
+
 function pageSchema(summary: string, answers: Record<number, string>) {
   const response = Object.fromEntries(
-    Object.entries(answers).map(([status, description]) => [status, Number(status) === 303 ? { description } : { description, content: { 'text/html': { schema: { type: 'string' } } } }]),
+    Object.entries({ ...answers, 503: 'Payments are paused for a moment (the database is out of reach)' }).map(([status, description]) => [status, Number(status) === 303 ? { description } : { description, content: { 'text/html': { schema: { type: 'string' } } } }]),
   );
   return { summary, response };
 }

@@ -118,7 +118,8 @@ export async function buildServer({ config, database, payments, logger, lifecycl
   return { app, inFlight, routes };
 }
 
-function toApiError(error: FastifyError | ApiError, log: FastifyBaseLogger): ApiError {
+/** What a failure means for the client: one of the error table's entries (details stay in the log). */
+export function toApiError(error: FastifyError | ApiError, log: FastifyBaseLogger): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) return new ApiError('validation', laravelFieldErrors(error.validation));
   const known = FASTIFY_ERRORS[error.code];

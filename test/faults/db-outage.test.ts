@@ -57,8 +57,10 @@ interface Traffic {
   successes: number;
   /** The longest any answer took. */
   slowestMs: number;
-  /** Start times of requests answered 503 in the envelope. */
+  /** Start times of requests answered 503 in the envelope (or, for the checkout's pages, as a page). */
   unavailable: number[];
+  /** Of those, the checkout pages answered with the HTML page. */
+  unavailablePages: number;
   /** Requests with no answer within REQUEST_BOUND_MS. */
   timeouts: string[];
   /** Anything else: other statuses, a 503 without the envelope, connection errors. */
@@ -106,7 +108,7 @@ test('a PostgreSQL outage under load answers 503, never hangs, loses nothing, an
   });
   cleanups.push(() => serve.dispose());
 
-  const traffic: Traffic = { requests: 0, successes: 0, slowestMs: 0, unavailable: [], timeouts: [], problems: [] };
+  const traffic: Traffic = { requests: 0, successes: 0, slowestMs: 0, unavailable: [], unavailablePages: 0, timeouts: [], problems: [] };
   const realFetch = globalThis.fetch;
   globalThis.fetch = recordingFetch(realFetch, traffic);
   cleanups.push(async () => (globalThis.fetch = realFetch));
@@ -165,11 +167,19 @@ test('a PostgreSQL outage under load answers 503, never hangs, loses nothing, an
     readinessLoop(),
   ];
 
+  // A customer who opens the payment page while the database is refused gets a page saying so.
+  const pageUrl: string = (await call(serve.url, '/payment', { key, body: currentBody({ tx_ref: uniqueRef('page') }) })).body.data.checkout_url;
+  const pagesDuringRefusal: Array<{ status: number; type: string | null; text: string }> = [];
+
   const outages: Array<{ cut: Cut; outageMs: number; recoveryMs: number; unavailable: number; readyzDown: boolean }> = [];
   for (const how of CUTS) {
     await sleep(STEADY_MS);
     const cutAt = Date.now();
     await proxy.cut(how);
+    if (how === 'refuse') {
+      const page = await realFetch(pageUrl);
+      pagesDuringRefusal.push({ status: page.status, type: page.headers.get('content-type'), text: await page.text() });
+    }
     await sleep(OUTAGE_MS);
     await proxy.restore();
     const restoredAt = Date.now();
@@ -193,6 +203,12 @@ test('a PostgreSQL outage under load answers 503, never hangs, loses nothing, an
   // What follows checks the outcome; its answers (404 for creates that never happened) are not load.
   globalThis.fetch = realFetch;
 
+  for (const page of pagesDuringRefusal) {
+    assert.equal(page.status, 503, page.text.slice(0, 300));
+    assert.match(page.type ?? '', /^text\/html/);
+    assert.match(page.text, /Payments are paused for a moment/);
+  }
+  assert.equal(pagesDuringRefusal.length, 1, 'the page was opened during the refusal');
   for (const outage of outages) {
     assert.ok(outage.unavailable > 0, `the ${outage.cut} outage answered no 503: it was not exercised`);
     assert.ok(outage.readyzDown, `/readyz never answered 503 during the ${outage.cut} outage`);
@@ -244,6 +260,7 @@ test('a PostgreSQL outage under load answers 503, never hangs, loses nothing, an
     requests: traffic.requests,
     successes: traffic.successes,
     unavailable503: traffic.unavailable.length,
+    unavailablePages503: traffic.unavailablePages,
     otherFailures: traffic.problems.length,
     timeouts: traffic.timeouts.length,
     slowestAnswerMs: traffic.slowestMs,
@@ -261,7 +278,8 @@ test('a PostgreSQL outage under load answers 503, never hangs, loses nothing, an
 
 /**
  * `fetch` bounded by REQUEST_BOUND_MS (body included) and counted in `traffic`: a success is
- * any 2xx or 3xx; a 503 must carry the contract's envelope and Retry-After.
+ * any 2xx or 3xx; a 503 must carry Retry-After and the contract's envelope, or be a page for the
+ * checkout's pages.
  */
 function recordingFetch(realFetch: typeof fetch, traffic: Traffic): typeof fetch {
   return async (input, init = {}) => {
@@ -274,7 +292,11 @@ function recordingFetch(realFetch: typeof fetch, traffic: Traffic): typeof fetch
       const text = await response.clone().text();
       traffic.slowestMs = Math.max(traffic.slowestMs, Date.now() - started);
       if (response.status < 400) traffic.successes += 1;
-      else if (response.status === 503 && text === JSON.stringify(ENVELOPE_503) && response.headers.get('retry-after') === '1') traffic.unavailable.push(started);
+      else if (response.status === 503 && !isPageRoute(label) && text === JSON.stringify(ENVELOPE_503) && response.headers.get('retry-after') === '1') traffic.unavailable.push(started);
+      else if (response.status === 503 && isPageRoute(label) && isUnavailablePage(response, text)) {
+        traffic.unavailable.push(started);
+        traffic.unavailablePages += 1;
+      }
       else traffic.problems.push(`${label} answered ${response.status} ${text.slice(0, 200)}`);
       return response;
     } catch (error) {
@@ -283,6 +305,16 @@ function recordingFetch(realFetch: typeof fetch, traffic: Traffic): typeof fetch
       throw error;
     }
   };
+}
+
+/** The hosted checkout's pages and forms (not the JSON status its waiting page polls). */
+function isPageRoute(label: string): boolean {
+  return / \/checkout\//.test(label) && !label.endsWith('/status');
+}
+
+/** A customer's browser gets a page, not JSON, when the checkout cannot answer. */
+function isUnavailablePage(response: Response, text: string): boolean {
+  return (response.headers.get('content-type') ?? '').startsWith('text/html') && response.headers.get('retry-after') === '1' && text.includes('Payments are paused for a moment');
 }
 
 /** Runs `work` over `items`, 16 at a time. */

@@ -240,6 +240,14 @@ ${statusBlock({ tone: 'neutral', icon: ICONS.search, heading: 'Payment link not 
   return page('Payment link not found', body);
 }
 
+/** When we cannot serve the page (the database is out of reach, or a fault of ours): a page, never JSON, for a customer's browser. */
+export function renderUnavailablePage(): string {
+  const body = `<div class="card-body status">
+${statusBlock({ tone: 'neutral', icon: ICONS.clock, heading: 'Payments are paused for a moment', sentence: 'Please try again in a minute. A payment you already approved is not lost: open this link again to see how it ended.' })}
+</div>`;
+  return page('Payments are paused for a moment', body);
+}
+
 /** When a form's anti-forgery token does not match (a stale tab, or a forged request). */
 export function renderForbiddenPage(checkoutUrl: string | null): string {
   const back = checkoutUrl ? `<a class="button" id="back" href="${escapeHtml(checkoutUrl)}">Back to the payment page</a>` : '';
