@@ -16,10 +16,7 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
   const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'badRequest';
   const { status, message } = ERRORS[code];
   const body = JSON.stringify({ status: 'failed', message, data: null });
-  // The bytes being parsed when the parser gave up: the start of the request, when it came in one
-  // packet. Fastify types them as a Buffer turned to JSON; Node hands over the Buffer itself.
-  const packet: unknown = error.rawPacket;
-  const isHead = Buffer.isBuffer(packet) && packet.subarray(0, 5).toString('latin1') === 'HEAD ';
+  const isHead = refusedMethod(error) === 'HEAD';
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
@@ -27,4 +24,19 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
     );
   }
   socket.destroy(error);
+}
+
+/**
+ * The method of the request the parser refused, read back from the bytes it had parsed of the
+ * packet in hand (Fastify types them as a Buffer turned to JSON; Node hands over the Buffer): the
+ * last `METHOD /` in them, as the request line may follow the end of the connection's previous
+ * request (a body the server answered before reading it all arrives with the next request) and
+ * be cut short where the parser gave up.
+ */
+function refusedMethod(error: ConnectionError): string | null {
+  const packet: unknown = error.rawPacket;
+  if (!Buffer.isBuffer(packet)) return null;
+  const parsed = packet.subarray(0, error.bytesParsed + 1).toString('latin1');
+  const lines = [...parsed.matchAll(/(?<![A-Za-z])([A-Z]+) \//g)];
+  return lines.at(-1)?.[1] ?? null;
 }

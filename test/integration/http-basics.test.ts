@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { describe, test } from 'node:test';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
@@ -92,6 +93,21 @@ for (const kind of DATABASE_KINDS) {
       } finally {
         agent.destroy();
       }
+    });
+
+    test('an unreadable HEAD that arrives in one packet behind another request is answered without a body', async () => {
+      // Pipelined: the refused request does not start the packet the parser was reading.
+      const socket = net.connect(Number(new URL(ctx.gw.url).port), '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const closed = new Promise((resolve) => socket.on('close', resolve));
+      socket.write(Buffer.from('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nHEAD /healthz/\xff HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'));
+      await closed;
+      const text = Buffer.concat(chunks).toString('latin1');
+      const refused = text.slice(text.indexOf('HTTP/1.1 400'));
+      assert.match(refused, /^HTTP\/1\.1 400 [^\r]*\r\n/);
+      assert.match(refused, /\r\nconnection: close\r\n/i);
+      assert.ok(refused.endsWith('\r\n\r\n'), `no body after the headers: ${JSON.stringify(refused)}`);
     });
 
     test('a body that is not a JSON object is a 400', async () => {
