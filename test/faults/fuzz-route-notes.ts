@@ -1,0 +1,199 @@
+import fc from 'fast-check';
+import { ASSETS } from '../../src/checkout/page/views.ts';
+import { currentBody, legacyBody } from '../helpers/fixtures.ts';
+import { AIRTEL_REF, chargeBody, payoutBody, TEST_NUMBERS, TNM_REF } from '../helpers/mobile-money.ts';
+import type { FuzzRequest, FuzzResponse } from './fuzz-http.ts';
+import { hostileString } from './fuzz-json.ts';
+import type { Creates, RouteNotes, RunContext } from './fuzz-routes.ts';
+import { chargeIdentity, type TableName } from './fuzz-state.ts';
+import type { RefPool } from './fuzz-world.ts';
+
+/**
+ * What the fuzz run knows about each route beyond its schema, keyed like `POST /payment`. A route
+ * without notes is still fuzzed (from its schema and template); the notes add the references
+ * worth trying, the page forms, what an accepted request may change, and refusals.
+ */
+
+const LEDGER: TableName[] = ['ledger_accounts', 'ledger_transactions', 'ledger_entries'];
+/** Everything a charge's outcome writes: the charge, its session, logs, the event, its delivery, receipts, the ledger. */
+const OUTCOME: TableName[] = ['charges', 'checkout_sessions', 'logs', 'events', 'webhook_deliveries', 'emails', ...LEDGER];
+
+const everyone = (pool: RefPool): string[] => [...pool.own, ...pool.ownLive, ...pool.other];
+const txRefs = (ctx: RunContext) => everyone(ctx.world.txRefs);
+const chargeIds = (ctx: RunContext) => [...everyone(ctx.world.chargeIds), ...(ctx.checkouts?.attempts.map((attempt) => attempt.chargeId) ?? [])];
+const deliveryIds = (ctx: RunContext) => everyone(ctx.world.deliveryIds);
+const sessions = (ctx: RunContext) => [...ctx.checkouts!.sessions, ...ctx.checkouts!.foreignSessions];
+const attemptPairs = (ctx: RunContext) => ctx.checkouts!.attempts.map((attempt) => [attempt.sessionId, attempt.chargeId]);
+
+/** Now and then an existing reference instead of a fresh one: duplicates, and other owners' references. */
+const sometimesKnown = (pool: (ctx: RunContext) => string[]) => (ctx: RunContext) =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: fc.constantFrom(...pool(ctx)), weight: 1 });
+const knownOr = (pool: (ctx: RunContext) => string[]) => (ctx: RunContext) => fc.oneof(fc.constantFrom(...pool(ctx)), hostileString);
+
+const jsonOf = (answer: FuzzResponse): { data?: { checkout_url?: unknown; charge_id?: unknown } } | null => {
+  try {
+    return JSON.parse(answer.text) as { data?: { checkout_url?: unknown; charge_id?: unknown } };
+  } catch {
+    return null;
+  }
+};
+const bearer = (request: FuzzRequest) => /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+
+/** A created session is named by its checkout link. */
+const sessionOfCheckoutUrl: Creates = {
+  table: 'checkout_sessions',
+  named: (_request, answer) => {
+    const url = jsonOf(answer)?.data?.checkout_url;
+    return answer.status === 201 && typeof url === 'string' ? (new URL(url).pathname.split('/').pop() ?? null) : null;
+  },
+};
+
+/** A direct charge or payout is named by its charge_id, for the merchant and mode of the key that made it. */
+const chargeOfRecord: Creates = {
+  table: 'charges',
+  named: (request, answer, ctx) => {
+    const owner = ctx.world.principals.get(bearer(request));
+    const chargeId = jsonOf(answer)?.data?.charge_id;
+    return answer.status === 201 && owner && typeof chargeId === 'string' ? chargeIdentity(owner.merchantId, owner.mode, chargeId) : null;
+  },
+};
+
+/** A checkout attempt is named by the attempt page the form redirects to. */
+const attemptOfRedirect: Creates = {
+  table: 'charges',
+  named: (_request, answer, ctx) => {
+    const match = /^\/checkout\/([^/]+)\/attempts\/([^/?#]+)$/.exec(answer.headers.location ?? '');
+    if (answer.status !== 303 || !match) return null;
+    const owner = ctx.checkouts!.owners.get(match[1]!);
+    return owner ? chargeIdentity(owner.merchantId, owner.mode, match[2]!) : `an attempt on unknown session ${match[1]}`;
+  },
+};
+
+const testNumber = fc.constantFrom(...Object.values(TEST_NUMBERS), '+265 99 000 0000', '265899817565');
+const mobileForm = () =>
+  fc.record({
+    mobile: fc.oneof({ arbitrary: testNumber, weight: 3 }, { arbitrary: fc.stringMatching(/^0(99|98|88|89)\d{7}$/), weight: 1 }, { arbitrary: hostileString, weight: 3 }),
+    operator: fc.oneof(fc.constantFrom('', 'airtel', 'tnm'), hostileString),
+  });
+const cardForm = () =>
+  fc.record({
+    card_number: fc.oneof({ arbitrary: fc.constantFrom('4242 4242 4242 4242', '5555555555554444', '4000000000000002', '4111 1111 1111 1111'), weight: 3 }, { arbitrary: fc.stringMatching(/^\d{12,19}$/), weight: 1 }, { arbitrary: hostileString, weight: 3 }),
+    expiry: fc.oneof(fc.constantFrom('12/40', '01/20', '13/30', '12/2040', '0/0'), hostileString),
+    cvv: fc.oneof(fc.constantFrom('123', '1234', '1'), hostileString),
+  });
+const otpForm = () => fc.record({ otp: fc.oneof(fc.constantFrom('1234', ' 1234 ', '0000', ''), hostileString) });
+
+const pageRoute = (notes: RouteNotes = {}): RouteNotes => ({ params: { id: sessions, chargeId: chargeIds }, paramSets: attemptPairs, needsCheckouts: true, ...notes });
+
+const anyOf = <T>(...choices: Array<fc.Arbitrary<T>>) => fc.oneof(...choices);
+
+export const ROUTE_NOTES: Record<string, RouteNotes> = {
+  'GET /metrics': { token: ({ world }) => world.metricsToken },
+  'POST /payment': {
+    fields: { tx_ref: sometimesKnown(txRefs) },
+    changes: ['checkout_sessions', 'logs'],
+    creates: sessionOfCheckoutUrl,
+    // A reference already used by the same merchant and mode, with other parameters (or ended): 400.
+    refusals: ({ world }, build) =>
+      fc.tuple(fc.constantFrom<[string, string[]]>([world.a.test_secret_key, world.txRefs.own], [world.a.live_secret_key, world.txRefs.ownLive], [world.b.test_secret_key, world.txRefs.other]), fc.nat(), fc.integer({ min: 1001, max: 2_000_000 }))
+        .map(([[key, refs], pick, amount]) => build({ key, body: currentBody({ tx_ref: refs[pick % refs.length], amount }) })),
+  },
+  'POST /api/payment': {
+    // The key in the body (read when no header comes): mostly real secret keys, sometimes another secret, or none.
+    fields: { tx_ref: sometimesKnown(txRefs), secret_key: ({ world }) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 2 }, { arbitrary: fc.constantFrom(...world.principals.keys()), weight: 3 }, { arbitrary: fc.constantFrom(...world.secrets), weight: 1 }) },
+    changes: ['checkout_sessions', 'logs'],
+    creates: sessionOfCheckoutUrl,
+    refusals: ({ world }, build) =>
+      fc.tuple(fc.constantFrom(...world.txRefs.own), fc.integer({ min: 10_001, max: 2_000_000 }), fc.boolean()).map(([txRef, amount, inBody]) =>
+        build(inBody ? { key: null, body: legacyBody({ tx_ref: txRef, amount: String(amount), secret_key: world.a.test_secret_key }) } : { key: world.a.test_secret_key, body: legacyBody({ tx_ref: txRef, amount: String(amount) }) }),
+      ),
+  },
+  'GET /verify-payment/:tx_ref': { params: { tx_ref: txRefs } },
+  'GET /api/verify-payment/:tx_ref': { params: { tx_ref: txRefs } },
+  'GET /checkout/assets/:file': { params: { file: () => Object.keys(ASSETS) } },
+  'GET /checkout/:id': pageRoute(),
+  'POST /checkout/:id/pay/mobile-money': pageRoute({
+    form: mobileForm,
+    changes: ['checkout_sessions', 'charges', 'logs'],
+    creates: attemptOfRedirect,
+    // A number the sandbox refuses, a live session (live providers move no money), a number of the other network: 422.
+    refusals: ({ checkouts }, build) =>
+      anyOf(
+        fc.tuple(fc.constantFrom(...checkouts!.sessions), fc.stringMatching(/^099[1-9]\d{6}$/)).map(([id, mobile]) => build({ params: [id], key: null, form: { mobile, operator: '' } })),
+        fc.constant(build({ params: [checkouts!.foreignSessions[0]!], key: null, form: { mobile: TEST_NUMBERS.airtelSuccess, operator: 'airtel' } })),
+        fc.constantFrom(...checkouts!.sessions).map((id) => build({ params: [id], key: null, form: { mobile: TEST_NUMBERS.tnmSuccess, operator: 'airtel' } })),
+      ),
+  }),
+  'POST /checkout/:id/pay/card': pageRoute({
+    form: cardForm,
+    changes: ['checkout_sessions', 'charges', 'logs'],
+    creates: attemptOfRedirect,
+    refusals: ({ checkouts }, build) =>
+      anyOf(
+        fc.constantFrom(...checkouts!.sessions).map((id) => build({ params: [id], key: null, form: { card_number: '4111 1111 1111 1111', expiry: '12/40', cvv: '123' } })),
+        fc.constantFrom(...checkouts!.sessions).map((id) => build({ params: [id], key: null, form: { card_number: '4242 4242 4242 4242', expiry: '01/20', cvv: '123' } })),
+        fc.constant(build({ params: [checkouts!.foreignSessions[0]!], key: null, form: { card_number: '4242 4242 4242 4242', expiry: '12/40', cvv: '123' } })),
+      ),
+  }),
+  'POST /checkout/:id/cancel': pageRoute({
+    form: () => fc.constant({}),
+    changes: ['checkout_sessions', 'logs'],
+    // A forged form (its token differs from the cookie's): 403, and the session stays pending.
+    refusals: (ctx, build) => fc.tuple(fc.constantFrom(...sessions(ctx)), hostileString).map(([id, csrf]) => build({ params: [id], key: null, form: {}, csrf: `x${csrf}` })),
+  }),
+  'GET /checkout/:id/attempts/:chargeId': pageRoute(),
+  'GET /checkout/:id/attempts/:chargeId/status': pageRoute({ answers: 'attempt-status' }),
+  'POST /checkout/:id/attempts/:chargeId/otp': pageRoute({
+    form: otpForm,
+    changes: OUTCOME,
+    refusals: ({ checkouts }, build) =>
+      anyOf(
+        fc.constantFrom(...checkouts!.attempts).map(({ sessionId, chargeId }) => build({ params: [sessionId, chargeId], key: null, form: { otp: '1234' }, csrf: 'forged' })),
+        fc.tuple(fc.constantFrom(...checkouts!.attempts), fc.constantFrom(...checkouts!.foreignSessions)).map(([{ chargeId }, id]) => build({ params: [id, chargeId], key: null, form: { otp: '1234' } })),
+      ),
+  }),
+  'GET /webhooks/deliveries': { query: { tx_ref: knownOr(txRefs), charge_id: knownOr(chargeIds) } },
+  'GET /webhooks/deliveries/:id': { params: { id: deliveryIds } },
+  'POST /webhooks/deliveries/:id/redeliver': {
+    params: { id: deliveryIds },
+    changes: ['webhook_deliveries'],
+    // Another merchant's delivery, or one of the other mode: 404, and it is not queued again.
+    refusals: ({ world }, build) =>
+      anyOf(
+        fc.constantFrom(...world.deliveryIds.other).map((id) => build({ params: [id], key: world.a.test_secret_key })),
+        fc.constantFrom(...world.deliveryIds.own).map((id) => build({ params: [id], key: world.b.test_secret_key })),
+        fc.constantFrom(...world.deliveryIds.own).map((id) => build({ params: [id], key: world.a.live_secret_key })),
+      ),
+  },
+  'POST /mobile-money/payments/initialize': {
+    fields: { charge_id: sometimesKnown(chargeIds) },
+    changes: ['charges', 'logs'],
+    creates: chargeOfRecord,
+    // A charge_id already taken, a live key (no live operator), a number the sandbox refuses, a number of the other network: 400.
+    refusals: ({ world }, build) =>
+      anyOf(
+        fc.tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 })).map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: chargeBody({ charge_id, amount }) })),
+        fc.constant(null).map(() => build({ key: world.a.live_secret_key, body: chargeBody() })),
+        fc.stringMatching(/^099[1-9]\d{6}$/).map((mobile) => build({ key: world.b.test_secret_key, body: chargeBody({ mobile }) })),
+        fc.constant(null).map(() => build({ key: world.a.test_secret_key, body: chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: AIRTEL_REF }) })),
+      ),
+  },
+  'GET /mobile-money/payments/:charge_id/verify': { params: { charge_id: chargeIds }, changes: OUTCOME },
+  'GET /mobile-money/payments/:charge_id/details': { params: { charge_id: chargeIds } },
+  'POST /mobile-money/payouts/initialize': {
+    fields: { charge_id: sometimesKnown(chargeIds) },
+    changes: ['charges', 'logs', 'events', 'webhook_deliveries', ...LEDGER],
+    creates: chargeOfRecord,
+    // More than the balance, a balance that is empty (live, merchant B), an operator without payouts, a charge_id taken: 400.
+    refusals: ({ world }, build) =>
+      anyOf(
+        fc.integer({ min: 1_500_000, max: 2_147_483_647 }).map((amount) => build({ key: world.a.test_secret_key, body: payoutBody({ amount }) })),
+        fc.constantFrom(world.a.live_secret_key, world.b.test_secret_key).map((key) => build({ key, body: payoutBody() })),
+        fc.constant(null).map(() => build({ key: world.a.test_secret_key, body: payoutBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF }) })),
+        fc.constantFrom(...world.chargeIds.own).map((charge_id) => build({ key: world.a.test_secret_key, body: payoutBody({ charge_id }) })),
+      ),
+  },
+  'GET /openapi.json': { answers: 'document' },
+  'GET /docs/json': { answers: 'document' },
+  'GET /docs/*': { answers: 'document', params: { '*': () => ['index.html', 'swagger-initializer.js', 'static/index.html', 'static/swagger-initializer.js', 'json', 'yaml', 'static/oauth2-redirect.html'] } },
+};
