@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
@@ -15,6 +15,7 @@ import { reportScenario } from './report.ts';
 import { Cluster, FAULT } from './scale-out-cluster.ts';
 import { problemWith, runLoad, verify, type Tally } from './scale-out-load.ts';
 import { startWatchingReceiver, type WatchingReceiver } from './scale-out-receiver.ts';
+import { useCleanup } from '../helpers/cleanup.ts';
 
 /**
  * Issue 8, scale-out: three `lipira serve` processes on one PostgreSQL behind a round-robin
@@ -310,13 +311,3 @@ function countBy(values: string[]): Record<string, number> {
   return counts;
 }
 
-/** Registers cleanups to run after the test whether it passed or not, the last registered first. */
-function useCleanup(t: TestContext): (step: () => Promise<unknown>) => void {
-  const steps: Array<() => Promise<unknown>> = [];
-  t.after(async () => {
-    const failures: unknown[] = [];
-    for (const step of steps.reverse()) await step().catch((error: unknown) => failures.push(error));
-    if (failures.length > 0) throw failures[0];
-  });
-  return (step) => steps.push(step);
-}

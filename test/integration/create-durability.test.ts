@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { createMerchant } from '../../src/merchants/merchant-service.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call } from '../helpers/gateway.ts';
 import { startServe } from '../helpers/serve-process.ts';
+import { useCleanup } from '../helpers/cleanup.ts';
 
 /**
  * Durability is not traded for speed: a `201` for `POST /payment` means the session is
@@ -159,13 +160,3 @@ async function inBatches<T>(items: T[], work: (item: T) => Promise<void>): Promi
   for (let start = 0; start < items.length; start += VERIFY_BATCH) await Promise.all(items.slice(start, start + VERIFY_BATCH).map(work));
 }
 
-/** Registers cleanups to run after the test whether it passed or not, the last registered first. */
-function useCleanup(t: TestContext): (step: () => Promise<unknown>) => void {
-  const steps: Array<() => Promise<unknown>> = [];
-  t.after(async () => {
-    const failures: unknown[] = [];
-    for (const step of steps.reverse()) await step().catch((error: unknown) => failures.push(error));
-    if (failures.length > 0) throw failures[0];
-  });
-  return (step) => steps.push(step);
-}

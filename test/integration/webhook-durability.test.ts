@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { verifyWebhook } from 'lipira';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
@@ -17,6 +17,7 @@ import { currentBody } from '../helpers/fixtures.ts';
 import { call } from '../helpers/gateway.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { useCleanup } from '../helpers/cleanup.ts';
 
 /**
  * What the outbox promises across processes: a webhook and receipts committed with a payment
@@ -315,16 +316,3 @@ async function waitUntilAsync(done: () => Promise<boolean>, timeoutMs: number, e
   }
 }
 
-/**
- * Registers cleanups to run after the test whether it passed or not, the last registered
- * first: processes die before their receiver closes and their database is dropped.
- */
-function useCleanup(t: TestContext): (step: () => Promise<unknown>) => void {
-  const steps: Array<() => Promise<unknown>> = [];
-  t.after(async () => {
-    const failures: unknown[] = [];
-    for (const step of steps.reverse()) await step().catch((error: unknown) => failures.push(error));
-    if (failures.length > 0) throw failures[0];
-  });
-  return (step) => steps.push(step);
-}
