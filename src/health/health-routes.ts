@@ -15,6 +15,13 @@ export interface Lifecycle {
   closing: boolean;
 }
 
+/**
+ * Longest a readiness probe waits for the database. A load balancer gives up on a probe after a
+ * second or two; a database that takes longer (a silent link, every connection stuck) is down
+ * for it, and the probe says so instead of waiting out the pool's connect timeout.
+ */
+const PING_LIMIT_MS = 2_000;
+
 const Checks = Type.Object({ database: Type.String(), migrations: Type.String(), workers: Type.String() });
 
 export function registerHealthRoutes(app: App, database: Database, lifecycle: Lifecycle): void {
@@ -39,7 +46,7 @@ export function registerHealthRoutes(app: App, database: Database, lifecycle: Li
     async (request) => {
       const checks = { database: 'up', migrations: 'current', workers: 'running' };
       try {
-        await ping(database);
+        await withinLimit(ping(database), PING_LIMIT_MS);
         migrationsCurrent ||= await migrationsAreCurrent(database);
         if (!migrationsCurrent) checks.migrations = 'pending';
       } catch (error) {
@@ -53,4 +60,17 @@ export function registerHealthRoutes(app: App, database: Database, lifecycle: Li
       return success('Ready', checks);
     },
   );
+}
+
+/** `work`'s outcome, or a rejection once `limitMs` have passed without one. */
+async function withinLimit<T>(work: Promise<T>, limitMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${limitMs} ms`)), limitMs);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
