@@ -202,7 +202,16 @@ async function operate(gw: TestGateway, actor: Scope, target: Target, choice: nu
       return answer;
     }
     case 1: {
-      const before = await db.selectFrom('webhook_deliveries').select(['status', 'updated_at', 'next_attempt_at']).where('id', '=', target.ref).executeTakeFirstOrThrow();
+      // Its own scope may have queued it again a moment ago: once the workers are done with it, it
+      // stays still unless this request queues it again.
+      const before = await eventually('the delivery is not due', () =>
+        db
+          .selectFrom('webhook_deliveries')
+          .select(['status', 'updated_at', 'next_attempt_at'])
+          .where('id', '=', target.ref)
+          .where((eb) => eb.or([eb('status', '!=', 'pending'), eb('next_attempt_at', '>', Date.now())]))
+          .executeTakeFirst(),
+      );
       const answer = await call(gw.url, `/webhooks/deliveries/${target.ref}/redeliver`, { key: actor.key, method: 'POST' });
       expectOwnOrNotFound(answer, own, 'Webhook delivery not found.', (data) => assert.equal(data.id, target.ref));
       if (!own) {

@@ -19,7 +19,9 @@ export async function payByMobileMoney(base: string, key: string, mobile: string
   if (created.status !== 201) throw new Error(`create failed: ${created.text}`);
   const client = new CheckoutClient(base);
   const pagePath = new URL(created.body.data.checkout_url).pathname;
-  await client.get(pagePath);
+  const page = await client.get(pagePath);
+  // Without the page there is no form token to post: a customer would stop here too.
+  if (page.status !== 200) throw new Error(`the payment page answered ${page.status}`);
   const posted = await client.post(`${pagePath}/pay/mobile-money`, { mobile, operator: '' });
   if (posted.status !== 303) throw new Error(`attempt refused: ${posted.text.slice(0, 300)}`);
   const attemptPath = new URL(posted.location!).pathname;
