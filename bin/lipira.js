@@ -8,7 +8,6 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, s
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCES = path.join(ROOT, 'src');
@@ -56,6 +55,8 @@ async function bundledMain() {
   if (existsSync(bundle)) return bundle;
   // Built aside and renamed into place, so processes starting together never read half a bundle.
   const staging = `${dir}.${process.pid}.tmp`;
+  // Loaded only to rebuild: most starts find the bundle in place.
+  const { build } = await import('esbuild');
   await build({
     entryPoints: [path.join(SOURCES, 'cli', 'main.ts')],
     outdir: staging,
