@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type PostgresPool, type Po
 import pg from 'pg';
 import type { DB } from './schema.ts';
 import { groupCommit, type Transact } from './group-commit.ts';
+import { readDirectly } from './prepared.ts';
 import { withStatementCache } from './statement-cache.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
 
@@ -54,7 +55,9 @@ function openSqlite(file: string): Database {
   connection.pragma('synchronous = FULL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  const cached = withStatementCache(connection);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached }) });
+  readDirectly(db, cached);
   return { db, dialect: 'sqlite', transact: groupCommit(db), description: `sqlite:${file}`, close: () => db.destroy() };
 }
 

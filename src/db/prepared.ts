@@ -1,5 +1,13 @@
 import { CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
+import type { CachedConnection } from './statement-cache.ts';
+
+/** SQLite databases whose prepared reads may run on their connection directly (see `prepared`). */
+const directConnections = new WeakMap<Kysely<DB>, CachedConnection>();
+
+export function readDirectly(db: Kysely<DB>, connection: CachedConnection): void {
+  directConnections.set(db, connection);
+}
 
 /**
  * A query built once and afterwards only run. Building and compiling a Kysely query costs about
@@ -7,6 +15,12 @@ import type { DB } from './schema.ts';
  * (every verify, every page) that dominated. The SQL is compiled once per dialect from `build`,
  * which must use each of its parameters exactly once and in order, and no other value (a
  * constant goes in as `sql.lit`): checked the first time, so a mistake fails loudly, not quietly.
+ *
+ * On SQLite (`readDirectly`), a read outside any transaction runs on the connection at once:
+ * better-sqlite3 answers synchronously, and Kysely's executor would add a lock and several
+ * promises per query, more than the query itself costs. While a transaction is open on the one
+ * connection, the read waits its turn through Kysely as before: run at once, it would see that
+ * transaction's uncommitted writes. Only for SELECTs.
  */
 export function prepared<P extends unknown[], R>(build: (db: Kysely<DB>, ...params: P) => Compilable<R>): (db: Kysely<DB>, ...params: P) => Promise<R[]> {
   const sqlByDialect = new Map<unknown, string>();
@@ -21,6 +35,8 @@ export function prepared<P extends unknown[], R>(build: (db: Kysely<DB>, ...para
       text = compiled.sql;
       sqlByDialect.set(dialect, text);
     }
+    const connection = directConnections.get(db);
+    if (connection && !connection.inTransaction) return connection.select(text, params) as R[];
     return (await db.executeQuery(CompiledQuery.raw(text, params))).rows as R[];
   };
 }

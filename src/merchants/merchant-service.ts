@@ -123,20 +123,32 @@ const keyCaches = new WeakMap<Db, Map<string, CachedKey>>();
  * one key lookup per second rather than one per request; unknown keys are never remembered.
  */
 export async function authenticateSecretKey(db: Db, token: string, now = Date.now()): Promise<Principal | null> {
-  const mode = secretKeyMode(token);
-  if (!mode) return null;
+  const remembered = rememberedPrincipal(db, token, now);
+  if (remembered !== undefined) return remembered;
   const hash = hashKey(token);
+  const key = await repo.findKeyByHash(db, hash);
+  if (!key || key.kind !== 'secret' || !hashesMatch(key.token_hash, hash)) return null;
   const cache = keyCaches.get(db) ?? keyCaches.set(db, new Map()).get(db)!;
-  let cached = cache.get(hash);
-  if (!cached || now - cached.fetchedAt > KEY_CACHE_TTL_MS) {
-    const key = await repo.findKeyByHash(db, hash);
-    if (!key || key.kind !== 'secret' || !hashesMatch(key.token_hash, hash)) return null;
-    cached = { principal: { merchantId: key.merchant_id, mode: key.mode }, expiresAt: key.expires_at, fetchedAt: now };
-    if (cache.size >= KEY_CACHE_MAX) cache.delete(cache.keys().next().value!);
-    cache.set(hash, cached);
-  }
-  if (cached.expiresAt !== null && cached.expiresAt <= now) return null;
-  return cached.principal;
+  if (cache.size >= KEY_CACHE_MAX) cache.delete(cache.keys().next().value!);
+  const cached: CachedKey = { principal: { merchantId: key.merchant_id, mode: key.mode }, expiresAt: key.expires_at, fetchedAt: now };
+  cache.set(hash, cached);
+  return principalUnlessExpired(cached, now);
+}
+
+/**
+ * What `authenticateSecretKey` would answer, without waiting: the principal or null when the key
+ * is malformed or was looked up within the last second, undefined when the database must be asked.
+ * The authentication hook answers most requests with it and so costs them no promise.
+ */
+export function rememberedPrincipal(db: Db, token: string, now = Date.now()): Principal | null | undefined {
+  if (!secretKeyMode(token)) return null;
+  const cached = keyCaches.get(db)?.get(hashKey(token));
+  if (!cached || now - cached.fetchedAt > KEY_CACHE_TTL_MS) return undefined;
+  return principalUnlessExpired(cached, now);
+}
+
+function principalUnlessExpired(cached: CachedKey, now: number): Principal | null {
+  return cached.expiresAt !== null && cached.expiresAt <= now ? null : cached.principal;
 }
 
 export interface MerchantSettings {

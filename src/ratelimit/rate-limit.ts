@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { App } from '../http/server.ts';
 import { ApiError } from '../shared/errors.ts';
 import { redisBuckets } from './redis-buckets.ts';
-import { memoryBuckets, secondsToFull, secondsToNextToken, type BucketPolicy } from './token-bucket.ts';
+import { memoryBuckets, secondsToFull, secondsToNextToken, type BucketPolicy, type Take } from './token-bucket.ts';
 
 /**
  * Limits requests per merchant and mode (what a secret key stands for, so a rolled key shares its
@@ -20,19 +20,26 @@ export async function registerRateLimit(app: App, config: Config): Promise<() =>
   // preValidation, not onRequest or preHandler: the authentication hooks (registered earlier, so
   // run first) have then found the principal, including a legacy `secret_key` from the body; and
   // requests that will fail validation are counted too.
-  app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
+  // A callback hook: the memory store answers at once, and then the request waits for no promise.
+  app.addHook('preValidation', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     const principal = request.principal;
-    if (!principal) return;
-    const take = await store.take(`${principal.merchantId}:${principal.mode}`);
-    if (!take) return; // the store is down: let the request through
+    if (!principal) return done();
+    const take = store.take(`${principal.merchantId}:${principal.mode}`);
+    if (take instanceof Promise) take.then((taken) => done(limit(reply, taken)), done);
+    else done(limit(reply, take));
+  });
+
+  /** Sets the rate limit headers; the error to answer with when the bucket was empty. */
+  function limit(reply: FastifyReply, take: Take | null): ApiError | undefined {
+    if (!take) return undefined; // the store is down: let the request through
     reply.header('RateLimit-Limit', policy.capacity);
     reply.header('RateLimit-Remaining', Math.floor(take.tokens));
     // When the bucket is full again: the client's whole burst is back.
     reply.header('RateLimit-Reset', Math.ceil(secondsToFull(policy, take.tokens)));
-    if (take.allowed) return;
+    if (take.allowed) return undefined;
     reply.header('Retry-After', Math.max(1, Math.ceil(secondsToNextToken(policy, take.tokens))));
-    throw new ApiError('rateLimited');
-  });
+    return new ApiError('rateLimited');
+  }
 
   return () => store.close();
 }

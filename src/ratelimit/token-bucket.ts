@@ -10,9 +10,12 @@ export interface Take {
   tokens: number;
 }
 
-/** Where buckets live. `null` means the store could not answer and the request goes through. */
+/**
+ * Where buckets live. `null` means the store could not answer and the request goes through. A
+ * store in memory answers at once, so that most requests wait for no promise.
+ */
 export interface BucketStore {
-  take(key: string): Promise<Take | null>;
+  take(key: string): Take | null | Promise<Take | null>;
   close(): Promise<void>;
 }
 
@@ -50,7 +53,7 @@ export function memoryBuckets(policy: BucketPolicy, now: () => number = () => pe
   };
 
   return {
-    async take(key) {
+    take(key) {
       const time = now();
       let bucket = buckets.get(key);
       if (!bucket) {

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Database } from '../../src/db/database.ts';
+import { openMigratedDatabase } from '../../src/db/migrate.ts';
+import { listLogs } from '../../src/logs/log-repository.ts';
+
+describe('prepared reads run directly on SQLite (src/db/prepared.ts)', () => {
+  let dir: string;
+  let database: Database;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-direct-'));
+    database = await openMigratedDatabase(`sqlite:${path.join(dir, 'direct.db')}`);
+  });
+  after(async () => {
+    await database.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const addLog = (owner: string, message: string) => database.db.insertInto('logs').values({ owner_id: owner, type: 'log', message, created_at: 7 }).execute();
+
+  test('rows come back as plain objects with every selected column, in order', async () => {
+    await addLog('rows', 'first');
+    await addLog('rows', 'second');
+    assert.deepEqual(await listLogs(database.db, 'rows'), [
+      { type: 'log', message: 'first', created_at: 7 },
+      { type: 'log', message: 'second', created_at: 7 },
+    ]);
+  });
+
+  test('a read made while a transaction is open on the connection never sees its uncommitted writes', async () => {
+    let readDuringTransaction: Promise<unknown[]> | undefined;
+    await assert.rejects(
+      database.db.transaction().execute(async (trx) => {
+        await trx.insertInto('logs').values({ owner_id: 'rolled-back', type: 'log', message: 'never committed', created_at: 7 }).execute();
+        // The one connection is inside the transaction now: a direct read would see the row.
+        readDuringTransaction = listLogs(database.db, 'rolled-back');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
+    assert.deepEqual(await readDuringTransaction, []);
+  });
+
+  test('a read made during a group commit waits for it and sees what it committed', async () => {
+    const write = database.transact(async (trx) => {
+      await trx.insertInto('logs').values({ owner_id: 'grouped', type: 'log', message: 'committed', created_at: 7 }).execute();
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const read = listLogs(database.db, 'grouped');
+    await write;
+    assert.deepEqual(await read, [{ type: 'log', message: 'committed', created_at: 7 }]);
+  });
+});
