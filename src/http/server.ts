@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
@@ -87,19 +88,8 @@ export async function buildServer({ config, database, payments, logger, lifecycl
   const inFlight = trackInFlight(app);
   registerJsonBodyParser(app);
   registerAuthentication(app, database.db);
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      {
-        route: request.routeOptions.url ?? null,
-        method: request.method,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-        merchant: request.principal?.merchantId ?? null,
-      },
-      'request',
-    );
-    done();
-  });
+  // The request line is `info`: at a quieter level the hook would only build fields to discard.
+  if (logger && REQUEST_LINE_LEVELS.has(logger.level)) app.addHook('onResponse', logRequestLine);
   app.setErrorHandler((error, request, reply) => sendError(reply, toApiError(error as FastifyError | ApiError, request.log)));
   app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError('routeNotFound')));
 
@@ -116,6 +106,23 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerBalanceRoutes(app, database.db);
   });
   return { app, inFlight, routes };
+}
+
+const REQUEST_LINE_LEVELS = new Set(['info', 'debug', 'trace']);
+
+/** One line per answered request (a callback hook: no promise per request). */
+function logRequestLine(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  request.log.info(
+    {
+      route: request.routeOptions.url ?? null,
+      method: request.method,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 100) / 100,
+      merchant: request.principal?.merchantId ?? null,
+    },
+    'request',
+  );
+  done();
 }
 
 /** What a failure means for the client: one of the error table's entries (details stay in the log). */

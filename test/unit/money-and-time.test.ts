@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { feeMinor, formatMoneyText, toMinor } from '../../src/shared/money.ts';
 import { formatTimestamp, parseDuration } from '../../src/shared/time.ts';
 
@@ -20,6 +21,18 @@ test('legacy money text has thousands separators and two decimals', () => {
 
 test('timestamps have six fractional digits and a Z', () => {
   assert.equal(formatTimestamp(Date.UTC(2025, 0, 23, 17, 3, 28, 123)), '2025-01-23T17:03:28.123000Z');
+  assert.equal(formatTimestamp(Date.UTC(2024, 1, 29, 23, 59, 59, 5)), '2024-02-29T23:59:59.005000Z');
+  assert.equal(formatTimestamp(Date.UTC(2100, 2, 1)), '2100-03-01T00:00:00.000000Z');
+  assert.equal(formatTimestamp(0), '1970-01-01T00:00:00.000000Z');
+});
+
+test('timestamps agree with Date#toISOString for any instant from 1970 to 9999', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: Date.UTC(9999, 11, 31, 23, 59, 59, 999) }), (epochMs) => {
+      assert.equal(formatTimestamp(epochMs), new Date(epochMs).toISOString().replace('Z', '000Z'));
+    }),
+    { numRuns: 20_000 },
+  );
 });
 
 test('durations', () => {
