@@ -58,7 +58,7 @@ function openSqlite(file: string): Database {
   const cached = withStatementCache(connection);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached }) });
   readDirectly(db, cached);
-  return { db, dialect: 'sqlite', transact: groupCommit(db), description: `sqlite:${file}`, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', transact: groupCommit(db, cached), description: `sqlite:${file}`, close: () => db.destroy() };
 }
 
 async function openPostgres(url: string, limits: DatabaseLimits | undefined): Promise<Database> {

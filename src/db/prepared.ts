@@ -2,11 +2,20 @@ import { CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilde
 import type { DB } from './schema.ts';
 import type { CachedConnection } from './statement-cache.ts';
 
-/** SQLite databases whose prepared reads may run on their connection directly (see `prepared`). */
-const directConnections = new WeakMap<Kysely<DB>, CachedConnection>();
+/**
+ * SQLite handles whose prepared statements may run on the connection directly: the database
+ * itself, whose reads may while no transaction is open (see `prepared`), and transactions that
+ * hold the connection, whose every prepared statement may (see `preparedInsert`).
+ */
+const directConnections = new WeakMap<Kysely<DB>, { connection: CachedConnection; holdsConnection: boolean }>();
 
 export function readDirectly(db: Kysely<DB>, connection: CachedConnection): void {
-  directConnections.set(db, connection);
+  directConnections.set(db, { connection, holdsConnection: false });
+}
+
+/** `trx` is a transaction open on `connection`, and nothing else can use the connection until it ends. */
+export function runDirectlyWithin(trx: Kysely<DB>, connection: CachedConnection): void {
+  directConnections.set(trx, { connection, holdsConnection: true });
 }
 
 /**
@@ -35,8 +44,8 @@ export function prepared<P extends unknown[], R>(build: (db: Kysely<DB>, ...para
       text = compiled.sql;
       sqlByDialect.set(dialect, text);
     }
-    const connection = directConnections.get(db);
-    if (connection && !connection.inTransaction) return connection.select(text, params) as R[];
+    const direct = directConnections.get(db);
+    if (direct && (direct.holdsConnection || !direct.connection.inTransaction)) return direct.connection.select(text, params) as R[];
     return (await db.executeQuery(CompiledQuery.raw(text, params))).rows as R[];
   };
 }
@@ -45,24 +54,34 @@ export function prepared<P extends unknown[], R>(build: (db: Kysely<DB>, ...para
  * An INSERT of one row, compiled once per dialect and set of columns, run with the row's values:
  * what `prepared` does for reads, for the writes on hot paths (every create). `finish` adds what
  * follows VALUES (e.g. ON CONFLICT) and must add no parameter. Resolves to the rows it inserted.
+ * Within a transaction that holds a SQLite connection (`runDirectlyWithin`), it runs on the
+ * connection at once, for the reasons `prepared` gives.
  */
 export function preparedInsert<T extends keyof DB & string>(
   table: T,
   finish: (insert: InsertQueryBuilder<DB, T, InsertResult>) => Compilable<InsertResult> = (insert) => insert,
 ): (db: Kysely<DB>, row: Insertable<DB[T]>) => Promise<number> {
-  const sqlByShape = new Map<string, string>();
+  // Compared column by column rather than joined into a key: joining 27 names per request cost more.
+  const shapes: Array<{ dialect: unknown; columns: string[]; text: string }> = [];
   return async (db, row) => {
     const values = Object.values(row);
-    const shape = `${db.getExecutor().adapter.constructor.name}:${Object.keys(row).join(',')}`;
-    let text = sqlByShape.get(shape);
+    const columns = Object.keys(row);
+    const dialect = db.getExecutor().adapter.constructor;
+    let text = shapes.find((shape) => shape.dialect === dialect && sameColumns(shape.columns, columns))?.text;
     if (text === undefined) {
       const compiled = finish(db.insertInto(table).values(row)).compile();
       if (compiled.parameters.length !== values.length || compiled.parameters.some((value, i) => value !== values[i])) {
         throw new Error(`prepared insert must take the row's values once each, in order (no undefined): ${compiled.sql}`);
       }
       text = compiled.sql;
-      sqlByShape.set(shape, text);
+      shapes.push({ dialect, columns, text });
     }
+    const direct = directConnections.get(db);
+    if (direct?.holdsConnection) return direct.connection.run(text, values);
     return Number((await db.executeQuery(CompiledQuery.raw(text, values))).numAffectedRows ?? 0n);
   };
+}
+
+function sameColumns(known: string[], columns: string[]): boolean {
+  return known.length === columns.length && known.every((column, i) => column === columns[i]);
 }

@@ -9,6 +9,8 @@ export interface CachedConnection extends SqliteDatabase {
   readonly inTransaction: boolean;
   /** Runs a SELECT at once and returns its rows. */
   select(sql: string, parameters: readonly unknown[]): unknown[];
+  /** Runs any other statement at once and returns how many rows it changed. */
+  run(sql: string, parameters?: readonly unknown[]): number;
 }
 
 interface Reader {
@@ -25,20 +27,21 @@ interface Reader {
 export function withStatementCache(connection: BetterSqlite3.Database): CachedConnection {
   const statements = new Map<string, BetterSqlite3.Statement>();
   const readers = new Map<string, Reader>();
+  const prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = connection.prepare(sql);
+      if (statements.size >= MAX_STATEMENTS) statements.delete(statements.keys().next().value!);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
   return {
     close: () => connection.close(),
     get inTransaction() {
       return connection.inTransaction;
     },
-    prepare(sql: string) {
-      let statement = statements.get(sql);
-      if (!statement) {
-        statement = connection.prepare(sql);
-        if (statements.size >= MAX_STATEMENTS) statements.delete(statements.keys().next().value!);
-        statements.set(sql, statement);
-      }
-      return statement;
-    },
+    prepare,
     select(sql, parameters) {
       let reader = readers.get(sql);
       if (!reader) {
@@ -48,6 +51,9 @@ export function withStatementCache(connection: BetterSqlite3.Database): CachedCo
         readers.set(sql, reader);
       }
       return (reader.statement.all(parameters) as unknown[][]).map(reader.toRow);
+    },
+    run(sql, parameters = []) {
+      return Number(prepare(sql).run(parameters).changes);
     },
   };
 }
