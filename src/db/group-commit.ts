@@ -3,7 +3,11 @@ import { runDirectlyWithin } from './prepared.ts';
 import type { DB } from './schema.ts';
 import type { CachedConnection } from './statement-cache.ts';
 
-/** Runs `work` in a transaction and resolves once that transaction has committed. */
+/**
+ * Runs `work` in a transaction and resolves once that transaction has committed. `work` must
+ * write only through the handle it is given and may be run more than once: on SQLite, when
+ * another write grouped with it fails, it runs again without that one.
+ */
 export type Transact = <T>(work: (trx: Kysely<DB>) => Promise<T>) => Promise<T>;
 
 interface Pending {
@@ -12,52 +16,53 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-const SAVEPOINT = 'savepoint grouped_write';
-const RELEASE = 'release savepoint grouped_write';
-const ROLLBACK_TO = 'rollback to savepoint grouped_write';
-
 /**
  * Group commit for SQLite, where a commit with `synchronous=FULL` waits for the disk (~0.3 ms
  * here) and, better-sqlite3 being synchronous, holds the event loop while it does. Writes that
  * arrive within one turn of the event loop (every request read from the sockets in that poll
- * phase) are run in one transaction, each in its own savepoint so a failing one rolls back
- * alone, and all of them are answered after that one commit: a request is still acknowledged only
- * once its write is durable. The flush waits for `setImmediate` so that the batch is everything
- * the poll phase produced, not just the first request.
+ * phase) are run in one transaction and all of them are answered after that one commit: a
+ * request is still acknowledged only once its write is durable. The flush waits for
+ * `setImmediate` so that the batch is everything the poll phase produced, not just the first
+ * request.
  *
- * The transaction holds Kysely's lock on the one connection, so the savepoints and the writes'
- * prepared statements run on the connection directly (`runDirectlyWithin`): through Kysely each
- * statement cost a lock and several promises, for a batch of about 30 writes and 120 statements.
+ * A write that throws is answered with its error, the transaction is rolled back, and the rest
+ * of the batch runs again without it. Failures are rare (a conflicting reference inserts nothing
+ * rather than throwing); a savepoint per write, the alternative, made SQLite copy every page a
+ * write touched into a sub-journal, for every write.
+ *
+ * The transaction holds Kysely's lock on the one connection, so the writes' prepared statements
+ * run on the connection directly (`runDirectlyWithin`): through Kysely each statement cost a lock
+ * and several promises.
  */
 export function groupCommit(db: Kysely<DB>, connection: CachedConnection): Transact {
   let queue: Pending[] = [];
   let scheduled = false;
 
   async function commit(batch: Pending[]): Promise<void> {
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const values: unknown[] = [];
+    let failed: { index: number; error: unknown } | undefined;
     try {
       await db.transaction().execute(async (trx) => {
         runDirectlyWithin(trx, connection);
-        for (const item of batch) {
-          connection.run(SAVEPOINT);
+        for (const [index, item] of batch.entries()) {
           try {
-            outcomes.push({ ok: true, value: await item.work(trx) });
+            values.push(await item.work(trx));
           } catch (error) {
-            outcomes.push({ ok: false, error });
-            connection.run(ROLLBACK_TO);
+            failed = { index, error };
+            throw error;
           }
-          connection.run(RELEASE);
         }
       });
     } catch (error) {
-      for (const item of batch) item.reject(error);
-      return;
+      if (!failed) {
+        for (const item of batch) item.reject(error); // the commit itself failed
+        return;
+      }
+      const { index, error: itsError } = failed;
+      batch[index]!.reject(itsError);
+      return commit(batch.filter((_, i) => i !== index));
     }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
-    });
+    batch.forEach((item, i) => item.resolve(values[i]));
   }
 
   function flush(): void {

@@ -51,4 +51,20 @@ describe('group commit (SQLite)', () => {
     assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
     assert.deepEqual(await logsOf('alone-'), ['alone-ok-a', 'alone-ok-b'], 'the failed write left nothing behind');
   });
+
+  test('several failing writes in one group are each answered with their own error; the rest commit once', async () => {
+    const writes = ['ok-a', 'bad-1', 'ok-b', 'bad-2', 'ok-c'].map((owner) =>
+      database.transact(async (trx) => {
+        await addLog(trx, `several-${owner}`);
+        if (owner.startsWith('bad')) throw new Error(owner);
+        return owner;
+      }),
+    );
+    const outcomes = await Promise.allSettled(writes);
+    assert.deepEqual(
+      outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as Error).message)),
+      ['ok-a', 'bad-1', 'ok-b', 'bad-2', 'ok-c'],
+    );
+    assert.deepEqual(await logsOf('several-'), ['several-ok-a', 'several-ok-b', 'several-ok-c'], 'each committed write once, no failed one');
+  });
 });
