@@ -3,7 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { sendHtml } from '../http/html.ts';
 import { sendError, toApiError, type App } from '../http/server.ts';
-import { findMerchant } from '../merchants/merchant-repository.ts';
+import { findMerchantName } from '../merchants/merchant-repository.ts';
 import { findCharge, findSessionCharge, type Charge } from '../payments/charge-repository.ts';
 import { describeMethod } from '../payments/charge-views.ts';
 import { TEST_CARDS, TEST_MOBILE_NUMBERS, TEST_OTP } from '../payments/sandbox-provider.ts';
@@ -24,6 +24,9 @@ interface PageDeps {
 }
 
 type Params = { id: string; chargeId?: string };
+
+/** What a test-mode page lists; one object, so that its rendering is made once (see `testBanner`). */
+const TEST_INSTRUMENTS = { numbers: TEST_MOBILE_NUMBERS, cards: TEST_CARDS, otp: TEST_OTP };
 type Form = Record<string, string | undefined>;
 
 /** The hosted checkout (contract §7): the page, its forms, the attempt pages and their status poll. */
@@ -41,10 +44,10 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   }
 
   async function summaryOf(session: CheckoutSession): Promise<views.SessionSummary> {
-    const merchant = await findMerchant(db, session.merchant_id);
+    const merchantName = await findMerchantName(db, session.merchant_id);
     return {
       mode: session.mode,
-      merchantName: merchant?.name ?? '',
+      merchantName: merchantName ?? '',
       title: session.title,
       description: session.description,
       logoUrl: session.logo,
@@ -60,7 +63,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
 
   async function showPaymentPage(request: FastifyRequest, reply: FastifyReply, session: CheckoutSession, status: number, state: Partial<views.PaymentFormState>) {
     const context = { sessionId: session.id, csrfToken: issueCsrfToken(request, reply, session.id, secureCookies) };
-    const testInstruments = session.mode === 'test' ? { numbers: TEST_MOBILE_NUMBERS, cards: TEST_CARDS, otp: TEST_OTP } : null;
+    const testInstruments = session.mode === 'test' ? TEST_INSTRUMENTS : null;
     const page = views.renderPaymentPage(await summaryOf(session), context, { error: null, method: 'mobile_money', mobile: '', operator: '', testInstruments, ...state });
     return html(reply, session, status, page);
   }

@@ -19,5 +19,19 @@ export function failureRedirect(session: CheckoutSession): string | null {
 
 /** The merchant origins a session may send the browser to. */
 export function merchantOrigins(session: CheckoutSession): string[] {
-  return [session.callback_url, session.return_url].flatMap((url) => (url ? [new URL(url).origin] : []));
+  return [session.callback_url, session.return_url].flatMap((url) => (url ? [originOf(url)] : []));
+}
+
+/** Origins of URLs seen lately: merchants send the same few URLs with every session, and parsing one cost microseconds on every page view. */
+const origins = new Map<string, string>();
+const MAX_ORIGINS = 1000;
+
+function originOf(url: string): string {
+  let origin = origins.get(url);
+  if (origin === undefined) {
+    origin = new URL(url).origin;
+    if (origins.size >= MAX_ORIGINS) origins.delete(origins.keys().next().value!);
+    origins.set(url, origin);
+  }
+  return origin;
 }

@@ -60,12 +60,21 @@ export function testBanner(summary: SessionSummary, instruments: TestInstruments
   if (summary.mode !== 'test') return '';
   return `<div class="test-banner" role="note">
 <p><strong class="test-badge">TEST MODE</strong> Payments here are simulated: no real money moves.</p>
-${instruments ? testInstrumentList(instruments) : ''}
+${instruments ? renderedOnce(instruments) : ''}
 </div>`;
 }
 
 const outcomeBadge = (outcome: string) =>
   `<span class="outcome${outcome === 'success' ? ' outcome-ok' : ''}">${escapeHtml(outcome)}</span>`;
+
+/** The sandbox's instruments never change while the process runs: rendered once per list, not per page view. */
+const renderedInstruments = new WeakMap<TestInstruments, string>();
+
+function renderedOnce(instruments: TestInstruments): string {
+  let html = renderedInstruments.get(instruments);
+  if (html === undefined) renderedInstruments.set(instruments, (html = testInstrumentList(instruments)));
+  return html;
+}
 
 function testInstrumentList({ numbers, cards, otp }: TestInstruments): string {
   const numberItems = numbers
