@@ -20,6 +20,7 @@ import { answerClientError } from './client-errors.ts';
 import { ErrorEnvelope } from './envelope.ts';
 import { trackInFlight, type InFlight } from './in-flight.ts';
 import { registerJsonBodyParser } from './json-body.ts';
+import { requestLogger } from './request-logger.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerMetrics } from '../metrics/metrics.ts';
 import { registerRateLimit } from '../ratelimit/rate-limit.ts';
@@ -55,6 +56,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     loggerInstance: logger || undefined,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: requestLogger,
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
