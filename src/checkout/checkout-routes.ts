@@ -16,7 +16,7 @@ import {
   REFERENCE_PATTERN,
   TxRefParams,
 } from './checkout-schemas.ts';
-import { createSession, verifySession, type CheckoutDeps } from './checkout-service.ts';
+import { createSession, sessionToVerify, verifySession, type CheckoutDeps } from './checkout-service.ts';
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { checkoutUrl, createdView, currentVerifyView, legacyVerifyView } from './checkout-views.ts';
 
@@ -67,8 +67,8 @@ export function registerCheckoutRoutes(app: App, { config, db, transact }: { con
     '/api/verify-payment/:tx_ref',
     { config: { auth: 'secret' }, schema: { summary: 'Verify a checkout payment (legacy)', params: TxRefParams, response: { 200: LegacyVerifyResponse, ...errorResponses } } },
     async (request) => {
-      const verified = await verifySession(deps, principalOf(request), knownReference(request.params.tx_ref));
-      return success('Payment details', legacyVerifyView(verified));
+      const session = await sessionToVerify(deps, principalOf(request), knownReference(request.params.tx_ref));
+      return success('Payment details', legacyVerifyView(session));
     },
   );
 }

@@ -108,11 +108,16 @@ export interface VerifiedSession {
 }
 
 export async function verifySession(deps: CheckoutDeps, owner: Principal, txRef: string, now = Date.now()): Promise<VerifiedSession> {
-  const found = await repo.findSessionByTxRef(deps.db, owner, txRef);
-  if (!found) throw new ApiError('transactionNotFound');
-  const session = await expireIfDue(deps.db, found, now);
+  const session = await sessionToVerify(deps, owner, txRef, now);
   const payment = session.paid_charge_id === null ? null : ((await findCharge(deps.db, session.paid_charge_id)) ?? null);
   return { session, logs: await listLogs(deps.db, session.id), payment };
+}
+
+/** The session a verification reports on, failed first if it expired: all the legacy verification shows. */
+export async function sessionToVerify(deps: CheckoutDeps, owner: Principal, txRef: string, now = Date.now()): Promise<CheckoutSession> {
+  const found = await repo.findSessionByTxRef(deps.db, owner, txRef);
+  if (!found) throw new ApiError('transactionNotFound');
+  return expireIfDue(deps.db, found, now);
 }
 
 /** A pending session past its expiry becomes `failed` the first time anyone looks at it. */

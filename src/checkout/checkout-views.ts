@@ -57,7 +57,7 @@ export function currentVerifyView(verified: VerifiedSession): Data<typeof Curren
   };
 }
 
-export function legacyVerifyView({ session }: VerifiedSession): Data<typeof LegacyVerifyResponse> {
+export function legacyVerifyView(session: CheckoutSession): Data<typeof LegacyVerifyResponse> {
   return {
     first_name: session.first_name,
     last_name: session.last_name,
