@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import { createMerchant } from '../merchants/merchant-service.ts';
 import { claimAppState, countMerchants } from '../merchants/merchant-repository.ts';
 import { noMorePositionals, parseArgs } from './args.ts';
+import { tuneHeapForServing } from './heap-tuning.ts';
 import { print } from './output.ts';
 import { openMigratedDatabase } from '../db/migrate.ts';
 
@@ -18,6 +19,7 @@ export async function migrateCommand(argv: string[], config: Config): Promise<nu
 
 export async function serveCommand(argv: string[], config: Config): Promise<number> {
   noMorePositionals(parseArgs(argv, []), 0);
+  tuneHeapForServing();
   const logger = pino({ level: config.logLevel });
   const database = await openMigratedDatabase(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs });
   await introduceDemoMerchant(database, config);
