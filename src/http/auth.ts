@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { authenticateSecretKey, rememberedPrincipal, type Principal } from '../merchants/merchant-service.ts';
+import { lookUpSecretKey, rememberedPrincipal, type Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 
 /**
@@ -43,7 +43,7 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>): vo
     if (token === null) return admit(request, null, done);
     const remembered = rememberedPrincipal(db, token);
     if (remembered !== undefined) return admit(request, remembered, done);
-    authenticateSecretKey(db, token).then((principal) => admit(request, principal, done), done);
+    lookUpSecretKey(db, token).then((principal) => admit(request, principal, done), done);
   }
 }
 

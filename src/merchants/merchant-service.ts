@@ -118,13 +118,21 @@ interface CachedKey {
 const keyCaches = new WeakMap<Db, Map<string, CachedKey>>();
 
 /**
- * The principal for a bearer secret key, or null when it is malformed, unknown, public or
- * expired. Known keys are remembered for a second, with their expiry, so a busy merchant costs
- * one key lookup per second rather than one per request; unknown keys are never remembered.
+ * The principal for a bearer secret key as far as this process remembers it: null when the key
+ * is malformed (or public), the principal or null when it was looked up within the last second,
+ * undefined when the database must be asked (`lookUpSecretKey`). Known keys are remembered for a
+ * second, with their expiry, so a busy merchant costs one key lookup per second rather than one
+ * per request, and most requests are answered without a promise.
  */
-export async function authenticateSecretKey(db: Db, token: string, now = Date.now()): Promise<Principal | null> {
-  const remembered = rememberedPrincipal(db, token, now);
-  if (remembered !== undefined) return remembered;
+export function rememberedPrincipal(db: Db, token: string, now = Date.now()): Principal | null | undefined {
+  if (!secretKeyMode(token)) return null;
+  const cached = keyCaches.get(db)?.get(hashKey(token));
+  if (!cached || now - cached.fetchedAt > KEY_CACHE_TTL_MS) return undefined;
+  return principalUnlessExpired(cached, now);
+}
+
+/** The principal for a well-formed secret key, from the database; null when it is unknown, public or expired. Remembered when known. */
+export async function lookUpSecretKey(db: Db, token: string, now = Date.now()): Promise<Principal | null> {
   const hash = hashKey(token);
   const key = await repo.findKeyByHash(db, hash);
   if (!key || key.kind !== 'secret' || !hashesMatch(key.token_hash, hash)) return null;
@@ -132,18 +140,6 @@ export async function authenticateSecretKey(db: Db, token: string, now = Date.no
   if (cache.size >= KEY_CACHE_MAX) cache.delete(cache.keys().next().value!);
   const cached: CachedKey = { principal: { merchantId: key.merchant_id, mode: key.mode }, expiresAt: key.expires_at, fetchedAt: now };
   cache.set(hash, cached);
-  return principalUnlessExpired(cached, now);
-}
-
-/**
- * What `authenticateSecretKey` would answer, without waiting: the principal or null when the key
- * is malformed or was looked up within the last second, undefined when the database must be asked.
- * The authentication hook answers most requests with it and so costs them no promise.
- */
-export function rememberedPrincipal(db: Db, token: string, now = Date.now()): Principal | null | undefined {
-  if (!secretKeyMode(token)) return null;
-  const cached = keyCaches.get(db)?.get(hashKey(token));
-  if (!cached || now - cached.fetchedAt > KEY_CACHE_TTL_MS) return undefined;
   return principalUnlessExpired(cached, now);
 }
 
