@@ -24,10 +24,10 @@ interface PageDeps {
 }
 
 type Params = { id: string; chargeId?: string };
+type Form = Record<string, string | undefined>;
 
 /** What a test-mode page lists; one object, so that its rendering is made once (see `testBanner`). */
 const TEST_INSTRUMENTS = { numbers: TEST_MOBILE_NUMBERS, cards: TEST_CARDS, otp: TEST_OTP };
-type Form = Record<string, string | undefined>;
 
 /** The hosted checkout (contract §7): the page, its forms, the attempt pages and their status poll. */
 export function registerCheckoutPageRoutes(app: App, { config, payments }: PageDeps): void {
