@@ -1,23 +1,20 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { listLogs } from '../../src/logs/log-repository.ts';
+import { freshDatabase } from '../helpers/databases.ts';
 
 describe('prepared reads run directly on SQLite (src/db/prepared.ts)', () => {
-  let dir: string;
+  const file = freshDatabase('sqlite');
   let database: Database;
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-direct-'));
-    database = await openMigratedDatabase(`sqlite:${path.join(dir, 'direct.db')}`);
+    database = await openMigratedDatabase(file.url);
   });
   after(async () => {
     await database.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await file.drop();
   });
 
   const addLog = (owner: string, message: string) => database.db.insertInto('logs').values({ owner_id: owner, type: 'log', message, created_at: 7 }).execute();

@@ -1,24 +1,21 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
+import { freshDatabase } from '../helpers/databases.ts';
 import type { DB } from '../../src/db/schema.ts';
 
 describe('group commit (SQLite)', () => {
-  let dir: string;
+  const file = freshDatabase('sqlite');
   let database: Database;
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-group-'));
-    database = await openMigratedDatabase(`sqlite:${path.join(dir, 'group.db')}`);
+    database = await openMigratedDatabase(file.url);
   });
   after(async () => {
     await database.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await file.drop();
   });
 
   const addLog = (trx: Kysely<DB>, owner: string) => trx.insertInto('logs').values({ owner_id: owner, type: 'log', message: 'grouped', created_at: 1 }).execute();
