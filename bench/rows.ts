@@ -33,7 +33,7 @@ export interface SessionOwner {
 export function newSession(owner: SessionOwner, txRef: string, now: number): NewSession {
   const { customization, ...fields } = SESSION_REQUEST;
   const session: SessionRow = {
-    id: ids.checkoutToken(),
+    id: ids.checkoutToken(now),
     merchant_id: owner.merchantId,
     mode: 'test',
     generation: 'current',
@@ -67,7 +67,7 @@ export function newSession(owner: SessionOwner, txRef: string, now: number): New
 
 /** The same session with fresh random keys: what the gateway retries with when its id or reference is taken. */
 export function withFreshKeys({ session, log }: NewSession): NewSession {
-  const id = ids.checkoutToken();
+  const id = ids.checkoutToken(session.created_at);
   return { session: { ...session, id, reference: ids.reference() }, log: { ...log, owner_id: id } };
 }
 

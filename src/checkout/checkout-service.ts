@@ -64,7 +64,7 @@ function isReplayOf(existing: CheckoutSession, requestHash: string, now: number)
 
 function newSession(owner: Principal, request: SessionRequest, txRef: string, requestHash: string, now: number, ttlMs: number): CheckoutSession {
   return {
-    id: ids.checkoutToken(),
+    id: ids.checkoutToken(now),
     merchant_id: owner.merchantId,
     mode: owner.mode,
     generation: request.generation,

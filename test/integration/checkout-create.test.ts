@@ -20,7 +20,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(res.body.message, 'Hosted payment session generated successfully.');
       assert.deepEqual(Object.keys(res.body.data), ['event', 'checkout_url', 'data']);
       assert.equal(res.body.data.event, 'checkout.session:created');
-      assert.match(res.body.data.checkout_url, new RegExp(`^${ctx.gw.url}/checkout/[0-9A-Za-z]{22}$`));
+      assert.match(res.body.data.checkout_url, new RegExp(`^${ctx.gw.url}/checkout/[0-9a-z]{9}[0-9A-Za-z]{22}$`));
       assert.deepEqual(res.body.data.data, { tx_ref: body.tx_ref, currency: 'MWK', amount: 1000, mode: 'test', status: 'pending' });
     });
 
@@ -30,7 +30,7 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(Object.keys(res.body), ['status', 'message', 'data']);
       assert.equal(res.body.status, 'success');
       assert.deepEqual(Object.keys(res.body.data), ['checkout_url']);
-      assert.match(res.body.data.checkout_url, new RegExp(`^${ctx.gw.url}/checkout/[0-9A-Za-z]{22}$`));
+      assert.match(res.body.data.checkout_url, new RegExp(`^${ctx.gw.url}/checkout/[0-9a-z]{9}[0-9A-Za-z]{22}$`));
     });
 
     test('a live key creates a live session', async () => {
