@@ -39,6 +39,9 @@ export interface DatabaseLimits {
  */
 const ANSWER_MARGIN_MS = 1_000;
 
+/** WAL pages (4 KiB each) after which a commit copies the WAL back into the SQLite database. */
+const WAL_CHECKPOINT_PAGES = 10_000;
+
 // int8 columns hold money in minor units and epoch milliseconds: both far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
@@ -55,6 +58,10 @@ function openSqlite(file: string): Database {
   connection.pragma('synchronous = FULL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
+  // Copy the WAL back into the database every ~40 MB rather than SQLite's 4 MB: a checkpoint
+  // writes each page once however often the WAL changed it, and runs on the event loop. Under a
+  // create load, 10× fewer checkpoints made a create ~15 % cheaper (docs/performance.md).
+  connection.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   const cached = withStatementCache(connection);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached }) });
   readDirectly(db, cached);
