@@ -2,6 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { CheckoutSessionsTable, DB, LogsTable } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { prepared, preparedInsert } from '../db/prepared.ts';
+import { logsOf, readLogs, type LogEntry } from '../logs/log-repository.ts';
 
 export type CheckoutSession = Selectable<CheckoutSessionsTable>;
 type Db = Kysely<DB>;
@@ -26,6 +27,24 @@ const sessionByTxRef = prepared((db, merchantId: string, mode: Principal['mode']
 
 export async function findSessionByTxRef(db: Db, owner: Principal, txRef: string): Promise<CheckoutSession | undefined> {
   return (await sessionByTxRef(db, owner.merchantId, owner.mode, txRef))[0];
+}
+
+export type SessionWithLogs = CheckoutSession & { logs: LogEntry[] };
+
+const sessionWithLogsByTxRef = prepared((db, merchantId: string, mode: Principal['mode'], txRef: string) =>
+  db
+    .selectFrom('checkout_sessions')
+    .selectAll()
+    .select(logsOf(db, 'checkout_sessions.id').as('logs'))
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('tx_ref', '=', txRef),
+);
+
+/** The session and its logs, in one statement (what a verification shows). */
+export async function findSessionWithLogsByTxRef(db: Db, owner: Principal, txRef: string): Promise<SessionWithLogs | undefined> {
+  const row = (await sessionWithLogsByTxRef(db, owner.merchantId, owner.mode, txRef))[0];
+  return row && { ...row, logs: readLogs(row.logs) };
 }
 
 const sessionById = prepared((db, id: string) => db.selectFrom('checkout_sessions').selectAll().where('id', '=', id));

@@ -8,7 +8,7 @@ import { toMinor } from '../shared/money.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import * as repo from './checkout-repository.ts';
 import type { CheckoutSession } from './checkout-repository.ts';
-import { addLog, listLogs, type LogEntry } from '../logs/log-repository.ts';
+import { addLog, type LogEntry } from '../logs/log-repository.ts';
 import { findCharge, type Charge } from '../payments/charge-repository.ts';
 
 export type Generation = 'current' | 'legacy';
@@ -108,9 +108,15 @@ export interface VerifiedSession {
 }
 
 export async function verifySession(deps: CheckoutDeps, owner: Principal, txRef: string, now = Date.now()): Promise<VerifiedSession> {
-  const session = await sessionToVerify(deps, owner, txRef, now);
+  let session = await repo.findSessionWithLogsByTxRef(deps.db, owner, txRef);
+  if (!session) throw new ApiError('transactionNotFound');
+  if (isDue(session, now)) {
+    // Read again whoever ended it: expiring adds a log, and a payment may have won the race.
+    await expire(deps.db, session, now);
+    session = (await repo.findSessionWithLogsByTxRef(deps.db, owner, txRef)) ?? session;
+  }
   const payment = session.paid_charge_id === null ? null : ((await findCharge(deps.db, session.paid_charge_id)) ?? null);
-  return { session, logs: await listLogs(deps.db, session.id), payment };
+  return { session, logs: session.logs, payment };
 }
 
 /** The session a verification reports on, failed first if it expired: all the legacy verification shows. */
@@ -122,9 +128,18 @@ export async function sessionToVerify(deps: CheckoutDeps, owner: Principal, txRe
 
 /** A pending session past its expiry becomes `failed` the first time anyone looks at it. */
 export async function expireIfDue(db: Kysely<DB>, session: CheckoutSession, now: number): Promise<CheckoutSession> {
-  if (session.status !== 'pending' || session.expires_at > now) return session;
+  if (!isDue(session, now)) return session;
+  await expire(db, session, now);
+  return (await repo.findSessionById(db, session.id)) ?? session;
+}
+
+function isDue(session: CheckoutSession, now: number): boolean {
+  return session.status === 'pending' && session.expires_at <= now;
+}
+
+/** Ends an expired session with its log, unless someone else ended it first. */
+async function expire(db: Kysely<DB>, session: CheckoutSession, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (await repo.markFailed(trx, session.id, now, true)) await addLog(trx, session.id, 'The payment link expired', now);
   });
-  return (await repo.findSessionById(db, session.id)) ?? session;
 }

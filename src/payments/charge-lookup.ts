@@ -1,10 +1,10 @@
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
-import { listLogs, type LogEntry } from '../logs/log-repository.ts';
+import type { LogEntry } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { completeCharge, refreshCharge } from './charge-completion.ts';
-import { findChargeByChargeId, type Charge } from './charge-repository.ts';
+import { findChargeByChargeId, findChargeWithLogsByChargeId, type Charge } from './charge-repository.ts';
 import type { Outcome } from './provider.ts';
 
 export type TestOutcome = 'success' | 'pending' | 'failed';
@@ -14,10 +14,9 @@ const SANDBOX_OUTCOMES: Record<Exclude<TestOutcome, 'pending'>, Outcome> = {
   failed: { status: 'failed', reason: 'Settled as failed in test mode (transaction_status=failed).' },
 };
 
-async function chargeOf(deps: PaymentDeps, owner: Principal, chargeId: string): Promise<Charge> {
-  // A charge_id we could never have stored is simply not found (a NUL in it would even fail the query on PostgreSQL).
-  if (!REFERENCE_PATTERN.test(chargeId)) throw new ApiError('transactionNotFound');
-  const charge = await findChargeByChargeId(deps.db, owner, chargeId);
+/** The charge a merchant names, through `find`; a charge_id we could never have stored is simply not found (a NUL in it would even fail the query on PostgreSQL). */
+async function chargeOf<C extends Charge>(find: (db: PaymentDeps['db'], owner: Principal, chargeId: string) => Promise<C | undefined>, deps: PaymentDeps, owner: Principal, chargeId: string): Promise<C> {
+  const charge = REFERENCE_PATTERN.test(chargeId) ? await find(deps.db, owner, chargeId) : undefined;
   if (!charge) throw new ApiError('transactionNotFound');
   return charge;
 }
@@ -31,12 +30,15 @@ export async function verifyCharge(deps: PaymentDeps, owner: Principal, chargeId
   if (transactionStatus !== undefined && owner.mode === 'live') {
     throw ApiError.field('transaction_status', 'The transaction status can only be used with a test key.');
   }
-  const found = await chargeOf(deps, owner, chargeId);
+  const found = await chargeOf(findChargeWithLogsByChargeId, deps, owner, chargeId);
   const settled = transactionStatus === undefined || transactionStatus === 'pending' || found.status !== 'pending' ? null : SANDBOX_OUTCOMES[transactionStatus];
   const charge = settled ? ((await completeCharge(deps, found, settled, now)) ?? found) : await refreshCharge(deps, found, now);
-  return { charge, logs: await listLogs(deps.db, charge.id) };
+  if (!settled && charge === found) return { charge, logs: found.logs };
+  // Settling it logged the outcome (or someone else settled it first): read it again, logs and all.
+  const current = (await findChargeWithLogsByChargeId(deps.db, owner, chargeId)) ?? { ...charge, logs: found.logs };
+  return { charge: current, logs: current.logs };
 }
 
 export async function chargeDetails(deps: PaymentDeps, owner: Principal, chargeId: string, now = Date.now()): Promise<Charge> {
-  return refreshCharge(deps, await chargeOf(deps, owner, chargeId), now);
+  return refreshCharge(deps, await chargeOf(findChargeByChargeId, deps, owner, chargeId), now);
 }

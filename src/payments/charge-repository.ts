@@ -2,6 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { ChargesTable, DB } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { prepared } from '../db/prepared.ts';
+import { logsOf, readLogs, type LogEntry } from '../logs/log-repository.ts';
 import type { Outcome } from './provider.ts';
 
 export type Charge = Selectable<ChargesTable>;
@@ -60,4 +61,22 @@ const chargeByChargeId = prepared((db, merchantId: string, mode: Principal['mode
 /** A merchant's charge or payout by its `charge_id`, in the key's mode. */
 export async function findChargeByChargeId(db: Db, owner: Principal, chargeId: string): Promise<Charge | undefined> {
   return (await chargeByChargeId(db, owner.merchantId, owner.mode, chargeId))[0];
+}
+
+export type ChargeWithLogs = Charge & { logs: LogEntry[] };
+
+const chargeWithLogsByChargeId = prepared((db, merchantId: string, mode: Principal['mode'], chargeId: string) =>
+  db
+    .selectFrom('charges')
+    .selectAll()
+    .select(logsOf(db, 'charges.id').as('logs'))
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('charge_id', '=', chargeId),
+);
+
+/** The same, with its logs, in one statement (what a verification shows). */
+export async function findChargeWithLogsByChargeId(db: Db, owner: Principal, chargeId: string): Promise<ChargeWithLogs | undefined> {
+  const row = (await chargeWithLogsByChargeId(db, owner.merchantId, owner.mode, chargeId))[0];
+  return row && { ...row, logs: readLogs(row.logs) };
 }

@@ -390,5 +390,20 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(verified.body.data.status, 'failed');
       assert.equal(verified.body.data.number_of_attempts, 0);
     });
+
+    test('a verification that is first to find a session expired answers it failed, with the expiry last in its logs', async () => {
+      const body = currentBody();
+      assert.equal((await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body })).status, 201);
+      await sleep(1100);
+      const verified = await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key });
+      assert.equal(verified.status, 200);
+      assert.equal(verified.body.data.status, 'failed');
+      assert.deepEqual(
+        verified.body.data.logs.map((log: { message: string }) => log.message),
+        ['Checkout session created', 'The payment link expired'],
+      );
+      const again = await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key });
+      assert.deepEqual(again.body.data, verified.body.data, 'expired once, and answered the same afterwards');
+    });
   });
 }

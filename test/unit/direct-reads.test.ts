@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
-import { listLogs } from '../../src/logs/log-repository.ts';
+import { prepared } from '../../src/db/prepared.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 
 describe('prepared reads run directly on SQLite (src/db/prepared.ts)', () => {
@@ -17,6 +17,7 @@ describe('prepared reads run directly on SQLite (src/db/prepared.ts)', () => {
     await file.drop();
   });
 
+  const listLogs = prepared((db, owner: string) => db.selectFrom('logs').select(['type', 'message', 'created_at']).where('owner_id', '=', owner).orderBy('id'));
   const addLog = (owner: string, message: string) => database.db.insertInto('logs').values({ owner_id: owner, type: 'log', message, created_at: 7 }).execute();
 
   test('rows come back as plain objects with every selected column, in order', async () => {
