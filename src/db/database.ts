@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type PostgresPool, type Po
 import pg from 'pg';
 import type { DB } from './schema.ts';
 import { groupCommit, type Transact } from './group-commit.ts';
-import { readDirectly } from './prepared.ts';
+import { namedStatement, readDirectly } from './prepared.ts';
 import { withStatementCache } from './statement-cache.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
 
@@ -98,7 +98,8 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
  * is destroyed on release rather than lent again, and refuses further queries at once. After a
  * query timeout node-postgres keeps the connection, but the server may still be running the
  * statement inside the transaction that failed: the next borrower would run in it, and the
- * rollback would only wait out another timeout.
+ * rollback would only wait out another timeout. Queries built by `prepared` are sent as named
+ * statements, which each connection has the server parse and plan once.
  */
 function discardingDeadClients(pool: pg.Pool): PostgresPool {
   return {
@@ -108,7 +109,8 @@ function discardingDeadClients(pool: pg.Pool): PostgresPool {
       const query = async (text: string, parameters: readonly unknown[]) => {
         if (dead) throw new Error('Connection terminated: an earlier query on it failed', { cause: dead });
         try {
-          return await client.query(text, parameters as unknown[]);
+          const name = namedStatement(text);
+          return await (name ? client.query({ name, text, values: parameters as unknown[] }) : client.query(text, parameters as unknown[]));
         } catch (error) {
           if (isDatabaseUnavailable(error)) dead = error as Error;
           throw error;

@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 import type { CachedConnection } from './statement-cache.ts';
 
@@ -8,6 +8,18 @@ import type { CachedConnection } from './statement-cache.ts';
  * hold the connection, whose every prepared statement may (see `preparedInsert`).
  */
 const directConnections = new WeakMap<Kysely<DB>, { connection: CachedConnection; holdsConnection: boolean }>();
+
+/**
+ * The SQL of every `prepared` query compiled for PostgreSQL, with the name under which each
+ * connection asks the server to keep it parsed and planned (see `namedStatement`): planning a
+ * simple query took the server longer than running it.
+ */
+const serverStatements = new Map<string, string>();
+
+/** The server-side statement name for SQL that `prepared` compiled, if it did. */
+export function namedStatement(sql: string): string | undefined {
+  return serverStatements.get(sql);
+}
 
 export function readDirectly(db: Kysely<DB>, connection: CachedConnection): void {
   directConnections.set(db, { connection, holdsConnection: false });
@@ -43,6 +55,7 @@ export function prepared<P extends unknown[], R>(build: (db: Kysely<DB>, ...para
       }
       text = compiled.sql;
       sqlByDialect.set(dialect, text);
+      if (db.getExecutor().adapter instanceof PostgresAdapter) serverStatements.set(text, `lipira_${serverStatements.size + 1}`);
     }
     const direct = directConnections.get(db);
     if (direct && (direct.holdsConnection || !direct.connection.inTransaction)) return direct.connection.select(text, params) as R[];
