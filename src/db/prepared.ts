@@ -15,6 +15,7 @@ const directConnections = new WeakMap<Kysely<DB>, { connection: CachedConnection
  * simple query took the server longer than running it.
  */
 const serverStatements = new Map<string, string>();
+let statementsNamed = 0;
 
 /** The server-side statement name for SQL that `prepared` compiled, if it did. */
 export function namedStatement(sql: string): string | undefined {
@@ -55,12 +56,26 @@ export function prepared<P extends unknown[], R>(build: (db: Kysely<DB>, ...para
       }
       text = compiled.sql;
       sqlByDialect.set(dialect, text);
-      if (db.getExecutor().adapter instanceof PostgresAdapter) serverStatements.set(text, `lipira_${serverStatements.size + 1}`);
+      if (db.getExecutor().adapter instanceof PostgresAdapter) serverStatements.set(text, `lipira_${++statementsNamed}`);
     }
     const direct = directConnections.get(db);
     if (direct && (direct.holdsConnection || !direct.connection.inTransaction)) return direct.connection.select(text, params) as R[];
-    return (await db.executeQuery(CompiledQuery.raw(text, params))).rows as R[];
+    const run = async () => (await db.executeQuery(CompiledQuery.raw(text, params))).rows as R[];
+    try {
+      return await run();
+    } catch (error) {
+      // A migration changed the columns a `select *` returns while this process was running (a
+      // rolling upgrade): the server refuses the statement it kept. It is not named again.
+      if (!isStalePlan(error)) throw error;
+      serverStatements.delete(text);
+      return run();
+    }
   };
+}
+
+function isStalePlan(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
 }
 
 /**
