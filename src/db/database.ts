@@ -99,17 +99,21 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
  * query timeout node-postgres keeps the connection, but the server may still be running the
  * statement inside the transaction that failed: the next borrower would run in it, and the
  * rollback would only wait out another timeout. Queries built by `prepared` are sent as named
- * statements, which each connection has the server parse and plan once.
+ * statements, which each connection has the server parse and plan once; only outside
+ * transactions, where one the server refuses can simply be run again (see `prepared`).
  */
 function discardingDeadClients(pool: pg.Pool): PostgresPool {
   return {
     async connect() {
       const client = await pool.connect();
       let dead: Error | undefined;
+      // Kysely borrows a connection for a whole transaction, which it starts with its first query.
+      let inTransaction = false;
       const query = async (text: string, parameters: readonly unknown[]) => {
         if (dead) throw new Error('Connection terminated: an earlier query on it failed', { cause: dead });
+        inTransaction ||= TRANSACTION_START.test(text);
         try {
-          const name = namedStatement(text);
+          const name = inTransaction ? undefined : namedStatement(text);
           return await (name ? client.query({ name, text, values: parameters as unknown[] }) : client.query(text, parameters as unknown[]));
         } catch (error) {
           if (isDatabaseUnavailable(error)) dead = error as Error;
@@ -123,6 +127,8 @@ function discardingDeadClients(pool: pg.Pool): PostgresPool {
     end: () => pool.end(),
   };
 }
+
+const TRANSACTION_START = /^(begin|start transaction)\b/i;
 
 const DUPLICATE_DATABASE = '42P04';
 const UNIQUE_VIOLATION = '23505';
