@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QUIET_BUSY_SHARE, type Measurement } from './measure.ts';
 import type { BenchOptions } from './options.ts';
-import { FASTIFY_BASELINE, NODE_HTTP_BASELINE, VERIFY } from './scenarios.ts';
+import { FASTIFY_BASELINE, NODE_HTTP_BASELINE, VERIFY, VERIFY_FLOOR } from './scenarios.ts';
 import { formatTable, type Column } from './table.ts';
 import { evaluateTargets, TARGET_COLUMNS, type Growth, type TargetResult } from './targets.ts';
 import type { WebhookResult } from './webhooks.ts';
@@ -22,6 +22,8 @@ export interface Report {
   /** Sessions stored while the verify rows ran (all but the last row, which ran at `growth.largeSessions`). */
   seededSessions: number;
   rows: Row[];
+  /** The gateway's verify as a fraction of the same route on bare Fastify: what Lipira's own per-request work leaves. */
+  verifyVsFloor: number;
   growth: Growth;
   webhooks: WebhookResult;
   /** The gateway's resident memory once everything above had run. */
@@ -61,6 +63,7 @@ export function buildReport(results: BatchResults, options: BenchOptions, starte
     durationSeconds: options.durationSeconds,
     seededSessions: options.smallSessions,
     rows,
+    verifyVsFloor: verify / rateOf(measurements, VERIFY_FLOOR),
     growth,
     webhooks,
     finalServerRssMb,
@@ -104,6 +107,7 @@ export function formatReport(report: Report): string {
     ...formatTable(COLUMNS, report.rows),
     ...problemNotes(report.rows),
     '',
+    `Floor: the gateway's verify makes ${report.verifyVsFloor.toFixed(2)} × the req/s of the same query, view and schema on bare Fastify`,
     `Growth: verify ${growth.smallRequestsPerSecond.toFixed(0)} req/s at ${count(growth.smallSessions)} stored sessions, ` +
       `${growth.largeRequestsPerSecond.toFixed(0)} req/s at ${count(growth.largeSessions)}: ratio ${growth.ratio.toFixed(2)}`,
     `Webhooks: ${count(webhooks.events)} queued, ${count(webhooks.events - webhooks.lost)} delivered in ${webhooks.seconds.toFixed(2)} s ` +

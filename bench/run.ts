@@ -19,8 +19,8 @@ const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
 
 async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): Promise<void> {
-  const baseline = (name: string, file: string) =>
-    startServer({ name, args: ['--import', 'tsx', `bench/${file}`], cwd: REPO_ROOT, env: {}, readyPath: '/' }, cleanup);
+  const baseline = (name: string, file: string, env: Record<string, string> = {}) =>
+    startServer({ name, args: ['--import', 'tsx', `bench/${file}`], cwd: REPO_ROOT, env, readyPath: '/' }, cleanup);
   // Started side by side, since each takes a second or two to boot. All must have settled before a
   // failure is thrown: one still starting would register its cleanup after teardown had run.
   const starting = [
@@ -30,6 +30,8 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   ] as const;
   await Promise.allSettled(starting);
   const [nodeHttp, fastify, gateway] = await Promise.all(starting);
+  // On the gateway's database, once the gateway has made it.
+  const verifyFloor = await baseline('verify floor', 'baseline-verify.ts', { DATABASE_URL: gateway.databaseUrl, MERCHANT_ID: gateway.merchantId });
   const db = await openBenchDb(gateway.databaseUrl);
   cleanup.add(() => db.close());
 
@@ -41,7 +43,7 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   const seeded: Seeded = { sessions: await fillSessions(db, owner, options.seedCount, options.smallSessions), checkouts, chargeIds };
   await waitForSettledCharges(db);
 
-  const batch = scenarios(nodeHttp, fastify, gateway, seeded);
+  const batch = scenarios(nodeHttp, fastify, verifyFloor, gateway, seeded);
   // The growth target compares the first gateway row with one run much later: both must find the code warm.
   progress(`warming up: ${VERIFY} (${options.warmUpSeconds} s, not recorded)`);
   await measure(batch.find((scenario) => scenario.name === VERIFY)!, { connections: options.connections, durationSeconds: options.warmUpSeconds });

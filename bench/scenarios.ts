@@ -6,6 +6,7 @@ import type { ServerProcess } from './servers.ts';
 
 export const NODE_HTTP_BASELINE = 'bare node:http GET';
 export const FASTIFY_BASELINE = 'bare fastify GET';
+export const VERIFY_FLOOR = 'floor: verify on bare fastify';
 export const CREATE = 'create session POST /payment';
 export const VERIFY = 'verify GET /verify-payment/:ref';
 export const VERIFY_LEGACY = 'verify legacy GET /api/verify-payment/:ref';
@@ -26,28 +27,33 @@ export interface Seeded {
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
 const randomSeedRef = (sessions: number) => seedRef(Math.floor(Math.random() * sessions));
 
-/** A GET whose path is made afresh for each request, from the seeded records. */
-function lookup(name: string, gateway: Gateway, path: () => string): Scenario {
-  const headers = { authorization: `Bearer ${gateway.secretKey}` };
-  return { name, server: gateway, request: { method: 'GET', headers, setupRequest: (request) => ({ ...request, path: path() }) } };
+/**
+ * A GET with the gateway's key whose path is made afresh for each request, from the seeded
+ * records. The floor row sends the same request to its own server, which ignores the key.
+ */
+function lookup(name: string, server: ServerProcess, secretKey: string, path: () => string): Scenario {
+  const headers = { authorization: `Bearer ${secretKey}` };
+  return { name, server, request: { method: 'GET', headers, setupRequest: (request) => ({ ...request, path: path() }) } };
 }
 
 /**
- * The batch, in the order it runs: the two baselines, then the gateway's reads while exactly
+ * The batch, in the order it runs: the baselines (bare node:http and Fastify, and verify on bare
+ * Fastify: the stack's floor for that route), then the gateway's reads while exactly
  * `seeded.sessions` sessions are stored (the growth target compares the verify row with one at a
  * larger size), and the create scenario last, since every request it makes adds a session.
  */
-export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, gateway: Gateway, seeded: Seeded): Scenario[] {
+export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, verifyFloor: ServerProcess, gateway: Gateway, seeded: Seeded): Scenario[] {
   // tx_ref is unique per merchant, so every create needs a reference no other request has used.
   let created = 0;
   return [
     { name: NODE_HTTP_BASELINE, server: nodeHttp, request: { method: 'GET', path: '/' } },
     { name: FASTIFY_BASELINE, server: fastify, request: { method: 'GET', path: '/' } },
-    lookup(VERIFY, gateway, () => `/verify-payment/${randomSeedRef(seeded.sessions)}`),
-    lookup(VERIFY_LEGACY, gateway, () => `/api/verify-payment/${randomSeedRef(seeded.sessions)}`),
-    lookup(CHARGE_VERIFY, gateway, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/verify`),
-    lookup(CHARGE_DETAILS, gateway, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/details`),
-    lookup(CHECKOUT_PAGE, gateway, () => `/checkout/${pick(seeded.checkouts).id}`),
+    lookup(VERIFY_FLOOR, verifyFloor, gateway.secretKey, () => `/verify-payment/${randomSeedRef(seeded.sessions)}`),
+    lookup(VERIFY, gateway, gateway.secretKey, () => `/verify-payment/${randomSeedRef(seeded.sessions)}`),
+    lookup(VERIFY_LEGACY, gateway, gateway.secretKey, () => `/api/verify-payment/${randomSeedRef(seeded.sessions)}`),
+    lookup(CHARGE_VERIFY, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/verify`),
+    lookup(CHARGE_DETAILS, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/details`),
+    lookup(CHECKOUT_PAGE, gateway, gateway.secretKey, () => `/checkout/${pick(seeded.checkouts).id}`),
     {
       name: CREATE,
       server: gateway,
@@ -63,5 +69,5 @@ export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, gatew
 
 /** The verify scenario again once `stored` sessions are in the database, looking up any of `seed-0` … `seed-<sessions-1>`. */
 export function grownVerify(gateway: Gateway, stored: number, sessions: number): Scenario {
-  return lookup(`${VERIFY} at ${stored.toLocaleString('en-US')} stored`, gateway, () => `/verify-payment/${randomSeedRef(sessions)}`);
+  return lookup(`${VERIFY} at ${stored.toLocaleString('en-US')} stored`, gateway, gateway.secretKey, () => `/verify-payment/${randomSeedRef(sessions)}`);
 }
