@@ -3,7 +3,6 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { sendHtml } from '../http/html.ts';
 import { sendError, toApiError, type App } from '../http/server.ts';
-import { findMerchantName } from '../merchants/merchant-repository.ts';
 import { findCharge, findSessionCharge, type Charge } from '../payments/charge-repository.ts';
 import { describeMethod } from '../payments/charge-views.ts';
 import { TEST_CARDS, TEST_MOBILE_NUMBERS, TEST_OTP } from '../payments/sandbox-provider.ts';
@@ -12,7 +11,7 @@ import { formatHumanDate } from '../shared/time.ts';
 import { refreshCharge } from '../payments/charge-completion.ts';
 import { cancelSession, confirmCardOtp, startCardAttempt, startMobileMoneyAttempt, type AttemptResult, type PaymentDeps } from './checkout-payments.ts';
 import { failureRedirect, merchantOrigins, successRedirect } from './checkout-redirects.ts';
-import { findSessionById, type CheckoutSession } from './checkout-repository.ts';
+import { findPageSession, findSessionById, type CheckoutSession, type PageSession } from './checkout-repository.ts';
 import { REFERENCE_PATTERN } from './checkout-schemas.ts';
 import { expireIfDue } from './checkout-service.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from './csrf.ts';
@@ -36,18 +35,19 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   const pagePath = (session: CheckoutSession) => `/checkout/${session.id}`;
   const attemptPath = (session: CheckoutSession, charge: Charge) => `${pagePath(session)}/attempts/${charge.charge_id}`;
 
-  async function loadSession(id: string): Promise<CheckoutSession | null> {
+  async function loadSession(id: string): Promise<PageSession | null> {
     // A link we could never have issued is unknown without asking (a NUL in it would even fail the query on PostgreSQL).
     if (!REFERENCE_PATTERN.test(id)) return null;
-    const session = await findSessionById(db, id);
-    return session ? expireIfDue(db, session, Date.now()) : null;
+    const session = await findPageSession(db, id);
+    if (!session) return null;
+    const current = await expireIfDue(db, session, Date.now());
+    return current === session ? session : { ...current, merchant_name: session.merchant_name };
   }
 
-  async function summaryOf(session: CheckoutSession): Promise<views.SessionSummary> {
-    const merchantName = await findMerchantName(db, session.merchant_id);
+  function summaryOf(session: PageSession): views.SessionSummary {
     return {
       mode: session.mode,
-      merchantName: merchantName ?? '',
+      merchantName: session.merchant_name,
       title: session.title,
       description: session.description,
       logoUrl: session.logo,
@@ -61,16 +61,16 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   const html = (reply: FastifyReply, session: CheckoutSession | null, status: number, page: string) =>
     sendHtml(reply, status, page, session ? merchantOrigins(session) : []);
 
-  async function showPaymentPage(request: FastifyRequest, reply: FastifyReply, session: CheckoutSession, status: number, state: Partial<views.PaymentFormState>) {
+  function showPaymentPage(request: FastifyRequest, reply: FastifyReply, session: PageSession, status: number, state: Partial<views.PaymentFormState>) {
     const context = { sessionId: session.id, csrfToken: issueCsrfToken(request, reply, session.id, secureCookies) };
     const testInstruments = session.mode === 'test' ? TEST_INSTRUMENTS : null;
-    const page = views.renderPaymentPage(await summaryOf(session), context, { error: null, method: 'mobile_money', mobile: '', operator: '', testInstruments, ...state });
+    const page = views.renderPaymentPage(summaryOf(session), context, { error: null, method: 'mobile_money', mobile: '', operator: '', testInstruments, ...state });
     return html(reply, session, status, page);
   }
 
   /** A session that has ended is shown as such: its receipt, or why it ended. */
-  async function showEnded(reply: FastifyReply, session: CheckoutSession) {
-    const summary = await summaryOf(session);
+  async function showEnded(reply: FastifyReply, session: PageSession) {
+    const summary = summaryOf(session);
     if (session.status === 'success') {
       const payment = session.paid_charge_id ? await findCharge(db, session.paid_charge_id) : undefined;
       const receipt = { paidWith: payment ? describeMethod(payment) : '', completedAt: formatHumanDate(session.completed_at ?? session.updated_at), continueUrl: successRedirect(session) };
@@ -84,7 +84,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     reply.redirect((session.status === 'success' ? successRedirect(session) : failureRedirect(session)) ?? pagePath(session), 303);
 
   /** Loads the session a form posts to, or answers for it: unknown, forged, or already ended. */
-  async function formSession(request: FastifyRequest<{ Params: Params; Body: Form }>, reply: FastifyReply): Promise<CheckoutSession | null> {
+  async function formSession(request: FastifyRequest<{ Params: Params; Body: Form }>, reply: FastifyReply): Promise<PageSession | null> {
     const session = await loadSession(request.params.id);
     if (!session) {
       html(reply, null, 404, views.renderNotFoundPage());
@@ -101,7 +101,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return session;
   }
 
-  async function answerAttempt(request: FastifyRequest, reply: FastifyReply, session: CheckoutSession, result: AttemptResult, state: Partial<views.PaymentFormState>) {
+  function answerAttempt(request: FastifyRequest, reply: FastifyReply, session: PageSession, result: AttemptResult, state: Partial<views.PaymentFormState>) {
     if ('charge' in result) return reply.redirect(attemptPath(session, result.charge), 303);
     return showPaymentPage(request, reply, session, 422, { ...state, error: result.refused });
   }
@@ -146,13 +146,13 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   });
 
   /** The attempt and its session as they are now, after asking the provider if it is time. */
-  async function currentAttempt(params: Params): Promise<{ session: CheckoutSession; charge: Charge } | null> {
+  async function currentAttempt(params: Params): Promise<{ session: PageSession; charge: Charge } | null> {
     const session = await loadSession(params.id);
     const chargeId = params.chargeId ?? '';
     const found = session && REFERENCE_PATTERN.test(chargeId) && (await findSessionCharge(db, session.id, chargeId));
     if (!session || !found) return null;
     const charge = await refreshCharge(payments, found);
-    return { session: charge === found ? session : ((await findSessionById(db, session.id)) ?? session), charge };
+    return { session: charge === found ? session : ((await findPageSession(db, session.id)) ?? session), charge };
   }
 
   app.get<{ Params: Params }>('/checkout/:id/attempts/:chargeId', { errorHandler: answerPageError, schema: pageSchema('An attempt: waiting for approval, the one-time code, or where to go next', { 200: 'The attempt\'s page', 303: 'On to the merchant or the payment page', 404: 'Unknown attempt' }) }, async (request, reply) => {
@@ -165,7 +165,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       return showPaymentPage(request, reply, session, 200, { error: charge.failure_reason, method: charge.channel, operator: charge.operator ?? '' });
     }
     if (charge.status !== 'pending') return reply.redirect(pagePath(session), 303);
-    const summary = await summaryOf(session);
+    const summary = summaryOf(session);
     const context = { sessionId: session.id, csrfToken: issueCsrfToken(request, reply, session.id, secureCookies) };
     if (charge.next_action === 'otp') {
       const otp = { cardText: describeMethod(charge), action: `${attemptPath(session, charge)}/otp`, error: null, testOtp: session.mode === 'test' ? TEST_OTP : null };

@@ -53,6 +53,23 @@ export async function findSessionById(db: Db, id: string): Promise<CheckoutSessi
   return (await sessionById(db, id))[0];
 }
 
+/** A session with the name of the merchant being paid: what the hosted pages show. */
+export type PageSession = CheckoutSession & { merchant_name: string };
+
+const pageSessionById = prepared((db, id: string) =>
+  db
+    .selectFrom('checkout_sessions')
+    .innerJoin('merchants', 'merchants.id', 'checkout_sessions.merchant_id')
+    .selectAll('checkout_sessions')
+    .select('merchants.name as merchant_name')
+    .where('checkout_sessions.id', '=', id),
+);
+
+/** The session and its merchant's name in one statement. */
+export async function findPageSession(db: Db, id: string): Promise<PageSession | undefined> {
+  return (await pageSessionById(db, id))[0];
+}
+
 /** Counts a new attempt on a session that is still payable; false when it has ended or expired. */
 export async function countAttempt(db: Db, sessionId: string, now: number): Promise<boolean> {
   const result = await db

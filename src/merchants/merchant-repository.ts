@@ -25,13 +25,6 @@ export async function findMerchant(db: Db, id: string): Promise<Merchant | undef
   return (await merchantById(db, id))[0];
 }
 
-const merchantNameById = prepared((db, id: string) => db.selectFrom('merchants').select('name').where('id', '=', id));
-
-/** Only the name, for pages that show who is being paid: the whole row would be read on every page view for one column. */
-export async function findMerchantName(db: Db, id: string): Promise<string | undefined> {
-  return (await merchantNameById(db, id))[0]?.name;
-}
-
 export async function countMerchants(db: Db): Promise<number> {
   const row = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);

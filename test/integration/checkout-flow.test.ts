@@ -71,6 +71,7 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(!session.page.text.includes('<b>Eve'));
       assert.ok(session.page.text.includes('&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt;'));
       assert.ok(session.page.text.includes('MWK 1,000.00'));
+      assert.ok(session.page.text.includes('<span class="merchant-name">Test Shop</span>'), 'the name of the merchant being paid');
     });
 
     test('mobile money success: the browser lands on callback_url and verification shows the payment', async () => {
