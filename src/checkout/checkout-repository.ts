@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { CheckoutSessionsTable, DB, LogsTable } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { prepared, preparedInsert } from '../db/prepared.ts';
-import { logsOf, readLogs, type LogEntry } from '../logs/log-repository.ts';
+import { logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
 
 export type CheckoutSession = Selectable<CheckoutSessionsTable>;
 type Db = Kysely<DB>;
@@ -44,7 +44,7 @@ const sessionWithLogsByTxRef = prepared((db, merchantId: string, mode: Principal
 /** The session and its logs, in one statement (what a verification shows). */
 export async function findSessionWithLogsByTxRef(db: Db, owner: Principal, txRef: string): Promise<SessionWithLogs | undefined> {
   const row = (await sessionWithLogsByTxRef(db, owner.merchantId, owner.mode, txRef))[0];
-  return row && { ...row, logs: readLogs(row.logs) };
+  return row && withLogsRead(row);
 }
 
 const sessionById = prepared((db, id: string) => db.selectFrom('checkout_sessions').selectAll().where('id', '=', id));

@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { ChargesTable, DB } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { prepared } from '../db/prepared.ts';
-import { logsOf, readLogs, type LogEntry } from '../logs/log-repository.ts';
+import { logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
 import type { Outcome } from './provider.ts';
 
 export type Charge = Selectable<ChargesTable>;
@@ -78,5 +78,5 @@ const chargeWithLogsByChargeId = prepared((db, merchantId: string, mode: Princip
 /** The same, with its logs, in one statement (what a verification shows). */
 export async function findChargeWithLogsByChargeId(db: Db, owner: Principal, chargeId: string): Promise<ChargeWithLogs | undefined> {
   const row = (await chargeWithLogsByChargeId(db, owner.merchantId, owner.mode, chargeId))[0];
-  return row && { ...row, logs: readLogs(row.logs) };
+  return row && withLogsRead(row);
 }
