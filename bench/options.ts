@@ -6,7 +6,7 @@ export interface BenchOptions {
   quick: boolean;
   db: DbKind;
   durationSeconds: number;
-  /** An unrecorded run of the verify scenario first: the first gateway row should not pay for the JIT compiler's warm-up. */
+  /** An unrecorded run of each gateway read scenario first: no row should pay for the JIT compiler's warm-up. */
   warmUpSeconds: number;
   /** Sessions and direct charges created over HTTP, as merchants would: the page and charge scenarios use these. */
   seedCount: number;
@@ -31,7 +31,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     quick,
     db: parseDb(values.db ?? 'sqlite'),
     durationSeconds: values.duration === undefined ? (quick ? 3 : 10) : parseDuration(values.duration),
-    warmUpSeconds: quick ? 1 : 3,
+    warmUpSeconds: quick ? 1 : 2,
     seedCount: quick ? 500 : 2000,
     connections: 50,
     smallSessions: 10_000,
