@@ -12,16 +12,28 @@ export function requestHash(request: unknown): string {
 /** JSON with object keys sorted (by UTF-16 code units) and undefined members left out. */
 function stableJson(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  const parts: string[] = [];
   if (Array.isArray(value)) {
-    let text = '[';
-    for (let i = 0; i < value.length; i++) text += (i ? ',' : '') + (stableJson(value[i]) ?? '');
-    return `${text}]`;
+    for (const item of value) parts.push(stableJson(item) ?? '');
+    return `[${parts.join(',')}]`;
   }
   const record = value as Record<string, unknown>;
-  let text = '{';
   for (const key of Object.keys(record).sort()) {
-    if (record[key] === undefined) continue;
-    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${stableJson(record[key])}`;
+    const member = record[key];
+    if (member !== undefined) parts.push(`${quotedKey(key)}:${stableJson(member)}`);
   }
-  return `${text}}`;
+  return `{${parts.join(',')}}`;
+}
+
+/** Requests repeat the same few keys: each is quoted once (bounded, since `meta` is the merchant's). */
+const quotedKeys = new Map<string, string>();
+const MAX_QUOTED_KEYS = 1000;
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }
