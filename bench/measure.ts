@@ -24,6 +24,8 @@ export interface Measurement {
   serverRssMb: number;
   /** Share of all CPUs busy just before the load started: above QUIET_BUSY_SHARE, the machine never became quiet. */
   machineBusyBefore: number;
+  /** Bare node:http's req/s over the same rounds as this row (see `measureInRounds`); the baselines' own rows have none. */
+  bareRequestsPerSecond?: number;
 }
 
 export interface LoadSettings {
@@ -37,6 +39,51 @@ const QUIET_SAMPLE_MS = 200;
 const QUIET_LIMIT_MS = 15_000;
 /** Busy share of all CPUs below which the machine counts as quiet; the gateway's pollers and an idle database use a few percent. */
 export const QUIET_BUSY_SHARE = 0.1;
+
+/**
+ * Measures each scenario for `settings.durationSeconds` in all, as `rounds` slices taken in turn
+ * (all of the first slices, then all of the second, ...). This machine's speed drifts by tens of
+ * percent from one minute to the next and within a few seconds (other tenants): measured one
+ * after the other, each row would meet a different machine, and a ratio to a baseline taken
+ * minutes earlier would say more about the machine than about the gateway. Taken in turns, every
+ * row spans the whole phase and meets the same drift.
+ */
+export async function measureInRounds(scenarios: Scenario[], settings: LoadSettings & { rounds: number }, onSlice?: (scenario: Scenario, round: number) => void): Promise<Measurement[]> {
+  const slices = scenarios.map((): Measurement[] => []);
+  const slice = { connections: settings.connections, durationSeconds: settings.durationSeconds / settings.rounds };
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const [index, scenario] of scenarios.entries()) {
+      onSlice?.(scenario, round);
+      slices[index]!.push(await measure(scenario, slice));
+    }
+  }
+  return slices.map(combine);
+}
+
+/** One row from its slices: their requests over their time, the worst p99, sums of the counts. */
+function combine(slices: Measurement[]): Measurement {
+  const responses = sum(slices, (m) => m.responses);
+  const statusCodes: Record<string, number> = {};
+  for (const m of slices) for (const [status, n] of Object.entries(m.statusCodes)) statusCodes[status] = (statusCodes[status] ?? 0) + n;
+  const p50s = slices.map((m) => m.latencyP50Ms).sort((a, b) => a - b);
+  return {
+    scenario: slices[0]!.scenario,
+    // Slices last equally long, so the mean of their rates is requests over time.
+    requestsPerSecond: sum(slices, (m) => m.requestsPerSecond) / slices.length,
+    latencyP50Ms: p50s[Math.floor(p50s.length / 2)]!,
+    latencyP99Ms: Math.max(...slices.map((m) => m.latencyP99Ms)),
+    responses,
+    non2xx: sum(slices, (m) => m.non2xx),
+    errors: sum(slices, (m) => m.errors),
+    timeouts: sum(slices, (m) => m.timeouts),
+    statusCodes,
+    serverCpuMicrosPerRequest: responses > 0 ? sum(slices, (m) => m.serverCpuMicrosPerRequest * m.responses) / responses : 0,
+    serverRssMb: slices.at(-1)!.serverRssMb,
+    machineBusyBefore: Math.max(...slices.map((m) => m.machineBusyBefore)),
+  };
+}
+
+const sum = (items: Measurement[], value: (m: Measurement) => number) => items.reduce((total, m) => total + value(m), 0);
 
 /** Loads one scenario and reads the server's CPU time around it, so the cost is the server's alone. */
 export async function measure(scenario: Scenario, settings: LoadSettings): Promise<Measurement> {
@@ -53,7 +100,9 @@ export async function measure(scenario: Scenario, settings: LoadSettings): Promi
   const responses = result.requests.total;
   return {
     scenario: scenario.name,
-    requestsPerSecond: result.requests.average,
+    // Responses over the run's own clock: autocannon's per-second average comes from a histogram
+    // whose buckets round it (two runs 14 responses apart printed the same rate to the hundredth).
+    requestsPerSecond: responses / ((result.finish.getTime() - result.start.getTime()) / 1000),
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     responses,

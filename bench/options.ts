@@ -8,6 +8,8 @@ export interface BenchOptions {
   durationSeconds: number;
   /** An unrecorded run of each gateway read scenario first: no row should pay for the JIT compiler's warm-up. */
   warmUpSeconds: number;
+  /** Each phase's rows are measured in this many slices taken in turn (see `measureInRounds`). */
+  rounds: number;
   /** Sessions and direct charges created over HTTP, as merchants would: the page and charge scenarios use these. */
   seedCount: number;
   connections: number;
@@ -31,7 +33,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     quick,
     db: parseDb(values.db ?? 'sqlite'),
     durationSeconds: values.duration === undefined ? (quick ? 3 : 10) : parseDuration(values.duration),
-    warmUpSeconds: quick ? 1 : 2,
+    warmUpSeconds: quick ? 0.5 : 2,
+    rounds: quick ? 1 : 5,
     seedCount: quick ? 500 : 2000,
     connections: 50,
     smallSessions: 10_000,

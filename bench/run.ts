@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { openBenchDb } from './bench-db.ts';
 import { Cleanup } from './cleanup.ts';
 import { startGateway } from './gateway.ts';
-import { measure, type Measurement } from './measure.ts';
+import { measure, measureInRounds, type Measurement, type Scenario } from './measure.ts';
 import { BenchUsageError, parseBenchArgs, USAGE, type BenchOptions } from './options.ts';
 import { rssMegabytes } from './proc-stats.ts';
 import { buildReport, formatReport, saveReport } from './report.ts';
@@ -57,24 +57,34 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
     await measure(scenario, { connections: options.connections, durationSeconds: options.warmUpSeconds });
   }
 
-  const measurements: Measurement[] = [];
-  for (const scenario of batch) {
-    progress(`${scenario.name} (${options.durationSeconds} s)`);
-    measurements.push(await measure(scenario, options));
-  }
+  // Three phases, each measured in rounds beside bare node:http: the reads while exactly
+  // `smallSessions` are stored; then creating, which adds sessions; then verify again once
+  // `largeSessions` are stored. Each row's ratio is to the bare node:http of its own phase.
+  const bareNodeHttp = batch[0]!;
+  const create = batch.find((scenario) => scenario.name === CREATE)!;
+  const measurements = await measurePhase(batch.filter((scenario) => scenario !== create), options);
+  const [, created] = await measurePhase([bareNodeHttp, create], options);
+  measurements.push(created!);
 
   progress(`bulk-loading sessions up to ${options.largeSessions.toLocaleString('en-US')} stored`);
   const grownSessions = await fillSessions(db, owner, seeded.sessions, options.largeSessions);
-  const grownScenario = grownVerify(gateway, options.largeSessions, grownSessions);
-  progress(`${grownScenario.name} (${options.durationSeconds} s)`);
-  const grown = await measure(grownScenario, options);
+  const [, grown] = await measurePhase([bareNodeHttp, grownVerify(gateway, options.largeSessions, grownSessions)], options);
 
   progress(`webhook delivery of ${options.webhookEvents.toLocaleString('en-US')} queued events`);
   const webhooks = await measureWebhookDelivery(gateway, db, checkouts, options.webhookEvents, cleanup);
 
-  const report = buildReport({ measurements, grown, webhooks, finalServerRssMb: rssMegabytes(gateway.pid) }, options, startedAt);
+  const report = buildReport({ measurements, grown: grown!, webhooks, finalServerRssMb: rssMegabytes(gateway.pid) }, options, startedAt);
   process.stdout.write(formatReport(report));
   process.stdout.write(`\nSaved ${await saveReport(report, RESULTS_DIR)}\n`);
+}
+
+/** The phase's rows, bare node:http's first, each of the others carrying that row's rate as its baseline. */
+async function measurePhase(scenarios: Scenario[], options: BenchOptions): Promise<Measurement[]> {
+  const slice = options.durationSeconds / options.rounds;
+  const [bare, ...rows] = await measureInRounds(scenarios, options, (scenario, round) =>
+    progress(`${scenario.name} (${slice} s${options.rounds > 1 ? `, round ${round + 1} of ${options.rounds}` : ''})`),
+  );
+  return [bare!, ...rows.map((row) => ({ ...row, bareRequestsPerSecond: bare!.requestsPerSecond }))];
 }
 
 /** Progress goes to stderr, keeping stdout to the table; the clock shows where a run's time goes. */

@@ -28,7 +28,9 @@ export interface Growth {
   largeSessions: number;
   smallRequestsPerSecond: number;
   largeRequestsPerSecond: number;
-  /** large ÷ small: 1.00 means verify does not slow down at all as sessions pile up. */
+  /** large ÷ small, as measured. */
+  rawRatio: number;
+  /** The same, each against the bare node:http of its phase: 1.00 means verify does not slow down at all as sessions pile up. */
   ratio: number;
 }
 

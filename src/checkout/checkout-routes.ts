@@ -18,13 +18,12 @@ import {
 } from './checkout-schemas.ts';
 import { createSession, sessionToVerify, verifySession, type CheckoutDeps } from './checkout-service.ts';
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
+import { normalizing } from '../http/tolerance.ts';
 import { checkoutUrl, createdView, currentVerifyView, legacyVerifyView } from './checkout-views.ts';
 
 export function registerCheckoutRoutes(app: App, { config, db, transact }: { config: Config; db: Kysely<DB>; transact: Transact }): void {
   const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs };
-  const normalize = async (request: { body: unknown; rawJson: string | null }) => {
-    request.body = normalizeCheckoutBody((request.body ?? {}) as Record<string, unknown>, request.rawJson);
-  };
+  const normalize = normalizing(normalizeCheckoutBody);
 
   app.post(
     '/payment',

@@ -2,7 +2,7 @@ import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
 import type { App } from '../http/server.ts';
-import { normalizeBody } from '../http/tolerance.ts';
+import { normalizeBody, normalizing } from '../http/tolerance.ts';
 import { chargeDetails, verifyCharge } from './charge-lookup.ts';
 import { chargeRecord, detailsRecord, verifyRecord } from './charge-views.ts';
 import { initializeCharge } from './direct-charges.ts';
@@ -27,9 +27,7 @@ const VERIFY_MESSAGES = {
 
 /** Direct mobile money charges and payouts (contract §8), over the same charge records as checkout attempts. */
 export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void {
-  const normalize = async (request: { body: unknown; rawJson: string | null }) => {
-    request.body = normalizeBody((request.body ?? {}) as Record<string, unknown>, request.rawJson);
-  };
+  const normalize = normalizing(normalizeBody);
 
   app.get('/mobile-money', { schema: { summary: 'Mobile money operators (no key needed)', response: { 200: OperatorsResponse } } }, async () =>
     success('Supported mobile money operators retrieved successfully.', OPERATORS),
