@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import pg from 'pg';
+import type { Database } from '../../src/db/database.ts';
+import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { quoteIdentifier } from '../../src/db/database.ts';
 import { randomBase62 } from '../../src/shared/ids.ts';
 
@@ -39,4 +42,21 @@ export function freshDatabase(kind: 'sqlite' | 'postgres'): TestDatabase {
       }
     },
   };
+}
+
+/**
+ * A fresh SQLite database, migrated, for the enclosing suite's tests: opened before them, closed
+ * and deleted after them. Read `.database` inside tests, once it is open.
+ */
+export function useMigratedSqlite(): { database: Database } {
+  const file = freshDatabase('sqlite');
+  const context = {} as { database: Database };
+  before(async () => {
+    context.database = await openMigratedDatabase(file.url);
+  });
+  after(async () => {
+    await context.database.close();
+    await file.drop();
+  });
+  return context;
 }

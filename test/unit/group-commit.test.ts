@@ -1,31 +1,20 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../src/db/database.ts';
-import { openMigratedDatabase } from '../../src/db/migrate.ts';
-import { freshDatabase } from '../helpers/databases.ts';
+import { useMigratedSqlite } from '../helpers/databases.ts';
 import type { DB } from '../../src/db/schema.ts';
 
 describe('group commit (SQLite)', () => {
-  const file = freshDatabase('sqlite');
-  let database: Database;
-
-  before(async () => {
-    database = await openMigratedDatabase(file.url);
-  });
-  after(async () => {
-    await database.close();
-    await file.drop();
-  });
+  const sqlite = useMigratedSqlite();
 
   const addLog = (trx: Kysely<DB>, owner: string) => trx.insertInto('logs').values({ owner_id: owner, type: 'log', message: 'grouped', created_at: 1 }).execute();
   const logsOf = async (prefix: string) =>
-    (await database.db.selectFrom('logs').select('owner_id').where('owner_id', 'like', `${prefix}%`).orderBy('owner_id').execute()).map((row) => row.owner_id);
+    (await sqlite.database.db.selectFrom('logs').select('owner_id').where('owner_id', 'like', `${prefix}%`).orderBy('owner_id').execute()).map((row) => row.owner_id);
 
   test('writes requested in one turn of the event loop share one transaction, and each resolves after it commits', async () => {
     const transactions = new Set<Kysely<DB>>();
     const writes = Array.from({ length: 20 }, (_, i) =>
-      database.transact(async (trx) => {
+      sqlite.database.transact(async (trx) => {
         transactions.add(trx);
         await addLog(trx, `same-turn-${String(i).padStart(2, '0')}`);
         return i;
@@ -38,7 +27,7 @@ describe('group commit (SQLite)', () => {
 
   test('a write that fails is rolled back alone: the others in its group commit', async () => {
     const writes = ['ok-a', 'bad', 'ok-b'].map((owner) =>
-      database.transact(async (trx) => {
+      sqlite.database.transact(async (trx) => {
         await addLog(trx, `alone-${owner}`);
         if (owner === 'bad') throw new Error('refused after writing');
         return owner;
@@ -51,7 +40,7 @@ describe('group commit (SQLite)', () => {
 
   test('several failing writes in one group are each answered with their own error; the rest commit once', async () => {
     const writes = ['ok-a', 'bad-1', 'ok-b', 'bad-2', 'ok-c'].map((owner) =>
-      database.transact(async (trx) => {
+      sqlite.database.transact(async (trx) => {
         await addLog(trx, `several-${owner}`);
         if (owner.startsWith('bad')) throw new Error(owner);
         return owner;

@@ -1,23 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { sql } from 'kysely';
-import type { Database } from '../../src/db/database.ts';
-import { openMigratedDatabase } from '../../src/db/migrate.ts';
-import { freshDatabase } from '../helpers/databases.ts';
+import { useMigratedSqlite } from '../helpers/databases.ts';
 
-const file = freshDatabase('sqlite');
-let database: Database;
-
-before(async () => {
-  database = await openMigratedDatabase(file.url);
-});
-after(async () => {
-  await database.close();
-  await file.drop();
-});
+const sqlite = useMigratedSqlite();
 
 async function pragma(name: string): Promise<unknown> {
-  const { rows } = await sql<Record<string, unknown>>`pragma ${sql.raw(name)}`.execute(database.db);
+  const { rows } = await sql<Record<string, unknown>>`pragma ${sql.raw(name)}`.execute(sqlite.database.db);
   return Object.values(rows[0]!)[0];
 }
 
