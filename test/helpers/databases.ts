@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import pg from 'pg';
-import type { Database } from '../../src/db/database.ts';
+import { quoteIdentifier, type Database } from '../../src/db/database.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
-import { quoteIdentifier } from '../../src/db/database.ts';
 import { randomBase62 } from '../../src/shared/ids.ts';
 
 export interface TestDatabase {
