@@ -35,7 +35,7 @@ export async function startGateway(config: Config, database: Database, logger: F
   const log = logger || null;
   lifecycle.workers = [
     startSettler(payments, config.workerIntervalMs, log),
-    startWebhookWorker({ db: database.db, dialect: database.dialect, config, log }),
+    startWebhookWorker({ db: database.db, dialect: database.dialect, transact: database.transact, config, log }),
     startEmailWorker({ db: database.db, dialect: database.dialect, config, log }),
     startSettlementWorker(database.db, config.settlementIntervalMs, log),
   ];

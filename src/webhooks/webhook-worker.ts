@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Dialect } from '../db/database.ts';
+import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
 import { nextRetry } from '../shared/retry-schedule.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
@@ -12,6 +13,7 @@ import { signWebhook } from './signatures.ts';
 export interface WebhookWorkerDeps {
   db: Kysely<DB>;
   dialect: Dialect;
+  transact: Transact;
   config: Config;
   log: FastifyBaseLogger | null;
 }
@@ -39,7 +41,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WorkerLoop {
   );
 }
 
-async function deliver({ db, config, log }: WebhookWorkerDeps, delivery: Claimed): Promise<void> {
+async function deliver({ transact, config, log }: WebhookWorkerDeps, delivery: Claimed): Promise<void> {
   const attemptedAt = Date.now();
   const headers = signWebhook(delivery.payload, delivery.webhook_secret, delivery.id, Math.floor(attemptedAt / 1000));
   const outcome = await postWebhook(delivery.url, delivery.payload, headers, { timeoutMs: config.webhookTimeoutMs, allowPrivate: delivery.mode === 'test' });
@@ -48,5 +50,5 @@ async function deliver({ db, config, log }: WebhookWorkerDeps, delivery: Claimed
   if (!delivered) {
     log?.warn({ delivery: delivery.id, merchant: delivery.merchant_id, status: outcome.statusCode, error: outcome.error, next: next.status }, 'webhook attempt failed');
   }
-  await recordAttempt(db, delivery, { attemptedAt, statusCode: outcome.statusCode, latencyMs: outcome.latencyMs, responseBody: outcome.responseBody, error: outcome.error }, next, Date.now());
+  await recordAttempt(transact, delivery, { attemptedAt, statusCode: outcome.statusCode, latencyMs: outcome.latencyMs, responseBody: outcome.responseBody, error: outcome.error }, next, Date.now());
 }
