@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { ChargesTable, DB } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { prepared } from '../db/prepared.ts';
@@ -25,8 +25,12 @@ export function findSessionCharge(db: Db, sessionId: string, chargeId: string): 
 }
 
 /** Pending charges whose provider should be asked again by now. */
+const dueCharges = prepared((db, now: number, limit: number) =>
+  db.selectFrom('charges').selectAll().where('status', '=', sql.lit('pending')).where('check_at', '<=', now).orderBy('check_at').limit(limit),
+);
+
 export function findDueCharges(db: Db, now: number, limit: number): Promise<Charge[]> {
-  return db.selectFrom('charges').selectAll().where('status', '=', 'pending').where('check_at', '<=', now).orderBy('check_at').limit(limit).execute();
+  return dueCharges(db, now, limit);
 }
 
 /**
