@@ -137,7 +137,7 @@ ${cardHead(summary)}
 <h1 class="page-title">Approve the payment on your phone</h1>
 <p class="amount amount-inline">${escapeHtml(summary.amountText)}</p>
 <p class="lead">We sent a payment request to <strong>${escapeHtml(approval.methodText)}</strong>. Enter your PIN on your phone to approve it.</p>
-<p class="waiting" role="status">Waiting for your approval…</p>
+<p class="waiting" role="status">Waiting for your approval&hellip;</p>
 </div>
 ${cancelForm(context)}
 </div>`;
