@@ -1,8 +1,8 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema.ts';
 import type { Dialect } from '../db/database.ts';
 import type { Transact } from '../db/group-commit.ts';
-import { prepared } from '../db/prepared.ts';
+import { claimDue } from '../db/leased-work.ts';
 import type { StoredEvent } from '../events/event-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
@@ -44,43 +44,18 @@ export interface Claimed extends Delivery {
   webhook_secret: string;
 }
 
-/** Pending ids due by `now` whose claim has lapsed by then (or that none holds). */
-function dueDeliveries(db: Db, now: number, lockLapsedBy: number) {
-  return db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('status', '=', sql.lit('pending'))
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', lockLapsedBy)]));
-}
-
-const aDueDelivery = prepared((db, now: number, lockLapsedBy: number) => dueDeliveries(db, now, lockLapsedBy).limit(sql.lit(1)));
-
-/**
- * Claims due deliveries for one worker until `now + leaseMs`. On PostgreSQL, FOR UPDATE SKIP
- * LOCKED lets several processes claim side by side without taking the same row; the lease then
- * keeps the row theirs while they send, and lapses if they crash.
- */
-export async function claimDueDeliveries(db: Db, dialect: Dialect, now: number, leaseMs: number, limit: number): Promise<Claimed[]> {
-  // Most rounds find nothing: asking first, with no transaction, makes an idle round one read.
-  if ((await aDueDelivery(db, now, now)).length === 0) return [];
-  return db.transaction().execute(async (trx) => {
-    let due = dueDeliveries(trx, now, now)
-      .orderBy('next_attempt_at')
-      .limit(limit);
-    if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-    const claimed = (await due.execute()).map((row) => row.id);
-    if (claimed.length === 0) return [];
-    await trx.updateTable('webhook_deliveries').set({ locked_until: now + leaseMs }).where('id', 'in', claimed).execute();
-    return trx
+/** Claims due deliveries for one worker until `now + leaseMs` (see `claimDue`), with what sending each needs. */
+export function claimDueDeliveries(db: Db, dialect: Dialect, now: number, leaseMs: number, limit: number): Promise<Claimed[]> {
+  return claimDue(db, dialect, 'webhook_deliveries', { now, leaseMs, limit }, (trx, ids) =>
+    trx
       .selectFrom('webhook_deliveries')
       .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
       .innerJoin('merchants', 'merchants.id', 'webhook_deliveries.merchant_id')
       .selectAll('webhook_deliveries')
       .select(['events.payload', 'merchants.webhook_secret'])
-      .where('webhook_deliveries.id', 'in', claimed)
-      .execute();
-  });
+      .where('webhook_deliveries.id', 'in', ids)
+      .execute(),
+  );
 }
 
 export interface AttemptRecord {
