@@ -6,7 +6,10 @@ import type { DB } from './schema.ts';
 /** Outgoing work that workers claim under a lease and retry on a schedule. */
 export type LeasedTable = 'emails' | 'webhook_deliveries';
 
-/** Pending rows due by `now` whose lease has lapsed by then (or that none holds). */
+/**
+ * Pending rows due by `now` whose lease has lapsed by `leaseLapsedBy` (or that none holds). The
+ * two are the same instant; they are two parameters because a `prepared` query binds each once.
+ */
 function dueRows(db: Kysely<DB>, table: LeasedTable, now: number, leaseLapsedBy: number) {
   return db
     .selectFrom(table)

@@ -24,11 +24,11 @@ export function findSessionCharge(db: Db, sessionId: string, chargeId: string): 
   return db.selectFrom('charges').selectAll().where('session_id', '=', sessionId).where('charge_id', '=', chargeId).executeTakeFirst();
 }
 
-/** Pending charges whose provider should be asked again by now. */
 const dueCharges = prepared((db, now: number, limit: number) =>
   db.selectFrom('charges').selectAll().where('status', '=', sql.lit('pending')).where('check_at', '<=', now).orderBy('check_at').limit(limit),
 );
 
+/** Pending charges whose provider should be asked again by now. */
 export function findDueCharges(db: Db, now: number, limit: number): Promise<Charge[]> {
   return dueCharges(db, now, limit);
 }
