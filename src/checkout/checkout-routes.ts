@@ -4,7 +4,7 @@ import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
-import type { App } from '../http/server.ts';
+import type { App } from '../http/app-type.ts';
 import { ApiError } from '../shared/errors.ts';
 import {
   CurrentCreateBody,

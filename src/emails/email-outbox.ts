@@ -1,6 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { DB, EmailsTable } from '../db/schema.ts';
-import type { StoredEvent } from '../events/event-repository.ts';
+import type { StoredEvent } from '../events/event-types.ts';
 import type { Merchant } from '../merchants/merchant-repository.ts';
 import { ids } from '../shared/ids.ts';
 import { insertEmails } from './email-repository.ts';

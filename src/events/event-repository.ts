@@ -2,23 +2,9 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { queueReceipts } from '../emails/email-outbox.ts';
 import { findMerchant } from '../merchants/merchant-repository.ts';
-import { ids, type Mode } from '../shared/ids.ts';
+import { ids } from '../shared/ids.ts';
+import type { NewEvent, StoredEvent } from './event-types.ts';
 import { queueWebhook } from '../webhooks/delivery-repository.ts';
-
-export type EventType = 'checkout.payment' | 'api.charge.payment' | 'api.payout';
-
-export interface NewEvent {
-  merchantId: string;
-  mode: Mode;
-  type: EventType;
-  subjectId: string;
-  /** The webhook body as it will be sent: flat, with `event_type`, `status`, `charge_id`, … */
-  payload: Record<string, unknown>;
-}
-
-export interface StoredEvent extends NewEvent {
-  id: string;
-}
 
 /**
  * Records an event and everything that must go out because of it: a webhook delivery when the

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ping, type Database } from '../db/database.ts';
 import { migrationsAreCurrent } from '../db/migrate.ts';
 import { success, SuccessEnvelope } from '../http/envelope.ts';
-import type { App } from '../http/server.ts';
+import type { App } from '../http/app-type.ts';
 import { ApiError } from '../shared/errors.ts';
 import type { WorkerLoop } from '../shared/worker-loop.ts';
 

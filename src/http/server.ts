@@ -1,20 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type RawReplyDefaultExpression,
-  type RawRequestDefaultExpression,
-  type RawServerDefault,
-} from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { isDatabaseUnavailable } from '../db/unavailable.ts';
-import { ApiError, type ErrorCode } from '../shared/errors.ts';
+import { ApiError } from '../shared/errors.ts';
+import type { App } from './app-type.ts';
+import { sendError, toApiError } from './error-reply.ts';
 import { registerAuthentication } from './auth.ts';
 import { answerClientError } from './client-errors.ts';
 import { ErrorEnvelope } from './envelope.ts';
@@ -25,7 +16,7 @@ import { registerApiDocs } from './api-docs.ts';
 import { registerMetrics } from '../metrics/metrics.ts';
 import { registerRateLimit } from '../ratelimit/rate-limit.ts';
 import { registerMethodNotAllowed, type RouteEntry } from './method-not-allowed.ts';
-import { ajvPlugin, laravelFieldErrors } from './validation.ts';
+import { ajvPlugin } from './validation.ts';
 import { registerCheckoutPageRoutes } from '../checkout/checkout-page-routes.ts';
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
@@ -33,8 +24,6 @@ import { registerHealthRoutes, type Lifecycle } from '../health/health-routes.ts
 import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
 import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
 import { registerMobileMoneyRoutes } from '../payments/mobile-money-routes.ts';
-
-export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 export interface Server {
   app: App;
@@ -125,37 +114,4 @@ function logRequestLine(request: FastifyRequest, reply: FastifyReply, done: () =
     'request',
   );
   done();
-}
-
-/** What a failure means for the client: one of the error table's entries (details stay in the log). */
-export function toApiError(error: FastifyError | ApiError, log: FastifyBaseLogger): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error.validation) return new ApiError('validation', laravelFieldErrors(error.validation));
-  const known = FASTIFY_ERRORS[error.code];
-  if (known) return new ApiError(known);
-  if (isDatabaseUnavailable(error)) {
-    log.warn({ err: error }, 'database unavailable');
-    return new ApiError('unavailable');
-  }
-  log.error({ err: error }, 'unexpected error');
-  return new ApiError('internal');
-}
-
-const FASTIFY_ERRORS: Record<string, ErrorCode> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'bodyTooLarge',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'notJsonObject',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'notJsonObject',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'notJsonObject',
-  FST_ERR_BAD_URL: 'routeNotFound',
-  FST_ERR_MAX_PARAM_LENGTH: 'routeNotFound',
-  FST_ERR_ASYNC_CONSTRAINT: 'routeNotFound',
-};
-
-export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
-  // Unavailability is passing (a database outage, a restart): a second is a fair first wait.
-  if (error.code === 'unavailable') reply.header('retry-after', '1');
-  return reply
-    .code(error.status)
-    .type('application/json; charset=utf-8')
-    .send(JSON.stringify({ status: 'failed', message: error.body, data: null }));
 }

@@ -1,6 +1,6 @@
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
-import type { App } from '../http/server.ts';
+import type { App } from '../http/app-type.ts';
 import { BalanceQuery, BalanceResponse } from '../payments/mobile-money-schemas.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';

@@ -1,5 +1,5 @@
 import type { Metric, Registry } from 'prom-client';
-import type { App } from '../http/server.ts';
+import type { App } from '../http/app-type.ts';
 
 /** Upper bounds in seconds: a cached lookup takes a millisecond, a slow provider call seconds. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -5,7 +5,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/schema.ts';
 import { ErrorEnvelope } from '../http/envelope.ts';
-import type { App } from '../http/server.ts';
+import type { App } from '../http/app-type.ts';
 import { ApiError } from '../shared/errors.ts';
 import { trackRequests } from './http-metrics.ts';
 import { queueMetrics } from './queue-metrics.ts';

@@ -1,7 +1,7 @@
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
-import type { App } from '../http/server.ts';
+import type { App } from '../http/app-type.ts';
 import { normalizeBody, normalizing } from '../http/tolerance.ts';
 import { chargeDetails, verifyCharge } from './charge-lookup.ts';
 import { chargeRecord, detailsRecord, verifyRecord } from './charge-views.ts';

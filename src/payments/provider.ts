@@ -1,4 +1,3 @@
-import type { Charge } from './charge-repository.ts';
 import type { CardDetails } from '../shared/cards.ts';
 import type { Mode } from '../shared/ids.ts';
 import type { MalawiMobile } from '../shared/phone.ts';
@@ -12,11 +11,17 @@ export interface PaymentProvider {
   startMobileMoney(request: { mobile: MalawiMobile; amountMinor: number; currency: string }): Promise<StartResult>;
   startCard(request: { card: CardDetails; amountMinor: number; currency: string }): Promise<StartResult>;
   /** Asks again about a pending charge: its outcome, or null while the customer has not finished. */
-  check(charge: Charge, now: number): Promise<Outcome | null>;
+  check(charge: ProviderCharge, now: number): Promise<Outcome | null>;
   /** The one-time code a card charge waits for. */
-  confirmOtp(charge: Charge, otp: string): Promise<Outcome>;
+  confirmOtp(charge: ProviderCharge, otp: string): Promise<Outcome>;
   /** Sends money to a wallet. `requestedOutcome` is the sandbox's `transaction_status`; live connectors ignore it. */
   payout(request: { mobile: MalawiMobile; amountMinor: number; currency: string; requestedOutcome: 'successful' | 'failed' }): Promise<PayoutResult>;
+}
+
+/** What a provider is told of a charge it started: the state it asked us to keep, and when to ask again. */
+export interface ProviderCharge {
+  provider_state: string | null;
+  check_at: number | null;
 }
 
 export type PayoutResult = Outcome | { status: 'refused'; message: string };

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Charge } from './charge-repository.ts';
-import type { Outcome, PaymentProvider, StartResult } from './provider.ts';
+import type { Outcome, PaymentProvider, ProviderCharge, StartResult } from './provider.ts';
 
 /** The test numbers and cards of contract §7, and what each one does. */
 export const TEST_MOBILE_NUMBERS = [
@@ -78,7 +77,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
   };
 }
 
-function outcomeOf(charge: Charge): Outcome {
+function outcomeOf(charge: ProviderCharge): Outcome {
   const state = JSON.parse(charge.provider_state ?? '{}') as SandboxState;
   return state.outcome === 'success' ? { status: 'success', transId: randomUUID() } : { status: 'failed', reason: state.reason ?? 'The payment failed.' };
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import type { App } from '../http/server.ts';
+import type { App } from '../http/app-type.ts';
 import { ApiError } from '../shared/errors.ts';
 import { redisBuckets } from './redis-buckets.ts';
 import { memoryBuckets, secondsToFull, secondsToNextToken, type BucketPolicy, type Take } from './token-bucket.ts';

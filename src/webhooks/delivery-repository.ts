@@ -3,7 +3,7 @@ import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/sch
 import type { Dialect } from '../db/database.ts';
 import type { Transact } from '../db/group-commit.ts';
 import { claimDue } from '../db/leased-work.ts';
-import type { StoredEvent } from '../events/event-repository.ts';
+import type { StoredEvent } from '../events/event-types.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
 

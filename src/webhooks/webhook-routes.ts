@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { DB } from '../db/schema.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
-import type { App } from '../http/server.ts';
+import type { App } from '../http/app-type.ts';
 import { DeliveryDetailResponse, DeliveryListResponse, DeliveryParams, DeliveryQuery, DeliverySummaryResponse } from './webhook-schemas.ts';
 import { DEFAULT_PER_PAGE, listDeliveries, redeliver, showDelivery } from './webhook-service.ts';
 import { attemptView, deliverySummary } from './webhook-views.ts';

@@ -6,7 +6,7 @@
 import { escapeHtml } from '../../shared/html.ts';
 import { isHttpUrl } from '../../shared/urls.ts';
 import { ICONS } from './icons.ts';
-import type { PageContext, SessionSummary, TestInstruments } from './views.ts';
+import type { PageContext, SessionSummary, TestInstruments } from './page-model.ts';
 
 /**
  * The document shell. The script is loaded in <head> without `defer` on purpose: it marks the

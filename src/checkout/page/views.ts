@@ -9,30 +9,8 @@ import { escapeHtml } from '../../shared/html.ts';
 import { ICONS } from './icons.ts';
 import { cancelForm, cardHead, csrfField, detailList, errorBox, page, sessionAction, statusBlock, testBanner } from './layout.ts';
 
-export interface SessionSummary {
-  mode: 'test' | 'live';
-  merchantName: string;
-  title: string | null;
-  description: string | null;
-  /** As the merchant gave it; only shown when it is an http(s) URL. */
-  logoUrl: string | null;
-  /** e.g. `MWK 1,000.00`. */
-  amountText: string;
-  customerName: string;
-  reference: string;
-  txRef: string;
-}
-
-export interface PageContext {
-  sessionId: string;
-  csrfToken: string;
-}
-
-export interface TestInstruments {
-  numbers: ReadonlyArray<{ number: string; operator: string; outcome: string }>;
-  cards: ReadonlyArray<{ number: string; brand: string; outcome: string }>;
-  otp: string;
-}
+export type { PageContext, SessionSummary, TestInstruments } from './page-model.ts';
+import type { PageContext, SessionSummary, TestInstruments } from './page-model.ts';
 
 export interface PaymentFormState {
   /** Why the last attempt failed or was refused, shown above the forms. */

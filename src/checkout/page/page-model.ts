@@ -1,0 +1,25 @@
+/** What the page templates are given: the session as shown, the form context, the sandbox's instruments. */
+export interface SessionSummary {
+  mode: 'test' | 'live';
+  merchantName: string;
+  title: string | null;
+  description: string | null;
+  /** As the merchant gave it; only shown when it is an http(s) URL. */
+  logoUrl: string | null;
+  /** e.g. `MWK 1,000.00`. */
+  amountText: string;
+  customerName: string;
+  reference: string;
+  txRef: string;
+}
+
+export interface PageContext {
+  sessionId: string;
+  csrfToken: string;
+}
+
+export interface TestInstruments {
+  numbers: ReadonlyArray<{ number: string; operator: string; outcome: string }>;
+  cards: ReadonlyArray<{ number: string; brand: string; outcome: string }>;
+  otp: string;
+}

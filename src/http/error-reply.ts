@@ -1,0 +1,37 @@
+import type { FastifyBaseLogger, FastifyError, FastifyReply } from 'fastify';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { ApiError, type ErrorCode } from '../shared/errors.ts';
+import { laravelFieldErrors } from './validation.ts';
+
+/** What a failure means for the client: one of the error table's entries (details stay in the log). */
+export function toApiError(error: FastifyError | ApiError, log: FastifyBaseLogger): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) return new ApiError('validation', laravelFieldErrors(error.validation));
+  const known = FASTIFY_ERRORS[error.code];
+  if (known) return new ApiError(known);
+  if (isDatabaseUnavailable(error)) {
+    log.warn({ err: error }, 'database unavailable');
+    return new ApiError('unavailable');
+  }
+  log.error({ err: error }, 'unexpected error');
+  return new ApiError('internal');
+}
+
+const FASTIFY_ERRORS: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'bodyTooLarge',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'notJsonObject',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'notJsonObject',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'notJsonObject',
+  FST_ERR_BAD_URL: 'routeNotFound',
+  FST_ERR_MAX_PARAM_LENGTH: 'routeNotFound',
+  FST_ERR_ASYNC_CONSTRAINT: 'routeNotFound',
+};
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  // Unavailability is passing (a database outage, a restart): a second is a fair first wait.
+  if (error.code === 'unavailable') reply.header('retry-after', '1');
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ status: 'failed', message: error.body, data: null }));
+}
