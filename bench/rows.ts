@@ -56,6 +56,7 @@ export function newSession(owner: SessionOwner, txRef: string, now: number): New
     attempts: 0,
     failed_attempts: 0,
     paid_charge_id: null,
+    pending_charge_id: null,
     fee_minor: 0,
     expires_at: now + owner.ttlMs,
     completed_at: null,

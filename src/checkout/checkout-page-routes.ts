@@ -172,7 +172,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       const otp = { cardText: describeMethod(charge), action: `${attemptPath(session, charge)}/otp`, error: null, testOtp: session.mode === 'test' ? TEST_OTP : null };
       return html(reply, session, 200, views.renderOtpPage(summary, context, otp));
     }
-    return html(reply, session, 200, views.renderApprovalPage(summary, context, { methodText: describeMethod(charge), statusUrl: `${attemptPath(session, charge)}/status` }));
+    return html(reply, session, 200, views.renderApprovalPage(summary, context, { methodText: describeMethod(charge), statusUrl: `${attemptPath(session, charge)}/status`, awaiting: charge.channel === 'card' ? 'card' : 'phone' }));
   });
 
   app.get<{ Params: Params }>(

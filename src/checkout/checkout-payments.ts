@@ -1,14 +1,28 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { creditCollection } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
-import { finalizeCharge, findSessionCharge, insertChargeIfNew, type Charge } from '../payments/charge-repository.ts';
+import {
+  abandonBeforeCode,
+  claimCodeConfirmation,
+  finalizeCharge,
+  findCharge,
+  findSessionCharge,
+  discardUnstarted,
+  insertChargeIfNew,
+  recordStarted,
+  waiveFee,
+  type Charge,
+} from '../payments/charge-repository.ts';
 import { describeMethod } from '../payments/charge-views.ts';
 import { collectionFee } from '../payments/fees.ts';
 import type { Outcome, ProviderFor, StartResult } from '../payments/provider.ts';
+import { refundUncountedPayment } from '../refunds/refund-service.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard } from '../shared/cards.ts';
 import { ids } from '../shared/ids.ts';
-import { OPERATOR_NAMES, maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
+import { OPERATOR_NAMES, localMaskedMobile, maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
+import { requestHash } from '../shared/request-hash.ts';
 import { emitCheckoutPayment } from './checkout-events.ts';
 import * as sessions from './checkout-repository.ts';
 import type { CheckoutSession } from './checkout-repository.ts';
@@ -26,14 +40,26 @@ export type AttemptResult = { charge: Charge } | { refused: string; field?: stri
 
 type Details = Pick<Charge, 'channel' | 'operator' | 'mobile' | 'card_brand' | 'card_number' | 'card_expiry'>;
 
+/**
+ * How long a charge recorded before its provider was asked (or a card code on its way to the
+ * issuer) may go without an answer being recorded before the settler asks the provider about it:
+ * only a crash in between leaves one that long.
+ */
+const ANSWER_RECOVERY_MS = 60_000;
+
+const ABANDONED_FOR_ANOTHER = 'This card payment was replaced by another payment before its one-time code was entered.';
+
 export async function startMobileMoneyAttempt(deps: PaymentDeps, session: CheckoutSession, input: { mobile: string; operator?: string }, now = Date.now()): Promise<AttemptResult> {
   const mobile = parseMalawiMobile(input.mobile);
   if (!mobile) return { refused: 'Enter an Airtel Money (099, 098) or TNM Mpamba (088, 089) number.', field: 'mobile' };
   if (input.operator && input.operator !== mobile.operator) {
     return { refused: `${input.mobile.trim()} is a ${OPERATOR_NAMES[mobile.operator]} number; choose ${OPERATOR_NAMES[mobile.operator]} or check the number.`, field: 'operator' };
   }
-  const started = await deps.providerFor(session.mode).startMobileMoney({ mobile, amountMinor: session.amount_minor, currency: session.currency });
-  return recordAttempt(deps, session, started, { channel: 'mobile_money', operator: mobile.operator, mobile: maskMsisdn(mobile.msisdn), card_brand: null, card_number: null, card_expiry: null }, now);
+  const details: Details = { channel: 'mobile_money', operator: mobile.operator, mobile: maskMsisdn(mobile.msisdn), card_brand: null, card_number: null, card_expiry: null };
+  const sameWallet = requestHash({ channel: 'mobile_money', msisdn: mobile.msisdn });
+  return attempt(deps, session, details, sameWallet, now, (reference) =>
+    deps.providerFor(session.mode).startMobileMoney({ reference, mobile, amountMinor: session.amount_minor, currency: session.currency }),
+  );
 }
 
 export async function startCardAttempt(deps: PaymentDeps, session: CheckoutSession, input: { number: string; expiry: string; cvv: string }, now = Date.now()): Promise<AttemptResult> {
@@ -41,79 +67,177 @@ export async function startCardAttempt(deps: PaymentDeps, session: CheckoutSessi
   if (isCardProblem(card)) return { refused: card.message, field: card.field };
   // A mistyped live card is caught here rather than by the acquirer; sandbox test cards need not pass.
   if (session.mode === 'live' && !passesLuhn(card.number)) return { refused: 'Enter a valid card number.', field: 'card_number' };
-  const started = await deps.providerFor(session.mode).startCard({ card, amountMinor: session.amount_minor, currency: session.currency });
-  return recordAttempt(deps, session, started, { channel: 'card', operator: null, mobile: null, card_brand: card.brand, card_number: maskCardNumber(card.number), card_expiry: card.expiry }, now);
+  const details: Details = { channel: 'card', operator: null, mobile: null, card_brand: card.brand, card_number: maskCardNumber(card.number), card_expiry: card.expiry };
+  // The masked number and expiry tell a card typed again from another; the full number is never kept, even hashed.
+  const sameCard = requestHash({ channel: 'card', card: details.card_number, expiry: card.expiry });
+  return attempt(deps, session, details, sameCard, now, (reference) =>
+    deps.providerFor(session.mode).startCard({ reference, card, amountMinor: session.amount_minor, currency: session.currency }),
+  );
 }
 
 /**
- * Records an accepted attempt as a pending charge of the session, counted on the session, in
- * one transaction; a session that ended meanwhile gets no charge.
+ * An attempt, in the order that keeps money safe: the session's one slot for an attempt in flight
+ * is taken and the charge recorded first, then the provider is asked, then its answer recorded. A
+ * crash after asking therefore leaves a charge for the settler to ask about, never money taken
+ * without a record; and however many attempts arrive at once, only the one holding the slot
+ * reaches the customer's wallet.
  */
-async function recordAttempt(deps: PaymentDeps, session: CheckoutSession, started: StartResult, details: Details, now: number): Promise<AttemptResult> {
-  if (!started.accepted) return { refused: started.message };
-  for (;;) {
-    const charge: Charge = {
-      id: ids.charge(),
-      merchant_id: session.merchant_id,
-      mode: session.mode,
-      charge_id: ids.attemptChargeId(),
-      ref_id: ids.reference(),
-      session_id: session.id,
-      kind: 'payment',
-      ...details,
-      status: 'pending',
-      next_action: started.nextAction,
-      failure_reason: null,
-      provider_state: started.providerState,
-      check_at: started.checkAt,
-      amount_minor: session.amount_minor,
-      currency: session.currency,
-      fee_minor: 0,
-      first_name: session.first_name,
-      last_name: session.last_name,
-      email: session.email,
-      trans_id: null,
-      attempts: 1,
-      created_at: now,
-      completed_at: null,
-      updated_at: now,
-      request_hash: null,
-      type: 'API Payment (Checkout)',
-    };
-    const recorded = await deps.db.transaction().execute(async (trx) => {
-      if (!(await sessions.countAttempt(trx, session.id, now))) return 'ended' as const;
-      if (!(await insertChargeIfNew(trx, charge))) throw new RetryWithNewIds();
-      await addLog(trx, session.id, `Attempted to pay with ${describeMethod(charge)}`, now);
-      await addLog(trx, charge.id, `Payment started with ${describeMethod(charge)}`, now);
-      return 'recorded' as const;
-    }).catch((error: unknown) => {
-      if (error instanceof RetryWithNewIds) return 'retry' as const;
-      throw error;
-    });
-    if (recorded === 'ended') return { refused: 'This payment has already ended.' };
-    if (recorded === 'recorded') return { charge };
+async function attempt(deps: PaymentDeps, session: CheckoutSession, details: Details, sameInstrument: string, now: number, start: (reference: string) => Promise<StartResult>): Promise<AttemptResult> {
+  for (let at = now; ; at = Date.now()) {
+    const claim = await claimAttempt(deps, session, details, sameInstrument, at);
+    if ('created' in claim) return recordStart(deps, session, claim, await start(claim.charge.id), Date.now());
+    if (!('charge' in claim) || claim.charge.provider_state !== null) return claim;
+    // The same attempt is being started by another request (a double click): its answer is this one's too.
+    if (!(await untilStarted(deps.db, claim.charge.id))) return claim;
   }
+}
+
+/** How long a repeated attempt waits for the first one's provider to answer before showing the attempt as it is. */
+const START_WAIT_MS = 30_000;
+
+/** Waits until a recorded attempt has its provider's answer (true), is gone (refused: true, so the caller tries again), or the wait is over (false). */
+async function untilStarted(db: Kysely<DB>, id: string): Promise<boolean> {
+  for (const deadline = Date.now() + START_WAIT_MS; Date.now() < deadline; await sleep(25)) {
+    const charge = await findCharge(db, id);
+    if (!charge || charge.provider_state !== null || charge.status !== 'pending') return true;
+  }
+  return false;
+}
+
+/** A new attempt holding the slot, with the card attempt it took the slot from, if any. */
+interface NewAttempt {
+  charge: Charge;
+  created: true;
+  displaced: string | null;
+}
+
+/**
+ * Takes the session's attempt slot with a new pending charge. Held by an attempt with the same
+ * instrument (a double click, a reload, a second tab), that attempt is the answer; held by a card
+ * still waiting for its code (nothing sent to the issuer), the card steps aside, to be abandoned
+ * once the new attempt is taken or given its slot back if the new one is refused; held by
+ * anything else, the customer is told what it waits for.
+ */
+async function claimAttempt(deps: PaymentDeps, session: CheckoutSession, details: Details, sameInstrument: string, now: number): Promise<NewAttempt | AttemptResult> {
+  for (;;) {
+    const charge = newAttemptCharge(session, details, sameInstrument, now);
+    const claimed = await deps.db
+      .transaction()
+      .execute(async (trx): Promise<NewAttempt | AttemptResult | 'again'> => {
+        const current = await sessions.lockSession(trx, session.id);
+        if (!current || current.status !== 'pending' || current.expires_at <= now) return { refused: 'This payment has already ended.' };
+        const holder = current.pending_charge_id === null ? undefined : await findCharge(trx, current.pending_charge_id);
+        const inFlight = holder?.status === 'pending' ? holder : null;
+        if (inFlight && inFlight.request_hash === sameInstrument && inFlight.channel === details.channel) return { charge: inFlight };
+        if (inFlight && inFlight.next_action !== 'otp') return { refused: busyMessage(inFlight) };
+        if (!(await sessions.claimAttemptSlot(trx, session.id, charge.id, now, current.pending_charge_id))) return 'again';
+        if (!(await insertChargeIfNew(trx, charge))) throw new RetryWithNewIds();
+        return { charge, created: true, displaced: inFlight?.id ?? null };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof RetryWithNewIds) return 'again' as const;
+        throw error;
+      });
+    if (claimed !== 'again') return claimed;
+  }
+}
+
+/** What the customer is told while another attempt is in flight: where it waits, so a mistyped number shows. */
+function busyMessage(holder: Charge): string {
+  if (holder.channel === 'mobile_money' && holder.mobile) return `A payment is already waiting for approval on ${localMaskedMobile(holder.mobile)}.`;
+  return `A payment with ${describeMethod(holder)} is being confirmed; wait a moment.`;
+}
+
+function newAttemptCharge(session: CheckoutSession, details: Details, sameInstrument: string, now: number): Charge {
+  return {
+    id: ids.charge(),
+    merchant_id: session.merchant_id,
+    mode: session.mode,
+    charge_id: ids.attemptChargeId(),
+    ref_id: ids.reference(),
+    session_id: session.id,
+    kind: 'payment',
+    ...details,
+    status: 'pending',
+    next_action: details.channel === 'card' ? 'otp' : 'approve',
+    failure_reason: null,
+    provider_state: null,
+    check_at: now + ANSWER_RECOVERY_MS,
+    amount_minor: session.amount_minor,
+    currency: session.currency,
+    fee_minor: 0,
+    first_name: session.first_name,
+    last_name: session.last_name,
+    email: session.email,
+    trans_id: null,
+    attempts: 1,
+    created_at: now,
+    completed_at: null,
+    updated_at: now,
+    request_hash: sameInstrument,
+    type: 'API Payment (Checkout)',
+  };
 }
 
 /** Rolls back an attempt whose random ids collided with stored ones, to try again with new ones. */
 class RetryWithNewIds extends Error {}
 
+/**
+ * Records the provider's answer to a new attempt: taken, it counts on the session (and the card it
+ * displaced is abandoned); refused (no money moved), the attempt is undone and the slot goes back
+ * to whoever held it, as if the attempt had never been tried.
+ */
+async function recordStart(deps: PaymentDeps, session: CheckoutSession, { charge, displaced }: NewAttempt, started: StartResult, now: number): Promise<AttemptResult> {
+  if (!started.accepted) {
+    await deps.db.transaction().execute(async (trx) => {
+      await sessions.lockSession(trx, session.id);
+      if (await discardUnstarted(trx, charge.id)) await sessions.releaseAttemptSlot(trx, session.id, charge.id, displaced);
+    });
+    return { refused: started.message };
+  }
+  await deps.db.transaction().execute(async (trx) => {
+    await sessions.lockSession(trx, session.id);
+    await recordStarted(trx, charge.id, started, now);
+    await sessions.countAttempt(trx, session.id, now);
+    await addLog(trx, session.id, `Attempted to pay with ${describeMethod(charge)}`, now);
+    await addLog(trx, charge.id, `Payment started with ${describeMethod(charge)}`, now);
+    if (displaced && (await abandonBeforeCode(trx, displaced, ABANDONED_FOR_ANOTHER, now))) await addLog(trx, displaced, `Payment abandoned: ${ABANDONED_FOR_ANOTHER}`, now);
+  });
+  return { charge: { ...charge, next_action: started.nextAction, provider_state: started.providerState, check_at: started.checkAt } };
+}
+
+/**
+ * Sends a card attempt's one-time code to the issuer, once, and only while the card is the
+ * session's attempt in flight. A card that stepped aside for another attempt being started waits
+ * for that attempt's answer: taken, the card was abandoned and its code is never sent; refused,
+ * the card has its place back and the code goes on. A charge already past the code step is
+ * answered as it is.
+ */
 export async function confirmCardOtp(deps: PaymentDeps, session: CheckoutSession, chargeId: string, otp: string, now = Date.now()): Promise<Charge | null> {
-  const charge = await findSessionCharge(deps.db, session.id, chargeId);
-  if (!charge || charge.status !== 'pending' || charge.next_action !== 'otp') return charge ?? null;
-  const outcome = await deps.providerFor(charge.mode).confirmOtp(charge, otp);
-  return completeCheckoutCharge(deps, charge, outcome, now);
+  for (;;) {
+    const charge = await findSessionCharge(deps.db, session.id, chargeId);
+    if (!charge || charge.status !== 'pending' || charge.next_action !== 'otp') return charge ?? null;
+    const holder = await deps.db.transaction().execute(async (trx) => {
+      const current = await sessions.lockSession(trx, session.id);
+      if (current?.pending_charge_id !== charge.id) return current?.pending_charge_id ?? null;
+      return (await claimCodeConfirmation(trx, charge.id, now + ANSWER_RECOVERY_MS, now)) ? 'claimed' : null;
+    });
+    if (holder === 'claimed') return completeCheckoutCharge(deps, charge, await deps.providerFor(charge.mode).confirmOtp(charge, otp), now);
+    if (holder === null || !(await untilStarted(deps.db, holder))) return (await findSessionCharge(deps.db, session.id, chargeId)) ?? null;
+  }
 }
 
 /**
  * Records how an attempt ended, with everything that follows, in one transaction:
- * - success pays the session and credits the merchant's collection balance (once: a second
- *   success is kept on its charge but neither counted nor credited);
- * - failure counts against the session, which ends after too many;
+ * - success pays the session and credits the merchant's collection balance, if this attempt is
+ *   the session's attempt in flight; any other success (the session had ended, or the customer
+ *   had moved on) is held and refunded to the customer in full;
+ * - failure of the attempt in flight counts against the session, which ends after too many;
  * - each counted outcome emits `checkout.payment` for delivery.
  */
 export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
   return deps.db.transaction().execute(async (trx) => {
+    await sessions.lockSession(trx, charge.session_id!);
     const fee = await collectionFee(trx, charge, outcome);
     const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
     if (!final) return (await findSessionCharge(trx, charge.session_id!, charge.charge_id)) ?? null;
@@ -121,17 +245,14 @@ export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, 
     if (outcome.status === 'success') {
       await addLog(trx, final.id, 'Payment completed', now);
       const paid = await sessions.markPaid(trx, sessionId, final.id, fee, now);
-      if (paid) {
-        await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
-        await addLog(trx, sessionId, `Payment completed with ${describeMethod(final)}`, now);
-        await emitCheckoutPayment(trx, paid, final, now);
-      } else {
-        await addLog(trx, sessionId, `Charge ${final.charge_id} completed after the session had ended; it was not counted`, now);
-      }
+      if (!paid) return refundUncounted(trx, final, sessionId, now);
+      await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
+      await addLog(trx, sessionId, `Payment completed with ${describeMethod(final)}`, now);
+      await emitCheckoutPayment(trx, paid, final, now);
       return final;
     }
     await addLog(trx, final.id, `Payment failed: ${outcome.reason}`, now);
-    const failures = await sessions.countFailure(trx, sessionId, now);
+    const failures = await sessions.countFailure(trx, sessionId, final.id, now);
     if (failures === null) return final;
     await addLog(trx, sessionId, `Payment attempt failed: ${outcome.reason}`, now);
     const session = await sessions.findSessionById(trx, sessionId);
@@ -141,6 +262,16 @@ export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, 
     }
     return final;
   });
+}
+
+/** A success the session could not count: no fee, the money held and refunded, both logs saying why. */
+async function refundUncounted(trx: Kysely<DB>, charge: Charge, sessionId: string, now: number): Promise<Charge> {
+  const session = await sessions.findSessionById(trx, sessionId);
+  const why = session?.status === 'pending' ? 'the customer had moved on to another attempt' : 'the payment had already ended';
+  const uncounted = await waiveFee(trx, charge.id);
+  const refund = await refundUncountedPayment(trx, uncounted, why, now);
+  await addLog(trx, sessionId, `Charge ${charge.charge_id} succeeded after ${why}; it was not counted and refund ${refund.refund_id} gives it back`, now);
+  return uncounted;
 }
 
 export async function cancelSession(deps: PaymentDeps, session: CheckoutSession, now = Date.now()): Promise<void> {

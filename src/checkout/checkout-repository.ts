@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { CheckoutSessionsTable, DB, LogsTable } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
+import { isPostgres } from '../db/dialect.ts';
 import { prepared, preparedInsert } from '../db/prepared.ts';
 import { logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
 
@@ -70,36 +71,81 @@ export async function findPageSession(db: Db, id: string): Promise<PageSession |
   return (await pageSessionById(db, id))[0];
 }
 
-/** Counts a new attempt on a session that is still payable; false when it has ended or expired. */
-export async function countAttempt(db: Db, sessionId: string, now: number): Promise<boolean> {
+/**
+ * The session, locked until the transaction ends on PostgreSQL (SQLite has one writer at a time
+ * and no row locks). Every transaction that changes a session's attempt state takes the session
+ * first and its charges after, so that two of them never wait for each other's rows in opposite
+ * orders: measured, twenty parallel card attempts deadlocked without it.
+ */
+export function lockSession(trx: Db, id: string): Promise<CheckoutSession | undefined> {
+  const query = trx.selectFrom('checkout_sessions').selectAll().where('id', '=', id);
+  return (isPostgres(trx) ? query.forUpdate() : query).executeTakeFirst();
+}
+
+/**
+ * Makes `chargeId` the session's one attempt in flight, in place of `replacing` (null: none), if
+ * the session is still payable and the slot still holds what the caller saw: the compare-and-set
+ * is what keeps concurrent attempts (two tabs, a double click, a script) from all reaching the
+ * customer's wallet. The slot is bookkeeping, not a change the merchant sees: `updated_at` moves
+ * when the provider takes the attempt (`countAttempt`), so an attempt refused at once leaves the
+ * session as it was.
+ */
+export async function claimAttemptSlot(db: Db, sessionId: string, chargeId: string, now: number, replacing: string | null = null): Promise<boolean> {
   const result = await db
     .updateTable('checkout_sessions')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
+    .set({ pending_charge_id: chargeId })
     .where('id', '=', sessionId)
     .where('status', '=', 'pending')
     .where('expires_at', '>', now)
+    .where('pending_charge_id', replacing === null ? 'is' : '=', replacing)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
-/** The one transition to `success`: true for the single caller that made it. */
+/** Frees the session's slot if `chargeId` still holds it, or hands it back to the attempt it had replaced. */
+export async function releaseAttemptSlot(db: Db, sessionId: string, chargeId: string, handBackTo: string | null = null): Promise<boolean> {
+  const result = await db
+    .updateTable('checkout_sessions')
+    .set({ pending_charge_id: handBackTo })
+    .where('id', '=', sessionId)
+    .where('pending_charge_id', '=', chargeId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Counts an attempt the provider took (what verification shows as `number_of_attempts`). */
+export async function countAttempt(db: Db, sessionId: string, now: number): Promise<void> {
+  await db
+    .updateTable('checkout_sessions')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
+    .where('id', '=', sessionId)
+    .execute();
+}
+
+/** The one transition to `success`, by the attempt in flight only: the session for the single caller that made it. */
 export async function markPaid(db: Db, sessionId: string, chargeId: string, feeMinor: number, now: number): Promise<CheckoutSession | undefined> {
   return db
     .updateTable('checkout_sessions')
-    .set({ status: 'success', paid_charge_id: chargeId, fee_minor: feeMinor, completed_at: now, updated_at: now })
+    .set({ status: 'success', paid_charge_id: chargeId, pending_charge_id: null, fee_minor: feeMinor, completed_at: now, updated_at: now })
     .where('id', '=', sessionId)
     .where('status', '=', 'pending')
+    .where('pending_charge_id', '=', chargeId)
     .returningAll()
     .executeTakeFirst();
 }
 
-/** Counts a failed attempt on a pending session and returns how many there have been, or null if it has ended. */
-export async function countFailure(db: Db, sessionId: string, now: number): Promise<number | null> {
+/**
+ * Counts the failure of the attempt in flight on a pending session, freeing the session for the
+ * next attempt; how many failures there have been, or null when the session ended or counts
+ * another attempt.
+ */
+export async function countFailure(db: Db, sessionId: string, chargeId: string, now: number): Promise<number | null> {
   const row = await db
     .updateTable('checkout_sessions')
-    .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1), updated_at: now }))
+    .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1), pending_charge_id: null, updated_at: now }))
     .where('id', '=', sessionId)
     .where('status', '=', 'pending')
+    .where('pending_charge_id', '=', chargeId)
     .returning('failed_attempts')
     .executeTakeFirst();
   return row ? row.failed_attempts : null;

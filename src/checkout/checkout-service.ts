@@ -86,6 +86,7 @@ function newSession(owner: Principal, request: SessionRequest, txRef: string, re
     attempts: 0,
     failed_attempts: 0,
     paid_charge_id: null,
+    pending_charge_id: null,
     fee_minor: 0,
     expires_at: now + ttlMs,
     completed_at: null,

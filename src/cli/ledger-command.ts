@@ -17,7 +17,7 @@ export async function ledgerCommand(argv: string[], config: Config): Promise<num
     const problems = await checkLedger(database.db);
     for (const problem of problems) printError(problem);
     if (problems.length > 0) return 1;
-    print('Ledger OK: every transaction sums to zero, every balance equals the sum of its entries, and every paid session has exactly one credited payment.');
+    print('Ledger OK: every transaction sums to zero, every balance equals the sum of its entries, every paid session has exactly one credited payment, every payment a session could not count is held for its refund, and every refund paid out once at most.');
     return 0;
   } finally {
     await database.close();

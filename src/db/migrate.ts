@@ -5,6 +5,7 @@ import { paymentsMigration } from './migrations/0002_payments.ts';
 import { deliveriesMigration } from './migrations/0003_deliveries.ts';
 import { ledgerMigration } from './migrations/0004_ledger.ts';
 import { sessionStatusIndexMigration } from './migrations/0005_session_status_index.ts';
+import { attemptSlotAndRefundsMigration } from './migrations/0007_attempt_slot_and_refunds.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
   return {
@@ -13,6 +14,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0003_deliveries': deliveriesMigration(database.dialect),
     '0004_ledger': ledgerMigration(database.dialect),
     '0005_session_status_index': sessionStatusIndexMigration,
+    '0007_attempt_slot_and_refunds': attemptSlotAndRefundsMigration,
   };
 }
 

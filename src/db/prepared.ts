@@ -1,4 +1,5 @@
-import { CompiledQuery, PostgresAdapter, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely } from 'kysely';
+import { CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely } from 'kysely';
+import { isPostgres } from './dialect.ts';
 import type { DB } from './schema.ts';
 import type { CachedConnection } from './statement-cache.ts';
 
@@ -56,7 +57,7 @@ export function prepared<P extends unknown[], R>(build: (db: Kysely<DB>, ...para
       }
       text = compiled.sql;
       sqlByDialect.set(dialect, text);
-      if (db.getExecutor().adapter instanceof PostgresAdapter) serverStatements.set(text, `lipira_${++statementsNamed}`);
+      if (isPostgres(db)) serverStatements.set(text, `lipira_${++statementsNamed}`);
     }
     const direct = directConnections.get(db);
     if (direct && (direct.holdsConnection || !direct.connection.inTransaction)) return direct.connection.select(text, params) as R[];

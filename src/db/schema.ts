@@ -53,6 +53,11 @@ export interface CheckoutSessionsTable {
   attempts: number;
   failed_attempts: Generated<number>;
   paid_charge_id: string | null;
+  /**
+   * The one attempt in flight: the charge whose outcome the session counts. Only this charge may
+   * pay the session or count as a failed attempt; a success of any other is refunded.
+   */
+  pending_charge_id: Generated<string | null>;
   fee_minor: number;
   expires_at: number;
   completed_at: number | null;
@@ -80,8 +85,11 @@ export interface ChargesTable {
   card_number: string | null;
   card_expiry: string | null;
   status: ChargeStatus;
-  /** What the customer must still do: approve on the phone, or enter a one-time code. */
-  next_action: 'approve' | 'otp' | null;
+  /**
+   * What the charge waits for: the customer approving on the phone, the customer's one-time code,
+   * or the issuer's answer to a code that was sent (`confirming`: the code can no longer be abandoned).
+   */
+  next_action: 'approve' | 'otp' | 'confirming' | null;
   failure_reason: string | null;
   /** Opaque to everything but the provider that wrote it. */
   provider_state: string | null;
@@ -104,7 +112,8 @@ export interface ChargesTable {
   type: Generated<string | null>;
 }
 
-export type AccountKind = 'collection' | 'main' | 'payout_reserve' | 'fees' | 'external';
+/** `refunds_due`: money a merchant's customers are owed back, held until the refund goes out. */
+export type AccountKind = 'collection' | 'main' | 'payout_reserve' | 'refunds_due' | 'fees' | 'external';
 
 export interface LedgerAccountsTable {
   id: string;
@@ -122,7 +131,7 @@ export interface LedgerAccountsTable {
 export interface LedgerTransactionsTable {
   id: string;
   mode: 'test' | 'live';
-  kind: 'collection' | 'settlement' | 'payout_reserve' | 'payout_release' | 'payout_complete';
+  kind: 'collection' | 'settlement' | 'payout_reserve' | 'payout_release' | 'payout_complete' | 'refund_hold' | 'refund_complete';
   /** The charge or payout it belongs to (its internal id), or null for a settlement. */
   reference: string | null;
   created_at: number;
@@ -134,6 +143,32 @@ export interface LedgerEntriesTable {
   account_id: string;
   /** Signed: what the entry adds to the account's balance. A transaction's entries sum to zero. */
   amount_minor: number;
+}
+
+export type RefundStatus = 'pending' | 'success' | 'failed';
+
+export interface RefundsTable {
+  id: string;
+  /** The public id merchants read. */
+  refund_id: string;
+  merchant_id: string;
+  mode: 'test' | 'live';
+  /** The refunded charge (its internal id). */
+  charge_ref: string;
+  /** `uncounted`: a success its checkout session could not count, given back automatically. */
+  source: 'uncounted' | 'merchant';
+  amount_minor: number;
+  currency: string;
+  status: RefundStatus;
+  reason: string | null;
+  failure_reason: string | null;
+  /** Opaque to everything but the provider; null until the refund was handed to it. */
+  provider_state: string | null;
+  /** When to hand the refund to the provider, or ask it again. */
+  check_at: number | null;
+  created_at: number;
+  completed_at: number | null;
+  updated_at: number;
 }
 
 export interface EventsTable {
@@ -228,6 +263,7 @@ export interface DB {
   ledger_accounts: LedgerAccountsTable;
   ledger_transactions: LedgerTransactionsTable;
   ledger_entries: LedgerEntriesTable;
+  refunds: RefundsTable;
   logs: LogsTable;
   app_state: AppStateTable;
 }

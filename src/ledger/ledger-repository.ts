@@ -32,7 +32,7 @@ export interface LedgerTransaction {
 export class InsufficientFunds extends Error {}
 
 /** Accounts whose balance may never go below zero: what a merchant can draw on. */
-const NEVER_NEGATIVE: ReadonlySet<AccountKind> = new Set(['collection', 'main', 'payout_reserve']);
+const NEVER_NEGATIVE: ReadonlySet<AccountKind> = new Set(['collection', 'main', 'payout_reserve', 'refunds_due']);
 
 /**
  * Writes one balanced transaction and moves the balances it touches, in the caller's
@@ -135,5 +135,30 @@ export function paidSessionsNotCreditedOnce(db: Db): Promise<Array<{ id: string;
     .where('checkout_sessions.status', '=', 'success')
     .groupBy('checkout_sessions.id')
     .having(sql`count(ledger_transactions.id)`, '!=', 1)
+    .execute();
+}
+
+/** Successful checkout attempts that did not pay their session and were not held for a refund exactly once. */
+export function uncountedSuccessesNotHeldOnce(db: Db): Promise<Array<{ id: string; holds: number }>> {
+  return db
+    .selectFrom('charges')
+    .innerJoin('checkout_sessions', 'checkout_sessions.id', 'charges.session_id')
+    .leftJoin('ledger_transactions', (join) => join.onRef('ledger_transactions.reference', '=', 'charges.id').on('ledger_transactions.kind', '=', 'refund_hold'))
+    .select(['charges.id', sql<number>`count(ledger_transactions.id)`.as('holds')])
+    .where('charges.status', '=', 'success')
+    .where((eb) => eb.or([eb('checkout_sessions.paid_charge_id', 'is', null), eb('checkout_sessions.paid_charge_id', '!=', eb.ref('charges.id'))]))
+    .groupBy('charges.id')
+    .having(sql`count(ledger_transactions.id)`, '!=', 1)
+    .execute();
+}
+
+/** Refunds whose money left the ledger other than exactly once if they succeeded, never otherwise. */
+export function refundsPaidOutWrongly(db: Db): Promise<Array<{ id: string; status: string; payouts: number }>> {
+  return db
+    .selectFrom('refunds')
+    .leftJoin('ledger_transactions', (join) => join.onRef('ledger_transactions.reference', '=', 'refunds.id').on('ledger_transactions.kind', '=', 'refund_complete'))
+    .select(['refunds.id', 'refunds.status', sql<number>`count(ledger_transactions.id)`.as('payouts')])
+    .groupBy(['refunds.id', 'refunds.status'])
+    .having(sql`count(ledger_transactions.id)`, '!=', sql`case when refunds.status = 'success' then 1 else 0 end`)
     .execute();
 }

@@ -1,7 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Mode } from '../shared/ids.ts';
-import { balanceOf, collectionsToSettle, creditedTwice, driftedAccounts, InsufficientFunds, paidSessionsNotCreditedOnce, post, SYSTEM, unbalancedTransactions, type AccountKey } from './ledger-repository.ts';
+import {
+  balanceOf,
+  collectionsToSettle,
+  creditedTwice,
+  driftedAccounts,
+  InsufficientFunds,
+  paidSessionsNotCreditedOnce,
+  post,
+  refundsPaidOutWrongly,
+  SYSTEM,
+  unbalancedTransactions,
+  uncountedSuccessesNotHeldOnce,
+  type AccountKey,
+} from './ledger-repository.ts';
 
 type Db = Kysely<DB>;
 
@@ -15,7 +28,7 @@ export interface Movement {
   reference: string;
 }
 
-const merchantAccount = (m: Movement, kind: 'collection' | 'main' | 'payout_reserve'): AccountKey => ({ owner: m.merchantId, mode: m.mode, currency: m.currency, kind });
+const merchantAccount = (m: Movement, kind: 'collection' | 'main' | 'payout_reserve' | 'refunds_due'): AccountKey => ({ owner: m.merchantId, mode: m.mode, currency: m.currency, kind });
 const systemAccount = (m: Movement, kind: 'fees' | 'external'): AccountKey => ({ owner: SYSTEM, mode: m.mode, currency: m.currency, kind });
 
 /** A successful collection: the money comes in from outside, the merchant's collection balance gets it net of the fee. */
@@ -51,6 +64,26 @@ export function releasePayout(trx: Db, m: Movement, now: number): Promise<void> 
   return post(trx, { mode: m.mode, kind: 'payout_release', reference: m.reference }, [
     { account: merchantAccount(m, 'payout_reserve'), amountMinor: -total },
     { account: merchantAccount(m, 'main'), amountMinor: total },
+  ], now);
+}
+
+/**
+ * A success its checkout session could not count (the session had ended, or the customer had
+ * moved on to another attempt): the money came in, but it is the customer's, not the merchant's.
+ * It is held until the refund gives it back; the merchant's balances never see it.
+ */
+export function holdForRefund(trx: Db, m: Movement, now: number): Promise<void> {
+  return post(trx, { mode: m.mode, kind: 'refund_hold', reference: m.reference }, [
+    { account: systemAccount(m, 'external'), amountMinor: -m.amountMinor },
+    { account: merchantAccount(m, 'refunds_due'), amountMinor: m.amountMinor },
+  ], now);
+}
+
+/** A refund that went out: the money held for it leaves for the customer. */
+export function completeRefund(trx: Db, m: Movement, now: number): Promise<void> {
+  return post(trx, { mode: m.mode, kind: 'refund_complete', reference: m.reference }, [
+    { account: merchantAccount(m, 'refunds_due'), amountMinor: -m.amountMinor },
+    { account: systemAccount(m, 'external'), amountMinor: m.amountMinor },
   ], now);
 }
 
@@ -91,16 +124,26 @@ export async function settleCollections(db: Db, now = Date.now()): Promise<numbe
 
 /**
  * What is wrong with the ledger, in words; empty when every invariant holds: every transaction
- * balances, every running balance matches its entries, no charge is credited twice and every
- * paid checkout session has exactly one credited payment.
+ * balances, every running balance matches its entries, no charge is credited twice, every paid
+ * checkout session has exactly one credited payment, every success a session could not count is
+ * held for its refund once, and every refund's money left once if it succeeded, never otherwise.
  */
 export async function checkLedger(db: Db): Promise<string[]> {
-  const [unbalanced, drifted, twice, uncredited] = await Promise.all([unbalancedTransactions(db), driftedAccounts(db), creditedTwice(db), paidSessionsNotCreditedOnce(db)]);
+  const [unbalanced, drifted, twice, uncredited, unheld, refunds] = await Promise.all([
+    unbalancedTransactions(db),
+    driftedAccounts(db),
+    creditedTwice(db),
+    paidSessionsNotCreditedOnce(db),
+    uncountedSuccessesNotHeldOnce(db),
+    refundsPaidOutWrongly(db),
+  ]);
   return [
     ...unbalanced.map((row) => `transaction ${row.transaction_id} sums to ${Number(row.total)}, not 0`),
     ...drifted.map((row) => `account ${row.id} has balance ${row.balance_minor} but its entries sum to ${Number(row.entries_total)}`),
     ...twice.map((row) => `charge ${row.reference} was credited ${Number(row.credits)} times`),
     ...uncredited.map((row) => `paid session ${row.id} has ${Number(row.credits)} credited payments, not 1`),
+    ...unheld.map((row) => `uncounted successful charge ${row.id} was held for refund ${Number(row.holds)} times, not 1`),
+    ...refunds.map((row) => `refund ${row.id} (${row.status}) paid out ${Number(row.payouts)} times`),
   ];
 }
 

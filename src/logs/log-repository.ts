@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { isPostgres } from '../db/dialect.ts';
 import type { DB, LogsTable } from '../db/schema.ts';
 
 export type LogEntry = Pick<Selectable<LogsTable>, 'type' | 'message' | 'created_at'>;
@@ -19,7 +20,7 @@ export type LogsColumn = string | LogEntry[];
  */
 export function logsOf(db: Kysely<DB>, ownerId: string): RawBuilder<LogsColumn> {
   const owner = sql.ref(ownerId);
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (isPostgres(db)) {
     return sql<LogsColumn>`(select coalesce(json_agg(json_build_object('type', type, 'message', message, 'created_at', created_at) order by id), '[]'::json) from logs where owner_id = ${owner})`;
   }
   // Aggregated from a subquery already in order (the logs_owner index's): ORDER BY inside the

@@ -58,6 +58,62 @@ export async function finalizeCharge(db: Db, id: string, outcome: Outcome, feeMi
     .executeTakeFirst();
 }
 
+/** A success its session could not count takes no fee: the money goes back to the customer whole. */
+export async function waiveFee(db: Db, id: string): Promise<Charge> {
+  return db.updateTable('charges').set({ fee_minor: 0 }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Removes a charge recorded for an attempt its provider refused at once: no money moved and
+ * nothing was started, so the refusal leaves no record, as any other refused input. Only a charge
+ * still pending with no provider state (never taken) goes.
+ */
+export async function discardUnstarted(db: Db, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('charges').where('id', '=', id).where('status', '=', 'pending').where('provider_state', 'is', null).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Records what the provider said when it took a charge we had recorded: its state, what the charge waits for, when to ask again. */
+export async function recordStarted(db: Db, id: string, started: { nextAction: 'approve' | 'otp'; providerState: string; checkAt: number | null }, now: number): Promise<void> {
+  await db
+    .updateTable('charges')
+    .set({ next_action: started.nextAction, provider_state: started.providerState, check_at: started.checkAt, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Takes a card charge's one-time code on to the issuer: true for the one caller that moved it
+ * from waiting for the code to `confirming`, after which it can no longer be abandoned (the
+ * issuer may take the money). `askAgainAt` lets the settler finish it should this process die.
+ */
+export async function claimCodeConfirmation(db: Db, id: string, askAgainAt: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('charges')
+    .set({ next_action: 'confirming', check_at: askAgainAt, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('next_action', '=', 'otp')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Fails a card charge still waiting for its one-time code: nothing was sent to the issuer, so no
+ * money can follow. False when the code is already on its way (or the charge ended).
+ */
+export async function abandonBeforeCode(db: Db, id: string, reason: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('charges')
+    .set({ status: 'failed', failure_reason: reason, next_action: null, check_at: null, completed_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('next_action', '=', 'otp')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 const chargeByChargeId = prepared((db, merchantId: string, mode: Principal['mode'], chargeId: string) =>
   db.selectFrom('charges').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode).where('charge_id', '=', chargeId),
 );

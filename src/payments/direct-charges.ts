@@ -3,6 +3,7 @@ import { creditCollection } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
+import { ids } from '../shared/ids.ts';
 import { emitChargeOutcome } from './charge-events.ts';
 import { finalizeCharge, findCharge, type Charge } from './charge-repository.ts';
 import { existingFor, hashDirectRequest, insertDirectRecord, walletOf, type DirectRequest } from './direct-records.ts';
@@ -18,11 +19,12 @@ export async function initializeCharge(deps: PaymentDeps, owner: Principal, requ
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return existing;
   const wallet = walletOf(request);
-  const started = await deps.providerFor(owner.mode).startMobileMoney({ mobile: wallet, amountMinor: request.amount * 100, currency: 'MWK' });
+  const id = ids.charge();
+  const started = await deps.providerFor(owner.mode).startMobileMoney({ reference: id, mobile: wallet, amountMinor: request.amount * 100, currency: 'MWK' });
   if (!started.accepted) throw ApiError.field('mobile', started.message);
   const { charge } = await insertDirectRecord(
     deps.db,
-    { owner, request, kind: 'payment', type: 'Direct API Payment', wallet, hash, feeMinor: 0, nextAction: started.nextAction, providerState: started.providerState, checkAt: started.checkAt },
+    { id, owner, request, kind: 'payment', type: 'Direct API Payment', wallet, hash, feeMinor: 0, nextAction: started.nextAction, providerState: started.providerState, checkAt: started.checkAt },
     now,
   );
   return charge;

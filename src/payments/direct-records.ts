@@ -51,6 +51,8 @@ export function hashDirectRequest(kind: Charge['kind'], request: DirectRequest &
 }
 
 export interface NewDirectRecord {
+  /** The record's id when the provider was already given it as our reference. */
+  id?: string;
   owner: Principal;
   request: DirectRequest;
   kind: Charge['kind'];
@@ -91,7 +93,7 @@ export async function insertDirectRecord(
 function directCharge(record: NewDirectRecord, now: number): Charge {
   const { owner, request, wallet } = record;
   return {
-    id: ids.charge(),
+    id: record.id ?? ids.charge(),
     merchant_id: owner.merchantId,
     mode: owner.mode,
     charge_id: request.charge_id,

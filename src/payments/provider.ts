@@ -5,20 +5,29 @@ import type { MalawiMobile } from '../shared/phone.ts';
 /**
  * How money is actually collected, behind one interface: the sandbox for test keys, operator
  * connectors for live keys. A provider never touches the database; it answers, and the payment
- * services record what it said.
+ * services record what it said. Every request carries our own `reference` for the charge or
+ * refund, recorded before the provider is asked, so that a request repeated after a crash can be
+ * recognised by the provider as the same one.
  */
 export interface PaymentProvider {
-  startMobileMoney(request: { mobile: MalawiMobile; amountMinor: number; currency: string }): Promise<StartResult>;
-  startCard(request: { card: CardDetails; amountMinor: number; currency: string }): Promise<StartResult>;
+  startMobileMoney(request: { reference: string; mobile: MalawiMobile; amountMinor: number; currency: string }): Promise<StartResult>;
+  startCard(request: { reference: string; card: CardDetails; amountMinor: number; currency: string }): Promise<StartResult>;
   /** Asks again about a pending charge: its outcome, or null while the customer has not finished. */
   check(charge: ProviderCharge, now: number): Promise<Outcome | null>;
   /** The one-time code a card charge waits for. */
   confirmOtp(charge: ProviderCharge, otp: string): Promise<Outcome>;
   /** Sends money to a wallet. `requestedOutcome` is the sandbox's `transaction_status`; live connectors ignore it. */
   payout(request: { mobile: MalawiMobile; amountMinor: number; currency: string; requestedOutcome: 'successful' | 'failed' }): Promise<PayoutResult>;
+  /** Gives a customer back `amountMinor` of a successful charge (`transId`: the provider's id for it). */
+  refund(request: { reference: string; transId: string | null; amountMinor: number; currency: string }): Promise<RefundStart>;
+  /** Asks about a refund handed over earlier: its outcome, or null while it is under way. */
+  syncRefund(refund: ProviderCharge, now: number): Promise<Outcome | null>;
 }
 
-/** What a provider is told of a charge it started: the state it asked us to keep, and when to ask again. */
+/**
+ * What a provider is told of a charge or refund it started: the state it asked us to keep (null
+ * when we recorded the request but never learnt the provider's answer), and when to ask again.
+ */
 export interface ProviderCharge {
   provider_state: string | null;
   check_at: number | null;
@@ -29,6 +38,8 @@ export type PayoutResult = Outcome | { status: 'refused'; message: string };
 export type StartResult =
   | { accepted: true; nextAction: 'approve' | 'otp'; providerState: string; checkAt: number | null }
   | { accepted: false; message: string };
+
+export type RefundStart = { accepted: true; providerState: string; checkAt: number } | { accepted: false; message: string };
 
 export type Outcome = { status: 'success'; transId: string | null } | { status: 'failed'; reason: string };
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Outcome, PaymentProvider, ProviderCharge, StartResult } from './provider.ts';
+import type { Outcome, PaymentProvider, ProviderCharge, RefundStart, StartResult } from './provider.ts';
 
 /** The test numbers and cards of contract §7, and what each one does. */
 export const TEST_MOBILE_NUMBERS = [
@@ -74,10 +74,22 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
       if (otp.trim() !== TEST_OTP) return { status: 'failed', reason: `The one-time code was wrong (the test code is ${TEST_OTP}).` };
       return outcomeOf(charge);
     },
+
+    // A refund completes after the same delay as a mobile money payment, as a wallet credit would.
+    async refund(): Promise<RefundStart> {
+      return { accepted: true, providerState: 'refund', checkAt: Date.now() + mobileDelayMs };
+    },
+
+    async syncRefund(refund, now): Promise<Outcome | null> {
+      if (refund.check_at !== null && refund.check_at > now) return null;
+      return { status: 'success', transId: randomUUID() };
+    },
   };
 }
 
+/** The outcome the test instrument chose; a charge recorded but never started (a crash in between) failed. */
 function outcomeOf(charge: ProviderCharge): Outcome {
-  const state = JSON.parse(charge.provider_state ?? '{}') as SandboxState;
+  if (charge.provider_state === null) return { status: 'failed', reason: 'The payment could not be started.' };
+  const state = JSON.parse(charge.provider_state) as SandboxState;
   return state.outcome === 'success' ? { status: 'success', transId: randomUUID() } : { status: 'failed', reason: state.reason ?? 'The payment failed.' };
 }

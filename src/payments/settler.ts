@@ -1,15 +1,18 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
-import { refreshCharge } from './charge-completion.ts';
+import { findDueRefunds } from '../refunds/refund-repository.ts';
+import { advanceRefund } from '../refunds/refund-service.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
+import { refreshCharge } from './charge-completion.ts';
 import { findDueCharges } from './charge-repository.ts';
 
 const BATCH = 100;
 
 /**
  * Asks providers about pending charges whose check time has come (a sandbox mobile money
- * payment after its delay; a live one when the operator should have answered). Several
- * processes may run it: a charge ends once, whoever asks first.
+ * payment after its delay; a live one when the operator should have answered), and moves due
+ * refunds on (handing each to its provider once, then asking how it went). Several processes may
+ * run it: a charge or refund ends once, whoever asks first.
  */
 export function startSettler(deps: PaymentDeps, intervalMs: number, log: FastifyBaseLogger | null): WorkerLoop {
   return startWorkerLoop(
@@ -19,6 +22,10 @@ export function startSettler(deps: PaymentDeps, intervalMs: number, log: Fastify
       for (const charge of await findDueCharges(deps.db, Date.now(), BATCH)) {
         if (isStopping()) return;
         await refreshCharge(deps, charge);
+      }
+      for (const refund of await findDueRefunds(deps.db, Date.now(), BATCH)) {
+        if (isStopping()) return;
+        await advanceRefund(deps, refund);
       }
     },
     log,

@@ -57,6 +57,9 @@ export const ids = {
   /** A webhook delivery, also sent as the Standard Webhooks `webhook-id`. */
   delivery: () => `msg_${randomBase62(20)}`,
   email: () => `eml_${randomBase62(20)}`,
+  /** A refund's row; merchants know it by `refund`. */
+  refundRow: () => `rfd_${randomBase62(16)}`,
+  refund: () => `rf_${randomBase62(20)}`,
   ledgerAccount: () => `acc_${randomBase62(16)}`,
   ledgerTransaction: () => `ltx_${randomBase62(20)}`,
 };

@@ -27,3 +27,8 @@ export function parseMalawiMobile(input: string): MalawiMobile | null {
 export function maskMsisdn(msisdn: string): string {
   return `+${msisdn.slice(0, 6)}xxxx${msisdn.slice(-2)}`;
 }
+
+/** `0990xxxx00`: a masked number as Malawians write numbers, for messages to the customer. */
+export function localMaskedMobile(masked: string): string {
+  return masked.replace(/^\+265/, '0');
+}

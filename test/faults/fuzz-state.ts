@@ -11,7 +11,7 @@ export type TableName = keyof DB;
 const FIGURES: Record<TableName, string> = {
   merchants: 'count(*), max(updated_at)',
   api_keys: 'count(*), max(expires_at)',
-  checkout_sessions: "count(*), max(updated_at), sum(attempts), sum(failed_attempts), sum(case when status = 'pending' then 1 else 0 end)",
+  checkout_sessions: "count(*), max(updated_at), sum(attempts), sum(failed_attempts), sum(case when status = 'pending' then 1 else 0 end), sum(case when pending_charge_id is null then 0 else 1 end)",
   charges: "count(*), max(updated_at), sum(attempts), sum(case when status = 'pending' then 1 else 0 end)",
   events: 'count(*)',
   webhook_deliveries: "count(*), max(updated_at), sum(attempts), max(next_attempt_at), sum(case when status = 'pending' then 1 else 0 end)",
@@ -20,6 +20,7 @@ const FIGURES: Record<TableName, string> = {
   ledger_accounts: 'count(*), max(updated_at), sum(abs(balance_minor))',
   ledger_transactions: 'count(*)',
   ledger_entries: 'count(*)',
+  refunds: "count(*), max(updated_at), sum(case when status = 'pending' then 1 else 0 end)",
   logs: 'count(*)',
   app_state: 'count(*)',
 };

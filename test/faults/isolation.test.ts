@@ -9,7 +9,7 @@ import { completeCheckoutCharge } from '../../src/checkout/checkout-payments.ts'
 import { loadConfig } from '../../src/config.ts';
 import { checkLedger, settleCollections } from '../../src/ledger/ledger-service.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
-import { countAttempt } from '../../src/checkout/checkout-repository.ts';
+import { claimAttemptSlot, countAttempt } from '../../src/checkout/checkout-repository.ts';
 import { insertChargeIfNew, type Charge } from '../../src/payments/charge-repository.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
 import { hashDirectRequest, insertDirectRecord } from '../../src/payments/direct-records.ts';
@@ -395,8 +395,9 @@ async function paidLiveAttempt(gw: TestGateway, deps: ReturnType<typeof paymentD
     request_hash: null,
     type: 'API Payment (Checkout)',
   };
-  assert.ok(await countAttempt(db, session.id, now));
+  assert.ok(await claimAttemptSlot(db, session.id, charge.id, now), 'the attempt is the session\'s attempt in flight');
   assert.ok(await insertChargeIfNew(db, charge));
+  await countAttempt(db, session.id, now);
   assert.ok(await completeCheckoutCharge(deps, charge, { status: 'success', transId: `live-${charge.ref_id}` }));
 }
 

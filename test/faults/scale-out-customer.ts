@@ -59,6 +59,8 @@ export async function pay(cluster: Cluster, first: Slot, pagePath: string, instr
     );
     // Another tab paid between the page and this form: the page now says so.
     if (posted.status === 422 && posted.text.includes('already ended')) return outcomeOf(await hop(() => client.get(pagePath)));
+    // Another tab's attempt is in flight (one at a time per session): the customer waits for it.
+    if (posted.status === 422 && posted.text.includes('already waiting for approval')) return await waitForTheOtherTab(client, hop, pagePath);
     if (posted.status !== 303 || !posted.location) throw new UnexpectedAnswer(`${pagePath}: the attempt answered ${posted.status}: ${excerpt(posted)}`);
     if (!internal(posted)) return outcomeOf(posted);
     const attemptPath = new URL(posted.location).pathname;
@@ -68,7 +70,15 @@ export async function pay(cluster: Cluster, first: Slot, pagePath: string, instr
     }
     const otpPage = await hop(() => client.get(attemptPath));
     if (otpPage.status !== 200) return outcomeOf(await hop(() => client.follow(otpPage)));
-    return outcomeOf(await hop(async () => client.follow(await client.post(`${attemptPath}/otp`, { otp: TEST_OTP }))));
+    const confirmed = await hop(async () => client.follow(await client.post(`${attemptPath}/otp`, { otp: TEST_OTP })));
+    // Another tab paid another way before this card's code was sent: the card was never charged.
+    if (confirmed.status === 200 && confirmed.text.includes('replaced by another payment')) return await waitForTheOtherTab(client, hop, pagePath);
+    // Another tab sent the same card's code first: this one waits for the issuer's answer to it.
+    if (confirmed.status === 200 && confirmed.text.includes('data-status-url')) {
+      const next = await waitForApproval(client, hop, attemptPath);
+      return outcomeOf(await hop(async () => client.follow(await client.get(next))));
+    }
+    return outcomeOf(confirmed);
   } catch (error) {
     if (error instanceof CutOff) return 'fault';
     throw error;
@@ -96,6 +106,17 @@ async function waitForApproval(client: CheckoutClient, hop: Hop, attemptPath: st
   throw new UnexpectedAnswer(`${attemptPath} was still pending after ${APPROVAL_LIMIT_MS} ms`);
 }
 
+/** Reloads the payment page, each time on the next process, until the other tab's payment shows as the receipt. */
+async function waitForTheOtherTab(client: CheckoutClient, hop: Hop, pagePath: string): Promise<Paid> {
+  const deadline = Date.now() + APPROVAL_LIMIT_MS;
+  while (Date.now() < deadline) {
+    const page = await hop(() => client.get(pagePath));
+    if (page.status !== 200 || !page.text.includes('name="mobile"')) return outcomeOf(page);
+    await sleep(100);
+  }
+  throw new UnexpectedAnswer(`${pagePath}: the other tab's payment was still under way after ${APPROVAL_LIMIT_MS} ms`);
+}
+
 function outcomeOf(response: PageResponse): 'success' | 'declined' {
   if (response.location) {
     const target = new URL(response.location);
@@ -112,5 +133,5 @@ const isReceipt = (response: PageResponse) => response.text.includes('id="receip
 
 function excerpt(response: PageResponse): string {
   const alert = /role="alert">.*?<p>(.*?)<\/p>/s.exec(response.text)?.[1];
-  return alert ?? response.text.slice(0, 200);
+  return alert ?? /<h1[^>]*>(.*?)<\/h1>/s.exec(response.text)?.[1] ?? response.text.slice(0, 200);
 }

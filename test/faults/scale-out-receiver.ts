@@ -16,9 +16,10 @@ export interface WatchingReceiver {
   mostInFlightForOneId(): number;
   /**
    * Holds every request that arrives from now on until `release`, so that the senders are caught
-   * mid-delivery (a crash then leaves their claims to lapse); `held` says how many wait.
+   * mid-delivery (a crash then leaves their claims to lapse); `held` says how many wait, and
+   * `heldFrom` which of them came from one of the given ports (a sender process's sockets).
    */
-  stall(): { held(): number; release(): void };
+  stall(): { held(): number; heldFrom(ports: Set<number>): number; release(): void };
   close(): Promise<void>;
 }
 
@@ -36,7 +37,7 @@ export async function startWatchingReceiver(): Promise<WatchingReceiver> {
   let mostInFlight = 0;
   let refused = 0;
   let requests = 0;
-  let stalled: { gate: Promise<void>; held: number } | null = null;
+  let stalled: { gate: Promise<void>; held: number; ports: number[] } | null = null;
   const receiver = await startReceiver(async (_n, request) => {
     requests += 1;
     const id = String(request.headers['webhook-id']);
@@ -47,6 +48,7 @@ export async function startWatchingReceiver(): Promise<WatchingReceiver> {
     tries.set(id, tryNumber);
     if (stalled) {
       stalled.held += 1;
+      stalled.ports.push(request.fromPort);
       await stalled.gate;
     }
     await sleep(20 + Math.random() * 30);
@@ -66,10 +68,11 @@ export async function startWatchingReceiver(): Promise<WatchingReceiver> {
     mostInFlightForOneId: () => mostInFlight,
     stall() {
       let release!: () => void;
-      const current = { gate: new Promise<void>((resolve) => (release = resolve)), held: 0 };
+      const current = { gate: new Promise<void>((resolve) => (release = resolve)), held: 0, ports: [] as number[] };
       stalled = current;
       return {
         held: () => current.held,
+        heldFrom: (ports) => current.ports.filter((port) => ports.has(port)).length,
         release() {
           if (stalled === current) stalled = null;
           release();

@@ -16,6 +16,7 @@ import { Cluster, FAULT } from './scale-out-cluster.ts';
 import { problemWith, runLoad, verify, type Tally } from './scale-out-load.ts';
 import { startWatchingReceiver, type WatchingReceiver } from './scale-out-receiver.ts';
 import { useCleanup } from '../helpers/cleanup.ts';
+import { localPortsOf } from './process-sockets.ts';
 
 /**
  * Issue 8, scale-out: three `lipira serve` processes on one PostgreSQL behind a round-robin
@@ -36,10 +37,10 @@ const KILL_AFTER_MS = 10_000;
 const NOTICE_MS = 250;
 /** How long its port then stays dead before its replacement starts. */
 const DOWN_MS = 1_000;
-/** Webhook requests the endpoint holds before the kill, so that every process is mid-delivery, almost surely. */
-const HELD_AT_KILL = 6;
-/** The longest the endpoint holds them: well under WEBHOOK_TIMEOUT, so no live sender gives up and sends again. */
+/** The longest the endpoint holds requests in one stall: well under WEBHOOK_TIMEOUT, so no live sender gives up and sends again. */
 const STALL_LIMIT_MS = 1_500;
+/** Stalls tried before giving up on catching the doomed process mid-delivery (each lets its requests go after STALL_LIMIT_MS). */
+const STALL_TRIES = 20;
 /** The webhook lease, as src/webhooks/webhook-worker.ts derives it from WEBHOOK_TIMEOUT (5 s). */
 const LEASE_MS = 5_000 * 2 + 10_000;
 /** A fault may show a little after the replacement is up: a pooled connection to the dead process found closed. */
@@ -86,10 +87,10 @@ test('three processes on one PostgreSQL, one SIGKILLed and restarted under load:
   const enough = (tally: Tally) => tally.payments.acknowledgedSuccess >= ENOUGH.acknowledgedPayments && tally.payments.twinPairs >= ENOUGH.twinPairs;
   const load = runLoad(cluster, merchant.test_secret_key, WORKERS, { minMs: LOAD_MS, maxMs: MAX_LOAD_MS, enough });
   await sleep(KILL_AFTER_MS);
-  // Catch the processes mid-delivery: the endpoint holds what arrives until the kill, so the
-  // killed process dies holding claims, which lapse and are taken over by the others.
-  const stall = receiver.stall();
-  await waitUntil(async () => stall.held() >= HELD_AT_KILL, STALL_LIMIT_MS, async () => '').catch(() => undefined);
+  // Catch the doomed process mid-delivery: the endpoint holds what arrives, and the kill comes once
+  // it holds a request from that very process, so the process dies holding claims, which lapse and
+  // are taken over by the others.
+  const stall = await stallUntilHeldBy(receiver, cluster.slots[KILLED_SLOT]!.process.pid);
   const heldAtKill = stall.held();
   const outage = await cluster.crash(KILLED_SLOT, NOTICE_MS);
   stall.release();
@@ -295,6 +296,23 @@ async function eventsWithDeliveries(database: Database, merchantId: string): Pro
 
 async function inBatches<T>(items: T[], work: (item: T) => Promise<void>, size = 24): Promise<void> {
   for (let start = 0; start < items.length; start += size) await Promise.all(items.slice(start, start + size).map(work));
+}
+
+/**
+ * Holds the endpoint's requests until one held there came from process `pid` (known by its
+ * sockets' ports), and returns that stall, still holding. A stall that catches none of its
+ * requests within STALL_LIMIT_MS lets them go and another is tried: deterministic, where waiting
+ * for a count of held requests left it to chance whether the doomed process was among the senders.
+ */
+async function stallUntilHeldBy(receiver: WatchingReceiver, pid: number): Promise<ReturnType<WatchingReceiver['stall']>> {
+  for (let attempt = 1; attempt <= STALL_TRIES; attempt++) {
+    const stall = receiver.stall();
+    const caught = await waitUntil(async () => stall.heldFrom(localPortsOf(pid)) > 0, STALL_LIMIT_MS, async () => '').then(() => true, () => false);
+    if (caught) return stall;
+    stall.release();
+    await sleep(200);
+  }
+  throw new Error(`process ${pid} sent no webhook while ${STALL_TRIES} stalls of ${STALL_LIMIT_MS} ms held its receiver`);
 }
 
 async function waitUntil(done: () => Promise<boolean>, timeoutMs: number, explain: () => Promise<string>): Promise<void> {

@@ -5,6 +5,8 @@ export interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
   at: number;
+  /** The sender's port: which process of several on this machine sent it (see test/faults/process-sockets.ts). */
+  fromPort: number;
 }
 
 /** What the receiver answers to its n-th request (1-based); `hang` never answers. A reply may be a promise, to hold the request open a while. */
@@ -29,7 +31,7 @@ export async function startReceiver(reply: (n: number, request: Received) => Rep
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', async () => {
-      const entry = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const entry = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), fromPort: request.socket.remotePort ?? 0 };
       received.push(entry);
       const answer = await reply(received.length, entry);
       if (answer === 'hang') {

@@ -103,23 +103,39 @@ export interface ApprovalState {
   methodText: string;
   /** JSON status route to poll. */
   statusUrl: string;
+  /** What is awaited: the customer approving on the phone, or the card issuer answering a code. */
+  awaiting: 'phone' | 'card';
 }
+
+const AWAITING = {
+  phone: {
+    title: 'Approve the payment on your phone',
+    lead: (method: string) => `We sent a payment request to <strong>${method}</strong>. Enter your PIN on your phone to approve it.`,
+    waiting: 'Waiting for your approval&hellip;',
+  },
+  card: {
+    title: 'Confirming your card payment',
+    lead: (method: string) => `Your card issuer is confirming the payment with <strong>${method}</strong>. This takes a few seconds.`,
+    waiting: 'Waiting for your card issuer&hellip;',
+  },
+};
 
 /** Polled by checkout.js; the <noscript> refresh does the same job, more slowly, without it. */
 export function renderApprovalPage(summary: SessionSummary, context: PageContext, approval: ApprovalState): string {
+  const text = AWAITING[approval.awaiting];
   const body = `${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status">
 <div id="approval" data-status-url="${escapeHtml(approval.statusUrl)}">
-<div class="spinner-wrap"><span class="spinner"></span>${ICONS.largePhone}</div>
-<h1 class="page-title">Approve the payment on your phone</h1>
+<div class="spinner-wrap"><span class="spinner"></span>${approval.awaiting === 'phone' ? ICONS.largePhone : ICONS.card}</div>
+<h1 class="page-title">${text.title}</h1>
 <p class="amount amount-inline">${escapeHtml(summary.amountText)}</p>
-<p class="lead">We sent a payment request to <strong>${escapeHtml(approval.methodText)}</strong>. Enter your PIN on your phone to approve it.</p>
-<p class="waiting" role="status">Waiting for your approval&hellip;</p>
+<p class="lead">${text.lead(escapeHtml(approval.methodText))}</p>
+<p class="waiting" role="status">${text.waiting}</p>
 </div>
 ${cancelForm(context)}
 </div>`;
-  return page('Approve the payment on your phone', body, '\n<noscript><meta http-equiv="refresh" content="3"></noscript>');
+  return page(text.title, body, '\n<noscript><meta http-equiv="refresh" content="3"></noscript>');
 }
 
 export interface OtpState {
