@@ -4,7 +4,7 @@ import type { LogEntry } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { completeCharge, refreshCharge } from './charge-completion.ts';
-import { findChargeByChargeId, findChargeWithLogsByChargeId, type Charge } from './charge-repository.ts';
+import { findChargeWithLogsByChargeId, type Charge } from './charge-repository.ts';
 import type { Outcome } from './provider.ts';
 
 export type TestOutcome = 'success' | 'pending' | 'failed';
@@ -39,6 +39,10 @@ export async function verifyCharge(deps: PaymentDeps, owner: Principal, chargeId
   return { charge: current, logs: current.logs };
 }
 
-export async function chargeDetails(deps: PaymentDeps, owner: Principal, chargeId: string, now = Date.now()): Promise<Charge> {
-  return refreshCharge(deps, await chargeOf(findChargeByChargeId, deps, owner, chargeId), now);
+/**
+ * Details (contract §8) show what verification shows, read the same way (the record with its
+ * logs in one statement, refreshed from the provider when due), without settling anything.
+ */
+export function chargeDetails(deps: PaymentDeps, owner: Principal, chargeId: string, now = Date.now()): Promise<{ charge: Charge; logs: LogEntry[] }> {
+  return verifyCharge(deps, owner, chargeId, undefined, now);
 }

@@ -86,7 +86,11 @@ export function verifyRecord(charge: Charge, logs: LogEntry[]) {
   });
 }
 
-/** Details (spec §4.5): a payout shows its type, event type and fee; a charge shows neither. */
-export function detailsRecord(charge: Charge) {
-  return charge.kind === 'payout' ? chargeRecord(charge) : commonRecord(charge);
+/**
+ * Details: everything verification shows, for charges and payouts alike (clients build their
+ * record from it with `type` required), plus `trace_id`, which PayChangu shows only here. Lipira
+ * has no trace id of its own yet, so it is null.
+ */
+export function detailsRecord(charge: Charge, logs: LogEntry[]) {
+  return Object.assign(verifyRecord(charge, logs), { trace_id: null });
 }

@@ -57,7 +57,10 @@ export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void
   app.get(
     '/mobile-money/payments/:charge_id/details',
     { config: { auth: 'secret' }, schema: { summary: 'A charge or payout', params: ChargeIdParams, response: { 200: DetailsResponse, ...errorResponses } } },
-    async (request) => success('Transaction retrieved successfully.', detailsRecord(await chargeDetails(payments, principalOf(request), request.params.charge_id))),
+    async (request) => {
+      const { charge, logs } = await chargeDetails(payments, principalOf(request), request.params.charge_id);
+      return success('Transaction retrieved successfully.', detailsRecord(charge, logs));
+    },
   );
 
   app.post(

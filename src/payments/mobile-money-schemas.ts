@@ -60,19 +60,11 @@ const TypedRecord = {
 };
 
 export const ChargeRecordResponse = SuccessEnvelope(Type.Object(TypedRecord));
-export const VerifyResponse = SuccessEnvelope(
-  Type.Object({ ...TypedRecord, authorization: Authorization, logs: Type.Array(Log) }),
-  'successful',
-);
-/** Details: a payout carries its type, event type and fee; a charge does not (spec §4.5). */
-export const DetailsResponse = SuccessEnvelope(
-  Type.Object({
-    ...CommonRecord,
-    type: Type.Optional(Type.String()),
-    event_type: Type.Optional(Type.String()),
-    transaction_charges: Type.Optional(Type.Object({ currency: Type.String(), amount: Type.String() })),
-  }),
-);
+const VerifiedRecord = { ...TypedRecord, authorization: Authorization, logs: Type.Array(Log) };
+
+export const VerifyResponse = SuccessEnvelope(Type.Object(VerifiedRecord), 'successful');
+/** Details: what verification shows, for a charge or a payout, plus `trace_id` (null: Lipira has none yet). */
+export const DetailsResponse = SuccessEnvelope(Type.Object({ ...VerifiedRecord, trace_id: NullableString }));
 
 export const OperatorsResponse = SuccessEnvelope(
   Type.Array(

@@ -24,7 +24,7 @@ export const TEST_NUMBERS = {
   tnmFailed: '0899817566',
 } as const;
 
-/** What every mobile money record shows (spec §2.5); details of a charge show exactly these. */
+/** What every mobile money record shows (spec §2.5). */
 export const RECORD_KEYS = [
   'amount',
   'attempts',
@@ -42,10 +42,12 @@ export const RECORD_KEYS = [
   'status',
   'trans_id',
 ].sort();
-/** Initialize answers and payout details add the type, event type and fee. */
+/** Initialize answers add the type, event type and fee. */
 export const TYPED_KEYS = [...RECORD_KEYS, 'type', 'event_type', 'transaction_charges'].sort();
 /** Verification adds how it was paid and what happened. */
 export const VERIFY_KEYS = [...TYPED_KEYS, 'authorization', 'logs'].sort();
+/** Details, of a charge or a payout, show everything verification shows, plus `trace_id`. */
+export const DETAILS_KEYS = [...VERIFY_KEYS, 'trace_id'].sort();
 export const AUTHORIZATION_KEYS = ['brand', 'card_number', 'channel', 'completed_at', 'expiry', 'mobile_number', 'provider'];
 
 export const DECIMAL_TEXT = /^\d+\.\d{2}$/;

@@ -17,8 +17,16 @@ export async function payByMobileMoney(base: string, key: string, mobile: string
   const body = currentBody(overrides);
   const created = await call(base, '/payment', { key, body });
   if (created.status !== 201) throw new Error(`create failed: ${created.text}`);
+  return { txRef: String(body.tx_ref), landedAt: await payAtCheckout(base, created.body.data.checkout_url, mobile) };
+}
+
+/**
+ * Pays the session behind `checkoutUrl` by mobile money through its hosted page, however the
+ * session was created; answers where the browser was sent at the end.
+ */
+export async function payAtCheckout(base: string, checkoutUrl: string, mobile: string): Promise<string | null> {
   const client = new CheckoutClient(base);
-  const pagePath = new URL(created.body.data.checkout_url).pathname;
+  const pagePath = new URL(checkoutUrl).pathname;
   const page = await client.get(pagePath);
   // Without the page there is no form token to post: a customer would stop here too.
   if (page.status !== 200) throw new Error(`the payment page answered ${page.status}`);
@@ -27,10 +35,7 @@ export async function payByMobileMoney(base: string, key: string, mobile: string
   const attemptPath = new URL(posted.location!).pathname;
   for (let waited = 0; waited < 10_000; waited += 50) {
     const status = await (await fetch(`${base}${attemptPath}/status`)).json();
-    if (status.next_url) {
-      const outcome = await client.get(status.next_url);
-      return { txRef: String(body.tx_ref), landedAt: outcome.location };
-    }
+    if (status.next_url) return (await client.get(status.next_url)).location;
     await sleep(50);
   }
   throw new Error('the attempt never ended');

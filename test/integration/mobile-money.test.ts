@@ -15,13 +15,13 @@ import {
   chargeRows,
   DECIMAL_TEXT,
   details,
+  DETAILS_KEYS,
   eventCount,
   initializeCharge,
   initializePayout,
   ledgerKindsFor,
   merchantWithReceiver,
   payoutBody,
-  RECORD_KEYS,
   settledByWorker,
   sortedKeys,
   tempOutbox,
@@ -172,7 +172,7 @@ for (const kind of DATABASE_KINDS) {
         }
       });
 
-      test('details of a charge has no type, event_type, transaction_charges, authorization or logs', async () => {
+      test('details of a charge carry everything verify carries (type, event_type, transaction_charges, authorization, logs) plus trace_id', async () => {
         const body = chargeBody();
         assert.equal((await initializeCharge(ctx.gw, key(), body)).status, 201);
         await settledByWorker(ctx.gw, ctx.merchant.id, String(body.charge_id));
@@ -182,7 +182,13 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(res.body.status, 'success');
         assert.equal(res.body.message, 'Transaction retrieved successfully.');
         const data = res.body.data;
-        assert.deepEqual(sortedKeys(data), RECORD_KEYS);
+        assert.deepEqual(sortedKeys(data), DETAILS_KEYS);
+        assert.equal(data.type, 'Direct API Payment', 'a PHP client builds its record with a required string type');
+        assert.equal(data.event_type, 'api.charge.payment');
+        assert.deepEqual(data.transaction_charges, { currency: 'MWK', amount: '30.00' });
+        assert.equal(data.trace_id, null);
+        const { trace_id: _traceId, ...shown } = data;
+        assert.deepEqual(shown, (await verify(ctx.gw, key(), String(body.charge_id))).body.data, 'details show what verify shows, authorization and logs included');
         assert.equal(data.amount, 1000);
         assert.equal(data.charge_id, body.charge_id);
         assert.equal(data.status, 'success');
@@ -284,8 +290,10 @@ for (const kind of DATABASE_KINDS) {
           assert.deepEqual(verified.body.data.mobile_money, operator);
           const shown = await details(ctx.gw, merchant.test_secret_key, chargeId!);
           assert.equal(shown.status, 200, shown.text);
-          assert.deepEqual(sortedKeys(shown.body.data), RECORD_KEYS);
+          assert.deepEqual(sortedKeys(shown.body.data), DETAILS_KEYS);
           assert.equal(shown.body.data.status, status);
+          assert.equal(shown.body.data.type, 'API Payment (Checkout)');
+          assert.equal(shown.body.data.event_type, 'checkout.payment');
           assert.equal((await verify(ctx.gw, ctx.merchant.test_secret_key, chargeId!)).status, 404, "another merchant cannot see the attempt");
         }
         assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), { main: '0.00', collection: 970 }, 'the paid checkout credited the ledger');

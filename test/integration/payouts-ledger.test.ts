@@ -16,6 +16,7 @@ import {
   chargeBody,
   chargeRows,
   details,
+  DETAILS_KEYS,
   eventually,
   fundMainBalance,
   initializeCharge,
@@ -196,7 +197,7 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(await ledgerKindsFor(ctx.gw, payout), ['payout_reserve', 'payout_complete']);
     });
 
-    test('payout details: type "API Payout", event_type "api.payout", transaction_charges, null customer', async () => {
+    test('payout details: type "API Payout", event_type "api.payout", transaction_charges, null customer, and what verify shows', async () => {
       const merchant = await ctx.gw.newMerchant();
       await fundMainBalance(ctx.gw, merchant, 1000);
       const body = payoutBody({ amount: 500 });
@@ -207,8 +208,9 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(Object.keys(res.body), ['status', 'message', 'data']);
       assert.equal(res.body.status, 'success');
       assert.equal(res.body.message, 'Transaction retrieved successfully.');
-      assert.deepEqual(sortedKeys(res.body.data), TYPED_KEYS);
-      assert.deepEqual(res.body.data, created.body.data, 'details show what initialize answered');
+      assert.deepEqual(sortedKeys(res.body.data), DETAILS_KEYS);
+      for (const field of TYPED_KEYS) assert.deepEqual(res.body.data[field], created.body.data[field], `details show the ${field} initialize answered`);
+      assert.equal(res.body.data.trace_id, null);
       assert.equal(res.body.data.type, 'API Payout');
       assert.equal(res.body.data.event_type, 'api.payout');
       assert.deepEqual(res.body.data.transaction_charges, { currency: 'MWK', amount: '5.00' });
@@ -220,6 +222,8 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(verified.body.status, 'successful');
       assert.deepEqual(sortedKeys(verified.body.data), VERIFY_KEYS);
       assert.equal(verified.body.data.type, 'API Payout');
+      const { trace_id: _traceId, ...shown } = res.body.data;
+      assert.deepEqual(shown, verified.body.data, 'details show what verify shows, authorization and logs included');
       assert.equal((await details(ctx.gw, merchant.live_secret_key, String(body.charge_id))).status, 404, 'a live key cannot see a test payout');
     });
 

@@ -21,3 +21,13 @@ test('normalizeCheckoutBody applies the tolerance rules', () => {
   assert.equal(normalizeCheckoutBody({ amount: 'abc' }, null).amount, 'abc');
   assert.ok(!('amount' in normalizeCheckoutBody({}, null)));
 });
+
+test('normalizeCheckoutBody reads null members of customer and customization as absent, and keeps meta as sent', () => {
+  const body = normalizeCheckoutBody({ customization: { title: null, description: null }, customer: { first_name: null, email: 'n@example.com' }, meta: { coupon: null } }, null);
+  assert.deepEqual(body.customization, {}, 'an empty customization, not one of nulls');
+  assert.equal(body.first_name, undefined);
+  assert.equal(body.email, 'n@example.com');
+  assert.deepEqual(body.meta, { coupon: null });
+  assert.equal(normalizeCheckoutBody({ customization: null }, null).customization, undefined);
+  assert.equal(normalizeCheckoutBody({ customization: 'x' }, null).customization, 'x', 'not an object: left for the schema to refuse');
+});
