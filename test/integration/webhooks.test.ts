@@ -94,7 +94,8 @@ for (const kind of DATABASE_KINDS) {
       const { signature: _legacy, ...standardOnly } = headers;
       assert.equal(verifyWebhook(body, standardOnly, merchant.webhook_secret).status, 'success');
       const legacyOnly = { signature: String(headers.signature) };
-      assert.equal(verifyWebhook(body, legacyOnly, merchant.webhook_secret).status, 'success');
+      assert.throws(() => verifyWebhook(body, legacyOnly, merchant.webhook_secret), /allowSignatureOnly/, 'a Signature alone proves nothing about when it was sent');
+      assert.equal(verifyWebhook(body, legacyOnly, merchant.webhook_secret, { allowSignatureOnly: true }).status, 'success');
     });
 
     test('each failed attempt is delivered with status failed', async () => {

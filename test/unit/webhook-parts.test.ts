@@ -18,9 +18,70 @@ test('what we sign, verifyWebhook accepts; anything changed, it refuses', () => 
   assert.throws(() => verifyWebhook(body, { ...headers, 'webhook-id': 'msg_2', signature: 'f'.repeat(64) }, SECRET, { now }), WebhookVerificationError);
   assert.throws(() => verifyWebhook(body, headers, SECRET, { now: now + 301_000 }), /window/);
   assert.equal(verifyWebhook(body, headers, SECRET, { now: now + 301_000, toleranceSeconds: 600 }).status, 'success');
-  assert.throws(() => verifyWebhook(body, {}, SECRET, { now }), /No webhook signature/);
+  assert.throws(() => verifyWebhook(body, {}, SECRET, { now }), /has no webhook-id, webhook-timestamp and webhook-signature/);
   const rotated = { ...headers, 'webhook-signature': `v1,AAAA ${headers['webhook-signature']}` };
   assert.equal(verifyWebhook(body, rotated, SECRET, { now }).status, 'success', 'any of several signatures may match');
+});
+
+/** A webhook as we sent it at `sentAt` (ms), captured whole by someone on the way. */
+function captured(sentAt: number) {
+  const body = JSON.stringify({ event_type: 'checkout.payment', tx_ref: 'order-1', status: 'success' });
+  return { body, headers: signWebhook(body, SECRET, 'msg_replayed', Math.floor(sentAt / 1000)) };
+}
+
+test('a captured webhook replayed after the window is refused, by whichever signature it is sent', () => {
+  const sentAt = 1_790_000_000_000;
+  const { body, headers } = captured(sentAt);
+  const later = sentAt + 5 * 60_000 + 1_000;
+  assert.equal(verifyWebhook(body, headers, SECRET, { now: sentAt + 4 * 60_000 }).status, 'success', 'within the default 5 minutes');
+  assert.throws(() => verifyWebhook(body, headers, SECRET, { now: later }), /outside the allowed window/);
+  const { signature, ...standardOnly } = headers;
+  assert.throws(() => verifyWebhook(body, standardOnly, SECRET, { now: later }), /outside the allowed window/);
+  assert.throws(() => verifyWebhook(body, { signature }, SECRET, { now: later }), /allowSignatureOnly/, 'stripped of its timestamp, it is refused too');
+  assert.throws(() => verifyWebhook(body, headers, SECRET, { now: sentAt - 301_000 }), /window/, 'a timestamp from the future is no better');
+  assert.equal(verifyWebhook(body, headers, SECRET, { now: later, toleranceSeconds: 600 }).status, 'success', 'toleranceSeconds widens the window');
+  assert.throws(() => verifyWebhook(body, headers, SECRET, { now: sentAt + 2_000, toleranceSeconds: 1 }), /window/, 'and narrows it');
+});
+
+test('a fresh timestamp forged next to an old body and Signature is refused', () => {
+  const sentAt = 1_790_000_000_000;
+  const { body, headers } = captured(sentAt);
+  const now = sentAt + 24 * 60 * 60_000;
+  const fresh = String(Math.floor(now / 1000));
+  const forgeries = [
+    { signature: headers.signature, 'webhook-timestamp': fresh },
+    { signature: headers.signature, 'webhook-id': 'msg_replayed', 'webhook-timestamp': fresh },
+    { ...headers, 'webhook-timestamp': fresh },
+  ];
+  for (const forged of forgeries) {
+    assert.throws(() => verifyWebhook(body, forged, SECRET, { now }), WebhookVerificationError, JSON.stringify(Object.keys(forged)));
+    assert.throws(() => verifyWebhook(body, forged, SECRET, { now, allowSignatureOnly: true }), WebhookVerificationError, 'headers that are present are checked even then');
+  }
+});
+
+test('a Signature-only webhook is refused by default and accepted with allowSignatureOnly', () => {
+  const { body, headers } = captured(1_790_000_000_000);
+  const legacy = { Signature: headers.signature! };
+  assert.throws(() => verifyWebhook(body, legacy, SECRET), /allowSignatureOnly/);
+  assert.throws(() => verifyWebhook(body, new Headers(legacy), SECRET), /allowSignatureOnly/);
+  assert.equal(verifyWebhook(body, legacy, SECRET, { allowSignatureOnly: true }).tx_ref, 'order-1', 'at any age: nothing says when it was sent');
+  assert.equal(verifyWebhook(body, new Headers(legacy), SECRET, { allowSignatureOnly: true }).tx_ref, 'order-1');
+  assert.throws(() => verifyWebhook(`${body} `, legacy, SECRET, { allowSignatureOnly: true }), /No webhook signature/);
+  assert.throws(() => verifyWebhook(body, legacy, 'whsec_other', { allowSignatureOnly: true }), /No webhook signature/);
+  assert.throws(() => verifyWebhook(body, {}, SECRET, { allowSignatureOnly: true }), /No webhook signature/);
+});
+
+test('a header set missing a part, or a timestamp that is not whole seconds, is refused', () => {
+  const sentAt = 1_790_000_000_000;
+  const { body, headers } = captured(sentAt);
+  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const) {
+    const { [name]: _dropped, ...partial } = headers;
+    assert.throws(() => verifyWebhook(body, partial, SECRET, { now: sentAt }), /all three are needed/, name);
+  }
+  for (const timestamp of ['', '1790000000.5', '-1790000000', '1e9', ' 1790000000']) {
+    assert.throws(() => verifyWebhook(body, { ...headers, 'webhook-timestamp': timestamp }, SECRET, { now: sentAt }), /window/, JSON.stringify(timestamp));
+  }
+  assert.throws(() => verifyWebhook(body, headers, SECRET, { now: sentAt, toleranceSeconds: Number.NaN }), TypeError);
 });
 
 test('retries follow the schedule with ±10 % jitter, honour Retry-After, then fail', () => {
