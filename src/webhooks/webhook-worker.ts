@@ -59,7 +59,7 @@ async function deliver({ transact, config, log }: WebhookWorkerDeps, delivery: C
  * service that a test-mode delivery may reach under WEBHOOK_ALLOW_LOOPBACK is the operator's
  * machine, and its answers are not stored, so no API or CLI can show them.
  */
-function attemptRecord(outcome: SendOutcome, attemptedAt: number): AttemptRecord {
+export function attemptRecord(outcome: SendOutcome, attemptedAt: number): AttemptRecord {
   const shown = outcome.answeredFrom === 'public';
   const error = shown && outcome.location !== null ? `Redirect to ${outcome.location} not followed` : outcome.error;
   return { attemptedAt, statusCode: outcome.statusCode, latencyMs: outcome.latencyMs, responseBody: shown ? outcome.responseBody : null, error };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { postWebhook } from '../../src/webhooks/http-sender.ts';
+import { postWebhook, type SendOutcome } from '../../src/webhooks/http-sender.ts';
+import { attemptRecord } from '../../src/webhooks/webhook-worker.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 
 /** The webhook sender alone, against a real HTTP server on loopback (the only kind a test can run). */
@@ -40,4 +41,12 @@ test('other private addresses are refused even when loopback is allowed', async 
   for (const url of ['http://10.0.0.1/hooks', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::1]/', 'http://[64:ff9b::a00:1]/', 'http://[fd00::1]/']) {
     assert.match((await send(url, true)).error ?? '', /^Refused: .* is not a public address/, url);
   }
+});
+
+test('the delivery log keeps what a receiver said only when it answered from a public address', () => {
+  const redirect: SendOutcome = { statusCode: 302, latencyMs: 12, responseBody: 'moved', location: 'http://10.0.0.1/next', error: 'Redirect not followed', retryAfterMs: null, answeredFrom: 'public' };
+  assert.deepEqual(attemptRecord(redirect, 1_000), { attemptedAt: 1_000, statusCode: 302, latencyMs: 12, responseBody: 'moved', error: 'Redirect to http://10.0.0.1/next not followed' });
+  assert.deepEqual(attemptRecord({ ...redirect, answeredFrom: 'loopback' }, 1_000), { attemptedAt: 1_000, statusCode: 302, latencyMs: 12, responseBody: null, error: 'Redirect not followed' });
+  const refused: SendOutcome = { statusCode: null, latencyMs: 0, responseBody: null, location: null, error: 'Refused: 127.0.0.1 is not a public address', retryAfterMs: null, answeredFrom: null };
+  assert.deepEqual(attemptRecord(refused, 1_000), { attemptedAt: 1_000, statusCode: null, latencyMs: 0, responseBody: null, error: 'Refused: 127.0.0.1 is not a public address' });
 });
