@@ -36,6 +36,8 @@ export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date
     SANDBOX_MOBILE_DELAY: '0',
     // Queued webhooks are picked up within 50 ms, so delivery throughput is not the poll interval's.
     WORKER_INTERVAL: '50ms',
+    // The webhook scenario's receiver listens on loopback, where test-mode webhooks go only when allowed.
+    WEBHOOK_ALLOW_LOOPBACK: 'on',
     // Nothing is in flight when the bench stops the gateway: no need to wait for clients to leave.
     SHUTDOWN_GRACE: '0s',
   };

@@ -9,37 +9,55 @@ export class WebhookVerificationError extends Error {
   }
 }
 
+const STANDARD_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'];
+
 /**
  * Checks a webhook's signature over the exact bytes received and returns the parsed payload.
  *
- * Either signature is accepted: the Standard Webhooks `webhook-signature` (over
- * `{webhook-id}.{webhook-timestamp}.{body}`) or PayChangu's `Signature` (hex HMAC-SHA256 of the
- * body). Whenever `webhook-timestamp` is present it must be within `toleranceSeconds` of now,
- * whichever signature matched, so a captured webhook cannot be replayed later.
+ * By default the Standard Webhooks headers are required: `webhook-signature` must match
+ * `{webhook-id}.{webhook-timestamp}.{body}`, and `webhook-timestamp` must be within
+ * `toleranceSeconds` of now. The timestamp is signed, so a captured webhook cannot be replayed
+ * after the window, nor given a fresh timestamp.
+ *
+ * With `allowSignatureOnly: true`, a webhook carrying none of those headers is accepted on
+ * PayChangu's `Signature` alone (hex HMAC-SHA256 of the body). That signature covers only the
+ * body: such a webhook can be replayed at any time by whoever captured it. Headers that are
+ * present are still checked as by default.
  *
  * @param {string | Buffer | Uint8Array} rawBody the body exactly as received (not re-serialised JSON)
  * @param {Record<string, string | string[] | undefined> | Headers} headers the request headers
  * @param {string} secret the merchant's webhook secret (`whsec_…`)
- * @param {{ toleranceSeconds?: number, now?: number }} [options] replay window (default 300 s); `now` in ms for tests
+ * @param {{ toleranceSeconds?: number, allowSignatureOnly?: boolean, now?: number }} [options]
+ *   replay window (default 300 s); accept a lone `Signature` (default false); `now` in ms for tests
  * @returns {Record<string, unknown>} the payload
- * @throws {WebhookVerificationError} when no signature matches or the timestamp is outside the window
+ * @throws {WebhookVerificationError} when no accepted signature matches or the timestamp is outside the window
  */
 export function verifyWebhook(rawBody, headers, secret, options = {}) {
-  const { toleranceSeconds = 300, now = Date.now() } = options;
+  const { toleranceSeconds = 300, allowSignatureOnly = false, now = Date.now() } = options;
+  if (typeof toleranceSeconds !== 'number' || !(toleranceSeconds >= 0)) throw new TypeError('toleranceSeconds must be a number of seconds, 0 or more.');
   const body = Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody);
   const header = headerReader(headers);
-  const id = header('webhook-id');
-  const timestamp = header('webhook-timestamp');
 
-  if (timestamp !== undefined) {
-    const seconds = Number(timestamp);
-    if (!/^\d+$/.test(timestamp) || Math.abs(now / 1000 - seconds) > toleranceSeconds) {
-      throw new WebhookVerificationError('The webhook timestamp is outside the allowed window.');
+  if (STANDARD_HEADERS.every((name) => header(name) === undefined)) {
+    if (!allowSignatureOnly) {
+      throw new WebhookVerificationError('The webhook has no webhook-id, webhook-timestamp and webhook-signature headers; a Signature alone is accepted only with { allowSignatureOnly: true }.');
     }
+    if (!legacySignatureMatches(header('signature'), body, secret)) throw new WebhookVerificationError('No webhook signature matches.');
+    return parsed(body);
   }
-  const standard = id !== undefined && timestamp !== undefined && standardSignatureMatches(header('webhook-signature'), id, timestamp, body, secret);
-  const legacy = !standard && legacySignatureMatches(header('signature'), body, secret);
-  if (!standard && !legacy) throw new WebhookVerificationError('No webhook signature matches.');
+
+  const [id, timestamp, signature] = STANDARD_HEADERS.map((name) => header(name));
+  if (id === undefined || timestamp === undefined || signature === undefined) {
+    throw new WebhookVerificationError('The webhook carries only some of webhook-id, webhook-timestamp and webhook-signature; all three are needed.');
+  }
+  if (!/^\d{1,15}$/.test(timestamp) || Math.abs(now / 1000 - Number(timestamp)) > toleranceSeconds) {
+    throw new WebhookVerificationError('The webhook timestamp is outside the allowed window.');
+  }
+  if (!standardSignatureMatches(signature, id, timestamp, body, secret)) throw new WebhookVerificationError('No webhook signature matches.');
+  return parsed(body);
+}
+
+function parsed(body) {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {

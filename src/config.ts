@@ -21,11 +21,15 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Delays after the first try, one per retry (contract §9). */
   webhookRetryScheduleMs: number[];
+  /** Test-mode webhooks may go to loopback addresses (local development); live ones never to a non-public address. */
+  webhookAllowLoopback: boolean;
   /** `smtp://…` or `smtps://…`; null writes each message as an .eml file to `outboxDir`. */
   smtpUrl: string | null;
   emailFrom: string;
   outboxDir: string;
   emailRetryScheduleMs: number[];
+  /** Test-mode customer receipts go to the customer's address too, instead of only to the outbox folder. */
+  testReceiptsToCustomers: boolean;
   payoutFeeBasisPoints: number;
   /** How often collected money moves to merchants' main balances. */
   settlementIntervalMs: number;
@@ -83,10 +87,12 @@ export function loadConfig(env: Env = process.env): Config {
     workerIntervalMs: durationSetting(env, 'WORKER_INTERVAL', '250ms'),
     webhookTimeoutMs: durationSetting(env, 'WEBHOOK_TIMEOUT', '15s'),
     webhookRetryScheduleMs: scheduleSetting(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
+    webhookAllowLoopback: switchSetting(env, 'WEBHOOK_ALLOW_LOOPBACK'),
     smtpUrl: parseSmtpUrl(env.SMTP_URL),
     emailFrom: env.EMAIL_FROM?.trim() || 'Lipira <receipts@lipira.localhost>',
     outboxDir: path.resolve(env.OUTBOX_DIR?.trim() || './data/outbox'),
     emailRetryScheduleMs: scheduleSetting(env, 'EMAIL_RETRY_SCHEDULE', '5s,1m,5m,30m,2h,5h'),
+    testReceiptsToCustomers: switchSetting(env, 'TEST_RECEIPTS_TO_CUSTOMERS'),
     payoutFeeBasisPoints: feePercentSetting(env, 'PAYOUT_FEE_PERCENT', '1'),
     settlementIntervalMs: durationSetting(env, 'SETTLEMENT_INTERVAL', '24h'),
     metricsToken: env.METRICS_TOKEN?.trim() || null,
@@ -171,6 +177,13 @@ function scheduleSetting(env: Env, name: string, fallback: string): number[] {
   const delays = raw.split(',').map((part) => parseDuration(part.trim()));
   if (delays.some((ms) => ms === null)) throw new ConfigError(name, `must be a comma-separated list of durations such as 5s,5m,30m (got "${raw}")`);
   return delays as number[];
+}
+
+/** `on` or `off` (off when unset): the switches that loosen a safe default. */
+function switchSetting(env: Env, name: string): boolean {
+  const raw = env[name]?.trim() || 'off';
+  if (raw !== 'on' && raw !== 'off') throw new ConfigError(name, `must be on or off (got "${raw}")`);
+  return raw === 'on';
 }
 
 function parseSmtpUrl(raw: string | undefined): string | null {

@@ -2,8 +2,13 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { DB, EmailsTable } from '../db/schema.ts';
 import type { Dialect } from '../db/database.ts';
 import { claimDue } from '../db/leased-work.ts';
+import type { Mode } from '../shared/ids.ts';
 
 export type Email = Selectable<EmailsTable>;
+/** A claimed email with the mode of the payment it tells about, which decides where a customer's receipt may go. */
+export interface ClaimedEmail extends Email {
+  mode: Mode;
+}
 type Db = Kysely<DB>;
 
 /** Queues emails in the caller's transaction; one already queued for the same event and kind stays as it is. */
@@ -16,8 +21,17 @@ export async function insertEmails(trx: Db, emails: Insertable<EmailsTable>[]): 
 }
 
 /** Claims due emails for one worker until `now + leaseMs` (see `claimDue`). */
-export function claimDueEmails(db: Db, dialect: Dialect, now: number, leaseMs: number, limit: number): Promise<Email[]> {
-  return claimDue(db, dialect, 'emails', { now, leaseMs, limit }, (trx, ids) => trx.selectFrom('emails').selectAll().where('id', 'in', ids).orderBy('next_attempt_at').execute());
+export function claimDueEmails(db: Db, dialect: Dialect, now: number, leaseMs: number, limit: number): Promise<ClaimedEmail[]> {
+  return claimDue(db, dialect, 'emails', { now, leaseMs, limit }, (trx, ids) =>
+    trx
+      .selectFrom('emails')
+      .innerJoin('events', 'events.id', 'emails.event_id')
+      .selectAll('emails')
+      .select('events.mode')
+      .where('emails.id', 'in', ids)
+      .orderBy('emails.next_attempt_at')
+      .execute(),
+  );
 }
 
 export type TryOutcome = { status: 'sent' } | { status: 'failed'; error: string } | { status: 'pending'; error: string; nextAttemptAt: number };

@@ -5,8 +5,8 @@ import type { Dialect } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
 import { nextRetry } from '../shared/retry-schedule.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
-import { claimDueEmails, recordTry, releaseEmails, type Email, type TryOutcome } from './email-repository.ts';
-import { createMailer, SEND_TIMEOUT_MS, type Mailer } from './transports.ts';
+import { claimDueEmails, recordTry, releaseEmails, type ClaimedEmail, type TryOutcome } from './email-repository.ts';
+import { createMailer, createOutboxMailer, SEND_TIMEOUT_MS, type Mailer } from './transports.ts';
 
 export interface EmailWorkerDeps {
   db: Kysely<DB>;
@@ -22,36 +22,54 @@ const LEASE_MS = BATCH * SEND_TIMEOUT_MS + 60_000;
 /** What of a failure is kept on the row: enough to tell why, not a whole server transcript. */
 const MAX_ERROR_LENGTH = 500;
 
+/** The configured way out (SMTP, or the outbox without it), and the outbox for mail that must stay on the machine. */
+interface Mailers {
+  configured: Mailer;
+  outbox: Mailer;
+}
+
 /**
- * Sends queued emails until stopped: claims due rows, hands each to the mailer, and records
+ * Sends queued emails until stopped: claims due rows, hands each to its mailer, and records
  * it as sent, due again after the configured delay, or failed once the schedule is used up.
  * Several processes may run it: a claim keeps a row to one of them.
  */
 export function startEmailWorker(deps: EmailWorkerDeps): WorkerLoop {
-  const mailer = createMailer(deps.config);
-  const loop = startWorkerLoop('emails', deps.config.workerIntervalMs, (isStopping) => sendDueEmails(deps, mailer, isStopping), deps.log);
+  const mailers: Mailers = { configured: createMailer(deps.config), outbox: createOutboxMailer(deps.config) };
+  const loop = startWorkerLoop('emails', deps.config.workerIntervalMs, (isStopping) => sendDueEmails(deps, mailers, isStopping), deps.log);
   return {
     running: loop.running,
     async stop() {
       await loop.stop();
-      mailer.close();
+      mailers.configured.close();
+      mailers.outbox.close();
     },
   };
 }
 
+/**
+ * A test payment's customer receipt is written to the outbox, never sent to the customer's
+ * address (unless TEST_RECEIPTS_TO_CUSTOMERS is on): anyone with a test key chooses that address
+ * and the merchant text in the message, and would otherwise have a free mail relay. The
+ * merchant's own receipt, and every receipt of a live payment, go out as configured.
+ */
+function mailerFor(email: ClaimedEmail, config: Config, mailers: Mailers): Mailer {
+  const heldInOutbox = email.mode === 'test' && email.kind === 'customer_receipt' && !config.testReceiptsToCustomers;
+  return heldInOutbox ? mailers.outbox : mailers.configured;
+}
+
 /** Goes on while there is due work; one by one, since SMTP servers throttle senders that open many connections. */
-async function sendDueEmails(deps: EmailWorkerDeps, mailer: Mailer, isStopping: () => boolean): Promise<void> {
+async function sendDueEmails(deps: EmailWorkerDeps, mailers: Mailers, isStopping: () => boolean): Promise<void> {
   while (!isStopping()) {
     const claimed = await claimDueEmails(deps.db, deps.dialect, Date.now(), LEASE_MS, BATCH);
     if (claimed.length === 0) return;
     for (const [index, email] of claimed.entries()) {
       if (isStopping()) return releaseEmails(deps.db, claimed.slice(index));
-      await sendOne(deps, mailer, email);
+      await sendOne(deps, mailerFor(email, deps.config, mailers), email);
     }
   }
 }
 
-async function sendOne(deps: EmailWorkerDeps, mailer: Mailer, email: Email): Promise<void> {
+async function sendOne(deps: EmailWorkerDeps, mailer: Mailer, email: ClaimedEmail): Promise<void> {
   const outcome = await mailer.send(email).then(
     (): TryOutcome => ({ status: 'sent' }),
     (error: unknown): TryOutcome => ({ ...nextRetry(email.attempts + 1, deps.config.emailRetryScheduleMs, Date.now()), error: reasonOf(error) }),

@@ -15,7 +15,12 @@ export const SEND_TIMEOUT_MS = 30_000;
 
 /** SMTP when `SMTP_URL` is set; otherwise `.eml` files in `outboxDir`, so a bare install still shows its mail. */
 export function createMailer(config: Pick<Config, 'smtpUrl' | 'emailFrom' | 'outboxDir'>): Mailer {
-  return config.smtpUrl ? smtpMailer(config.smtpUrl, config.emailFrom) : fileMailer(config.outboxDir, config.emailFrom);
+  return config.smtpUrl ? smtpMailer(config.smtpUrl, config.emailFrom) : createOutboxMailer(config);
+}
+
+/** `.eml` files in `outboxDir`, whatever else is configured: where mail that must not leave the machine goes. */
+export function createOutboxMailer(config: Pick<Config, 'emailFrom' | 'outboxDir'>): Mailer {
+  return fileMailer(config.outboxDir, config.emailFrom);
 }
 
 function messageOf(email: Email, from: string): SendMailOptions {

@@ -1,43 +1,56 @@
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
-import { privateAddressReason, publicOnlyLookup, RefusedDestination } from './address-guard.ts';
+import { addressKind, guardedLookup, refusalReason, RefusedDestination, type AddressKind, type DestinationPolicy } from './address-guard.ts';
 
 export interface SendOutcome {
   statusCode: number | null;
   latencyMs: number;
   /** The first 1 KiB of the answer. */
   responseBody: string | null;
+  /** Where a redirect answer pointed (never followed). */
+  location: string | null;
   error: string | null;
   /** From a `Retry-After` header, when the receiver gave one. */
   retryAfterMs: number | null;
+  /** What the address that answered is: only a public one's words may be shown to the merchant. */
+  answeredFrom: AddressKind | null;
 }
 
-export interface SendOptions {
+export interface SendOptions extends DestinationPolicy {
   timeoutMs: number;
-  /** Test-mode webhooks may go to localhost, where merchants develop; live ones never to a private address. */
-  allowPrivate: boolean;
 }
 
 const RESPONSE_KEEP_BYTES = 1024;
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 
-/** POSTs a webhook once: no redirects followed, bounded in time, the answer's start kept. */
+/**
+ * POSTs a webhook once: only to an address the policy allows (checked on an IP literal before
+ * connecting, on every address a name resolves to, and on the socket once connected), no
+ * redirects followed, bounded in time, the answer's start kept.
+ */
 export async function postWebhook(url: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<SendOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
     const target = new URL(url);
     const literal = target.hostname.replace(/^\[|\]$/g, '');
-    if (!options.allowPrivate && net.isIP(literal)) {
-      const reason = privateAddressReason(literal);
+    if (addressKind(literal) !== null) {
+      const reason = refusalReason(literal, options);
       if (reason) throw new RefusedDestination(`Refused: ${reason}`);
     }
     const answer = await send(target, body, headers, options);
-    const redirect = answer.statusCode >= 300 && answer.statusCode < 400 ? `Redirect to ${answer.location ?? '(no location)'} not followed` : null;
-    return { statusCode: answer.statusCode, latencyMs: elapsed(), responseBody: answer.body, error: redirect, retryAfterMs: parseRetryAfter(answer.retryAfter) };
+    const redirect = answer.statusCode >= 300 && answer.statusCode < 400;
+    return {
+      statusCode: answer.statusCode,
+      latencyMs: elapsed(),
+      responseBody: answer.body,
+      location: redirect ? (answer.location ?? null) : null,
+      error: redirect ? 'Redirect not followed' : null,
+      retryAfterMs: parseRetryAfter(answer.retryAfter),
+      answeredFrom: answer.from,
+    };
   } catch (error) {
-    return { statusCode: null, latencyMs: elapsed(), responseBody: null, error: error instanceof Error ? error.message : String(error), retryAfterMs: null };
+    return { statusCode: null, latencyMs: elapsed(), responseBody: null, location: null, error: error instanceof Error ? error.message : String(error), retryAfterMs: null, answeredFrom: null };
   }
 }
 
@@ -46,6 +59,7 @@ interface Answer {
   body: string;
   location: string | undefined;
   retryAfter: string | undefined;
+  from: AddressKind | null;
 }
 
 function send(target: URL, body: string, headers: Record<string, string>, options: SendOptions): Promise<Answer> {
@@ -54,15 +68,18 @@ function send(target: URL, body: string, headers: Record<string, string>, option
     const request = client.request(target, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Lipira-Webhooks/1' },
-      lookup: options.allowPrivate ? undefined : publicOnlyLookup,
+      lookup: guardedLookup(options),
       agent: false,
     });
     const timer = setTimeout(() => request.destroy(new Error(`Timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    let from: AddressKind | null = null;
     request.on('socket', (socket) => {
-      // Belt and braces: whatever resolved, the address connected to must be public in live mode.
+      // Belt and braces: whatever resolved, the address connected to must be one the policy allows.
       socket.once('connect', () => {
-        const reason = !options.allowPrivate && socket.remoteAddress ? privateAddressReason(socket.remoteAddress) : null;
+        const remote = socket.remoteAddress ?? '';
+        const reason = refusalReason(remote, options);
         if (reason) request.destroy(new RefusedDestination(`Refused: ${reason}`));
+        else from = addressKind(remote);
       });
     });
     request.on('error', (error) => {
@@ -83,6 +100,7 @@ function send(target: URL, body: string, headers: Record<string, string>, option
           body: Buffer.concat(chunks).toString('utf8'),
           location: response.headers.location,
           retryAfter: response.headers['retry-after'],
+          from,
         });
       });
       response.on('error', reject);

@@ -17,10 +17,17 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+/**
+ * What every test gateway and `lipira serve` of the suite runs with unless a test says otherwise:
+ * the merchants' webhook receivers in tests (receiver.ts) listen on loopback, where test-mode
+ * webhooks go only when the operator allows it. Tests of that refusal set it to `off`.
+ */
+export const TEST_SERVER_ENV = { WEBHOOK_ALLOW_LOOPBACK: 'on' };
+
 /** A real gateway on a loopback port over a fresh database of the given kind. */
 export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, logger: FastifyBaseLogger | false = false): Promise<TestGateway> {
   const database = freshDatabase(kind);
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_GRACE: '0', ...env });
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_GRACE: '0', ...TEST_SERVER_ENV, ...env });
   const opened = await openMigratedDatabase(config.databaseUrl);
   const gateway = await startGateway(config, opened, logger);
   return {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BIN, ROOT } from './cli.ts';
-import { freePort } from './gateway.ts';
+import { freePort, TEST_SERVER_ENV } from './gateway.ts';
 
 /** A real `lipira serve` child process, listening on loopback. */
 export interface ServeProcess {
@@ -24,16 +24,16 @@ interface Exit {
 }
 
 /**
- * Starts `lipira serve` with the given environment additions (on a free port unless PORT is
- * given) and waits until `/healthz` answers. Children log at `warn` unless told otherwise, so
- * a passing run prints nothing; with that level the "listening" line never shows, hence the
- * health check rather than waiting for output.
+ * Starts `lipira serve` with the given environment additions over `TEST_SERVER_ENV` (on a free
+ * port unless PORT is given) and waits until `/healthz` answers. Children log at `warn` unless
+ * told otherwise, so a passing run prints nothing; with that level the "listening" line never
+ * shows, hence the health check rather than waiting for output.
  */
 export async function startServe(env: Record<string, string>, options: { cwd?: string; readyTimeoutMs?: number } = {}): Promise<ServeProcess> {
   const port = env.PORT ?? String(await freePort());
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: port },
+    env: { ...process.env, LOG_LEVEL: 'warn', ...TEST_SERVER_ENV, ...env, PORT: port },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

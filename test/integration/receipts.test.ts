@@ -8,9 +8,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../src/config.ts';
 import { startEmailWorker } from '../../src/emails/email-worker.ts';
-import { updateMerchantSettings } from '../../src/merchants/merchant-service.ts';
+import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
+import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
+import { hashDirectRequest, insertDirectRecord } from '../../src/payments/direct-records.ts';
+import { paymentDeps } from '../../src/payments/providers.ts';
+import { parseMalawiMobile } from '../../src/shared/phone.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { call, freePort, useTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { AIRTEL_REF } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 
 /** Timings short enough for a test: the sandbox settles in 100 ms and a failed send is retried three times, 300 ms apart. */
@@ -114,6 +119,46 @@ async function verify(gw: TestGateway, key: string, txRef: string): Promise<{ st
   return response.body.data;
 }
 
+/**
+ * A live mobile money charge that succeeded, with the customer's email, recorded through the
+ * payment services: the sandbox takes only test keys and no live operator is connected in this
+ * build. Returns the charge's row id, which its event (and so its receipts) names.
+ */
+async function paidLiveCharge(gw: TestGateway, env: Record<string, string>, merchant: MerchantCredentials, email: string): Promise<string> {
+  const db = gw.gateway.database.db;
+  const request = { mobile: PAYS, mobile_money_operator_ref_id: AIRTEL_REF, amount: 1000, charge_id: `live-receipt-${++liveCharges}`, email, first_name: 'Jane', last_name: 'Banda' };
+  const { charge } = await insertDirectRecord(
+    db,
+    {
+      owner: { merchantId: merchant.id, mode: 'live' },
+      request,
+      kind: 'payment',
+      type: 'Direct API Payment',
+      wallet: parseMalawiMobile(request.mobile)!,
+      hash: hashDirectRequest('payment', request),
+      feeMinor: 0,
+      nextAction: 'approve',
+      providerState: null,
+      checkAt: null,
+    },
+    Date.now(),
+  );
+  const deps = paymentDeps(loadConfig({ ...env, DATABASE_URL: gw.database.url }), db);
+  assert.ok(await completeDirectCharge(deps, charge, { status: 'success', transId: `live-${charge.ref_id}` }));
+  return charge.id;
+}
+let liveCharges = 0;
+
+/** The receipt rows a direct charge queued, found through its event. */
+function chargeEmailRows(gw: TestGateway, chargeRowId: string) {
+  return gw.gateway.database.db.selectFrom('emails').innerJoin('events', 'events.id', 'emails.event_id').selectAll('emails').where('events.subject_id', '=', chargeRowId).orderBy('emails.kind').execute();
+}
+
+/** The messages in an outbox directory, by file name. */
+function outboxMails(dir: string): Map<string, Omit<Mail, 'envelopeTo'>> {
+  return new Map(fs.readdirSync(dir).map((file) => [file, parseMessage(fs.readFileSync(path.join(dir, file), 'utf8'))]));
+}
+
 let customers = 0;
 /** A customer address no other test uses, so that each test finds its own messages. */
 const newCustomerEmail = () => `customer${++customers}@example.com`;
@@ -126,15 +171,20 @@ function assertReceiptContent(mail: Mail, parts: string[]): void {
 }
 
 for (const kind of DATABASE_KINDS) {
-  describe(`receipt emails over SMTP on ${kind}`, () => {
-    const env: Record<string, string> = { ...FAST };
+  describe(`receipt emails over SMTP, with TEST_RECEIPTS_TO_CUSTOMERS on, on ${kind}`, () => {
+    // Test payments then mail their customers too, as live ones do: what these tests look at.
+    const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-outbox-'));
+    const env: Record<string, string> = { ...FAST, OUTBOX_DIR: outbox, TEST_RECEIPTS_TO_CUSTOMERS: 'on' };
     let smtp: SmtpPeer;
     before(async () => {
       smtp = await startSmtp();
       env.SMTP_URL = `smtp://127.0.0.1:${smtp.port}`;
     });
     const ctx = useTestGateway(kind, env);
-    after(() => smtp.close());
+    after(async () => {
+      await smtp.close();
+      fs.rmSync(outbox, { recursive: true, force: true });
+    });
 
     const mailsTo = (address: string) => smtp.mails.filter((mail) => mail.envelopeTo.includes(address));
     const mailsAbout = (txRef: string) => smtp.mails.filter((mail) => mail.text.includes(txRef));
@@ -173,6 +223,7 @@ for (const kind of DATABASE_KINDS) {
         ['merchant_receipt', merchant.email, 'sent', 1],
       ]);
       assert.ok(rows.every((row) => row.sent_at !== null && row.locked_until === null && row.last_error === null));
+      assert.deepEqual(fs.readdirSync(outbox), [], 'nothing held in the outbox');
     });
 
     test('a session without a customer email sends only the merchant receipt', async () => {
@@ -221,8 +272,71 @@ for (const kind of DATABASE_KINDS) {
     });
   });
 
+  describe(`test-mode receipts over SMTP by default on ${kind}`, () => {
+    const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-outbox-'));
+    const env: Record<string, string> = { ...FAST, OUTBOX_DIR: outbox };
+    let smtp: SmtpPeer;
+    before(async () => {
+      smtp = await startSmtp();
+      env.SMTP_URL = `smtp://127.0.0.1:${smtp.port}`;
+    });
+    const ctx = useTestGateway(kind, env);
+    after(async () => {
+      await smtp.close();
+      fs.rmSync(outbox, { recursive: true, force: true });
+    });
+
+    test('a test payment mails its receipt to the merchant only; the customer\'s is written to the outbox, never sent', async () => {
+      const customer = newCustomerEmail();
+      const title = 'Anything a test key holder wants a stranger to read';
+      const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: customer, customization: { title } });
+      const { reference } = await verify(ctx.gw, ctx.merchant.test_secret_key, paid.txRef);
+      const rows = await waitUntil('both receipts done', async () => {
+        const found = await emailRows(ctx.gw, paid.txRef);
+        return found.length === 2 && found.every((row) => row.status === 'sent') && found;
+      });
+      await sleep(A_FEW_ROUNDS_MS);
+
+      assert.equal(smtp.mails.filter((mail) => mail.envelopeTo.includes(customer)).length, 0, 'nothing went to the customer by SMTP');
+      const sent = smtp.mails.filter((mail) => mail.text.includes(paid.txRef));
+      assert.equal(sent.length, 1, 'one message by SMTP');
+      assert.deepEqual(sent[0]!.envelopeTo, [ctx.merchant.email]);
+      assert.match(sent[0]!.headers.get('subject')!, /^Payment received: MWK 1,000\.00/);
+
+      const customerRow = rows.find((row) => row.kind === 'customer_receipt')!;
+      const held = outboxMails(outbox);
+      assert.deepEqual([...held.keys()], [`${customerRow.id}.eml`], 'the customer\'s receipt, and only it, is in the outbox');
+      const mail = held.get(`${customerRow.id}.eml`)!;
+      assert.equal(mail.headers.get('to'), customer);
+      assert.match(mail.headers.get('subject')!, /^Your receipt from Test Shop: MWK 1,000\.00/);
+      assertReceiptContent({ envelopeTo: [], ...mail }, ['MWK 1,000.00', reference, paid.txRef, title]);
+    });
+
+    test('a live payment mails its receipts to the merchant and the customer, as before', async () => {
+      const customer = newCustomerEmail();
+      const chargeRowId = await paidLiveCharge(ctx.gw, env, ctx.merchant, customer);
+      const rows = await waitUntil('both live receipts sent', async () => {
+        const found = await chargeEmailRows(ctx.gw, chargeRowId);
+        return found.length === 2 && found.every((row) => row.status === 'sent') && found;
+      });
+      await sleep(A_FEW_ROUNDS_MS);
+      assert.deepEqual(rows.map((row) => [row.kind, row.recipient]), [
+        ['customer_receipt', customer],
+        ['merchant_receipt', ctx.merchant.email],
+      ]);
+      const toCustomer = smtp.mails.filter((mail) => mail.envelopeTo.includes(customer));
+      assert.equal(toCustomer.length, 1, 'the customer got their receipt by SMTP');
+      assert.match(toCustomer[0]!.headers.get('subject')!, /^Your receipt from Test Shop: MWK 1,000\.00/);
+      assert.equal(smtp.mails.filter((mail) => mail.headers.get('message-id') === `<${rows[1]!.id}@lipira>`).length, 1, 'and the merchant theirs');
+      const held = [...outboxMails(outbox).keys()];
+      assert.ok(rows.every((row) => !held.includes(`${row.id}.eml`)), 'nothing of a live payment is held in the outbox');
+    });
+  });
+
   describe(`receipt emails while the SMTP server is down on ${kind}`, () => {
-    const env: Record<string, string> = { ...FAST };
+    // The customer's receipt of a test payment goes by SMTP too here, so both receipts wait for the server.
+    const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-outbox-'));
+    const env: Record<string, string> = { ...FAST, OUTBOX_DIR: outbox, TEST_RECEIPTS_TO_CUSTOMERS: 'on' };
     let port: number;
     let smtp: SmtpPeer | null = null;
     before(async () => {
@@ -230,7 +344,10 @@ for (const kind of DATABASE_KINDS) {
       env.SMTP_URL = `smtp://127.0.0.1:${port}`;
     });
     const ctx = useTestGateway(kind, env);
-    after(() => smtp?.close());
+    after(async () => {
+      await smtp?.close();
+      fs.rmSync(outbox, { recursive: true, force: true });
+    });
 
     test('after the last try an email is failed, with its reason kept', async () => {
       const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: newCustomerEmail() });

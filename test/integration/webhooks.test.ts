@@ -11,7 +11,8 @@ import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { startReceiver, type Receiver, type Reply } from '../helpers/receiver.ts';
 
-const SETTINGS = { WORKER_INTERVAL: '50ms', WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms', WEBHOOK_TIMEOUT: '500ms', SANDBOX_MOBILE_DELAY: '50ms' };
+/** The receivers listen on loopback: test-mode webhooks go there only with WEBHOOK_ALLOW_LOOPBACK on (the test helpers' default, said here too). */
+const SETTINGS = { WORKER_INTERVAL: '50ms', WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms', WEBHOOK_TIMEOUT: '500ms', SANDBOX_MOBILE_DELAY: '50ms', WEBHOOK_ALLOW_LOOPBACK: 'on' };
 
 for (const kind of DATABASE_KINDS) {
   describe(`webhooks on ${kind}`, () => {
@@ -77,7 +78,7 @@ for (const kind of DATABASE_KINDS) {
       const delivery = await settled(merchant, payment.txRef, 'delivered');
       assert.equal(delivery.attempts.length, 1);
       assert.equal(delivery.attempts[0].status_code, 200);
-      assert.equal(delivery.attempts[0].response_body, 'ok');
+      assert.equal(delivery.attempts[0].response_body, null, 'what a loopback receiver answered is not shown (it said "ok")');
       assert.equal(typeof delivery.attempts[0].latency_ms, 'number');
       await sleep(300);
       assert.equal(receiver.received.length, 1, 'no second copy');
@@ -94,7 +95,8 @@ for (const kind of DATABASE_KINDS) {
       const { signature: _legacy, ...standardOnly } = headers;
       assert.equal(verifyWebhook(body, standardOnly, merchant.webhook_secret).status, 'success');
       const legacyOnly = { signature: String(headers.signature) };
-      assert.equal(verifyWebhook(body, legacyOnly, merchant.webhook_secret).status, 'success');
+      assert.throws(() => verifyWebhook(body, legacyOnly, merchant.webhook_secret), /allowSignatureOnly/, 'a Signature alone proves nothing about when it was sent');
+      assert.equal(verifyWebhook(body, legacyOnly, merchant.webhook_secret, { allowSignatureOnly: true }).status, 'success');
     });
 
     test('each failed attempt is delivered with status failed', async () => {
@@ -113,7 +115,7 @@ for (const kind of DATABASE_KINDS) {
       await receiver.waitFor(3);
       const delivery = await settled(merchant, payment.txRef, 'delivered');
       assert.deepEqual(delivery.attempts.map((a: { status_code: number }) => a.status_code), [500, 500, 204]);
-      assert.equal(delivery.attempts[0].response_body.length, 1024, 'the first 1 KiB of the answer is kept');
+      assert.equal(delivery.attempts[0].response_body, null, 'a loopback receiver\'s answer is not kept (a public one\'s first 1 KiB is: test/unit/http-sender.test.ts)');
       assert.equal(delivery.attempt_count, 3);
       assert.equal(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, 1, 'retries keep the webhook-id');
     });
@@ -136,7 +138,7 @@ for (const kind of DATABASE_KINDS) {
       const payment = await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
       const delivery = await settled(merchant, payment.txRef, 'failed');
       assert.equal(delivery.attempts.length, 4, 'the first try and the three retries of the schedule');
-      assert.match(delivery.attempts[0].error, /Redirect to .* not followed/);
+      assert.equal(delivery.attempts[0].error, 'Redirect not followed', 'where a loopback receiver redirects to is not shown either');
       assert.equal(receiver.received.length, 4);
       assert.equal(target.received.length, 0, 'the redirect target was never called');
       const failed = await api(merchant, '/webhooks/deliveries?status=failed');
@@ -210,12 +212,23 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
-    test('live webhooks are refused for loopback, private, link-local and reserved destinations', async () => {
+    test('live webhooks are refused for loopback, private, link-local and reserved destinations, though loopback is allowed for test mode', async () => {
       const loopback = await startReceiver();
       const loopback6 = await startReceiver(undefined, '::1');
       receivers.push(loopback, loopback6);
       const port = new URL(loopback.url).port;
-      const destinations = [loopback.url, 'http://10.0.0.1/hooks', 'http://169.254.169.254/latest/meta-data', loopback6.url, `http://localhost:${port}/hooks`];
+      const destinations = [
+        loopback.url,
+        'http://10.0.0.1/hooks',
+        'http://169.254.169.254/latest/meta-data',
+        loopback6.url,
+        `http://localhost:${port}/hooks`,
+        `http://[::ffff:7f00:1]:${port}/hooks`,
+        `http://[::ffff:127.0.0.1]:${port}/hooks`,
+        'http://[::ffff:a9fe:a9fe]/latest/meta-data',
+        'http://[2002:a9fe:a9fe::]/latest/meta-data',
+        'http://[64:ff9b::a9fe:a9fe]/latest/meta-data',
+      ];
       const db = gw.gateway.database.db;
       for (const url of destinations) {
         const merchant = await gw.newMerchant();
@@ -233,6 +246,44 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(delivery.attempts[0].status_code, null);
       }
       assert.equal(loopback.received.length + loopback6.received.length, 0, 'nothing reached the loopback receivers');
+    });
+  });
+
+  describe(`test-mode webhooks without WEBHOOK_ALLOW_LOOPBACK on ${kind}`, () => {
+    let gw: TestGateway;
+    let receiver: Receiver;
+
+    before(async () => {
+      gw = await startTestGateway(kind, { ...SETTINGS, WEBHOOK_ALLOW_LOOPBACK: 'off', WEBHOOK_RETRY_SCHEDULE: '1h' });
+      receiver = await startReceiver(() => ({ status: 200, body: 'internal service says hello' }));
+    });
+    afterEach(() => assertLedgerBalanced(gw));
+    after(async () => {
+      await receiver.close();
+      await gw.close();
+    });
+
+    test('a test-mode delivery to 127.0.0.1 or localhost is refused: the try is recorded with its reason, nothing is sent', async () => {
+      const port = new URL(receiver.url).port;
+      for (const url of [receiver.url, `http://localhost:${port}/hooks`, `http://[::ffff:7f00:1]:${port}/hooks`]) {
+        const merchant = await gw.newMerchant();
+        await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: url });
+        const payment = await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
+        let delivery;
+        for (let waited = 0; waited < 10_000 && !delivery?.attempts?.length; waited += 50) {
+          const list = await call(gw.url, `/webhooks/deliveries?tx_ref=${payment.txRef}`, { key: merchant.test_secret_key });
+          const id = list.body.data.data[0]?.id;
+          if (id) delivery = (await call(gw.url, `/webhooks/deliveries/${id}`, { key: merchant.test_secret_key })).body.data;
+          await sleep(50);
+        }
+        assert.equal(delivery.attempts.length, 1, url);
+        assert.match(delivery.attempts[0].error, /^Refused: .*is not a public address/, url);
+        assert.equal(delivery.attempts[0].status_code, null);
+        assert.equal(delivery.attempts[0].response_body, null);
+        assert.match(delivery.last_error, /^Refused: /);
+        assert.equal(delivery.status, 'pending', 'retried on the schedule, like any failed try');
+      }
+      assert.equal(receiver.received.length, 0, 'nothing reached the loopback receiver');
     });
   });
 }

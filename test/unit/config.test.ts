@@ -14,6 +14,15 @@ test('defaults', () => {
   assert.equal(config.checkoutTtlMs, 86_400_000);
   assert.equal(config.databaseConnectTimeoutMs, 5_000);
   assert.equal(config.databaseQueryTimeoutMs, 10_000);
+  assert.equal(config.webhookAllowLoopback, false, 'webhooks never go to loopback unless the operator says so');
+  assert.equal(config.testReceiptsToCustomers, false, 'test payments mail no customer unless the operator says so');
+});
+
+test('switches are on or off', () => {
+  assert.equal(loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'on' }).webhookAllowLoopback, true);
+  assert.equal(loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'off' }).webhookAllowLoopback, false);
+  assert.equal(loadConfig({ TEST_RECEIPTS_TO_CUSTOMERS: 'on' }).testReceiptsToCustomers, true);
+  assert.equal(loadConfig({ TEST_RECEIPTS_TO_CUSTOMERS: ' off ' }).testReceiptsToCustomers, false);
 });
 
 test('database timeouts are durations', () => {
@@ -62,6 +71,8 @@ test('bad settings are refused, naming the variable', () => {
     [{ HEADERS_TIMEOUT: 'x' }, 'HEADERS_TIMEOUT'],
     [{ KEEP_ALIVE_TIMEOUT: 'x' }, 'KEEP_ALIVE_TIMEOUT'],
     [{ SHUTDOWN_GRACE: 'x' }, 'SHUTDOWN_GRACE'],
+    [{ WEBHOOK_ALLOW_LOOPBACK: 'yes' }, 'WEBHOOK_ALLOW_LOOPBACK'],
+    [{ TEST_RECEIPTS_TO_CUSTOMERS: 'true' }, 'TEST_RECEIPTS_TO_CUSTOMERS'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.includes(variable), JSON.stringify(env));
