@@ -31,6 +31,9 @@ export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date
     // One key makes every request here, far above the per-key limit meant for merchants.
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',
+    // Every client here is on loopback: the hosted page rows would be limited by address.
+    RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1000000',
+    RATE_LIMIT_ADDRESS_BURST: '1000000',
     // Seeded mobile money charges settle at once, so the verify and details scenarios read final
     // charges instead of settling them mid-measurement.
     SANDBOX_MOBILE_DELAY: '0',

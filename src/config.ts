@@ -38,11 +38,18 @@ export interface Config {
   /** Sustained requests per second allowed per secret key, and the burst above it. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /** Sustained requests per second, and the burst above it, per client address for requests without a valid key. */
+  rateLimitPerAddressPerSecond: number;
+  rateLimitAddressBurst: number;
+  /** The header (lowercase) a trusted proxy puts the client's address into, last; null: the connection's address. */
+  clientAddressHeader: string | null;
   /** Shares rate-limit counters between processes; in memory when null. */
   redisUrl: string | null;
   requestTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** Most connections open at once; further ones are closed as they arrive. */
+  maxConnections: number;
   /** On SIGTERM, how long to keep serving (with Connection: close) before closing the listener. */
   shutdownGraceMs: number;
 }
@@ -98,10 +105,14 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     rateLimitPerSecond: integerSetting(env, 'RATE_LIMIT_PER_SECOND', 100, 1, 1_000_000),
     rateLimitBurst: integerSetting(env, 'RATE_LIMIT_BURST', 200, 1, 1_000_000),
+    rateLimitPerAddressPerSecond: integerSetting(env, 'RATE_LIMIT_PER_ADDRESS_PER_SECOND', 100, 1, 1_000_000),
+    rateLimitAddressBurst: integerSetting(env, 'RATE_LIMIT_ADDRESS_BURST', 400, 1, 1_000_000),
+    clientAddressHeader: parseHeaderName(env, 'CLIENT_ADDRESS_HEADER'),
     redisUrl: parseRedisUrl(env.REDIS_URL),
     requestTimeoutMs: durationSetting(env, 'REQUEST_TIMEOUT', '30s'),
     headersTimeoutMs: durationSetting(env, 'HEADERS_TIMEOUT', '10s'),
     keepAliveTimeoutMs: durationSetting(env, 'KEEP_ALIVE_TIMEOUT', '72s'),
+    maxConnections: integerSetting(env, 'MAX_CONNECTIONS', 2048, 1, 1_000_000),
     shutdownGraceMs: durationSetting(env, 'SHUTDOWN_GRACE', '1s', true),
   };
 }
@@ -198,4 +209,11 @@ function parseRedisUrl(raw: string | undefined): string | null {
   if (!value) return null;
   if (!/^rediss?:\/\/[^/]+/.test(value)) throw new ConfigError('REDIS_URL', 'must look like redis://127.0.0.1:6379');
   return value;
+}
+
+function parseHeaderName(env: Env, name: string): string | null {
+  const value = env[name]?.trim();
+  if (!value) return null;
+  if (!/^[A-Za-z0-9-]+$/.test(value)) throw new ConfigError(name, `must be a header name such as x-forwarded-for (got "${value}")`);
+  return value.toLowerCase();
 }

@@ -4,16 +4,24 @@ import { print, printJson } from './output.ts';
 
 const MASK = '****';
 
-/** A URL with its password, if any, replaced by the mask. */
+/** Query parameters that carry secrets in connection URLs: `password`, `sslpassword`, `pass`, `api_key`, `auth_token`, … */
+const SECRET_PARAMETER = /pass|pwd|secret|token|key|auth|credential|sign/i;
+
+/** A URL with its password, and the value of every secret-looking query parameter, replaced by the mask. */
 function maskUrl(url: string | null): string | null {
   if (url === null) return null;
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = MASK;
-    return parsed.toString();
+    parsed = new URL(url);
   } catch {
-    return url;
+    // Not a URL we can take apart: only its scheme is shown.
+    return `${url.slice(0, url.indexOf(':') + 1)}${MASK}`;
   }
+  if (parsed.password) parsed.password = MASK;
+  for (const name of new Set(parsed.searchParams.keys())) {
+    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, MASK);
+  }
+  return parsed.toString();
 }
 
 /** `lipira config`: the effective configuration after defaults and checks, secrets masked. */

@@ -1,4 +1,3 @@
-import pino from 'pino';
 import { startGateway } from '../app.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -7,6 +6,7 @@ import { claimAppState, countMerchants } from '../merchants/merchant-repository.
 import { noMorePositionals, parseArgs } from './args.ts';
 import { tuneHeapForServing } from './heap-tuning.ts';
 import { print } from './output.ts';
+import { serveLogger } from './serve-logger.ts';
 import { openMigratedDatabase } from '../db/migrate.ts';
 
 export async function migrateCommand(argv: string[], config: Config): Promise<number> {
@@ -20,7 +20,7 @@ export async function migrateCommand(argv: string[], config: Config): Promise<nu
 export async function serveCommand(argv: string[], config: Config): Promise<number> {
   noMorePositionals(parseArgs(argv, []), 0);
   tuneHeapForServing();
-  const logger = pino({ level: config.logLevel });
+  const logger = serveLogger(config.logLevel);
   const database = await openMigratedDatabase(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs });
   await introduceDemoMerchant(database, config);
   const gateway = await startGateway(config, database, logger);

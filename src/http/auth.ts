@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { lookUpSecretKey, rememberedPrincipal, type Principal } from '../merchants/merchant-service.ts';
+import { lookUpSecretKey, rememberedPrincipal, wasValidKey, type Principal } from '../merchants/merchant-service.ts';
+import type { Limit } from '../ratelimit/rate-limit.ts';
 import { ApiError } from '../shared/errors.ts';
 
 /**
@@ -15,34 +16,55 @@ export type AuthPolicy = 'secret' | 'secret-or-body' | 'none';
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthPolicy;
+    /** Set on the health probes: a load balancer's probe refused by an address limit would take the process out of service. */
+    unlimited?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
   }
 }
 
-export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>): void {
+/**
+ * Finds the principal of requests to routes that need a key, or answers 401. Every request that
+ * does not carry a key this process knows to be valid (routes needing none included) first takes
+ * a token from its client address (`limitAddress`), before any key is looked up.
+ */
+export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, limitAddress: Limit): void {
   app.decorateRequest('principal', null);
 
   // Callback hooks, not async ones: the many requests that need no key cost no promise.
-  app.addHook('onRequest', (request, _reply, done) => {
-    const policy = request.routeOptions.config.auth ?? 'none';
-    const token = policy === 'none' ? null : bearerToken(request);
-    if (policy === 'none' || (token === null && policy === 'secret-or-body')) return done(); // a body key is read once parsed
-    authenticate(request, token, done);
+  app.addHook('onRequest', (request, reply, done) => {
+    const config = request.routeOptions.config;
+    const policy = config.auth ?? 'none';
+    if (policy === 'none') return config.unlimited ? done() : limitAddress(request, reply, done);
+    const token = bearerToken(request);
+    if (token === null && policy === 'secret-or-body') return done(); // a body key is read once parsed
+    authenticate(request, reply, token, done);
   });
 
-  app.addHook('preValidation', (request, _reply, done) => {
+  app.addHook('preValidation', (request, reply, done) => {
     if (request.principal || request.routeOptions.config.auth !== 'secret-or-body') return done();
     const body = request.body as Record<string, unknown> | undefined;
-    authenticate(request, typeof body?.secret_key === 'string' ? body.secret_key : null, done);
+    authenticate(request, reply, typeof body?.secret_key === 'string' ? body.secret_key : null, done);
   });
 
-  // A key looked up within the last second is answered at once, with no promise.
-  function authenticate(request: FastifyRequest, token: string | null, done: (error?: Error) => void): void {
-    if (token === null) return admit(request, null, done);
-    const remembered = rememberedPrincipal(db, token);
-    if (remembered !== undefined) return admit(request, remembered, done);
+  /**
+   * A key looked up within the last second is answered at once, with no promise; one this process
+   * has found valid before is looked up again. Anything else pays its address first: a made-up
+   * key, and a missing one, are limited before they reach the database.
+   */
+  function authenticate(request: FastifyRequest, reply: FastifyReply, token: string | null, done: (error?: Error) => void): void {
+    const remembered = token === null ? null : rememberedPrincipal(db, token);
+    if (remembered) return admit(request, remembered, done);
+    if (remembered === undefined && wasValidKey(db, token!)) return lookUp(request, token!, done);
+    limitAddress(request, reply, (limited) => {
+      if (limited) done(limited);
+      else if (remembered === null) admit(request, null, done);
+      else lookUp(request, token!, done);
+    });
+  }
+
+  function lookUp(request: FastifyRequest, token: string, done: (error?: Error) => void): void {
     lookUpSecretKey(db, token).then((principal) => admit(request, principal, done), done);
   }
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger, FastifyError, FastifyReply } from 'fastify';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { ApiError, type ErrorCode } from '../shared/errors.ts';
@@ -30,8 +31,18 @@ const FASTIFY_ERRORS: Record<string, ErrorCode> = {
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   // Unavailability is passing (a database outage, a restart): a second is a fair first wait.
   if (error.code === 'unavailable') reply.header('retry-after', '1');
+  // Refused before its body arrived (a 401 or 429 from the hooks): the connection closes after
+  // the answer. Keeping it would mean reading the rest first, and a client announcing a large
+  // body could then hold the socket until REQUEST_TIMEOUT.
+  if (bodyStillComing(reply.request.raw)) reply.header('connection', 'close');
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')
     .send(JSON.stringify({ status: 'failed', message: error.body, data: null }));
+}
+
+function bodyStillComing(request: IncomingMessage): boolean {
+  if (request.complete) return false;
+  const length = request.headers['content-length'];
+  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
 }

@@ -1,14 +1,18 @@
 import type { FastifyReply } from 'fastify';
+import { isPlainOrigin } from '../shared/urls.ts';
 
 /**
  * Sends one of our HTML pages with the headers a payment page needs: scripts and styles only
  * from us, no framing, the secret checkout link never leaked to other sites through Referer,
  * nothing cached.
  * `formTargets` are the merchant origins our forms may redirect to (Chrome checks redirects
- * after a form post against form-action).
+ * after a form post against form-action). One that is not a plain `scheme://host[:port]` is left
+ * out: a session stored before URL hosts were checked strictly may hold `https://a;frame-ancestors`,
+ * whose `;` would start a directive of the merchant's choosing.
  */
 export function sendHtml(reply: FastifyReply, status: number, html: string, formTargets: string[] = []): FastifyReply {
-  const formAction = ["'self'", ...formTargets].join(' ');
+  let formAction = "'self'";
+  for (const origin of formTargets) if (isPlainOrigin(origin)) formAction += ` ${origin}`;
   return reply
     .code(status)
     .type('text/html; charset=utf-8')

@@ -26,26 +26,59 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       return done(new ApiError('notJsonObject'), undefined);
     }
-    // JSON can carry U+0000 only escaped, so the text tells cheaply whether to look for it.
-    const nul = body.includes('\\u0000') ? fieldWithNul(parsed) : null;
-    if (nul !== null) return done(ApiError.field(nul, `The ${fieldLabel(nul)} must not contain null characters.`), undefined);
+    const refusal = mayNeedInspection(body) ? inspect(parsed) : null;
+    if (refusal !== null) return done(refusal, undefined);
     request.rawJson = body;
     done(null, parsed);
   });
 }
 
+/** Deepest nesting of objects and arrays a body may have, the body itself being the first level. */
+const MAX_JSON_DEPTH = 32;
+
 /**
- * The first field (dotted path) whose text holds U+0000, or null. No field has a use for it, and
- * PostgreSQL cannot store it in text: refused here, alike on both databases, before anything
- * tries. Walks with a stack, not recursion: a 64 KiB body can nest tens of thousands of levels.
+ * Whether the text may hold what `inspect` refuses. U+0000 can only be written escaped, and
+ * `__proto__` only as itself or with escapes; every escape of an ASCII character starts `\u00`.
+ * Nesting deeper than MAX_JSON_DEPTH takes more brackets than that. Most bodies have none of
+ * these, and are not walked.
  */
-function fieldWithNul(value: object): string | null {
-  const pending: Array<[unknown, string]> = [[value, '']];
+function mayNeedInspection(text: string): boolean {
+  return text.includes('\\u00') || text.includes('__proto__') || hasMoreBrackets(text, MAX_JSON_DEPTH);
+}
+
+function hasMoreBrackets(text: string, limit: number): boolean {
+  let count = 0;
+  for (let at = text.indexOf('{'); at !== -1; at = text.indexOf('{', at + 1)) if (++count > limit) return true;
+  for (let at = text.indexOf('['); at !== -1; at = text.indexOf('[', at + 1)) if (++count > limit) return true;
+  return false;
+}
+
+/**
+ * What makes a parsed body unfit to go further, as the 400 to answer; null when nothing does.
+ * - U+0000 in any text: no field has a use for it, and PostgreSQL cannot store it in text.
+ * - A `__proto__` key, at any depth: JSON.parse keeps it as a plain key, but code that copies a
+ *   body by assignment would set the copy's prototype instead, and read fields the merchant
+ *   never sent as present.
+ * - Nesting deeper than MAX_JSON_DEPTH: a 64 KiB body can nest tens of thousands of levels,
+ *   which recursive code (hashing, serialising) cannot follow.
+ * Refused here, alike on both databases, before anything tries. Walks with a stack, not
+ * recursion, for that same depth.
+ */
+function inspect(body: object): ApiError | null {
+  const pending: Array<[value: unknown, path: string, topField: string, depth: number]> = [[body, '', '', 1]];
   for (let next = pending.pop(); next; next = pending.pop()) {
-    const [item, path] = next;
-    if (typeof item === 'string' && item.includes('\u0000')) return path;
-    if (item !== null && typeof item === 'object') {
-      for (const [key, child] of Object.entries(item)) pending.push([child, path ? `${path}.${key}` : key]);
+    const [value, path, topField, depth] = next;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return ApiError.field(path, `The ${fieldLabel(path)} must not contain null characters.`);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) return ApiError.field(topField, `The ${fieldLabel(topField)} must not be nested more than ${MAX_JSON_DEPTH} levels deep.`);
+    const isArray = Array.isArray(value);
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = path ? `${path}.${key}` : key;
+      if (key === '__proto__' && !isArray) return ApiError.field(childPath, `The ${childPath} field is not allowed.`);
+      pending.push([child, childPath, topField || key, depth + 1]);
     }
   }
   return null;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.ts';
@@ -14,7 +15,7 @@ import { registerJsonBodyParser } from './json-body.ts';
 import { requestLogger } from './request-logger.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerMetrics } from '../metrics/metrics.ts';
-import { registerRateLimit } from '../ratelimit/rate-limit.ts';
+import { openRateLimits } from '../ratelimit/rate-limit.ts';
 import { registerMethodNotAllowed, type RouteEntry } from './method-not-allowed.ts';
 import { ajvPlugin } from './validation.ts';
 import { registerCheckoutPageRoutes } from '../checkout/checkout-page-routes.ts';
@@ -49,6 +50,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: { connectionsCheckingInterval: timeoutCheckInterval(config) },
     // While shutting down, requests on connections still open are served (with Connection:
     // close), not refused: see Gateway.close.
     return503OnClosing: false,
@@ -70,6 +72,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
 
   app.addSchema(ErrorEnvelope);
   app.server.headersTimeout = config.headersTimeoutMs;
+  limitConnections(app.server, config.maxConnections, app.log);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // The listener is closed: each client is told to close its connection after this answer.
@@ -78,15 +81,19 @@ export async function buildServer({ config, database, payments, logger, lifecycl
   });
   const inFlight = trackInFlight(app);
   registerJsonBodyParser(app);
-  registerAuthentication(app, database.db);
+  const rateLimits = await openRateLimits(config, app.log);
+  app.addHook('onClose', rateLimits.close);
+  registerAuthentication(app, database.db, rateLimits.byAddress);
+  // preValidation, not onRequest or preHandler: the authentication hooks (registered just above,
+  // so run first) have then found the principal, including a legacy `secret_key` from the body;
+  // and requests that will fail validation are counted too.
+  app.addHook('preValidation', rateLimits.byKey);
   // The request line is `info`: at a quieter level the hook would only build fields to discard.
   if (logger && REQUEST_LINE_LEVELS.has(logger.level)) app.addHook('onResponse', logRequestLine);
   app.setErrorHandler((error, request, reply) => sendError(reply, toApiError(error as FastifyError | ApiError, request.log)));
   app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError('routeNotFound')));
 
   await registerApiDocs(app, config);
-  const closeRateLimit = await registerRateLimit(app, config);
-  app.addHook('onClose', closeRateLimit);
   const routes = await registerMethodNotAllowed(app, async () => {
     registerMetrics(app, { config, db: database.db });
     registerHealthRoutes(app, database, lifecycle);
@@ -97,6 +104,33 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerBalanceRoutes(app, database.db);
   });
   return { app, inFlight, routes };
+}
+
+/**
+ * How often Node looks for requests past HEADERS_TIMEOUT or REQUEST_TIMEOUT. It looks every 30 s
+ * by default, whatever the timeouts: a client dribbling its headers then held a connection for
+ * up to 30 s more than it was given. A tenth of the shorter timeout cuts it off at most 10 %
+ * late; the check walks only the connections with a request under way.
+ */
+function timeoutCheckInterval(config: Config): number {
+  return Math.min(30_000, Math.max(100, Math.round(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 10)));
+}
+
+const DROP_WARNING_INTERVAL_MS = 10_000;
+
+/**
+ * Caps the connections open at once: each holds memory and a file descriptor, and slow clients
+ * could otherwise open them until the process runs out of either. Node closes a connection that
+ * arrives over the cap at once; the operator is told, at most every 10 s.
+ */
+function limitConnections(server: http.Server, maxConnections: number, log: FastifyBaseLogger): void {
+  server.maxConnections = maxConnections;
+  let warnedAt = -Infinity;
+  server.on('drop', () => {
+    if (performance.now() - warnedAt < DROP_WARNING_INTERVAL_MS) return;
+    warnedAt = performance.now();
+    log.warn({ maxConnections }, 'connections over MAX_CONNECTIONS are being closed');
+  });
 }
 
 const REQUEST_LINE_LEVELS = new Set(['info', 'debug', 'trace']);

@@ -107,6 +107,9 @@ export async function rollSecretKey(db: Db, merchantId: string, mode: Mode, expi
 /** How long a looked-up key is trusted without asking the database again (bounds how late a roll's expiry can bite). */
 const KEY_CACHE_TTL_MS = 1_000;
 const KEY_CACHE_MAX = 10_000;
+/** How long a well-formed key the database did not know is refused without asking it again. */
+const UNKNOWN_KEY_TTL_MS = 5_000;
+const UNKNOWN_KEY_CACHE_MAX = 10_000;
 
 interface CachedKey {
   principal: Principal;
@@ -116,31 +119,52 @@ interface CachedKey {
 
 /** Per database: tests run several gateways, each over its own database, in one process. */
 const keyCaches = new WeakMap<Db, Map<string, CachedKey>>();
+/** Hashes of keys the database did not know, with when it said so; apart, so that made-up keys never push out real ones. */
+const unknownKeyCaches = new WeakMap<Db, Map<string, number>>();
 
 /**
  * The principal for a bearer secret key as far as this process remembers it: null when the key
- * is malformed (or public), the principal or null when it was looked up within the last second,
- * undefined when the database must be asked (`lookUpSecretKey`). Known keys are remembered for a
- * second, with their expiry, so a busy merchant costs one key lookup per second rather than one
- * per request, and most requests are answered without a promise.
+ * is malformed (or public), or was found unknown within the last few seconds; the principal or
+ * null when it was looked up within the last second; undefined when the database must be asked
+ * (`lookUpSecretKey`). Known keys are remembered for a second, with their expiry, so a busy
+ * merchant costs one key lookup per second rather than one per request, and most requests are
+ * answered without a promise. Unknown keys are remembered for a few seconds, so that one sent
+ * again and again costs no lookup.
  */
 export function rememberedPrincipal(db: Db, token: string, now = Date.now()): Principal | null | undefined {
   if (!secretKeyMode(token)) return null;
-  const cached = keyCaches.get(db)?.get(hashKey(token));
-  if (!cached || now - cached.fetchedAt > KEY_CACHE_TTL_MS) return undefined;
-  return principalUnlessExpired(cached, now);
+  const hash = hashKey(token);
+  const cached = keyCaches.get(db)?.get(hash);
+  if (cached && now - cached.fetchedAt <= KEY_CACHE_TTL_MS) return principalUnlessExpired(cached, now);
+  const unknownAt = unknownKeyCaches.get(db)?.get(hash);
+  if (unknownAt !== undefined && now - unknownAt <= UNKNOWN_KEY_TTL_MS) return null;
+  return undefined;
 }
 
-/** The principal for a well-formed secret key, from the database; null when it is unknown, public or expired. Remembered when known. */
+/** Whether this process has found the key valid before (however long ago): a merchant's, not a guess. */
+export function wasValidKey(db: Db, token: string): boolean {
+  return keyCaches.get(db)?.has(hashKey(token)) ?? false;
+}
+
+/** The principal for a well-formed secret key, from the database; null when it is unknown, public or expired. Remembered either way. */
 export async function lookUpSecretKey(db: Db, token: string, now = Date.now()): Promise<Principal | null> {
   const hash = hashKey(token);
   const key = await repo.findKeyByHash(db, hash);
-  if (!key || key.kind !== 'secret' || !hashesMatch(key.token_hash, hash)) return null;
-  const cache = keyCaches.get(db) ?? keyCaches.set(db, new Map()).get(db)!;
-  if (cache.size >= KEY_CACHE_MAX) cache.delete(cache.keys().next().value!);
+  if (!key || key.kind !== 'secret' || !hashesMatch(key.token_hash, hash)) {
+    remember(unknownKeyCaches, db, UNKNOWN_KEY_CACHE_MAX, hash, now);
+    return null;
+  }
   const cached: CachedKey = { principal: { merchantId: key.merchant_id, mode: key.mode }, expiresAt: key.expires_at, fetchedAt: now };
-  cache.set(hash, cached);
+  remember(keyCaches, db, KEY_CACHE_MAX, hash, cached);
   return principalUnlessExpired(cached, now);
+}
+
+/** Sets `hash` in the database's cache, last in line; the oldest entry goes when the cache is full. */
+function remember<T>(caches: WeakMap<Db, Map<string, T>>, db: Db, max: number, hash: string, value: T): void {
+  const cache = caches.get(db) ?? caches.set(db, new Map()).get(db)!;
+  cache.delete(hash);
+  if (cache.size >= max) cache.delete(cache.keys().next().value!);
+  cache.set(hash, value);
 }
 
 function principalUnlessExpired(cached: CachedKey, now: number): Principal | null {

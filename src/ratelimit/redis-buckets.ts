@@ -36,18 +36,24 @@ declare module 'ioredis' {
   }
 }
 
-/** Buckets of every process live under this prefix; merchant ids are random, so tests never collide. */
-const KEY_PREFIX = 'lipira:ratelimit:';
 /** A Redis that answers slower than this is treated as down: the request must not wait for it. */
 const COMMAND_TIMEOUT_MS = 250;
 const WARNING_INTERVAL_MS = 10_000;
 
+/** One connection to Redis for every bucket store of the process. */
+export interface RateLimitRedis {
+  redis: Redis;
+  /** Logs that Redis could not answer, at most every 10 s. */
+  warn(error: unknown): void;
+  close(): Promise<void>;
+}
+
 /**
- * Buckets shared through Redis. When Redis cannot answer, requests go through (a payment gateway
- * must not go down with its rate limiter's cache) and a warning is logged at most every 10 s;
- * ioredis keeps reconnecting in the background.
+ * Connects to the Redis that holds the buckets. When Redis cannot answer, requests go through (a
+ * payment gateway must not go down with its rate limiter's cache) and a warning is logged at most
+ * every 10 s; ioredis keeps reconnecting in the background.
  */
-export async function redisBuckets(url: string, policy: BucketPolicy, log: FastifyBaseLogger): Promise<BucketStore> {
+export async function connectRateLimitRedis(url: string, log: FastifyBaseLogger): Promise<RateLimitRedis> {
   const redis = new Redis(url, {
     lazyConnect: true,
     // Fail at once while disconnected instead of queueing commands until Redis is back.
@@ -67,22 +73,32 @@ export async function redisBuckets(url: string, policy: BucketPolicy, log: Fasti
   redis.on('error', warn);
   // Waiting for the first connection lets the first requests be counted; if it fails, start anyway.
   await redis.connect().catch(warn);
+  return {
+    redis,
+    warn,
+    async close() {
+      // QUIT waits for pending replies; without a connection there is nothing to wait for.
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
+    },
+  };
+}
 
+/**
+ * Buckets shared through Redis, under `prefix` (every process uses the same one, so they share
+ * each bucket). A bucket Redis cannot answer for lets its request through.
+ */
+export function redisBuckets({ redis, warn }: RateLimitRedis, policy: BucketPolicy, prefix: string): BucketStore {
   const fillMs = Math.ceil(secondsToFull(policy, 0) * 1000) + 1000;
   return {
     async take(key) {
       try {
-        const [allowed, tokens] = await redis.lipiraTakeToken(KEY_PREFIX + key, policy.ratePerSecond, policy.capacity, fillMs);
+        const [allowed, tokens] = await redis.lipiraTakeToken(prefix + key, policy.ratePerSecond, policy.capacity, fillMs);
         return { allowed: allowed === 1, tokens: Number(tokens) };
       } catch (error) {
         warn(error);
         return null;
       }
-    },
-    async close() {
-      // QUIT waits for pending replies; without a connection there is nothing to wait for.
-      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
-      else redis.disconnect();
     },
   };
 }

@@ -16,7 +16,6 @@ export interface Take {
  */
 export interface BucketStore {
   take(key: string): Take | null | Promise<Take | null>;
-  close(): Promise<void>;
 }
 
 /** Seconds until a bucket is full again: after that long idle it equals a fresh one and may be forgotten. */
@@ -29,8 +28,10 @@ export function secondsToNextToken(policy: BucketPolicy, tokens: number): number
   return Math.max(0, 1 - tokens) / policy.ratePerSecond;
 }
 
-/** Most buckets kept in memory; only clients with a valid key get one, so this is rarely reached. */
+/** Most buckets kept in memory (per store); one costs about a hundred bytes. */
 const MAX_BUCKETS = 10_000;
+/** What a full store is brought back to when every bucket in it is busy. */
+const BUCKETS_AFTER_EVICTION = MAX_BUCKETS * 0.9;
 
 interface Bucket {
   tokens: number;
@@ -40,16 +41,20 @@ interface Bucket {
 /**
  * Buckets in this process's memory, refilled lazily when touched. A bucket left alone long enough
  * to fill up is indistinguishable from a new one, so such buckets are dropped when the map grows
- * large; should every bucket still be busy, the oldest is dropped (its client merely gets a full
- * bucket again).
+ * large. Should too many still be busy (client addresses are many), the oldest go until a tenth
+ * of the room is free (their clients merely get a full bucket again): the scan for idle buckets
+ * then comes only once per thousand new clients, not with every one.
  */
 export function memoryBuckets(policy: BucketPolicy, now: () => number = () => performance.now()): BucketStore {
   const buckets = new Map<string, Bucket>();
   const fullAfterMs = secondsToFull(policy, 0) * 1000;
 
-  const evictIdle = (time: number) => {
+  const evict = (time: number) => {
     for (const [key, bucket] of buckets) if (time - bucket.at >= fullAfterMs) buckets.delete(key);
-    if (buckets.size >= MAX_BUCKETS) buckets.delete(buckets.keys().next().value!);
+    for (const key of buckets.keys()) {
+      if (buckets.size <= BUCKETS_AFTER_EVICTION) break;
+      buckets.delete(key);
+    }
   };
 
   return {
@@ -57,7 +62,7 @@ export function memoryBuckets(policy: BucketPolicy, now: () => number = () => pe
       const time = now();
       let bucket = buckets.get(key);
       if (!bucket) {
-        if (buckets.size >= MAX_BUCKETS) evictIdle(time);
+        if (buckets.size >= MAX_BUCKETS) evict(time);
         bucket = { tokens: policy.capacity, at: time };
         buckets.set(key, bucket);
       }
@@ -67,6 +72,5 @@ export function memoryBuckets(policy: BucketPolicy, now: () => number = () => pe
       if (allowed) bucket.tokens -= 1;
       return { allowed, tokens: bucket.tokens };
     },
-    async close() {},
   };
 }

@@ -105,6 +105,8 @@ test('a PostgreSQL outage under load answers 503, never hangs, loses nothing, an
     WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',
+    RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1000000',
+    RATE_LIMIT_ADDRESS_BURST: '1000000',
   });
   cleanups.push(() => serve.dispose());
 

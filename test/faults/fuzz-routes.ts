@@ -260,12 +260,19 @@ function keyState(policy: AuthPolicy, auth: AuthChoice | null, body: string | nu
   if (policy === 'none') return 'valid';
   if ((auth && auth.header !== null) || policy === 'secret') return auth?.key ?? 'invalid';
   // Legacy creates without a header: the key is the body's `secret_key`, once the body is read
-  // (and not when the body is refused first: over the limit, under no media type, holding a NUL).
+  // (and not when the body is refused first: over the limit, under no media type, holding a NUL,
+  // a `__proto__` key or nesting past 32 levels).
   if (body === null || body.includes('\\u0000')) return 'unknown';
   if (body.trim() === '') return 'invalid';
   const parsed = parseJson(body);
-  if (!isObject(parsed)) return 'unknown';
+  if (!isObject(parsed) || refusedWhenRead(parsed)) return 'unknown';
   return typeof parsed.secret_key === 'string' && world.principals.has(parsed.secret_key) ? 'valid' : 'invalid';
+}
+
+/** What the body parser refuses before a key in the body is read: a `__proto__` key, or objects and arrays nested past 32 levels. */
+function refusedWhenRead(value: object, depth = 1): boolean {
+  if (depth > 32) return true;
+  return Object.entries(value).some(([key, child]) => (key === '__proto__' && !Array.isArray(value)) || (typeof child === 'object' && child !== null && refusedWhenRead(child, depth + 1)));
 }
 
 function builtRequest(plan: RoutePlan, world: WorldData, parts: Parameters<RequestBuilder>[0]): FuzzRequest {

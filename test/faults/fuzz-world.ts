@@ -87,6 +87,8 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
     {
       RATE_LIMIT_PER_SECOND: '1000000',
       RATE_LIMIT_BURST: '1000000',
+      RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1000000',
+      RATE_LIMIT_ADDRESS_BURST: '1000000',
       SANDBOX_MOBILE_DELAY: '1h',
       WORKER_INTERVAL: '1h',
       BODY_LIMIT: String(BODY_LIMIT),

@@ -68,6 +68,8 @@ for (const kind of DATABASE_KINDS) {
     const gw = await startTestGateway(kind, {
       RATE_LIMIT_PER_SECOND: '1000000',
       RATE_LIMIT_BURST: '1000000',
+      RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1000000',
+      RATE_LIMIT_ADDRESS_BURST: '1000000',
       // Pending charges stay pending; webhooks go out at once, and a refused one is not retried during the test.
       SANDBOX_MOBILE_DELAY: '1h',
       WORKER_INTERVAL: '50ms',

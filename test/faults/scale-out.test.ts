@@ -56,6 +56,8 @@ const SETTINGS = {
   SANDBOX_MOBILE_DELAY: '300ms',
   RATE_LIMIT_PER_SECOND: '1000000',
   RATE_LIMIT_BURST: '1000000',
+  RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1000000',
+  RATE_LIMIT_ADDRESS_BURST: '1000000',
 };
 
 const skip = process.env.TEST_DATABASE_URL ? false : 'needs PostgreSQL (processes share a database only there): set TEST_DATABASE_URL';

@@ -151,12 +151,12 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(escaped.status, 201, 'the six characters \\u0000 are ordinary text');
     });
 
-    test('meta nested thousands of levels deep (too deep to write back as JSON) is too large, not a 500', async () => {
+    test('meta nested thousands of levels deep (too deep to write back as JSON) is a 400 naming it, not a 500', async () => {
       const depth = 30_000;
       const body = JSON.stringify(currentBody({ meta: 0 })).replace('"meta":0', `"meta":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`);
       const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody: body, headers: { 'content-type': 'application/json' } });
       assert.equal(res.status, 400, res.text);
-      assert.deepEqual(res.body.message, { meta: ['The meta must not be greater than 8 kilobytes.'] });
+      assert.deepEqual(res.body.message, { meta: ['The meta must not be nested more than 32 levels deep.'] });
     });
 
     test('a nested amount written as 1.5 does not confuse the top-level check', async () => {
