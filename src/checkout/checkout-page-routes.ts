@@ -163,7 +163,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     if (session.status !== 'pending') return leave(reply, session);
     if (charge.status === 'failed') {
       // The full number was never stored, so only the network can be put back for the retry.
-      return showPaymentPage(request, reply, session, 200, { error: charge.failure_reason, method: charge.channel, operator: charge.operator ?? '' });
+      return showPaymentPage(request, reply, session, 200, { error: charge.failure_reason, method: charge.channel === 'card' ? 'card' : 'mobile_money', operator: charge.operator ?? '' });
     }
     if (charge.status !== 'pending') return reply.redirect(pagePath(session), 303);
     const summary = summaryOf(session);

@@ -76,7 +76,8 @@ export interface ChargesTable {
   /** The checkout session this charge is an attempt of; null for direct charges and payouts. */
   session_id: string | null;
   kind: 'payment' | 'payout';
-  channel: 'mobile_money' | 'card';
+  /** `bank`: a payout to a bank account (its recipient in `payout_recipients`). */
+  channel: 'mobile_money' | 'card' | 'bank';
   operator: 'airtel' | 'tnm' | null;
   /** Masked (`+265990xxxx00`): the full number is only ever handed to the provider. */
   mobile: string | null;
@@ -110,6 +111,22 @@ export interface ChargesTable {
   request_hash: Generated<string | null>;
   /** The record's `type` for direct API records: `Direct API Payment` or `API Payout`. */
   type: Generated<string | null>;
+}
+
+/** Who a payout through `/direct-charge/payouts` goes to (a bank account, or a wallet from the banks list). */
+export interface PayoutRecipientsTable {
+  /** The payout's charge row (its internal id). */
+  charge_ref: string;
+  merchant_id: string;
+  mode: 'test' | 'live';
+  bank_uuid: string;
+  /** As the banks list named it when the payout was made. */
+  bank_name: string;
+  account_name: string;
+  /** As the merchant sent it: shown back to that merchant only. */
+  account_number: string;
+  /** The payout's own `created_at`, for the list's order. */
+  created_at: number;
 }
 
 /** `refunds_due`: money a merchant's customers are owed back, held until the refund goes out. */
@@ -256,6 +273,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   checkout_sessions: CheckoutSessionsTable;
   charges: ChargesTable;
+  payout_recipients: PayoutRecipientsTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -25,6 +25,7 @@ import { registerHealthRoutes, type Lifecycle } from '../health/health-routes.ts
 import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
 import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
 import { registerMobileMoneyRoutes } from '../payments/mobile-money-routes.ts';
+import { registerPayoutRoutes } from '../payouts/payout-routes.ts';
 
 export interface Server {
   app: App;
@@ -101,6 +102,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerCheckoutPageRoutes(app, { config, payments });
     registerWebhookRoutes(app, { config, db: database.db });
     registerMobileMoneyRoutes(app, payments);
+    registerPayoutRoutes(app, payments, config);
     registerBalanceRoutes(app, database.db);
   });
   return { app, inFlight, routes };

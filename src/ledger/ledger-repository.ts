@@ -162,3 +162,28 @@ export function refundsPaidOutWrongly(db: Db): Promise<Array<{ id: string; statu
     .having(sql`count(ledger_transactions.id)`, '!=', sql`case when refunds.status = 'success' then 1 else 0 end`)
     .execute();
 }
+
+/**
+ * Payouts whose money did not move as it must: reserved from the main balance exactly once, then
+ * paid out once if the payout succeeded or released once if it failed, never both, and neither
+ * while it is under way.
+ */
+export function payoutsMovedWrongly(db: Db): Promise<Array<{ id: string; status: string; reserves: number; completes: number; releases: number }>> {
+  const count = (kind: LedgerTransactionsTable['kind']) => sql<number>`sum(case when ledger_transactions.kind = ${kind} then 1 else 0 end)`;
+  return db
+    .selectFrom('charges')
+    .leftJoin('ledger_transactions', (join) =>
+      join.onRef('ledger_transactions.reference', '=', 'charges.id').on('ledger_transactions.kind', 'in', ['payout_reserve', 'payout_complete', 'payout_release']),
+    )
+    .select(['charges.id', 'charges.status', count('payout_reserve').as('reserves'), count('payout_complete').as('completes'), count('payout_release').as('releases')])
+    .where('charges.kind', '=', 'payout')
+    .groupBy(['charges.id', 'charges.status'])
+    .having((eb) =>
+      eb.or([
+        eb(count('payout_reserve'), '!=', 1),
+        eb(count('payout_complete'), '!=', sql<number>`case when charges.status = 'success' then 1 else 0 end`),
+        eb(count('payout_release'), '!=', sql<number>`case when charges.status = 'failed' then 1 else 0 end`),
+      ]),
+    )
+    .execute();
+}

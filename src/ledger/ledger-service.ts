@@ -8,6 +8,7 @@ import {
   driftedAccounts,
   InsufficientFunds,
   paidSessionsNotCreditedOnce,
+  payoutsMovedWrongly,
   post,
   refundsPaidOutWrongly,
   SYSTEM,
@@ -126,16 +127,19 @@ export async function settleCollections(db: Db, now = Date.now()): Promise<numbe
  * What is wrong with the ledger, in words; empty when every invariant holds: every transaction
  * balances, every running balance matches its entries, no charge is credited twice, every paid
  * checkout session has exactly one credited payment, every success a session could not count is
- * held for its refund once, and every refund's money left once if it succeeded, never otherwise.
+ * held for its refund once, every refund's money left once if it succeeded, never otherwise, and
+ * every payout's money was reserved once, then paid out once if it succeeded or released once if
+ * it failed.
  */
 export async function checkLedger(db: Db): Promise<string[]> {
-  const [unbalanced, drifted, twice, uncredited, unheld, refunds] = await Promise.all([
+  const [unbalanced, drifted, twice, uncredited, unheld, refunds, payouts] = await Promise.all([
     unbalancedTransactions(db),
     driftedAccounts(db),
     creditedTwice(db),
     paidSessionsNotCreditedOnce(db),
     uncountedSuccessesNotHeldOnce(db),
     refundsPaidOutWrongly(db),
+    payoutsMovedWrongly(db),
   ]);
   return [
     ...unbalanced.map((row) => `transaction ${row.transaction_id} sums to ${Number(row.total)}, not 0`),
@@ -144,6 +148,7 @@ export async function checkLedger(db: Db): Promise<string[]> {
     ...uncredited.map((row) => `paid session ${row.id} has ${Number(row.credits)} credited payments, not 1`),
     ...unheld.map((row) => `uncounted successful charge ${row.id} was held for refund ${Number(row.holds)} times, not 1`),
     ...refunds.map((row) => `refund ${row.id} (${row.status}) paid out ${Number(row.payouts)} times`),
+    ...payouts.map((row) => `payout ${row.id} (${row.status}) was reserved ${Number(row.reserves)}, paid out ${Number(row.completes)} and released ${Number(row.releases)} times`),
   ];
 }
 

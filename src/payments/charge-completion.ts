@@ -1,7 +1,7 @@
 import { completeCheckoutCharge, type PaymentDeps } from '../checkout/checkout-payments.ts';
 import type { Charge } from './charge-repository.ts';
 import { completeDirectCharge } from './direct-charges.ts';
-import { completePayoutCharge } from './payouts.ts';
+import { completePayoutCharge } from '../payouts/payout-completion.ts';
 import type { Outcome } from './provider.ts';
 
 /** Records how any charge ended, through the story its kind belongs to. */

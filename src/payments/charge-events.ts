@@ -7,9 +7,10 @@ import { authorizationOf, chargeRecord, eventTypeOf } from './charge-views.ts';
 
 /**
  * Emits `api.charge.payment` or `api.payout` for a direct charge or payout that ended (contract
- * §9): flat, in the transaction that recorded the outcome.
+ * §9): flat, in the transaction that recorded the outcome, with the fields its kind adds (`extra`:
+ * a bank payout's recipient).
  */
-export async function emitChargeOutcome(trx: Kysely<DB>, charge: Charge, now: number): Promise<void> {
+export async function emitChargeOutcome(trx: Kysely<DB>, charge: Charge, now: number, extra: Record<string, unknown> = {}): Promise<void> {
   const record = chargeRecord(charge);
   const type = eventTypeOf(charge);
   const payload = {
@@ -32,6 +33,7 @@ export async function emitChargeOutcome(trx: Kysely<DB>, charge: Charge, now: nu
     authorization: authorizationOf(charge),
     created_at: formatTimestamp(charge.created_at),
     updated_at: formatTimestamp(now),
+    ...extra,
   };
   await emitEvent(trx, { merchantId: charge.merchant_id, mode: charge.mode, type, subjectId: charge.id, payload }, now);
 }

@@ -73,8 +73,8 @@ export async function discardUnstarted(db: Db, id: string): Promise<boolean> {
   return result.numDeletedRows > 0n;
 }
 
-/** Records what the provider said when it took a charge we had recorded: its state, what the charge waits for, when to ask again. */
-export async function recordStarted(db: Db, id: string, started: { nextAction: 'approve' | 'otp'; providerState: string; checkAt: number | null }, now: number): Promise<void> {
+/** Records what the provider said when it took a charge we had recorded: its state, what the charge waits for (a payout: nothing), when to ask again. */
+export async function recordStarted(db: Db, id: string, started: { nextAction: 'approve' | 'otp' | null; providerState: string; checkAt: number | null }, now: number): Promise<void> {
   await db
     .updateTable('charges')
     .set({ next_action: started.nextAction, provider_state: started.providerState, check_at: started.checkAt, updated_at: now })

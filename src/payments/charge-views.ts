@@ -4,7 +4,7 @@ import { formatNullableTimestamp, formatTimestamp } from '../shared/time.ts';
 import type { Charge } from './charge-repository.ts';
 import { operatorByCode } from './operators.ts';
 
-export const CHANNEL_NAMES: Record<Charge['channel'], string> = { mobile_money: 'Mobile Money', card: 'Card' };
+export const CHANNEL_NAMES: Record<Charge['channel'], string> = { mobile_money: 'Mobile Money', card: 'Card', bank: 'Bank Transfer' };
 
 /** How a charge was paid, as verification and webhooks show it (never more than masked numbers). */
 export function authorizationOf(charge: Charge) {
@@ -82,8 +82,13 @@ export function chargeRecord(charge: Charge) {
 export function verifyRecord(charge: Charge, logs: LogEntry[]) {
   return Object.assign(chargeRecord(charge), {
     authorization: authorizationOf(charge),
-    logs: logs.map((log) => ({ type: log.type, message: log.message, created_at: formatTimestamp(log.created_at) })),
+    logs: logViews(logs),
   });
+}
+
+/** A record's activity log, as its verification and details show it. */
+export function logViews(logs: LogEntry[]) {
+  return logs.map((log) => ({ type: log.type, message: log.message, created_at: formatTimestamp(log.created_at) }));
 }
 
 /**

@@ -36,7 +36,7 @@ export function walletOf(request: DirectRequest): MalawiMobile {
  * The charge a retry of an earlier request is answered with (contract §5: same `charge_id`,
  * same parameters, still pending), or the 400 for a `charge_id` already taken.
  */
-export async function existingFor(db: Kysely<DB>, owner: Principal, request: DirectRequest, hash: string): Promise<Charge | null> {
+export async function existingFor(db: Kysely<DB>, owner: Principal, request: { charge_id: string }, hash: string): Promise<Charge | null> {
   const existing = await findChargeByChargeId(db, owner, request.charge_id);
   if (!existing) return null;
   if (existing.request_hash === hash && existing.status === 'pending') return existing;
@@ -65,27 +65,40 @@ export interface NewDirectRecord {
   checkAt: number | null;
 }
 
+type Alongside = (trx: Kysely<DB>, charge: Charge) => Promise<void>;
+
 /**
  * Inserts a direct charge or payout with its first log, running `alongside` in the same
  * transaction (a payout's reservation). A concurrent request with the same `charge_id` that got
  * there first makes this one a replay or a duplicate, never a second record.
  */
-export async function insertDirectRecord(
+export function insertDirectRecord(db: Kysely<DB>, record: NewDirectRecord, now: number, alongside: Alongside = async () => undefined): Promise<{ charge: Charge; created: boolean }> {
+  return insertUniqueRecord(db, record, () => directCharge(record, now), async (trx, charge) => {
+    await alongside(trx, charge);
+    await addLog(trx, charge.id, `${record.kind === 'payout' ? 'Payout' : 'Payment'} requested to ${charge.mobile} (${OPERATOR_NAMES[record.wallet.operator]})`, now);
+  });
+}
+
+/**
+ * Inserts the record `make` builds (afresh on each try: its own `ref_id` may be what conflicted)
+ * and runs `alongside` in the same transaction, unless a record with its `charge_id` exists: the
+ * retry it answers, or the 400 for a `charge_id` already taken.
+ */
+export async function insertUniqueRecord(
   db: Kysely<DB>,
-  record: NewDirectRecord,
-  now: number,
-  alongside: (trx: Kysely<DB>, charge: Charge) => Promise<void> = async () => undefined,
+  identity: { owner: Principal; request: { charge_id: string }; hash: string },
+  make: () => Charge,
+  alongside: Alongside,
 ): Promise<{ charge: Charge; created: boolean }> {
   for (;;) {
-    const charge = directCharge(record, now);
+    const charge = make();
     const inserted = await db.transaction().execute(async (trx) => {
       if (!(await insertChargeIfNew(trx, charge))) return false;
       await alongside(trx, charge);
-      await addLog(trx, charge.id, `${record.kind === 'payout' ? 'Payout' : 'Payment'} requested to ${charge.mobile} (${OPERATOR_NAMES[record.wallet.operator]})`, now);
       return true;
     });
     if (inserted) return { charge, created: true };
-    const existing = await existingFor(db, record.owner, record.request, record.hash);
+    const existing = await existingFor(db, identity.owner, identity.request, identity.hash);
     if (existing) return { charge: existing, created: false };
   }
 }

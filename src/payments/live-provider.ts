@@ -13,6 +13,7 @@ export function liveProvider(): PaymentProvider {
     check: async () => null,
     confirmOtp: async () => ({ status: 'failed', reason: NOT_CONNECTED }),
     payout: async () => ({ status: 'refused', message: NOT_CONNECTED }),
+    startBankPayout: async () => ({ accepted: false, message: NOT_CONNECTED }),
     refund: async () => ({ accepted: false, message: NOT_CONNECTED }),
     syncRefund: async () => null,
   };

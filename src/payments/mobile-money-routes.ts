@@ -11,13 +11,11 @@ import {
   ChargeRecordResponse,
   DetailsResponse,
   InitializeChargeBody,
-  InitializePayoutBody,
   OperatorsResponse,
   VerifyQuery,
   VerifyResponse,
 } from './mobile-money-schemas.ts';
 import { OPERATORS } from './operators.ts';
-import { initializePayout } from './payouts.ts';
 
 const VERIFY_MESSAGES = {
   success: 'Payment authorized and completed successfully.',
@@ -25,7 +23,7 @@ const VERIFY_MESSAGES = {
   failed: 'Payment failed.',
 } as const;
 
-/** Direct mobile money charges and payouts (contract §8), over the same charge records as checkout attempts. */
+/** Direct mobile money charges (contract §8), over the same charge records as checkout attempts and payouts (src/payouts/). */
 export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void {
   const normalize = normalizing(normalizeBody);
 
@@ -60,16 +58,6 @@ export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void
     async (request) => {
       const { charge, logs } = await chargeDetails(payments, principalOf(request), request.params.charge_id);
       return success('Transaction retrieved successfully.', detailsRecord(charge, logs));
-    },
-  );
-
-  app.post(
-    '/mobile-money/payouts/initialize',
-    { config: { auth: 'secret' }, preValidation: normalize, schema: { summary: 'Pay out to a mobile money wallet', body: InitializePayoutBody, response: { 201: ChargeRecordResponse, ...errorResponses } } },
-    async (request, reply) => {
-      const payout = await initializePayout(payments, principalOf(request), request.body);
-      const message = payout.status === 'failed' ? `Payout failed: ${payout.failure_reason ?? 'the operator refused it'}.` : 'Payout processed successfully.';
-      return reply.code(201).send(success(message, chargeRecord(payout)));
     },
   );
 }

@@ -3,10 +3,10 @@ import { Authorization, Log, Reference } from '../checkout/checkout-schemas.ts';
 import { SuccessEnvelope } from '../http/envelope.ts';
 import { OPERATOR_REF_IDS } from './operators.ts';
 
-const Name = Type.String({ minLength: 1, maxLength: 255 });
-const NullableString = Type.Union([Type.String(), Type.Null()]);
+export const Name = Type.String({ minLength: 1, maxLength: 255 });
+export const NullableString = Type.Union([Type.String(), Type.Null()]);
 
-const DirectFields = {
+export const DirectFields = {
   mobile: Type.String({ format: 'malawi-mobile', maxLength: 32 }),
   mobile_money_operator_ref_id: Type.String({ enum: OPERATOR_REF_IDS }),
   amount: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
@@ -17,12 +17,7 @@ const DirectFields = {
 };
 
 export const InitializeChargeBody = Type.Object(DirectFields);
-export const InitializePayoutBody = Type.Object({
-  ...DirectFields,
-  transaction_status: Type.Optional(Type.Unsafe<'successful' | 'failed'>({ type: 'string', enum: ['successful', 'failed'] })),
-});
 export type InitializeChargeInput = Static<typeof InitializeChargeBody>;
-export type InitializePayoutInput = Static<typeof InitializePayoutBody>;
 
 export const ChargeIdParams = Type.Object({ charge_id: Type.String() });
 export const VerifyQuery = Type.Object({
@@ -52,7 +47,7 @@ const CommonRecord = {
   mobile_money: MobileMoney,
 };
 
-const TypedRecord = {
+export const TypedRecord = {
   ...CommonRecord,
   type: Type.String(),
   event_type: Type.String(),

@@ -18,6 +18,11 @@ export interface PaymentProvider {
   confirmOtp(charge: ProviderCharge, otp: string): Promise<Outcome>;
   /** Sends money to a wallet. `requestedOutcome` is the sandbox's `transaction_status`; live connectors ignore it. */
   payout(request: { mobile: MalawiMobile; amountMinor: number; currency: string; requestedOutcome: 'successful' | 'failed' }): Promise<PayoutResult>;
+  /**
+   * Hands a payout to a bank account, or to a wallet of the banks list, to the provider under our
+   * `reference`; how it went comes later, through `check`. `requestedOutcome` as for `payout`.
+   */
+  startBankPayout(request: { reference: string; recipient: PayoutRecipient; amountMinor: number; currency: string; requestedOutcome: 'successful' | 'failed' }): Promise<PayoutStart>;
   /** Gives a customer back `amountMinor` of a successful charge (`transId`: the provider's id for it). */
   refund(request: { reference: string; transId: string | null; amountMinor: number; currency: string }): Promise<RefundStart>;
   /** Asks about a refund handed over earlier: its outcome, or null while it is under way. */
@@ -40,6 +45,17 @@ export type StartResult =
   | { accepted: false; message: string };
 
 export type RefundStart = { accepted: true; providerState: string; checkAt: number } | { accepted: false; message: string };
+
+/** Like a refund, a bank payout is handed over, and how it went asked for later. */
+export type PayoutStart = RefundStart;
+
+/** Where a bank payout goes: an entry of the banks list, and the account there (a wallet's as `265…`). */
+export interface PayoutRecipient {
+  bankUuid: string;
+  bankName: string;
+  accountName: string;
+  accountNumber: string;
+}
 
 export type Outcome = { status: 'success'; transId: string | null } | { status: 'failed'; reason: string };
 

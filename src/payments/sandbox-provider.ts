@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Outcome, PaymentProvider, ProviderCharge, RefundStart, StartResult } from './provider.ts';
+import type { Outcome, PaymentProvider, PayoutStart, ProviderCharge, RefundStart, StartResult } from './provider.ts';
 
 /** The test numbers and cards of contract §7, and what each one does. */
 export const TEST_MOBILE_NUMBERS = [
@@ -28,6 +28,8 @@ const CARD_FAILURES: Record<string, string> = {
 };
 
 const MOBILE_FAILURE = 'The mobile money payment was declined: insufficient balance.';
+
+const BANK_PAYOUT_FAILURE = 'The bank payout failed (test mode, transaction_status=failed).';
 
 interface SandboxState {
   outcome: 'success' | 'failed';
@@ -68,6 +70,12 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
 
     async payout({ requestedOutcome }) {
       return requestedOutcome === 'successful' ? { status: 'success' as const, transId: randomUUID() } : { status: 'failed' as const, reason: 'The payout failed (test mode, transaction_status=failed).' };
+    },
+
+    // A bank payout ends after the same delay as a mobile money payment, with the outcome the test asked for.
+    async startBankPayout({ requestedOutcome }): Promise<PayoutStart> {
+      const state: SandboxState = requestedOutcome === 'successful' ? { outcome: 'success' } : { outcome: 'failed', reason: BANK_PAYOUT_FAILURE };
+      return { accepted: true, providerState: JSON.stringify(state), checkAt: Date.now() + mobileDelayMs };
     },
 
     async confirmOtp(charge, otp): Promise<Outcome> {

@@ -43,6 +43,26 @@ describe('the API reference', () => {
     assert.equal(doc.paths['/mobile-money'].get.security, undefined, 'the operator list needs no key');
   });
 
+  test('the payout routes through the banks list are documented with example requests and answers', async () => {
+    const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
+    const operations = [
+      ['post', '/direct-charge/payouts/initialize', '201', 'success'],
+      ['get', '/direct-charge/payouts/supported-banks', '200', 'success'],
+      ['get', '/direct-charge/payouts/{charge_id}/details', '200', 'successful'],
+      ['get', '/direct-charge/payouts', '200', 'success'],
+    ] as const;
+    for (const [method, path, status, envelopeStatus] of operations) {
+      const operation = doc.paths[path][method];
+      assert.deepEqual(operation.security, [{ bearerAuth: [] }], `${path} needs a secret key`);
+      const answer = operation.responses[status].content['application/json'];
+      assert.equal(answer.example.status, envelopeStatus, `${path} shows an example answer`);
+      assert.ok(answer.example.data, `${path}: the example has data`);
+    }
+    const request = doc.paths['/direct-charge/payouts/initialize'].post.requestBody.content['application/json'];
+    assert.equal(request.example.payout_method, 'bank_transfer');
+    assert.deepEqual(request.schema.required, ['payout_method', 'bank_uuid', 'amount', 'charge_id', 'bank_account_name', 'bank_account_number']);
+  });
+
   test('/docs serves a readable reference from the package, with no third-party asset', async () => {
     const page = await fetch(`${ctx.gw.url}/docs/`);
     assert.equal(page.status, 200);

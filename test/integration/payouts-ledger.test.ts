@@ -4,8 +4,13 @@ import { verifyWebhook } from 'lipira';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { claimAttemptSlot, markPaid } from '../../src/checkout/checkout-repository.ts';
 import { createSession } from '../../src/checkout/checkout-service.ts';
-import { checkLedger, creditCollection, settleCollections } from '../../src/ledger/ledger-service.ts';
+import { loadConfig } from '../../src/config.ts';
+import { checkLedger, creditCollection, reservePayout, settleCollections } from '../../src/ledger/ledger-service.ts';
 import { createMerchant } from '../../src/merchants/merchant-service.ts';
+import { paymentDeps } from '../../src/payments/providers.ts';
+import { initializeBankPayout } from '../../src/payouts/bank-payouts.ts';
+import { movementOf } from '../../src/payouts/payout-reservation.ts';
+import { NBM_UUID } from '../helpers/bank-payouts.ts';
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { TIMESTAMP } from '../helpers/fixtures.ts';
@@ -407,7 +412,7 @@ for (const kind of DATABASE_KINDS) {
       await initializePayout(ctx.gw, merchant.test_secret_key, payoutBody({ amount: 100, transaction_status: 'failed' }));
       const check = await lipira(['ledger', 'check'], env());
       assert.equal(check.code, 0, check.stderr);
-      assert.equal(check.stdout.trim(), 'Ledger OK: every transaction sums to zero, every balance equals the sum of its entries, every paid session has exactly one credited payment, every payment a session could not count is held for its refund, and every refund paid out once at most.');
+      assert.equal(check.stdout.trim(), 'Ledger OK: every transaction sums to zero, every balance equals the sum of its entries, every paid session has exactly one credited payment, every payment a session could not count is held for its refund, every refund paid out once at most, and every payout reserved once, then paid out or released once as it ended.');
     });
 
     test('lipira ledger check fails, naming the account, after a balance is corrupted (throwaway database)', async () => {
@@ -446,6 +451,28 @@ for (const kind of DATABASE_KINDS) {
         assert.deepEqual(await checkLedger(opened.db), []);
         await opened.db.transaction().execute((trx) => creditCollection(trx, credit, now));
         assert.deepEqual(await checkLedger(opened.db), ['charge chg_paid was credited 2 times', `paid session ${session.id} has 2 credited payments, not 1`]);
+      } finally {
+        await opened.close();
+        await throwaway.drop();
+      }
+    });
+
+    test('the ledger check finds a payout reserved twice, and one that ended without its money moving (throwaway database)', async () => {
+      const throwaway = freshDatabase(kind);
+      const opened = await openMigratedDatabase(throwaway.url);
+      try {
+        const merchant = await createMerchant(opened.db, { name: 'Throwaway', email: 'x@example.com', webhookUrl: null, feeBasisPoints: 300 });
+        const now = Date.now();
+        await opened.db.transaction().execute((trx) => creditCollection(trx, { merchantId: merchant.id, mode: 'test', currency: 'MWK', amountMinor: 1000_00, feeMinor: 30_00, reference: 'chg_funding' }, now));
+        await settleCollections(opened.db, now);
+        const deps = paymentDeps(loadConfig({ SANDBOX_MOBILE_DELAY: '1h' }), opened.db);
+        const request = { payout_method: 'bank_transfer' as const, bank_uuid: NBM_UUID, amount: 100, charge_id: 'bank-payout-1', bank_account_name: 'Madalitso Kamwendo', bank_account_number: '1001000010' };
+        const { payout } = await initializeBankPayout(deps, { merchantId: merchant.id, mode: 'test' }, request, now);
+        assert.deepEqual(await checkLedger(opened.db), [], 'a pending payout holds its one reservation');
+        await opened.db.transaction().execute((trx) => reservePayout(trx, movementOf(payout), now));
+        assert.deepEqual(await checkLedger(opened.db), [`payout ${payout.id} (pending) was reserved 2, paid out 0 and released 0 times`]);
+        await opened.db.updateTable('charges').set({ status: 'success' }).where('id', '=', payout.id).execute();
+        assert.deepEqual(await checkLedger(opened.db), [`payout ${payout.id} (success) was reserved 2, paid out 0 and released 0 times`]);
       } finally {
         await opened.close();
         await throwaway.drop();

@@ -1,0 +1,23 @@
+import type { LogEntry } from '../logs/log-repository.ts';
+import type { Charge } from '../payments/charge-repository.ts';
+import { chargeRecord, logViews } from '../payments/charge-views.ts';
+import type { Recipient } from './recipient-repository.ts';
+
+/** Where a bank payout went, as PayChangu's records and `api.payout` webhooks show it. */
+export function recipientDetails(recipient: Recipient) {
+  return { bank_uuid: recipient.bank_uuid, bank_name: recipient.bank_name, account_name: recipient.account_name, account_number: recipient.account_number };
+}
+
+/**
+ * A payout through the banks list (contract §10.3): the record every payout shows, with its
+ * recipient and `trace_id` (null: Lipira has none yet). Like PayChangu's, a payout to a bank
+ * account shows `mobile` as "0"; one to a wallet shows the wallet's masked number.
+ */
+export function bankPayoutRecord(payout: Charge, recipient: Recipient) {
+  return Object.assign(chargeRecord(payout), { mobile: payout.mobile ?? '0', trace_id: null, recipient_account_details: recipientDetails(recipient) });
+}
+
+/** Details: the record and its activity log. */
+export function bankPayoutDetailsRecord(payout: Charge, recipient: Recipient, logs: LogEntry[]) {
+  return Object.assign(bankPayoutRecord(payout, recipient), { logs: logViews(logs) });
+}

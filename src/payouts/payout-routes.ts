@@ -1,0 +1,87 @@
+import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { Config } from '../config.ts';
+import type { App } from '../http/app-type.ts';
+import { principalOf } from '../http/auth.ts';
+import { errorResponses, success } from '../http/envelope.ts';
+import { normalizeBody, normalizing } from '../http/tolerance.ts';
+import { chargeRecord } from '../payments/charge-views.ts';
+import { ChargeIdParams, ChargeRecordResponse } from '../payments/mobile-money-schemas.ts';
+import { PAYOUT_BANKS } from './banks.ts';
+import { normalizeBankPayoutBody } from './bank-payout-tolerance.ts';
+import { bankPayoutDetails, bankPayoutPage, initializeBankPayout } from './bank-payouts.ts';
+import { bankPayoutDetailsRecord, bankPayoutRecord } from './bank-payout-views.ts';
+import { initializePayout } from './mobile-money-payouts.ts';
+import {
+  BankPayoutDetailsResponse,
+  BankPayoutListQuery,
+  BankPayoutListResponse,
+  BankPayoutResponse,
+  InitializeBankPayoutBody,
+  InitializePayoutBody,
+  SupportedBanksQuery,
+  SupportedBanksResponse,
+} from './payout-schemas.ts';
+import { BANK_PAYOUTS_PER_PAGE } from './recipient-repository.ts';
+
+const SUPPORTED_BANKS = PAYOUT_BANKS.map(({ uuid, name }) => ({ uuid, name }));
+
+/** Payouts to mobile money wallets (contract §8) and through the banks list (§10.3), from the main balance. */
+export function registerPayoutRoutes(app: App, payments: PaymentDeps, config: Config): void {
+  const normalize = normalizing(normalizeBody);
+
+  app.post(
+    '/mobile-money/payouts/initialize',
+    { config: { auth: 'secret' }, preValidation: normalize, schema: { summary: 'Pay out to a mobile money wallet', body: InitializePayoutBody, response: { 201: ChargeRecordResponse, ...errorResponses } } },
+    async (request, reply) => {
+      const payout = await initializePayout(payments, principalOf(request), request.body);
+      const message = payout.status === 'failed' ? `Payout failed: ${payout.failure_reason ?? 'the operator refused it'}.` : 'Payout processed successfully.';
+      return reply.code(201).send(success(message, chargeRecord(payout)));
+    },
+  );
+
+  app.get(
+    '/direct-charge/payouts/supported-banks',
+    { config: { auth: 'secret' }, schema: { summary: "Malawi's banks and the two wallets a payout can go to (kwacha only)", querystring: SupportedBanksQuery, response: { 200: SupportedBanksResponse, ...errorResponses } } },
+    async () => success('Retrieved successfully.', SUPPORTED_BANKS),
+  );
+
+  app.post(
+    '/direct-charge/payouts/initialize',
+    {
+      config: { auth: 'secret' },
+      preValidation: normalizing(normalizeBankPayoutBody),
+      schema: { summary: 'Pay out to a bank account or a wallet of the banks list; answers pending', body: InitializeBankPayoutBody, response: { 201: BankPayoutResponse, ...errorResponses } },
+    },
+    async (request, reply) => {
+      const { payout, recipient } = await initializeBankPayout(payments, principalOf(request), request.body);
+      const message = payout.status === 'failed' ? `Payout failed: ${payout.failure_reason ?? 'the provider refused it.'}` : 'Payout request submitted successfully.';
+      return reply.code(201).send(success(message, { transaction: bankPayoutRecord(payout, recipient) }));
+    },
+  );
+
+  app.get(
+    '/direct-charge/payouts/:charge_id/details',
+    { config: { auth: 'secret' }, schema: { summary: 'A payout made through the banks list, with its logs', params: ChargeIdParams, response: { 200: BankPayoutDetailsResponse, ...errorResponses } } },
+    async (request) => {
+      const payout = await bankPayoutDetails(payments, principalOf(request), request.params.charge_id);
+      return { status: 'successful' as const, message: 'Transaction details retrieved successfully', data: bankPayoutDetailsRecord(payout, payout, payout.logs) };
+    },
+  );
+
+  app.get(
+    '/direct-charge/payouts',
+    { config: { auth: 'secret' }, schema: { summary: 'Payouts made through the banks list, newest first, 20 a page', querystring: BankPayoutListQuery, response: { 200: BankPayoutListResponse, ...errorResponses } } },
+    async (request) => {
+      const page = Number(request.query.page ?? 1);
+      const { rows, total } = await bankPayoutPage(payments, principalOf(request), page);
+      const totalPages = Math.max(1, Math.ceil(total / BANK_PAYOUTS_PER_PAGE));
+      return success('Transactions retrieved successfully.', {
+        current_page: page,
+        total_pages: totalPages,
+        per_page: BANK_PAYOUTS_PER_PAGE,
+        next_page_url: page < totalPages ? `${config.publicBaseUrl}/direct-charge/payouts?page=${page + 1}` : null,
+        data: rows.map((row) => bankPayoutRecord(row, row)),
+      });
+    },
+  );
+}
