@@ -9,9 +9,11 @@ import { BANK_PAYOUT_KEYS, bankPayoutBody, bankPayoutDetails, bankPayoutList, in
 import {
   accountMinor,
   AIRTEL_REF,
+  chargeBody,
   chargeRows,
   eventually,
   fundMainBalance,
+  initializeCharge,
   initializePayout,
   ledgerKindsFor,
   merchantWithReceiver,
@@ -156,9 +158,16 @@ for (const kind of DATABASE_KINDS) {
 
     test('only payouts through the banks list have details here: a mobile money payout or a charge with that charge_id is 404', async () => {
       const merchant = await fundedMerchant();
+      const bank = bankPayoutBody({ amount: 100 });
       const mobile = payoutBody({ amount: 100 });
+      const charge = chargeBody();
+      assert.equal((await initializeBankPayout(ctx.gw, merchant.test_secret_key, bank)).status, 201);
       assert.equal((await initializePayout(ctx.gw, merchant.test_secret_key, mobile)).status, 201);
-      assert.equal((await bankPayoutDetails(ctx.gw, merchant.test_secret_key, String(mobile.charge_id))).status, 404);
+      assert.equal((await initializeCharge(ctx.gw, merchant.test_secret_key, charge)).status, 201);
+      assert.equal((await bankPayoutDetails(ctx.gw, merchant.test_secret_key, String(bank.charge_id))).status, 200);
+      for (const other of [mobile, charge]) {
+        assert.deepEqual((await bankPayoutDetails(ctx.gw, merchant.test_secret_key, String(other.charge_id))).body, { status: 'failed', message: 'Transaction not found.', data: null });
+      }
     });
 
     test('the same charge_id with the same parameters while pending answers as the first time; with other parameters it is taken', async () => {
