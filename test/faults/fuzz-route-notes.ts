@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { ASSETS } from '../../src/checkout/page/views.ts';
 import { currentBody, legacyBody } from '../helpers/fixtures.ts';
+import { bankPayoutBody } from '../helpers/bank-payouts.ts';
 import { AIRTEL_REF, chargeBody, payoutBody, TEST_NUMBERS, TNM_REF } from '../helpers/mobile-money.ts';
 import type { FuzzRequest, FuzzResponse } from './fuzz-http.ts';
 import { hostileString } from './fuzz-json.ts';
@@ -30,9 +31,10 @@ const sometimesKnown = (pool: (ctx: RunContext) => string[]) => (ctx: RunContext
   fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: fc.constantFrom(...pool(ctx)), weight: 1 });
 const knownOr = (pool: (ctx: RunContext) => string[]) => (ctx: RunContext) => fc.oneof(fc.constantFrom(...pool(ctx)), hostileString);
 
-const jsonOf = (answer: FuzzResponse): { data?: { checkout_url?: unknown; charge_id?: unknown } } | null => {
+type AnswerData = { checkout_url?: unknown; charge_id?: unknown; transaction?: { charge_id?: unknown } };
+const jsonOf = (answer: FuzzResponse): { data?: AnswerData } | null => {
   try {
-    return JSON.parse(answer.text) as { data?: { checkout_url?: unknown; charge_id?: unknown } };
+    return JSON.parse(answer.text) as { data?: AnswerData };
   } catch {
     return null;
   }
@@ -54,6 +56,16 @@ const chargeOfRecord: Creates = {
   named: (request, answer, ctx) => {
     const owner = ctx.world.principals.get(bearer(request));
     const chargeId = jsonOf(answer)?.data?.charge_id;
+    return answer.status === 201 && owner && typeof chargeId === 'string' ? chargeIdentity(owner.merchantId, owner.mode, chargeId) : null;
+  },
+};
+
+/** A payout through the banks list is named by its transaction's charge_id, for the merchant and mode of the key that made it. */
+const bankPayoutOfRecord: Creates = {
+  table: 'charges',
+  named: (request, answer, ctx) => {
+    const owner = ctx.world.principals.get(bearer(request));
+    const chargeId = jsonOf(answer)?.data?.transaction?.charge_id;
     return answer.status === 201 && owner && typeof chargeId === 'string' ? chargeIdentity(owner.merchantId, owner.mode, chargeId) : null;
   },
 };
@@ -193,6 +205,26 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
         fc.constantFrom(...world.chargeIds.own).map((charge_id) => build({ key: world.a.test_secret_key, body: payoutBody({ charge_id }) })),
       ),
   },
+  'POST /direct-charge/payouts/initialize': {
+    // Mostly numbers a bank or a wallet takes, so that some payouts are accepted (the schema's own strings are refused).
+    fields: {
+      charge_id: sometimesKnown(chargeIds),
+      bank_account_number: () => fc.oneof(fc.constantFrom('1001000010', TEST_NUMBERS.airtelSuccess, '265899817565'), fc.stringMatching(/^\d{5,20}$/), hostileString),
+    },
+    changes: ['charges', 'payout_recipients', 'logs', 'events', 'webhook_deliveries', ...LEDGER],
+    creates: bankPayoutOfRecord,
+    // More than the balance, a balance that is empty (live, merchant B), a charge_id taken, a wallet given another network's number, a live key choosing the outcome: 400.
+    refusals: ({ world }, build) =>
+      anyOf(
+        fc.integer({ min: 1_500_000, max: 2_147_483_647 }).map((amount) => build({ key: world.a.test_secret_key, body: bankPayoutBody({ amount }) })),
+        fc.constantFrom(world.a.live_secret_key, world.b.test_secret_key).map((key) => build({ key, body: bankPayoutBody() })),
+        fc.tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 })).map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: bankPayoutBody({ charge_id, amount }) })),
+        fc.constant(null).map(() => build({ key: world.a.test_secret_key, body: bankPayoutBody({ bank_uuid: AIRTEL_REF, bank_account_number: TEST_NUMBERS.tnmSuccess }) })),
+        fc.constantFrom('successful', 'failed').map((transaction_status) => build({ key: world.a.live_secret_key, body: bankPayoutBody({ transaction_status }) })),
+      ),
+  },
+  // Reading a payout whose outcome is due records it (none is due during the run: test payouts take an hour).
+  'GET /direct-charge/payouts/:charge_id/details': { params: { charge_id: chargeIds }, changes: OUTCOME },
   'GET /openapi.json': { answers: 'document' },
   'GET /docs/json': { answers: 'document' },
   'GET /docs/*': { answers: 'document', params: { '*': () => ['index.html', 'swagger-initializer.js', 'static/index.html', 'static/swagger-initializer.js', 'json', 'yaml', 'static/oauth2-redirect.html'] } },

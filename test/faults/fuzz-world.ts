@@ -10,7 +10,8 @@ import { updateMerchantSettings, type MerchantCredentials } from '../../src/merc
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { currentBody, legacyBody } from '../helpers/fixtures.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { chargeBody, fundMainBalance, initializeCharge, initializePayout, payoutBody, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
+import { bankPayoutBody, initializeBankPayout } from '../helpers/bank-payouts.ts';
+import { AIRTEL_REF, chargeBody, fundMainBalance, initializeCharge, initializePayout, payoutBody, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
 import { XSS_MARKER } from './fuzz-json.ts';
 
 /** The body limit the fuzz gateway runs with (the default), so that oversized bodies can be made on purpose. */
@@ -111,13 +112,15 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
   const chargeIds: RefPool = { own: [], ownLive: [], other: [] };
 
   // Merchant A, test mode: sessions pending, paid, cancelled and one full of injection text;
-  // charges pending, paid and failed; payouts paid and failed (after funding its balance).
+  // charges pending, paid and failed; payouts paid and failed (after funding its balance), and
+  // payouts through the banks list to a bank and to a wallet, pending.
   await fundMainBalance(gw, a, 1_000_000);
   txRefs.own.push(await createdTxRef(gw, a.test_secret_key, '/payment'), await createdTxRef(gw, a.test_secret_key, '/api/payment'));
   txRefs.own.push(await createdTxRef(gw, a.test_secret_key, '/payment', hostileCustomization()));
   txRefs.own.push((await paidByCard(gw, a.test_secret_key)).txRef, await cancelledTxRef(gw, a.test_secret_key));
   chargeIds.own.push(await directCharge(gw, a.test_secret_key, null), await directCharge(gw, a.test_secret_key, 'success'), await directCharge(gw, a.test_secret_key, 'failed'));
   chargeIds.own.push(await payout(gw, a.test_secret_key, 'successful'), await payout(gw, a.test_secret_key, 'failed'));
+  chargeIds.own.push(await bankPayout(gw, a.test_secret_key, {}), await bankPayout(gw, a.test_secret_key, { bank_uuid: AIRTEL_REF, bank_account_number: TEST_NUMBERS.airtelSuccess }));
   chargeIds.own.push(...(await attemptChargeIds(gw, a.id, 'test')));
 
   // Merchant A, live mode: sessions (live providers move no money, so no live charge exists).
@@ -248,6 +251,14 @@ async function directCharge(gw: TestGateway, key: string, outcome: 'success' | '
 async function payout(gw: TestGateway, key: string, outcome: 'successful' | 'failed'): Promise<string> {
   const body = payoutBody({ transaction_status: outcome });
   const created = await initializePayout(gw, key, body);
+  assert.equal(created.status, 201, created.text);
+  return String(body.charge_id);
+}
+
+/** A payout through the banks list, left pending (test payouts take an hour here); returns its charge_id. */
+async function bankPayout(gw: TestGateway, key: string, overrides: Record<string, unknown>): Promise<string> {
+  const body = bankPayoutBody({ amount: 777, ...overrides });
+  const created = await initializeBankPayout(gw, key, body);
   assert.equal(created.status, 201, created.text);
   return String(body.charge_id);
 }

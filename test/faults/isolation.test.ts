@@ -20,6 +20,7 @@ import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, startTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
+import { bankPayoutBody, initializeBankPayout } from '../helpers/bank-payouts.ts';
 import { AIRTEL_REF, chargeBody, eventually, initializeCharge, initializePayout, payoutBody, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { reportScenario } from './report.ts';
@@ -47,8 +48,8 @@ interface Scope {
   marker: string;
   amount: number;
   sessions: Map<string, { status: string }>;
-  /** By charge_id; payouts show no customer names (spec §4.5). */
-  charges: Map<string, { status: string; payout?: boolean }>;
+  /** By charge_id; payouts show no customer names (spec §4.5); `bank`: made through the banks list. */
+  charges: Map<string, { status: string; payout?: boolean; bank?: boolean }>;
   deliveries: Map<string, { txRef: string | null; chargeId: string | null }>;
   /** Values only this scope's records hold (references, tokens, ids): none may appear in another scope's answers. */
   private: Set<string>;
@@ -57,7 +58,7 @@ interface Scope {
 }
 
 /** References every scope uses for its own record: each key must get its own back. */
-const SHARED = { pendingOrder: 'iso-order-1', paidOrder: 'iso-order-2', charge: 'iso-charge-1', payout: 'iso-payout-1' } as const;
+const SHARED = { pendingOrder: 'iso-order-1', paidOrder: 'iso-order-2', charge: 'iso-charge-1', payout: 'iso-payout-1', bankPayout: 'iso-bank-payout-1' } as const;
 
 type Target = { scope: Scope; kind: 'session' | 'charge' | 'delivery'; ref: string };
 
@@ -142,8 +143,8 @@ for (const kind of DATABASE_KINDS) {
 
 /**
  * One operation of the actor's key on the target: a read (verify, legacy verify, mobile money
- * verify and details, a delivery, the delivery list, the balance) or a change (settling a charge,
- * redelivering a webhook). The answer must be the actor's own record of that reference, or 404;
+ * verify and details, bank payout details and list, a delivery, the delivery list, the balance) or
+ * a change (settling a charge, redelivering a webhook). The answer must be the actor's own record of that reference, or 404;
  * a change to another's record must leave it as it was.
  */
 async function operate(gw: TestGateway, actor: Scope, target: Target, choice: number, figures: { ownAnswers: number; notFound: number; refusedChanges: number }): Promise<ApiResponse> {
@@ -176,6 +177,28 @@ async function operate(gw: TestGateway, actor: Scope, target: Target, choice: nu
 
   if (target.kind === 'charge') {
     const own = actor.charges.has(target.ref);
+    const bankPayouts = [...actor.charges].filter(([, charge]) => charge.bank).map(([ref]) => ref);
+    if (choice % 5 === 3) {
+      // Payouts through the banks list: the actor's own, or 404 (any other record with that charge_id included).
+      const answer = await get(`/direct-charge/payouts/${target.ref}/details`);
+      expectOwnOrNotFound(answer, bankPayouts.includes(target.ref), 'Transaction not found.', (data) => {
+        assert.equal(data.charge_id, target.ref);
+        assert.equal(data.mode, actor.mode === 'test' ? 'sandbox' : 'live');
+        assert.equal(data.status, actor.charges.get(target.ref)!.status);
+        assert.equal((data.recipient_account_details as { account_name: string }).account_name, actor.marker);
+      });
+      return answer;
+    }
+    if (choice % 5 === 4) {
+      // The list: the actor's own payouts through the banks list, all of them, and nothing else.
+      const answer = await get('/direct-charge/payouts');
+      assert.equal(answer.status, 200, answer.text);
+      const listed = answer.body.data.data as Array<{ charge_id: string; recipient_account_details: { account_name: string } }>;
+      assert.deepEqual(listed.map((record) => record.charge_id).sort(), bankPayouts.sort());
+      assert.ok(listed.every((record) => record.recipient_account_details.account_name === actor.marker));
+      figures.ownAnswers++;
+      return answer;
+    }
     if (choice % 3 === 2 && !own) {
       // Settling another's pending charge: refused (a live key may not settle at all), and it stays as it was.
       const before = await db.selectFrom('charges').select(['status', 'updated_at']).where('merchant_id', '=', target.scope.merchant.id).where('mode', '=', target.scope.mode).where('charge_id', '=', target.ref).executeTakeFirstOrThrow();
@@ -248,7 +271,8 @@ async function operate(gw: TestGateway, actor: Scope, target: Target, choice: nu
 
 /**
  * Two merchants, each in both modes, each with: a pending and a paid checkout session and one
- * only it has; a paid direct charge, a pending one only it has, and a payout; the webhook
+ * only it has; a paid direct charge, a pending one only it has, a payout and one through the
+ * banks list (pending in test mode, refused by the unconnected live provider); the webhook
  * deliveries these caused, to a receiver of the scope's own. Test records are made through the
  * API and the hosted page; live ones that must have succeeded through the payment services.
  */
@@ -302,6 +326,10 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
     const payout = await initializePayout(gw, scope.key, payoutBody({ ...names, charge_id: SHARED.payout, amount: 100 }));
     assert.equal(payout.status, 201, payout.text);
     scope.charges.set(SHARED.payout, { status: 'success', payout: true });
+    // Pending for the whole test (SANDBOX_MOBILE_DELAY 1h).
+    const bank = await initializeBankPayout(gw, scope.key, bankPayoutBody({ ...names, bank_account_name: scope.marker, charge_id: SHARED.bankPayout, amount: 100 }));
+    assert.equal(bank.status, 201, bank.text);
+    scope.charges.set(SHARED.bankPayout, { status: 'pending', payout: true, bank: true });
   }
 
   await useReceivers('live');
@@ -322,6 +350,10 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
     assert.equal(payout.status, 201, payout.text);
     assert.equal(payout.body.data.status, 'failed');
     scope.charges.set(SHARED.payout, { status: 'failed', payout: true });
+    const bank = await initializeBankPayout(gw, scope.key, bankPayoutBody({ ...names, bank_account_name: scope.marker, charge_id: SHARED.bankPayout, amount: 100 }));
+    assert.equal(bank.status, 201, bank.text);
+    assert.equal(bank.body.data.transaction.status, 'failed');
+    scope.charges.set(SHARED.bankPayout, { status: 'failed', payout: true, bank: true });
   }
   await useReceivers('test');
 
