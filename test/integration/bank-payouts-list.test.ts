@@ -86,14 +86,14 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
-    test('the page and the count read the list index in its order: no sort, no table scan', async () => {
+    test('the page walks its offset and the count their range in the list index alone, in its order: no sort, no table scan', async () => {
       const [pagePlan, countPlan] = await Promise.all([plan(bankPayoutPageQuery(db(), 'mer_x', 'test', 40).compile()), plan(bankPayoutCountQuery(db(), 'mer_x', 'test').compile())]);
       if (isPostgres(db())) {
-        assert.match(pagePlan, /Index (Only )?Scan Backward using payout_recipients_list on payout_recipients/, pagePlan);
+        assert.match(pagePlan, /Index Only Scan Backward using payout_recipients_list on payout_recipients/, pagePlan);
         assert.match(countPlan, /Index Only Scan using payout_recipients_list on payout_recipients/, countPlan);
         for (const text of [pagePlan, countPlan]) assert.doesNotMatch(text, /Sort|Seq Scan on payout_recipients/, text);
       } else {
-        assert.match(pagePlan, /SEARCH payout_recipients USING (COVERING )?INDEX payout_recipients_list \(merchant_id=\? AND mode=\?\)/, pagePlan);
+        assert.match(pagePlan, /SEARCH payout_recipients USING COVERING INDEX payout_recipients_list \(merchant_id=\? AND mode=\?\)/, pagePlan);
         assert.match(countPlan, /SEARCH payout_recipients USING COVERING INDEX payout_recipients_list \(merchant_id=\? AND mode=\?\)/, countPlan);
         for (const text of [pagePlan, countPlan]) assert.doesNotMatch(text, /TEMP B-TREE|SCAN payout_recipients/, text);
       }
