@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { verifyWebhook } from 'lipira';
+import type { PaymentDeps } from '../../src/checkout/checkout-payments.ts';
+import { loadConfig } from '../../src/config.ts';
+import { creditCollection, settleCollections } from '../../src/ledger/ledger-service.ts';
+import { paymentDeps } from '../../src/payments/providers.ts';
+import { initializeBankPayout as initializeBankPayoutService } from '../../src/payouts/bank-payouts.ts';
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { TIMESTAMP } from '../helpers/fixtures.ts';
@@ -236,6 +241,24 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test('a live payout is refused by the unconnected live provider at once: 201 failed, its reservation given back', async () => {
+      const merchant = await ctx.gw.newMerchant();
+      // Live money cannot come in through the sandbox: the ledger is credited as a live collection would be.
+      await db().transaction().execute((trx) => creditCollection(trx, { merchantId: merchant.id, mode: 'live', currency: 'MWK', amountMinor: 1000_00, feeMinor: 30_00, reference: 'chg_live_funding' }, Date.now()));
+      await settleCollections(db());
+      const body = bankPayoutBody({ amount: 100 });
+      const res = await initializeBankPayout(ctx.gw, merchant.live_secret_key, body);
+      assert.equal(res.status, 201, res.text);
+      assert.match(res.body.message, /^Payout failed: Live payments are not available yet/);
+      assert.equal(res.body.data.transaction.status, 'failed');
+      assert.equal(res.body.data.transaction.mode, 'live');
+      assert.match(res.body.data.transaction.completed_at, TIMESTAMP);
+      assert.deepEqual(await walletBalance(ctx.gw, merchant.live_secret_key), { main: '970.00', collection: 0 });
+      const [payout] = (await chargeRows(ctx.gw, merchant.id, String(body.charge_id))).filter((row) => row.mode === 'live');
+      // Both in the same millisecond: compared as a set.
+      assert.deepEqual((await ledgerKindsFor(ctx.gw, payout!)).sort(), ['payout_release', 'payout_reserve']);
+    });
+
     test('a public key, a missing key or an unknown key on the payout routes is 401', async () => {
       const merchant = await fundedMerchant();
       const body = bankPayoutBody({ amount: 100 });
@@ -433,6 +456,22 @@ for (const kind of DATABASE_KINDS) {
       const event = await payoutWebhook(receiver, merchant.webhook_secret);
       assert.equal(event.mobile, '+265899xxxx65');
       assert.deepEqual(event.recipient_account_details, { bank_uuid: TNM_REF, bank_name: 'TNM Mpamba', account_name: 'Madalitso Kamwendo', account_number: '0899817565' });
+    });
+
+    test('a payout whose hand-over got no answer (the process died, the provider went away) is asked about by the settler and its money given back', async () => {
+      const merchant = await ctx.gw.newMerchant();
+      await fundMainBalance(ctx.gw, merchant, 1000);
+      const deps = paymentDeps(loadConfig({}), ctx.gw.gateway.database.db);
+      const unanswered: PaymentDeps = { ...deps, providerFor: (mode) => ({ ...deps.providerFor(mode), startBankPayout: () => Promise.reject(new Error('the connection was reset')) }) };
+      const request = { payout_method: 'bank_transfer' as const, bank_uuid: NBM_UUID, amount: 100, charge_id: bankPayoutBody().charge_id as string, bank_account_name: 'Madalitso Kamwendo', bank_account_number: '1001000010' };
+      // Made a minute and more ago: the settler's time to ask has come.
+      await assert.rejects(initializeBankPayoutService(unanswered, { merchantId: merchant.id, mode: 'test' }, request, Date.now() - 61_000), /connection was reset/);
+      const payout = await settledByWorker(ctx.gw, merchant.id, request.charge_id);
+      assert.equal(payout.status, 'failed');
+      assert.equal(payout.failure_reason, 'The payment could not be started.');
+      assert.deepEqual(await ledgerKindsFor(ctx.gw, payout), ['payout_reserve', 'payout_release']);
+      assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), { main: '970.00', collection: 0 });
+      assert.equal(await accountMinor(ctx.gw, merchant.id, 'payout_reserve'), 0, 'nothing stays reserved');
     });
 
     test('mobile money payouts still answer at once and send no recipient in their webhook', async () => {
