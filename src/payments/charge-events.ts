@@ -7,9 +7,9 @@ import { authorizationOf, chargeRecord, eventTypeOf } from './charge-views.ts';
 
 /**
  * Emits `api.charge.payment` or `api.payout` for a direct charge or payout that ended (contract
- * §9): flat, in the transaction that recorded the outcome.
+ * §9): flat, in the transaction that recorded the outcome (`timeZone`: its receipts' times).
  */
-export async function emitChargeOutcome(trx: Kysely<DB>, charge: Charge, now: number): Promise<void> {
+export async function emitChargeOutcome(trx: Kysely<DB>, charge: Charge, now: number, timeZone: string): Promise<void> {
   const record = chargeRecord(charge);
   const type = eventTypeOf(charge);
   const payload = {
@@ -33,5 +33,5 @@ export async function emitChargeOutcome(trx: Kysely<DB>, charge: Charge, now: nu
     created_at: formatTimestamp(charge.created_at),
     updated_at: formatTimestamp(now),
   };
-  await emitEvent(trx, { merchantId: charge.merchant_id, mode: charge.mode, type, subjectId: charge.id, payload }, now);
+  await emitEvent(trx, { merchantId: charge.merchant_id, mode: charge.mode, type, subjectId: charge.id, payload }, now, timeZone);
 }

@@ -45,6 +45,7 @@ export async function finalizeCharge(db: Db, id: string, outcome: Outcome, feeMi
     .set({
       status: outcome.status,
       failure_reason: failed ? outcome.reason : null,
+      failure_code: failed ? (outcome.code ?? null) : null,
       trans_id: failed ? null : outcome.transId,
       fee_minor: feeMinor,
       next_action: null,

@@ -16,7 +16,8 @@ const DirectFields = {
   last_name: Type.Optional(Name),
 };
 
-export const InitializeChargeBody = Type.Object(DirectFields);
+/** `currency` is optional (MWK); any other is refused by name in direct-charges.ts, since the operators take MWK only. */
+export const InitializeChargeBody = Type.Object({ ...DirectFields, currency: Type.Optional(Type.String({ maxLength: 16 })) });
 export const InitializePayoutBody = Type.Object({
   ...DirectFields,
   transaction_status: Type.Optional(Type.Unsafe<'successful' | 'failed'>({ type: 'string', enum: ['successful', 'failed'] })),

@@ -76,7 +76,7 @@ export async function completePayoutCharge(deps: PaymentDeps, payout: Charge, ou
     if (outcome.status === 'success') await completePayout(trx, movementOf(final), now);
     else await releasePayout(trx, movementOf(final), now);
     await addLog(trx, final.id, outcome.status === 'success' ? 'Payout completed' : `Payout failed: ${outcome.reason}`, now);
-    await emitChargeOutcome(trx, final, now);
+    await emitChargeOutcome(trx, final, now, deps.timeZone);
     return final;
   });
 }
