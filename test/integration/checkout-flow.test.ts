@@ -144,7 +144,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(last.status, 200, 'the customer is not sent away without a word');
       assert.match(textOf(last.text), /This payment did not go through Not enough money in the wallet\. That was the last try, so this payment has ended\./);
       const back = /<a class="button" id="return" href="([^"]+)">Return to Test Shop<\/a>/.exec(last.text)?.[1];
-      const refresh = /<meta http-equiv="refresh" content="(\d+);url=([^"]+)">/.exec(last.text);
+      const refresh = /<noscript><meta http-equiv="refresh" content="(\d+);url=([^"]+)"><\/noscript>/.exec(last.text);
       assert.ok(back && refresh, 'a button back to the shop, and a refresh that goes there by itself without JavaScript');
       assert.equal(refresh[2], back, 'both go to the same place');
       assert.equal(Number(refresh[1]), 15);

@@ -49,8 +49,8 @@ for (const kind of DATABASE_KINDS) {
       const waiting = await session.client.get(path);
       assert.equal(waiting.status, 200);
       const text = textOf(waiting.text);
-      assert.match(text, /We sent a payment request to TNM Mpamba 0899xxxx65 Enter your PIN/, 'without JavaScript the masked number shows (the full one was never stored)');
-      assert.match(text, /Waiting 0:0\d · usually under a minute/);
+      assert.match(text, /Approve the payment on your phone MWK 1,000.00 We sent a payment request to TNM Mpamba 0899xxxx65 Enter your PIN/, 'without JavaScript the masked number shows (the full one was never stored)');
+      assert.match(text, /0:0\d so far · it usually takes under a minute/);
       assert.match(waiting.text, /<noscript><meta http-equiv="refresh" content="3"><\/noscript>/, 'the time and outcome refresh without JavaScript');
       assert.match(text, /Didn’t get a prompt\? Use a different number/);
       assert.match(waiting.text, new RegExp(`<form method="post" action="${path}/abandon"><input type="hidden" name="csrf"`));

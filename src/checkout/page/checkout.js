@@ -128,15 +128,31 @@ function setUpCancelInPlace() {
   });
 }
 
-// The page's meta refresh takes the browser back to the shop; this only shows the seconds going.
+// After the last failed try: back to the shop when the count reaches zero, unless the customer
+// chooses to stay (a time limit must be possible to turn off). Without this script the page's
+// <noscript> refresh goes instead.
 function countDownToShop() {
   const countdown = document.getElementById('countdown');
   const shown = document.getElementById('countdown-seconds');
-  if (!countdown || !shown) return;
+  const stay = document.getElementById('stay');
+  const back = document.getElementById('return');
+  if (!countdown || !shown || !stay || !back) return;
   const leaveAt = Date.now() + Number(countdown.getAttribute('data-seconds')) * 1000;
-  window.setInterval(() => {
-    shown.textContent = String(Math.max(0, Math.ceil((leaveAt - Date.now()) / 1000)));
+  const tick = window.setInterval(() => {
+    const left = Math.max(0, Math.ceil((leaveAt - Date.now()) / 1000));
+    shown.textContent = String(left);
+    if (left === 0) {
+      window.clearInterval(tick);
+      window.location.href = back.href;
+    }
   }, 250);
+  stay.hidden = false;
+  stay.addEventListener('click', () => {
+    window.clearInterval(tick);
+    document.getElementById('countdown-text').textContent = 'Go back whenever you are ready.';
+    stay.hidden = true;
+    back.focus();
+  });
 }
 
 function setUpMethodTabs() {

@@ -146,20 +146,22 @@ function minutesAndSeconds(seconds: number): string {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
-function phoneWaiting(approval: PhoneApproval): string {
+function phoneWaiting(summary: SessionSummary, approval: PhoneApproval): string {
   const mark = approval.operator ? brandMarks([approval.operator], 'Network') : '';
   const masked = escapeHtml(approval.maskedNumber);
   return `<h1 class="page-title">Approve the payment on your phone</h1>
+<p class="amount amount-inline">${escapeHtml(summary.amountText)}</p>
 <p class="lead">We sent a payment request to</p>
 <div class="sent-to">${mark}<strong class="number" id="sent-to" data-masked="${masked}">${masked}</strong></div>
 <p class="lead">Enter your PIN on your phone to approve it.</p>
 <p class="waiting" role="status">Waiting for your approval&hellip;</p>
-<p class="elapsed">Waiting <span class="timer" id="elapsed" data-seconds="${approval.waitedSeconds}">${minutesAndSeconds(approval.waitedSeconds)}</span> &middot; usually under a minute</p>`;
+<p class="elapsed"><span class="timer" id="elapsed" data-seconds="${approval.waitedSeconds}">${minutesAndSeconds(approval.waitedSeconds)}</span> so far &middot; it usually takes under a minute</p>`;
 }
 
-function cardWaiting(approval: CardApproval): string {
+function cardWaiting(summary: SessionSummary, approval: CardApproval): string {
   return `<h1 class="page-title">Confirming your card payment</h1>
-<p class="lead">Your card issuer is confirming the payment with <strong>${escapeHtml(approval.cardText)}</strong>. This takes a few seconds.</p>
+<p class="amount amount-inline">${escapeHtml(summary.amountText)}</p>
+<p class="lead">Your card issuer is confirming the payment with <strong class="instrument">${escapeHtml(approval.cardText)}</strong>. This takes a few seconds.</p>
 <p class="waiting" role="status">Waiting for your card issuer&hellip;</p>`;
 }
 
@@ -181,8 +183,7 @@ ${cardHead(summary)}
 <div class="card-body status">
 <div id="approval" data-status-url="${escapeHtml(approval.statusUrl)}">
 <div class="spinner-wrap"><span class="spinner"></span>${phone ? ICONS.largePhone : ICONS.card}</div>
-<p class="amount amount-inline">${escapeHtml(summary.amountText)}</p>
-${phone ? phoneWaiting(approval) : cardWaiting(approval)}
+${phone ? phoneWaiting(summary, approval) : cardWaiting(summary, approval)}
 </div>
 ${noPrompt}
 ${cancelControl(context, summary, approval.keepPayingUrl)}
@@ -206,7 +207,7 @@ export function renderOtpPage(summary: SessionSummary, context: PageContext, otp
 ${cardHead(summary)}
 <div class="card-body">
 <h1 class="page-title">Enter the one-time code</h1>
-<p class="lead">Your card issuer sent a code to confirm paying <strong>${escapeHtml(summary.amountText)}</strong> with <strong id="otp-card">${escapeHtml(otp.cardText)}</strong>.</p>
+<p class="lead">Your card issuer sent a code to confirm paying <strong>${escapeHtml(summary.amountText)}</strong> with <strong class="instrument" id="otp-card">${escapeHtml(otp.cardText)}</strong>.</p>
 ${otp.error ? errorBox(otp.error) : ''}
 <form method="post" action="${escapeHtml(otp.action)}">
 ${csrfField(context)}
@@ -295,10 +296,12 @@ export function renderEndedPage(summary: SessionSummary, ended: EndedState): str
   const sentence = ended.lastFailure ? `${escapeHtml(ended.lastFailure.happened)}. That was the last try, so this payment has ended. ${backTo}` : backTo;
   const back = ended.returnUrl ? `<a class="button" id="return" href="${escapeHtml(ended.returnUrl)}">Return to ${merchant}</a>` : '<p class="closing">You can close this page.</p>';
   const countdown = ended.returnUrl && ended.returnAfterSeconds
-    ? `<p class="countdown" id="countdown" data-seconds="${ended.returnAfterSeconds}">Taking you back to ${merchant} in <span id="countdown-seconds">${ended.returnAfterSeconds}</span> seconds.</p>`
+    ? `<div class="countdown" id="countdown" data-seconds="${ended.returnAfterSeconds}"><p id="countdown-text">Taking you back to ${merchant} in <span id="countdown-seconds">${ended.returnAfterSeconds}</span> seconds.</p>
+<button type="button" class="link-button" id="stay" hidden>Stay on this page</button></div>`
     : '';
-  // The refresh goes on without JavaScript; checkout.js only counts the seconds down on screen.
-  const head = countdown ? `\n<meta http-equiv="refresh" content="${ended.returnAfterSeconds};url=${escapeHtml(ended.returnUrl!)}">` : '';
+  // checkout.js counts down and goes, and lets the customer stop it (WCAG 2.2.1: a time limit
+  // can be turned off); a browser without it is taken by the refresh, which nothing can stop.
+  const head = countdown ? `\n<noscript><meta http-equiv="refresh" content="${ended.returnAfterSeconds};url=${escapeHtml(ended.returnUrl!)}"></noscript>` : '';
   const body = `${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status" id="ended">
