@@ -107,7 +107,7 @@ export async function claimCodeConfirmation(db: Db, id: string, askAgainAt: numb
 export async function abandonBeforeCode(db: Db, id: string, reason: string, now: number): Promise<boolean> {
   const result = await db
     .updateTable('charges')
-    .set({ status: 'failed', failure_reason: reason, next_action: null, check_at: null, completed_at: now, updated_at: now })
+    .set({ status: 'failed', failure_reason: reason, failure_code: 'superseded', next_action: null, check_at: null, completed_at: now, updated_at: now })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .where('next_action', '=', 'otp')

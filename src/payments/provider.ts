@@ -55,7 +55,9 @@ export type FailureCode =
   | 'wrong_pin'
   | 'rejected_by_customer'
   | 'limit_exceeded'
-  | 'not_started';
+  | 'not_started'
+  /** Ours, not a provider's: a card attempt gave way to another attempt before its code was sent. */
+  | 'superseded';
 
 export type Outcome = { status: 'success'; transId: string | null } | { status: 'failed'; reason: string; code?: FailureCode };
 

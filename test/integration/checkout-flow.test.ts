@@ -361,9 +361,10 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(new URL(mobile.location!).searchParams.get('status'), 'success');
       const lateCode = await session.client.post(`${cardAttempt}/otp`, { otp: '1234' });
       assert.equal(new URL((await session.client.follow(lateCode)).location!).searchParams.get('status'), 'success', 'the customer is sent on as paid');
-      const charges = await db().selectFrom('charges').innerJoin('checkout_sessions', 'checkout_sessions.id', 'charges.session_id').select(['charges.channel', 'charges.status', 'charges.failure_reason']).where('checkout_sessions.tx_ref', '=', session.txRef).orderBy('charges.created_at').execute();
+      const charges = await db().selectFrom('charges').innerJoin('checkout_sessions', 'checkout_sessions.id', 'charges.session_id').select(['charges.channel', 'charges.status', 'charges.failure_reason', 'charges.failure_code']).where('checkout_sessions.tx_ref', '=', session.txRef).orderBy('charges.created_at').execute();
       assert.deepEqual(charges.map((charge) => `${charge.channel}:${charge.status}`), ['card:failed', 'mobile_money:success']);
       assert.match(charges[0]!.failure_reason ?? '', /another payment before its one-time code/);
+      assert.equal(charges[0]!.failure_code, 'superseded', 'so its page says it gave way, not that the card failed');
       const data = await verify(session.txRef);
       assert.equal(data.number_of_attempts, 2);
       assert.equal(data.authorization.channel, 'Mobile Money');

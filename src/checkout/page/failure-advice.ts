@@ -22,6 +22,7 @@ const CARD_ADVICE: Partial<Record<FailureCode, Advice>> = {
   issuer_error: { happened: 'Your bank could not take the payment just now', next: 'try again in a moment, or use another card' },
   wrong_otp: { happened: 'The one-time code was not right', next: 'try again and enter the code your bank sent you' },
   limit_exceeded: { happened: 'This payment is over your card’s limit', next: 'try another card or pay with mobile money' },
+  superseded: { happened: 'This card payment gave way to another payment you started', next: 'finish that one, or try again' },
 };
 const CARD_GENERAL: Advice = { happened: 'The card payment did not go through', next: 'try again, or use another card or mobile money' };
 
