@@ -25,10 +25,10 @@ interface Scene {
 }
 
 /** A new session opened in a fresh browser context; closing it closes the context. */
-async function openCheckout(scene: Scene, viewport: ViewportSize): Promise<{ page: Page; checkoutUrl: string; close(): Promise<void> }> {
+async function openCheckout(scene: Scene, viewport: ViewportSize, overrides: Record<string, unknown> = {}): Promise<{ page: Page; checkoutUrl: string; close(): Promise<void> }> {
   scene.sessions += 1;
   // A short merchant reference reads better on the receipt than the tests' unique ones.
-  const body = currentBody({ tx_ref: `order-7-${scene.sessions}`, callback_url: `${scene.shop.origin}/paid?order=7`, return_url: `${scene.shop.origin}/cancelled` });
+  const body = currentBody({ tx_ref: `order-7-${scene.sessions}`, callback_url: `${scene.shop.origin}/paid?order=7`, return_url: `${scene.shop.origin}/cancelled`, ...overrides });
   const created = await call(scene.gw.url, '/payment', { key: scene.secretKey, body });
   if (created.status !== 201) throw new Error(`creating a session failed: ${created.text}`);
   const checkoutUrl: string = created.body.data.checkout_url;
@@ -56,7 +56,24 @@ async function payingByMobile(scene: Scene): Promise<void> {
   await page.fill('#mobile', '0990000000');
   await submitForm(page, '#pay-mobile');
   await page.locator('#approval').waitFor();
-  await save(page, 'mobile-money-approval');
+  // A second on the timer, as a customer waiting sees it.
+  await page.waitForFunction(() => document.getElementById('elapsed')?.textContent !== '0:00');
+  await save(page, 'mobile-money-approval', { fullPage: true });
+  await close();
+}
+
+async function cancelling(scene: Scene): Promise<void> {
+  const { page, close } = await openCheckout(scene, PHONE);
+  await page.click('#cancel');
+  await page.locator('#cancel-confirm').waitFor();
+  await page.locator('#cancel-confirm').scrollIntoViewIfNeeded();
+  await save(page, 'cancel-confirm');
+  await close();
+}
+
+async function cardOnly(scene: Scene): Promise<void> {
+  const { page, close } = await openCheckout(scene, PHONE, { currency: 'USD', amount: 25 });
+  await save(page, 'payment-page-usd', { fullPage: true });
   await close();
 }
 
@@ -66,12 +83,17 @@ async function desktop(scene: Scene): Promise<void> {
   await close();
 }
 
-async function failedAttempt(scene: Scene): Promise<void> {
+/** Three failed tries: the first says what to do and how many tries are left, the last ends on our page. */
+async function failedAttempts(scene: Scene): Promise<void> {
   const { page, close } = await openCheckout(scene, PHONE);
-  await page.fill('#mobile', '0990000001');
-  await submitForm(page, '#pay-mobile');
-  await page.locator('.error[role=alert]').waitFor();
-  await save(page, 'payment-failed');
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await page.fill('#mobile', '0990000001');
+    await submitForm(page, '#pay-mobile');
+    if (attempt < 3) await page.locator('.error[role=alert]').waitFor();
+    if (attempt === 1) await save(page, 'payment-failed');
+  }
+  await page.locator('#ended').waitFor();
+  await save(page, 'last-try-failed', { fullPage: true });
   await close();
 }
 
@@ -104,7 +126,9 @@ try {
   const scene: Scene = { gw, secretKey: merchant.test_secret_key, shop, browser, sessions: 0 };
   await payingByMobile(scene);
   await desktop(scene);
-  await failedAttempt(scene);
+  await failedAttempts(scene);
+  await cancelling(scene);
+  await cardOnly(scene);
   await cardWithReceipt(scene);
 } finally {
   await browser.close();

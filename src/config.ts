@@ -52,6 +52,8 @@ export interface Config {
   maxConnections: number;
   /** On SIGTERM, how long to keep serving (with Connection: close) before closing the listener. */
   shutdownGraceMs: number;
+  /** The IANA time zone of times shown to people: receipts, pages and emails. */
+  timeZone: string;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     keepAliveTimeoutMs: durationSetting(env, 'KEEP_ALIVE_TIMEOUT', '72s'),
     maxConnections: integerSetting(env, 'MAX_CONNECTIONS', 2048, 1, 1_000_000),
     shutdownGraceMs: durationSetting(env, 'SHUTDOWN_GRACE', '1s', true),
+    timeZone: timeZoneSetting(env, 'TIMEZONE', 'Africa/Blantyre'),
   };
 }
 
@@ -195,6 +198,16 @@ function switchSetting(env: Env, name: string): boolean {
   const raw = env[name]?.trim() || 'off';
   if (raw !== 'on' && raw !== 'off') throw new ConfigError(name, `must be on or off (got "${raw}")`);
   return raw === 'on';
+}
+
+/** An IANA time zone this Node knows (`Africa/Blantyre`, `UTC`), in its canonical spelling. */
+function timeZoneSetting(env: Env, name: string, fallback: string): string {
+  const value = env[name]?.trim() || fallback;
+  try {
+    return new Intl.DateTimeFormat('en-GB', { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    throw new ConfigError(name, `must be a time zone such as Africa/Blantyre or UTC (got "${value}")`);
+  }
 }
 
 function parseSmtpUrl(raw: string | undefined): string | null {

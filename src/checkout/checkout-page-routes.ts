@@ -5,17 +5,19 @@ import { sendHtml } from '../http/html.ts';
 import type { App } from '../http/app-type.ts';
 import { sendError, toApiError } from '../http/error-reply.ts';
 import { findCharge, findSessionCharge, type Charge } from '../payments/charge-repository.ts';
-import { describeMethod } from '../payments/charge-views.ts';
 import { TEST_CARDS, TEST_MOBILE_NUMBERS, TEST_OTP } from '../payments/sandbox-provider.ts';
 import { formatMoneyText } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
 import { refreshCharge } from '../payments/charge-completion.ts';
-import { cancelSession, confirmCardOtp, startCardAttempt, startMobileMoneyAttempt, type AttemptResult, type PaymentDeps } from './checkout-payments.ts';
+import { localMaskedMobile } from '../shared/phone.ts';
+import { abandonAttempt, cancelSession, confirmCardOtp, startCardAttempt, startMobileMoneyAttempt, type AttemptResult, type PaymentDeps } from './checkout-payments.ts';
 import { failureRedirect, merchantOrigins, successRedirect } from './checkout-redirects.ts';
 import { findPageSession, findSessionById, type CheckoutSession, type PageSession } from './checkout-repository.ts';
 import { REFERENCE_PATTERN } from './checkout-schemas.ts';
 import { expireIfDue } from './checkout-service.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from './csrf.ts';
+import { cardName, instrumentName } from './customer-names.ts';
+import { adviceSentence, failureAdvice, triesLeftText } from './page/failure-advice.ts';
 import * as views from './page/views.ts';
 
 interface PageDeps {
@@ -28,6 +30,9 @@ type Form = Record<string, string | undefined>;
 
 /** What a test-mode page lists; one object, so that its rendering is made once (see `testBanner`). */
 const TEST_INSTRUMENTS = { numbers: TEST_MOBILE_NUMBERS, cards: TEST_CARDS, otp: TEST_OTP };
+
+/** After the last failed try, how long our page shows what happened before the browser goes back to the shop by itself. */
+const RETURN_AFTER_SECONDS = 15;
 
 /** The hosted checkout (contract §7): the page, its forms, the attempt pages and their status poll. */
 export function registerCheckoutPageRoutes(app: App, { config, payments }: PageDeps): void {
@@ -42,13 +47,15 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     const session = await findPageSession(db, id);
     if (!session) return null;
     const current = await expireIfDue(db, session, Date.now());
-    return current === session ? session : { ...current, merchant_name: session.merchant_name };
+    return current === session ? session : { ...current, merchant_name: session.merchant_name, merchant_email: session.merchant_email };
   }
 
   function summaryOf(session: PageSession): views.SessionSummary {
     return {
       mode: session.mode,
       merchantName: session.merchant_name,
+      merchantEmail: session.merchant_email,
+      currency: session.currency,
       title: session.title,
       description: session.description,
       logoUrl: session.logo,
@@ -65,7 +72,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   function showPaymentPage(request: FastifyRequest, reply: FastifyReply, session: PageSession, status: number, state: Partial<views.PaymentFormState>) {
     const context = { sessionId: session.id, csrfToken: issueCsrfToken(request, reply, session.id, secureCookies) };
     const testInstruments = session.mode === 'test' ? TEST_INSTRUMENTS : null;
-    const page = views.renderPaymentPage(summaryOf(session), context, { error: null, method: 'mobile_money', mobile: '', operator: '', testInstruments, ...state });
+    const page = views.renderPaymentPage(summaryOf(session), context, { error: null, triesLeft: null, method: 'mobile_money', mobile: '', operator: '', testInstruments, ...state });
     return html(reply, session, status, page);
   }
 
@@ -74,7 +81,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     const summary = summaryOf(session);
     if (session.status === 'success') {
       const payment = session.paid_charge_id ? await findCharge(db, session.paid_charge_id) : undefined;
-      const receipt = { paidWith: payment ? describeMethod(payment) : '', completedAt: formatHumanDate(session.completed_at ?? session.updated_at), continueUrl: successRedirect(session) };
+      const receipt = { paidWith: payment ? instrumentName(payment) : '', completedAt: formatHumanDate(session.completed_at ?? session.updated_at, config.timeZone), continueUrl: successRedirect(session) };
       return html(reply, session, 200, views.renderReceiptPage(summary, receipt));
     }
     return html(reply, session, 200, views.renderEndedPage(summary, { why: whyEnded(session, payments.maxFailedAttempts), returnUrl: failureRedirect(session) }));
@@ -139,7 +146,17 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return answerAttempt(request, reply, session, result, { method: 'card' });
   });
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/cancel', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Cancel the payment (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
+  app.get<{ Params: Params }>('/checkout/:id/cancel', { errorHandler: answerPageError, schema: pageSchema('Asks the customer to confirm cancelling (without JavaScript; the page\'s script asks in place)', { 200: 'The question, or the ending of a finished session', 404: 'Unknown link' }) }, async (request, reply) => {
+    const session = await loadSession(request.params.id);
+    if (!session) return html(reply, null, 404, views.renderNotFoundPage());
+    if (session.status !== 'pending') return showEnded(reply, session);
+    const inFlight = session.pending_charge_id ? await findCharge(db, session.pending_charge_id) : undefined;
+    const context = { sessionId: session.id, csrfToken: issueCsrfToken(request, reply, session.id, secureCookies) };
+    const cancel = { keepPayingUrl: inFlight ? attemptPath(session, inFlight) : pagePath(session), requestOut: inFlight?.next_action === 'approve' };
+    return html(reply, session, 200, views.renderCancelPage(summaryOf(session), context, cancel));
+  });
+
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/cancel', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Cancel the payment (the confirmation\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
     if (!session) return reply;
     await cancelSession(payments, session);
@@ -160,20 +177,45 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     const attempt = await currentAttempt(request.params);
     if (!attempt) return html(reply, null, 404, views.renderNotFoundPage());
     const { session, charge } = attempt;
-    if (session.status !== 'pending') return leave(reply, session);
+    if (session.status !== 'pending') return endedAfter(reply, session, charge);
     if (charge.status === 'failed') {
-      // The full number was never stored, so only the network can be put back for the retry.
-      return showPaymentPage(request, reply, session, 200, { error: charge.failure_reason, method: charge.channel === 'card' ? 'card' : 'mobile_money', operator: charge.operator ?? '' });
+      // The full number was never stored: the page's script puts back what was typed in this tab.
+      const triesLeft = payments.maxFailedAttempts - session.failed_attempts;
+      return showPaymentPage(request, reply, session, 200, { error: adviceSentence(failureAdvice(charge)), triesLeft: triesLeftText(triesLeft), method: charge.channel === 'card' ? 'card' : 'mobile_money', operator: charge.operator ?? '' });
     }
-    if (charge.status !== 'pending') return reply.redirect(pagePath(session), 303);
+    if (charge.status !== 'pending' || setAside(session, charge)) return reply.redirect(pagePath(session), 303);
     const summary = summaryOf(session);
     const context = { sessionId: session.id, csrfToken: issueCsrfToken(request, reply, session.id, secureCookies) };
+    const here = attemptPath(session, charge);
     if (charge.next_action === 'otp') {
-      const otp = { cardText: describeMethod(charge), action: `${attemptPath(session, charge)}/otp`, error: null, testOtp: session.mode === 'test' ? TEST_OTP : null };
+      const otp = { cardText: cardName(charge), action: `${here}/otp`, error: null, testOtp: session.mode === 'test' ? TEST_OTP : null, keepPayingUrl: here };
       return html(reply, session, 200, views.renderOtpPage(summary, context, otp));
     }
-    return html(reply, session, 200, views.renderApprovalPage(summary, context, { methodText: describeMethod(charge), statusUrl: `${attemptPath(session, charge)}/status`, awaiting: charge.channel === 'card' ? 'card' : 'phone' }));
+    const waiting: views.ApprovalState =
+      charge.channel === 'card'
+        ? { awaiting: 'card', cardText: cardName(charge), statusUrl: `${here}/status`, keepPayingUrl: here }
+        : {
+            awaiting: 'phone',
+            operator: charge.operator,
+            maskedNumber: localMaskedMobile(charge.mobile ?? ''),
+            waitedSeconds: Math.max(0, Math.floor((Date.now() - charge.created_at) / 1000)),
+            abandonAction: `${here}/abandon`,
+            statusUrl: `${here}/status`,
+            keepPayingUrl: here,
+          };
+    return html(reply, session, 200, views.renderApprovalPage(summary, context, waiting));
   });
+
+  /**
+   * Where an attempt's page goes once its session has ended. Right after the last failed try the
+   * customer reads what happened on our page, which then goes back to the shop by itself; any
+   * other ending goes straight on.
+   */
+  function endedAfter(reply: FastifyReply, session: PageSession, charge: Charge) {
+    if (session.status !== 'failed' || charge.status !== 'failed' || whyEnded(session, payments.maxFailedAttempts) !== 'failed') return leave(reply, session);
+    const ended = { why: 'failed' as const, returnUrl: failureRedirect(session), lastFailure: failureAdvice(charge), returnAfterSeconds: RETURN_AFTER_SECONDS };
+    return html(reply, session, 200, views.renderEndedPage(summaryOf(session), ended));
+  }
 
   app.get<{ Params: Params }>(
     '/checkout/:id/attempts/:chargeId/status',
@@ -182,10 +224,22 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       const attempt = await currentAttempt(request.params);
       if (!attempt) return reply.code(404).header('cache-control', 'no-store').send({ status: 'unknown', next_url: null });
       const { session, charge } = attempt;
-      const settled = session.status !== 'pending' || charge.status !== 'pending';
+      const settled = session.status !== 'pending' || charge.status !== 'pending' || setAside(session, charge);
       return reply.header('cache-control', 'no-store').send({ status: charge.status, next_url: settled ? attemptPath(session, charge) : null });
     },
   );
+
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/abandon', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Set aside a mobile money request that did not reach the phone, to pay another way (the waiting page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
+    const session = await formSession(request, reply);
+    if (!session) return reply;
+    const chargeId = request.params.chargeId ?? '';
+    const charge = REFERENCE_PATTERN.test(chargeId) ? await abandonAttempt(payments, session, chargeId) : null;
+    if (!charge) return html(reply, session, 404, views.renderNotFoundPage());
+    const after = (await findSessionById(db, session.id)) ?? session;
+    if (after.status !== 'pending') return leave(reply, after);
+    // An attempt that had already failed shows why; otherwise the form is open for another number.
+    return reply.redirect(charge.status === 'failed' ? attemptPath(session, charge) : pagePath(session), 303);
+  });
 
   app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/otp', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Confirm a card payment with its one-time code (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
@@ -195,6 +249,11 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     if (!charge) return html(reply, session, 404, views.renderNotFoundPage());
     return reply.redirect(attemptPath(session, charge), 303);
   });
+}
+
+/** A mobile money request the customer set aside for another attempt: it no longer holds the session. */
+function setAside(session: CheckoutSession, charge: Charge): boolean {
+  return charge.status === 'pending' && charge.next_action === 'approve' && session.pending_charge_id !== charge.id;
 }
 
 /** Why a failed session ended, for the page that says so. */

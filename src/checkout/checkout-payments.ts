@@ -21,9 +21,10 @@ import type { Outcome, ProviderFor, StartResult } from '../payments/provider.ts'
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard } from '../shared/cards.ts';
 import { ids } from '../shared/ids.ts';
-import { OPERATOR_NAMES, localMaskedMobile, maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
+import { OPERATOR_NAMES, OPERATOR_NAMES_WITH_ARTICLE, localMaskedMobile, maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { emitCheckoutPayment } from './checkout-events.ts';
+import { cardName } from './customer-names.ts';
 import * as sessions from './checkout-repository.ts';
 import type { CheckoutSession } from './checkout-repository.ts';
 
@@ -33,6 +34,8 @@ export interface PaymentDeps {
   /** The failed attempt that ends a session (contract §7: the 3rd by default). */
   maxFailedAttempts: number;
   payoutFeeBasisPoints: number;
+  /** The gateway's `TIMEZONE`: receipts are written when a payment succeeds, with their times in it. */
+  timeZone: string;
 }
 
 /** An attempt either becomes a charge, or is refused with a message for the customer. */
@@ -50,10 +53,11 @@ const ANSWER_RECOVERY_MS = 60_000;
 const ABANDONED_FOR_ANOTHER = 'This card payment was replaced by another payment before its one-time code was entered.';
 
 export async function startMobileMoneyAttempt(deps: PaymentDeps, session: CheckoutSession, input: { mobile: string; operator?: string }, now = Date.now()): Promise<AttemptResult> {
+  if (session.currency !== 'MWK') return { refused: `Airtel Money and TNM Mpamba take payments in MWK only: pay this ${session.currency} amount by card.`, field: 'mobile' };
   const mobile = parseMalawiMobile(input.mobile);
   if (!mobile) return { refused: 'Enter an Airtel Money (099, 098) or TNM Mpamba (088, 089) number.', field: 'mobile' };
   if (input.operator && input.operator !== mobile.operator) {
-    return { refused: `${input.mobile.trim()} is a ${OPERATOR_NAMES[mobile.operator]} number; choose ${OPERATOR_NAMES[mobile.operator]} or check the number.`, field: 'operator' };
+    return { refused: `${input.mobile.trim()} is ${OPERATOR_NAMES_WITH_ARTICLE[mobile.operator]} number; choose ${OPERATOR_NAMES[mobile.operator]} or check the number.`, field: 'operator' };
   }
   const details: Details = { channel: 'mobile_money', operator: mobile.operator, mobile: maskMsisdn(mobile.msisdn), card_brand: null, card_number: null, card_expiry: null };
   const sameWallet = requestHash({ channel: 'mobile_money', msisdn: mobile.msisdn });
@@ -145,7 +149,7 @@ async function claimAttempt(deps: PaymentDeps, session: CheckoutSession, details
 /** What the customer is told while another attempt is in flight: where it waits, so a mistyped number shows. */
 function busyMessage(holder: Charge): string {
   if (holder.channel === 'mobile_money' && holder.mobile) return `A payment is already waiting for approval on ${localMaskedMobile(holder.mobile)}.`;
-  return `A payment with ${describeMethod(holder)} is being confirmed; wait a moment.`;
+  return `A payment with ${cardName(holder)} is being confirmed; wait a moment.`;
 }
 
 function newAttemptCharge(session: CheckoutSession, details: Details, sameInstrument: string, now: number): Charge {
@@ -161,6 +165,7 @@ function newAttemptCharge(session: CheckoutSession, details: Details, sameInstru
     status: 'pending',
     next_action: details.channel === 'card' ? 'otp' : 'approve',
     failure_reason: null,
+    failure_code: null,
     provider_state: null,
     check_at: now + ANSWER_RECOVERY_MS,
     amount_minor: session.amount_minor,
@@ -248,7 +253,7 @@ export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, 
       if (!paid) return refundUncounted(trx, final, sessionId, now);
       await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
       await addLog(trx, sessionId, `Payment completed with ${describeMethod(final)}`, now);
-      await emitCheckoutPayment(trx, paid, final, now);
+      await emitCheckoutPayment(trx, paid, final, now, deps.timeZone);
       return final;
     }
     await addLog(trx, final.id, `Payment failed: ${outcome.reason}`, now);
@@ -256,7 +261,7 @@ export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, 
     if (failures === null) return final;
     await addLog(trx, sessionId, `Payment attempt failed: ${outcome.reason}`, now);
     const session = await sessions.findSessionById(trx, sessionId);
-    if (session) await emitCheckoutPayment(trx, session, final, now);
+    if (session) await emitCheckoutPayment(trx, session, final, now, deps.timeZone);
     if (failures >= deps.maxFailedAttempts && (await sessions.markFailed(trx, sessionId, now))) {
       await addLog(trx, sessionId, `Payment failed after ${failures} failed attempts`, now);
     }
@@ -272,6 +277,27 @@ async function refundUncounted(trx: Kysely<DB>, charge: Charge, sessionId: strin
   const refund = await refundUncountedPayment(trx, uncounted, why, now);
   await addLog(trx, sessionId, `Charge ${charge.charge_id} succeeded after ${why}; it was not counted and refund ${refund.refund_id} gives it back`, now);
   return uncounted;
+}
+
+/**
+ * Sets aside the attempt in flight at the customer's request ("Didn't get a prompt? Use a
+ * different number") without cancelling the session: its slot is freed for the next attempt. The
+ * charge itself stays pending, since the request may yet reach the phone: an approval that still
+ * comes is not counted and is refunded in full (`completeCheckoutCharge`), and a failure is not
+ * counted. Only a mobile money attempt waiting for approval is set aside; a card's code, once
+ * sent, is answered within seconds. The charge as it is, or null when the session has no such charge.
+ */
+export async function abandonAttempt(deps: PaymentDeps, session: CheckoutSession, chargeId: string, now = Date.now()): Promise<Charge | null> {
+  return deps.db.transaction().execute(async (trx) => {
+    const current = await sessions.lockSession(trx, session.id);
+    const charge = await findSessionCharge(trx, session.id, chargeId);
+    if (!current || !charge) return null;
+    const inFlight = current.status === 'pending' && current.pending_charge_id === charge.id && charge.status === 'pending';
+    if (!inFlight || charge.next_action !== 'approve' || !(await sessions.releaseAttemptSlot(trx, session.id, charge.id))) return charge;
+    await addLog(trx, session.id, `The customer set aside the payment request to ${describeMethod(charge)} to pay another way`, now);
+    await addLog(trx, charge.id, 'Set aside by the customer, who moved on to another attempt: an approval that still comes is refunded', now);
+    return charge;
+  });
 }
 
 export async function cancelSession(deps: PaymentDeps, session: CheckoutSession, now = Date.now()): Promise<void> {

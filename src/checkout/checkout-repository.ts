@@ -54,19 +54,19 @@ export async function findSessionById(db: Db, id: string): Promise<CheckoutSessi
   return (await sessionById(db, id))[0];
 }
 
-/** A session with the name of the merchant being paid: what the hosted pages show. */
-export type PageSession = CheckoutSession & { merchant_name: string };
+/** A session with the name and address of the merchant being paid: what the hosted pages show. */
+export type PageSession = CheckoutSession & { merchant_name: string; merchant_email: string };
 
 const pageSessionById = prepared((db, id: string) =>
   db
     .selectFrom('checkout_sessions')
     .innerJoin('merchants', 'merchants.id', 'checkout_sessions.merchant_id')
     .selectAll('checkout_sessions')
-    .select('merchants.name as merchant_name')
+    .select(['merchants.name as merchant_name', 'merchants.email as merchant_email'])
     .where('checkout_sessions.id', '=', id),
 );
 
-/** The session and its merchant's name in one statement. */
+/** The session and its merchant's name and address in one statement. */
 export async function findPageSession(db: Db, id: string): Promise<PageSession | undefined> {
   return (await pageSessionById(db, id))[0];
 }

@@ -91,7 +91,13 @@ export interface ChargesTable {
    * or the issuer's answer to a code that was sent (`confirming`: the code can no longer be abandoned).
    */
   next_action: 'approve' | 'otp' | 'confirming' | null;
+  /** Merchant-facing: what verification and webhooks say about a failure. */
   failure_reason: string | null;
+  /**
+   * The provider's reason for a failure as a code (`FailureCode` in src/payments/provider.ts), from
+   * which the hosted page words its advice to the customer; null when the provider gave none.
+   */
+  failure_code: Generated<string | null>;
   /** Opaque to everything but the provider that wrote it. */
   provider_state: string | null;
   /** When to ask the provider again about a pending charge. */

@@ -10,11 +10,12 @@ import { composeReceipt, paymentFacts, type ReceiptKind } from './receipt-email.
  * Queues the merchant's and (when an address was given) the customer's receipt for a
  * successful payment event, in the caller's transaction. The message is composed now and
  * kept in the row, so it says what was true when the payment succeeded, and a retry sends
- * the very same text. The unique (event_id, kind) makes each receipt exist once.
+ * the very same text (its time in the gateway's `timeZone`). The unique (event_id, kind) makes
+ * each receipt exist once.
  */
-export async function queueReceipts(trx: Kysely<DB>, merchant: Merchant, event: StoredEvent, now: number): Promise<void> {
+export async function queueReceipts(trx: Kysely<DB>, merchant: Merchant, event: StoredEvent, now: number, timeZone: string): Promise<void> {
   if (merchant.receipts_enabled !== 1 || event.payload.status !== 'success') return;
-  const facts = paymentFacts(merchant.name, event.payload, now);
+  const facts = paymentFacts(merchant.name, event.payload, now, timeZone);
   const customerEmail = typeof event.payload.email === 'string' ? event.payload.email.trim() : '';
   const recipients: Array<[ReceiptKind, string]> = [['merchant_receipt', merchant.email]];
   if (customerEmail) recipients.push(['customer_receipt', customerEmail]);

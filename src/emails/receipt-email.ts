@@ -31,12 +31,11 @@ export interface PaymentFacts {
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
 const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
 
-
 /**
  * Reads a successful payment's event body (the webhook payload, fixed when the payment
  * succeeded), so a receipt says exactly what the merchant's webhook says.
  */
-export function paymentFacts(merchantName: string, payload: Record<string, unknown>, paidAt: number): PaymentFacts {
+export function paymentFacts(merchantName: string, payload: Record<string, unknown>, paidAt: number, timeZone: string): PaymentFacts {
   const name = [text(payload.first_name), text(payload.last_name)].filter(Boolean).join(' ');
   const email = text(payload.email);
   return {
@@ -44,7 +43,7 @@ export function paymentFacts(merchantName: string, payload: Record<string, unkno
     amount: `${String(payload.currency)} ${formatMoneyText(toMinor(Number(payload.amount)))}`,
     reference: String(payload.reference),
     txRef: String(payload.tx_ref),
-    paidAt: formatHumanDate(paidAt),
+    paidAt: formatHumanDate(paidAt, timeZone),
     method: paymentMethod(record(payload.authorization)),
     title: text(record(payload.customization).title),
     customer: email ? `${name} <${email}>`.trim() : name || null,

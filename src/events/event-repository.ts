@@ -10,9 +10,9 @@ import { queueWebhook } from '../webhooks/delivery-repository.ts';
  * Records an event and everything that must go out because of it: a webhook delivery when the
  * merchant has a webhook URL, and receipts for a successful payment. Callers pass the
  * transaction of the state change, so all of it exists exactly when the change does, and a
- * crash can lose none of it.
+ * crash can lose none of it. Receipts are written now, with their times in `timeZone`.
  */
-export async function emitEvent(trx: Kysely<DB>, event: NewEvent, now: number): Promise<void> {
+export async function emitEvent(trx: Kysely<DB>, event: NewEvent, now: number, timeZone: string): Promise<void> {
   const stored: StoredEvent = { ...event, id: ids.event() };
   await trx
     .insertInto('events')
@@ -22,5 +22,5 @@ export async function emitEvent(trx: Kysely<DB>, event: NewEvent, now: number): 
   if (!merchant) return;
   if (merchant.webhook_url && merchant.webhooks_enabled === 1) await queueWebhook(trx, stored, merchant.webhook_url, now);
   const isPayment = event.type === 'checkout.payment' || event.type === 'api.charge.payment';
-  if (isPayment && event.payload.status === 'success' && merchant.receipts_enabled === 1) await queueReceipts(trx, merchant, stored, now);
+  if (isPayment && event.payload.status === 'success' && merchant.receipts_enabled === 1) await queueReceipts(trx, merchant, stored, now, timeZone);
 }

@@ -45,6 +45,7 @@ export async function finalizeCharge(db: Db, id: string, outcome: Outcome, feeMi
     .set({
       status: outcome.status,
       failure_reason: failed ? outcome.reason : null,
+      failure_code: failed ? (outcome.code ?? null) : null,
       trans_id: failed ? null : outcome.transId,
       fee_minor: feeMinor,
       next_action: null,
@@ -106,7 +107,7 @@ export async function claimCodeConfirmation(db: Db, id: string, askAgainAt: numb
 export async function abandonBeforeCode(db: Db, id: string, reason: string, now: number): Promise<boolean> {
   const result = await db
     .updateTable('charges')
-    .set({ status: 'failed', failure_reason: reason, next_action: null, check_at: null, completed_at: now, updated_at: now })
+    .set({ status: 'failed', failure_reason: reason, failure_code: 'superseded', next_action: null, check_at: null, completed_at: now, updated_at: now })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .where('next_action', '=', 'otp')

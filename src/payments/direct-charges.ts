@@ -12,9 +12,13 @@ import type { Outcome } from './provider.ts';
 
 /**
  * A direct mobile money charge (contract §8): the customer approves on the phone, the outcome
- * arrives later. A retry of the same request answers the same pending charge.
+ * arrives later. A retry of the same request answers the same pending charge. The operators take
+ * MWK only, so `currency` may be left out or be `MWK`.
  */
-export async function initializeCharge(deps: PaymentDeps, owner: Principal, request: DirectRequest, now = Date.now()): Promise<Charge> {
+export async function initializeCharge(deps: PaymentDeps, owner: Principal, request: DirectRequest & { currency?: string | undefined }, now = Date.now()): Promise<Charge> {
+  if (request.currency !== undefined && request.currency !== 'MWK') {
+    throw ApiError.field('currency', 'The currency must be MWK: Airtel Money and TNM Mpamba take payments in MWK only.');
+  }
   const hash = hashDirectRequest('payment', request);
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return existing;
@@ -43,7 +47,7 @@ export async function completeDirectCharge(deps: PaymentDeps, charge: Charge, ou
       await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
     }
     await addLog(trx, final.id, outcome.status === 'success' ? 'Payment completed' : `Payment failed: ${outcome.reason}`, now);
-    await emitChargeOutcome(trx, final, now);
+    await emitChargeOutcome(trx, final, now, deps.timeZone);
     return final;
   });
 }

@@ -4,7 +4,7 @@ import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
-import { OPERATOR_NAMES, maskMsisdn, parseMalawiMobile, type MalawiMobile } from '../shared/phone.ts';
+import { OPERATOR_NAMES, OPERATOR_NAMES_WITH_ARTICLE, maskMsisdn, parseMalawiMobile, type MalawiMobile } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { findChargeByChargeId, insertChargeIfNew, type Charge } from './charge-repository.ts';
 import { operatorByRef } from './operators.ts';
@@ -27,7 +27,7 @@ export function walletOf(request: DirectRequest): MalawiMobile {
   const operator = operatorByRef(request.mobile_money_operator_ref_id);
   if (!operator) throw ApiError.field('mobile_money_operator_ref_id', 'The selected mobile money operator ref id is invalid.');
   if (operator.short_code !== mobile.operator) {
-    throw ApiError.field('mobile', `The mobile is a ${OPERATOR_NAMES[mobile.operator]} number, not ${operator.name}.`);
+    throw ApiError.field('mobile', `The mobile is ${OPERATOR_NAMES_WITH_ARTICLE[mobile.operator]} number, not ${operator.name}.`);
   }
   return mobile;
 }
@@ -122,6 +122,7 @@ function directCharge(record: NewDirectRecord, now: number): Charge {
     status: 'pending',
     next_action: record.nextAction,
     failure_reason: null,
+    failure_code: null,
     provider_state: record.providerState,
     check_at: record.checkAt,
     amount_minor: request.amount * 100,

@@ -16,7 +16,8 @@ export const DirectFields = {
   last_name: Type.Optional(Name),
 };
 
-export const InitializeChargeBody = Type.Object(DirectFields);
+/** `currency` is optional (MWK); any other is refused by name in direct-charges.ts, since the operators take MWK only. */
+export const InitializeChargeBody = Type.Object({ ...DirectFields, currency: Type.Optional(Type.String({ maxLength: 16 })) });
 export type InitializeChargeInput = Static<typeof InitializeChargeBody>;
 
 export const ChargeIdParams = Type.Object({ charge_id: Type.String() });

@@ -57,6 +57,25 @@ export interface PayoutRecipient {
   accountNumber: string;
 }
 
-export type Outcome = { status: 'success'; transId: string | null } | { status: 'failed'; reason: string };
+
+/**
+ * Why a payment failed, as a machine code a connector maps its operator's or acquirer's errors to
+ * (Airtel's "wrong PIN", an acquirer's "do not honour", …). The hosted page words its advice to
+ * the customer from it; `reason` stays the text merchants read in verification and webhooks.
+ */
+export type FailureCode =
+  | 'declined'
+  | 'insufficient_funds'
+  | 'timed_out'
+  | 'issuer_error'
+  | 'wrong_otp'
+  | 'wrong_pin'
+  | 'rejected_by_customer'
+  | 'limit_exceeded'
+  | 'not_started'
+  /** Ours, not a provider's: a card attempt gave way to another attempt before its code was sent. */
+  | 'superseded';
+
+export type Outcome = { status: 'success'; transId: string | null } | { status: 'failed'; reason: string; code?: FailureCode };
 
 export type ProviderFor = (mode: Mode) => PaymentProvider;

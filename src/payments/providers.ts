@@ -15,5 +15,5 @@ export function providersFor(config: Config): ProviderFor {
 
 /** Everything the payment services need, from the config. */
 export function paymentDeps(config: Config, db: Kysely<DB>): PaymentDeps {
-  return { db, providerFor: providersFor(config), maxFailedAttempts: config.checkoutMaxFailedAttempts, payoutFeeBasisPoints: config.payoutFeeBasisPoints };
+  return { db, providerFor: providersFor(config), maxFailedAttempts: config.checkoutMaxFailedAttempts, payoutFeeBasisPoints: config.payoutFeeBasisPoints, timeZone: config.timeZone };
 }

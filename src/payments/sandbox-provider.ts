@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Outcome, PaymentProvider, PayoutStart, ProviderCharge, RefundStart, StartResult } from './provider.ts';
+import type { FailureCode, Outcome, PaymentProvider, PayoutStart, ProviderCharge, RefundStart, StartResult } from './provider.ts';
 
 /** The test numbers and cards of contract §7, and what each one does. */
 export const TEST_MOBILE_NUMBERS = [
@@ -20,20 +20,22 @@ export const TEST_CARDS = [
 
 export const TEST_OTP = '1234';
 
-const CARD_FAILURES: Record<string, string> = {
-  DECLINED: 'The card was declined (DECLINED).',
-  INSUFFICIENT_FUNDS: 'The card has insufficient funds (INSUFFICIENT_FUNDS).',
-  TIMED_OUT: 'The card issuer did not answer in time (TIMED_OUT).',
-  ERROR: 'The card issuer reported an error (ERROR).',
+/** What each declining test card answers: the merchant-facing reason and the code the page words its advice from. */
+const CARD_FAILURES: Record<string, { reason: string; code: FailureCode }> = {
+  DECLINED: { reason: 'The card was declined (DECLINED).', code: 'declined' },
+  INSUFFICIENT_FUNDS: { reason: 'The card has insufficient funds (INSUFFICIENT_FUNDS).', code: 'insufficient_funds' },
+  TIMED_OUT: { reason: 'The card issuer did not answer in time (TIMED_OUT).', code: 'timed_out' },
+  ERROR: { reason: 'The card issuer reported an error (ERROR).', code: 'issuer_error' },
 };
 
-const MOBILE_FAILURE = 'The mobile money payment was declined: insufficient balance.';
+const MOBILE_FAILURE = { reason: 'The mobile money payment was declined: insufficient balance.', code: 'insufficient_funds' } as const;
 
 const BANK_PAYOUT_FAILURE = 'The bank payout failed (test mode, transaction_status=failed).';
 
 interface SandboxState {
   outcome: 'success' | 'failed';
   reason?: string;
+  code?: FailureCode;
 }
 
 const digits = (text: string) => text.replace(/\D/g, '');
@@ -50,7 +52,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
       if (!known) {
         return { accepted: false, message: `Test mode only accepts the test numbers: ${TEST_MOBILE_NUMBERS.map((n) => `${n.number} (${n.operator}, ${n.outcome})`).join(', ')}.` };
       }
-      const state: SandboxState = known.outcome === 'success' ? { outcome: 'success' } : { outcome: 'failed', reason: MOBILE_FAILURE };
+      const state: SandboxState = known.outcome === 'success' ? { outcome: 'success' } : { outcome: 'failed', ...MOBILE_FAILURE };
       return { accepted: true, nextAction: 'approve', providerState: JSON.stringify(state), checkAt: Date.now() + mobileDelayMs };
     },
 
@@ -59,7 +61,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
       if (!known) {
         return { accepted: false, message: `Test mode only accepts the test cards: ${TEST_CARDS.map((c) => `${c.number} (${c.outcome})`).join(', ')}.` };
       }
-      const state: SandboxState = known.outcome === 'success' ? { outcome: 'success' } : { outcome: 'failed', reason: CARD_FAILURES[known.outcome]! };
+      const state: SandboxState = known.outcome === 'success' ? { outcome: 'success' } : { outcome: 'failed', ...CARD_FAILURES[known.outcome]! };
       return { accepted: true, nextAction: 'otp', providerState: JSON.stringify(state), checkAt: null };
     },
 
@@ -79,7 +81,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
     },
 
     async confirmOtp(charge, otp): Promise<Outcome> {
-      if (otp.trim() !== TEST_OTP) return { status: 'failed', reason: `The one-time code was wrong (the test code is ${TEST_OTP}).` };
+      if (otp.trim() !== TEST_OTP) return { status: 'failed', reason: `The one-time code was wrong (the test code is ${TEST_OTP}).`, code: 'wrong_otp' };
       return outcomeOf(charge);
     },
 
@@ -97,7 +99,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
 
 /** The outcome the test instrument chose; a charge recorded but never started (a crash in between) failed. */
 function outcomeOf(charge: ProviderCharge): Outcome {
-  if (charge.provider_state === null) return { status: 'failed', reason: 'The payment could not be started.' };
+  if (charge.provider_state === null) return { status: 'failed', reason: 'The payment could not be started.', code: 'not_started' };
   const state = JSON.parse(charge.provider_state) as SandboxState;
-  return state.outcome === 'success' ? { status: 'success', transId: randomUUID() } : { status: 'failed', reason: state.reason ?? 'The payment failed.' };
+  return state.outcome === 'success' ? { status: 'success', transId: randomUUID() } : { status: 'failed', reason: state.reason ?? 'The payment failed.', code: state.code };
 }

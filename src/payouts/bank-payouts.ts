@@ -151,6 +151,7 @@ function bankPayoutCharge(owner: Principal, request: BankPayoutRequest, destinat
     status: 'pending',
     next_action: null,
     failure_reason: null,
+    failure_code: null,
     provider_state: null,
     // Should this process die before the provider's answer is recorded, the settler asks it then.
     check_at: now + PAYOUT_RECOVERY_MS,

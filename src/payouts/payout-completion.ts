@@ -21,7 +21,7 @@ export async function completePayoutCharge(deps: PaymentDeps, payout: Charge, ou
     else await releasePayout(trx, movementOf(final), now);
     await addLog(trx, final.id, outcome.status === 'success' ? 'Payout completed' : `Payout failed: ${outcome.reason}`, now);
     const recipient = await findRecipient(trx, final.id);
-    await emitChargeOutcome(trx, final, now, recipient ? { recipient_account_details: recipientDetails(recipient) } : {});
+    await emitChargeOutcome(trx, final, now, deps.timeZone, recipient ? { recipient_account_details: recipientDetails(recipient) } : {});
     return final;
   });
 }

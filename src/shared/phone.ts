@@ -2,6 +2,9 @@ export type Operator = 'airtel' | 'tnm';
 
 export const OPERATOR_NAMES: Record<Operator, string> = { airtel: 'Airtel Money', tnm: 'TNM Mpamba' };
 
+/** `an Airtel Money`, `a TNM Mpamba` ("tee-en-em"): the article goes by how the name is said. */
+export const OPERATOR_NAMES_WITH_ARTICLE: Record<Operator, string> = { airtel: 'an Airtel Money', tnm: 'a TNM Mpamba' };
+
 /** Malawian mobile prefixes (after the 0 or 265): 99/98 Airtel, 88/89 TNM. */
 const PREFIX_OPERATOR: Record<string, Operator> = { '99': 'airtel', '98': 'airtel', '88': 'tnm', '89': 'tnm' };
 

@@ -48,9 +48,33 @@ export function parseDuration(text: string): number | null {
   return Number(match[1]) * UNIT_MS[match[2]!]!;
 }
 
-const humanDate = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
+interface HumanFormat {
+  date: Intl.DateTimeFormat;
+  zone: Intl.DateTimeFormat;
+}
 
-/** For people (receipts, pages): `21 November 2026 at 14:33 UTC`. */
-export function formatHumanDate(epochMs: number): string {
-  return `${humanDate.format(epochMs)} UTC`;
+/** Built once per zone: making an Intl.DateTimeFormat costs far more than formatting with one. */
+const humanFormats = new Map<string, HumanFormat>();
+
+function humanFormat(timeZone: string): HumanFormat {
+  let format = humanFormats.get(timeZone);
+  if (!format) {
+    format = {
+      date: new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone }),
+      // Malawi's English names the zone as people there say it (CAT, where en-GB says GMT+2).
+      zone: new Intl.DateTimeFormat('en-MW', { timeZone, timeZoneName: 'short' }),
+    };
+    humanFormats.set(timeZone, format);
+  }
+  return format;
+}
+
+/**
+ * For people (receipts, pages, emails), in the gateway's time zone (`TIMEZONE`): `21 November
+ * 2026 at 16:33 CAT`. The zone's name is part of it, so a time is never read in the wrong zone.
+ */
+export function formatHumanDate(epochMs: number, timeZone: string): string {
+  const { date, zone } = humanFormat(timeZone);
+  const zoneName = zone.formatToParts(epochMs).find((part) => part.type === 'timeZoneName')?.value ?? timeZone;
+  return `${date.format(epochMs)} ${zoneName}`;
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Page, ViewportSize } from 'playwright-core';
 import { browserSuiteOptions, submitForm, useBrowser, useMerchantSite, type Tab } from '../helpers/browser.ts';
+import { assertAccessible } from './axe.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
@@ -78,11 +79,13 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         assert.deepEqual(problems, [], 'no console errors, script errors or CSP violations on the way');
       });
 
-      test('a failed attempt shows why and the session stays payable; fail twice then succeed', async () => {
+      test('a failed attempt says what happened and what to do, with the tries left; the session stays payable; fail twice then succeed', async () => {
         const { page, txRef } = await openCheckout();
-        for (let i = 1; i <= 2; i++) {
+        for (const [i, tries] of [[1, '2 tries left'], [2, 'Last try']] as const) {
           await attemptMobile(page, '0990000001');
-          assert.match(await failureShown(page), /declined: insufficient balance/);
+          assert.equal((await failureShown(page)).trim(), `Not enough money in the wallet — top up or use another number. ${tries}.`);
+          assert.equal(await page.inputValue('#mobile'), '0990000001', 'the number typed is still there, to correct or try again');
+          if (i === 1) await assertAccessible(page, 'the payment page after a failed attempt');
           const data = await verify(txRef);
           assert.equal(data.status, 'pending');
           assert.equal(data.number_of_attempts, i);
@@ -98,13 +101,20 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         assert.equal(data.authorization.provider, 'Airtel Money');
       });
 
-      test('the third failed attempt ends the session and lands on return_url', async () => {
-        const { page, txRef } = await openCheckout();
+      test('the third failed attempt ends the session on our page, which counts down and whose button lands on return_url', async () => {
+        const { page, txRef, problems } = await openCheckout();
         await attemptMobile(page, '0990000001');
         await failureShown(page);
         await attemptMobile(page, '0899817566');
         await failureShown(page);
         await attemptMobile(page, '0990000001');
+        await page.locator('#ended').waitFor();
+        assert.equal(await page.textContent('h1'), 'This payment did not go through');
+        assert.match((await page.textContent('#ended .lead')) ?? '', /^Not enough money in the wallet\. That was the last try, so this payment has ended\./);
+        const shown = Number(await page.textContent('#countdown-seconds'));
+        await page.waitForFunction((before) => Number(document.getElementById('countdown-seconds')?.textContent) < before, shown);
+        await assertAccessible(page, 'the last try\'s page');
+        await page.click('#return');
         const landed = await landingOn(page, '/cancelled');
         assert.equal(landed.searchParams.get('tx_ref'), txRef);
         assert.equal(landed.searchParams.get('status'), 'failed');
@@ -112,11 +122,23 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         assert.equal(data.status, 'failed');
         assert.equal(data.number_of_attempts, 3);
         assert.equal(data.authorization, null);
+        assert.deepEqual(problems, []);
       });
 
-      test('cancel lands on return_url with status=failed', async () => {
+      test('cancel asks in place first; "keep paying" puts the page back; "yes" lands on return_url with status=failed', async () => {
         const { page, txRef } = await openCheckout();
-        await submitForm(page, '#cancel');
+        await page.click('#cancel');
+        assert.ok(await page.isVisible('#cancel-confirm'));
+        assert.ok(await page.isHidden('#cancel'));
+        assert.equal(await page.evaluate(() => document.activeElement?.id), 'cancel-question', 'the question takes the focus, so a screen reader reads it');
+        assert.match((await page.textContent('#cancel-question')) ?? '', /Cancel this payment\? You will go back to Test Shop without paying MWK 1,000\.00\./);
+        await assertAccessible(page, 'the payment page asking to confirm the cancel');
+        await page.click('#keep-paying');
+        assert.ok(await page.isHidden('#cancel-confirm'));
+        assert.equal(await page.evaluate(() => document.activeElement?.id), 'cancel');
+        assert.equal((await verify(txRef)).status, 'pending');
+        await page.click('#cancel');
+        await submitForm(page, '#confirm-cancel');
         const landed = await landingOn(page, '/cancelled');
         assert.equal(landed.searchParams.get('tx_ref'), txRef);
         assert.equal(landed.searchParams.get('status'), 'failed');
@@ -133,6 +155,8 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         await page.fill('#card-expiry', '12/30');
         await page.fill('#card-cvv', '123');
         await submitForm(page, '#pay-card');
+        assert.equal(await page.textContent('#otp-card'), 'Visa •••• 4242', 'the card as its holder knows it');
+        await assertAccessible(page, 'the one-time code page');
         await page.fill('#otp', '1234');
         await submitForm(page, '#submit-otp');
         const landed = await landingOn(page, '/paid');
@@ -159,6 +183,7 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
       test('on a phone the page fits the screen and says TEST MODE', async () => {
         const width = 360;
         const { page } = await openCheckout({}, { width, height: 740 });
+        await assertAccessible(page, 'the payment page at 360 px');
         const scrollWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
         assert.ok(await page.isVisible('.test-banner'));
         assert.match((await page.textContent('.test-banner')) ?? '', /TEST MODE/);

@@ -153,7 +153,15 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     // A forged form (its token differs from the cookie's): 403, and the session stays pending.
     refusals: (ctx, build) => fc.tuple(fc.constantFrom(...sessions(ctx)), hostileString).map(([id, csrf]) => build({ params: [id], key: null, form: {}, csrf: `x${csrf}` })),
   }),
+  'GET /checkout/:id/cancel': pageRoute(),
   'GET /checkout/:id/attempts/:chargeId': pageRoute(),
+  'POST /checkout/:id/attempts/:chargeId/abandon': pageRoute({
+    form: () => fc.constant({}),
+    changes: ['checkout_sessions', 'logs'],
+    // A forged form: 403, and the request in flight keeps the session's slot.
+    refusals: ({ checkouts }, build) =>
+      fc.tuple(fc.constantFrom(...checkouts!.attempts), hostileString).map(([{ sessionId, chargeId }, csrf]) => build({ params: [sessionId, chargeId], key: null, form: {}, csrf: `x${csrf}` })),
+  }),
   'GET /checkout/:id/attempts/:chargeId/status': pageRoute({ answers: 'attempt-status' }),
   'POST /checkout/:id/attempts/:chargeId/otp': pageRoute({
     form: otpForm,

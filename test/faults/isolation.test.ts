@@ -413,6 +413,7 @@ async function paidLiveAttempt(gw: TestGateway, deps: ReturnType<typeof paymentD
     status: 'pending',
     next_action: null,
     failure_reason: null,
+    failure_code: null,
     provider_state: null,
     check_at: null,
     amount_minor: session.amount_minor,

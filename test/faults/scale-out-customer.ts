@@ -72,7 +72,7 @@ export async function pay(cluster: Cluster, first: Slot, pagePath: string, instr
     if (otpPage.status !== 200) return outcomeOf(await hop(() => client.follow(otpPage)));
     const confirmed = await hop(async () => client.follow(await client.post(`${attemptPath}/otp`, { otp: TEST_OTP })));
     // Another tab paid another way before this card's code was sent: the card was never charged.
-    if (confirmed.status === 200 && confirmed.text.includes('replaced by another payment')) return await waitForTheOtherTab(client, hop, pagePath);
+    if (confirmed.status === 200 && confirmed.text.includes('gave way to another payment')) return await waitForTheOtherTab(client, hop, pagePath);
     // Another tab sent the same card's code first: this one waits for the issuer's answer to it.
     if (confirmed.status === 200 && confirmed.text.includes('data-status-url')) {
       const next = await waitForApproval(client, hop, attemptPath);
@@ -123,7 +123,7 @@ function outcomeOf(response: PageResponse): 'success' | 'declined' {
     if (target.origin === CALLBACK.origin && target.pathname === CALLBACK.pathname && target.searchParams.get('status') === 'success') return 'success';
   } else if (response.status === 200 && isReceipt(response)) {
     return 'success';
-  } else if (response.status === 200 && /role="alert"[^]*declined/.test(response.text)) {
+  } else if (response.status === 200 && /role="alert"[^]*class="tries-left"/.test(response.text)) {
     return 'declined';
   }
   throw new UnexpectedAnswer(`the flow ended on ${response.status} ${response.location ?? ''}: ${excerpt(response)}`);

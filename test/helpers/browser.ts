@@ -36,9 +36,9 @@ export interface Tab {
 /** How long any one browser step (a navigation, an element to appear) may take before it fails. */
 export const STEP_TIMEOUT_MS = 15_000;
 
-/** A page in a fresh context (its own cookies), recording whatever goes wrong in it. */
-export async function openTab(browser: Browser, viewport: ViewportSize = { width: 1280, height: 800 }, deviceScaleFactor = 1): Promise<{ context: BrowserContext } & Tab> {
-  const context = await browser.newContext({ viewport, deviceScaleFactor });
+/** A page in a fresh context (its own cookies), recording whatever goes wrong in it; `javaScriptEnabled: false` is a browser with scripts off. */
+export async function openTab(browser: Browser, viewport: ViewportSize = { width: 1280, height: 800 }, deviceScaleFactor = 1, javaScriptEnabled = true): Promise<{ context: BrowserContext } & Tab> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor, javaScriptEnabled });
   context.setDefaultTimeout(STEP_TIMEOUT_MS);
   const page = await context.newPage();
   const problems: string[] = [];
@@ -68,7 +68,7 @@ export async function submitForm(page: Page, button: string): Promise<void> {
  * One browser for the enclosing `describe`; each test's tabs get their own context, closed after
  * that test so no cookie or page outlives it.
  */
-export function useBrowser(): { newTab(viewport?: ViewportSize): Promise<Tab> } {
+export function useBrowser(): { newTab(viewport?: ViewportSize, options?: { javaScriptEnabled?: boolean }): Promise<Tab> } {
   let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
   before(async () => {
@@ -79,9 +79,9 @@ export function useBrowser(): { newTab(viewport?: ViewportSize): Promise<Tab> } 
   });
   after(() => browser?.close());
   return {
-    async newTab(viewport) {
+    async newTab(viewport, options = {}) {
       if (!browser) throw new Error('the browser did not start');
-      const { context, ...tab } = await openTab(browser, viewport);
+      const { context, ...tab } = await openTab(browser, viewport, 1, options.javaScriptEnabled ?? true);
       contexts.push(context);
       return tab;
     },

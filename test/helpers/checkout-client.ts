@@ -53,3 +53,19 @@ export interface PageResponse {
   /** Absolute redirect target, if any. */
   location: string | null;
 }
+
+/** What a browser shows of some HTML: tags dropped, character references decoded, spaces collapsed. */
+export function textOf(html: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', hellip: '…', rsquo: '’', middot: '·' };
+  return html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code)))
+    .replace(/&(\w+);/g, (entity, name: string) => named[name] ?? entity)
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The text of a page's alert: why the last attempt failed or was refused ('' when there is none). */
+export function alertOf(page: PageResponse): string {
+  return textOf(/<div class="error" role="alert">([^]*?)<\/div>/.exec(page.text)?.[1] ?? '');
+}

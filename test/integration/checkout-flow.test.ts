@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { completeCheckoutCharge } from '../../src/checkout/checkout-payments.ts';
 import { paymentDeps } from '../../src/payments/providers.ts';
 import { loadConfig } from '../../src/config.ts';
-import { CheckoutClient, type PageResponse } from '../helpers/checkout-client.ts';
+import { alertOf, CheckoutClient, textOf, type PageResponse } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody, legacyBody, TIMESTAMP } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
@@ -116,12 +116,13 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
-    test('a failed attempt shows why and leaves the session payable; fail twice then succeed', async () => {
+    test('a failed attempt says in plain words what happened, what to do and how many tries are left; fail twice then succeed', async () => {
       const session = await openSession();
-      for (let i = 1; i <= 2; i++) {
+      for (const [i, tries] of [[1, '2 tries left'], [2, 'Last try']] as const) {
         const failed = await payByMobile(session, '0990000001', 'airtel');
         assert.equal(failed.status, 200);
-        assert.match(failed.text, /declined/i);
+        assert.equal(alertOf(failed), `Not enough money in the wallet — top up or use another number. ${tries}.`);
+        assert.match(failed.text, /id="mobile-form"/, 'the mobile money form is there to try again');
         const data = await verify(session.txRef);
         assert.equal(data.status, 'pending');
         assert.equal(data.number_of_attempts, i);
@@ -135,16 +136,24 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(emitted.map((event) => event.status), ['failed', 'failed', 'success'], 'one event per failed attempt and one for the success');
     });
 
-    test('the third failed attempt ends the session and sends the browser to return_url', async () => {
+    test('the third failed attempt ends the session: our page says what happened, then sends the browser to return_url', async () => {
       const session = await openSession();
       await payByMobile(session, '0990000001', 'airtel');
       await payByMobile(session, '0899817566', 'tnm');
       const last = await payByMobile(session, '0990000001', 'airtel');
-      assert.equal(last.status, 303);
-      const landed = new URL(last.location!);
+      assert.equal(last.status, 200, 'the customer is not sent away without a word');
+      assert.match(textOf(last.text), /This payment did not go through Not enough money in the wallet\. That was the last try, so this payment has ended\./);
+      const back = /<a class="button" id="return" href="([^"]+)">Return to Test Shop<\/a>/.exec(last.text)?.[1];
+      const refresh = /<noscript><meta http-equiv="refresh" content="(\d+);url=([^"]+)"><\/noscript>/.exec(last.text);
+      assert.ok(back && refresh, 'a button back to the shop, and a refresh that goes there by itself without JavaScript');
+      assert.equal(refresh[2], back, 'both go to the same place');
+      assert.equal(Number(refresh[1]), 15);
+      assert.match(last.text, /Taking you back to Test Shop in <span id="countdown-seconds">15<\/span> seconds/);
+      const landed = new URL(textOf(back));
       assert.equal(landed.origin + landed.pathname, 'https://shop.example.com/cancelled');
       assert.equal(landed.searchParams.get('tx_ref'), session.txRef);
       assert.equal(landed.searchParams.get('status'), 'failed');
+      assert.equal(textOf(back), `https://shop.example.com/cancelled?tx_ref=${session.txRef}&status=failed`, 'the same query as the redirect always carried');
       const data = await verify(session.txRef);
       assert.equal(data.status, 'failed');
       assert.equal(data.number_of_attempts, 3);
@@ -160,7 +169,8 @@ for (const kind of DATABASE_KINDS) {
       const cases: Array<[string, string, RegExp]> = [
         ['0991234567', 'airtel', /0990000000/],
         ['12345', 'airtel', /Airtel Money \(099, 098\)/],
-        ['0990000000', 'tnm', /Airtel Money number/],
+        ['0990000000', 'tnm', /0990000000 is an Airtel Money number; choose Airtel Money or check the number\./],
+        ['0899817565', 'airtel', /0899817565 is a TNM Mpamba number; choose TNM Mpamba or check the number\./],
       ];
       for (const [mobile, operator, message] of cases) {
         const refused = await session.client.post(`${session.pagePath}/pay/mobile-money`, { mobile, operator });
@@ -203,33 +213,43 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(!/"cvv"|"123"/.test(stored), 'no CVV stored');
     });
 
-    test('a wrong one-time code and the declining test cards are failed attempts with their reason', async () => {
+    test('a wrong one-time code and the declining test cards are failed attempts, told to the customer in plain words', async () => {
       const session = await openSession();
-      const cases: Array<[string, string, RegExp]> = [
-        ['5555 5555 5555 4444', '9999', /one-time code was wrong/],
-        ['4000 0000 0000 0002', '1234', /DECLINED/],
+      const cases: Array<[string, string, string]> = [
+        ['5555 5555 5555 4444', '9999', 'The one-time code was not right — try again and enter the code your bank sent you. 2 tries left.'],
+        ['4000 0000 0000 0002', '1234', 'Your card was declined — try another card or pay with mobile money. Last try.'],
       ];
-      for (const [card, otp, reason] of cases) {
+      for (const [card, otp, advice] of cases) {
         const posted = await session.client.post(`${session.pagePath}/pay/card`, { card_number: card, expiry: '01/35', cvv: '999' });
         const attemptPath = new URL(posted.location!).pathname;
         await session.client.get(attemptPath);
         const failed = await session.client.follow(await session.client.post(`${attemptPath}/otp`, { otp }));
         assert.equal(failed.status, 200);
-        assert.match(failed.text, reason);
+        assert.equal(alertOf(failed), advice);
       }
       const data = await verify(session.txRef);
       assert.equal(data.status, 'pending');
       assert.equal(data.number_of_attempts, 2);
     });
 
-    test('each declining test card gives its own reason', async () => {
-      for (const [card, code] of [['4000000000009995', 'INSUFFICIENT_FUNDS'], ['4000000000003220', 'TIMED_OUT'], ['5200000000000008', 'ERROR']]) {
+    test('each declining test card gives its own advice, never its raw code, and its code is kept on the charge; merchants still read the reason', async () => {
+      const cases = [
+        ['4000000000009995', 'insufficient_funds', 'Not enough money on the card — try another card or pay with mobile money.', 'INSUFFICIENT_FUNDS'],
+        ['4000000000003220', 'timed_out', 'Your bank did not answer in time — try again, or use another card.', 'TIMED_OUT'],
+        ['5200000000000008', 'issuer_error', 'Your bank could not take the payment just now — try again in a moment, or use another card.', 'ERROR'],
+      ] as const;
+      for (const [card, code, advice, raw] of cases) {
         const session = await openSession();
-        const posted = await session.client.post(`${session.pagePath}/pay/card`, { card_number: card!, expiry: '01/35', cvv: '999' });
+        const posted = await session.client.post(`${session.pagePath}/pay/card`, { card_number: card, expiry: '01/35', cvv: '999' });
         const attemptPath = new URL(posted.location!).pathname;
         await session.client.get(attemptPath);
         const failed = await session.client.follow(await session.client.post(`${attemptPath}/otp`, { otp: '1234' }));
-        assert.match(failed.text, new RegExp(code!));
+        assert.equal(alertOf(failed), `${advice} 2 tries left.`);
+        assert.ok(!alertOf(failed).includes(raw));
+        const charge = await db().selectFrom('charges').select(['failure_code', 'failure_reason', 'charge_id']).where('charge_id', '=', attemptPath.split('/').pop()!).executeTakeFirstOrThrow();
+        assert.equal(charge.failure_code, code);
+        const [event] = await events(session.txRef);
+        assert.match(event.failure_reason, new RegExp(`\\(${raw}\\)`), 'the webhook keeps the merchant-facing reason');
       }
     });
 
@@ -305,7 +325,7 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('a legacy session without URLs ends on our own receipt page', async () => {
-      const session = await openSession({}, ctx.merchant.test_secret_key, '/api/payment');
+      const session = await openSession({ currency: 'MWK' }, ctx.merchant.test_secret_key, '/api/payment');
       const done = await payByMobile(session, '0990000000', 'airtel');
       assert.equal(done.status, 303);
       assert.equal(new URL(done.location!).pathname, session.pagePath);
@@ -341,9 +361,10 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(new URL(mobile.location!).searchParams.get('status'), 'success');
       const lateCode = await session.client.post(`${cardAttempt}/otp`, { otp: '1234' });
       assert.equal(new URL((await session.client.follow(lateCode)).location!).searchParams.get('status'), 'success', 'the customer is sent on as paid');
-      const charges = await db().selectFrom('charges').innerJoin('checkout_sessions', 'checkout_sessions.id', 'charges.session_id').select(['charges.channel', 'charges.status', 'charges.failure_reason']).where('checkout_sessions.tx_ref', '=', session.txRef).orderBy('charges.created_at').execute();
+      const charges = await db().selectFrom('charges').innerJoin('checkout_sessions', 'checkout_sessions.id', 'charges.session_id').select(['charges.channel', 'charges.status', 'charges.failure_reason', 'charges.failure_code']).where('checkout_sessions.tx_ref', '=', session.txRef).orderBy('charges.created_at').execute();
       assert.deepEqual(charges.map((charge) => `${charge.channel}:${charge.status}`), ['card:failed', 'mobile_money:success']);
       assert.match(charges[0]!.failure_reason ?? '', /another payment before its one-time code/);
+      assert.equal(charges[0]!.failure_code, 'superseded', 'so its page says it gave way, not that the card failed');
       const data = await verify(session.txRef);
       assert.equal(data.number_of_attempts, 2);
       assert.equal(data.authorization.channel, 'Mobile Money');

@@ -359,9 +359,24 @@ for (const kind of DATABASE_KINDS) {
         const tnmAsAirtel = chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: AIRTEL_REF });
         assertFieldError(await initializeCharge(ctx.gw, key(), tnmAsAirtel), 'mobile', 'The mobile is a TNM Mpamba number, not Airtel Money.');
         const airtelAsTnm = chargeBody({ mobile: TEST_NUMBERS.airtelSuccess, mobile_money_operator_ref_id: TNM_REF });
-        assertFieldError(await initializeCharge(ctx.gw, key(), airtelAsTnm), 'mobile', 'The mobile is a Airtel Money number, not TNM Mpamba.');
+        assertFieldError(await initializeCharge(ctx.gw, key(), airtelAsTnm), 'mobile', 'The mobile is an Airtel Money number, not TNM Mpamba.');
         assert.equal((await chargeRows(ctx.gw, ctx.merchant.id, String(tnmAsAirtel.charge_id))).length, 0);
         assert.equal((await chargeRows(ctx.gw, ctx.merchant.id, String(airtelAsTnm.charge_id))).length, 0);
+      });
+
+      test('currency may be left out (or null or empty) or be MWK; USD (or any other) is a clear 400 and leaves no record', async () => {
+        for (const currency of [undefined, null, '', 'MWK']) {
+          const res = await initializeCharge(ctx.gw, key(), chargeBody({ currency }));
+          assert.equal(res.status, 201, `${String(currency)}: ${res.text}`);
+          assert.equal(res.body.data.currency, 'MWK');
+        }
+        for (const currency of ['USD', 'GBP', 'mwk']) {
+          const body = chargeBody({ currency });
+          const res = await initializeCharge(ctx.gw, key(), body);
+          assert.deepEqual(res.body, { status: 'failed', message: { currency: ['The currency must be MWK: Airtel Money and TNM Mpamba take payments in MWK only.'] }, data: null }, currency);
+          assert.equal(res.status, 400);
+          assert.equal((await chargeRows(ctx.gw, ctx.merchant.id, String(body.charge_id))).length, 0);
+        }
       });
 
       test('amount is a whole number from 1 to 2147483647, as a number or a numeric string', async () => {

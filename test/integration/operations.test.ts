@@ -42,7 +42,7 @@ describe('operating the gateway', () => {
     const merchant = await createMerchant(database.db, { name: 'Shutdown', email: 's@example.com', webhookUrl: slow.url, feeBasisPoints: 300 });
     await database.db.transaction().execute(async (trx) => {
       for (let i = 0; i < 30; i++) {
-        await emitEvent(trx, { merchantId: merchant.id, mode: 'test', type: 'api.charge.payment', subjectId: `s${i}`, payload: { event_type: 'api.charge.payment', charge_id: `s${i}`, status: 'failed' } }, Date.now());
+        await emitEvent(trx, { merchantId: merchant.id, mode: 'test', type: 'api.charge.payment', subjectId: `s${i}`, payload: { event_type: 'api.charge.payment', charge_id: `s${i}`, status: 'failed' } }, Date.now(), 'UTC');
       }
     });
     await database.close();

@@ -180,7 +180,7 @@ async function emitFailedCharges(database: Database, merchantId: string, count: 
     await database.db.transaction().execute(async (trx) => {
       for (const chargeId of chargeIds.slice(start, start + PER_TRANSACTION)) {
         const payload = { event_type: 'api.charge.payment', status: 'failed', charge_id: chargeId, mode: 'test' };
-        await emitEvent(trx, { merchantId, mode: 'test', type: 'api.charge.payment', subjectId: chargeId, payload }, Date.now());
+        await emitEvent(trx, { merchantId, mode: 'test', type: 'api.charge.payment', subjectId: chargeId, payload }, Date.now(), 'UTC');
       }
     });
   }

@@ -234,7 +234,7 @@ for (const kind of DATABASE_KINDS) {
         const merchant = await gw.newMerchant();
         await updateMerchantSettings(db, merchant.id, { webhookUrl: url });
         await db.transaction().execute((trx) =>
-          emitEvent(trx, { merchantId: merchant.id, mode: 'live', type: 'api.charge.payment', subjectId: 'ssrf', payload: { event_type: 'api.charge.payment', charge_id: `ssrf-${Date.now()}`, status: 'failed' } }, Date.now()),
+          emitEvent(trx, { merchantId: merchant.id, mode: 'live', type: 'api.charge.payment', subjectId: 'ssrf', payload: { event_type: 'api.charge.payment', charge_id: `ssrf-${Date.now()}`, status: 'failed' } }, Date.now(), 'UTC'),
         );
         let delivery;
         for (let waited = 0; waited < 10_000 && !delivery?.attempts?.length; waited += 50) {

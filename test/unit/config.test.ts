@@ -18,6 +18,12 @@ test('defaults', () => {
   assert.equal(config.testReceiptsToCustomers, false, 'test payments mail no customer unless the operator says so');
 });
 
+test('TIMEZONE is Africa/Blantyre unless set, and a zone Intl knows, in its canonical spelling', () => {
+  assert.equal(loadConfig({}).timeZone, 'Africa/Blantyre');
+  assert.equal(loadConfig({ TIMEZONE: 'UTC' }).timeZone, 'UTC');
+  assert.equal(loadConfig({ TIMEZONE: ' europe/london ' }).timeZone, 'Europe/London');
+});
+
 test('switches are on or off', () => {
   assert.equal(loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'on' }).webhookAllowLoopback, true);
   assert.equal(loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'off' }).webhookAllowLoopback, false);
@@ -73,6 +79,8 @@ test('bad settings are refused, naming the variable', () => {
     [{ SHUTDOWN_GRACE: 'x' }, 'SHUTDOWN_GRACE'],
     [{ WEBHOOK_ALLOW_LOOPBACK: 'yes' }, 'WEBHOOK_ALLOW_LOOPBACK'],
     [{ TEST_RECEIPTS_TO_CUSTOMERS: 'true' }, 'TEST_RECEIPTS_TO_CUSTOMERS'],
+    [{ TIMEZONE: 'Africa/Lilongwe_Town' }, 'TIMEZONE'],
+    [{ TIMEZONE: 'CAT+2' }, 'TIMEZONE'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.includes(variable), JSON.stringify(env));

@@ -17,6 +17,8 @@ describe('HTML escaping', () => {
       {
         mode: 'live',
         merchantName: 'Café Ñkhata ☕',
+        merchantEmail: 'café@example.com',
+        currency: 'MWK',
         title: 'Chakudya — lunch',
         description: null,
         logoUrl: null,
@@ -26,7 +28,7 @@ describe('HTML escaping', () => {
         txRef: 'order-1',
       },
       { sessionId: 'cs_1', csrfToken: 'token' },
-      { error: null, method: 'mobile_money', mobile: '', operator: '', testInstruments: null },
+      { error: 'Not enough money in the wallet — top up or use another number.', triesLeft: 'Last try', method: 'mobile_money', mobile: '', operator: '', testInstruments: null },
     );
     assert.equal(Buffer.byteLength(page), page.length, 'every character of the page is one byte in UTF-8');
     assert.match(page, /<title>Pay MWK 1,000\.00 &#183; Caf&#233; &#209;khata &#9749;<\/title>/);

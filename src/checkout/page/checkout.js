@@ -1,16 +1,159 @@
 /* global document, window, fetch */
 // The hosted checkout's progressive enhancement. Every page works without this file; it adds
-// method tabs, operator detection, card number spacing, double-submit protection and the
-// approval poll. Loaded in <head>, so it marks the page first and waits for the DOM for the rest.
+// method tabs, operator detection, card number spacing, double-submit protection, the approval
+// poll and its timer, the typed number kept in this tab, cancelling in place, the countdown back
+// to the shop and the logo's stand-in. Loaded in <head>, so it marks the page first and waits for
+// the DOM for the rest.
 document.documentElement.classList.add('js');
 
+// A logo that fails to load is replaced by the merchant's initial. Listening from <head>, in the
+// capture phase (an image's error does not bubble), catches a failure however early it comes.
+document.addEventListener('error', (event) => {
+  if (event.target instanceof window.HTMLImageElement && event.target.id === 'merchant-logo') showMonogram();
+}, true);
+
 document.addEventListener('DOMContentLoaded', () => {
+  checkLogo();
+  restoreTypedNumber();
   setUpMethodTabs();
   setUpOperatorDetection();
   setUpCardFormatting();
+  rememberTypedNumber();
   setUpBusyButtons();
+  showFullNumber();
+  countWaitedTime();
+  setUpCancelInPlace();
+  countDownToShop();
+  forgetTypedNumberOnceEnded();
   pollApprovalStatus();
 });
+
+function showMonogram() {
+  const logo = document.getElementById('merchant-logo');
+  const monogram = document.getElementById('merchant-monogram');
+  if (!logo || !monogram) return;
+  logo.remove();
+  monogram.hidden = false;
+}
+
+function checkLogo() {
+  const logo = document.getElementById('merchant-logo');
+  if (logo && logo.complete && logo.naturalWidth === 0) showMonogram();
+}
+
+// The number the customer typed stays in this tab only (sessionStorage), never on the server,
+// which keeps only a masked one: it refills the form after a failed attempt and shows on the
+// waiting page in full, so that a mistyped number can be seen.
+const sessionId = window.location.pathname.split('/')[2] || '';
+const numberKey = `lipira.mobile.${sessionId}`;
+
+function storedNumber() {
+  try {
+    return window.sessionStorage.getItem(numberKey) || '';
+  } catch {
+    return '';
+  }
+}
+
+function storeNumber(value) {
+  try {
+    if (value) window.sessionStorage.setItem(numberKey, value);
+    else window.sessionStorage.removeItem(numberKey);
+  } catch {
+    // Storage can be switched off; the page then shows the masked number, as without JavaScript.
+  }
+}
+
+function rememberTypedNumber() {
+  const form = document.getElementById('mobile-form');
+  const mobile = document.getElementById('mobile');
+  if (form && mobile) form.addEventListener('submit', () => storeNumber(mobile.value.trim()));
+}
+
+function restoreTypedNumber() {
+  const mobile = document.getElementById('mobile');
+  if (mobile && !mobile.value) mobile.value = storedNumber();
+}
+
+function forgetTypedNumberOnceEnded() {
+  if (document.getElementById('receipt') || document.getElementById('ended')) storeNumber('');
+}
+
+/** `0990000000` from any way a Malawian number is written, or '' when it is not one. */
+function localNumber(typed) {
+  const digits = typed.replace(/\D/g, '').replace(/^265/, '').replace(/^0/, '');
+  return digits.length === 9 ? `0${digits}` : '';
+}
+
+// Shows the typed number only if it is the one the request went to (the masked number agrees),
+// so a number typed in this tab for another attempt is never shown as this one's.
+function showFullNumber() {
+  const sentTo = document.getElementById('sent-to');
+  if (!sentTo) return;
+  const masked = sentTo.getAttribute('data-masked') || '';
+  const local = localNumber(storedNumber());
+  if (local && local.slice(0, 4) === masked.slice(0, 4) && local.slice(-2) === masked.slice(-2)) {
+    sentTo.textContent = `${local.slice(0, 4)} ${local.slice(4, 7)} ${local.slice(7)}`;
+  }
+}
+
+function countWaitedTime() {
+  const timer = document.getElementById('elapsed');
+  if (!timer) return;
+  const startedAt = Date.now() - Number(timer.getAttribute('data-seconds')) * 1000;
+  const show = () => {
+    const seconds = Math.floor((Date.now() - startedAt) / 1000);
+    timer.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+  };
+  window.setInterval(show, 1000);
+}
+
+// Asks "Cancel this payment?" in place of the link instead of loading the confirmation page.
+function setUpCancelInPlace() {
+  const link = document.getElementById('cancel');
+  const question = document.getElementById('cancel-confirm');
+  const keepPaying = document.getElementById('keep-paying');
+  if (!link || !question || !keepPaying) return;
+  link.addEventListener('click', (event) => {
+    event.preventDefault();
+    link.hidden = true;
+    question.hidden = false;
+    document.getElementById('cancel-question').focus();
+  });
+  keepPaying.addEventListener('click', (event) => {
+    event.preventDefault();
+    question.hidden = true;
+    link.hidden = false;
+    link.focus();
+  });
+}
+
+// After the last failed try: back to the shop when the count reaches zero, unless the customer
+// chooses to stay (a time limit must be possible to turn off). Without this script the page's
+// <noscript> refresh goes instead.
+function countDownToShop() {
+  const countdown = document.getElementById('countdown');
+  const shown = document.getElementById('countdown-seconds');
+  const stay = document.getElementById('stay');
+  const back = document.getElementById('return');
+  if (!countdown || !shown || !stay || !back) return;
+  const leaveAt = Date.now() + Number(countdown.getAttribute('data-seconds')) * 1000;
+  const tick = window.setInterval(() => {
+    const left = Math.max(0, Math.ceil((leaveAt - Date.now()) / 1000));
+    shown.textContent = String(left);
+    if (left === 0) {
+      window.clearInterval(tick);
+      window.location.href = back.href;
+    }
+  }, 250);
+  stay.hidden = false;
+  stay.addEventListener('click', () => {
+    window.clearInterval(tick);
+    document.getElementById('countdown-text').textContent = 'Go back whenever you are ready.';
+    stay.hidden = true;
+    back.focus();
+  });
+}
 
 function setUpMethodTabs() {
   const tabs = Array.from(document.querySelectorAll('[role="tab"]'));

@@ -12,9 +12,10 @@ import type { PageContext, SessionSummary, TestInstruments } from './page-model.
  * The document shell. The script is loaded in <head> without `defer` on purpose: it marks the
  * page as scripted before the first paint, so the CSS can hide the closed payment method without
  * the page jumping. Everything it does after that waits for DOMContentLoaded. The empty icon
- * spares the browser a /favicon.ico request that would only 404.
+ * spares the browser a /favicon.ico request that would only 404. A session's pages say below the
+ * card whom to ask about the payment.
  */
-export function page(title: string, card: string, head = ''): string {
+export function page(title: string, card: string, options: { head?: string; merchant?: SessionSummary } = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -24,26 +25,39 @@ export function page(title: string, card: string, head = ''): string {
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="/checkout/assets/checkout.css">
-<script src="/checkout/assets/checkout.js"></script>${head}
+<script src="/checkout/assets/checkout.js"></script>${options.head ?? ''}
 </head>
 <body>
 <main class="card">
 ${card}
 </main>
-<p class="secure">${ICONS.lock}Secure checkout</p>
+<footer class="page-foot">
+${options.merchant ? merchantContact(options.merchant) : ''}<p class="secure">${ICONS.lock}Secured by Lipira</p>
+</footer>
 </body>
 </html>
 `;
 }
 
-/** The merchant's logo, or their initial when there is no usable logo, so the header keeps its shape. */
+/** The merchant's own address, for questions about the order: the gateway cannot answer those. */
+function merchantContact(summary: SessionSummary): string {
+  const email = escapeHtml(summary.merchantEmail);
+  return `<p class="contact">Questions about this payment? Ask ${escapeHtml(summary.merchantName)} at <a href="mailto:${email}">${email}</a></p>
+`;
+}
+
+/**
+ * The merchant's logo, or their initial when there is no usable logo, so the header keeps its
+ * shape. The initial waits, hidden, behind a logo: checkout.js shows it if the logo fails to load.
+ */
 function merchantMark(summary: SessionSummary): string {
+  const initial = Array.from(summary.merchantName.trim())[0] ?? '';
+  const monogram = (hidden: boolean) => `<span class="logo monogram" id="merchant-monogram" aria-hidden="true"${hidden ? ' hidden' : ''}>${escapeHtml(initial.toUpperCase())}</span>`;
   // Only an absolute http(s) URL becomes an <img>: javascript:, relative paths and junk are dropped.
   if (summary.logoUrl && isHttpUrl(summary.logoUrl)) {
-    return `<img class="logo" src="${escapeHtml(summary.logoUrl)}" alt="" width="40" height="40">`;
+    return `<img class="logo" id="merchant-logo" src="${escapeHtml(summary.logoUrl)}" alt="" width="40" height="40">${monogram(true)}`;
   }
-  const initial = Array.from(summary.merchantName.trim())[0] ?? '';
-  return `<span class="logo monogram" aria-hidden="true">${escapeHtml(initial.toUpperCase())}</span>`;
+  return monogram(false);
 }
 
 /** Who is being paid: the logo and the merchant's name. */
@@ -93,8 +107,10 @@ function testInstrumentList({ numbers, cards, otp }: TestInstruments): string {
 </details>`;
 }
 
-export function errorBox(message: string): string {
-  return `<div class="error" role="alert">${ICONS.alert}<p>${escapeHtml(message)}</p></div>`;
+/** Why the last attempt failed or was refused, and (after a failure) how many tries are left. */
+export function errorBox(message: string, triesLeft: string | null = null): string {
+  const tries = triesLeft ? ` <strong class="tries-left">${escapeHtml(triesLeft)}.</strong>` : '';
+  return `<div class="error" role="alert">${ICONS.alert}<p>${escapeHtml(message)}${tries}</p></div>`;
 }
 
 export function csrfField(context: PageContext): string {
@@ -106,9 +122,40 @@ export function sessionAction(context: PageContext, rest: string): string {
   return escapeHtml(`/checkout/${encodeURIComponent(context.sessionId)}/${rest}`);
 }
 
-export function cancelForm(context: PageContext): string {
-  return `<form class="cancel" method="post" action="${sessionAction(context, 'cancel')}">${csrfField(context)}<button type="submit" id="cancel" class="link-button">Cancel payment</button></form>`;
+/**
+ * Cancelling asks first. Without JavaScript the link opens the confirmation page; checkout.js
+ * shows the same question in place instead, saving a slow phone the round trip.
+ */
+export function cancelControl(context: PageContext, summary: SessionSummary, keepPayingUrl: string): string {
+  return `<div class="cancel">
+<a class="link-button" id="cancel" href="${sessionAction(context, 'cancel')}">Cancel payment</a>
+${cancelQuestion(context, summary, keepPayingUrl)}
+</div>`;
 }
+
+/** The question, hidden in a page until checkout.js shows it in place of the link. */
+function cancelQuestion(context: PageContext, summary: SessionSummary, keepPayingUrl: string): string {
+  return `<div class="cancel-confirm" id="cancel-confirm" hidden>
+<p class="cancel-question" id="cancel-question" tabindex="-1"><strong>Cancel this payment?</strong> You will go back to ${escapeHtml(summary.merchantName)} without paying ${escapeHtml(summary.amountText)}.</p>
+${cancelActions(context, keepPayingUrl)}
+</div>`;
+}
+
+/** The two answers: keep paying (the safe one, first), or cancel for good. */
+export function cancelActions(context: PageContext, keepPayingUrl: string): string {
+  return `<div class="cancel-actions">
+<a class="button" id="keep-paying" href="${escapeHtml(keepPayingUrl)}">No, keep paying</a>
+<form method="post" action="${sessionAction(context, 'cancel')}">${csrfField(context)}<button type="submit" class="button button-danger" id="confirm-cancel">Yes, cancel payment</button></form>
+</div>`;
+}
+
+/** Operator and card-brand marks, drawn by the stylesheet in each brand's colour with its name: no third-party image. */
+export function brandMarks(brands: ReadonlyArray<'airtel' | 'tnm' | 'visa' | 'mastercard'>, label: string): string {
+  const marks = brands.map((brand) => `<li class="mark mark-${brand}">${BRAND_LABELS[brand]}</li>`).join('');
+  return `<ul class="marks" aria-label="${escapeHtml(label)}">${marks}</ul>`;
+}
+
+const BRAND_LABELS = { airtel: 'Airtel Money', tnm: 'TNM Mpamba', visa: 'Visa', mastercard: 'Mastercard' } as const;
 
 interface StatusBlock {
   tone: 'success' | 'failed' | 'neutral';

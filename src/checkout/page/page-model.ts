@@ -2,6 +2,10 @@
 export interface SessionSummary {
   mode: 'test' | 'live';
   merchantName: string;
+  /** Where customers write to the merchant about their order. */
+  merchantEmail: string;
+  /** Mobile money is offered for MWK only (Airtel Money and TNM Mpamba take no other currency). */
+  currency: string;
   title: string | null;
   description: string | null;
   /** As the merchant gave it; only shown when it is an http(s) URL. */

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { escapeHtml } from '../../shared/html.ts';
 import { ICONS } from './icons.ts';
-import { cancelForm, cardHead, csrfField, detailList, errorBox, page, sessionAction, statusBlock, testBanner } from './layout.ts';
+import type { Advice } from './failure-advice.ts';
+import { brandMarks, cancelActions, cancelControl, cardHead, csrfField, detailList, errorBox, page, sessionAction, statusBlock, testBanner } from './layout.ts';
 
 export type { PageContext, SessionSummary, TestInstruments } from './page-model.ts';
 import type { PageContext, SessionSummary, TestInstruments } from './page-model.ts';
@@ -15,6 +16,8 @@ import type { PageContext, SessionSummary, TestInstruments } from './page-model.
 export interface PaymentFormState {
   /** Why the last attempt failed or was refused, shown above the forms. */
   error: string | null;
+  /** After a failed attempt: `2 tries left`, `Last try`. */
+  triesLeft: string | null;
   /** Which method's form is open. */
   method: 'mobile_money' | 'card';
   /** What the customer typed last, to refill the mobile form (never card data). */
@@ -24,17 +27,27 @@ export interface PaymentFormState {
   testInstruments: TestInstruments | null;
 }
 
+/** Airtel Money and TNM Mpamba take MWK only: a session in another currency is paid by card. */
+export function offersMobileMoney(summary: SessionSummary): boolean {
+  return summary.currency === 'MWK';
+}
+
 export function renderPaymentPage(summary: SessionSummary, context: PageContext, state: PaymentFormState): string {
+  const mobileMoney = offersMobileMoney(summary);
+  const methods = mobileMoney
+    ? `${methodTabs(state.method)}
+${mobileMoneyPane(summary, context, state)}
+${cardPane(summary, context, state.method === 'card')}`
+    : `<p class="note" id="card-only">Airtel Money and TNM Mpamba take payments in MWK only, so this ${escapeHtml(summary.currency)} payment is made by card.</p>
+${cardPane(summary, context, true)}`;
   const body = `${testBanner(summary, state.testInstruments)}
 ${cardHead(summary, orderSummary(summary))}
 <div class="card-body">
-${state.error ? errorBox(state.error) : ''}
-${methodTabs(state.method)}
-${mobileMoneyPane(summary, context, state)}
-${cardPane(summary, context, state.method === 'card')}
-${cancelForm(context)}
+${state.error ? errorBox(state.error, state.triesLeft) : ''}
+${methods}
+${cancelControl(context, summary, `/checkout/${context.sessionId}`)}
 </div>`;
-  return page(`Pay ${summary.amountText} · ${summary.merchantName}`, body);
+  return page(`Pay ${summary.amountText} · ${summary.merchantName}`, body, { merchant: summary });
 }
 
 /** What is being paid for; the merchant's title is the page's main heading when there is one. */
@@ -60,8 +73,10 @@ function methodTabs(open: PaymentFormState['method']): string {
   return `<div class="tabs" role="tablist" aria-label="Payment method">${tabs}</div>`;
 }
 
-function methodPane(slug: string, title: string, open: boolean, form: string): string {
-  return `<section class="pane${open ? ' is-open' : ''}" id="pane-${slug}" role="tabpanel" aria-labelledby="method-${slug}">
+/** A method's form; a tab panel when there are tabs to choose it with. */
+function methodPane(slug: string, title: string, open: boolean, form: string, tabbed: boolean): string {
+  const role = tabbed ? ` role="tabpanel" aria-labelledby="method-${slug}"` : '';
+  return `<section class="pane${open ? ' is-open' : ''}" id="pane-${slug}"${role}>
 <h2 class="pane-title">${title}</h2>
 ${form}
 </section>`;
@@ -72,7 +87,8 @@ const payLabel = (summary: SessionSummary) => `Pay ${escapeHtml(summary.amountTe
 function mobileMoneyPane(summary: SessionSummary, context: PageContext, state: PaymentFormState): string {
   const option = (value: string, label: string) => `<option value="${value}"${state.operator === value ? ' selected' : ''}>${label}</option>`;
   // The empty choice lets the server tell the operator from the number when the script could not.
-  const form = `<form method="post" action="${sessionAction(context, 'pay/mobile-money')}">
+  const form = `${brandMarks(['airtel', 'tnm'], 'Mobile money we take')}
+<form method="post" id="mobile-form" action="${sessionAction(context, 'pay/mobile-money')}">
 ${csrfField(context)}
 <div class="field"><label for="mobile">Mobile number</label>
 <input class="input" id="mobile" name="mobile" type="tel" autocomplete="tel" inputmode="numeric" placeholder="0991234567" value="${escapeHtml(state.mobile)}" required></div>
@@ -80,11 +96,12 @@ ${csrfField(context)}
 <select class="input" id="operator" name="operator">${option('', 'Detect from number')}${option('airtel', 'Airtel Money')}${option('tnm', 'TNM Mpamba')}</select></div>
 <button type="submit" class="button" id="pay-mobile">${payLabel(summary)}</button>
 </form>`;
-  return methodPane('mobile', 'Mobile money', state.method === 'mobile_money', form);
+  return methodPane('mobile', 'Mobile money', state.method === 'mobile_money', form, true);
 }
 
 function cardPane(summary: SessionSummary, context: PageContext, open: boolean): string {
-  const form = `<form method="post" action="${sessionAction(context, 'pay/card')}">
+  const form = `${brandMarks(['visa', 'mastercard'], 'Cards we take')}
+<form method="post" action="${sessionAction(context, 'pay/card')}">
 ${csrfField(context)}
 <div class="field"><label for="card-number">Card number</label>
 <input class="input" id="card-number" name="card_number" type="text" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" maxlength="23" required></div>
@@ -96,46 +113,83 @@ ${csrfField(context)}
 </div>
 <button type="submit" class="button" id="pay-card">${payLabel(summary)}</button>
 </form>`;
-  return methodPane('card', 'Card', open, form);
+  return methodPane('card', 'Card', open, form, offersMobileMoney(summary));
 }
 
-export interface ApprovalState {
-  methodText: string;
+/** A mobile money attempt waiting for the customer to approve it on the phone. */
+export interface PhoneApproval {
+  awaiting: 'phone';
+  operator: 'airtel' | 'tnm' | null;
+  /** The number as stored, masked (`0990xxxx00`); checkout.js shows the full number the customer typed in this tab. */
+  maskedNumber: string;
+  /** How long the request has been waiting, when the page was made. */
+  waitedSeconds: number;
+  /** Where "Use a different number" posts. */
+  abandonAction: string;
+}
+
+/** A card attempt whose one-time code is with the issuer. */
+export interface CardApproval {
+  awaiting: 'card';
+  cardText: string;
+}
+
+export type ApprovalState = (PhoneApproval | CardApproval) & {
   /** JSON status route to poll. */
   statusUrl: string;
-  /** What is awaited: the customer approving on the phone, or the card issuer answering a code. */
-  awaiting: 'phone' | 'card';
-}
-
-const AWAITING = {
-  phone: {
-    title: 'Approve the payment on your phone',
-    lead: (method: string) => `We sent a payment request to <strong>${method}</strong>. Enter your PIN on your phone to approve it.`,
-    waiting: 'Waiting for your approval&hellip;',
-  },
-  card: {
-    title: 'Confirming your card payment',
-    lead: (method: string) => `Your card issuer is confirming the payment with <strong>${method}</strong>. This takes a few seconds.`,
-    waiting: 'Waiting for your card issuer&hellip;',
-  },
+  /** Where "No, keep paying" leads back to: this page. */
+  keepPayingUrl: string;
 };
 
-/** Polled by checkout.js; the <noscript> refresh does the same job, more slowly, without it. */
+/** `0:07`, `1:32`. */
+function minutesAndSeconds(seconds: number): string {
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+function phoneWaiting(summary: SessionSummary, approval: PhoneApproval): string {
+  const mark = approval.operator ? brandMarks([approval.operator], 'Network') : '';
+  const masked = escapeHtml(approval.maskedNumber);
+  return `<h1 class="page-title">Approve the payment on your phone</h1>
+<p class="amount amount-inline">${escapeHtml(summary.amountText)}</p>
+<p class="lead">We sent a payment request to</p>
+<div class="sent-to">${mark}<strong class="number" id="sent-to" data-masked="${masked}">${masked}</strong></div>
+<p class="lead">Enter your PIN on your phone to approve it.</p>
+<p class="waiting" role="status">Waiting for your approval&hellip;</p>
+<p class="elapsed"><span class="timer" id="elapsed" data-seconds="${approval.waitedSeconds}">${minutesAndSeconds(approval.waitedSeconds)}</span> so far &middot; it usually takes under a minute</p>`;
+}
+
+function cardWaiting(summary: SessionSummary, approval: CardApproval): string {
+  return `<h1 class="page-title">Confirming your card payment</h1>
+<p class="amount amount-inline">${escapeHtml(summary.amountText)}</p>
+<p class="lead">Your card issuer is confirming the payment with <strong class="instrument">${escapeHtml(approval.cardText)}</strong>. This takes a few seconds.</p>
+<p class="waiting" role="status">Waiting for your card issuer&hellip;</p>`;
+}
+
+/**
+ * Polled by checkout.js; the <noscript> refresh does the same job, more slowly, without it. A
+ * customer whose phone shows no prompt (a mistyped number, a prompt lost on the network) can go
+ * back to the form without cancelling: the request in flight is set aside, not cancelled.
+ */
 export function renderApprovalPage(summary: SessionSummary, context: PageContext, approval: ApprovalState): string {
-  const text = AWAITING[approval.awaiting];
+  const phone = approval.awaiting === 'phone';
+  const noPrompt = phone
+    ? `<div class="no-prompt">
+<p>Didn&rsquo;t get a prompt?</p>
+<form method="post" action="${escapeHtml(approval.abandonAction)}">${csrfField(context)}<button type="submit" class="button button-secondary" id="use-another-number">Use a different number</button></form>
+</div>`
+    : '';
   const body = `${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status">
 <div id="approval" data-status-url="${escapeHtml(approval.statusUrl)}">
-<div class="spinner-wrap"><span class="spinner"></span>${approval.awaiting === 'phone' ? ICONS.largePhone : ICONS.card}</div>
-<h1 class="page-title">${text.title}</h1>
-<p class="amount amount-inline">${escapeHtml(summary.amountText)}</p>
-<p class="lead">${text.lead(escapeHtml(approval.methodText))}</p>
-<p class="waiting" role="status">${text.waiting}</p>
+<div class="spinner-wrap"><span class="spinner"></span>${phone ? ICONS.largePhone : ICONS.card}</div>
+${phone ? phoneWaiting(summary, approval) : cardWaiting(summary, approval)}
 </div>
-${cancelForm(context)}
+${noPrompt}
+${cancelControl(context, summary, approval.keepPayingUrl)}
 </div>`;
-  return page(text.title, body, '\n<noscript><meta http-equiv="refresh" content="3"></noscript>');
+  const title = phone ? 'Approve the payment on your phone' : 'Confirming your card payment';
+  return page(title, body, { head: '\n<noscript><meta http-equiv="refresh" content="3"></noscript>', merchant: summary });
 }
 
 export interface OtpState {
@@ -144,6 +198,8 @@ export interface OtpState {
   action: string;
   error: string | null;
   testOtp: string | null;
+  /** Where "No, keep paying" leads back to: this page. */
+  keepPayingUrl: string;
 }
 
 export function renderOtpPage(summary: SessionSummary, context: PageContext, otp: OtpState): string {
@@ -151,7 +207,7 @@ export function renderOtpPage(summary: SessionSummary, context: PageContext, otp
 ${cardHead(summary)}
 <div class="card-body">
 <h1 class="page-title">Enter the one-time code</h1>
-<p class="lead">Your card issuer sent a code to confirm paying <strong>${escapeHtml(summary.amountText)}</strong> with ${escapeHtml(otp.cardText)}.</p>
+<p class="lead">Your card issuer sent a code to confirm paying <strong>${escapeHtml(summary.amountText)}</strong> with <strong class="instrument" id="otp-card">${escapeHtml(otp.cardText)}</strong>.</p>
 ${otp.error ? errorBox(otp.error) : ''}
 <form method="post" action="${escapeHtml(otp.action)}">
 ${csrfField(context)}
@@ -160,9 +216,29 @@ ${csrfField(context)}
 ${otp.testOtp ? `<p class="hint test-hint">Test code: <code>${escapeHtml(otp.testOtp)}</code></p>` : ''}</div>
 <button type="submit" class="button" id="submit-otp">Confirm payment</button>
 </form>
-${cancelForm(context)}
+${cancelControl(context, summary, otp.keepPayingUrl)}
 </div>`;
-  return page('Enter the one-time code', body);
+  return page('Enter the one-time code', body, { merchant: summary });
+}
+
+export interface CancelState {
+  /** Where "No, keep paying" leads: the attempt in flight, or the payment page. */
+  keepPayingUrl: string;
+  /** A mobile money request is out: approving it after cancelling gives the money back. */
+  requestOut: boolean;
+}
+
+/** The confirmation step of cancelling, for a browser without JavaScript (checkout.js asks in place). */
+export function renderCancelPage(summary: SessionSummary, context: PageContext, cancel: CancelState): string {
+  const merchant = escapeHtml(summary.merchantName);
+  const late = cancel.requestOut ? ' If you approve the request on your phone after cancelling, the money is given back.' : '';
+  const body = `${testBanner(summary)}
+${cardHead(summary)}
+<div class="card-body status" id="cancel-page">
+${statusBlock({ tone: 'neutral', icon: ICONS.ban, heading: 'Cancel this payment?', sentence: `You will go back to ${merchant} without paying ${escapeHtml(summary.amountText)}.${late}` })}
+${cancelActions(context, cancel.keepPayingUrl)}
+</div>`;
+  return page('Cancel this payment?', body, { merchant: summary });
 }
 
 export interface ReceiptState {
@@ -194,13 +270,17 @@ ${detailList([
 ])}
 ${next}
 </div>`;
-  return page('Payment received', body);
+  return page('Payment received', body, { merchant: summary });
 }
 
 export interface EndedState {
   why: 'failed' | 'cancelled' | 'expired';
   /** The merchant's return_url with tx_ref and status=failed, or null for legacy sessions without one. */
   returnUrl: string | null;
+  /** Right after the last failed try: what went wrong with it. */
+  lastFailure?: Advice;
+  /** Right after the last failed try: the browser goes on to `returnUrl` by itself after this long. */
+  returnAfterSeconds?: number;
 }
 
 const ENDINGS = {
@@ -212,8 +292,16 @@ const ENDINGS = {
 export function renderEndedPage(summary: SessionSummary, ended: EndedState): string {
   const { heading, icon, tone, next } = ENDINGS[ended.why];
   const merchant = escapeHtml(summary.merchantName);
-  const sentence = ended.why === 'expired' ? `Ask ${merchant} ${next}.` : `Go back to ${merchant} ${next}.`;
-  const back = ended.returnUrl ? `<a class="button" id="return" href="${escapeHtml(ended.returnUrl)}">Return to ${merchant}</a>` : '';
+  const backTo = ended.why === 'expired' ? `Ask ${merchant} ${next}.` : `Go back to ${merchant} ${next}.`;
+  const sentence = ended.lastFailure ? `${escapeHtml(ended.lastFailure.happened)}. That was the last try, so this payment has ended. ${backTo}` : backTo;
+  const back = ended.returnUrl ? `<a class="button" id="return" href="${escapeHtml(ended.returnUrl)}">Return to ${merchant}</a>` : '<p class="closing">You can close this page.</p>';
+  const countdown = ended.returnUrl && ended.returnAfterSeconds
+    ? `<div class="countdown" id="countdown" data-seconds="${ended.returnAfterSeconds}"><p id="countdown-text">Taking you back to ${merchant} in <span id="countdown-seconds">${ended.returnAfterSeconds}</span> seconds.</p>
+<button type="button" class="link-button" id="stay" hidden>Stay on this page</button></div>`
+    : '';
+  // checkout.js counts down and goes, and lets the customer stop it (WCAG 2.2.1: a time limit
+  // can be turned off); a browser without it is taken by the refresh, which nothing can stop.
+  const head = countdown ? `\n<noscript><meta http-equiv="refresh" content="${ended.returnAfterSeconds};url=${escapeHtml(ended.returnUrl!)}"></noscript>` : '';
   const body = `${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status" id="ended">
@@ -223,8 +311,9 @@ ${detailList([
   ['Reference', summary.reference],
 ])}
 ${back}
+${countdown}
 </div>`;
-  return page(heading, body);
+  return page(heading, body, { head, merchant: summary });
 }
 
 export function renderNotFoundPage(): string {
