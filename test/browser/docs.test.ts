@@ -19,8 +19,8 @@ async function recordCspViolations(page: Page): Promise<() => Promise<string[]>>
   return () => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
 }
 
-/** The API reference at /docs in headless Chromium: what a developer reads in their first hour. */
-describe('the API reference in a real browser', browserSuiteOptions(), () => {
+/** The API reference at /docs and the sandbox's landing page in headless Chromium: what a developer meets in their first hour. */
+describe('the developer\'s pages in a real browser', browserSuiteOptions(), () => {
   const browser = useBrowser();
   const ctx = useTestGateway('sqlite');
 
@@ -62,6 +62,18 @@ describe('the API reference in a real browser', browserSuiteOptions(), () => {
     await page.locator('#operations-Checkout-post_payment .opblock-summary-control').click();
     await page.locator('#operations-Checkout-post_payment .responses-wrapper').waitFor();
 
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+    assert.deepEqual(await cspViolations(), []);
+    assert.deepEqual(problems, []);
+  });
+
+  test('the sandbox landing page, on a phone, keeps to its CSP and axe finds nothing serious', async () => {
+    const { page, problems } = await browser.newTab({ width: 360, height: 740 });
+    const cspViolations = await recordCspViolations(page);
+    await page.goto(`${ctx.gw.url}/sandbox/landing?tx_ref=order-1001&transaction_id=48670703025&status=success`);
+    assert.equal(await page.locator('h1').textContent(), 'Back from the checkout');
+    assert.equal(await page.locator('th', { hasText: 'transaction_id' }).locator('xpath=..').locator('td').textContent(), '48670703025');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'nothing scrolls sideways at 360 px');
     assert.deepEqual(await seriousAccessibilityViolations(page), []);
     assert.deepEqual(await cspViolations(), []);
     assert.deepEqual(problems, []);
