@@ -65,7 +65,7 @@ describe('lipira config', () => {
     assert.equal(first.SETTLEMENT_INTERVAL, '90m');
     assert.equal(first.WEBHOOK_RETRY_SCHEDULE, '1s,36h');
     assert.equal(first.WEBHOOK_ALLOW_LOOPBACK, 'on');
-    const again = Object.fromEntries(Object.entries(first).map(([variable, value]) => [variable, value ?? '']));
+    const again = Object.fromEntries(Object.entries<string | null>(first).map(([variable, value]) => [variable, value ?? '']));
     assert.deepEqual(JSON.parse((await lipira(['config', '--json'], again, cwd.dir)).stdout), first);
   });
 });
