@@ -37,7 +37,7 @@ function firstStartBanner(demo: MerchantCredentials, config: Config): string {
     return_url: landingUrl(base),
   });
   const webhooks = config.webhookAllowLoopback
-    ? `4. Its webhook went to the gateway's own sink (${webhookSinkUrl(base)}):
+    ? `4. Its webhooks go to the gateway's own sink, ${webhookSinkUrl(base)}; the delivery:
 
   npx lipira webhooks list --merchant ${demo.id}`
     : `4. To see a webhook delivered without a server of your own, restart with
@@ -62,8 +62,8 @@ The API reference: ${base}/docs
     -d '${body}'
 
 2. Open the checkout_url it answers in a browser and pay by mobile money with 0990000000 (the
-   page lists the other test numbers and cards). The browser comes back to ${landingUrl(base)},
-   which shows what the redirect carried.
+   page lists the other test numbers and cards). The browser comes back to
+   ${landingUrl(base)}, which shows what the redirect carried.
 
 3. Verify it, as your server must before giving value:
 

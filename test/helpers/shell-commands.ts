@@ -5,18 +5,9 @@
  * `NAME=value` prefixes, comments, and curl's -s, -X, -H and -d.
  */
 
-/** The commands among `lines`: each line with its continuation lines (after a trailing `\`, or while a quote is open) joined. */
-export function commandLines(lines: string[]): string[] {
-  const commands: string[] = [];
-  let pending = '';
-  for (const line of lines) {
-    pending += (pending ? '\n' : '') + line;
-    if (pending.endsWith('\\') || quoteOpen(pending)) continue;
-    commands.push(pending);
-    pending = '';
-  }
-  if (pending) throw new Error(`a command is never finished: ${pending}`);
-  return commands;
+/** Whether `text` is a whole command: no trailing `\` asking for the next line, no quote left open. */
+export function commandComplete(text: string): boolean {
+  return !text.endsWith('\\') && !quoteOpen(text);
 }
 
 function quoteOpen(text: string): boolean {
