@@ -24,10 +24,14 @@ export interface Gateway extends ServerProcess {
 /** A fresh database, a merchant in it, and `lipira serve` on top: what the gateway scenarios load. */
 export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date, cleanup: Cleanup): Promise<Gateway> {
   const databaseUrl = await freshDatabase(db, startedAt, cleanup);
+  // The bench merchant's receipts are off; anything mailed all the same stays out of ./data.
+  const outbox = await mkdtemp(path.join(os.tmpdir(), 'lipira-bench-outbox-'));
+  cleanup.add(() => rm(outbox, { recursive: true, force: true }));
   const env = {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     DATABASE_URL: databaseUrl,
+    OUTBOX_DIR: outbox,
     // One key makes every request here, far above the per-key limit meant for merchants.
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',

@@ -26,6 +26,7 @@ import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
 import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
 import { registerMobileMoneyRoutes } from '../payments/mobile-money-routes.ts';
 import { registerPayoutRoutes } from '../payouts/payout-routes.ts';
+import { registerSandboxRoutes } from '../sandbox/sandbox-routes.ts';
 
 export interface Server {
   app: App;
@@ -104,6 +105,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerMobileMoneyRoutes(app, payments);
     registerPayoutRoutes(app, payments, config);
     registerBalanceRoutes(app, database.db);
+    registerSandboxRoutes(app, config);
   });
   return { app, inFlight, routes };
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { temporaryFolder } from './temp-folders.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin/lipira.js');
@@ -11,15 +12,20 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `lipira …` as a real child process with the given environment additions. */
-export function lipira(args: string[], env: Record<string, string>, cwd = ROOT): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs `lipira …` as a real child process with the given environment additions, in `cwd`, or
+ * else in a temporary folder of its own, removed once it has exited: relative defaults such as
+ * `sqlite:./data/lipira.db` then never reach the checkout's ./data.
+ */
+export function lipira(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
+  const own = cwd === undefined ? temporaryFolder('lipira-cli-') : null;
+  return new Promise<CliResult>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: cwd ?? own!.dir, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  }).finally(() => own?.remove());
 }

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createMerchant, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { freshDatabase, type TestDatabase } from './databases.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
+import { temporaryFolder } from './temp-folders.ts';
 
 export interface TestGateway {
   url: string;
@@ -24,10 +25,15 @@ export interface TestGateway {
  */
 export const TEST_SERVER_ENV = { WEBHOOK_ALLOW_LOOPBACK: 'on' };
 
-/** A real gateway on a loopback port over a fresh database of the given kind. */
+/**
+ * A real gateway on a loopback port over a fresh database of the given kind. Its receipts go to
+ * a temporary folder of its own (removed on close) unless `env` names an OUTBOX_DIR: the default,
+ * ./data/outbox, is the checkout's own.
+ */
 export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, logger: FastifyBaseLogger | false = false): Promise<TestGateway> {
   const database = freshDatabase(kind);
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_GRACE: '0', ...TEST_SERVER_ENV, ...env });
+  const outbox = temporaryFolder('lipira-outbox-');
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_GRACE: '0', OUTBOX_DIR: outbox.dir, ...TEST_SERVER_ENV, ...env });
   const opened = await openMigratedDatabase(config.databaseUrl);
   const gateway = await startGateway(config, opened, logger);
   return {
@@ -38,6 +44,7 @@ export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<
     async close() {
       await gateway.close();
       await database.drop();
+      outbox.remove();
     },
   };
 }

@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { AccountKind, DB } from '../../src/db/schema.ts';
@@ -191,10 +188,4 @@ export async function merchantWithReceiver(gw: TestGateway, receivers: Receiver[
   const merchant = await gw.newMerchant();
   await updateMerchantSettings(db(gw), merchant.id, { webhookUrl: receiver.url });
   return { merchant, receiver };
-}
-
-/** A temp folder for receipt .eml files, so that tests leave nothing in ./data. */
-export function tempOutbox(): { dir: string; remove(): void } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-outbox-'));
-  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BIN, ROOT } from './cli.ts';
+import { BIN } from './cli.ts';
 import { freePort, TEST_SERVER_ENV } from './gateway.ts';
+import { temporaryFolder } from './temp-folders.ts';
 
 /** A real `lipira serve` child process, listening on loopback. */
 export interface ServeProcess {
@@ -27,12 +28,15 @@ interface Exit {
  * Starts `lipira serve` with the given environment additions over `TEST_SERVER_ENV` (on a free
  * port unless PORT is given) and waits until `/healthz` answers. Children log at `warn` unless
  * told otherwise, so a passing run prints nothing; with that level the "listening" line never
- * shows, hence the health check rather than waiting for output.
+ * shows, hence the health check rather than waiting for output. It runs in `options.cwd`, or
+ * else in a temporary folder of its own, removed once it has exited, so that its relative
+ * defaults (`./data/lipira.db`, `./data/outbox`) never reach the checkout's ./data.
  */
 export async function startServe(env: Record<string, string>, options: { cwd?: string; readyTimeoutMs?: number } = {}): Promise<ServeProcess> {
   const port = env.PORT ?? String(await freePort());
+  const own = options.cwd === undefined ? temporaryFolder('lipira-serve-') : null;
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: options.cwd ?? ROOT,
+    cwd: options.cwd ?? own!.dir,
     env: { ...process.env, LOG_LEVEL: 'warn', ...TEST_SERVER_ENV, ...env, PORT: port },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -42,7 +46,10 @@ export async function startServe(env: Record<string, string>, options: { cwd?: s
   // Set once the process has gone and its output is complete.
   const state: { exit: Exit | null } = { exit: null };
   const exited = new Promise<Exit>((resolve) => {
-    child.on('close', (code, signal) => resolve((state.exit = { code, signal })));
+    child.on('close', (code, signal) => {
+      own?.remove();
+      resolve((state.exit = { code, signal }));
+    });
   });
   const url = `http://127.0.0.1:${port}`;
 

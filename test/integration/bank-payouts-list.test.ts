@@ -7,9 +7,10 @@ import { bankPayoutCountQuery, bankPayoutPageQuery } from '../../src/payouts/rec
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 import { BANK_PAYOUT_KEYS, bankPayoutBody, bankPayoutList, initializeBankPayout } from '../helpers/bank-payouts.ts';
-import { fundMainBalance, initializePayout, payoutBody, sortedKeys, tempOutbox } from '../helpers/mobile-money.ts';
+import { fundMainBalance, initializePayout, payoutBody, sortedKeys } from '../helpers/mobile-money.ts';
+import { temporaryFolder } from '../helpers/temp-folders.ts';
 
-const outbox = tempOutbox();
+const outbox = temporaryFolder('lipira-outbox-');
 after(() => outbox.remove());
 
 for (const kind of DATABASE_KINDS) {

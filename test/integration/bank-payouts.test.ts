@@ -25,12 +25,12 @@ import {
   payoutBody,
   settledByWorker,
   sortedKeys,
-  tempOutbox,
   TEST_NUMBERS,
   testChargeRow,
   TNM_REF,
   walletBalance,
 } from '../helpers/mobile-money.ts';
+import { temporaryFolder } from '../helpers/temp-folders.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 
 const INSUFFICIENT = { status: 'failed', message: { amount: ['The amount and its fee exceed the available balance.'] }, data: null };
@@ -49,7 +49,7 @@ const BANKS = [
   [TNM_REF, 'TNM Mpamba'],
 ].map(([uuid, name]) => ({ uuid, name }));
 
-const outbox = tempOutbox();
+const outbox = temporaryFolder('lipira-outbox-');
 after(() => outbox.remove());
 
 function assertFieldError(res: ApiResponse, field: string, message: string | RegExp): void {

@@ -3,14 +3,18 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startGateway, type Gateway } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { BIN, lipira } from '../helpers/cli.ts';
+import { useCleanup } from '../helpers/cleanup.ts';
 import { DATABASE_KINDS, freshDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, freePort } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/mobile-money.ts';
+import { payAtCheckout } from '../helpers/payments.ts';
+import { curl, shellWords } from '../helpers/shell-commands.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 
 const CREDENTIAL_KEYS = ['id', 'name', 'email', 'test_secret_key', 'live_secret_key', 'test_public_key', 'live_public_key', 'webhook_secret'];
@@ -103,28 +107,69 @@ for (const kind of DATABASE_KINDS) {
 }
 
 describe('lipira serve', () => {
-  test('the first start creates a demo merchant and prints its key and a working curl, once', async () => {
+  /** A temporary working directory, removed after the test, and every server started in it stopped first, pass or fail. */
+  function useServeDirectory(t: TestContext) {
+    const cleanup = useCleanup(t);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-serve-'));
-    try {
-      const port = await freePort();
-      const env = { PORT: String(port), DATABASE_URL: 'sqlite:./state/gateway.db' };
-      const first = await serveUntilListening(env, dir);
-      const key = /sec-test-[0-9A-Za-z]{32}/.exec(first.stdout)?.[0];
-      assert.ok(key, first.stdout);
-      assert.match(first.stdout, /curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/payment/);
-      assert.ok(fs.existsSync(path.join(dir, 'state/gateway.db')), 'a relative sqlite: path resolves against the working directory');
-      const body = JSON.parse(/-d '(.+)'/.exec(first.stdout)![1]!);
-      const created = await call(`http://127.0.0.1:${port}`, '/payment', { key, body });
-      assert.equal(created.status, 201);
-      assert.equal(await first.stop(), 0, 'SIGTERM stops it cleanly');
+    cleanup(async () => fs.rmSync(dir, { recursive: true, force: true }));
+    return {
+      dir,
+      async serve(env: Record<string, string>) {
+        const server = await serveUntilListening(env, dir);
+        cleanup(() => server.stop());
+        return server;
+      },
+    };
+  }
 
-      const second = await serveUntilListening(env, dir);
-      assert.ok(!/sec-test-/.test(second.stdout), 'the key is printed only on the first start');
-      assert.equal((await call(`http://127.0.0.1:${port}`, `/verify-payment/${String(body.tx_ref)}`, { key })).status, 200);
-      assert.equal(await second.stop(), 0);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+  test('the first start creates a demo merchant and prints its key and a working curl, once', async (t) => {
+    const { dir, serve } = useServeDirectory(t);
+    const port = await freePort();
+    const env = { PORT: String(port), DATABASE_URL: 'sqlite:./state/gateway.db' };
+    const first = await serve(env);
+    const key = /sec-test-[0-9A-Za-z]{32}/.exec(first.stdout)?.[0];
+    assert.ok(key, first.stdout);
+    assert.match(first.stdout, /curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/payment/);
+    assert.ok(fs.existsSync(path.join(dir, 'state/gateway.db')), 'a relative sqlite: path resolves against the working directory');
+    const body = JSON.parse(/-d '(.+)'/.exec(first.stdout)![1]!);
+    const created = await call(`http://127.0.0.1:${port}`, '/payment', { key, body });
+    assert.equal(created.status, 201);
+    const demoId = /demo merchant \((mer_\w+)\)/.exec(first.stdout)![1]!;
+    assert.ok(first.stdout.includes(`npx lipira merchant update ${demoId} --webhook-url http://127.0.0.1:${port}/sandbox/webhook`), 'without WEBHOOK_ALLOW_LOOPBACK it says how to see webhooks');
+    assert.equal(await first.stop(), 0, 'SIGTERM stops it cleanly');
+
+    const second = await serve(env);
+    assert.ok(!/sec-test-/.test(second.stdout), 'the key is printed only on the first start');
+    assert.equal((await call(`http://127.0.0.1:${port}`, `/verify-payment/${String(body.tx_ref)}`, { key })).status, 200);
+    assert.equal(await second.stop(), 0);
+  });
+
+  test('the first start\'s banner, followed command by command, ends in a verified payment, a delivered webhook and receipts', async (t) => {
+    const { dir, serve } = useServeDirectory(t);
+    const base = `http://127.0.0.1:${await freePort()}`;
+    const banner = (await serve({ PORT: new URL(base).port, WEBHOOK_ALLOW_LOOPBACK: 'on', SANDBOX_MOBILE_DELAY: '100ms', WORKER_INTERVAL: '50ms' })).stdout;
+    assert.ok(banner.includes(`The API reference: ${base}/docs\n`), banner);
+    assert.equal((await fetch(`${base}/docs`)).status, 200);
+    const [create, verify, listWebhooks, ...rest] = bannerCommands(banner);
+    assert.deepEqual(rest, [], banner);
+
+    const created = await curl(create!);
+    assert.equal(created.status, 201, created.body);
+    assert.ok(banner.includes('pay by mobile money with 0990000000'));
+    const landedAt = new URL((await payAtCheckout(base, JSON.parse(created.body).data.checkout_url, '0990000000'))!);
+    assert.equal(`${landedAt.origin}${landedAt.pathname}`, `${base}/sandbox/landing`);
+    assert.equal(landedAt.searchParams.get('status'), 'success');
+    assert.match(await (await fetch(landedAt)).text(), /<th scope="row">tx_ref<\/th><td><code>demo-0001<\/code>/);
+
+    const verified = await curl(verify!);
+    assert.equal(verified.status, 200, verified.body);
+    assert.equal(JSON.parse(verified.body).data.status, 'success');
+
+    assert.deepEqual(listWebhooks!.slice(0, 4), ['npx', 'lipira', 'webhooks', 'list']);
+    await eventually('a delivered webhook', async () => / checkout\.payment {2}delivered {2}tries 1 {2}demo-0001$/m.test((await lipira(listWebhooks!.slice(2), {}, dir)).stdout));
+    const outbox = /Its receipts are written to (.+)\.\n/.exec(banner)![1]!;
+    assert.equal(outbox, path.join(fs.realpathSync(dir), 'data', 'outbox'));
+    await eventually('the receipts', async () => fs.existsSync(outbox) && fs.readdirSync(outbox).length === 2);
   });
 
   test('bad configuration refuses to start, naming the variable', async () => {
@@ -132,6 +177,19 @@ describe('lipira serve', () => {
     assertRefused(result, /PORT/);
   });
 });
+
+/** The commands the banner shows, indented, each with its continuation lines, as a shell reads them. */
+function bannerCommands(banner: string): string[][] {
+  const lines = banner.split('\n');
+  const commands: string[][] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^ +(curl|npx) /.test(lines[i]!)) continue;
+    let command = lines[i]!;
+    while (command.endsWith('\\')) command += `\n${lines[++i]!}`;
+    commands.push(shellWords(command, {}));
+  }
+  return commands;
+}
 
 async function serveUntilListening(env: Record<string, string>, cwd: string) {
   const child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -16,15 +16,15 @@ describe('lipira config with secrets in URL queries', () => {
     assert.equal(result.code, 0, result.stderr);
     for (const secret of SECRETS) assert.ok(!result.stdout.includes(secret), `${secret} is printed: ${result.stdout}`);
     const config = JSON.parse(result.stdout);
-    assert.equal(config.databaseUrl, 'postgres://lipira@db.internal:5432/lipira?sslmode=require&password=****&sslpassword=****');
-    assert.equal(config.redisUrl, 'redis://cache.internal:6379?password=****&db=2');
-    assert.equal(config.smtpUrl, 'smtp://mailer:****@smtp.internal:587?pass=****&auth_token=****&pool=true');
+    assert.equal(config.DATABASE_URL, 'postgres://lipira@db.internal:5432/lipira?sslmode=require&password=****&sslpassword=****');
+    assert.equal(config.REDIS_URL, 'redis://cache.internal:6379?password=****&db=2');
+    assert.equal(config.SMTP_URL, 'smtp://mailer:****@smtp.internal:587?pass=****&auth_token=****&pool=true');
   });
 
   test('the plain listing masks them too', async () => {
     const result = await lipira(['config'], ENV);
     assert.equal(result.code, 0, result.stderr);
     for (const secret of SECRETS) assert.ok(!result.stdout.includes(secret), `${secret} is printed: ${result.stdout}`);
-    assert.match(result.stdout, /redisUrl +"redis:\/\/cache\.internal:6379\?password=\*\*\*\*&db=2"/);
+    assert.match(result.stdout, /^REDIS_URL +redis:\/\/cache\.internal:6379\?password=\*\*\*\*&db=2$/m);
   });
 });

@@ -24,7 +24,6 @@ import {
   payoutBody,
   settledByWorker,
   sortedKeys,
-  tempOutbox,
   TEST_NUMBERS,
   testChargeRow,
   TNM_REF,
@@ -33,6 +32,7 @@ import {
   VERIFY_KEYS,
   walletBalance,
 } from '../helpers/mobile-money.ts';
+import { temporaryFolder } from '../helpers/temp-folders.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 
@@ -64,7 +64,7 @@ const NOT_FOUND = { status: 'failed', message: 'Transaction not found.', data: n
 /** Long enough to see a charge pending, short enough for the settler to end it quickly. */
 const SANDBOX_DELAY_MS = 300;
 
-const outbox = tempOutbox();
+const outbox = temporaryFolder('lipira-outbox-');
 after(() => outbox.remove());
 
 /** A field-level error answer, checked whole. */

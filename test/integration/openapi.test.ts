@@ -63,6 +63,28 @@ describe('the API reference', () => {
     assert.deepEqual(request.schema.required, ['payout_method', 'bank_uuid', 'amount', 'charge_id', 'bank_account_name', 'bank_account_number']);
   });
 
+  test('every operation sits in exactly one group of the reference, the groups listed in order', async () => {
+    const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
+    const groups = ['Checkout', 'Mobile money', 'Payouts', 'Balance', 'Webhooks', 'Operations', 'Sandbox'];
+    assert.deepEqual(doc.tags.map((tag: { name: string }) => tag.name), groups);
+    for (const [path, operations] of Object.entries<Record<string, { tags?: string[] }>>(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        assert.equal(operation.tags?.length, 1, `${method.toUpperCase()} ${path} is in one group`);
+        assert.ok(groups.includes(operation.tags[0]!), `${method.toUpperCase()} ${path}: unknown group ${operation.tags[0]}`);
+      }
+    }
+    const groupOf = (method: string, path: string) => doc.paths[path][method].tags[0];
+    assert.equal(groupOf('post', '/payment'), 'Checkout');
+    assert.equal(groupOf('get', '/api/verify-payment/{tx_ref}'), 'Checkout');
+    assert.equal(groupOf('get', '/checkout/{id}'), 'Checkout');
+    assert.equal(groupOf('post', '/mobile-money/payments/initialize'), 'Mobile money');
+    assert.equal(groupOf('post', '/mobile-money/payouts/initialize'), 'Payouts');
+    assert.equal(groupOf('get', '/wallet-balance'), 'Balance');
+    assert.equal(groupOf('get', '/webhooks/deliveries'), 'Webhooks');
+    assert.equal(groupOf('get', '/readyz'), 'Operations');
+    assert.equal(groupOf('post', '/sandbox/webhook'), 'Sandbox');
+  });
+
   test('/docs serves a readable reference from the package, with no third-party asset', async () => {
     const page = await fetch(`${ctx.gw.url}/docs/`);
     assert.equal(page.status, 200);

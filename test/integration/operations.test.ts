@@ -114,10 +114,10 @@ describe('operating the gateway', () => {
     const result = await lipira(['config', '--json'], { DATABASE_URL: 'postgres://lipira:hunter2@db.internal:5432/lipira', SMTP_URL: 'smtp://mailer:s3cret@smtp.internal:587', METRICS_TOKEN: 'scrape-me', PORT: '9000' });
     assert.equal(result.code, 0, result.stderr);
     const config = JSON.parse(result.stdout);
-    assert.equal(config.port, 9000);
-    assert.equal(config.databaseUrl, 'postgres://lipira:****@db.internal:5432/lipira');
-    assert.equal(config.smtpUrl, 'smtp://mailer:****@smtp.internal:587');
-    assert.equal(config.metricsToken, '****');
+    assert.equal(config.PORT, '9000');
+    assert.equal(config.DATABASE_URL, 'postgres://lipira:****@db.internal:5432/lipira');
+    assert.equal(config.SMTP_URL, 'smtp://mailer:****@smtp.internal:587');
+    assert.equal(config.METRICS_TOKEN, '****');
     for (const secret of ['hunter2', 's3cret', 'scrape-me']) assert.ok(!result.stdout.includes(secret));
   });
 

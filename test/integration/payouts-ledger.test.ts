@@ -31,7 +31,6 @@ import {
   payoutBody,
   settledByWorker,
   sortedKeys,
-  tempOutbox,
   TEST_NUMBERS,
   testChargeRow,
   TNM_REF,
@@ -40,13 +39,14 @@ import {
   VERIFY_KEYS,
   walletBalance,
 } from '../helpers/mobile-money.ts';
+import { temporaryFolder } from '../helpers/temp-folders.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 
 const INSUFFICIENT = { status: 'failed', message: { amount: ['The amount and its fee exceed the available balance.'] }, data: null };
 const AIRTEL_MONEY = { name: 'Airtel Money', ref_id: AIRTEL_REF, country: 'Malawi' };
 
-const outbox = tempOutbox();
+const outbox = temporaryFolder('lipira-outbox-');
 after(() => outbox.remove());
 
 function assertFieldError(res: ApiResponse, field: string, message: string | RegExp): void {
