@@ -6,6 +6,7 @@ import { deliveriesMigration } from './migrations/0003_deliveries.ts';
 import { ledgerMigration } from './migrations/0004_ledger.ts';
 import { sessionStatusIndexMigration } from './migrations/0005_session_status_index.ts';
 import { attemptSlotAndRefundsMigration } from './migrations/0007_attempt_slot_and_refunds.ts';
+import { refundTotalsMigration } from './migrations/0009_refund_totals.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
   return {
@@ -15,6 +16,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0004_ledger': ledgerMigration(database.dialect),
     '0005_session_status_index': sessionStatusIndexMigration,
     '0007_attempt_slot_and_refunds': attemptSlotAndRefundsMigration,
+    '0009_refund_totals': refundTotalsMigration,
   };
 }
 

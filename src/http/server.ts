@@ -25,6 +25,7 @@ import { registerHealthRoutes, type Lifecycle } from '../health/health-routes.ts
 import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
 import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
 import { registerMobileMoneyRoutes } from '../payments/mobile-money-routes.ts';
+import { registerRefundRoutes } from '../refunds/refund-routes.ts';
 
 export interface Server {
   app: App;
@@ -102,6 +103,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerWebhookRoutes(app, { config, db: database.db });
     registerMobileMoneyRoutes(app, payments);
     registerBalanceRoutes(app, database.db);
+    registerRefundRoutes(app, database.db);
   });
   return { app, inFlight, routes };
 }

@@ -43,6 +43,28 @@ describe('the API reference', () => {
     assert.equal(doc.paths['/mobile-money'].get.security, undefined, 'the operator list needs no key');
   });
 
+  test('the refund routes are documented with their bodies, answers and an example of each', async () => {
+    const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
+    const media = (operation: { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { content: Record<string, unknown> }> }, status?: string) =>
+      (status ? operation.responses[status]! : operation.requestBody!).content['application/json'] as { schema: { properties: Record<string, unknown> }; example?: unknown; examples?: unknown };
+    const created = doc.paths['/refunds'].post;
+    assert.deepEqual(created.security, [{ bearerAuth: [] }]);
+    assert.deepEqual(Object.keys(media(created).schema.properties), ['charge_id', 'tx_ref', 'amount', 'reason']);
+    assert.ok(media(created).examples, 'examples of a refund by tx_ref and by charge_id');
+    const card = doc.paths['/charge-card/refund/{charge_id}'].post;
+    assert.deepEqual(Object.keys(media(card).schema.properties), ['amount', 'reason']);
+    assert.match(card.requestBody.description, /no body/);
+    for (const [operation, status] of [[created, '201'], [card, '200'], [doc.paths['/refunds/{refund_id}'].get, '200'], [doc.paths['/refunds'].get, '200']] as const) {
+      assert.ok(operation.summary);
+      assert.ok(operation.responses['401'] && operation.responses['404'], 'errors documented');
+      const answer = media(operation, status) as { example: { data: unknown } };
+      const record = (Array.isArray(answer.example.data) ? answer.example.data[0] : answer.example.data) as Record<string, unknown>;
+      assert.deepEqual(Object.keys(record).sort(), ['amount', 'charge_id', 'completed_at', 'created_at', 'currency', 'reason', 'refund_id', 'status']);
+    }
+    const verified = doc.paths['/verify-payment/{tx_ref}'].get.responses['200'].content['application/json'].schema.properties.data.properties;
+    assert.ok(verified.refunded_amount && verified.refund_status, 'verification documents what was refunded');
+  });
+
   test('/docs serves a readable reference from the package, with no third-party asset', async () => {
     const page = await fetch(`${ctx.gw.url}/docs/`);
     assert.equal(page.status, 200);
