@@ -32,7 +32,7 @@ export interface RefundDeps {
 /** How long a refund handed to its provider waits for the provider's answer before it is asked about. */
 const HAND_OVER_RECOVERY_MS = 60_000;
 /** What a list of refunds shows when it names no charge or payment: the newest this many. */
-export const LATEST_REFUNDS = 100;
+const LATEST_REFUNDS = 100;
 
 const movementOf = (refund: Pick<Refund, 'merchant_id' | 'mode' | 'currency' | 'amount_minor'>, reference: string): Movement => ({
   merchantId: refund.merchant_id,
