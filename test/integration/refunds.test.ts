@@ -61,6 +61,17 @@ for (const kind of DATABASE_KINDS) {
       return String(body.charge_id);
     }
 
+    /** A checkout card attempt left waiting for its one-time code: a charge that stays pending whatever the settler does; its charge_id. */
+    async function cardWaitingForItsCode(merchant: MerchantCredentials): Promise<string> {
+      const created = await call(ctx.gw.url, '/payment', { key: merchant.test_secret_key, body: currentBody() });
+      const client = new CheckoutClient(ctx.gw.url);
+      const pagePath = new URL(created.body.data.checkout_url).pathname;
+      await client.get(pagePath);
+      const posted = await client.post(`${pagePath}/pay/card`, { card_number: '4242 4242 4242 4242', expiry: '12/40', cvv: '123' });
+      assert.equal(posted.status, 303, posted.text.slice(0, 300));
+      return new URL(posted.location!).pathname.split('/').pop()!;
+    }
+
     /** Waits until the settler has ended the refund; answers it as GET /refunds/{id} shows it. */
     async function ended(key: string, refundId: string): Promise<Record<string, unknown>> {
       return eventually(`refund ${refundId} to end`, async () => {
@@ -68,6 +79,23 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(res.status, 200, res.text);
         return res.body.data.status === 'pending' ? null : res.body.data;
       });
+    }
+
+    /**
+     * What the refund's reserve took from each of the merchant's accounts and set aside, by kind:
+     * read from the ledger, so that it holds however soon the settler completes or fails the refund.
+     */
+    async function reserveOf(refundId: string): Promise<Record<string, number>> {
+      const rows = await db()
+        .selectFrom('ledger_entries')
+        .innerJoin('ledger_transactions', 'ledger_transactions.id', 'ledger_entries.transaction_id')
+        .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
+        .innerJoin('refunds', 'refunds.id', 'ledger_transactions.reference')
+        .select(['ledger_accounts.kind', 'ledger_entries.amount_minor'])
+        .where('ledger_transactions.kind', '=', 'refund_reserve')
+        .where('refunds.refund_id', '=', refundId)
+        .execute();
+      return Object.fromEntries(rows.map((row) => [row.kind, Number(row.amount_minor)]));
     }
 
     const refundRows = (merchantId: string) => db().selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).execute();
@@ -108,7 +136,8 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(created.reason, 'Out of stock');
       assert.equal(created.completed_at, null);
       // The whole amount leaves the balance at once: the 970 collected first, then 30 from main.
-      assert.deepEqual(await merchantAccounts(merchant.id), { collection: 0, main: 940_00, refundsDue: 1000_00 });
+      assert.deepEqual(await reserveOf(created.refund_id), { collection: -970_00, main: -30_00, refunds_due: 1000_00 });
+      assert.deepEqual({ ...(await merchantAccounts(merchant.id)), refundsDue: 0 }, { collection: 0, main: 940_00, refundsDue: 0 });
 
       const done = await ended(merchant.test_secret_key, created.refund_id);
       assert.equal(done.status, 'success');
@@ -211,8 +240,7 @@ for (const kind of DATABASE_KINDS) {
       const key = merchant.test_secret_key;
       await fundMainBalance(ctx.gw, merchant, 5000);
       const paid = await paidCharge(merchant, 1000);
-      const pending = chargeBody();
-      assert.equal((await initializeCharge(ctx.gw, key, pending)).status, 201);
+      const pendingCharge = await cardWaitingForItsCode(merchant);
       const failed = chargeBody({ mobile: TEST_NUMBERS.airtelFailed });
       assert.equal((await initializeCharge(ctx.gw, key, failed)).status, 201);
       assert.equal((await verify(ctx.gw, key, String(failed.charge_id), 'failed')).body.data.status, 'failed');
@@ -230,7 +258,8 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await refund(key, { charge_id: 'never-made' })).status, 404);
       assert.deepEqual((await refund(key, { tx_ref: 'never-made' })).body, NOT_FOUND);
       assert.deepEqual((await cardRefund(key, 'never-made')).body, NOT_FOUND);
-      field(await refund(key, { charge_id: pending.charge_id }), 'charge_id', 'Only a successful payment can be refunded.');
+      field(await refund(key, { charge_id: pendingCharge }), 'charge_id', 'Only a successful payment can be refunded.');
+      field(await cardRefund(key, pendingCharge), 'charge_id', 'Only a successful payment can be refunded.');
       field(await refund(key, { charge_id: failed.charge_id }), 'charge_id', 'Only a successful payment can be refunded.');
       field(await refund(key, { tx_ref: openSession.tx_ref }), 'tx_ref', 'Only a successful payment can be refunded.');
       field(await refund(key, { charge_id: payout.charge_id }), 'charge_id', 'A payout cannot be refunded.');
@@ -293,7 +322,8 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await verify(ctx.gw, merchant.test_secret_key, chargeId)).body.data.refund_status, null);
       const fits = await refund(merchant.test_secret_key, { charge_id: chargeId, amount: 970 });
       assert.equal(fits.status, 201, fits.text);
-      assert.deepEqual(await merchantAccounts(merchant.id), { collection: 0, main: 0, refundsDue: 970_00 });
+      assert.deepEqual(await reserveOf(fits.body.data.refund_id), { collection: -970_00, refunds_due: 970_00 }, 'all of it from the collection balance');
+      assert.deepEqual({ ...(await merchantAccounts(merchant.id)), refundsDue: 0 }, { collection: 0, main: 0, refundsDue: 0 });
     });
 
     test('a refund that fails (no live provider is connected) gives the merchant back exactly what was reserved, where it came from, and may be asked for again', async () => {
@@ -306,7 +336,7 @@ for (const kind of DATABASE_KINDS) {
 
       const res = await refund(merchant.live_secret_key, { charge_id: chargeId, reason: 'Wrong size' });
       assert.equal(res.status, 201, res.text);
-      assert.deepEqual(await merchantAccounts(merchant.id, 'live'), { collection: 0, main: 940_00, refundsDue: 1000_00 }, 'taken from collection first, then main');
+      assert.deepEqual(await reserveOf(res.body.data.refund_id), { collection: -970_00, main: -30_00, refunds_due: 1000_00 }, 'taken from collection first, then main');
       const done = await ended(merchant.live_secret_key, res.body.data.refund_id);
       assert.equal(done.status, 'failed');
       assert.match(String(done.completed_at), TIMESTAMP);
@@ -419,6 +449,7 @@ for (const kind of DATABASE_KINDS) {
         const merchant = await ctx.gw.newMerchant();
         await fundMainBalance(ctx.gw, merchant, 5000);
         const chargeId = await paidCharge(merchant, 1000);
+        const before = await merchantAccounts(merchant.id);
         const body = kind2 === 'an amount each' ? { charge_id: chargeId, amount: 400 } : { charge_id: chargeId };
         const answers = await Promise.all(Array.from({ length: 6 }, () => refund(merchant.test_secret_key, body)));
         const won = answers.filter((res) => res.status === 201);
@@ -434,7 +465,11 @@ for (const kind of DATABASE_KINDS) {
         const refunded = won.reduce((sum, res) => sum + Number(res.body.data.amount), 0);
         assert.equal((await testChargeRow(ctx.gw, merchant.id, chargeId)).refunded_minor, refunded * 100);
         assert.equal((await refundRows(merchant.id)).length, won.length);
-        assert.equal(await accountMinor(ctx.gw, merchant.id, 'refunds_due'), refunded * 100);
+        for (const res of won) assert.equal((await reserveOf(res.body.data.refund_id)).refunds_due, Number(res.body.data.amount) * 100, 'each winner set its own amount aside');
+        for (const res of won) assert.equal((await ended(merchant.test_secret_key, res.body.data.refund_id)).status, 'success');
+        const after = await merchantAccounts(merchant.id);
+        assert.equal(after.collection + after.main, before.collection + before.main - refunded * 100, 'the balance paid for exactly what was refunded');
+        assert.equal(after.refundsDue, 0);
       });
     }
 
