@@ -181,6 +181,7 @@ function newAttemptCharge(session: CheckoutSession, details: Details, sameInstru
     updated_at: now,
     request_hash: sameInstrument,
     type: 'API Payment (Checkout)',
+    refunded_minor: 0,
   };
 }
 

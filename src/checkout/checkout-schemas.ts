@@ -82,6 +82,12 @@ export const Authorization = Type.Object({
 
 export const Log = Type.Object({ type: Type.String(), message: Type.String(), created_at: Type.String() });
 
+/** What verification shows of refunds: the amount given back (pending or done) and `full`, `partial` or null. */
+export const Refunded = {
+  refunded_amount: Type.Number(),
+  refund_status: Type.Union([Type.Unsafe<'full' | 'partial'>({ type: 'string', enum: ['full', 'partial'] }), Type.Null()]),
+};
+
 export const CurrentVerifyResponse = SuccessEnvelope(
   Type.Object({
     event_type: Type.Literal('checkout.payment'),
@@ -94,6 +100,7 @@ export const CurrentVerifyResponse = SuccessEnvelope(
     currency: Type.String(),
     amount: Type.Number(),
     charges: Type.Number(),
+    ...Refunded,
     customization: Customization,
     meta: FreeObject,
     authorization: Type.Union([Authorization, Type.Null()]),

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { authorizationOf } from '../payments/charge-views.ts';
+import { authorizationOf, refundedOf } from '../payments/charge-views.ts';
 import { formatMoneyText, toMajor } from '../shared/money.ts';
 import { formatTimestamp } from '../shared/time.ts';
 import type { CheckoutSession } from './checkout-repository.ts';
@@ -36,6 +36,7 @@ function meta(session: CheckoutSession): Record<string, unknown> | null {
 
 export function currentVerifyView(verified: VerifiedSession): Data<typeof CurrentVerifyResponse> {
   const { session, logs } = verified;
+  const { refunded_amount, refund_status } = refundedOf(verified.payment);
   return {
     event_type: 'checkout.payment',
     tx_ref: session.tx_ref,
@@ -47,6 +48,8 @@ export function currentVerifyView(verified: VerifiedSession): Data<typeof Curren
     currency: session.currency,
     amount: toMajor(session.amount_minor),
     charges: toMajor(session.fee_minor),
+    refunded_amount,
+    refund_status,
     customization: customization(session),
     meta: meta(session),
     authorization: verified.payment ? authorizationOf(verified.payment) : null,

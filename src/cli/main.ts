@@ -14,6 +14,8 @@ const USAGE = `Usage: lipira <command>
   webhooks list --merchant ID [--mode test|live] [--status S] [--tx-ref REF] [--charge-id ID] [--page N] [--json]
   webhooks show DELIVERY_ID [--json]
   webhooks redeliver DELIVERY_ID
+  refunds create (--charge-id ID | --tx-ref REF) --merchant ID [--mode test|live] [--amount N] [--reason TEXT] [--json]
+  refunds list --merchant ID [--mode test|live] [--charge-id ID | --tx-ref REF] [--json]
   ledger check                            prove the ledger balances (exit 1 if not)
   ledger settle                           move collected money to main balances now
 
@@ -28,6 +30,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   merchant: async () => (await import('./merchant-command.ts')).merchantCommand,
   keys: async () => (await import('./keys-command.ts')).keysCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).webhooksCommand,
+  refunds: async () => (await import('./refunds-command.ts')).refundsCommand,
   ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
   config: async () => (await import('./config-command.ts')).configCommand,
 };

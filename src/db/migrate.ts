@@ -7,6 +7,7 @@ import { ledgerMigration } from './migrations/0004_ledger.ts';
 import { sessionStatusIndexMigration } from './migrations/0005_session_status_index.ts';
 import { attemptSlotAndRefundsMigration } from './migrations/0007_attempt_slot_and_refunds.ts';
 import { failureCodeMigration } from './migrations/0008_failure_code.ts';
+import { refundTotalsMigration } from './migrations/0009_refund_totals.ts';
 import { payoutRecipientsMigration } from './migrations/0010_payout_recipients.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -18,6 +19,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0005_session_status_index': sessionStatusIndexMigration,
     '0007_attempt_slot_and_refunds': attemptSlotAndRefundsMigration,
     '0008_failure_code': failureCodeMigration,
+    '0009_refund_totals': refundTotalsMigration,
     '0010_payout_recipients': payoutRecipientsMigration,
   };
 }

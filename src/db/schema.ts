@@ -117,6 +117,13 @@ export interface ChargesTable {
   request_hash: Generated<string | null>;
   /** The record's `type` for direct API records: `Direct API Payment` or `API Payout`. */
   type: Generated<string | null>;
+  /**
+   * How much of a successful payment is given back or being given back: refunds pending or
+   * succeeded, and a success its session could not count (refunded whole). Never above
+   * `amount_minor`: each refund raises it with a guarded conditional UPDATE, and a failed
+   * merchant refund lowers it again.
+   */
+  refunded_minor: Generated<number>;
 }
 
 /** Who a payout through `/direct-charge/payouts` goes to (a bank account, or a wallet from the banks list). */
@@ -154,8 +161,8 @@ export interface LedgerAccountsTable {
 export interface LedgerTransactionsTable {
   id: string;
   mode: 'test' | 'live';
-  kind: 'collection' | 'settlement' | 'payout_reserve' | 'payout_release' | 'payout_complete' | 'refund_hold' | 'refund_complete';
-  /** The charge or payout it belongs to (its internal id), or null for a settlement. */
+  kind: 'collection' | 'settlement' | 'payout_reserve' | 'payout_release' | 'payout_complete' | 'refund_hold' | 'refund_reserve' | 'refund_release' | 'refund_complete';
+  /** The charge, payout or refund it belongs to (its internal id), or null for a settlement. */
   reference: string | null;
   created_at: number;
 }
@@ -178,7 +185,10 @@ export interface RefundsTable {
   mode: 'test' | 'live';
   /** The refunded charge (its internal id). */
   charge_ref: string;
-  /** `uncounted`: a success its checkout session could not count, given back automatically. */
+  /**
+   * `uncounted`: a success its checkout session could not count, given back automatically from
+   * money held for it; `merchant`: asked for by the merchant, taken from its balance.
+   */
   source: 'uncounted' | 'merchant';
   amount_minor: number;
   currency: string;
@@ -198,7 +208,7 @@ export interface EventsTable {
   id: string;
   merchant_id: string;
   mode: 'test' | 'live';
-  /** `checkout.payment`, `api.charge.payment` or `api.payout`. */
+  /** `checkout.payment`, `api.charge.payment`, `api.payout` or `api.refund`. */
   type: string;
   subject_id: string;
   /** The webhook body as it will be sent, fixed when the state changed. */
@@ -246,8 +256,8 @@ export interface EmailsTable {
   id: string;
   event_id: string;
   merchant_id: string;
-  /** One of each per payment: the unique (event_id, kind) makes a receipt go out once. */
-  kind: 'merchant_receipt' | 'customer_receipt';
+  /** One of each per payment or refund: the unique (event_id, kind) makes a receipt go out once. */
+  kind: 'merchant_receipt' | 'customer_receipt' | 'merchant_refund_receipt' | 'customer_refund_receipt';
   recipient: string;
   subject: string;
   text_body: string;

@@ -46,14 +46,18 @@ export function startEmailWorker(deps: EmailWorkerDeps): WorkerLoop {
   };
 }
 
+/** What goes to a customer's address: a payment's receipt, and a refund's. */
+const CUSTOMER_KINDS: ReadonlySet<ClaimedEmail['kind']> = new Set(['customer_receipt', 'customer_refund_receipt']);
+
 /**
- * A test payment's customer receipt is written to the outbox, never sent to the customer's
- * address (unless TEST_RECEIPTS_TO_CUSTOMERS is on): anyone with a test key chooses that address
- * and the merchant text in the message, and would otherwise have a free mail relay. The
- * merchant's own receipt, and every receipt of a live payment, go out as configured.
+ * A test payment's or refund's customer receipt is written to the outbox, never sent to the
+ * customer's address (unless TEST_RECEIPTS_TO_CUSTOMERS is on): anyone with a test key chooses
+ * that address and the merchant text in the message (a refund's reason too), and would otherwise
+ * have a free mail relay. The merchant's own receipts, and every receipt in live mode, go out as
+ * configured.
  */
 function mailerFor(email: ClaimedEmail, config: Config, mailers: Mailers): Mailer {
-  const heldInOutbox = email.mode === 'test' && email.kind === 'customer_receipt' && !config.testReceiptsToCustomers;
+  const heldInOutbox = email.mode === 'test' && CUSTOMER_KINDS.has(email.kind) && !config.testReceiptsToCustomers;
   return heldInOutbox ? mailers.outbox : mailers.configured;
 }
 

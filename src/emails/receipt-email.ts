@@ -62,6 +62,44 @@ function paymentMethod(authorization: Record<string, unknown>): string | null {
   });
 }
 
+/** What a refund receipt tells: the refund, the payment it gives back, and why. */
+export interface RefundFacts {
+  merchantName: string;
+  /** `MWK 400.00` */
+  amount: string;
+  /** What the payment was, `MWK 1,000.00`. */
+  paymentAmount: string;
+  refundId: string;
+  reference: string;
+  txRef: string | null;
+  chargeId: string;
+  refundedAt: string;
+  method: string | null;
+  title: string | null;
+  customer: string | null;
+  reason: string | null;
+}
+
+/** Reads a successful refund's event body (`api.refund`), as `paymentFacts` reads a payment's. */
+export function refundFacts(merchantName: string, payload: Record<string, unknown>, refundedAt: number, timeZone: string): RefundFacts {
+  const payment = paymentFacts(merchantName, payload, refundedAt, timeZone);
+  const money = (major: unknown) => `${String(payload.currency)} ${formatMoneyText(toMinor(Number(major)))}`;
+  return {
+    merchantName,
+    amount: payment.amount,
+    paymentAmount: money(payload.payment_amount),
+    refundId: String(payload.refund_id),
+    reference: payment.reference,
+    txRef: text(payload.tx_ref),
+    chargeId: String(payload.charge_id),
+    refundedAt: payment.paidAt,
+    method: payment.method,
+    title: payment.title,
+    customer: payment.customer,
+    reason: text(payload.reason),
+  };
+}
+
 type Row = [label: string, value: string | null];
 
 export function composeReceipt(kind: ReceiptKind, facts: PaymentFacts): ComposedEmail {
@@ -76,6 +114,32 @@ export function composeReceipt(kind: ReceiptKind, facts: PaymentFacts): Composed
     ['Date', facts.paidAt],
     ['Reference', facts.reference],
     ['Transaction reference (tx_ref)', facts.txRef],
+  ];
+  const shown = rows.filter((row): row is [string, string] => row[1] !== null);
+  return { subject, text: textBody(intro, shown), html: htmlBody(facts.merchantName, subject, intro, shown) };
+}
+
+export type RefundReceiptKind = Extract<ReceiptKind, 'merchant_refund_receipt' | 'customer_refund_receipt'>;
+
+/** The customer is told the money is on its way back, and how; the merchant, which payment it gave back. */
+export function composeRefundReceipt(kind: RefundReceiptKind, facts: RefundFacts): ComposedEmail {
+  const forCustomer = kind === 'customer_refund_receipt';
+  const subject = forCustomer ? `Your refund from ${facts.merchantName}: ${facts.amount}` : `Refund sent: ${facts.amount} (${facts.txRef ?? facts.chargeId})`;
+  const intro = forCustomer
+    ? `${facts.merchantName} has refunded ${facts.amount} of your payment. The money goes back the way you paid. Keep this email as your receipt.`
+    : `${facts.merchantName} refunded ${facts.amount} of a payment.`;
+  const rows: Row[] = [
+    ['Amount refunded', facts.amount],
+    ['Of the payment of', facts.paymentAmount],
+    ['For', facts.title],
+    forCustomer ? ['Refunded by', facts.merchantName] : ['Customer', facts.customer],
+    ['Reason', facts.reason],
+    ['Paid with', facts.method],
+    ['Date', facts.refundedAt],
+    ['Refund', facts.refundId],
+    ['Payment reference', facts.reference],
+    ['Transaction reference (tx_ref)', facts.txRef],
+    ['Charge (charge_id)', forCustomer ? null : facts.chargeId],
   ];
   const shown = rows.filter((row): row is [string, string] => row[1] !== null);
   return { subject, text: textBody(intro, shown), html: htmlBody(facts.merchantName, subject, intro, shown) };

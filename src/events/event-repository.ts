@@ -8,7 +8,7 @@ import { queueWebhook } from '../webhooks/delivery-repository.ts';
 
 /**
  * Records an event and everything that must go out because of it: a webhook delivery when the
- * merchant has a webhook URL, and receipts for a successful payment. Callers pass the
+ * merchant has a webhook URL, and receipts for a successful payment or refund. Callers pass the
  * transaction of the state change, so all of it exists exactly when the change does, and a
  * crash can lose none of it. Receipts are written now, with their times in `timeZone`.
  */
@@ -21,6 +21,6 @@ export async function emitEvent(trx: Kysely<DB>, event: NewEvent, now: number, t
   const merchant = await findMerchant(trx, event.merchantId);
   if (!merchant) return;
   if (merchant.webhook_url && merchant.webhooks_enabled === 1) await queueWebhook(trx, stored, merchant.webhook_url, now);
-  const isPayment = event.type === 'checkout.payment' || event.type === 'api.charge.payment';
-  if (isPayment && event.payload.status === 'success' && merchant.receipts_enabled === 1) await queueReceipts(trx, merchant, stored, now, timeZone);
+  const hasReceipts = event.type === 'checkout.payment' || event.type === 'api.charge.payment' || event.type === 'api.refund';
+  if (hasReceipts && event.payload.status === 'success' && merchant.receipts_enabled === 1) await queueReceipts(trx, merchant, stored, now, timeZone);
 }

@@ -1,12 +1,15 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type TSchema } from '@sinclair/typebox';
 
-/** `{status, message, data}`: the success envelope every JSON endpoint answers with (contract §3). */
-export function SuccessEnvelope<T extends TSchema>(data: T, status = 'success') {
-  return Type.Object({
-    status: Type.Literal(status),
-    message: Type.String(),
-    data,
-  });
+/** `{status, message, data}`: the success envelope every JSON endpoint answers with (contract §3); `options` may carry `examples` for the API document. */
+export function SuccessEnvelope<T extends TSchema>(data: T, status = 'success', options: ObjectOptions = {}) {
+  return Type.Object(
+    {
+      status: Type.Literal(status),
+      message: Type.String(),
+      data,
+    },
+    options,
+  );
 }
 
 export const ErrorEnvelope = Type.Object(

@@ -27,6 +27,7 @@ import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
 import { registerMobileMoneyRoutes } from '../payments/mobile-money-routes.ts';
 import { registerPayoutRoutes } from '../payouts/payout-routes.ts';
 import { registerSandboxRoutes } from '../sandbox/sandbox-routes.ts';
+import { registerRefundRoutes } from '../refunds/refund-routes.ts';
 
 export interface Server {
   app: App;
@@ -106,6 +107,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerPayoutRoutes(app, payments, config);
     registerBalanceRoutes(app, database.db);
     registerSandboxRoutes(app, config);
+    registerRefundRoutes(app, database.db);
   });
   return { app, inFlight, routes };
 }

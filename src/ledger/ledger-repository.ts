@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import { isPostgres } from '../db/dialect.ts';
 import type { AccountKind, DB, LedgerTransactionsTable } from '../db/schema.ts';
 import { ids, type Mode } from '../shared/ids.ts';
 import { prepared } from '../db/prepared.ts';
@@ -80,6 +81,33 @@ const accountByKey = prepared((db, owner: string, mode: Mode, currency: string, 
 
 function findAccount(db: Db, key: AccountKey) {
   return accountByKey(db, key.owner, key.mode, key.currency, key.kind);
+}
+
+/**
+ * The balances of `keys` (opened on first use), each row locked until the transaction ends on
+ * PostgreSQL, in account-id order as `post` updates them, so that a decision made on these
+ * balances holds when it is posted and two such transactions never wait on each other in a
+ * circle. SQLite runs one write transaction at a time: its reads already hold.
+ */
+export async function lockedBalances(trx: Db, keys: AccountKey[], now: number): Promise<number[]> {
+  const accounts = await Promise.all(keys.map((key) => accountId(trx, key, now)));
+  const query = trx.selectFrom('ledger_accounts').select(['id', 'balance_minor']).where('id', 'in', accounts).orderBy('id');
+  const rows = await (isPostgres(trx) ? query.forUpdate() : query).execute();
+  return accounts.map((id) => Number(rows.find((row) => row.id === id)!.balance_minor));
+}
+
+/** The entries of the ledger transactions of one kind that belong to `reference`, as postings. */
+export async function postingsOf(db: Db, kind: LedgerTransactionsTable['kind'], reference: string): Promise<Posting[]> {
+  const rows = await db
+    .selectFrom('ledger_entries')
+    .innerJoin('ledger_transactions', 'ledger_transactions.id', 'ledger_entries.transaction_id')
+    .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
+    .select(['ledger_accounts.owner', 'ledger_accounts.mode', 'ledger_accounts.currency', 'ledger_accounts.kind', 'ledger_entries.amount_minor'])
+    .where('ledger_transactions.kind', '=', kind)
+    .where('ledger_transactions.reference', '=', reference)
+    .orderBy('ledger_entries.id')
+    .execute();
+  return rows.map((row) => ({ account: { owner: row.owner, mode: row.mode, currency: row.currency, kind: row.kind }, amountMinor: Number(row.amount_minor) }));
 }
 
 export async function balanceOf(db: Db, key: AccountKey): Promise<number> {
@@ -184,6 +212,68 @@ export function payoutsMovedWrongly(db: Db): Promise<Array<{ id: string; status:
         eb(count('payout_complete'), '!=', sql<number>`case when charges.status = 'success' then 1 else 0 end`),
         eb(count('payout_release'), '!=', sql<number>`case when charges.status = 'failed' then 1 else 0 end`),
       ]),
+    )
+    .execute();
+}
+
+/**
+ * Merchant refunds whose money did not move as it must: reserved from the merchant's balance
+ * exactly once, for exactly the refund's amount, and given back once if the refund failed, never
+ * otherwise.
+ */
+export function merchantRefundsMovedWrongly(db: Db): Promise<Array<{ id: string; status: string; reserves: number; reserved: number; releases: number }>> {
+  const movements = (kind: 'refund_reserve' | 'refund_release') =>
+    db
+      .selectFrom('ledger_transactions')
+      .innerJoin('ledger_entries', 'ledger_entries.transaction_id', 'ledger_transactions.id')
+      .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
+      .select([
+        'ledger_transactions.reference',
+        sql<number>`count(distinct ledger_transactions.id)`.as('times'),
+        sql<number>`sum(case when ledger_accounts.kind = 'refunds_due' then ledger_entries.amount_minor else 0 end)`.as('due'),
+      ])
+      .where('ledger_transactions.kind', '=', kind)
+      .groupBy('ledger_transactions.reference');
+  return db
+    .selectFrom('refunds')
+    .leftJoin(movements('refund_reserve').as('reserve'), 'reserve.reference', 'refunds.id')
+    .leftJoin(movements('refund_release').as('release'), 'release.reference', 'refunds.id')
+    .select([
+      'refunds.id',
+      'refunds.status',
+      sql<number>`coalesce(reserve.times, 0)`.as('reserves'),
+      sql<number>`coalesce(reserve.due, 0)`.as('reserved'),
+      sql<number>`coalesce(release.times, 0)`.as('releases'),
+    ])
+    .where('refunds.source', '=', 'merchant')
+    .where((eb) =>
+      eb.or([
+        eb(sql`coalesce(reserve.times, 0)`, '!=', 1),
+        eb(sql`coalesce(reserve.due, 0)`, '!=', eb.ref('refunds.amount_minor')),
+        eb(sql`coalesce(release.times, 0)`, '!=', sql`case when refunds.status = 'failed' then 1 else 0 end`),
+      ]),
+    )
+    .execute();
+}
+
+/**
+ * Charges whose refunded total is not what their refunds add up to (every uncounted refund, and
+ * every merchant refund that has not failed), or that have refunds without having succeeded.
+ * (More than was paid the database itself refuses: a CHECK on the column.)
+ */
+export function refundTotalsWrong(db: Db): Promise<Array<{ id: string; status: string; refunded_minor: number; counted: number }>> {
+  const counted = db
+    .selectFrom('refunds')
+    .select(['charge_ref', sql<number>`sum(amount_minor)`.as('total')])
+    .where((eb) => eb.or([eb('status', '!=', 'failed'), eb('source', '=', 'uncounted')]))
+    .groupBy('charge_ref')
+    .as('counted');
+  return db
+    .selectFrom('charges')
+    .leftJoin(counted, 'counted.charge_ref', 'charges.id')
+    .select(['charges.id', 'charges.status', 'charges.refunded_minor', sql<number>`coalesce(counted.total, 0)`.as('counted')])
+    .where((eb) =>
+      eb.or([eb(sql`coalesce(counted.total, 0)`, '!=', eb.ref('charges.refunded_minor')), eb.and([eb('charges.refunded_minor', '>', 0), eb('charges.status', '!=', 'success')])]),
     )
     .execute();
 }

@@ -7,14 +7,19 @@ import {
   creditedTwice,
   driftedAccounts,
   InsufficientFunds,
+  lockedBalances,
+  merchantRefundsMovedWrongly,
   paidSessionsNotCreditedOnce,
   payoutsMovedWrongly,
   post,
+  postingsOf,
   refundsPaidOutWrongly,
+  refundTotalsWrong,
   SYSTEM,
   unbalancedTransactions,
   uncountedSuccessesNotHeldOnce,
   type AccountKey,
+  type Posting,
 } from './ledger-repository.ts';
 
 type Db = Kysely<DB>;
@@ -25,7 +30,7 @@ export interface Movement {
   currency: string;
   amountMinor: number;
   feeMinor: number;
-  /** The charge or payout it belongs to. */
+  /** The charge, payout or refund it belongs to. */
   reference: string;
 }
 
@@ -80,6 +85,33 @@ export function holdForRefund(trx: Db, m: Movement, now: number): Promise<void> 
   ], now);
 }
 
+/**
+ * A refund the merchant asked for: its amount leaves the merchant's balance for `refunds_due`,
+ * collection first, then main (merchants refund right after a payment, before settlement moves it
+ * to main). InsufficientFunds when the two together cannot cover it. The balances are read locked,
+ * so a payout or another refund deciding at the same moment waits for this one's answer.
+ */
+export async function reserveRefund(trx: Db, m: Movement, now: number): Promise<void> {
+  const [collection, main] = await lockedBalances(trx, [merchantAccount(m, 'collection'), merchantAccount(m, 'main'), merchantAccount(m, 'refunds_due')], now);
+  const fromCollection = Math.min(m.amountMinor, collection!);
+  const fromMain = m.amountMinor - fromCollection;
+  if (fromMain > main!) throw new InsufficientFunds();
+  const taken: Posting[] = [
+    { account: merchantAccount(m, 'collection'), amountMinor: -fromCollection },
+    { account: merchantAccount(m, 'main'), amountMinor: -fromMain },
+  ];
+  return post(trx, { mode: m.mode, kind: 'refund_reserve', reference: m.reference }, [
+    ...taken.filter((posting) => posting.amountMinor !== 0),
+    { account: merchantAccount(m, 'refunds_due'), amountMinor: m.amountMinor },
+  ], now);
+}
+
+/** A merchant refund that failed: exactly what was reserved for it goes back to the accounts it came from. */
+export async function releaseRefund(trx: Db, m: Pick<Movement, 'mode' | 'reference'>, now: number): Promise<void> {
+  const reserved = await postingsOf(trx, 'refund_reserve', m.reference);
+  return post(trx, { mode: m.mode, kind: 'refund_release', reference: m.reference }, reserved.map((posting) => ({ account: posting.account, amountMinor: -posting.amountMinor })), now);
+}
+
 /** A refund that went out: the money held for it leaves for the customer. */
 export function completeRefund(trx: Db, m: Movement, now: number): Promise<void> {
   return post(trx, { mode: m.mode, kind: 'refund_complete', reference: m.reference }, [
@@ -127,18 +159,22 @@ export async function settleCollections(db: Db, now = Date.now()): Promise<numbe
  * What is wrong with the ledger, in words; empty when every invariant holds: every transaction
  * balances, every running balance matches its entries, no charge is credited twice, every paid
  * checkout session has exactly one credited payment, every success a session could not count is
- * held for its refund once, every refund's money left once if it succeeded, never otherwise, and
- * every payout's money was reserved once, then paid out once if it succeeded or released once if
- * it failed.
+ * held for its refund once, every refund's money left once if it succeeded, never otherwise,
+ * every merchant refund was reserved from the balance once for its amount and given back only if
+ * it failed, every charge's refunded total is what its refunds add up to (only successful charges
+ * having any), and every payout's money was reserved once, then paid out once if it succeeded or
+ * released once if it failed.
  */
 export async function checkLedger(db: Db): Promise<string[]> {
-  const [unbalanced, drifted, twice, uncredited, unheld, refunds, payouts] = await Promise.all([
+  const [unbalanced, drifted, twice, uncredited, unheld, refunds, reserves, totals, payouts] = await Promise.all([
     unbalancedTransactions(db),
     driftedAccounts(db),
     creditedTwice(db),
     paidSessionsNotCreditedOnce(db),
     uncountedSuccessesNotHeldOnce(db),
     refundsPaidOutWrongly(db),
+    merchantRefundsMovedWrongly(db),
+    refundTotalsWrong(db),
     payoutsMovedWrongly(db),
   ]);
   return [
@@ -148,6 +184,8 @@ export async function checkLedger(db: Db): Promise<string[]> {
     ...uncredited.map((row) => `paid session ${row.id} has ${Number(row.credits)} credited payments, not 1`),
     ...unheld.map((row) => `uncounted successful charge ${row.id} was held for refund ${Number(row.holds)} times, not 1`),
     ...refunds.map((row) => `refund ${row.id} (${row.status}) paid out ${Number(row.payouts)} times`),
+    ...reserves.map((row) => `merchant refund ${row.id} (${row.status}) reserved ${Number(row.reserves)} times (${Number(row.reserved)} in all) and released ${Number(row.releases)} times`),
+    ...totals.map((row) => `charge ${row.id} (${row.status}) shows ${Number(row.refunded_minor)} refunded, but its refunds count ${Number(row.counted)}`),
     ...payouts.map((row) => `payout ${row.id} (${row.status}) was reserved ${Number(row.reserves)}, paid out ${Number(row.completes)} and released ${Number(row.releases)} times`),
   ];
 }

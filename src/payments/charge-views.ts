@@ -31,6 +31,18 @@ export function describeMethod(charge: Charge): string {
   return describeAuthorization(authorizationOf(charge));
 }
 
+/**
+ * How much of a payment has been given back (refunds pending or done), and whether that is all of
+ * it (`full`), some (`partial`) or nothing (`null`). The payment's `status` stays `success`.
+ */
+export function refundedOf(charge: Pick<Charge, 'amount_minor' | 'refunded_minor'> | null) {
+  const refunded = charge?.refunded_minor ?? 0;
+  return {
+    refunded_amount: refunded / 100,
+    refund_status: refunded === 0 ? null : refunded >= charge!.amount_minor ? ('full' as const) : ('partial' as const),
+  };
+}
+
 /** `checkout.payment`, `api.charge.payment` or `api.payout`: what a charge's events and records are called. */
 export function eventTypeOf(charge: Charge): 'checkout.payment' | 'api.charge.payment' | 'api.payout' {
   if (charge.kind === 'payout') return 'api.payout';
@@ -78,9 +90,9 @@ export function chargeRecord(charge: Charge) {
   return Object.assign(commonRecord(charge), typedParts(charge));
 }
 
-/** Verification: the record with how it was paid and what happened (spec §4.4). */
+/** Verification: the record with how it was paid, how much of it was refunded, and what happened (spec §4.4). */
 export function verifyRecord(charge: Charge, logs: LogEntry[]) {
-  return Object.assign(chargeRecord(charge), {
+  return Object.assign(chargeRecord(charge), refundedOf(charge), {
     authorization: authorizationOf(charge),
     logs: logViews(logs),
   });

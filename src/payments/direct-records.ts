@@ -138,5 +138,6 @@ function directCharge(record: NewDirectRecord, now: number): Charge {
     updated_at: now,
     request_hash: record.hash,
     type: record.type,
+    refunded_minor: 0,
   };
 }

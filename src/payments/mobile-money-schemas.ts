@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Authorization, Log, Reference } from '../checkout/checkout-schemas.ts';
+import { Authorization, Log, Reference, Refunded } from '../checkout/checkout-schemas.ts';
 import { SuccessEnvelope } from '../http/envelope.ts';
 import { OPERATOR_REF_IDS } from './operators.ts';
 
@@ -56,7 +56,7 @@ export const TypedRecord = {
 };
 
 export const ChargeRecordResponse = SuccessEnvelope(Type.Object(TypedRecord));
-const VerifiedRecord = { ...TypedRecord, authorization: Authorization, logs: Type.Array(Log) };
+const VerifiedRecord = { ...TypedRecord, ...Refunded, authorization: Authorization, logs: Type.Array(Log) };
 
 export const VerifyResponse = SuccessEnvelope(Type.Object(VerifiedRecord), 'successful');
 /** Details: what verification shows, for a charge or a payout, plus `trace_id` (null: Lipira has none yet). */

@@ -152,6 +152,7 @@ function bankPayoutCharge(owner: Principal, request: BankPayoutRequest, destinat
     next_action: null,
     failure_reason: null,
     failure_code: null,
+    refunded_minor: 0,
     provider_state: null,
     // Should this process die before the provider's answer is recorded, the settler asks it then.
     check_at: now + PAYOUT_RECOVERY_MS,

@@ -1,9 +1,12 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DB, RefundsTable } from '../db/schema.ts';
 import { prepared } from '../db/prepared.ts';
+import type { Principal } from '../merchants/merchant-service.ts';
 import type { Outcome } from '../payments/provider.ts';
 
 export type Refund = Selectable<RefundsTable>;
+/** A refund with the public `charge_id` of the charge it gives back: what merchants read. */
+export type RefundWithCharge = Refund & { charge_id: string };
 type Db = Kysely<DB>;
 
 /**
@@ -15,6 +18,68 @@ export const HANDING_OVER = 'handing-over';
 
 export async function insertRefund(trx: Db, refund: Insertable<RefundsTable>): Promise<void> {
   await trx.insertInto('refunds').values(refund).execute();
+}
+
+/**
+ * Counts `amountMinor` more of a successful charge as given back, if that keeps the total within
+ * what was paid: false otherwise. One conditional UPDATE, so of two refunds racing for the last
+ * money one wins (it holds the row until its transaction ends on PostgreSQL; SQLite writes one
+ * transaction at a time) and the other finds the total moved.
+ */
+export async function countRefunded(trx: Db, chargeRef: string, amountMinor: number, now: number): Promise<boolean> {
+  const result = await trx
+    .updateTable('charges')
+    .set({ refunded_minor: sql`refunded_minor + ${amountMinor}`, updated_at: now })
+    .where('id', '=', chargeRef)
+    .where('status', '=', 'success')
+    .where(sql<boolean>`refunded_minor + ${amountMinor} <= amount_minor`)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** A merchant refund that failed gives its amount back to what may still be refunded. */
+export async function uncountRefunded(trx: Db, chargeRef: string, amountMinor: number, now: number): Promise<void> {
+  await trx
+    .updateTable('charges')
+    .set({ refunded_minor: sql`refunded_minor - ${amountMinor}`, updated_at: now })
+    .where('id', '=', chargeRef)
+    .execute();
+}
+
+const refundByRefundId = prepared((db, merchantId: string, mode: Principal['mode'], refundId: string) =>
+  db
+    .selectFrom('refunds')
+    .innerJoin('charges', 'charges.id', 'refunds.charge_ref')
+    .selectAll('refunds')
+    .select('charges.charge_id')
+    .where('refunds.merchant_id', '=', merchantId)
+    .where('refunds.mode', '=', mode)
+    .where('refunds.refund_id', '=', refundId),
+);
+
+/** A merchant's refund by its `refund_id`, in the key's mode. */
+export async function findRefund(db: Db, owner: Principal, refundId: string): Promise<RefundWithCharge | undefined> {
+  return (await refundByRefundId(db, owner.merchantId, owner.mode, refundId))[0];
+}
+
+/** Which refunds a list shows: those of one charge, of one checkout session's charges, or the latest of all. */
+export type RefundScope = { chargeRef: string } | { sessionId: string } | { latest: number };
+
+/** A merchant's refunds in the key's mode, newest first. */
+export function listRefunds(db: Db, owner: Principal, scope: RefundScope): Promise<RefundWithCharge[]> {
+  let query = db
+    .selectFrom('refunds')
+    .innerJoin('charges', 'charges.id', 'refunds.charge_ref')
+    .selectAll('refunds')
+    .select('charges.charge_id')
+    .where('refunds.merchant_id', '=', owner.merchantId)
+    .where('refunds.mode', '=', owner.mode)
+    .orderBy('refunds.created_at', 'desc')
+    .orderBy('refunds.id', 'desc');
+  if ('chargeRef' in scope) query = query.where('refunds.charge_ref', '=', scope.chargeRef);
+  else if ('sessionId' in scope) query = query.where('charges.session_id', '=', scope.sessionId);
+  else query = query.limit(scope.latest);
+  return query.execute();
 }
 
 const dueRefunds = prepared((db, now: number, limit: number) =>

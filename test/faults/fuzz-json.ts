@@ -161,7 +161,7 @@ function mutation(fieldNames: fc.Arbitrary<string[]>): fc.Arbitrary<Mutation> {
     { arbitrary: fc.record({ kind: fc.constant('replace' as const), field, value: hostileJson }), weight: 6 },
     { arbitrary: fc.record({ kind: fc.constant('remove' as const), field }), weight: 1 },
     { arbitrary: fc.record({ kind: fc.constant('repeat' as const), field, value: hostileJson, first: fc.boolean() }), weight: 2 },
-    { arbitrary: fc.record({ kind: fc.constant('add' as const), key: fc.oneof(hostileString, fieldNames.chain((names) => fc.constantFrom(...names.map((name) => name.toUpperCase())))), value: hostileJson }), weight: 1 },
+    { arbitrary: fc.record({ kind: fc.constant('add' as const), key: fc.oneof(hostileString, fieldNames.chain((names) => (names.length === 0 ? hostileString : fc.constantFrom(...names.map((name) => name.toUpperCase()))))), value: hostileJson }), weight: 1 },
   );
 }
 

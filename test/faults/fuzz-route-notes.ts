@@ -16,13 +16,20 @@ import type { RefPool } from './fuzz-world.ts';
  */
 
 const LEDGER: TableName[] = ['ledger_accounts', 'ledger_transactions', 'ledger_entries'];
-/** Everything a charge's outcome writes: the charge, its session, logs, the event, its delivery, receipts, the ledger. */
-const OUTCOME: TableName[] = ['charges', 'checkout_sessions', 'logs', 'events', 'webhook_deliveries', 'emails', ...LEDGER];
+/** Everything a charge's outcome writes: the charge, its session, logs, the event, its delivery, receipts, the ledger, and the refund of a success its session could not count. */
+const OUTCOME: TableName[] = ['charges', 'checkout_sessions', 'logs', 'events', 'webhook_deliveries', 'emails', 'refunds', ...LEDGER];
+/** What asking for a refund writes: the refunded total on the charge, the refund, its logs, the money set aside. */
+const REFUND: TableName[] = ['charges', 'refunds', 'logs', ...LEDGER];
+/** More than any seeded payment: a refund of it is refused whatever the payment's state. */
+const beyondAnyPayment = fc.integer({ min: 1_000_001, max: 2_147_483_647 });
+/** Mostly a little of a payment, so that refunds of known payments go through now and then. */
+const refundAmount = () => fc.oneof({ arbitrary: fc.constant(undefined), weight: 1 }, { arbitrary: fc.integer({ min: 1, max: 20 }), weight: 3 });
 
 const everyone = (pool: RefPool): string[] => [...pool.own, ...pool.ownLive, ...pool.other];
 const txRefs = (ctx: RunContext) => everyone(ctx.world.txRefs);
 const chargeIds = (ctx: RunContext) => [...everyone(ctx.world.chargeIds), ...(ctx.checkouts?.attempts.map((attempt) => attempt.chargeId) ?? [])];
 const deliveryIds = (ctx: RunContext) => everyone(ctx.world.deliveryIds);
+const refundIds = (ctx: RunContext) => everyone(ctx.world.refundIds);
 const sessions = (ctx: RunContext) => [...ctx.checkouts!.sessions, ...ctx.checkouts!.foreignSessions];
 const attemptPairs = (ctx: RunContext) => ctx.checkouts!.attempts.map((attempt) => [attempt.sessionId, attempt.chargeId]);
 
@@ -233,6 +240,31 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   },
   // Reading a payout whose outcome is due records it (none is due during the run: test payouts take an hour).
   'GET /direct-charge/payouts/:charge_id/details': { params: { charge_id: chargeIds }, changes: OUTCOME },
+  'POST /charge-card/refund/:charge_id': {
+    params: { charge_id: chargeIds },
+    fields: { amount: refundAmount },
+    changes: REFUND,
+    // More than was paid, of any charge of A's (a card payment, another channel, a payout, a pending one), or with a key that does not see it: 400 or 404.
+    refusals: ({ world }, build) =>
+      anyOf(
+        fc.tuple(fc.constantFrom(...world.chargeIds.own), beyondAnyPayment).map(([chargeId, amount]) => build({ params: [chargeId], key: world.a.test_secret_key, body: { amount } })),
+        fc.constantFrom(...world.chargeIds.own).map((chargeId) => build({ params: [chargeId], key: world.a.live_secret_key })),
+      ),
+  },
+  'POST /refunds': {
+    fields: { charge_id: sometimesKnown(chargeIds), tx_ref: sometimesKnown(txRefs), amount: refundAmount },
+    changes: REFUND,
+    // More than was paid of any payment of A's, a payment the key does not see, or one named both ways: 400 or 404.
+    refusals: ({ world }, build) =>
+      anyOf(
+        fc.tuple(fc.constantFrom(...world.chargeIds.own), beyondAnyPayment).map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: { charge_id, amount } })),
+        fc.tuple(fc.constantFrom(...world.txRefs.own), beyondAnyPayment).map(([tx_ref, amount]) => build({ key: world.a.test_secret_key, body: { tx_ref, amount } })),
+        fc.constantFrom(...world.chargeIds.own).map((charge_id) => build({ key: world.a.live_secret_key, body: { charge_id } })),
+        fc.tuple(fc.constantFrom(...world.chargeIds.own), fc.constantFrom(...world.txRefs.own)).map(([charge_id, tx_ref]) => build({ key: world.a.test_secret_key, body: { charge_id, tx_ref } })),
+      ),
+  },
+  'GET /refunds/:refund_id': { params: { refund_id: refundIds } },
+  'GET /refunds': { query: { charge_id: knownOr(chargeIds), tx_ref: knownOr(txRefs) } },
   'GET /openapi.json': { answers: 'document' },
   'GET /docs/json': { answers: 'document' },
   'GET /docs/*': { answers: 'document', params: { '*': () => ['index.html', 'swagger-initializer.js', 'static/index.html', 'static/swagger-initializer.js', 'json', 'yaml', 'static/oauth2-redirect.html'] } },

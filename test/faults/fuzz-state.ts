@@ -12,7 +12,7 @@ const FIGURES: Record<TableName, string> = {
   merchants: 'count(*), max(updated_at)',
   api_keys: 'count(*), max(expires_at)',
   checkout_sessions: "count(*), max(updated_at), sum(attempts), sum(failed_attempts), sum(case when status = 'pending' then 1 else 0 end), sum(case when pending_charge_id is null then 0 else 1 end)",
-  charges: "count(*), max(updated_at), sum(attempts), sum(case when status = 'pending' then 1 else 0 end)",
+  charges: "count(*), max(updated_at), sum(attempts), sum(case when status = 'pending' then 1 else 0 end), sum(refunded_minor)",
   payout_recipients: 'count(*)',
   events: 'count(*)',
   webhook_deliveries: "count(*), max(updated_at), sum(attempts), max(next_attempt_at), sum(case when status = 'pending' then 1 else 0 end)",

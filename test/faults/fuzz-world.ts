@@ -54,6 +54,8 @@ export interface WorldData {
   txRefs: RefPool;
   chargeIds: RefPool;
   deliveryIds: RefPool;
+  /** Refunds of A's and B's test payments, pending (the settler is idle). */
+  refundIds: RefPool;
 }
 
 export interface FuzzWorld {
@@ -131,6 +133,9 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
   chargeIds.other.push(await directCharge(gw, b.test_secret_key, 'success'), await directCharge(gw, b.test_secret_key, null, chargeIds.own[0]));
   chargeIds.other.push(...(await attemptChargeIds(gw, b.id, 'test')));
 
+  // Part of a paid direct charge of each, refunded: refunds to read back, and payments with less left to refund.
+  const refundIds: RefPool = { own: [await refunded(gw, a.test_secret_key, chargeIds.own[1]!)], ownLive: [], other: [await refunded(gw, b.test_secret_key, chargeIds.other[0]!)] };
+
   const deliveries = await db.selectFrom('webhook_deliveries').select(['id', 'merchant_id', 'mode']).execute();
   const deliveryIds: RefPool = {
     own: deliveries.filter((row) => row.merchant_id === a.id && row.mode === 'test').map((row) => row.id),
@@ -157,6 +162,7 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
       txRefs,
       chargeIds,
       deliveryIds,
+      refundIds,
     },
     serverErrors,
     async freshCheckouts() {
@@ -246,6 +252,13 @@ async function directCharge(gw: TestGateway, key: string, outcome: 'success' | '
   assert.equal(created.status, 201, created.text);
   if (outcome) assert.equal((await verify(gw, key, String(body.charge_id), outcome)).body.data.status, outcome);
   return String(body.charge_id);
+}
+
+/** Refunds 100 of a paid charge; returns the refund's id. */
+async function refunded(gw: TestGateway, key: string, chargeId: string): Promise<string> {
+  const created = await call(gw.url, '/refunds', { key, body: { charge_id: chargeId, amount: 100 } });
+  assert.equal(created.status, 201, created.text);
+  return String(created.body.data.refund_id);
 }
 
 async function payout(gw: TestGateway, key: string, outcome: 'successful' | 'failed'): Promise<string> {

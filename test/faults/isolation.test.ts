@@ -51,6 +51,8 @@ interface Scope {
   /** By charge_id; payouts show no customer names (spec §4.5); `bank`: made through the banks list. */
   charges: Map<string, { status: string; payout?: boolean; bank?: boolean }>;
   deliveries: Map<string, { txRef: string | null; chargeId: string | null }>;
+  /** By refund_id: the refund of part of the scope's own paid charge (`paidOnly`), and how it stands. */
+  refunds: Map<string, { status: string; chargeId: string }>;
   /** Values only this scope's records hold (references, tokens, ids): none may appear in another scope's answers. */
   private: Set<string>;
   /** Where this scope's webhooks go: a receiver of its own. */
@@ -60,7 +62,10 @@ interface Scope {
 /** References every scope uses for its own record: each key must get its own back. */
 const SHARED = { pendingOrder: 'iso-order-1', paidOrder: 'iso-order-2', charge: 'iso-charge-1', payout: 'iso-payout-1', bankPayout: 'iso-bank-payout-1' } as const;
 
-type Target = { scope: Scope; kind: 'session' | 'charge' | 'delivery'; ref: string };
+type Target = { scope: Scope; kind: 'session' | 'charge' | 'delivery' | 'refund'; ref: string };
+
+/** A paid charge only this scope has: what its refund gives back part of, and what other keys try to refund. */
+const paidOnly = (scope: Scope) => `iso-paid-only-${scope.label}`;
 
 for (const kind of DATABASE_KINDS) {
   test(`isolation between merchants and modes on ${kind}`, { timeout: 5 * 60_000 }, async () => {
@@ -85,6 +90,7 @@ for (const kind of DATABASE_KINDS) {
         ...[...scope.sessions.keys()].map((ref) => ({ scope, kind: 'session' as const, ref })),
         ...[...scope.charges.keys()].map((ref) => ({ scope, kind: 'charge' as const, ref })),
         ...[...scope.deliveries.keys()].map((ref) => ({ scope, kind: 'delivery' as const, ref })),
+        ...[...scope.refunds.keys()].map((ref) => ({ scope, kind: 'refund' as const, ref })),
       ]);
 
       // Indices, not the records themselves, so that a counterexample reads short; `describe` says what they name.
@@ -219,6 +225,36 @@ async function operate(gw: TestGateway, actor: Scope, target: Target, choice: nu
     return answer;
   }
 
+  if (target.kind === 'refund') {
+    const own = actor.refunds.has(target.ref);
+    const { chargeId } = target.scope.refunds.get(target.ref)!;
+    if (choice % 3 === 2 && !own) {
+      // Refunding another's payment: 404, and its payment keeps what was left to refund.
+      const charge = () => db.selectFrom('charges').select(['refunded_minor', 'updated_at']).where('merchant_id', '=', target.scope.merchant.id).where('mode', '=', target.scope.mode).where('charge_id', '=', chargeId).executeTakeFirstOrThrow();
+      const before = await charge();
+      const answer = await call(gw.url, '/refunds', { key: actor.key, body: { charge_id: chargeId, amount: 1 } });
+      assert.equal(answer.status, 404, answer.text);
+      assert.deepEqual(await charge(), before, 'another scope\'s payment is not refunded');
+      figures.refusedChanges++;
+      return answer;
+    }
+    if (choice % 3 === 1) {
+      const answer = await get(`/refunds?charge_id=${chargeId}`);
+      expectOwnOrNotFound(answer, own, 'Transaction not found.', () => {
+        const expected = [...actor.refunds].filter(([, refund]) => refund.chargeId === chargeId).map(([id]) => id);
+        assert.deepEqual((answer.body.data as Array<{ refund_id: string }>).map((refund) => refund.refund_id), expected);
+      });
+      return answer;
+    }
+    const answer = await get(`/refunds/${target.ref}`);
+    expectOwnOrNotFound(answer, own, 'Transaction not found.', (data) => {
+      assert.equal(data.refund_id, target.ref);
+      assert.equal(data.charge_id, chargeId);
+      assert.equal(data.status, actor.refunds.get(target.ref)!.status);
+    });
+    return answer;
+  }
+
   const own = actor.deliveries.has(target.ref);
   switch (choice % 4) {
     case 0: {
@@ -293,6 +329,7 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
         marker: `Mark${name}${mode}Zq${index}`,
         amount: 1_000 * (scopes.length + 1) + 7,
         sessions: new Map(),
+        refunds: new Map(),
         charges: new Map(),
         deliveries: new Map(),
         private: new Set(),
@@ -319,6 +356,9 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
     const only = `iso-charge-only-${scope.label}`;
     assert.equal((await initializeCharge(gw, scope.key, chargeBody({ ...names, charge_id: only }))).status, 201);
     scope.charges.set(only, { status: 'pending' });
+    assert.equal((await initializeCharge(gw, scope.key, chargeBody({ ...names, charge_id: paidOnly(scope), amount: scope.amount }))).status, 201);
+    assert.equal((await verify(gw, scope.key, paidOnly(scope), 'success')).body.data.status, 'success');
+    scope.charges.set(paidOnly(scope), { status: 'success' });
   }
   await settleCollections(db);
   for (const scope of scopes.filter((s) => s.mode === 'test')) {
@@ -341,6 +381,7 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
     scope.sessions.set(SHARED.paidOrder, { status: 'success' });
     await liveDirectCharge(gw, deps, scope, SHARED.charge, 'success');
     await liveDirectCharge(gw, deps, scope, `iso-charge-only-${scope.label}`, null);
+    await liveDirectCharge(gw, deps, scope, paidOnly(scope), 'success');
   }
   await settleCollections(db);
   for (const scope of scopes.filter((s) => s.mode === 'live')) {
@@ -355,6 +396,21 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
     assert.equal(bank.body.data.transaction.status, 'failed');
     scope.charges.set(SHARED.bankPayout, { status: 'failed', payout: true, bank: true });
   }
+  await useReceivers('test');
+
+  // Part of each scope's paid-only charge refunded through the API: a test refund stays pending (the
+  // sandbox completes it after SANDBOX_MOBILE_DELAY, an hour here), a live one fails at once (no live
+  // provider is connected) and its webhook is refused like every live one.
+  for (const mode of ['test', 'live'] as const) {
+    await useReceivers(mode);
+    for (const scope of scopes.filter((s) => s.mode === mode)) {
+      const created = await call(gw.url, '/refunds', { key: scope.key, body: { charge_id: paidOnly(scope), amount: 100 } });
+      assert.equal(created.status, 201, created.text);
+      scope.refunds.set(created.body.data.refund_id, { status: mode === 'test' ? 'pending' : 'failed', chargeId: paidOnly(scope) });
+      scope.private.add(created.body.data.refund_id);
+    }
+  }
+  await eventually('every live refund to fail', async () => (await db.selectFrom('refunds').select('id').where('mode', '=', 'live').where('status', '=', 'pending').execute()).length === 0);
   await useReceivers('test');
 
   // Every live delivery was tried (and refused by the address guard) before the property runs,
@@ -429,6 +485,7 @@ async function paidLiveAttempt(gw: TestGateway, deps: ReturnType<typeof paymentD
     updated_at: now,
     request_hash: null,
     type: 'API Payment (Checkout)',
+    refunded_minor: 0,
   };
   assert.ok(await claimAttemptSlot(db, session.id, charge.id, now), 'the attempt is the session\'s attempt in flight');
   assert.ok(await insertChargeIfNew(db, charge));

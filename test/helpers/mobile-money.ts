@@ -41,8 +41,8 @@ export const RECORD_KEYS = [
 ].sort();
 /** Initialize answers add the type, event type and fee. */
 export const TYPED_KEYS = [...RECORD_KEYS, 'type', 'event_type', 'transaction_charges'].sort();
-/** Verification adds how it was paid and what happened. */
-export const VERIFY_KEYS = [...TYPED_KEYS, 'authorization', 'logs'].sort();
+/** Verification adds how it was paid, how much of it was refunded, and what happened. */
+export const VERIFY_KEYS = [...TYPED_KEYS, 'refunded_amount', 'refund_status', 'authorization', 'logs'].sort();
 /** Details, of a charge or a payout, show everything verification shows, plus `trace_id`. */
 export const DETAILS_KEYS = [...VERIFY_KEYS, 'trace_id'].sort();
 export const AUTHORIZATION_KEYS = ['brand', 'card_number', 'channel', 'completed_at', 'expiry', 'mobile_number', 'provider'];

@@ -40,3 +40,22 @@ export async function payAtCheckout(base: string, checkoutUrl: string, mobile: s
   }
   throw new Error('the attempt never ended');
 }
+
+/**
+ * Creates a session and pays it by card through the hosted page (the sandbox's 4242 card and its
+ * one-time code); answers the session's tx_ref and the card attempt's charge_id.
+ */
+export async function payByCard(base: string, key: string, overrides: Record<string, unknown> = {}): Promise<{ txRef: string; chargeId: string }> {
+  const body = currentBody(overrides);
+  const created = await call(base, '/payment', { key, body });
+  if (created.status !== 201) throw new Error(`create failed: ${created.text}`);
+  const client = new CheckoutClient(base);
+  const pagePath = new URL(created.body.data.checkout_url).pathname;
+  if ((await client.get(pagePath)).status !== 200) throw new Error('the payment page did not answer');
+  const posted = await client.post(`${pagePath}/pay/card`, { card_number: '4242 4242 4242 4242', expiry: '12/40', cvv: '123' });
+  if (posted.status !== 303) throw new Error(`card attempt refused: ${posted.text.slice(0, 300)}`);
+  const attemptPath = new URL(posted.location!).pathname;
+  const confirmed = await client.post(`${attemptPath}/otp`, { otp: '1234' });
+  if (confirmed.status !== 303) throw new Error(`one-time code refused: ${confirmed.text.slice(0, 300)}`);
+  return { txRef: String(body.tx_ref), chargeId: attemptPath.split('/').pop()! };
+}

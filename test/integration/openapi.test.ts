@@ -65,7 +65,7 @@ describe('the API reference', () => {
 
   test('every operation sits in exactly one group of the reference, the groups listed in order', async () => {
     const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
-    const groups = ['Checkout', 'Mobile money', 'Payouts', 'Balance', 'Webhooks', 'Operations', 'Sandbox'];
+    const groups = ['Checkout', 'Mobile money', 'Payouts', 'Refunds', 'Balance', 'Webhooks', 'Operations', 'Sandbox'];
     assert.deepEqual(doc.tags.map((tag: { name: string }) => tag.name), groups);
     for (const [path, operations] of Object.entries<Record<string, { tags?: string[] }>>(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -82,7 +82,31 @@ describe('the API reference', () => {
     assert.equal(groupOf('get', '/wallet-balance'), 'Balance');
     assert.equal(groupOf('get', '/webhooks/deliveries'), 'Webhooks');
     assert.equal(groupOf('get', '/readyz'), 'Operations');
+    assert.equal(groupOf('post', '/refunds'), 'Refunds');
+    assert.equal(groupOf('post', '/charge-card/refund/{charge_id}'), 'Refunds');
     assert.equal(groupOf('post', '/sandbox/webhook'), 'Sandbox');
+  });
+
+  test('the refund routes are documented with their bodies, answers and an example of each', async () => {
+    const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
+    const media = (operation: { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { content: Record<string, unknown> }> }, status?: string) =>
+      (status ? operation.responses[status]! : operation.requestBody!).content['application/json'] as { schema: { properties: Record<string, unknown> }; example?: unknown; examples?: unknown };
+    const created = doc.paths['/refunds'].post;
+    assert.deepEqual(created.security, [{ bearerAuth: [] }]);
+    assert.deepEqual(Object.keys(media(created).schema.properties), ['charge_id', 'tx_ref', 'amount', 'reason']);
+    assert.ok(media(created).examples, 'examples of a refund by tx_ref and by charge_id');
+    const card = doc.paths['/charge-card/refund/{charge_id}'].post;
+    assert.deepEqual(Object.keys(media(card).schema.properties), ['amount', 'reason']);
+    assert.match(card.requestBody.description, /no body/);
+    for (const [operation, status] of [[created, '201'], [card, '200'], [doc.paths['/refunds/{refund_id}'].get, '200'], [doc.paths['/refunds'].get, '200']] as const) {
+      assert.ok(operation.summary);
+      assert.ok(operation.responses['401'] && operation.responses['404'], 'errors documented');
+      const answer = media(operation, status) as { example: { data: unknown } };
+      const record = (Array.isArray(answer.example.data) ? answer.example.data[0] : answer.example.data) as Record<string, unknown>;
+      assert.deepEqual(Object.keys(record).sort(), ['amount', 'charge_id', 'completed_at', 'created_at', 'currency', 'reason', 'refund_id', 'status']);
+    }
+    const verified = doc.paths['/verify-payment/{tx_ref}'].get.responses['200'].content['application/json'].schema.properties.data.properties;
+    assert.ok(verified.refunded_amount && verified.refund_status, 'verification documents what was refunded');
   });
 
   test('/docs serves a readable reference from the package, with no third-party asset', async () => {

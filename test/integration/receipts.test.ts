@@ -154,6 +154,30 @@ function chargeEmailRows(gw: TestGateway, chargeRowId: string) {
   return gw.gateway.database.db.selectFrom('emails').innerJoin('events', 'events.id', 'emails.event_id').selectAll('emails').where('events.subject_id', '=', chargeRowId).orderBy('emails.kind').execute();
 }
 
+/** Refunds `amount` of a paid checkout session through the API; answers the refund's id and the receipt rows its success queued, once both are sent. */
+async function refundedWithReceipts(gw: TestGateway, key: string, txRef: string, amount: number, reason: string): Promise<{ refundId: string; rows: Awaited<ReturnType<typeof refundEmailRows>> }> {
+  const created = await call(gw.url, '/refunds', { key, body: { tx_ref: txRef, amount, reason } });
+  assert.equal(created.status, 201, created.text);
+  const refundId: string = created.body.data.refund_id;
+  const rows = await waitUntil('both refund receipts done', async () => {
+    const found = await refundEmailRows(gw, refundId);
+    return found.length === 2 && found.every((row) => row.status === 'sent') && found;
+  });
+  return { refundId, rows };
+}
+
+/** The receipt rows a refund's success queued, found through its event. */
+function refundEmailRows(gw: TestGateway, refundId: string) {
+  return gw.gateway.database.db
+    .selectFrom('emails')
+    .innerJoin('events', 'events.id', 'emails.event_id')
+    .innerJoin('refunds', 'refunds.id', 'events.subject_id')
+    .selectAll('emails')
+    .where('refunds.refund_id', '=', refundId)
+    .orderBy('emails.kind')
+    .execute();
+}
+
 /** The messages in an outbox directory, by file name. */
 function outboxMails(dir: string): Map<string, Omit<Mail, 'envelopeTo'>> {
   return new Map(fs.readdirSync(dir).map((file) => [file, parseMessage(fs.readFileSync(path.join(dir, file), 'utf8'))]));
@@ -261,6 +285,33 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test('a refund that succeeds sends the customer and the merchant a refund receipt each, with escaped merchant text', async () => {
+      const merchant = await ctx.gw.newMerchant('<b>Bad & Co</b>');
+      const customer = newCustomerEmail();
+      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, PAYS, { email: customer, customization: { title: 'Order <7>' } });
+      const { reference } = await verify(ctx.gw, merchant.test_secret_key, paid.txRef);
+      const { refundId, rows } = await refundedWithReceipts(ctx.gw, merchant.test_secret_key, paid.txRef, 400, 'One bag was <torn>');
+      assert.deepEqual(rows.map((row) => [row.kind, row.recipient]), [
+        ['customer_refund_receipt', customer],
+        ['merchant_refund_receipt', merchant.email],
+      ]);
+      await waitUntil('both refund receipts by SMTP', () => smtp.mails.filter((mail) => mail.text.includes(refundId)).length >= 2);
+      await sleep(A_FEW_ROUNDS_MS);
+      const mails = smtp.mails.filter((mail) => mail.text.includes(refundId));
+      assert.equal(mails.length, 2, 'one message each, and no more after further rounds');
+      const toCustomer = mails.find((mail) => mail.envelopeTo.includes(customer))!;
+      const toMerchant = mails.find((mail) => mail.envelopeTo.includes(merchant.email))!;
+      assert.equal(toCustomer.headers.get('subject'), 'Your refund from <b>Bad & Co</b>: MWK 400.00');
+      assert.equal(toMerchant.headers.get('subject'), `Refund sent: MWK 400.00 (${paid.txRef})`);
+      for (const mail of [toCustomer, toMerchant]) {
+        assertReceiptContent(mail, ['MWK 400.00', 'MWK 1,000.00', refundId, reference, paid.txRef, 'Airtel Money (+265990xxxx00)', 'UTC']);
+        assert.ok(mail.html.includes('One bag was &lt;torn&gt;') && mail.html.includes('Order &lt;7&gt;') && mail.html.includes('&lt;b&gt;Bad &amp; Co&lt;/b&gt;'), mail.html);
+        assert.ok(!/<torn>|<b>|<7>/.test(mail.html), 'no merchant markup in the HTML');
+      }
+      assert.ok(toCustomer.text.includes('The money goes back the way you paid.'), toCustomer.text);
+      assert.ok(toMerchant.text.includes(`Customer: Jane Banda <${customer}>`), toMerchant.text);
+    });
+
     test('a failed payment sends no receipt', async () => {
       const customer = newCustomerEmail();
       const failed = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, DECLINED, { email: customer });
@@ -310,6 +361,23 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(mail.headers.get('to'), customer);
       assert.match(mail.headers.get('subject')!, /^Your receipt from Test Shop: MWK 1,000\.00/);
       assertReceiptContent({ envelopeTo: [], ...mail }, ['MWK 1,000.00', reference, paid.txRef, title]);
+    });
+
+    test('a test refund mails its receipt to the merchant only; the customer\'s is written to the outbox, never sent', async () => {
+      const customer = newCustomerEmail();
+      const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: customer });
+      await waitUntil('the payment receipts done', async () => (await emailRows(ctx.gw, paid.txRef)).filter((row) => row.status === 'sent').length === 2);
+      const heldBefore = new Set(outboxMails(outbox).keys());
+      const { refundId, rows } = await refundedWithReceipts(ctx.gw, ctx.merchant.test_secret_key, paid.txRef, 300, 'A test reason a stranger should not read');
+      await sleep(A_FEW_ROUNDS_MS);
+      assert.equal(smtp.mails.filter((mail) => mail.envelopeTo.includes(customer)).length, 0, 'nothing went to the customer by SMTP');
+      const sent = smtp.mails.filter((mail) => mail.text.includes(refundId));
+      assert.equal(sent.length, 1);
+      assert.deepEqual(sent[0]!.envelopeTo, [ctx.merchant.email]);
+      const customerRow = rows.find((row) => row.kind === 'customer_refund_receipt')!;
+      const held = [...outboxMails(outbox).keys()].filter((file) => !heldBefore.has(file));
+      assert.deepEqual(held, [`${customerRow.id}.eml`], 'the customer\'s refund receipt, and only it, is in the outbox');
+      assert.equal(outboxMails(outbox).get(`${customerRow.id}.eml`)!.headers.get('subject'), 'Your refund from Test Shop: MWK 300.00');
     });
 
     test('a live payment mails its receipts to the merchant and the customer, as before', async () => {

@@ -20,7 +20,7 @@ for (const kind of DATABASE_KINDS) {
       const data = res.body.data;
       assert.deepEqual(Object.keys(data), [
         'event_type', 'tx_ref', 'mode', 'type', 'status', 'number_of_attempts', 'reference', 'currency', 'amount', 'charges',
-        'customization', 'meta', 'authorization', 'customer', 'logs', 'created_at', 'updated_at',
+        'refunded_amount', 'refund_status', 'customization', 'meta', 'authorization', 'customer', 'logs', 'created_at', 'updated_at',
       ]);
       assert.equal(data.event_type, 'checkout.payment');
       assert.equal(data.tx_ref, body.tx_ref);
@@ -32,6 +32,8 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(data.currency, 'MWK');
       assert.equal(data.amount, 2500);
       assert.equal(data.charges, 0);
+      assert.equal(data.refunded_amount, 0);
+      assert.equal(data.refund_status, null);
       assert.deepEqual(data.customization, { title: 'Order 7', description: 'Two bags of maize', logo: null });
       assert.deepEqual(data.meta, { order_id: 7 });
       assert.equal(data.authorization, null);

@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { principalOf } from '../http/auth.ts';
+import type { App } from '../http/app-type.ts';
+import { errorResponses, success } from '../http/envelope.ts';
+import { normalizeBody, normalizing } from '../http/tolerance.ts';
+import { ApiError } from '../shared/errors.ts';
+import { CardRefundBody, RefundBody, RefundChargeParams, RefundCreatedResponse, RefundIdParams, RefundListQuery, RefundListResponse, RefundResponse } from './refund-schemas.ts';
+import { refundPayment, refundsOf, showRefund, type RefundTarget } from './refund-service.ts';
+import { refundView } from './refund-views.ts';
+
+const INITIATED = 'Refund initiated successfully.';
+
+/**
+ * Refunds (contract §10.2), with a secret key, in the key's mode: PayChangu's card refund route,
+ * and refunds of any successful payment by `charge_id` or checkout `tx_ref`, read back by id or by
+ * payment.
+ */
+export function registerRefundRoutes(app: App, db: Kysely<DB>): void {
+  const normalize = normalizing(normalizeBody);
+
+  app.post(
+    '/charge-card/refund/:charge_id',
+    {
+      config: { auth: 'secret' },
+      preValidation: normalize,
+      schema: { summary: 'Refund a card payment, in full (no body) or in part', params: RefundChargeParams, body: CardRefundBody, response: { 200: RefundCreatedResponse, ...errorResponses } },
+    },
+    async (request) => {
+      const refund = await refundPayment(db, principalOf(request), { chargeId: request.params.charge_id }, request.body, true);
+      return success(INITIATED, refundView(refund));
+    },
+  );
+
+  app.post(
+    '/refunds',
+    {
+      config: { auth: 'secret' },
+      preValidation: normalize,
+      schema: { summary: 'Refund a payment of any channel by charge_id or tx_ref, in full or in part', body: RefundBody, response: { 201: RefundCreatedResponse, ...errorResponses } },
+    },
+    async (request, reply) => {
+      const { charge_id: chargeId, tx_ref: txRef, amount, reason } = request.body;
+      const refund = await refundPayment(db, principalOf(request), oneTarget(chargeId, txRef), { amount, reason });
+      return reply.code(201).send(success(INITIATED, refundView(refund)));
+    },
+  );
+
+  app.get(
+    '/refunds/:refund_id',
+    { config: { auth: 'secret' }, schema: { summary: 'A refund', params: RefundIdParams, response: { 200: RefundResponse, ...errorResponses } } },
+    async (request) => success('Refund retrieved successfully.', refundView(await showRefund(db, principalOf(request), request.params.refund_id))),
+  );
+
+  app.get(
+    '/refunds',
+    {
+      config: { auth: 'secret' },
+      schema: { summary: "A payment's refunds (charge_id or tx_ref), or the latest 100; newest first", querystring: RefundListQuery, response: { 200: RefundListResponse, ...errorResponses } },
+    },
+    async (request) => {
+      const { charge_id: chargeId, tx_ref: txRef } = request.query;
+      if (chargeId !== undefined && txRef !== undefined) throw bothNamed();
+      const refunds = await refundsOf(db, principalOf(request), { chargeId, txRef });
+      return success('Refunds retrieved successfully.', refunds.map(refundView));
+    },
+  );
+}
+
+/** A refund names its payment one way: by `charge_id`, or by the checkout session's `tx_ref`. */
+function oneTarget(chargeId: string | undefined, txRef: string | undefined): RefundTarget {
+  if (chargeId !== undefined && txRef !== undefined) throw bothNamed();
+  if (chargeId !== undefined) return { chargeId };
+  if (txRef !== undefined) return { txRef };
+  throw ApiError.field('charge_id', 'The charge id field is required when tx ref is not present.');
+}
+
+const bothNamed = () => ApiError.field('charge_id', 'The charge id field prohibits tx ref from being present.');

@@ -1,0 +1,56 @@
+import { Type } from '@sinclair/typebox';
+import { Reference } from '../checkout/checkout-schemas.ts';
+import { SuccessEnvelope } from '../http/envelope.ts';
+
+const Amount = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+const Reason = Type.String({ maxLength: 500 });
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** `POST /charge-card/refund/{charge_id}`: no body for all that is left, or part of it. */
+export const CardRefundBody = Type.Object(
+  { amount: Type.Optional(Amount), reason: Type.Optional(Reason) },
+  { description: 'May be left out: no body (or `{}`) refunds all that is left of the payment.', examples: [{ amount: 400, reason: 'One of two items returned' }] },
+);
+
+/** `POST /refunds`: the payment by `charge_id` or by its checkout `tx_ref` (one of them), all or part of it. */
+export const RefundBody = Type.Object(
+  { charge_id: Type.Optional(Reference), tx_ref: Type.Optional(Reference), amount: Type.Optional(Amount), reason: Type.Optional(Reason) },
+  { examples: [{ tx_ref: 'order-1001', amount: 400, reason: 'One of two items returned' }, { charge_id: 'charge-2001' }] },
+);
+
+export const RefundChargeParams = Type.Object({ charge_id: Type.String() });
+export const RefundIdParams = Type.Object({ refund_id: Type.String() });
+export const RefundListQuery = Type.Object({
+  charge_id: Type.Optional(Type.String({ maxLength: 100 })),
+  tx_ref: Type.Optional(Type.String({ maxLength: 100 })),
+});
+
+const EXAMPLE = {
+  refund_id: 'rf_7Qm2JcX0aLk4TsVw9EyB',
+  charge_id: 'ch_3kV9xQpT2mNw8LzR1sYd',
+  amount: 400,
+  currency: 'MWK',
+  status: 'pending',
+  reason: 'One of two items returned',
+  created_at: '2025-01-23T17:03:28.123000Z',
+  completed_at: null,
+};
+
+/** A refund as merchants read it (contract §10.2). */
+const RefundRecord = Type.Object({
+  refund_id: Type.String(),
+  charge_id: Type.String(),
+  amount: Type.Number(),
+  currency: Type.String(),
+  status: Type.Unsafe<'pending' | 'success' | 'failed'>({ type: 'string', enum: ['pending', 'success', 'failed'] }),
+  reason: NullableString,
+  created_at: Type.String(),
+  completed_at: NullableString,
+});
+
+/** A refund just asked for (`pending` until its provider answers), or one read back. */
+export const RefundCreatedResponse = SuccessEnvelope(RefundRecord, 'success', { examples: [{ status: 'success', message: 'Refund initiated successfully.', data: EXAMPLE }] });
+export const RefundResponse = SuccessEnvelope(RefundRecord, 'success', { examples: [{ status: 'success', message: 'Refund retrieved successfully.', data: { ...EXAMPLE, status: 'success', completed_at: '2025-01-23T17:03:31.456000Z' } }] });
+export const RefundListResponse = SuccessEnvelope(Type.Array(RefundRecord), 'success', {
+  examples: [{ status: 'success', message: 'Refunds retrieved successfully.', data: [{ ...EXAMPLE, status: 'success', completed_at: '2025-01-23T17:03:31.456000Z' }] }],
+});
