@@ -65,7 +65,7 @@ export async function pay(cluster: Cluster, first: Slot, pagePath: string, instr
     // Another tab paid between the page and this form: the page now says so.
     if (posted.status === 422 && posted.text.includes('already ended')) return outcomeOf(await hop(() => client.get(pagePath)));
     // Another tab's attempt is in flight (one at a time per session): the customer waits for it.
-    if (posted.status === 422 && posted.text.includes('already waiting for approval')) return await waitForTheOtherTab(client, hop, pagePath);
+    if (posted.status === 422 && /already waiting for approval|is being confirmed; wait a moment/.test(posted.text)) return await waitForTheOtherTab(client, hop, pagePath);
     if (posted.status !== 303 || !posted.location) throw new UnexpectedAnswer(`${pagePath}: the attempt answered ${posted.status}: ${excerpt(posted)}`);
     if (!internal(posted)) return outcomeOf(posted);
     const attemptPath = new URL(posted.location).pathname;
