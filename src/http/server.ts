@@ -21,6 +21,7 @@ import { ajvPlugin } from './validation.ts';
 import { registerCheckoutPageRoutes } from '../checkout/checkout-page-routes.ts';
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
+import { registerBrowserRoutes } from '../checkout/browser-routes.ts';
 import { registerHealthRoutes, type Lifecycle } from '../health/health-routes.ts';
 import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
 import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
@@ -102,6 +103,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerHealthRoutes(app, database, lifecycle);
     registerCheckoutRoutes(app, { config, db: database.db, transact: database.transact });
     registerCheckoutPageRoutes(app, { config, payments });
+    registerBrowserRoutes(app, { config, db: database.db, transact: database.transact });
     registerWebhookRoutes(app, { config, db: database.db });
     registerMobileMoneyRoutes(app, payments);
     registerPayoutRoutes(app, payments, config);
