@@ -194,7 +194,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await fetch(location)).status, 200, 'the hosted page opens');
 
       const { email: _e, first_name: _f, last_name: _l, title: _t, description: _d, ...rest } = formFields(ctx.merchant.live_public_key);
-      const bracketed = { ...rest, 'customer[email]': 'bo@example.com', 'customer[first_name]': 'Bo', 'customer[last_name]': 'Banda', 'customization[title]': 'Order 13', 'customization[description]': 'Salt', 'meta[a]': '1', 'meta[b]': '2' };
+      const bracketed: Record<string, string> = { ...rest, 'customer[email]': 'bo@example.com', 'customer[first_name]': 'Bo', 'customer[last_name]': 'Banda', 'customization[title]': 'Order 13', 'customization[description]': 'Salt', 'meta[a]': '1', 'meta[b]': '2' };
       assert.equal((await postForm(ctx.gw.url, bracketed)).status, 302);
       const live = await verify(bracketed.tx_ref!, ctx.merchant.live_secret_key);
       assert.equal(live.mode, 'live');

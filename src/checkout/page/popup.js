@@ -1,3 +1,4 @@
+/* global document, window, fetch */
 // The inline popup (contract §10.4), served as /js/popup.js for merchants' pages:
 //
 //   PaychanguCheckout({ public_key, tx_ref, amount, currency, callback_url, return_url,
