@@ -1,4 +1,4 @@
-/* global document, window, fetch */
+/* global document, window */
 // The last page of a session shown in the inline popup: tells the merchant's page how the payment
 // ended, with postMessage to the exact origin that created the session (never '*'), so that no
 // other page that framed ours could read it. popup.js checks where the message came from.
