@@ -10,8 +10,9 @@ import { ApiError } from '../shared/errors.ts';
  * How a route authenticates (route `config.auth`):
  * - `secret`: `Authorization: Bearer <secret key>`;
  * - `secret-or-body`: the same, or, for the legacy generation, `secret_key` in the JSON body;
- * - `public`: a public key, as `Authorization: Bearer <public key>` or as `public_key` in the body
- *   (the HTML checkout's form): the browser integrations, which may only create checkout sessions;
+ * - `public`: a public key, as `Authorization: Bearer <public key>`, or as the `public_key` field of
+ *   a form route (`config.form`: the HTML checkout): the browser integrations, which may only
+ *   create checkout sessions;
  * - `none`: no key needed.
  * A public key on a secret route, and a secret key on a public one, are refused by name (401):
  * the first is a merchant's mistake to point out, the second a secret sent from a browser.
@@ -46,16 +47,17 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, lim
     if (policy === 'none') return config.unlimited ? done() : limitAddress(request, reply, done);
     const token = bearerToken(request);
     if (policy === 'public') {
-      // Without a header, the key is the form's `public_key`, read once the body is parsed.
-      return limitAddress(request, reply, (limited) => (limited || token === null ? done(limited) : authenticatePublic(request, token, done)));
+      // A form's key is its `public_key` field, read once the body is parsed (a browser's form sends no
+      // Authorization header: one there is ignored); any other route's is in the header.
+      return limitAddress(request, reply, (limited) => (limited || config.form ? done(limited) : authenticatePublic(request, token, done)));
     }
     if (token === null && policy === 'secret-or-body') return done(); // a body key is read once parsed
     authenticate(request, reply, token, done);
   });
 
   app.addHook('preValidation', (request, reply, done) => {
-    const policy = request.routeOptions.config.auth;
-    if (request.principal || (policy !== 'secret-or-body' && policy !== 'public')) return done();
+    const { auth: policy, form } = request.routeOptions.config;
+    if (request.principal || (policy !== 'secret-or-body' && !(policy === 'public' && form))) return done();
     const body = request.body as Record<string, unknown> | undefined;
     if (policy === 'public') return authenticatePublic(request, stringField(body, 'public_key'), done);
     authenticate(request, reply, stringField(body, 'secret_key'), done);

@@ -27,7 +27,7 @@
   var current = null;
 
   function PaychanguCheckout(options) {
-    if (!options || typeof options !== 'object') throw new TypeError('PaychanguCheckout needs an options object');
+    if (!options || typeof options !== 'object') throw new Error('PaychanguCheckout needs an options object');
     if (current) return; // one payment at a time
     var popup = openOverlay(options);
     current = popup;
