@@ -13,6 +13,7 @@ export const VERIFY_LEGACY = 'verify legacy GET /api/verify-payment/:ref';
 export const CHARGE_VERIFY = 'mobile money verify GET /mobile-money/payments/:id/verify';
 export const CHARGE_DETAILS = 'mobile money details GET /mobile-money/payments/:id/details';
 export const CHECKOUT_PAGE = 'checkout page GET /checkout/:id';
+export const POPUP_SCRIPT = 'inline popup script GET /js/popup.js';
 
 /** What the gateway holds when the batch starts, for the scenarios to look up at random. */
 export interface Seeded {
@@ -54,6 +55,8 @@ export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, verif
     lookup(CHARGE_VERIFY, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/verify`),
     lookup(CHARGE_DETAILS, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/details`),
     lookup(CHECKOUT_PAGE, gateway, gateway.secretKey, () => `/checkout/${pick(seeded.checkouts).id}`),
+    // What every page of a shop using the popup loads (unless cached): no key, no database, the address limit only.
+    { name: POPUP_SCRIPT, server: gateway, request: { method: 'GET', path: '/js/popup.js' } },
     {
       name: CREATE,
       server: gateway,
