@@ -9,7 +9,9 @@ import { toApiError } from '../http/error-reply.ts';
 import { sendHtml } from '../http/html.ts';
 import { normalizing } from '../http/tolerance.ts';
 import { isPlainOrigin } from '../shared/urls.ts';
-import { CurrentCreateBody, CurrentCreateResponse } from './checkout-schemas.ts';
+import { Ajv } from 'ajv';
+import { ajvPlugin, AJV_OPTIONS } from '../http/validation.ts';
+import { CurrentCreateBody, CurrentCreateResponse, HostedFormBody, type CurrentCreateInput } from './checkout-schemas.ts';
 import { createSession, type CheckoutDeps } from './checkout-service.ts';
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { checkoutUrl, createdView } from './checkout-views.ts';
@@ -27,6 +29,12 @@ import { renderUnavailablePage } from './page/views.ts';
  *   answered with a redirect to the hosted page, or with an HTML page saying what was wrong.
  * Sessions are made by the same service as `POST /payment`, in the key's mode.
  */
+/**
+ * What the HTML checkout's form is checked against once its names are folded (see the route): the
+ * create body, with the server's own Ajv options, formats and keywords, so its messages are the API's.
+ */
+const validateFormAsCreate = ajvPlugin(new Ajv(AJV_OPTIONS)).compile(CurrentCreateBody);
+
 export function registerBrowserRoutes(app: App, { config, db, transact }: { config: Config; db: Database['db']; transact: Transact }): void {
   const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs };
 
@@ -76,12 +84,14 @@ export function registerBrowserRoutes(app: App, { config, db, transact }: { conf
       errorHandler: answerFormError,
       // The form parser (`config.form`) gives names to texts; the rest is the JSON body's tolerance.
       preValidation: normalizing((form) => normalizeCheckoutBody(hostedFormBody(form as Record<string, string>), null)),
+      // The schema below documents the form as posted; by validation time it is a create body.
+      validatorCompiler: () => validateFormAsCreate,
       schema: {
         summary: 'The HTML checkout: a form posted from the merchant\'s page, answered with a redirect to the hosted page',
         description:
           'An `application/x-www-form-urlencoded` form with `public_key` and the fields of `POST /payment`: flat `email`, `first_name`, `last_name`, `title`, `description`, or bracketed `customer[email]`, `customization[title]`, …, and `meta[key]`. Answers 302 to the session\'s `checkout_url`; a refusal is an HTML page saying what was wrong.',
         consumes: ['application/x-www-form-urlencoded'],
-        body: CurrentCreateBody,
+        body: HostedFormBody,
         response: {
           302: { description: 'To the hosted checkout page of the new session' },
           ...htmlAnswers({ 400: 'The form was incomplete or invalid', 401: 'The public key is missing, unknown or a secret key', 429: 'Too many requests from this address or key' }),
@@ -89,7 +99,8 @@ export function registerBrowserRoutes(app: App, { config, db, transact }: { conf
       },
     },
     async (request, reply) => {
-      const session = await createSession(deps, principalOf(request), { generation: 'current', ...request.body });
+      const body = request.body as unknown as CurrentCreateInput;
+      const session = await createSession(deps, principalOf(request), { generation: 'current', ...body });
       return reply.redirect(checkoutUrl(config.publicBaseUrl, session), 302);
     },
   );

@@ -17,7 +17,7 @@ import { registerApiDocs } from './api-docs.ts';
 import { registerMetrics } from '../metrics/metrics.ts';
 import { openRateLimits } from '../ratelimit/rate-limit.ts';
 import { registerMethodNotAllowed, type RouteEntry } from './method-not-allowed.ts';
-import { ajvPlugin } from './validation.ts';
+import { AJV_OPTIONS, ajvPlugin } from './validation.ts';
 import { registerCheckoutPageRoutes } from '../checkout/checkout-page-routes.ts';
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
@@ -69,7 +69,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
       sendError(reply, toApiError(error, request.log));
     },
     ajv: {
-      customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false },
+      customOptions: AJV_OPTIONS,
       plugins: [ajvPlugin],
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
