@@ -18,6 +18,7 @@ export const PAYOUTS_LIST = 'bank payouts list GET /direct-charge/payouts?page=N
 export const MIXED_REFUNDS = 'mixed: 10% POST /refunds, 90% verify';
 /** Share of the mixed row's requests that create a refund. */
 const MIXED_REFUND_SHARE = 0.1;
+export const POPUP_SCRIPT = 'inline popup script GET /js/popup.js';
 
 /** What the gateway holds when the batch starts, for the scenarios to look up at random. */
 export interface Seeded {
@@ -65,6 +66,8 @@ export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, verif
     lookup(CHECKOUT_PAGE, gateway, gateway.secretKey, () => `/checkout/${pick(seeded.checkouts).id}`),
     lookup(REFUND_READ, gateway, gateway.secretKey, () => `/refunds/${pick(seeded.refundIds)}`),
     lookup(PAYOUTS_LIST, gateway, gateway.secretKey, () => `/direct-charge/payouts?page=${1 + Math.floor(Math.random() * seeded.payoutPages)}`),
+    // What every page of a shop using the popup loads (unless cached): no key, no database, the address limit only.
+    { name: POPUP_SCRIPT, server: gateway, request: { method: 'GET', path: '/js/popup.js' } },
     {
       name: CREATE,
       server: gateway,
