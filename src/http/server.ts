@@ -109,7 +109,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerPayoutRoutes(app, payments, config);
     registerBalanceRoutes(app, database.db);
     registerSandboxRoutes(app, config);
-    registerRefundRoutes(app, database.db);
+    registerRefundRoutes(app, database);
   });
   return { app, inFlight, routes };
 }
