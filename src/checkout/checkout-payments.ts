@@ -16,6 +16,7 @@ import {
   type Charge,
 } from '../payments/charge-repository.ts';
 import { describeMethod } from '../payments/charge-views.ts';
+import { recordPayer } from '../payments/bank-transfer-repository.ts';
 import { collectionFee } from '../payments/fees.ts';
 import type { Outcome, ProviderFor, StartResult } from '../payments/provider.ts';
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
@@ -248,6 +249,7 @@ export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, 
     const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
     if (!final) return (await findSessionCharge(trx, charge.session_id!, charge.charge_id)) ?? null;
     const sessionId = final.session_id!;
+    if (final.channel === 'bank_transfer') await recordPayer(trx, final.id, outcome);
     if (outcome.status === 'success') {
       await addLog(trx, final.id, 'Payment completed', now);
       const paid = await sessions.markPaid(trx, sessionId, final.id, fee, now);
