@@ -4,6 +4,9 @@ import type { TransferAccount } from './bank-transfer-repository.ts';
 import type { Charge } from './charge-repository.ts';
 import { CHANNEL_NAMES, eventTypeOf, logViews } from './charge-views.ts';
 
+/** `Lipira / Mango Shop`: whom the customer sees they are paying in their bank's app. */
+export const accountNameFor = (merchantName: string) => `Lipira / ${merchantName}`.slice(0, 100);
+
 /** The account the customer pays into, as initialize answers it: the expiry in unix seconds. */
 export function accountDetails(account: Pick<TransferAccount, 'bank_name' | 'account_number' | 'account_name' | 'expires_at'>) {
   return {

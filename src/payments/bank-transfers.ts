@@ -8,6 +8,7 @@ import { ids } from '../shared/ids.ts';
 import { maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { transferExpiresAt } from './bank-transfer-expiry.ts';
+import { accountNameFor } from './bank-transfer-views.ts';
 import { findBankTransferWithLogs, findTransferAccount, insertTransferAccount, type BankTransfer, type TransferAccount } from './bank-transfer-repository.ts';
 import { completeCharge, refreshCharge } from './charge-completion.ts';
 import type { Charge } from './charge-repository.ts';
@@ -33,9 +34,6 @@ export const BANK_TRANSFER_METHOD = 'mobile_bank_transfer';
 
 /** What details' `transaction_status` settles a pending test charge to. */
 export type TransferTestOutcome = 'successful' | 'success' | 'failed' | 'pending';
-
-/** `Lipira / Mango Shop`: whom the customer sees they are paying in their bank's app. */
-export const accountNameFor = (merchantName: string) => `Lipira / ${merchantName}`.slice(0, 100);
 
 /** The account number the provider gave is already another charge's: the provider is asked for another. */
 class AccountNumberTaken extends Error {}
