@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchDb } from './bench-db.ts';
 import type { Gateway } from './gateway.ts';
-import { chargeBody, seedChargeId, seedRef, sessionBody } from './requests.ts';
+import { chargeBody, seedChargeId, seedRef, seedTransferId, sessionBody, transferBody } from './requests.ts';
 import { newSession, withFreshKeys, type NewSession, type SeededCheckout, type SessionOwner } from './rows.ts';
 
 const SEED_CONCURRENCY = 16;
@@ -48,6 +48,12 @@ export async function seedSessions(gateway: Gateway, count: number): Promise<See
 export async function seedCharges(gateway: Gateway, count: number): Promise<string[]> {
   await inParallel(count, (index) => post(gateway, '/mobile-money/payments/initialize', chargeBody(seedChargeId(index))).then(() => undefined));
   return Array.from({ length: count }, (_, index) => seedChargeId(index));
+}
+
+/** Bank transfer charges `seed-transfer-0` … `seed-transfer-<count-1>`, paid by the sandbox once due, as the direct charges are. */
+export async function seedBankTransfers(gateway: Gateway, count: number): Promise<string[]> {
+  await inParallel(count, (index) => post(gateway, '/direct-charge/payments/initialize', transferBody(seedTransferId(index))).then(() => undefined));
+  return Array.from({ length: count }, (_, index) => seedTransferId(index));
 }
 
 /** Waits for the gateway's settler to complete every charge (SANDBOX_MOBILE_DELAY=0 makes them due at once). */
