@@ -4,11 +4,12 @@ import { verifyWebhook } from 'lipira';
 import { loadConfig } from '../../src/config.ts';
 import { refreshCharge } from '../../src/payments/charge-completion.ts';
 import { paymentDeps } from '../../src/payments/providers.ts';
+import { CheckoutClient, alertOf, textOf } from '../helpers/checkout-client.ts';
 import { bankTransferBody, bankTransferDetails, initializeBankTransfer } from '../helpers/bank-transfers.ts';
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
-import { TIMESTAMP } from '../helpers/fixtures.ts';
-import { useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
+import { currentBody, TIMESTAMP } from '../helpers/fixtures.ts';
+import { call, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
 import { accountMinor, chargeBody, eventually, initializeCharge, ledgerKindsFor, merchantWithReceiver, settledByWorker, sortedKeys, testChargeRow } from '../helpers/mobile-money.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 import { temporaryFolder } from '../helpers/temp-folders.ts';
@@ -201,6 +202,74 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(ended.failure_code, 'expired');
       assert.equal(ended.failure_reason, 'The account expired before a transfer arrived.');
       assert.deepEqual(await ledgerKindsFor(ctx.gw, ended), []);
+    });
+
+    /** A session of `amount` MWK opened on its hosted page, and a bank transfer attempt made there (without JavaScript). */
+    async function transferAttempt(amount: number, currency = 'MWK') {
+      const body = currentBody({ amount, currency });
+      const created = await call(ctx.gw.url, '/payment', { key: key(), body });
+      assert.equal(created.status, 201, created.text);
+      const client = new CheckoutClient(ctx.gw.url);
+      const pagePath = new URL(created.body.data.checkout_url).pathname;
+      const page = await client.get(pagePath);
+      const posted = await client.post(`${pagePath}/pay/bank-transfer`, {});
+      return { client, pagePath, page, posted, txRef: String(body.tx_ref) };
+    }
+
+    test('the hosted page: bank transfer is offered for MWK only, shows the account, holds the one attempt slot, and can be set aside', async () => {
+      const { client, pagePath, page, posted } = await transferAttempt(3000);
+      assert.match(page.text, /id="method-bank"/);
+      assert.equal(posted.status, 303, posted.text);
+      const attempt = await client.get(new URL(posted.location!).pathname);
+      assert.equal(attempt.status, 200);
+      const text = textOf(attempt.text);
+      assert.match(text, /Pay by bank transfer/);
+      assert.match(text, /Account number \d{10} Copy/);
+      assert.match(text, /Bank Lipira Sandbox Bank/);
+      assert.match(text, /Account name Lipira \/ Test Shop/);
+      assert.match(text, /Amount MWK 3,000\.00/);
+      assert.match(text, /The account closes in (60:00|59:\d\d)/);
+      assert.match(attempt.text, /aria-label="Copy account number"/);
+
+      // The same method again lands on the same attempt; another method waits for it to be set aside.
+      const again = await client.post(`${pagePath}/pay/bank-transfer`, {});
+      assert.equal(again.location, posted.location);
+      const momo = await client.post(`${pagePath}/pay/mobile-money`, { mobile: '0990000000', operator: '' });
+      assert.equal(momo.status, 422);
+      assert.match(alertOf(momo), /A bank transfer is already awaited for this payment/);
+      const setAside = await client.post(`${new URL(posted.location!).pathname}/abandon`, {});
+      assert.equal(setAside.status, 303);
+      assert.equal(new URL(setAside.location!).pathname, pagePath);
+      assert.equal((await client.post(`${pagePath}/pay/mobile-money`, { mobile: '0990000000', operator: '' })).status, 303);
+
+      const usd = await transferAttempt(30, 'USD');
+      assert.doesNotMatch(usd.page.text, /id="method-bank"/);
+      assert.equal(usd.posted.status, 422);
+      assert.match(alertOf(usd.posted), /Bank transfers are taken in MWK only/);
+    });
+
+    test('the hosted page: a wrong amount fails the attempt with advice and a checkout.payment event; an exact one pays the session', async () => {
+      const wrong = await transferAttempt(1013);
+      const attemptPath = new URL(wrong.posted.location!).pathname;
+      const chargeId = attemptPath.split('/').pop()!;
+      const row = await testChargeRow(ctx.gw, ctx.merchant.id, chargeId);
+      assert.equal((await refreshCharge(deps(), row, row.check_at!)).status, 'failed');
+      const failed = await wrong.client.get(attemptPath);
+      assert.equal(alertOf(failed), 'The transfer was not the exact amount, so your bank was sent it back — get a new account and transfer exactly the amount shown, or pay another way. 2 tries left.');
+      const events = await ctx.gw.gateway.database.db.selectFrom('events').select('payload').where('type', '=', 'checkout.payment').execute();
+      assert.ok(events.some((event) => event.payload.includes(`"charge_id":"${chargeId}"`) && event.payload.includes('"failure_reason":"A transfer of MWK 1,012.00')), 'the failed attempt\'s event');
+      const session = await call(ctx.gw.url, `/verify-payment/${wrong.txRef}`, { key: key() });
+      assert.equal(session.body.data.status, 'pending');
+
+      const exact = await transferAttempt(2000);
+      const exactRow = await testChargeRow(ctx.gw, ctx.merchant.id, new URL(exact.posted.location!).pathname.split('/').pop()!);
+      await refreshCharge(deps(), exactRow, exactRow.check_at!);
+      const paid = await call(ctx.gw.url, `/verify-payment/${exact.txRef}`, { key: key() });
+      assert.equal(paid.body.data.status, 'success');
+      assert.equal(paid.body.data.authorization.channel, 'Mobile Bank Transfer');
+      assert.deepEqual(await ledgerKindsFor(ctx.gw, exactRow), ['collection']);
+      const check = await lipira(['ledger', 'check'], { DATABASE_URL: ctx.gw.database.url });
+      assert.equal(check.code, 0, check.stderr);
     });
 
     test('an exact transfer arrives by itself after the sandbox delay', async () => {
