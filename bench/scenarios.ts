@@ -12,6 +12,7 @@ export const VERIFY = 'verify GET /verify-payment/:ref';
 export const VERIFY_LEGACY = 'verify legacy GET /api/verify-payment/:ref';
 export const CHARGE_VERIFY = 'mobile money verify GET /mobile-money/payments/:id/verify';
 export const CHARGE_DETAILS = 'mobile money details GET /mobile-money/payments/:id/details';
+export const BANK_TRANSFER_DETAILS = 'bank transfer details GET /direct-charge/transactions/:id/details';
 export const CHECKOUT_PAGE = 'checkout page GET /checkout/:id';
 export const REFUND_READ = 'refund read GET /refunds/:id';
 export const PAYOUTS_LIST = 'bank payouts list GET /direct-charge/payouts?page=N';
@@ -33,6 +34,8 @@ export interface Seeded {
   refundIds: string[];
   /** Pages the seeded bank payouts fill in the payouts list. */
   payoutPages: number;
+  /** Settled bank transfer charges. */
+  transferIds: string[];
 }
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
@@ -64,6 +67,7 @@ export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, verif
     lookup(VERIFY_LEGACY, gateway, gateway.secretKey, () => `/api/verify-payment/${randomSeedRef(seeded.sessions)}`),
     lookup(CHARGE_VERIFY, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/verify`),
     lookup(CHARGE_DETAILS, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/details`),
+    lookup(BANK_TRANSFER_DETAILS, gateway, gateway.secretKey, () => `/direct-charge/transactions/${pick(seeded.transferIds)}/details`),
     lookup(CHECKOUT_PAGE, gateway, gateway.secretKey, () => `/checkout/${pick(seeded.checkouts).id}`),
     lookup(REFUND_READ, gateway, gateway.secretKey, () => `/refunds/${pick(seeded.refundIds)}`),
     lookup(PAYOUTS_LIST, gateway, gateway.secretKey, () => `/direct-charge/payouts?page=${1 + Math.floor(Math.random() * seeded.payoutPages)}`),

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchDb } from './bench-db.ts';
 import type { Gateway } from './gateway.ts';
-import { bankPayoutBody, chargeBody, refundBody, seedChargeId, seedPayoutId, seedRef, sessionBody } from './requests.ts';
+import { bankPayoutBody, chargeBody, refundBody, seedChargeId, seedPayoutId, seedRef, seedTransferId, sessionBody, transferBody } from './requests.ts';
 import { newSession, withFreshKeys, type NewSession, type SeededCheckout, type SessionOwner } from './rows.ts';
 
 const SEED_CONCURRENCY = 16;
@@ -72,6 +72,12 @@ export async function seedBankPayouts(gateway: Gateway, count: number): Promise<
   await gateway.cli(['ledger', 'settle']);
   await inParallel(count, (index) => post(gateway, '/direct-charge/payouts/initialize', bankPayoutBody(seedPayoutId(index))).then(() => undefined));
   return Math.ceil(count / PAYOUTS_PER_PAGE);
+}
+
+/** Bank transfer charges `seed-transfer-0` … `seed-transfer-<count-1>`, paid by the sandbox once due, as the direct charges are. */
+export async function seedBankTransfers(gateway: Gateway, count: number): Promise<string[]> {
+  await inParallel(count, (index) => post(gateway, '/direct-charge/payments/initialize', transferBody(seedTransferId(index))).then(() => undefined));
+  return Array.from({ length: count }, (_, index) => seedTransferId(index));
 }
 
 /** Waits for the gateway's settler to complete every charge (SANDBOX_MOBILE_DELAY=0 makes them due at once). */

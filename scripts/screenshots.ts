@@ -64,6 +64,16 @@ async function payingByMobile(scene: Scene): Promise<void> {
   await close();
 }
 
+/** The bank transfer method: an amount whose kwacha end in 14, so that no test transfer arrives while the page is photographed. */
+async function payingByBankTransfer(scene: Scene): Promise<void> {
+  const { page, close } = await openCheckout(scene, PHONE, { amount: 25014 });
+  await page.click('#method-bank');
+  await submitForm(page, '#pay-bank');
+  await page.locator('#transfer').waitFor();
+  await save(page, 'bank-transfer', { fullPage: true });
+  await close();
+}
+
 async function cancelling(scene: Scene): Promise<void> {
   const { page, close } = await openCheckout(scene, PHONE);
   await page.click('#cancel');
@@ -142,6 +152,7 @@ try {
   const merchant = await gw.newMerchant('Kumudzi Market');
   const scene: Scene = { gw, secretKey: merchant.test_secret_key, publicKey: merchant.test_public_key, shop, browser, sessions: 0 };
   await payingByMobile(scene);
+  await payingByBankTransfer(scene);
   await desktop(scene);
   await failedAttempts(scene);
   await cancelling(scene);

@@ -4,13 +4,14 @@ import type { Config } from '../config.ts';
 import { sendHtml } from '../http/html.ts';
 import type { App } from '../http/app-type.ts';
 import { sendError, toApiError } from '../http/error-reply.ts';
+import { findTransferAccount } from '../payments/bank-transfer-repository.ts';
 import { findCharge, findSessionCharge, type Charge } from '../payments/charge-repository.ts';
-import { TEST_CARDS, TEST_MOBILE_NUMBERS, TEST_OTP } from '../payments/sandbox-provider.ts';
+import { TEST_BANK_TRANSFERS, TEST_CARDS, TEST_MOBILE_NUMBERS, TEST_OTP } from '../payments/sandbox-provider.ts';
 import { formatMoneyText } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
 import { refreshCharge } from '../payments/charge-completion.ts';
 import { localMaskedMobile } from '../shared/phone.ts';
-import { abandonAttempt, cancelSession, confirmCardOtp, startCardAttempt, startMobileMoneyAttempt, type AttemptResult, type PaymentDeps } from './checkout-payments.ts';
+import { abandonAttempt, cancelSession, confirmCardOtp, startBankTransferAttempt, startCardAttempt, startMobileMoneyAttempt, type AttemptResult, type PaymentDeps } from './checkout-payments.ts';
 import { failureRedirect, merchantOrigins, successRedirect } from './checkout-redirects.ts';
 import { findPageSession, findSessionById, type CheckoutSession, type PageSession } from './checkout-repository.ts';
 import { REFERENCE_PATTERN } from './checkout-schemas.ts';
@@ -30,7 +31,7 @@ type Params = { id: string; chargeId?: string };
 type Form = Record<string, string | undefined>;
 
 /** What a test-mode page lists; one object, so that its rendering is made once (see `testBanner`). */
-const TEST_INSTRUMENTS = { numbers: TEST_MOBILE_NUMBERS, cards: TEST_CARDS, otp: TEST_OTP };
+const TEST_INSTRUMENTS = { numbers: TEST_MOBILE_NUMBERS, cards: TEST_CARDS, otp: TEST_OTP, transfers: TEST_BANK_TRANSFERS };
 
 /** After the last failed try, how long our page shows what happened before the browser goes back to the shop by itself. */
 const RETURN_AFTER_SECONDS = 15;
@@ -166,6 +167,13 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return html(reply, session, 200, renderFrameResultPage(session.merchant_name, session.frame_origin, result));
   });
 
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/bank-transfer', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Pay by bank transfer: opens a one-time account (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
+    const session = await formSession(request, reply);
+    if (!session) return reply;
+    const result = await startBankTransferAttempt(payments, session, session.merchant_name);
+    return answerAttempt(request, reply, session, result, { method: 'bank_transfer' });
+  });
+
   app.get<{ Params: Params }>('/checkout/:id/cancel', { errorHandler: answerPageError, schema: pageSchema('Asks the customer to confirm cancelling (without JavaScript; the page\'s script asks in place)', { 200: 'The question, or the ending of a finished session', 404: 'Unknown link' }) }, async (request, reply) => {
     const session = await loadSession(request.params.id);
     if (!session) return html(reply, null, 404, views.renderNotFoundPage());
@@ -201,12 +209,25 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     if (charge.status === 'failed') {
       // The full number was never stored: the page's script puts back what was typed in this tab.
       const triesLeft = payments.maxFailedAttempts - session.failed_attempts;
-      return showPaymentPage(request, reply, session, 200, { error: adviceSentence(failureAdvice(charge)), triesLeft: triesLeftText(triesLeft), method: charge.channel === 'card' ? 'card' : 'mobile_money', operator: charge.operator ?? '' });
+      return showPaymentPage(request, reply, session, 200, { error: adviceSentence(failureAdvice(charge)), triesLeft: triesLeftText(triesLeft), method: methodOf(charge), operator: charge.operator ?? '' });
     }
     if (charge.status !== 'pending' || setAside(session, charge)) return reply.redirect(pagePath(session), 303);
     const summary = summaryOf(session);
     const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
     const here = attemptPath(session, charge);
+    const account = charge.channel === 'bank_transfer' ? await findTransferAccount(db, charge.id) : undefined;
+    if (account) {
+      const transfer = {
+        bankName: account.bank_name,
+        accountNumber: account.account_number,
+        accountName: account.account_name,
+        secondsLeft: Math.max(0, Math.floor((account.expires_at - Date.now()) / 1000)),
+        abandonAction: `${here}/abandon`,
+        statusUrl: `${here}/status`,
+        keepPayingUrl: here,
+      };
+      return html(reply, session, 200, views.renderBankTransferPage(summary, context, transfer));
+    }
     if (charge.next_action === 'otp') {
       const otp = { cardText: cardName(charge), action: `${here}/otp`, error: null, testOtp: session.mode === 'test' ? TEST_OTP : null, keepPayingUrl: here };
       return html(reply, session, 200, views.renderOtpPage(summary, context, otp));
@@ -249,7 +270,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     },
   );
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/abandon', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Set aside a mobile money request that did not reach the phone, to pay another way (the waiting page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
+  app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/abandon', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Set aside a mobile money request that did not reach the phone, or a bank transfer account, to pay another way (the waiting page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
     const session = await formSession(request, reply);
     if (!session) return reply;
     const chargeId = request.params.chargeId ?? '';
@@ -271,7 +292,13 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   });
 }
 
-/** A mobile money request the customer set aside for another attempt: it no longer holds the session. */
+/** The form a failed attempt's page opens again: the method it was made with. */
+function methodOf(charge: Charge): views.PaymentFormState['method'] {
+  if (charge.channel === 'card' || charge.channel === 'bank_transfer') return charge.channel;
+  return 'mobile_money';
+}
+
+/** A mobile money request (or bank transfer) the customer set aside for another attempt: it no longer holds the session. */
 function setAside(session: CheckoutSession, charge: Charge): boolean {
   return charge.status === 'pending' && charge.next_action === 'approve' && session.pending_charge_id !== charge.id;
 }

@@ -16,6 +16,9 @@ import {
   type Charge,
 } from '../payments/charge-repository.ts';
 import { describeMethod } from '../payments/charge-views.ts';
+import { transferExpiresAt } from '../payments/bank-transfer-expiry.ts';
+import { insertTransferAccount, recordPayer } from '../payments/bank-transfer-repository.ts';
+import { accountNameFor } from '../payments/bank-transfer-views.ts';
 import { collectionFee } from '../payments/fees.ts';
 import type { Outcome, ProviderFor, StartResult } from '../payments/provider.ts';
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
@@ -61,8 +64,8 @@ export async function startMobileMoneyAttempt(deps: PaymentDeps, session: Checko
   }
   const details: Details = { channel: 'mobile_money', operator: mobile.operator, mobile: maskMsisdn(mobile.msisdn), card_brand: null, card_number: null, card_expiry: null };
   const sameWallet = requestHash({ channel: 'mobile_money', msisdn: mobile.msisdn });
-  return attempt(deps, session, details, sameWallet, now, (reference) =>
-    deps.providerFor(session.mode).startMobileMoney({ reference, mobile, amountMinor: session.amount_minor, currency: session.currency }),
+  return attempt(deps, session, details, sameWallet, now, (charge) =>
+    deps.providerFor(session.mode).startMobileMoney({ reference: charge.id, mobile, amountMinor: session.amount_minor, currency: session.currency }),
   );
 }
 
@@ -74,9 +77,28 @@ export async function startCardAttempt(deps: PaymentDeps, session: CheckoutSessi
   const details: Details = { channel: 'card', operator: null, mobile: null, card_brand: card.brand, card_number: maskCardNumber(card.number), card_expiry: card.expiry };
   // The masked number and expiry tell a card typed again from another; the full number is never kept, even hashed.
   const sameCard = requestHash({ channel: 'card', card: details.card_number, expiry: card.expiry });
-  return attempt(deps, session, details, sameCard, now, (reference) =>
-    deps.providerFor(session.mode).startCard({ reference, card, amountMinor: session.amount_minor, currency: session.currency }),
+  return attempt(deps, session, details, sameCard, now, (charge) =>
+    deps.providerFor(session.mode).startCard({ reference: charge.id, card, amountMinor: session.amount_minor, currency: session.currency }),
   );
+}
+
+const BANK_TRANSFER_DETAILS: Details = { channel: 'bank_transfer', operator: null, mobile: null, card_brand: null, card_number: null, card_expiry: null };
+
+/**
+ * A bank transfer attempt: a one-time account for the session's exact amount, open for an hour,
+ * recorded beside the attempt's charge before the attempt counts. It waits like a mobile money
+ * request (`approve`), so that the one-attempt rule and "use another method" treat it alike.
+ */
+export async function startBankTransferAttempt(deps: PaymentDeps, session: CheckoutSession, merchantName: string, now = Date.now()): Promise<AttemptResult> {
+  if (session.currency !== 'MWK') return { refused: `Bank transfers are taken in MWK only: pay this ${session.currency} amount by card.` };
+  return attempt(deps, session, BANK_TRANSFER_DETAILS, requestHash({ channel: 'bank_transfer' }), now, async (charge): Promise<StartResult> => {
+    const expiresAt = transferExpiresAt(charge);
+    const started = await deps.providerFor(session.mode).startBankTransfer({ reference: charge.id, amountMinor: session.amount_minor, currency: session.currency, accountName: accountNameFor(merchantName), expiresAt });
+    if (!started.accepted) return started;
+    const account = { charge_ref: charge.id, bank_name: started.account.bankName, account_number: started.account.accountNumber, account_name: accountNameFor(merchantName), expires_at: expiresAt };
+    if (!(await insertTransferAccount(deps.db, account))) return { accepted: false, message: 'No account could be opened just now: please try again.' };
+    return { accepted: true, nextAction: 'approve', providerState: started.providerState, checkAt: Math.min(started.checkAt, expiresAt) };
+  });
 }
 
 /**
@@ -86,10 +108,10 @@ export async function startCardAttempt(deps: PaymentDeps, session: CheckoutSessi
  * without a record; and however many attempts arrive at once, only the one holding the slot
  * reaches the customer's wallet.
  */
-async function attempt(deps: PaymentDeps, session: CheckoutSession, details: Details, sameInstrument: string, now: number, start: (reference: string) => Promise<StartResult>): Promise<AttemptResult> {
+async function attempt(deps: PaymentDeps, session: CheckoutSession, details: Details, sameInstrument: string, now: number, start: (charge: Charge) => Promise<StartResult>): Promise<AttemptResult> {
   for (let at = now; ; at = Date.now()) {
     const claim = await claimAttempt(deps, session, details, sameInstrument, at);
-    if ('created' in claim) return recordStart(deps, session, claim, await start(claim.charge.id), Date.now());
+    if ('created' in claim) return recordStart(deps, session, claim, await start(claim.charge), Date.now());
     if (!('charge' in claim) || claim.charge.provider_state !== null) return claim;
     // The same attempt is being started by another request (a double click): its answer is this one's too.
     if (!(await untilStarted(deps.db, claim.charge.id))) return claim;
@@ -149,6 +171,7 @@ async function claimAttempt(deps: PaymentDeps, session: CheckoutSession, details
 /** What the customer is told while another attempt is in flight: where it waits, so a mistyped number shows. */
 function busyMessage(holder: Charge): string {
   if (holder.channel === 'mobile_money' && holder.mobile) return `A payment is already waiting for approval on ${localMaskedMobile(holder.mobile)}.`;
+  if (holder.channel === 'bank_transfer') return 'A bank transfer is already awaited for this payment: use another method on its page first.';
   return `A payment with ${cardName(holder)} is being confirmed; wait a moment.`;
 }
 
@@ -248,6 +271,7 @@ export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, 
     const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
     if (!final) return (await findSessionCharge(trx, charge.session_id!, charge.charge_id)) ?? null;
     const sessionId = final.session_id!;
+    if (final.channel === 'bank_transfer') await recordPayer(trx, final.id, outcome);
     if (outcome.status === 'success') {
       await addLog(trx, final.id, 'Payment completed', now);
       const paid = await sessions.markPaid(trx, sessionId, final.id, fee, now);
@@ -285,8 +309,8 @@ async function refundUncounted(trx: Kysely<DB>, charge: Charge, sessionId: strin
  * different number") without cancelling the session: its slot is freed for the next attempt. The
  * charge itself stays pending, since the request may yet reach the phone: an approval that still
  * comes is not counted and is refunded in full (`completeCheckoutCharge`), and a failure is not
- * counted. Only a mobile money attempt waiting for approval is set aside; a card's code, once
- * sent, is answered within seconds. The charge as it is, or null when the session has no such charge.
+ * counted. Only a mobile money attempt waiting for approval (or a bank transfer waiting for its
+ * transfer) is set aside; a card's code, once sent, is answered within seconds. The charge as it is, or null when the session has no such charge.
  */
 export async function abandonAttempt(deps: PaymentDeps, session: CheckoutSession, chargeId: string, now = Date.now()): Promise<Charge | null> {
   return deps.db.transaction().execute(async (trx) => {

@@ -78,8 +78,11 @@ export interface ChargesTable {
   /** The checkout session this charge is an attempt of; null for direct charges and payouts. */
   session_id: string | null;
   kind: 'payment' | 'payout';
-  /** `bank`: a payout to a bank account (its recipient in `payout_recipients`). */
-  channel: 'mobile_money' | 'card' | 'bank';
+  /**
+   * `bank`: a payout to a bank account (its recipient in `payout_recipients`); `bank_transfer`: a
+   * payment into a one-time account (in `bank_transfer_accounts`).
+   */
+  channel: 'mobile_money' | 'card' | 'bank' | 'bank_transfer';
   operator: 'airtel' | 'tnm' | null;
   /** Masked (`+265990xxxx00`): the full number is only ever handed to the provider. */
   mobile: string | null;
@@ -142,6 +145,22 @@ export interface PayoutRecipientsTable {
   account_number: string;
   /** The payout's own `created_at`, for the list's order. */
   created_at: number;
+}
+
+/** The one-time account a bank transfer charge is paid into (contract §10.1), and who paid it. */
+export interface BankTransferAccountsTable {
+  /** The charge row (its internal id). */
+  charge_ref: string;
+  bank_name: string;
+  /** Unique across the gateway: an arriving transfer is matched to its charge by it. */
+  account_number: string;
+  account_name: string;
+  /** When the account stops taking transfers (an hour after it was made). */
+  expires_at: number;
+  /** Set when a transfer paid it; the account number masked (`******7890`). */
+  payer_bank: string | null;
+  payer_account_number: string | null;
+  payer_account_name: string | null;
 }
 
 /** `refunds_due`: money a merchant's customers are owed back, held until the refund goes out. */
@@ -292,6 +311,7 @@ export interface DB {
   checkout_sessions: CheckoutSessionsTable;
   charges: ChargesTable;
   payout_recipients: PayoutRecipientsTable;
+  bank_transfer_accounts: BankTransferAccountsTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -13,6 +13,7 @@ const TAGS = [
   { name: 'Checkout', description: 'Hosted checkout sessions, their verification, and the hosted page customers pay on.', path: /^\/(api\/)?(payment$|verify-payment\/)|^\/checkout\/|^\/(popup\/payment|hosted-payment-page|js\/popup\.js)$/ },
   { name: 'Mobile money', description: 'Direct mobile money charges and their verification.', path: /^\/mobile-money($|\/payments\/)/ },
   { name: 'Payouts', description: 'Money sent out from the main balance.', path: /^\/(mobile-money|direct-charge)\/payouts(\/|$)/ },
+  { name: 'Bank transfer', description: 'Charges paid by bank transfer into a one-time account, and their details.', path: /^\/direct-charge\/(payments\/initialize$|transactions\/)/ },
   { name: 'Refunds', description: 'Full and partial refunds of any payment, and what became of them.', path: /^\/(refunds($|\/)|charge-card\/refund\/)/ },
   { name: 'Balance', description: 'Main and collection balances.', path: /^\/wallet-balance$/ },
   { name: 'Webhooks', description: 'The webhook delivery log, and redelivery.', path: /^\/webhooks\// },

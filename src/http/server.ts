@@ -25,6 +25,7 @@ import { registerBrowserRoutes } from '../checkout/browser-routes.ts';
 import { registerHealthRoutes, type Lifecycle } from '../health/health-routes.ts';
 import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
 import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
+import { registerBankTransferRoutes } from '../payments/bank-transfer-routes.ts';
 import { registerMobileMoneyRoutes } from '../payments/mobile-money-routes.ts';
 import { registerPayoutRoutes } from '../payouts/payout-routes.ts';
 import { registerSandboxRoutes } from '../sandbox/sandbox-routes.ts';
@@ -106,6 +107,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerBrowserRoutes(app, { config, db: database.db, transact: database.transact });
     registerWebhookRoutes(app, { config, db: database.db });
     registerMobileMoneyRoutes(app, payments);
+    registerBankTransferRoutes(app, payments);
     registerPayoutRoutes(app, payments, config);
     registerBalanceRoutes(app, database.db);
     registerSandboxRoutes(app, config);

@@ -1,4 +1,5 @@
 import { completeCheckoutCharge, type PaymentDeps } from '../checkout/checkout-payments.ts';
+import { expiredOutcome } from './bank-transfer-expiry.ts';
 import type { Charge } from './charge-repository.ts';
 import { completeDirectCharge } from './direct-charges.ts';
 import { completePayoutCharge } from '../payouts/payout-completion.ts';
@@ -17,7 +18,8 @@ export function completeCharge(deps: PaymentDeps, charge: Charge, outcome: Outco
  */
 export async function refreshCharge(deps: PaymentDeps, charge: Charge, now = Date.now()): Promise<Charge> {
   if (charge.status !== 'pending' || charge.check_at === null || charge.check_at > now) return charge;
-  const outcome = await deps.providerFor(charge.mode).check(charge, now);
+  // A bank transfer's account that expired without a transfer ends it, whatever the provider says.
+  const outcome = (await deps.providerFor(charge.mode).check(charge, now)) ?? expiredOutcome(charge, now);
   if (!outcome) return charge;
   return (await completeCharge(deps, charge, outcome, now)) ?? charge;
 }

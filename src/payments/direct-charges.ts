@@ -4,6 +4,8 @@ import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
+import { recordPayer } from './bank-transfer-repository.ts';
+import { transferAuthorization } from './bank-transfer-views.ts';
 import { emitChargeOutcome } from './charge-events.ts';
 import { finalizeCharge, findCharge, type Charge } from './charge-repository.ts';
 import { existingFor, hashDirectRequest, insertDirectRecord, walletOf, type DirectRequest } from './direct-records.ts';
@@ -36,7 +38,8 @@ export async function initializeCharge(deps: PaymentDeps, owner: Principal, requ
 
 /**
  * Records how a direct charge ended, in one transaction: the charge, the merchant's collection
- * credit net of the fee (on success), its log and its `api.charge.payment` event.
+ * credit net of the fee (on success), its log and its `api.charge.payment` event (for a bank
+ * transfer, with who paid, recorded beside its account).
  */
 export async function completeDirectCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
   return deps.db.transaction().execute(async (trx) => {
@@ -47,7 +50,12 @@ export async function completeDirectCharge(deps: PaymentDeps, charge: Charge, ou
       await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
     }
     await addLog(trx, final.id, outcome.status === 'success' ? 'Payment completed' : `Payment failed: ${outcome.reason}`, now);
-    await emitChargeOutcome(trx, final, now, deps.timeZone);
+    if (final.channel !== 'bank_transfer') {
+      await emitChargeOutcome(trx, final, now, deps.timeZone);
+      return final;
+    }
+    const account = await recordPayer(trx, final.id, outcome);
+    await emitChargeOutcome(trx, final, now, deps.timeZone, { authorization: transferAuthorization(final, account) });
     return final;
   });
 }

@@ -23,6 +23,12 @@ export interface PaymentProvider {
    * `reference`; how it went comes later, through `check`. `requestedOutcome` as for `payout`.
    */
   startBankPayout(request: { reference: string; recipient: PayoutRecipient; amountMinor: number; currency: string; requestedOutcome: 'successful' | 'failed' }): Promise<PayoutStart>;
+  /**
+   * Opens a one-time account for a bank transfer charge (our `reference`), in `accountName`'s
+   * name, taking transfers until `expiresAt`: its bank and number for the customer, and when to
+   * ask `check` whether a transfer arrived (and whether it was the exact amount).
+   */
+  startBankTransfer(request: { reference: string; amountMinor: number; currency: string; accountName: string; expiresAt: number }): Promise<BankTransferStart>;
   /** Gives a customer back `amountMinor` of a successful charge (`transId`: the provider's id for it). */
   refund(request: { reference: string; transId: string | null; amountMinor: number; currency: string }): Promise<RefundStart>;
   /** Asks about a refund handed over earlier: its outcome, or null while it is under way. */
@@ -49,6 +55,17 @@ export type RefundStart = { accepted: true; providerState: string; checkAt: numb
 /** Like a refund, a bank payout is handed over, and how it went asked for later. */
 export type PayoutStart = RefundStart;
 
+export type BankTransferStart =
+  | { accepted: true; account: { bankName: string; accountNumber: string }; providerState: string; checkAt: number }
+  | { accepted: false; message: string };
+
+/** Who paid a bank transfer charge, as the provider reports it (the account number already masked). */
+export interface BankTransferPayer {
+  bank: string;
+  accountNumber: string;
+  accountName: string;
+}
+
 /** Where a bank payout goes: an entry of the banks list, and the account there (a wallet's as `265…`). */
 export interface PayoutRecipient {
   bankUuid: string;
@@ -73,9 +90,14 @@ export type FailureCode =
   | 'rejected_by_customer'
   | 'limit_exceeded'
   | 'not_started'
+  /** A bank transfer of another amount than the charge's arrived (it goes back to the payer). */
+  | 'wrong_amount'
+  /** A bank transfer charge's account expired before a transfer arrived. */
+  | 'expired'
   /** Ours, not a provider's: a card attempt gave way to another attempt before its code was sent. */
   | 'superseded';
 
-export type Outcome = { status: 'success'; transId: string | null } | { status: 'failed'; reason: string; code?: FailureCode };
+/** `payer`: who paid, for a bank transfer. */
+export type Outcome = { status: 'success'; transId: string | null; payer?: BankTransferPayer } | { status: 'failed'; reason: string; code?: FailureCode };
 
 export type ProviderFor = (mode: Mode) => PaymentProvider;

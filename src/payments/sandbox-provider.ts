@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { FailureCode, Outcome, PaymentProvider, PayoutStart, ProviderCharge, RefundStart, StartResult } from './provider.ts';
+import { ids } from '../shared/ids.ts';
+import { formatMoneyText } from '../shared/money.ts';
+import type { BankTransferPayer, BankTransferStart, FailureCode, Outcome, PaymentProvider, PayoutStart, ProviderCharge, RefundStart, StartResult } from './provider.ts';
 
 /** The test numbers and cards of contract §7, and what each one does. */
 export const TEST_MOBILE_NUMBERS = [
@@ -28,14 +30,37 @@ const CARD_FAILURES: Record<string, { reason: string; code: FailureCode }> = {
   ERROR: { reason: 'The card issuer reported an error (ERROR).', code: 'issuer_error' },
 };
 
+/** The bank every test bank transfer account is opened at, and who pays into it. */
+export const SANDBOX_TRANSFER_BANK = 'Lipira Sandbox Bank';
+export const SANDBOX_PAYER: BankTransferPayer = { bank: 'National Bank of Malawi', accountNumber: '******4321', accountName: 'Test Payer' };
+
+/**
+ * What a test bank transfer does, from the last two digits of its whole kwacha: `13` (MWK 1,013)
+ * sends a transfer MWK 1 short, which fails the charge; `14` (MWK 1,014) sends nothing, so the
+ * account expires; any other amount is paid exactly after the mobile money delay.
+ */
+export const TEST_BANK_TRANSFERS = [
+  { ending: '13', example: 'MWK 1,013', outcome: 'wrong amount' },
+  { ending: '14', example: 'MWK 1,014', outcome: 'no transfer (expires)' },
+] as const;
+
+function testTransferOf(amountMinor: number): 'exact' | 'wrong_amount' | 'none' {
+  const ending = String(Math.floor(amountMinor / 100) % 100).padStart(2, '0');
+  if (ending === TEST_BANK_TRANSFERS[0].ending) return 'wrong_amount';
+  if (ending === TEST_BANK_TRANSFERS[1].ending) return 'none';
+  return 'exact';
+}
+
 const MOBILE_FAILURE = { reason: 'The mobile money payment was declined: insufficient balance.', code: 'insufficient_funds' } as const;
 
 const BANK_PAYOUT_FAILURE = 'The bank payout failed (test mode, transaction_status=failed).';
 
 interface SandboxState {
-  outcome: 'success' | 'failed';
+  /** `none`: a bank transfer account nobody pays into. */
+  outcome: 'success' | 'failed' | 'none';
   reason?: string;
   code?: FailureCode;
+  payer?: BankTransferPayer;
 }
 
 const digits = (text: string) => text.replace(/\D/g, '');
@@ -65,6 +90,19 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
       return { accepted: true, nextAction: 'otp', providerState: JSON.stringify(state), checkAt: null };
     },
 
+    // A test bank transfer arrives after the same delay as a mobile money approval, in the amount the charge's amount asks for (TEST_BANK_TRANSFERS).
+    async startBankTransfer({ amountMinor, expiresAt }): Promise<BankTransferStart> {
+      const account = { bankName: SANDBOX_TRANSFER_BANK, accountNumber: ids.bankTransferAccount() };
+      const transfer = testTransferOf(amountMinor);
+      const state: SandboxState =
+        transfer === 'exact'
+          ? { outcome: 'success', payer: SANDBOX_PAYER }
+          : transfer === 'none'
+            ? { outcome: 'none' }
+            : { outcome: 'failed', code: 'wrong_amount', reason: `A transfer of MWK ${formatMoneyText(amountMinor - 100)} arrived for MWK ${formatMoneyText(amountMinor)}: only the exact amount pays this account, so the transfer was returned to the payer.` };
+      return { accepted: true, account, providerState: JSON.stringify(state), checkAt: transfer === 'none' ? expiresAt : Math.min(Date.now() + mobileDelayMs, expiresAt) };
+    },
+
     async check(charge, now): Promise<Outcome | null> {
       if (charge.check_at === null || charge.check_at > now) return null;
       return outcomeOf(charge);
@@ -82,7 +120,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
 
     async confirmOtp(charge, otp): Promise<Outcome> {
       if (otp.trim() !== TEST_OTP) return { status: 'failed', reason: `The one-time code was wrong (the test code is ${TEST_OTP}).`, code: 'wrong_otp' };
-      return outcomeOf(charge);
+      return outcomeOf(charge) ?? { status: 'failed', reason: 'The payment failed.' };
     },
 
     // A refund completes after the same delay as a mobile money payment, as a wallet credit would.
@@ -97,9 +135,11 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
   };
 }
 
-/** The outcome the test instrument chose; a charge recorded but never started (a crash in between) failed. */
-function outcomeOf(charge: ProviderCharge): Outcome {
+/** The outcome the test instrument chose (none yet for an account nobody pays); a charge recorded but never started (a crash in between) failed. */
+function outcomeOf(charge: ProviderCharge): Outcome | null {
   if (charge.provider_state === null) return { status: 'failed', reason: 'The payment could not be started.', code: 'not_started' };
   const state = JSON.parse(charge.provider_state) as SandboxState;
-  return state.outcome === 'success' ? { status: 'success', transId: randomUUID() } : { status: 'failed', reason: state.reason ?? 'The payment failed.', code: state.code };
+  if (state.outcome === 'none') return null;
+  if (state.outcome === 'success') return state.payer ? { status: 'success', transId: randomUUID(), payer: state.payer } : { status: 'success', transId: randomUUID() };
+  return { status: 'failed', reason: state.reason ?? 'The payment failed.', code: state.code };
 }

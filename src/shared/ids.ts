@@ -50,6 +50,8 @@ export const ids = {
   /** The service's own 11-digit reference; uniqueness is enforced by the database and retried. */
   reference: () => String(randomInt(10_000_000_000, 100_000_000_000)),
   txRef: () => randomUUID(),
+  /** A one-time bank transfer account's 10-digit number; unique by the database, drawn again on a clash. */
+  bankTransferAccount: () => String(randomInt(1_000_000_000, 10_000_000_000)),
   charge: () => `chg_${randomBase62(16)}`,
   /** The public `charge_id` of a checkout attempt (merchants choose their own for direct charges). */
   attemptChargeId: () => `ch_${randomBase62(20)}`,

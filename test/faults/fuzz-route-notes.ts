@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { ASSETS } from '../../src/checkout/page/views.ts';
 import { currentBody, legacyBody } from '../helpers/fixtures.ts';
 import { bankPayoutBody } from '../helpers/bank-payouts.ts';
+import { bankTransferBody } from '../helpers/bank-transfers.ts';
 import { AIRTEL_REF, chargeBody, payoutBody, TEST_NUMBERS, TNM_REF } from '../helpers/mobile-money.ts';
 import type { FuzzRequest, FuzzResponse } from './fuzz-http.ts';
 import { hostileString } from './fuzz-json.ts';
@@ -94,8 +95,8 @@ const chargeOfRecord: Creates = {
   },
 };
 
-/** A payout through the banks list is named by its transaction's charge_id, for the merchant and mode of the key that made it. */
-const bankPayoutOfRecord: Creates = {
+/** A payout through the banks list, or a bank transfer charge, is named by its transaction's charge_id, for the merchant and mode of the key that made it. */
+const transactionOfRecord: Creates = {
   table: 'charges',
   named: (request, answer, ctx) => {
     const owner = ctx.world.principals.get(bearer(request));
@@ -194,6 +195,13 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     // A forged form (its token differs from the cookie's): 403, and the session stays pending.
     refusals: (ctx, build) => fc.tuple(fc.constantFrom(...sessions(ctx)), hostileString).map(([id, csrf]) => build({ params: [id], key: null, form: {}, csrf: `x${csrf}` })),
   }),
+  'POST /checkout/:id/pay/bank-transfer': pageRoute({
+    form: () => fc.constant({}),
+    changes: ['checkout_sessions', 'charges', 'bank_transfer_accounts', 'logs'],
+    creates: attemptOfRedirect,
+    // A live session (no bank is connected for live keys): 422, nothing recorded.
+    refusals: ({ checkouts }, build) => fc.constant(build({ params: [checkouts!.foreignSessions[0]!], key: null, form: {} })),
+  }),
   'GET /checkout/:id/cancel': pageRoute(),
   'GET /checkout/:id/done': pageRoute(),
   'GET /checkout/:id/attempts/:chargeId': pageRoute(),
@@ -262,7 +270,7 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
       bank_account_number: () => fc.oneof(fc.constantFrom('1001000010', TEST_NUMBERS.airtelSuccess, '265899817565'), fc.stringMatching(/^\d{5,20}$/), hostileString),
     },
     changes: ['charges', 'payout_recipients', 'logs', 'events', 'webhook_deliveries', ...LEDGER],
-    creates: bankPayoutOfRecord,
+    creates: transactionOfRecord,
     // More than the balance, a balance that is empty (live, merchant B), a charge_id taken, a wallet given another network's number, a live key choosing the outcome: 400.
     refusals: ({ world }, build) =>
       anyOf(
@@ -272,6 +280,31 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
         fc.constant(null).map(() => build({ key: world.a.test_secret_key, body: bankPayoutBody({ bank_uuid: AIRTEL_REF, bank_account_number: TEST_NUMBERS.tnmSuccess }) })),
         fc.constantFrom('successful', 'failed').map((transaction_status) => build({ key: world.a.live_secret_key, body: bankPayoutBody({ transaction_status }) })),
       ),
+  },
+  'POST /direct-charge/payments/initialize': {
+    // Mostly the one method and currency taken, so that some charges are accepted.
+    fields: {
+      charge_id: sometimesKnown(chargeIds),
+      payment_method: () => fc.oneof({ arbitrary: fc.constant('mobile_bank_transfer'), weight: 4 }, { arbitrary: hostileString, weight: 1 }),
+      currency: () => fc.oneof({ arbitrary: fc.constant('MWK'), weight: 4 }, { arbitrary: fc.constantFrom('USD', 'mwk'), weight: 1 }),
+    },
+    changes: ['charges', 'bank_transfer_accounts', 'logs'],
+    creates: transactionOfRecord,
+    // A charge_id taken with other parameters, a live key (no bank connected), another currency or method: 400.
+    refusals: ({ world }, build) =>
+      anyOf(
+        fc.tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 })).map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: bankTransferBody({ charge_id, amount }) })),
+        fc.constant(null).map(() => build({ key: world.a.live_secret_key, body: bankTransferBody() })),
+        fc.constantFrom('USD', 'GBP').map((currency) => build({ key: world.a.test_secret_key, body: bankTransferBody({ currency }) })),
+        fc.constantFrom('card', 'mobile_money').map((payment_method) => build({ key: world.a.test_secret_key, body: bankTransferBody({ payment_method }) })),
+      ),
+  },
+  // Settling (test keys) or reading a charge whose outcome is due records it, with who paid.
+  'GET /direct-charge/transactions/:charge_id/details': {
+    params: { charge_id: chargeIds },
+    changes: [...OUTCOME, 'bank_transfer_accounts'],
+    // A live key choosing the outcome: 400.
+    refusals: ({ world }, build) => fc.constantFrom(...world.chargeIds.own).map((chargeId) => build({ params: [chargeId], key: world.a.live_secret_key, query: '?transaction_status=successful' })),
   },
   // Reading a payout whose outcome is due records it (none is due during the run: test payouts take an hour).
   'GET /direct-charge/payouts/:charge_id/details': { params: { charge_id: chargeIds }, changes: OUTCOME },

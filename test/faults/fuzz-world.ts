@@ -11,6 +11,7 @@ import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { currentBody, legacyBody } from '../helpers/fixtures.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { bankPayoutBody, initializeBankPayout } from '../helpers/bank-payouts.ts';
+import { bankTransferBody, initializeBankTransfer } from '../helpers/bank-transfers.ts';
 import { AIRTEL_REF, chargeBody, fundMainBalance, initializeCharge, initializePayout, payoutBody, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
 import { XSS_MARKER } from './fuzz-json.ts';
 
@@ -114,8 +115,8 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
   const chargeIds: RefPool = { own: [], ownLive: [], other: [] };
 
   // Merchant A, test mode: sessions pending, paid, cancelled and one full of injection text;
-  // charges pending, paid and failed; payouts paid and failed (after funding its balance), and
-  // payouts through the banks list to a bank and to a wallet, pending.
+  // charges pending, paid and failed; payouts paid and failed (after funding its balance),
+  // payouts through the banks list to a bank and to a wallet, pending, and a bank transfer charge, pending.
   await fundMainBalance(gw, a, 1_000_000);
   txRefs.own.push(await createdTxRef(gw, a.test_secret_key, '/payment'), await createdTxRef(gw, a.test_secret_key, '/api/payment'));
   txRefs.own.push(await createdTxRef(gw, a.test_secret_key, '/payment', hostileCustomization()));
@@ -123,6 +124,7 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
   chargeIds.own.push(await directCharge(gw, a.test_secret_key, null), await directCharge(gw, a.test_secret_key, 'success'), await directCharge(gw, a.test_secret_key, 'failed'));
   chargeIds.own.push(await payout(gw, a.test_secret_key, 'successful'), await payout(gw, a.test_secret_key, 'failed'));
   chargeIds.own.push(await bankPayout(gw, a.test_secret_key, {}), await bankPayout(gw, a.test_secret_key, { bank_uuid: AIRTEL_REF, bank_account_number: TEST_NUMBERS.airtelSuccess }));
+  chargeIds.own.push(await bankTransfer(gw, a.test_secret_key));
   chargeIds.own.push(...(await attemptChargeIds(gw, a.id, 'test')));
 
   // Merchant A, live mode: sessions (live providers move no money, so no live charge exists).
@@ -272,6 +274,14 @@ async function payout(gw: TestGateway, key: string, outcome: 'successful' | 'fai
 async function bankPayout(gw: TestGateway, key: string, overrides: Record<string, unknown>): Promise<string> {
   const body = bankPayoutBody({ amount: 777, ...overrides });
   const created = await initializeBankPayout(gw, key, body);
+  assert.equal(created.status, 201, created.text);
+  return String(body.charge_id);
+}
+
+/** A bank transfer charge, pending: its account open for an hour. */
+async function bankTransfer(gw: TestGateway, key: string): Promise<string> {
+  const body = bankTransferBody();
+  const created = await initializeBankTransfer(gw, key, body);
   assert.equal(created.status, 201, created.text);
   return String(body.charge_id);
 }

@@ -21,6 +21,7 @@ import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, startTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
 import { bankPayoutBody, initializeBankPayout } from '../helpers/bank-payouts.ts';
+import { bankTransferBody, initializeBankTransfer } from '../helpers/bank-transfers.ts';
 import { AIRTEL_REF, chargeBody, eventually, initializeCharge, initializePayout, payoutBody, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { reportScenario } from './report.ts';
@@ -48,8 +49,8 @@ interface Scope {
   marker: string;
   amount: number;
   sessions: Map<string, { status: string }>;
-  /** By charge_id; payouts show no customer names (spec §4.5); `bank`: made through the banks list. */
-  charges: Map<string, { status: string; payout?: boolean; bank?: boolean }>;
+  /** By charge_id; payouts show no customer names (spec §4.5); `bank`: made through the banks list; `transfer`: a bank transfer charge. */
+  charges: Map<string, { status: string; payout?: boolean; bank?: boolean; transfer?: boolean }>;
   deliveries: Map<string, { txRef: string | null; chargeId: string | null }>;
   /** By refund_id: the refund of part of the scope's own paid charge (`paidOnly`), and how it stands. */
   refunds: Map<string, { status: string; chargeId: string }>;
@@ -60,7 +61,7 @@ interface Scope {
 }
 
 /** References every scope uses for its own record: each key must get its own back. */
-const SHARED = { pendingOrder: 'iso-order-1', paidOrder: 'iso-order-2', popupOrder: 'iso-popup-1', formOrder: 'iso-form-1', charge: 'iso-charge-1', payout: 'iso-payout-1', bankPayout: 'iso-bank-payout-1' } as const;
+const SHARED = { pendingOrder: 'iso-order-1', paidOrder: 'iso-order-2', popupOrder: 'iso-popup-1', formOrder: 'iso-form-1', charge: 'iso-charge-1', payout: 'iso-payout-1', bankPayout: 'iso-bank-payout-1', transfer: 'iso-transfer-1' } as const;
 
 type Target = { scope: Scope; kind: 'session' | 'charge' | 'delivery' | 'refund'; ref: string };
 
@@ -213,6 +214,18 @@ async function operate(gw: TestGateway, actor: Scope, target: Target, choice: nu
       const after = await db.selectFrom('charges').select(['status', 'updated_at']).where('merchant_id', '=', target.scope.merchant.id).where('mode', '=', target.scope.mode).where('charge_id', '=', target.ref).executeTakeFirstOrThrow();
       assert.deepEqual(after, before, 'another scope\'s charge is unchanged');
       figures.refusedChanges++;
+      return answer;
+    }
+    if (choice % 7 === 5) {
+      // Bank transfer charges: the actor's own, or 404 (any other record with that charge_id included).
+      const answer = await get(`/direct-charge/transactions/${target.ref}/details`);
+      expectOwnOrNotFound(answer, actor.charges.get(target.ref)?.transfer === true, 'Transaction not found.', (data) => {
+        const transaction = data.transaction as { charge_id: string; mode: string; status: string; amount: number };
+        assert.equal(transaction.charge_id, target.ref);
+        assert.equal(transaction.mode, actor.mode === 'test' ? 'sandbox' : 'live');
+        assert.equal(transaction.status, actor.charges.get(target.ref)!.status);
+        assert.equal(transaction.amount, actor.amount);
+      });
       return answer;
     }
     const answer = await get(`/mobile-money/payments/${target.ref}/${choice % 2 === 0 ? 'verify' : 'details'}`);
@@ -371,6 +384,10 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
     const bank = await initializeBankPayout(gw, scope.key, bankPayoutBody({ ...names, bank_account_name: scope.marker, charge_id: SHARED.bankPayout, amount: 100 }));
     assert.equal(bank.status, 201, bank.text);
     scope.charges.set(SHARED.bankPayout, { status: 'pending', payout: true, bank: true });
+    // A bank transfer charge, pending for the whole test (live keys cannot open accounts).
+    const transfer = await initializeBankTransfer(gw, scope.key, bankTransferBody({ ...names, charge_id: SHARED.transfer, amount: scope.amount }));
+    assert.equal(transfer.status, 201, transfer.text);
+    scope.charges.set(SHARED.transfer, { status: 'pending', transfer: true });
   }
 
   await useReceivers('live');

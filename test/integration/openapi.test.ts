@@ -63,9 +63,23 @@ describe('the API reference', () => {
     assert.deepEqual(request.schema.required, ['payout_method', 'bank_uuid', 'amount', 'charge_id', 'bank_account_name', 'bank_account_number']);
   });
 
+  test('the bank transfer routes are documented with example requests and answers', async () => {
+    const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
+    for (const [method, path, status] of [['post', '/direct-charge/payments/initialize', '201'], ['get', '/direct-charge/transactions/{charge_id}/details', '200']] as const) {
+      const operation = doc.paths[path][method];
+      assert.deepEqual(operation.security, [{ bearerAuth: [] }], `${path} needs a secret key`);
+      const answer = operation.responses[status].content['application/json'];
+      assert.equal(answer.example.status, 'success', `${path} shows an example answer`);
+      assert.ok(answer.example.data.transaction, `${path}: the example has its transaction`);
+    }
+    const request = doc.paths['/direct-charge/payments/initialize'].post.requestBody.content['application/json'];
+    assert.equal(request.example.payment_method, 'mobile_bank_transfer');
+    assert.deepEqual(request.schema.required, ['payment_method', 'amount', 'currency', 'charge_id']);
+  });
+
   test('every operation sits in exactly one group of the reference, the groups listed in order', async () => {
     const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
-    const groups = ['Checkout', 'Mobile money', 'Payouts', 'Refunds', 'Balance', 'Webhooks', 'Operations', 'Sandbox'];
+    const groups = ['Checkout', 'Mobile money', 'Payouts', 'Bank transfer', 'Refunds', 'Balance', 'Webhooks', 'Operations', 'Sandbox'];
     assert.deepEqual(doc.tags.map((tag: { name: string }) => tag.name), groups);
     for (const [path, operations] of Object.entries<Record<string, { tags?: string[] }>>(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -79,6 +93,9 @@ describe('the API reference', () => {
     assert.equal(groupOf('get', '/checkout/{id}'), 'Checkout');
     assert.equal(groupOf('post', '/mobile-money/payments/initialize'), 'Mobile money');
     assert.equal(groupOf('post', '/mobile-money/payouts/initialize'), 'Payouts');
+    assert.equal(groupOf('post', '/direct-charge/payments/initialize'), 'Bank transfer');
+    assert.equal(groupOf('get', '/direct-charge/transactions/{charge_id}/details'), 'Bank transfer');
+    assert.equal(groupOf('post', '/checkout/{id}/pay/bank-transfer'), 'Checkout');
     assert.equal(groupOf('get', '/wallet-balance'), 'Balance');
     assert.equal(groupOf('get', '/webhooks/deliveries'), 'Webhooks');
     assert.equal(groupOf('get', '/readyz'), 'Operations');

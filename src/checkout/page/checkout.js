@@ -1,7 +1,7 @@
 /* global document, window, fetch */
 // The hosted checkout's progressive enhancement. Every page works without this file; it adds
 // method tabs, operator detection, card number spacing, double-submit protection, the approval
-// poll and its timer, the typed number kept in this tab, cancelling in place, the countdown back
+// poll and its timer, a bank transfer's copy buttons and time left, the typed number kept in this tab, cancelling in place, the countdown back
 // to the shop and the logo's stand-in. Loaded in <head>, so it marks the page first and waits for
 // the DOM for the rest.
 document.documentElement.classList.add('js');
@@ -22,6 +22,8 @@ document.addEventListener('DOMContentLoaded', () => {
   setUpBusyButtons();
   showFullNumber();
   countWaitedTime();
+  countTimeLeft();
+  setUpCopyButtons();
   setUpCancelInPlace();
   countDownToShop();
   forgetTypedNumberOnceEnded();
@@ -106,6 +108,39 @@ function countWaitedTime() {
     timer.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
   };
   window.setInterval(show, 1000);
+}
+
+// A bank transfer's account closes at a set time: counts down to it (the server decides; this only shows it).
+function countTimeLeft() {
+  const timer = document.getElementById('time-left');
+  if (!timer) return;
+  const closesAt = Date.now() + Number(timer.getAttribute('data-seconds')) * 1000;
+  const show = () => {
+    const seconds = Math.max(0, Math.floor((closesAt - Date.now()) / 1000));
+    timer.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+  };
+  window.setInterval(show, 1000);
+}
+
+// Copy buttons for the details a customer types into their bank's app. Hidden without this
+// script; shown only where the clipboard can be written, and the result is announced.
+function setUpCopyButtons() {
+  const announce = document.getElementById('copied');
+  if (!window.navigator.clipboard || !announce) return;
+  for (const button of document.querySelectorAll('button[data-copy]')) {
+    button.hidden = false;
+    button.addEventListener('click', () => {
+      const label = button.getAttribute('aria-label').replace(/^Copy /, '');
+      window.navigator.clipboard.writeText(button.getAttribute('data-copy')).then(
+        () => {
+          announce.textContent = `Copied the ${label}.`;
+        },
+        () => {
+          announce.textContent = `Could not copy the ${label}: select it and copy it yourself.`;
+        },
+      );
+    });
+  }
 }
 
 // Asks "Cancel this payment?" in place of the link instead of loading the confirmation page.

@@ -36,10 +36,17 @@ const MOBILE_ADVICE: Partial<Record<FailureCode, Advice>> = {
 };
 const MOBILE_GENERAL: Advice = { happened: 'The mobile money payment did not go through', next: 'try again, or use another number' };
 
+const BANK_TRANSFER_ADVICE: Partial<Record<FailureCode, Advice>> = {
+  wrong_amount: { happened: 'The transfer was not the exact amount, so your bank was sent it back', next: 'get a new account and transfer exactly the amount shown, or pay another way' },
+  expired: { happened: 'The account expired before a transfer arrived', next: 'get a new account, or pay another way' },
+};
+const BANK_TRANSFER_GENERAL: Advice = { happened: 'The bank transfer did not go through', next: 'try again, or pay another way' };
+
 /** The customer's advice for a failed attempt. */
 export function failureAdvice(charge: Pick<Charge, 'channel' | 'operator' | 'failure_code'>): Advice {
   const code = charge.failure_code as FailureCode | null;
   if (charge.channel === 'card') return (code && CARD_ADVICE[code]) || CARD_GENERAL;
+  if (charge.channel === 'bank_transfer') return (code && BANK_TRANSFER_ADVICE[code]) || BANK_TRANSFER_GENERAL;
   if (code === 'issuer_error') {
     const operator = charge.operator ? OPERATOR_NAMES[charge.operator] : 'The mobile money service';
     return { happened: `${operator} could not take the payment just now`, next: 'try again in a moment, or use another number' };

@@ -8,6 +8,8 @@ const svg = (size: number, paths: string) =>
 export const ICONS = {
   phone: svg(20, '<rect x="6" y="2" width="12" height="20" rx="2.5"/><path d="M11 18h2"/>'),
   card: svg(20, '<rect x="2" y="5" width="20" height="14" rx="2.5"/><path d="M2 10h20M6 15h4"/>'),
+  bank: svg(20, '<path d="M3 10l9-6 9 6M5 10v8M9.5 10v8M14.5 10v8M19 10v8M3 21h18"/>'),
+  largeBank: svg(28, '<path d="M3 10l9-6 9 6M5 10v8M9.5 10v8M14.5 10v8M19 10v8M3 21h18"/>'),
   lock: svg(14, '<rect x="4" y="11" width="16" height="10" rx="2"/><path d="M8 11V7a4 4 0 0 1 8 0v4"/>'),
   alert: svg(20, '<circle cx="12" cy="12" r="10"/><path d="M12 7v6M12 17h.01"/>'),
   largePhone: svg(28, '<rect x="6" y="2" width="12" height="20" rx="2.5"/><path d="M11 18h2"/>'),

@@ -90,7 +90,7 @@ function renderedOnce(instruments: TestInstruments): string {
   return html;
 }
 
-function testInstrumentList({ numbers, cards, otp }: TestInstruments): string {
+function testInstrumentList({ numbers, cards, otp, transfers }: TestInstruments): string {
   const numberItems = numbers
     .map((n) => `<li><code>${escapeHtml(n.number)}</code><span class="muted">${escapeHtml(n.operator)}</span>${outcomeBadge(n.outcome)}</li>`)
     .join('');
@@ -104,6 +104,8 @@ function testInstrumentList({ numbers, cards, otp }: TestInstruments): string {
 <h2>Cards</h2>
 <ul>${cardItems}</ul>
 <p>Any future expiry date and any CVV. One-time code: <code>${escapeHtml(otp)}</code></p>
+<h2>Bank transfer</h2>
+<p>The exact amount arrives by itself a few seconds after the account is shown, unless the amount's kwacha end in: ${transfers.map((t) => `<code>${escapeHtml(t.ending)}</code> (e.g. ${escapeHtml(t.example)}): ${escapeHtml(t.outcome)}`).join('; ')}.</p>
 </details>`;
 }
 

@@ -26,4 +26,6 @@ export interface TestInstruments {
   numbers: ReadonlyArray<{ number: string; operator: string; outcome: string }>;
   cards: ReadonlyArray<{ number: string; brand: string; outcome: string }>;
   otp: string;
+  /** What a test bank transfer does, by the last two digits of its kwacha. */
+  transfers: ReadonlyArray<{ ending: string; example: string; outcome: string }>;
 }

@@ -19,7 +19,7 @@ export interface PaymentFormState {
   /** After a failed attempt: `2 tries left`, `Last try`. */
   triesLeft: string | null;
   /** Which method's form is open. */
-  method: 'mobile_money' | 'card';
+  method: 'mobile_money' | 'card' | 'bank_transfer';
   /** What the customer typed last, to refill the mobile form (never card data). */
   mobile: string;
   operator: 'airtel' | 'tnm' | '';
@@ -37,7 +37,8 @@ export function renderPaymentPage(summary: SessionSummary, context: PageContext,
   const methods = mobileMoney
     ? `${methodTabs(state.method)}
 ${mobileMoneyPane(summary, context, state)}
-${cardPane(summary, context, state.method === 'card')}`
+${cardPane(summary, context, state.method === 'card')}
+${bankTransferPane(summary, context, state.method === 'bank_transfer')}`
     : `<p class="note" id="card-only">Airtel Money and TNM Mpamba take payments in MWK only, so this ${escapeHtml(summary.currency)} payment is made by card.</p>
 ${cardPane(summary, context, true)}`;
   const body = `${testBanner(summary, state.testInstruments)}
@@ -62,6 +63,7 @@ ${summary.description ? `<p class="order-description">${escapeHtml(summary.descr
 const METHODS = [
   { method: 'mobile_money', slug: 'mobile', label: 'Mobile money', icon: ICONS.phone },
   { method: 'card', slug: 'card', label: 'Card', icon: ICONS.card },
+  { method: 'bank_transfer', slug: 'bank', label: 'Bank transfer', icon: ICONS.bank },
 ] as const;
 
 /** Hidden until checkout.js runs: without it both forms are simply shown one after the other. */
@@ -114,6 +116,68 @@ ${csrfField(context)}
 <button type="submit" class="button" id="pay-card">${payLabel(summary)}</button>
 </form>`;
   return methodPane('card', 'Card', open, form, offersMobileMoney(summary));
+}
+
+/** Bank transfers, like mobile money, are offered for MWK sessions only: the pane is shown beside the tabs. */
+function bankTransferPane(summary: SessionSummary, context: PageContext, open: boolean): string {
+  const form = `<p class="lead-small">We give you a one-time account number. Transfer exactly <strong>${escapeHtml(summary.amountText)}</strong> to it from your bank&rsquo;s app or internet banking, using its instant transfer. The account is open for one hour.</p>
+<form method="post" action="${sessionAction(context, 'pay/bank-transfer')}">
+${csrfField(context)}
+<button type="submit" class="button" id="pay-bank">Get account details</button>
+</form>`;
+  return methodPane('bank', 'Bank transfer', open, form, true);
+}
+
+/** A bank transfer attempt waiting for the customer's transfer into its one-time account. */
+export interface TransferWaiting {
+  bankName: string;
+  accountNumber: string;
+  accountName: string;
+  /** How long the account stays open, when the page was made. */
+  secondsLeft: number;
+  /** Where "Use another method" posts. */
+  abandonAction: string;
+  statusUrl: string;
+  /** Where "No, keep paying" leads back to: this page. */
+  keepPayingUrl: string;
+}
+
+/** A detail the customer copies into their bank's app: the copy button is shown by checkout.js (it needs the clipboard). */
+function copyRow(label: string, id: string, value: string): string {
+  const text = escapeHtml(value);
+  return `<div><dt>${escapeHtml(label)}</dt><dd><span class="copy-value" id="${id}">${text}</span><button type="button" class="copy" data-copy="${text}" aria-label="Copy ${escapeHtml(label.toLowerCase())}" hidden>Copy</button></dd></div>`;
+}
+
+/**
+ * What to transfer and where, polled like the mobile money approval page until the transfer
+ * arrives or the account expires; the <noscript> refresh does the same more slowly. The customer
+ * can set the account aside to pay another way without cancelling the payment.
+ */
+export function renderBankTransferPage(summary: SessionSummary, context: PageContext, transfer: TransferWaiting): string {
+  const body = `${testBanner(summary)}
+${cardHead(summary)}
+<div class="card-body status">
+<div id="transfer" data-status-url="${escapeHtml(transfer.statusUrl)}">
+<div class="spinner-wrap"><span class="spinner"></span>${ICONS.largeBank}</div>
+<h1 class="page-title">Pay by bank transfer</h1>
+<p class="lead">Transfer exactly this amount to the account below with your bank&rsquo;s instant transfer. Any other amount is sent back.</p>
+<dl class="details transfer-details">
+${copyRow('Amount', 'transfer-amount', summary.amountText)}
+${copyRow('Account number', 'account-number', transfer.accountNumber)}
+<div><dt>Bank</dt><dd id="bank-name">${escapeHtml(transfer.bankName)}</dd></div>
+${copyRow('Account name', 'account-name', transfer.accountName)}
+</dl>
+<p class="copied" id="copied" role="status"></p>
+<p class="waiting" role="status">Waiting for your transfer&hellip;</p>
+<p class="elapsed">The account closes in <span class="timer" id="time-left" data-seconds="${transfer.secondsLeft}">${minutesAndSeconds(transfer.secondsLeft)}</span></p>
+</div>
+<div class="no-prompt">
+<p>Would you rather pay another way?</p>
+<form method="post" action="${escapeHtml(transfer.abandonAction)}">${csrfField(context)}<button type="submit" class="button button-secondary" id="use-another-method">Use another method</button></form>
+</div>
+${cancelControl(context, summary, transfer.keepPayingUrl)}
+</div>`;
+  return page('Pay by bank transfer', body, { head: '\n<noscript><meta http-equiv="refresh" content="5"></noscript>', merchant: summary });
 }
 
 /** A mobile money attempt waiting for the customer to approve it on the phone. */

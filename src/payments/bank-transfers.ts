@@ -1,0 +1,165 @@
+import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
+import { addLog, type LogEntry } from '../logs/log-repository.ts';
+import { findMerchant } from '../merchants/merchant-repository.ts';
+import type { Principal } from '../merchants/merchant-service.ts';
+import { ApiError } from '../shared/errors.ts';
+import { ids } from '../shared/ids.ts';
+import { maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
+import { requestHash } from '../shared/request-hash.ts';
+import { transferExpiresAt } from './bank-transfer-expiry.ts';
+import { accountNameFor } from './bank-transfer-views.ts';
+import { findBankTransferWithLogs, findTransferAccount, insertTransferAccount, type BankTransfer, type TransferAccount } from './bank-transfer-repository.ts';
+import { completeCharge, refreshCharge } from './charge-completion.ts';
+import type { Charge } from './charge-repository.ts';
+import { existingFor, insertUniqueRecord } from './direct-records.ts';
+import type { BankTransferStart, Outcome } from './provider.ts';
+import { SANDBOX_PAYER } from './sandbox-provider.ts';
+
+/** What `POST /direct-charge/payments/initialize` carries (contract §10.1), after validation. */
+export interface BankTransferRequest {
+  payment_method: string;
+  amount: number;
+  currency: string;
+  charge_id: string;
+  email?: string | undefined;
+  first_name?: string | undefined;
+  last_name?: string | undefined;
+  mobile?: string | undefined;
+  /** Sent by SDKs (true by default in one); every account Lipira opens is one-time, so it changes nothing. */
+  create_permanent_account?: unknown;
+}
+
+export const BANK_TRANSFER_METHOD = 'mobile_bank_transfer';
+
+/** What details' `transaction_status` settles a pending test charge to. */
+export type TransferTestOutcome = 'successful' | 'success' | 'failed' | 'pending';
+
+/** The account number the provider gave is already another charge's: the provider is asked for another. */
+class AccountNumberTaken extends Error {}
+
+/**
+ * A bank transfer charge (contract §10.1): a one-time account is opened for it, and the charge
+ * waits, pending, for the customer's transfer of the exact amount (found by the settler or a
+ * details read once the provider says one arrived), or for the account to expire after an hour.
+ * Opening an account moves no money, so it is asked for before the charge is recorded, as for a
+ * mobile money charge; a retry of the same request answers the same charge and account.
+ */
+export async function initializeBankTransfer(deps: PaymentDeps, owner: Principal, request: BankTransferRequest, now = Date.now()): Promise<{ charge: Charge; account: TransferAccount }> {
+  if (request.payment_method !== BANK_TRANSFER_METHOD) {
+    throw ApiError.field('payment_method', `The selected payment method is invalid: use ${BANK_TRANSFER_METHOD} (a one-time account to pay into by bank transfer).`);
+  }
+  if (request.currency !== 'MWK') throw ApiError.field('currency', 'The currency must be MWK: bank transfers to a one-time account are taken in MWK only.');
+  const mobile = request.mobile === undefined ? null : parseMalawiMobile(request.mobile);
+  const hash = requestHash({ kind: 'bank_transfer', amount: request.amount, charge_id: request.charge_id, email: request.email, first_name: request.first_name, last_name: request.last_name, mobile: mobile?.msisdn ?? request.mobile });
+  const existing = await existingFor(deps.db, owner, request, hash);
+  if (existing) return withAccount(deps, existing);
+  const merchant = await findMerchant(deps.db, owner.merchantId);
+  const id = ids.charge();
+  for (;;) {
+    const opened = await openAccount(deps, owner, id, request.amount * 100, accountNameFor(merchant?.name ?? 'Merchant'), now);
+    const account: TransferAccount = { ...opened, payer_bank: null, payer_account_number: null, payer_account_name: null };
+    const make = () => transferCharge({ id, owner, request, hash, mobile: mobile ? maskMsisdn(mobile.msisdn) : null, providerState: opened.providerState, checkAt: opened.checkAt }, now);
+    try {
+      const { charge, created } = await insertUniqueRecord(deps.db, { owner, request, hash }, make, async (trx, charge) => {
+        if (!(await insertTransferAccount(trx, { charge_ref: charge.id, ...accountRow(account) }))) throw new AccountNumberTaken();
+        await addLog(trx, charge.id, `Bank transfer requested: account ${account.account_number} at ${account.bank_name} opened until ${new Date(account.expires_at).toISOString()}`, now);
+      });
+      return created ? { charge, account } : withAccount(deps, charge);
+    } catch (error) {
+      if (!(error instanceof AccountNumberTaken)) throw error;
+    }
+  }
+}
+
+const accountRow = ({ bank_name, account_number, account_name, expires_at }: TransferAccount) => ({ bank_name, account_number, account_name, expires_at });
+
+/** Asks the provider for a one-time account; a refusal is the customer's or merchant's 400. */
+async function openAccount(deps: PaymentDeps, owner: Principal, reference: string, amountMinor: number, accountName: string, now: number) {
+  const expiresAt = transferExpiresAt({ created_at: now });
+  const started: BankTransferStart = await deps.providerFor(owner.mode).startBankTransfer({ reference, amountMinor, currency: 'MWK', accountName, expiresAt });
+  if (!started.accepted) throw ApiError.field('payment_method', started.message);
+  // Asked again no later than the expiry, so that the settler ends an account nobody paid into.
+  return { bank_name: started.account.bankName, account_number: started.account.accountNumber, account_name: accountName, expires_at: expiresAt, providerState: started.providerState, checkAt: Math.min(started.checkAt, expiresAt) };
+}
+
+async function withAccount(deps: PaymentDeps, charge: Charge): Promise<{ charge: Charge; account: TransferAccount }> {
+  const account = await findTransferAccount(deps.db, charge.id);
+  // The same charge_id and request hash were a bank transfer, recorded with its account.
+  if (!account) throw ApiError.field('charge_id', 'The charge id has already been taken.');
+  return { charge, account };
+}
+
+const SETTLED: Record<'success' | 'failed', Outcome> = {
+  success: { status: 'success', transId: null, payer: SANDBOX_PAYER },
+  failed: { status: 'failed', reason: 'Settled as failed in test mode (transaction_status=failed).' },
+};
+
+/**
+ * A bank transfer charge by its `charge_id`, with its account and logs, refreshed from the
+ * provider when its check time has come. With a test key, `transaction_status` settles a pending
+ * one as a transfer (or its failure) would, ledger and webhook included; a live key may not use it.
+ * Any other record with that `charge_id` is not found here.
+ */
+export async function bankTransferDetails(deps: PaymentDeps, owner: Principal, chargeId: string, transactionStatus: TransferTestOutcome | undefined, now = Date.now()): Promise<BankTransfer & { logs: LogEntry[] }> {
+  if (transactionStatus !== undefined && owner.mode === 'live') {
+    throw ApiError.field('transaction_status', 'The transaction status can only be used with a test key.');
+  }
+  const found = REFERENCE_PATTERN.test(chargeId) ? await findBankTransferWithLogs(deps.db, owner, chargeId) : undefined;
+  if (!found) throw new ApiError('transactionNotFound');
+  const settle = transactionStatus === undefined || transactionStatus === 'pending' || found.status !== 'pending' ? null : SETTLED[transactionStatus === 'failed' ? 'failed' : 'success'];
+  const current = settle ? await completeCharge(deps, found, settle, now) : await refreshCharge(deps, found, now);
+  if (current === found) return found;
+  // It ended just now (or someone else ended it): read it again, logs and all.
+  return (await findBankTransferWithLogs(deps.db, owner, chargeId)) ?? found;
+}
+
+interface NewTransfer {
+  id: string;
+  owner: Principal;
+  request: BankTransferRequest;
+  hash: string;
+  /** The merchant's `mobile` for the customer, masked, when it is a Malawian number. */
+  mobile: string | null;
+  providerState: string;
+  checkAt: number;
+}
+
+/** The charge row, made afresh on each insert try (its `ref_id` may be what conflicted). */
+function transferCharge({ id, owner, request, hash, mobile, providerState, checkAt }: NewTransfer, now: number): Charge {
+  return {
+    id,
+    merchant_id: owner.merchantId,
+    mode: owner.mode,
+    charge_id: request.charge_id,
+    ref_id: ids.reference(),
+    session_id: null,
+    kind: 'payment',
+    channel: 'bank_transfer',
+    operator: null,
+    mobile,
+    card_brand: null,
+    card_number: null,
+    card_expiry: null,
+    status: 'pending',
+    next_action: 'approve',
+    failure_reason: null,
+    failure_code: null,
+    provider_state: providerState,
+    check_at: checkAt,
+    amount_minor: request.amount * 100,
+    currency: 'MWK',
+    fee_minor: 0,
+    first_name: request.first_name ?? null,
+    last_name: request.last_name ?? null,
+    email: request.email ?? null,
+    trans_id: null,
+    attempts: 1,
+    created_at: now,
+    completed_at: null,
+    updated_at: now,
+    request_hash: hash,
+    type: 'Direct API Payment',
+    refunded_minor: 0,
+  };
+}
