@@ -268,14 +268,14 @@ function whyEnded(session: CheckoutSession, maxFailedAttempts: number): views.En
  * A page that fails is answered with a page: a customer's browser gets HTML, never the API's
  * JSON envelope. Client errors keep the API's answer (the forms' own checks answer in HTML).
  */
-function answerPageError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function answerPageError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const failure = toApiError(error, request.log);
   if (failure.status < 500) return sendError(reply, failure);
   if (failure.code === 'unavailable') reply.header('retry-after', '1');
   return sendHtml(reply, failure.status, views.renderUnavailablePage());
 }
 
-function pageSchema(summary: string, answers: Record<number, string>) {
+export function pageSchema(summary: string, answers: Record<number, string>) {
   const response = Object.fromEntries(
     Object.entries({ ...answers, 503: 'Payments are paused for a moment (the database is out of reach)' }).map(([status, description]) => [status, Number(status) === 303 ? { description } : { description, content: { 'text/html': { schema: { type: 'string' } } } }]),
   );

@@ -11,9 +11,14 @@ const TOKEN = /^[0-9A-Za-z]{32}$/;
  * browser from sending it on one anyway.
  */
 export function issueCsrfToken(request: FastifyRequest, reply: FastifyReply, sessionId: string, secure: boolean): string {
+  return issueCsrfCookie(request, reply, `/checkout/${sessionId}`, secure);
+}
+
+/** The same token for the pages under `path` (the 3-D Secure page's `/3ds`). */
+export function issueCsrfCookie(request: FastifyRequest, reply: FastifyReply, path: string, secure: boolean): string {
   const existing = readCookie(request, COOKIE);
   const token = existing && TOKEN.test(existing) ? existing : randomBase62(32);
-  reply.header('set-cookie', `${COOKIE}=${token}; Path=/checkout/${sessionId}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`);
+  reply.header('set-cookie', `${COOKIE}=${token}; Path=${path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`);
   return token;
 }
 

@@ -14,6 +14,7 @@ const FIGURES: Record<TableName, string> = {
   checkout_sessions: "count(*), max(updated_at), sum(attempts), sum(failed_attempts), sum(case when status = 'pending' then 1 else 0 end), sum(case when pending_charge_id is null then 0 else 1 end)",
   charges: "count(*), max(updated_at), sum(attempts), sum(case when status = 'pending' then 1 else 0 end), sum(refunded_minor)",
   payout_recipients: 'count(*)',
+  card_authentications: 'count(*), sum(wrong_codes)',
   events: 'count(*)',
   webhook_deliveries: "count(*), max(updated_at), sum(attempts), max(next_attempt_at), sum(case when status = 'pending' then 1 else 0 end)",
   webhook_attempts: 'count(*)',
