@@ -15,7 +15,7 @@ import { failureRedirect, merchantOrigins, successRedirect } from './checkout-re
 import { findPageSession, findSessionById, type CheckoutSession, type PageSession } from './checkout-repository.ts';
 import { REFERENCE_PATTERN } from './checkout-schemas.ts';
 import { expireIfDue } from './checkout-service.ts';
-import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from './csrf.ts';
+import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from '../web/csrf.ts';
 import { cardName, instrumentName } from './customer-names.ts';
 import { adviceSentence, failureAdvice, triesLeftText } from './page/failure-advice.ts';
 import * as views from './page/views.ts';
