@@ -11,7 +11,7 @@ import { BenchUsageError, parseBenchArgs, USAGE, type BenchOptions } from './opt
 import { rssMegabytes } from './proc-stats.ts';
 import { buildReport, formatReport, saveReport } from './report.ts';
 import { CREATE, grownVerify, scenarios, type Seeded } from './scenarios.ts';
-import { fillSessions, seedCharges, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
+import { fillSessions, seedCardCharges, seedCharges, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
 import { startServer, type ServerProcess } from './servers.ts';
 import { measureWebhookDelivery } from './webhooks.ts';
 
@@ -35,12 +35,13 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   const db = await openBenchDb(gateway.databaseUrl);
   cleanup.add(() => db.close());
 
-  progress(`seeding ${options.seedCount} direct charges and ${options.seedCount} checkout sessions over HTTP`);
+  progress(`seeding ${options.seedCount} direct charges, ${options.seedCount} card charges and ${options.seedCount} checkout sessions over HTTP`);
   const chargeIds = await seedCharges(gateway, options.seedCount);
+  const cardChargeIds = await seedCardCharges(gateway, options.seedCount);
   const checkouts = await seedSessions(gateway, options.seedCount);
   const owner = await sessionOwnerFrom(db, gateway.merchantId, checkouts[0]!.txRef);
   progress(`bulk-loading sessions up to ${options.smallSessions.toLocaleString('en-US')} stored`);
-  const seeded: Seeded = { sessions: await fillSessions(db, owner, options.seedCount, options.smallSessions), checkouts, chargeIds };
+  const seeded: Seeded = { sessions: await fillSessions(db, owner, options.seedCount, options.smallSessions), checkouts, chargeIds, cardChargeIds };
   await waitForSettledCharges(db);
 
   const batch = scenarios(nodeHttp, fastify, verifyFloor, gateway, seeded);

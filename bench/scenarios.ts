@@ -13,6 +13,7 @@ export const VERIFY_LEGACY = 'verify legacy GET /api/verify-payment/:ref';
 export const CHARGE_VERIFY = 'mobile money verify GET /mobile-money/payments/:id/verify';
 export const CHARGE_DETAILS = 'mobile money details GET /mobile-money/payments/:id/details';
 export const CHECKOUT_PAGE = 'checkout page GET /checkout/:id';
+export const CARD_VERIFY = 'card verify GET /charge-card/verify/:id';
 
 /** What the gateway holds when the batch starts, for the scenarios to look up at random. */
 export interface Seeded {
@@ -22,6 +23,8 @@ export interface Seeded {
   checkouts: SeededCheckout[];
   /** Settled direct charges. */
   chargeIds: string[];
+  /** Direct card charges paid through their 3-D Secure page. */
+  cardChargeIds: string[];
 }
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
@@ -53,6 +56,7 @@ export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, verif
     lookup(VERIFY_LEGACY, gateway, gateway.secretKey, () => `/api/verify-payment/${randomSeedRef(seeded.sessions)}`),
     lookup(CHARGE_VERIFY, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/verify`),
     lookup(CHARGE_DETAILS, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/details`),
+    lookup(CARD_VERIFY, gateway, gateway.secretKey, () => `/charge-card/verify/${pick(seeded.cardChargeIds)}`),
     lookup(CHECKOUT_PAGE, gateway, gateway.secretKey, () => `/checkout/${pick(seeded.checkouts).id}`),
     {
       name: CREATE,
