@@ -11,6 +11,12 @@ export interface Row extends Measurement {
   /** req/s as a fraction of bare node:http's in the same phase (see `measurePhase`): 1.00 means as fast. */
   vsNodeHttp: number;
   vsFastify: number;
+  /**
+   * Against the floor row (verify on bare Fastify), each taken against the bare node:http of its
+   * own phase: what the gateway's route costs beside the least a route of the stack can cost.
+   * Null on the baselines.
+   */
+  vsFloor: number | null;
 }
 
 export interface Report {
@@ -46,7 +52,13 @@ export function buildReport(results: BatchResults, options: BenchOptions, starte
   const { measurements, grown, webhooks, finalServerRssMb } = results;
   const nodeHttp = rateOf(measurements, NODE_HTTP_BASELINE);
   const fastify = rateOf(measurements, FASTIFY_BASELINE);
-  const toRow = (m: Measurement): Row => ({ ...m, vsNodeHttp: m.requestsPerSecond / (m.bareRequestsPerSecond ?? nodeHttp), vsFastify: m.requestsPerSecond / fastify });
+  const floor = measurements.find((m) => m.scenario === VERIFY_FLOOR);
+  const floorVsNodeHttp = rateOf(measurements, VERIFY_FLOOR) / (floor?.bareRequestsPerSecond ?? nodeHttp);
+  const baselines = new Set([NODE_HTTP_BASELINE, FASTIFY_BASELINE, VERIFY_FLOOR]);
+  const toRow = (m: Measurement): Row => {
+    const vsNodeHttp = m.requestsPerSecond / (m.bareRequestsPerSecond ?? nodeHttp);
+    return { ...m, vsNodeHttp, vsFastify: m.requestsPerSecond / fastify, vsFloor: baselines.has(m.scenario) ? null : vsNodeHttp / floorVsNodeHttp };
+  };
   const grownRow = toRow(grown);
   const rows = [...measurements.map(toRow), grownRow];
   const verifyRow = rows.find((row) => row.scenario === VERIFY)!;
@@ -93,6 +105,7 @@ const COLUMNS: Column<Row>[] = [
   ['bare req/s', (r) => (r.bareRequestsPerSecond ?? r.requestsPerSecond).toFixed(0), 'right'],
   ['x node:http', (r) => r.vsNodeHttp.toFixed(2), 'right'],
   ['x fastify', (r) => r.vsFastify.toFixed(2), 'right'],
+  ['x floor', (r) => (r.vsFloor === null ? '' : r.vsFloor.toFixed(2)), 'right'],
   ['cpu us/req', (r) => r.serverCpuMicrosPerRequest.toFixed(0), 'right'],
   ['rss MB', (r) => r.serverRssMb.toFixed(1), 'right'],
   // A fast row made of error responses, or one measured while something else kept the machine

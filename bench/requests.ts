@@ -45,7 +45,25 @@ export function cardChargeBody(chargeId: string): string {
   });
 }
 
+/** A refund of 1 MWK of a seeded charge: each charge of 1,000 can take a thousand of them, so the mixed row never runs out. */
+export function refundBody(chargeId: string): string {
+  return JSON.stringify({ charge_id: chargeId, amount: 1, reason: 'Bench' });
+}
+
+/** A bank payout to National Bank of Malawi (PayChangu's uuid for it), settled at once by the sandbox. */
+export function bankPayoutBody(chargeId: string): string {
+  return JSON.stringify({
+    payout_method: 'bank_transfer',
+    bank_uuid: '82310dd1-ec9b-4fe7-a32c-2f262ef08681',
+    amount: 100,
+    charge_id: chargeId,
+    bank_account_name: 'Madalitso Kamwendo',
+    bank_account_number: '1001000010',
+  });
+}
+
 /** Seeded sessions are `seed-0` … `seed-<n-1>`, whether made over HTTP or bulk-loaded, so any index names one. */
 export const seedRef = (index: number) => `seed-${index}`;
 export const seedChargeId = (index: number) => `seed-charge-${index}`;
 export const seedCardChargeId = (index: number) => `seed-card-${index}`;
+export const seedPayoutId = (index: number) => `seed-payout-${index}`;

@@ -62,6 +62,7 @@ export function newSession(owner: SessionOwner, txRef: string, now: number): New
     completed_at: null,
     created_at: now,
     updated_at: now,
+    frame_origin: null,
   };
   return { session, log: { owner_id: session.id, type: 'log', message: 'Checkout session created', created_at: now } };
 }

@@ -10,11 +10,15 @@ import { measure, measureInRounds, type Measurement, type Scenario } from './mea
 import { BenchUsageError, parseBenchArgs, USAGE, type BenchOptions } from './options.ts';
 import { rssMegabytes } from './proc-stats.ts';
 import { buildReport, formatReport, saveReport } from './report.ts';
-import { CREATE, grownVerify, scenarios, type Seeded } from './scenarios.ts';
-import { fillSessions, seedCardCharges, seedCharges, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
+import { CREATE, grownVerify, mixedRefundsAndVerifies, scenarios, type Seeded } from './scenarios.ts';
+import { fillSessions, seedBankPayouts, seedCardCharges, seedCharges, seedRefunds, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
 import { startServer, type ServerProcess } from './servers.ts';
 import { measureWebhookDelivery } from './webhooks.ts';
 
+/** One seeded charge in this many gets a refund for the refund read row. */
+const SEEDED_PER_REFUND = 4;
+/** Ten pages of the payouts list. */
+const BANK_PAYOUTS = 200;
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url));
 
@@ -41,8 +45,13 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   const checkouts = await seedSessions(gateway, options.seedCount);
   const owner = await sessionOwnerFrom(db, gateway.merchantId, checkouts[0]!.txRef);
   progress(`bulk-loading sessions up to ${options.smallSessions.toLocaleString('en-US')} stored`);
-  const seeded: Seeded = { sessions: await fillSessions(db, owner, options.seedCount, options.smallSessions), checkouts, chargeIds, cardChargeIds };
+  const sessions = await fillSessions(db, owner, options.seedCount, options.smallSessions);
   await waitForSettledCharges(db);
+  progress(`seeding ${options.seedCount / SEEDED_PER_REFUND} refunds and ${BANK_PAYOUTS} bank payouts over HTTP`);
+  const refundIds = await seedRefunds(gateway, chargeIds.slice(0, options.seedCount / SEEDED_PER_REFUND));
+  const payoutPages = await seedBankPayouts(gateway, BANK_PAYOUTS);
+  await waitForSettledCharges(db);
+  const seeded: Seeded = { sessions, checkouts, chargeIds, cardChargeIds, refundIds, payoutPages };
 
   const batch = scenarios(nodeHttp, fastify, verifyFloor, gateway, seeded);
   // The growth target compares the first gateway row with one run after every other route. Warmed
@@ -66,6 +75,8 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   const measurements = await measurePhase(batch.filter((scenario) => scenario !== create), options);
   const [, created] = await measurePhase([bareNodeHttp, create], options);
   measurements.push(created!);
+  const [, mixed] = await measurePhase([bareNodeHttp, mixedRefundsAndVerifies(gateway, seeded)], options);
+  measurements.push(mixed!);
 
   progress(`bulk-loading sessions up to ${options.largeSessions.toLocaleString('en-US')} stored`);
   const grownSessions = await fillSessions(db, owner, seeded.sessions, options.largeSessions);

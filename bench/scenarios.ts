@@ -1,6 +1,6 @@
 import type { Gateway } from './gateway.ts';
 import type { Scenario } from './measure.ts';
-import { seedRef, sessionBody } from './requests.ts';
+import { refundBody, seedRef, sessionBody } from './requests.ts';
 import type { SeededCheckout } from './rows.ts';
 import type { ServerProcess } from './servers.ts';
 
@@ -14,6 +14,12 @@ export const CHARGE_VERIFY = 'mobile money verify GET /mobile-money/payments/:id
 export const CHARGE_DETAILS = 'mobile money details GET /mobile-money/payments/:id/details';
 export const CHECKOUT_PAGE = 'checkout page GET /checkout/:id';
 export const CARD_VERIFY = 'card verify GET /charge-card/verify/:id';
+export const REFUND_READ = 'refund read GET /refunds/:id';
+export const PAYOUTS_LIST = 'bank payouts list GET /direct-charge/payouts?page=N';
+export const MIXED_REFUNDS = 'mixed: 10% POST /refunds, 90% verify';
+/** Share of the mixed row's requests that create a refund. */
+const MIXED_REFUND_SHARE = 0.1;
+export const POPUP_SCRIPT = 'inline popup script GET /js/popup.js';
 
 /** What the gateway holds when the batch starts, for the scenarios to look up at random. */
 export interface Seeded {
@@ -25,6 +31,10 @@ export interface Seeded {
   chargeIds: string[];
   /** Direct card charges paid through their 3-D Secure page. */
   cardChargeIds: string[];
+  /** A refund of each of some of them. */
+  refundIds: string[];
+  /** Pages the seeded bank payouts fill in the payouts list. */
+  payoutPages: number;
 }
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
@@ -58,6 +68,10 @@ export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, verif
     lookup(CHARGE_DETAILS, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/details`),
     lookup(CARD_VERIFY, gateway, gateway.secretKey, () => `/charge-card/verify/${pick(seeded.cardChargeIds)}`),
     lookup(CHECKOUT_PAGE, gateway, gateway.secretKey, () => `/checkout/${pick(seeded.checkouts).id}`),
+    lookup(REFUND_READ, gateway, gateway.secretKey, () => `/refunds/${pick(seeded.refundIds)}`),
+    lookup(PAYOUTS_LIST, gateway, gateway.secretKey, () => `/direct-charge/payouts?page=${1 + Math.floor(Math.random() * seeded.payoutPages)}`),
+    // What every page of a shop using the popup loads (unless cached): no key, no database, the address limit only.
+    { name: POPUP_SCRIPT, server: gateway, request: { method: 'GET', path: '/js/popup.js' } },
     {
       name: CREATE,
       server: gateway,
@@ -69,6 +83,28 @@ export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, verif
       },
     },
   ];
+}
+
+/**
+ * Verification of the seeded sessions while refunds of the seeded charges are being created: one
+ * request in ten is a refund of 1 MWK. Refunds lock the merchant's balances and count on their
+ * charges; read beside the verify row, this row tells whether that slows anyone's verification.
+ * It writes, so it runs in a phase of its own after the reads.
+ */
+export function mixedRefundsAndVerifies(gateway: Gateway, seeded: Seeded): Scenario {
+  const authorization = `Bearer ${gateway.secretKey}`;
+  // Fresh headers every time: autocannon writes a POST's Content-Length into the headers object it
+  // was given, which a following GET would then send with no body behind it.
+  return {
+    name: MIXED_REFUNDS,
+    server: gateway,
+    request: {
+      setupRequest: (request) =>
+        Math.random() < MIXED_REFUND_SHARE
+          ? { ...request, method: 'POST', path: '/refunds', headers: { authorization, 'content-type': 'application/json' }, body: refundBody(pick(seeded.chargeIds)) }
+          : { ...request, method: 'GET', path: `/verify-payment/${randomSeedRef(seeded.sessions)}`, headers: { authorization }, body: undefined },
+    },
+  };
 }
 
 /** The verify scenario again once `stored` sessions are in the database, looking up any of `seed-0` … `seed-<sessions-1>`. */

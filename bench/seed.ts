@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchDb } from './bench-db.ts';
 import type { Gateway } from './gateway.ts';
-import { cardChargeBody, chargeBody, seedCardChargeId, seedChargeId, seedRef, sessionBody } from './requests.ts';
+import { bankPayoutBody, cardChargeBody, chargeBody, refundBody, seedCardChargeId, seedChargeId, seedPayoutId, seedRef, sessionBody } from './requests.ts';
 import { newSession, withFreshKeys, type NewSession, type SeededCheckout, type SessionOwner } from './rows.ts';
 
 const SEED_CONCURRENCY = 16;
@@ -11,6 +11,8 @@ const BULK_BATCH = 10_000;
 const MAX_KEY_TRIES = 5;
 const SETTLE_POLL_MS = 100;
 const SETTLE_LIMIT_MS = 60_000;
+/** The payouts list's page size (contract §10.3). */
+const PAYOUTS_PER_PAGE = 20;
 
 /** Runs `task(0)` … `task(count-1)`, a few at a time, as a client pool would. */
 async function inParallel(count: number, task: (index: number) => Promise<void>): Promise<void> {
@@ -72,6 +74,28 @@ export async function seedCardCharges(gateway: Gateway, count: number): Promise<
     if (confirmed.status !== 303 || !landed.includes('status=success')) throw new Error(`seeding ${seedCardChargeId(index)}: the code was answered ${confirmed.status} ${landed}`);
   });
   return Array.from({ length: count }, (_, index) => seedCardChargeId(index));
+}
+
+/** One refund of 1 MWK of each of `chargeIds` (settled charges), for the refund read row; their ids. */
+export async function seedRefunds(gateway: Gateway, chargeIds: string[]): Promise<string[]> {
+  const refundIds: string[] = [];
+  await inParallel(chargeIds.length, async (index) => {
+    const answer = (await post(gateway, '/refunds', refundBody(chargeIds[index]!))) as { data?: { refund_id?: unknown } };
+    const id = answer.data?.refund_id;
+    if (typeof id !== 'string') throw new Error(`seeding a refund of ${chargeIds[index]}: no refund_id in the answer`);
+    refundIds[index] = id;
+  });
+  return refundIds;
+}
+
+/**
+ * `count` bank payouts, paid from the main balance once the settled charges' collections have
+ * been moved there (`lipira ledger settle`, as an operator would); how many pages they list on.
+ */
+export async function seedBankPayouts(gateway: Gateway, count: number): Promise<number> {
+  await gateway.cli(['ledger', 'settle']);
+  await inParallel(count, (index) => post(gateway, '/direct-charge/payouts/initialize', bankPayoutBody(seedPayoutId(index))).then(() => undefined));
+  return Math.ceil(count / PAYOUTS_PER_PAGE);
 }
 
 /** Waits for the gateway's settler to complete every charge (SANDBOX_MOBILE_DELAY=0 makes them due at once). */

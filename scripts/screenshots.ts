@@ -9,6 +9,7 @@ import type { Browser, Page, ViewportSize } from 'playwright-core';
 import { launchBrowser, openTab, startMerchantSite, submitForm, type MerchantSite } from '../test/helpers/browser.ts';
 import { cardBody, chargeCard } from '../test/helpers/cards.ts';
 import { currentBody } from '../test/helpers/fixtures.ts';
+import { startExampleShop } from '../test/helpers/example-shop.ts';
 import { call, startTestGateway, type TestGateway } from '../test/helpers/gateway.ts';
 
 const OUT_DIR = new URL('../docs/screenshots/', import.meta.url);
@@ -20,6 +21,7 @@ const PHONE_SCALE = 2;
 interface Scene {
   gw: TestGateway;
   secretKey: string;
+  publicKey: string;
   shop: MerchantSite;
   browser: Browser;
   /** How many sessions were opened, to number their references. */
@@ -132,6 +134,21 @@ async function directCardThreeDs(scene: Scene): Promise<void> {
   await context.close();
 }
 
+/** examples/shop.html, served from its own origin, with the inline popup open over it. */
+async function inlinePopup(scene: Scene): Promise<void> {
+  const exampleShop = await startExampleShop(scene.gw.url, scene.publicKey);
+  const { context, page } = await openTab(scene.browser, DESKTOP);
+  try {
+    await page.goto(exampleShop.origin);
+    await page.click('#pay-popup');
+    await page.frameLocator('[role=dialog] iframe').locator('#mobile').waitFor();
+    await save(page, 'inline-popup');
+  } finally {
+    await context.close();
+    await exampleShop.close();
+  }
+}
+
 fs.mkdirSync(OUT_DIR, { recursive: true });
 // Three seconds, as the default: long enough for the approval page to hold still for its picture.
 const gw = await startTestGateway('sqlite', { SANDBOX_MOBILE_DELAY: '3s' });
@@ -139,7 +156,7 @@ const shop = await startMerchantSite();
 const browser = await launchBrowser();
 try {
   const merchant = await gw.newMerchant('Kumudzi Market');
-  const scene: Scene = { gw, secretKey: merchant.test_secret_key, shop, browser, sessions: 0 };
+  const scene: Scene = { gw, secretKey: merchant.test_secret_key, publicKey: merchant.test_public_key, shop, browser, sessions: 0 };
   await payingByMobile(scene);
   await desktop(scene);
   await failedAttempts(scene);
@@ -147,6 +164,7 @@ try {
   await cardOnly(scene);
   await cardWithReceipt(scene);
   await directCardThreeDs(scene);
+  await inlinePopup(scene);
 } finally {
   await browser.close();
   await shop.close();

@@ -19,6 +19,7 @@ import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from '../web/csrf.ts'
 import { cardName, instrumentName } from './customer-names.ts';
 import { adviceSentence, failureAdvice, triesLeftText } from './page/failure-advice.ts';
 import * as views from './page/views.ts';
+import { renderFrameResultPage } from './page/browser-views.ts';
 
 interface PageDeps {
   config: Config;
@@ -40,6 +41,15 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   const secureCookies = config.publicBaseUrl.startsWith('https:');
   const pagePath = (session: CheckoutSession) => `/checkout/${session.id}`;
   const attemptPath = (session: CheckoutSession, charge: Charge) => `${pagePath(session)}/attempts/${charge.charge_id}`;
+  const donePath = (session: CheckoutSession) => `${pagePath(session)}/done`;
+  /**
+   * Where the browser goes when the payment ends (contract §7). A session shown in the inline popup
+   * goes to its own last page instead, which tells the merchant's page in a message: the frame
+   * must not become the merchant's page, the top window goes there.
+   */
+  const successTarget = (session: CheckoutSession) => (session.frame_origin ? donePath(session) : successRedirect(session));
+  const failureTarget = (session: CheckoutSession) => (session.frame_origin ? donePath(session) : failureRedirect(session));
+  const csrfToken = (request: FastifyRequest, reply: FastifyReply, session: CheckoutSession) => issueCsrfToken(request, reply, session.id, secureCookies, session.frame_origin !== null);
 
   async function loadSession(id: string): Promise<PageSession | null> {
     // A link we could never have issued is unknown without asking (a NUL in it would even fail the query on PostgreSQL).
@@ -67,10 +77,10 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   }
 
   const html = (reply: FastifyReply, session: CheckoutSession | null, status: number, page: string) =>
-    sendHtml(reply, status, page, session ? merchantOrigins(session) : []);
+    sendHtml(reply, status, page, session ? merchantOrigins(session) : [], session?.frame_origin ?? null);
 
   function showPaymentPage(request: FastifyRequest, reply: FastifyReply, session: PageSession, status: number, state: Partial<views.PaymentFormState>) {
-    const context = { sessionId: session.id, csrfToken: issueCsrfToken(request, reply, session.id, secureCookies) };
+    const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
     const testInstruments = session.mode === 'test' ? TEST_INSTRUMENTS : null;
     const page = views.renderPaymentPage(summaryOf(session), context, { error: null, triesLeft: null, method: 'mobile_money', mobile: '', operator: '', testInstruments, ...state });
     return html(reply, session, status, page);
@@ -81,15 +91,15 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     const summary = summaryOf(session);
     if (session.status === 'success') {
       const payment = session.paid_charge_id ? await findCharge(db, session.paid_charge_id) : undefined;
-      const receipt = { paidWith: payment ? instrumentName(payment) : '', completedAt: formatHumanDate(session.completed_at ?? session.updated_at, config.timeZone), continueUrl: successRedirect(session) };
+      const receipt = { paidWith: payment ? instrumentName(payment) : '', completedAt: formatHumanDate(session.completed_at ?? session.updated_at, config.timeZone), continueUrl: successTarget(session) };
       return html(reply, session, 200, views.renderReceiptPage(summary, receipt));
     }
-    return html(reply, session, 200, views.renderEndedPage(summary, { why: whyEnded(session, payments.maxFailedAttempts), returnUrl: failureRedirect(session) }));
+    return html(reply, session, 200, views.renderEndedPage(summary, { why: whyEnded(session, payments.maxFailedAttempts), returnUrl: failureTarget(session) }));
   }
 
   /** After a session ends the browser goes back to the merchant, or to our own page when there is no URL to go to. */
   const leave = (reply: FastifyReply, session: CheckoutSession) =>
-    reply.redirect((session.status === 'success' ? successRedirect(session) : failureRedirect(session)) ?? pagePath(session), 303);
+    reply.redirect((session.status === 'success' ? successTarget(session) : failureTarget(session)) ?? pagePath(session), 303);
 
   /** Loads the session a form posts to, or answers for it: unknown, forged, or already ended. */
   async function formSession(request: FastifyRequest<{ Params: Params; Body: Form }>, reply: FastifyReply): Promise<PageSession | null> {
@@ -146,12 +156,22 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return answerAttempt(request, reply, session, result, { method: 'card' });
   });
 
+  app.get<{ Params: Params }>('/checkout/:id/done', { errorHandler: answerPageError, schema: pageSchema('The last page of a session shown in the inline popup: posts the result to the merchant\'s page', { 200: 'The page posting the result', 303: 'Back to the payment page while it is pending; to the merchant for a session not shown in the popup', 404: 'Unknown link' }) }, async (request, reply) => {
+    const session = await loadSession(request.params.id);
+    if (!session) return html(reply, null, 404, views.renderNotFoundPage());
+    if (session.status === 'pending') return reply.redirect(pagePath(session), 303);
+    if (!session.frame_origin) return leave(reply, session);
+    const succeeded = session.status === 'success';
+    const result = { tx_ref: session.tx_ref, status: session.status, transaction_id: succeeded ? session.reference : null, redirect_url: succeeded ? successRedirect(session) : failureRedirect(session) };
+    return html(reply, session, 200, renderFrameResultPage(session.merchant_name, session.frame_origin, result));
+  });
+
   app.get<{ Params: Params }>('/checkout/:id/cancel', { errorHandler: answerPageError, schema: pageSchema('Asks the customer to confirm cancelling (without JavaScript; the page\'s script asks in place)', { 200: 'The question, or the ending of a finished session', 404: 'Unknown link' }) }, async (request, reply) => {
     const session = await loadSession(request.params.id);
     if (!session) return html(reply, null, 404, views.renderNotFoundPage());
     if (session.status !== 'pending') return showEnded(reply, session);
     const inFlight = session.pending_charge_id ? await findCharge(db, session.pending_charge_id) : undefined;
-    const context = { sessionId: session.id, csrfToken: issueCsrfToken(request, reply, session.id, secureCookies) };
+    const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
     const cancel = { keepPayingUrl: inFlight ? attemptPath(session, inFlight) : pagePath(session), requestOut: inFlight?.next_action === 'approve' };
     return html(reply, session, 200, views.renderCancelPage(summaryOf(session), context, cancel));
   });
@@ -185,7 +205,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     }
     if (charge.status !== 'pending' || setAside(session, charge)) return reply.redirect(pagePath(session), 303);
     const summary = summaryOf(session);
-    const context = { sessionId: session.id, csrfToken: issueCsrfToken(request, reply, session.id, secureCookies) };
+    const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
     const here = attemptPath(session, charge);
     if (charge.next_action === 'otp') {
       const otp = { cardText: cardName(charge), action: `${here}/otp`, error: null, testOtp: session.mode === 'test' ? TEST_OTP : null, keepPayingUrl: here };
@@ -213,7 +233,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
    */
   function endedAfter(reply: FastifyReply, session: PageSession, charge: Charge) {
     if (session.status !== 'failed' || charge.status !== 'failed' || whyEnded(session, payments.maxFailedAttempts) !== 'failed') return leave(reply, session);
-    const ended = { why: 'failed' as const, returnUrl: failureRedirect(session), lastFailure: failureAdvice(charge), returnAfterSeconds: RETURN_AFTER_SECONDS };
+    const ended = { why: 'failed' as const, returnUrl: failureTarget(session), lastFailure: failureAdvice(charge), returnAfterSeconds: RETURN_AFTER_SECONDS };
     return html(reply, session, 200, views.renderEndedPage(summaryOf(session), ended));
   }
 

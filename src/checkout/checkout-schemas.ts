@@ -132,3 +132,45 @@ export const LegacyVerifyResponse = SuccessEnvelope(
 );
 
 export const TxRefParams = Type.Object({ tx_ref: Type.String() });
+
+/**
+ * The HTML checkout's form as a shop posts it (`application/x-www-form-urlencoded`): every value a
+ * text. Documents the form; what is checked is the create body it becomes (CurrentCreateBody),
+ * bracket names folded into objects first (hosted-form.ts).
+ */
+export const HostedFormBody = Type.Object(
+  {
+    public_key: Type.String({ description: 'The merchant\'s public key: `pub-test-…` or `pub-live-…`.' }),
+    tx_ref: Type.String(),
+    amount: Type.String({ description: 'Whole units, e.g. `2500`.' }),
+    currency: Type.String({ enum: ['MWK', 'USD'] }),
+    callback_url: Type.String(),
+    return_url: Type.String(),
+    email: Type.Optional(Type.String({ description: 'Or `customer[email]`.' })),
+    first_name: Type.Optional(Type.String({ description: 'Or `customer[first_name]`.' })),
+    last_name: Type.Optional(Type.String({ description: 'Or `customer[last_name]`.' })),
+    title: Type.Optional(Type.String({ description: 'Or `customization[title]`.' })),
+    description: Type.Optional(Type.String({ description: 'Or `customization[description]`.' })),
+    logo: Type.Optional(Type.String({ description: 'Or `customization[logo]`.' })),
+  },
+  {
+    additionalProperties: Type.String(),
+    description: 'Nested options as bracket names: `customer[email]`, `customization[title]`, and `meta[<key>]` for each meta field.',
+    examples: [
+      {
+        public_key: 'pub-test-8KI7couQSwtifp8bwbbhVPYCdFW4wY4O',
+        tx_ref: 'order-1002',
+        amount: '2500',
+        currency: 'MWK',
+        callback_url: 'https://shop.example/paid',
+        return_url: 'https://shop.example/cancelled',
+        email: 'thoko@example.com',
+        first_name: 'Thoko',
+        last_name: 'Banda',
+        title: 'Chikondi Crafts',
+        description: 'Woven basket',
+        'meta[order]': '1002',
+      },
+    ],
+  },
+);

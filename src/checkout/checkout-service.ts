@@ -26,6 +26,8 @@ export interface SessionRequest {
   return_url?: string | undefined;
   customization?: { title?: string | undefined; description?: string | undefined; logo?: string | undefined } | undefined;
   meta?: Record<string, unknown> | undefined;
+  /** The origin of the merchant page that created the session through the inline popup: the one that may frame it. */
+  frameOrigin?: string | undefined;
 }
 
 export interface CheckoutDeps {
@@ -92,6 +94,7 @@ function newSession(owner: Principal, request: SessionRequest, txRef: string, re
     completed_at: null,
     created_at: now,
     updated_at: now,
+    frame_origin: request.frameOrigin ?? null,
   };
 }
 

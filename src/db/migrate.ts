@@ -10,6 +10,7 @@ import { failureCodeMigration } from './migrations/0008_failure_code.ts';
 import { refundTotalsMigration } from './migrations/0009_refund_totals.ts';
 import { payoutRecipientsMigration } from './migrations/0010_payout_recipients.ts';
 import { cardAuthenticationsMigration } from './migrations/0012_card_authentications.ts';
+import { sessionFrameOriginMigration } from './migrations/0013_session_frame_origin.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
   return {
@@ -23,6 +24,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0009_refund_totals': refundTotalsMigration,
     '0010_payout_recipients': payoutRecipientsMigration,
     '0012_card_authentications': cardAuthenticationsMigration,
+    '0013_session_frame_origin': sessionFrameOriginMigration,
   };
 }
 

@@ -63,6 +63,8 @@ export interface CheckoutSessionsTable {
   completed_at: number | null;
   created_at: number;
   updated_at: number;
+  /** The merchant page's origin, for a session created by the inline popup: the one origin that may frame its pages. */
+  frame_origin: string | null;
 }
 
 export type ChargeStatus = 'pending' | 'success' | 'failed';

@@ -10,7 +10,7 @@ import { DOCS_CSP, DOCS_FAVICON, DOCS_SCRIPT, DOCS_STYLESHEET } from './docs-pag
  * group fails test/integration/openapi.test.ts.
  */
 const TAGS = [
-  { name: 'Checkout', description: 'Hosted checkout sessions, their verification, and the hosted page customers pay on.', path: /^\/(api\/)?(payment$|verify-payment\/)|^\/checkout\// },
+  { name: 'Checkout', description: 'Hosted checkout sessions, their verification, and the hosted page customers pay on.', path: /^\/(api\/)?(payment$|verify-payment\/)|^\/checkout\/|^\/(popup\/payment|hosted-payment-page|js\/popup\.js)$/ },
   { name: 'Mobile money', description: 'Direct mobile money charges and their verification.', path: /^\/mobile-money($|\/payments\/)/ },
   { name: 'Payouts', description: 'Money sent out from the main balance.', path: /^\/(mobile-money|direct-charge)\/payouts(\/|$)/ },
   { name: 'Refunds', description: 'Full and partial refunds of any payment, and what became of them.', path: /^\/(refunds($|\/)|charge-card\/refund\/)/ },
@@ -38,6 +38,8 @@ export async function registerApiDocs(app: App, config: Config): Promise<void> {
     if (!route.schema || route.schema.hide) return;
     const auth = route.config?.auth;
     if (auth === 'secret' || auth === 'secret-or-body') route.schema.security = [{ bearerAuth: [] }];
+    // The HTML checkout's form carries its public key as a field, not a header.
+    if (auth === 'public' && !route.config?.form) route.schema.security = [{ publicKeyAuth: [] }];
     const tag = apiTagOf(route.url);
     if (tag) route.schema.tags = [tag];
   });
@@ -52,7 +54,10 @@ export async function registerApiDocs(app: App, config: Config): Promise<void> {
       servers: [{ url: config.publicBaseUrl }],
       tags: TAGS.map(({ name, description }) => ({ name, description })),
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret key: `sec-test-…` or `sec-live-…`.' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret key: `sec-test-…` or `sec-live-…`.' },
+          publicKeyAuth: { type: 'http', scheme: 'bearer', description: 'A public key: `pub-test-…` or `pub-live-…`, for the browser integrations, which may only create checkout sessions.' },
+        },
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },

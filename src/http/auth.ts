@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { lookUpSecretKey, rememberedPrincipal, wasValidKey, type Principal } from '../merchants/merchant-service.ts';
+import { isPublicKeyShape, keyKindOf } from '../merchants/api-keys.ts';
+import { lookUpKey, rememberedPrincipal, wasValidKey, type Principal } from '../merchants/merchant-service.ts';
 import type { Limit } from '../ratelimit/rate-limit.ts';
 import { ApiError } from '../shared/errors.ts';
 
@@ -9,9 +10,14 @@ import { ApiError } from '../shared/errors.ts';
  * How a route authenticates (route `config.auth`):
  * - `secret`: `Authorization: Bearer <secret key>`;
  * - `secret-or-body`: the same, or, for the legacy generation, `secret_key` in the JSON body;
+ * - `public`: a public key, as `Authorization: Bearer <public key>`, or as the `public_key` field of
+ *   a form route (`config.form`: the HTML checkout): the browser integrations, which may only
+ *   create checkout sessions;
  * - `none`: no key needed.
+ * A public key on a secret route, and a secret key on a public one, are refused by name (401):
+ * the first is a merchant's mistake to point out, the second a secret sent from a browser.
  */
-export type AuthPolicy = 'secret' | 'secret-or-body' | 'none';
+export type AuthPolicy = 'secret' | 'secret-or-body' | 'public' | 'none';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -27,7 +33,9 @@ declare module 'fastify' {
 /**
  * Finds the principal of requests to routes that need a key, or answers 401. Every request that
  * does not carry a key this process knows to be valid (routes needing none included) first takes
- * a token from its client address (`limitAddress`), before any key is looked up.
+ * a token from its client address (`limitAddress`), before any key is looked up. Requests with a
+ * public key always do: anyone can copy a public key from a shop's page, so its requests are
+ * limited per address as well as per key.
  */
 export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, limitAddress: Limit): void {
   app.decorateRequest('principal', null);
@@ -38,14 +46,21 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, lim
     const policy = config.auth ?? 'none';
     if (policy === 'none') return config.unlimited ? done() : limitAddress(request, reply, done);
     const token = bearerToken(request);
+    if (policy === 'public') {
+      // A form's key is its `public_key` field, read once the body is parsed (a browser's form sends no
+      // Authorization header: one there is ignored); any other route's is in the header.
+      return limitAddress(request, reply, (limited) => (limited || config.form ? done(limited) : authenticatePublic(request, token, done)));
+    }
     if (token === null && policy === 'secret-or-body') return done(); // a body key is read once parsed
     authenticate(request, reply, token, done);
   });
 
   app.addHook('preValidation', (request, reply, done) => {
-    if (request.principal || request.routeOptions.config.auth !== 'secret-or-body') return done();
+    const { auth: policy, form } = request.routeOptions.config;
+    if (request.principal || (policy !== 'secret-or-body' && !(policy === 'public' && form))) return done();
     const body = request.body as Record<string, unknown> | undefined;
-    authenticate(request, reply, typeof body?.secret_key === 'string' ? body.secret_key : null, done);
+    if (policy === 'public') return authenticatePublic(request, stringField(body, 'public_key'), done);
+    authenticate(request, reply, stringField(body, 'secret_key'), done);
   });
 
   /**
@@ -54,6 +69,7 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, lim
    * key, and a missing one, are limited before they reach the database.
    */
   function authenticate(request: FastifyRequest, reply: FastifyReply, token: string | null, done: (error?: Error) => void): void {
+    if (token !== null && isPublicKeyShape(token)) return done(new ApiError('publicKeyRefused'));
     const remembered = token === null ? null : rememberedPrincipal(db, token);
     if (remembered) return admit(request, remembered, done);
     if (remembered === undefined && wasValidKey(db, token!)) return lookUp(request, token!, done);
@@ -64,9 +80,24 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, lim
     });
   }
 
-  function lookUp(request: FastifyRequest, token: string, done: (error?: Error) => void): void {
-    lookUpSecretKey(db, token).then((principal) => admit(request, principal, done), done);
+  /** A public key, its address already paid: remembered, or looked up. */
+  function authenticatePublic(request: FastifyRequest, token: string | null, done: (error?: Error) => void): void {
+    const kind = token === null ? null : keyKindOf(token);
+    if (kind === 'secret') return done(new ApiError('secretKeyRefused'));
+    if (kind === null) return done(new ApiError('unauthenticated'));
+    const remembered = rememberedPrincipal(db, token!);
+    if (remembered === undefined) lookUp(request, token!, done);
+    else admit(request, remembered, done);
   }
+
+  function lookUp(request: FastifyRequest, token: string, done: (error?: Error) => void): void {
+    lookUpKey(db, token).then((principal) => admit(request, principal, done), done);
+  }
+}
+
+function stringField(body: Record<string, unknown> | undefined, name: string): string | null {
+  const value = body?.[name];
+  return typeof value === 'string' ? value : null;
 }
 
 function admit(request: FastifyRequest, principal: Principal | null, done: (error?: Error) => void): void {

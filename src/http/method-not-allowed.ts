@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { AuthPolicy } from './auth.ts';
 import { ApiError } from '../shared/errors.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -7,6 +8,8 @@ export interface RouteEntry {
   method: string;
   url: string;
   hidden: boolean;
+  /** How it authenticates (`config.auth`): what tests of every keyed route walk. */
+  auth: AuthPolicy;
 }
 
 /**
@@ -17,7 +20,7 @@ export interface RouteEntry {
 export async function registerMethodNotAllowed(app: FastifyInstance, register: () => Promise<void>): Promise<RouteEntry[]> {
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden: route.schema?.hide === true });
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden: route.schema?.hide === true, auth: route.config?.auth ?? 'none' });
   });
   await register();
   const registered = [...routes];

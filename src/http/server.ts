@@ -17,10 +17,11 @@ import { registerApiDocs } from './api-docs.ts';
 import { registerMetrics } from '../metrics/metrics.ts';
 import { openRateLimits } from '../ratelimit/rate-limit.ts';
 import { registerMethodNotAllowed, type RouteEntry } from './method-not-allowed.ts';
-import { ajvPlugin } from './validation.ts';
+import { AJV_OPTIONS, ajvPlugin } from './validation.ts';
 import { registerCheckoutPageRoutes } from '../checkout/checkout-page-routes.ts';
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
+import { registerBrowserRoutes } from '../checkout/browser-routes.ts';
 import { registerHealthRoutes, type Lifecycle } from '../health/health-routes.ts';
 import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
 import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
@@ -70,7 +71,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
       sendError(reply, toApiError(error, request.log));
     },
     ajv: {
-      customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false },
+      customOptions: AJV_OPTIONS,
       plugins: [ajvPlugin],
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
@@ -104,6 +105,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerHealthRoutes(app, database, lifecycle);
     registerCheckoutRoutes(app, { config, db: database.db, transact: database.transact });
     registerCheckoutPageRoutes(app, { config, payments });
+    registerBrowserRoutes(app, { config, db: database.db, transact: database.transact });
     registerWebhookRoutes(app, { config, db: database.db });
     registerMobileMoneyRoutes(app, payments);
     registerPayoutRoutes(app, payments, config);

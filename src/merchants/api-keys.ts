@@ -1,7 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import type { Mode } from '../shared/ids.ts';
 
 const SECRET_KEY_SHAPE = /^sec-(test|live)-[0-9A-Za-z]{32}$/;
+const PUBLIC_KEY_SHAPE = /^pub-(test|live)-[0-9A-Za-z]{32}$/;
 
 /**
  * Keys carry 190 random bits, so a plain SHA-256 is a sound one-way store for them: there is
@@ -12,10 +12,15 @@ export function hashKey(token: string): string {
   return hash('sha256', token, 'hex');
 }
 
-/** The mode a well-formed secret key claims, or null for anything else (public keys included). */
-export function secretKeyMode(token: string): Mode | null {
-  const match = SECRET_KEY_SHAPE.exec(token);
-  return match ? (match[1] as Mode) : null;
+/** Whether `token` has a public key's shape (`pub-test-…`, `pub-live-…`): what a browser may hold. */
+export function isPublicKeyShape(token: string): boolean {
+  return PUBLIC_KEY_SHAPE.test(token);
+}
+
+/** Which kind of key a well-formed token is, or null for anything else. */
+export function keyKindOf(token: string): 'secret' | 'public' | null {
+  if (SECRET_KEY_SHAPE.test(token)) return 'secret';
+  return PUBLIC_KEY_SHAPE.test(token) ? 'public' : null;
 }
 
 export function hashesMatch(a: string, b: string): boolean {

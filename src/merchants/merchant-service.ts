@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { ids, type Mode } from '../shared/ids.ts';
-import { hashKey, hashesMatch, secretKeyMode, visiblePart } from './api-keys.ts';
+import { hashKey, hashesMatch, keyKindOf, visiblePart } from './api-keys.ts';
 import * as repo from './merchant-repository.ts';
 
 type Db = Kysely<DB>;
@@ -10,6 +10,8 @@ type Db = Kysely<DB>;
 export interface Principal {
   merchantId: string;
   mode: Mode;
+  /** Set when the key was a public one: it may only create checkout sessions, and is limited apart from the merchant's secret keys. */
+  publicKey?: true;
 }
 
 export interface NewMerchant {
@@ -123,8 +125,8 @@ const keyCaches = new WeakMap<Db, Map<string, CachedKey>>();
 const unknownKeyCaches = new WeakMap<Db, Map<string, number>>();
 
 /**
- * The principal for a bearer secret key as far as this process remembers it: null when the key
- * is malformed (or public), or was found unknown within the last few seconds; the principal or
+ * The principal for a key (secret, or public) as far as this process remembers it: null when the key
+ * is malformed, or was found unknown within the last few seconds; the principal or
  * null when it was looked up within the last second; undefined when the database must be asked
  * (`lookUpSecretKey`). Known keys are remembered for a second, with their expiry, so a busy
  * merchant costs one key lookup per second rather than one per request, and most requests are
@@ -132,7 +134,7 @@ const unknownKeyCaches = new WeakMap<Db, Map<string, number>>();
  * again and again costs no lookup.
  */
 export function rememberedPrincipal(db: Db, token: string, now = Date.now()): Principal | null | undefined {
-  if (!secretKeyMode(token)) return null;
+  if (!keyKindOf(token)) return null;
   const hash = hashKey(token);
   const cached = keyCaches.get(db)?.get(hash);
   if (cached && now - cached.fetchedAt <= KEY_CACHE_TTL_MS) return principalUnlessExpired(cached, now);
@@ -146,15 +148,21 @@ export function wasValidKey(db: Db, token: string): boolean {
   return keyCaches.get(db)?.has(hashKey(token)) ?? false;
 }
 
-/** The principal for a well-formed secret key, from the database; null when it is unknown, public or expired. Remembered either way. */
-export async function lookUpSecretKey(db: Db, token: string, now = Date.now()): Promise<Principal | null> {
+/**
+ * The principal for a well-formed key, from the database; null when it is unknown, expired, or
+ * stored as the other kind than its shape claims. Remembered either way. Which routes a kind may
+ * call is the authentication hook's business (src/http/auth.ts).
+ */
+export async function lookUpKey(db: Db, token: string, now = Date.now()): Promise<Principal | null> {
   const hash = hashKey(token);
   const key = await repo.findKeyByHash(db, hash);
-  if (!key || key.kind !== 'secret' || !hashesMatch(key.token_hash, hash)) {
+  const kind = keyKindOf(token);
+  if (!key || kind === null || key.kind !== kind || !hashesMatch(key.token_hash, hash)) {
     remember(unknownKeyCaches, db, UNKNOWN_KEY_CACHE_MAX, hash, now);
     return null;
   }
-  const cached: CachedKey = { principal: { merchantId: key.merchant_id, mode: key.mode }, expiresAt: key.expires_at, fetchedAt: now };
+  const principal: Principal = kind === 'public' ? { merchantId: key.merchant_id, mode: key.mode, publicKey: true } : { merchantId: key.merchant_id, mode: key.mode };
+  const cached: CachedKey = { principal, expiresAt: key.expires_at, fetchedAt: now };
   remember(keyCaches, db, KEY_CACHE_MAX, hash, cached);
   return principalUnlessExpired(cached, now);
 }

@@ -13,7 +13,9 @@ export interface RateLimits {
    * Per merchant and mode (what a secret key stands for, so a rolled key shares its predecessor's
    * bucket and no key is ever kept), for requests authenticated by a key: `rateLimitPerSecond`
    * sustained, `rateLimitBurst` at once. Every such response carries the IETF `RateLimit-*`
-   * headers. Requests without a principal pass.
+   * headers. Requests without a principal pass. Public keys (the browser integrations) have a
+   * bucket of their own per merchant and mode, so that shoppers' browsers, or anyone who copied
+   * the key from a shop's page, can never use up the merchant's server calls.
    */
   byKey: Limit;
   /**
@@ -58,7 +60,7 @@ export async function openRateLimits(config: Config, log: FastifyBaseLogger): Pr
     byKey(request, reply, done) {
       const principal = request.principal;
       if (!principal) return done();
-      const taken = keyBuckets.take(`${principal.merchantId}:${principal.mode}`);
+      const taken = keyBuckets.take(`${principal.merchantId}:${principal.mode}${principal.publicKey ? ':public' : ''}`);
       if (taken instanceof Promise) taken.then((answer) => done(keyVerdict(reply, answer)), done);
       else done(keyVerdict(reply, taken));
     },

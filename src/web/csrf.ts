@@ -10,16 +10,27 @@ const TOKEN = /^[0-9A-Za-z]{32}$/;
  * form. A forged cross-site post cannot read the cookie to copy it; SameSite=Lax keeps the
  * browser from sending it on one anyway.
  */
-export function issueCsrfToken(request: FastifyRequest, reply: FastifyReply, sessionId: string, secure: boolean): string {
-  return issueCsrfCookie(request, reply, `/checkout/${sessionId}`, secure);
+export function issueCsrfToken(request: FastifyRequest, reply: FastifyReply, sessionId: string, secure: boolean, framed = false): string {
+  return issueCsrfCookie(request, reply, `/checkout/${sessionId}`, secure, framed);
 }
 
-/** The same token for the pages under `path` (the 3-D Secure page's `/3ds`). */
-export function issueCsrfCookie(request: FastifyRequest, reply: FastifyReply, path: string, secure: boolean): string {
+/** The same token for the pages under `path` (the 3-D Secure page's `/3ds/auth`). */
+export function issueCsrfCookie(request: FastifyRequest, reply: FastifyReply, path: string, secure: boolean, framed = false): string {
   const existing = readCookie(request, COOKIE);
   const token = existing && TOKEN.test(existing) ? existing : randomBase62(32);
-  reply.header('set-cookie', `${COOKIE}=${token}; Path=${path}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`);
+  reply.header('set-cookie', `${COOKIE}=${token}; Path=${path}; HttpOnly; ${sameSite(secure, framed)}`);
   return token;
+}
+
+/**
+ * Lax, except for a session shown in the inline popup over HTTPS: a browser sends a Lax cookie
+ * to a frame only when the merchant's page and the gateway are the same site, so a framed page's
+ * cookie is SameSite=None, partitioned by the top-level site (CHIPS), where third-party cookies
+ * are otherwise blocked. The forms' origin check still stands: their Origin is the gateway's.
+ */
+function sameSite(secure: boolean, framed: boolean): string {
+  if (!secure) return 'SameSite=Lax';
+  return framed ? 'SameSite=None; Secure; Partitioned' : 'SameSite=Lax; Secure';
 }
 
 export function csrfTokenMatches(request: FastifyRequest, formToken: unknown): boolean {

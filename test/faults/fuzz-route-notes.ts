@@ -58,6 +58,33 @@ const sessionOfCheckoutUrl: Creates = {
   },
 };
 
+/** A session made by the HTML checkout's form is named by the checkout link it redirects to. */
+const sessionOfRedirect: Creates = {
+  table: 'checkout_sessions',
+  named: (_request, answer) => {
+    const location = answer.headers.location;
+    return answer.status === 302 && typeof location === 'string' ? (new URL(location).pathname.split('/').pop() ?? null) : null;
+  },
+};
+
+/** The HTML checkout's form: a merchant's public key (mostly), flat or bracketed names, and now and then hostile values and names. */
+const hostedForm = ({ world }: RunContext) =>
+  fc
+    .record({
+      key: fc.oneof({ arbitrary: fc.constantFrom(world.a.test_public_key, world.b.live_public_key), weight: 6 }, { arbitrary: fc.constantFrom('', world.a.test_secret_key, `pub-test-${'A'.repeat(32)}`), weight: 1 }, { arbitrary: hostileString, weight: 1 }),
+      bracketed: fc.boolean(),
+      title: fc.oneof(fc.constant('Order 7'), hostileString),
+      amount: fc.oneof(fc.constantFrom('1000', '10.5', '0', ''), hostileString),
+      extra: fc.oneof(fc.constant({}), fc.dictionary(fc.oneof(fc.constantFrom('meta[__proto__]', '__proto__', 'customer[]', 'meta[a][b]'), hostileString), hostileString, { maxKeys: 2 })),
+    })
+    .map(({ key, bracketed, title, amount, extra }) => {
+      const { customization: _c, meta: _m, email, first_name, last_name, ...flat } = currentBody({ amount });
+      const names: Record<string, string> = bracketed
+        ? { 'customer[email]': String(email), 'customer[first_name]': String(first_name), 'customer[last_name]': String(last_name), 'customization[title]': title, 'meta[order]': '7' }
+        : { email: String(email), first_name: String(first_name), last_name: String(last_name), title, 'meta[order]': '7' };
+      return { public_key: key, ...Object.fromEntries(Object.entries(flat).map(([name, value]) => [name, String(value)])), ...names, ...extra };
+    });
+
 /** A direct charge or payout is named by its charge_id, for the merchant and mode of the key that made it. */
 const chargeOfRecord: Creates = {
   table: 'charges',
@@ -147,6 +174,13 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
         build(inBody ? { key: null, body: legacyBody({ tx_ref: txRef, amount: String(amount), secret_key: world.a.test_secret_key }) } : { key: world.a.test_secret_key, body: legacyBody({ tx_ref: txRef, amount: String(amount) }) }),
       ),
   },
+  'POST /popup/payment': {
+    publicKeyBearer: true,
+    fields: { tx_ref: sometimesKnown(txRefs) },
+    changes: ['checkout_sessions', 'logs'],
+    creates: sessionOfCheckoutUrl,
+  },
+  'POST /hosted-payment-page': { form: hostedForm, changes: ['checkout_sessions', 'logs'], creates: sessionOfRedirect },
   'GET /verify-payment/:tx_ref': { params: { tx_ref: txRefs } },
   'GET /api/verify-payment/:tx_ref': { params: { tx_ref: txRefs } },
   'GET /checkout/assets/:file': { params: { file: () => Object.keys(ASSETS) } },
@@ -181,6 +215,7 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     refusals: (ctx, build) => fc.tuple(fc.constantFrom(...sessions(ctx)), hostileString).map(([id, csrf]) => build({ params: [id], key: null, form: {}, csrf: `x${csrf}` })),
   }),
   'GET /checkout/:id/cancel': pageRoute(),
+  'GET /checkout/:id/done': pageRoute(),
   'GET /checkout/:id/attempts/:chargeId': pageRoute(),
   'POST /checkout/:id/attempts/:chargeId/abandon': pageRoute({
     form: () => fc.constant({}),

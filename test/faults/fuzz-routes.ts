@@ -46,6 +46,8 @@ export interface Creates {
 export interface RouteNotes {
   /** The route asks for this bearer token of its own (not a secret key). */
   token?: (ctx: RunContext) => string;
+  /** The route takes a merchant's public key as its bearer token, and refuses secret keys. */
+  publicKeyBearer?: boolean;
   params?: Record<string, (ctx: RunContext) => string[]>;
   /** Path parameter values that belong together (a checkout and one of its attempts). */
   paramSets?: (ctx: RunContext) => string[][];
@@ -139,7 +141,9 @@ function generatedRequests(plan: RoutePlan, notes: RouteNotes, bodySchema: JsonS
   const path = fc.tuple(values, query).map(([params, search]) => ({ path: fillPath(route.url, params) + search, routable: params.every(routable) }));
   const token = notes.token?.(ctx);
   // Few requests with the route's own token: each one it lets through costs the server a full answer (GET /metrics: ~10 ms).
-  const auth: fc.Arbitrary<AuthChoice | null> = token
+  const auth: fc.Arbitrary<AuthChoice | null> = notes.publicKeyBearer
+    ? publicKeyAuthorizations(ctx.world)
+    : token
     ? fc.oneof({ arbitrary: fc.constant({ header: `Bearer ${token}`, key: 'valid' as const }), weight: 1 }, { arbitrary: authorizations(ctx.world).map((choice) => ({ ...choice, key: 'invalid' as const })), weight: 24 })
     : plan.auth === 'none'
       ? fc.oneof({ arbitrary: fc.constant(null), weight: 5 }, { arbitrary: authorizations(ctx.world), weight: 1 })
@@ -148,6 +152,16 @@ function generatedRequests(plan: RoutePlan, notes: RouteNotes, bodySchema: JsonS
   return fc
     .record({ method: methods(route.method), path, auth, contentType: plan.body === 'form' ? fc.oneof({ arbitrary: fc.constant('application/x-www-form-urlencoded'), weight: 6 }, { arbitrary: contentTypes, weight: 1 }) : contentTypes, body, headers })
     .map(({ path: { path: target, routable: reachable }, ...parts }) => finished(plan, ctx.world, { ...parts, path: target }, reachable));
+}
+
+/** Mostly the merchants' public keys; now and then what any keyed route is sent, where only a public key is valid. */
+function publicKeyAuthorizations(world: WorldData): fc.Arbitrary<AuthChoice> {
+  const publicKeys = [world.a, world.b].flatMap((merchant) => [merchant.test_public_key, merchant.live_public_key]);
+  const isPublic = (header: string | null) => header !== null && publicKeys.includes(/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '');
+  return fc.oneof(
+    { arbitrary: fc.constantFrom(...publicKeys).map((key) => ({ header: `Bearer ${key}`, key: 'valid' as const })), weight: 3 },
+    { arbitrary: authorizations(world).map((choice) => ({ header: choice.header, key: isPublic(choice.header) ? ('valid' as const) : ('invalid' as const) })), weight: 2 },
+  );
 }
 
 /** The server's router refuses longer parameters (`maxParamLength`) with its 404. */

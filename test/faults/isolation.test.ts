@@ -61,7 +61,7 @@ interface Scope {
 }
 
 /** References every scope uses for its own record: each key must get its own back. */
-const SHARED = { pendingOrder: 'iso-order-1', paidOrder: 'iso-order-2', charge: 'iso-charge-1', payout: 'iso-payout-1', bankPayout: 'iso-bank-payout-1', card: 'iso-card-1' } as const;
+const SHARED = { pendingOrder: 'iso-order-1', paidOrder: 'iso-order-2', popupOrder: 'iso-popup-1', formOrder: 'iso-form-1', charge: 'iso-charge-1', payout: 'iso-payout-1', bankPayout: 'iso-bank-payout-1', card: 'iso-card-1' } as const;
 
 type Target = { scope: Scope; kind: 'session' | 'charge' | 'delivery' | 'refund'; ref: string };
 
@@ -354,6 +354,7 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
       });
     }
   }
+  for (const scope of scopes) await openPublicKeySessions(gw, scope);
   const deps = paymentDeps(loadConfig({}), db);
   const useReceivers = (mode: Mode) => Promise.all(scopes.filter((scope) => scope.mode === mode).map((scope) => updateMerchantSettings(db, scope.merchant.id, { webhookUrl: scope.receiver.url })));
 
@@ -469,6 +470,23 @@ async function openSession(gw: TestGateway, scope: Scope, txRef: string): Promis
   const client = new CheckoutClient(gw.url);
   assert.equal((await client.get(pagePath)).status, 200);
   return { id: pagePath.split('/').pop()!, client, pagePath };
+}
+
+/**
+ * Sessions made with the scope's public key, through the inline popup's create and the HTML
+ * checkout's form, under references every scope shares: they belong to the key's merchant and mode
+ * as any session does.
+ */
+async function openPublicKeySessions(gw: TestGateway, scope: Scope): Promise<void> {
+  const publicKey = scope.mode === 'test' ? scope.merchant.test_public_key : scope.merchant.live_public_key;
+  const fields = { amount: scope.amount, first_name: scope.marker, last_name: scope.marker, customization: { title: scope.marker, description: scope.marker }, meta: { owner: scope.marker } };
+  const created = await call(gw.url, '/popup/payment', { key: publicKey, body: currentBody({ tx_ref: SHARED.popupOrder, ...fields }), headers: { origin: 'https://shop.example.com' } });
+  assert.equal(created.status, 201, created.text);
+  scope.sessions.set(SHARED.popupOrder, { status: 'pending' });
+  const form = new URLSearchParams({ public_key: publicKey, tx_ref: SHARED.formOrder, amount: String(scope.amount), currency: 'MWK', callback_url: 'https://shop.example.com/paid', return_url: 'https://shop.example.com/back', first_name: scope.marker, last_name: scope.marker, title: scope.marker, description: scope.marker, 'meta[owner]': scope.marker });
+  const posted = await fetch(`${gw.url}/hosted-payment-page`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString(), redirect: 'manual' });
+  assert.equal(posted.status, 302, await posted.text());
+  scope.sessions.set(SHARED.formOrder, { status: 'pending' });
 }
 
 /** A live card attempt that the acquirer approved: recorded, then ended through the checkout's own completion. */

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { hashKey, visiblePart } from '../../src/merchants/api-keys.ts';
 import { insertApiKeys } from '../../src/merchants/merchant-repository.ts';
-import { lookUpSecretKey, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
+import { lookUpKey, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { ids } from '../../src/shared/ids.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
@@ -85,7 +85,7 @@ for (const kind of DATABASE_KINDS) {
       // just been told otherwise finds it.
       const other = await openMigratedDatabase(gw.database.url);
       try {
-        assert.deepEqual(await lookUpSecretKey(other.db, key), { merchantId: merchant.id, mode: 'test' });
+        assert.deepEqual(await lookUpKey(other.db, key), { merchantId: merchant.id, mode: 'test' });
       } finally {
         await other.close();
       }

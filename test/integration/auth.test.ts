@@ -29,11 +29,11 @@ for (const kind of DATABASE_KINDS) {
       });
     }
 
-    test('public keys are never accepted on API calls', async () => {
+    test('public keys are never accepted on API calls, and are told so (the browser routes: browser-checkout.test.ts)', async () => {
       for (const key of [ctx.merchant.test_public_key, ctx.merchant.live_public_key]) {
         const res = await call(ctx.gw.url, '/payment', { key, body: currentBody() });
         assert.equal(res.status, 401);
-        assert.deepEqual(res.body, UNAUTHENTICATED);
+        assert.deepEqual(res.body, { status: 'failed', message: 'A public key can only create checkout sessions: use your secret key on your server.', data: null });
       }
     });
 

@@ -133,6 +133,22 @@ describe('the API reference', () => {
     assert.ok(verified.refunded_amount && verified.refund_status, 'verification documents what was refunded');
   });
 
+  test('the browser integrations are documented under Checkout: the popup\'s create with a public key, the HTML form and the script', async () => {
+    const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
+    const popup = doc.paths['/popup/payment'].post;
+    assert.deepEqual(popup.security, [{ publicKeyAuth: [] }]);
+    assert.match(doc.components.securitySchemes.publicKeyAuth.description, /pub-test-/);
+    assert.ok(popup.responses['201'].content['application/json'].schema.properties.data);
+    const form = doc.paths['/hosted-payment-page'].post;
+    assert.equal(form.security, undefined, 'the key is a field of the form');
+    const fields = form.requestBody.content['application/x-www-form-urlencoded'];
+    assert.ok(fields.schema.properties.public_key, 'the form documents its key');
+    assert.ok(fields.example.public_key, 'and shows an example form');
+    assert.ok(form.responses['302'] && form.responses['400'].content['text/html'] && form.responses['401'].content['text/html']);
+    assert.ok(doc.paths['/js/popup.js'].get.responses['200'].content['text/javascript']);
+    for (const operation of [popup, form, doc.paths['/js/popup.js'].get]) assert.deepEqual(operation.tags, ['Checkout']);
+  });
+
   test('/docs serves a readable reference from the package, with no third-party asset', async () => {
     const page = await fetch(`${ctx.gw.url}/docs/`);
     assert.equal(page.status, 200);

@@ -60,6 +60,16 @@ test('each row is compared with the bare node:http of its own phase', () => {
   near(report.verifyVsFloor, 0.8);
 });
 
+test('each gateway row stands beside the floor row, both against bare node:http of their own phases', () => {
+  const report = buildReport(results, parseBenchArgs([]), new Date(0));
+  const vsFloor = (scenario: string) => report.rows.find((r) => r.scenario === scenario)!.vsFloor;
+  assert.equal(vsFloor(NODE_HTTP_BASELINE), null);
+  assert.equal(vsFloor(VERIFY_FLOOR), null);
+  near(vsFloor(VERIFY)!, 0.8);
+  near(vsFloor(CREATE)!, 0.5, 'creating is 0.25 of its phase\'s node:http; the floor 0.50 of its own');
+  near(vsFloor(`${VERIFY} at 1,000,000 stored`)!, 0.72);
+});
+
 test('growth compares verify\'s two ratios; the raw ratio of req/s is kept beside it', () => {
   const { growth, targets } = buildReport(results, parseBenchArgs([]), new Date(0));
   near(growth.rawRatio, 0.6);

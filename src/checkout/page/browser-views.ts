@@ -1,0 +1,51 @@
+/**
+ * The pages of the browser integrations (contract §10.4): the end of a payment shown in the
+ * inline popup, and the HTML checkout form's refusals. Merchant and customer text is escaped here.
+ */
+import { readFileSync } from 'node:fs';
+import { escapeHtml } from '../../shared/html.ts';
+import { ICONS } from './icons.ts';
+import { page, statusBlock } from './layout.ts';
+
+/** What a framed session's last page posts to the merchant's page (and where the browser then goes, as §7). */
+export interface FrameResult {
+  tx_ref: string;
+  status: 'success' | 'failed';
+  /** Our reference, as the success redirect's `transaction_id`; null after a failure. */
+  transaction_id: string | null;
+  redirect_url: string | null;
+}
+
+/**
+ * The page a framed session ends on: frame-result.js posts `result` to `origin` (the merchant page
+ * that opened the popup), which closes the popup and goes on. The link is for a page opened outside
+ * a frame, or a browser without scripts: it leaves the frame for the merchant's URL.
+ */
+export function renderFrameResultPage(merchantName: string, origin: string, result: FrameResult): string {
+  const merchant = escapeHtml(merchantName);
+  const heading = result.status === 'success' ? 'Payment successful' : 'This payment has ended';
+  const link = result.redirect_url ? `<a class="button" id="continue" href="${escapeHtml(result.redirect_url)}" target="_top">Continue to ${merchant}</a>` : '';
+  const body = `<div class="card-body status" id="frame-result" data-origin="${escapeHtml(origin)}" data-result="${escapeHtml(JSON.stringify(result))}">
+${statusBlock({ tone: result.status === 'success' ? 'success' : 'neutral', icon: result.status === 'success' ? ICONS.check : ICONS.ban, heading, sentence: `Taking you back to ${merchant}.` })}
+${link}
+</div>`;
+  return page(heading, body, { head: '\n<script src="/js/frame-result.js"></script>' });
+}
+
+/** The HTML checkout form's refusal: what was wrong, in words, for the customer to take back to the shop. */
+export function renderFormErrorPage(heading: string, problems: string[]): string {
+  const items = problems.map((problem) => `<li>${escapeHtml(problem)}</li>`).join('');
+  const body = `<div class="card-body status" id="form-error">
+${statusBlock({ tone: 'failed', icon: ICONS.alert, heading, sentence: 'The shop sent a payment form this gateway could not accept. Go back to the shop and try again, or tell the shop what this page says.' })}
+${items ? `<ul class="problems" role="alert">${items}</ul>` : ''}
+</div>`;
+  return page(heading, body);
+}
+
+const script = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
+
+/**
+ * The browser integrations' scripts, read once at start-up (`bin/lipira.js` copies this folder's
+ * files beside the bundle): popup.js for merchants' pages, frame-result.js for our framed pages.
+ */
+export const BROWSER_SCRIPTS = { popup: script('popup.js'), frameResult: script('frame-result.js') };
