@@ -10,7 +10,7 @@ import { measure, measureInRounds, type Measurement, type Scenario } from './mea
 import { BenchUsageError, parseBenchArgs, USAGE, type BenchOptions } from './options.ts';
 import { rssMegabytes } from './proc-stats.ts';
 import { buildReport, formatReport, saveReport } from './report.ts';
-import { CREATE, grownVerify, mixedRefundsAndVerifies, scenarios, type Seeded } from './scenarios.ts';
+import { CREATE, grownVerify, mixedRefundsAndVerifies, scenarios, VERIFY, VERIFY_BESIDE_MIXED, type Seeded } from './scenarios.ts';
 import { fillSessions, seedBankPayouts, seedCardCharges, seedCharges, seedRefunds, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
 import { startServer, type ServerProcess } from './servers.ts';
 import { measureWebhookDelivery } from './webhooks.ts';
@@ -75,8 +75,10 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   const measurements = await measurePhase(batch.filter((scenario) => scenario !== create), options);
   const [, created] = await measurePhase([bareNodeHttp, create], options);
   measurements.push(created!);
-  const [, mixed] = await measurePhase([bareNodeHttp, mixedRefundsAndVerifies(gateway, seeded)], options);
-  measurements.push(mixed!);
+  // Beside verify alone, in turns within one phase: the two rows meet the same machine.
+  const verifyAlone = { ...batch.find((scenario) => scenario.name === VERIFY)!, name: VERIFY_BESIDE_MIXED };
+  const [, alone, mixed] = await measurePhase([bareNodeHttp, verifyAlone, mixedRefundsAndVerifies(gateway, seeded)], options);
+  measurements.push(alone!, mixed!);
 
   progress(`bulk-loading sessions up to ${options.largeSessions.toLocaleString('en-US')} stored`);
   const grownSessions = await fillSessions(db, owner, seeded.sessions, options.largeSessions);

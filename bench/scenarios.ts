@@ -17,6 +17,7 @@ export const CARD_VERIFY = 'card verify GET /charge-card/verify/:id';
 export const REFUND_READ = 'refund read GET /refunds/:id';
 export const PAYOUTS_LIST = 'bank payouts list GET /direct-charge/payouts?page=N';
 export const MIXED_REFUNDS = 'mixed: 10% POST /refunds, 90% verify';
+export const VERIFY_BESIDE_MIXED = 'verify, in turns with the mixed row';
 /** Share of the mixed row's requests that create a refund. */
 const MIXED_REFUND_SHARE = 0.1;
 export const POPUP_SCRIPT = 'inline popup script GET /js/popup.js';

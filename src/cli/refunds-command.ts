@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import { openMigratedDatabase } from '../db/migrate.ts';
-import type { DB } from '../db/schema.ts';
+import type { Database } from '../db/database.ts';
 import { findMerchant, type Principal } from '../merchants/merchant-service.ts';
 import { refundPayment, refundsOf, type RefundTarget } from '../refunds/refund-service.ts';
 import { refundView } from '../refunds/refund-views.ts';
@@ -30,8 +29,8 @@ async function create(args: ParsedArgs, config: Config): Promise<number> {
   const amount = amountOf(stringOption(args, 'amount'));
   const reason = stringOption(args, 'reason');
   if (reason !== undefined && reason.length > MAX_REASON) throw new UsageError(`--reason must be at most ${MAX_REASON} characters`);
-  return withMerchant(config, owner, async (db) => {
-    const view = refundView(await refundPayment(db, owner, target, { amount, reason: reason || undefined }));
+  return withMerchant(config, owner, async (database) => {
+    const view = refundView(await refundPayment(database, owner, target, { amount, reason: reason || undefined }));
     if (args.options.has('json')) printJson(view);
     else print(`Refund ${view.refund_id} of ${view.currency} ${view.amount} for charge ${view.charge_id} is ${view.status}: a running gateway hands it to the provider.`);
   });
@@ -40,7 +39,7 @@ async function create(args: ParsedArgs, config: Config): Promise<number> {
 async function list(args: ParsedArgs, config: Config): Promise<number> {
   const owner = ownerOf(args);
   const target = targetOf(args);
-  return withMerchant(config, owner, async (db) => {
+  return withMerchant(config, owner, async ({ db }) => {
     const views = (await refundsOf(db, owner, target ?? {})).map(refundView);
     if (args.options.has('json')) printJson(views);
     else if (views.length === 0) print('No refunds.');
@@ -71,14 +70,14 @@ function amountOf(text: string | undefined): number | undefined {
 }
 
 /** Runs `work` on the database for an existing merchant; a refusal is printed as the API words it, with exit status 1. */
-async function withMerchant(config: Config, owner: Principal, work: (db: Kysely<DB>) => Promise<void>): Promise<number> {
+async function withMerchant(config: Config, owner: Principal, work: (database: Database) => Promise<void>): Promise<number> {
   const database = await openMigratedDatabase(config.databaseUrl);
   try {
     if (!(await findMerchant(database.db, owner.merchantId))) {
       printError(`no merchant with id "${owner.merchantId}"`);
       return 1;
     }
-    await work(database.db);
+    await work(database);
     return 0;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

@@ -111,7 +111,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerPayoutRoutes(app, payments, config);
     registerBalanceRoutes(app, database.db);
     registerSandboxRoutes(app, config);
-    registerRefundRoutes(app, database.db);
+    registerRefundRoutes(app, database);
     registerCardRoutes(app, payments, config);
     registerThreeDsPageRoutes(app, { config, payments });
   });

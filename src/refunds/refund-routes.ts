@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.ts';
+import type { Database } from '../db/database.ts';
 import { principalOf } from '../http/auth.ts';
 import type { App } from '../http/app-type.ts';
 import { errorResponses, success } from '../http/envelope.ts';
@@ -16,7 +15,8 @@ const INITIATED = 'Refund initiated successfully.';
  * and refunds of any successful payment by `charge_id` or checkout `tx_ref`, read back by id or by
  * payment.
  */
-export function registerRefundRoutes(app: App, db: Kysely<DB>): void {
+export function registerRefundRoutes(app: App, database: Database): void {
+  const { db } = database;
   const normalize = normalizing(normalizeBody);
 
   app.post(
@@ -27,7 +27,7 @@ export function registerRefundRoutes(app: App, db: Kysely<DB>): void {
       schema: { summary: 'Refund a card payment, in full (no body) or in part', params: RefundChargeParams, body: CardRefundBody, response: { 200: RefundCreatedResponse, ...errorResponses } },
     },
     async (request) => {
-      const refund = await refundPayment(db, principalOf(request), { chargeId: request.params.charge_id }, request.body, true);
+      const refund = await refundPayment(database, principalOf(request), { chargeId: request.params.charge_id }, request.body, true);
       return success(INITIATED, refundView(refund));
     },
   );
@@ -41,7 +41,7 @@ export function registerRefundRoutes(app: App, db: Kysely<DB>): void {
     },
     async (request, reply) => {
       const { charge_id: chargeId, tx_ref: txRef, amount, reason } = request.body;
-      const refund = await refundPayment(db, principalOf(request), oneTarget(chargeId, txRef), { amount, reason });
+      const refund = await refundPayment(database, principalOf(request), oneTarget(chargeId, txRef), { amount, reason });
       return reply.code(201).send(success(INITIATED, refundView(refund)));
     },
   );

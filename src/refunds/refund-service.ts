@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
 import { findSessionByTxRef } from '../checkout/checkout-repository.ts';
+import type { Database } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
 import { completeRefund, holdForRefund, InsufficientFunds, releaseRefund, reserveRefund, type Movement } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
@@ -103,7 +104,7 @@ class RefundedMeanwhile extends Error {}
  * and the refund recorded; a refusal (too much, not enough balance) leaves nothing. The settler
  * then hands it to the provider. `cardOnly` is the card refund route's rule.
  */
-export async function refundPayment(db: Kysely<DB>, owner: Principal, target: RefundTarget, request: RefundRequest, cardOnly = false, now = Date.now()): Promise<RefundWithCharge> {
+export async function refundPayment({ db, transact }: Pick<Database, 'db' | 'transact'>, owner: Principal, target: RefundTarget, request: RefundRequest, cardOnly = false, now = Date.now()): Promise<RefundWithCharge> {
   for (;;) {
     // Read again after losing a race: what is left decides between refusing and trying again.
     const charge = await refundableCharge(db, owner, target, cardOnly);
@@ -111,7 +112,7 @@ export async function refundPayment(db: Kysely<DB>, owner: Principal, target: Re
     refuseBeyond(charge, amountMinor);
     const refund = newRefund(charge, 'merchant', amountMinor, request.reason ?? null, now);
     try {
-      await db.transaction().execute(async (trx) => {
+      await transact(async (trx) => {
         if (!(await countRefunded(trx, charge.id, amountMinor, now))) throw new RefundedMeanwhile();
         await reserveRefund(trx, movementOf(refund, refund.id), now);
         await insertRefund(trx, refund);

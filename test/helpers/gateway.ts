@@ -65,6 +65,12 @@ export function useTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, 
   return context;
 }
 
+/** What a route that takes a secret key answers `key` with when it is not one: a public key is told what it is for. */
+export function refusedKeyBody(key: string | null): { status: 'failed'; message: string; data: null } {
+  const message = key?.startsWith('pub-') ? 'A public key can only create checkout sessions: use your secret key on your server.' : 'Unauthenticated.';
+  return { status: 'failed', message, data: null };
+}
+
 export interface ApiResponse {
   status: number;
   headers: Headers;

@@ -9,7 +9,7 @@ import { initializeBankPayout as initializeBankPayoutService } from '../../src/p
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { TIMESTAMP } from '../helpers/fixtures.ts';
-import { call, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
+import { call, refusedKeyBody, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
 import { BANK_PAYOUT_KEYS, bankPayoutBody, bankPayoutDetails, bankPayoutList, initializeBankPayout, NBM_UUID, recipientRows } from '../helpers/bank-payouts.ts';
 import {
   accountMinor,
@@ -273,7 +273,7 @@ for (const kind of DATABASE_KINDS) {
         for (const key of [merchant.test_public_key, merchant.live_public_key, null, 'sec-test-0000000000000000000000000000000X']) {
           const res = await route(key);
           assert.equal(res.status, 401, res.text);
-          assert.deepEqual(res.body, { status: 'failed', message: 'Unauthenticated.', data: null });
+          assert.deepEqual(res.body, refusedKeyBody(key));
         }
       }
       assert.equal((await chargeRows(ctx.gw, merchant.id, String(body.charge_id))).length, 1);

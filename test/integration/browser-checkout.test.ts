@@ -4,10 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CheckoutClient, textOf, type PageResponse } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody, uniqueRef } from '../helpers/fixtures.ts';
-import { call, startTestGateway, useTestGateway } from '../helpers/gateway.ts';
+import { call, refusedKeyBody, startTestGateway, useTestGateway } from '../helpers/gateway.ts';
 
 const SHOP = 'http://shop.example.com:8080';
-const PUBLIC_KEY_REFUSED = { status: 'failed', message: 'A public key can only create checkout sessions: use your secret key on your server.', data: null };
+const PUBLIC_KEY_REFUSED = refusedKeyBody('pub-');
 const SECRET_KEY_REFUSED = { status: 'failed', message: 'This route takes a public key: a secret key must never be sent from a browser.', data: null };
 const UNAUTHENTICATED = { status: 'failed', message: 'Unauthenticated.', data: null };
 

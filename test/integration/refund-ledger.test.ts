@@ -44,7 +44,7 @@ for (const kind of DATABASE_KINDS) {
         const { db } = database;
         const merchant = await createMerchant(db, { name: 'Throwaway', email: 'x@example.com', webhookUrl: null, feeBasisPoints: 300 });
         const charge = await paidCharge(database, merchant);
-        const refund = await refundPayment(db, { merchantId: merchant.id, mode: 'test' }, { chargeId: charge.charge_id }, { amount: 100 });
+        const refund = await refundPayment(database, { merchantId: merchant.id, mode: 'test' }, { chargeId: charge.charge_id }, { amount: 100 });
         assert.deepEqual(await checkLedger(db), []);
 
         await db.updateTable('charges').set({ refunded_minor: 50_00 }).where('id', '=', charge.id).execute();

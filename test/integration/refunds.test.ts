@@ -12,7 +12,7 @@ import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { lipira, type CliResult } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody, TIMESTAMP, uniqueRef } from '../helpers/fixtures.ts';
-import { call, useTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
+import { call, refusedKeyBody, useTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
 import {
   accountMinor,
   AIRTEL_REF,
@@ -292,7 +292,7 @@ for (const kind of DATABASE_KINDS) {
           await listRefunds(key),
         ]) {
           assert.equal(res.status, 401, res.text);
-          assert.deepEqual(res.body, { status: 'failed', message: 'Unauthenticated.', data: null });
+          assert.deepEqual(res.body, refusedKeyBody(key));
         }
       }
       const live = merchant.live_secret_key;
