@@ -30,6 +30,21 @@ export function chargeBody(chargeId: string): string {
   });
 }
 
+/** The sandbox's Visa card that succeeds after its one-time code (contract §7). */
+export function cardChargeBody(chargeId: string): string {
+  return JSON.stringify({
+    card_number: '4242 4242 4242 4242',
+    expiry: '12/40',
+    cvv: '123',
+    cardholder_name: 'Jane Banda',
+    amount: 1000,
+    currency: 'MWK',
+    charge_id: chargeId,
+    redirect_url: 'https://example.com/paid',
+    email: 'jane@example.com',
+  });
+}
+
 /** A refund of 1 MWK of a seeded charge: each charge of 1,000 can take a thousand of them, so the mixed row never runs out. */
 export function refundBody(chargeId: string): string {
   return JSON.stringify({ charge_id: chargeId, amount: 1, reason: 'Bench' });
@@ -55,5 +70,6 @@ export function transferBody(chargeId: string): string {
 /** Seeded sessions are `seed-0` … `seed-<n-1>`, whether made over HTTP or bulk-loaded, so any index names one. */
 export const seedRef = (index: number) => `seed-${index}`;
 export const seedChargeId = (index: number) => `seed-charge-${index}`;
+export const seedCardChargeId = (index: number) => `seed-card-${index}`;
 export const seedPayoutId = (index: number) => `seed-payout-${index}`;
 export const seedTransferId = (index: number) => `seed-transfer-${index}`;

@@ -11,7 +11,7 @@ import { BenchUsageError, parseBenchArgs, USAGE, type BenchOptions } from './opt
 import { rssMegabytes } from './proc-stats.ts';
 import { buildReport, formatReport, saveReport } from './report.ts';
 import { CREATE, grownVerify, mixedRefundsAndVerifies, scenarios, VERIFY, VERIFY_BESIDE_MIXED, type Seeded } from './scenarios.ts';
-import { fillSessions, seedBankPayouts, seedBankTransfers, seedCharges, seedRefunds, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
+import { fillSessions, seedBankPayouts, seedBankTransfers, seedCardCharges, seedCharges, seedRefunds, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
 import { startServer, type ServerProcess } from './servers.ts';
 import { measureWebhookDelivery } from './webhooks.ts';
 
@@ -39,9 +39,10 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   const db = await openBenchDb(gateway.databaseUrl);
   cleanup.add(() => db.close());
 
-  progress(`seeding ${options.seedCount} direct charges, ${options.seedCount} bank transfers and ${options.seedCount} checkout sessions over HTTP`);
+  progress(`seeding ${options.seedCount} direct charges, ${options.seedCount} bank transfers, ${options.seedCount} card charges and ${options.seedCount} checkout sessions over HTTP`);
   const chargeIds = await seedCharges(gateway, options.seedCount);
   const transferIds = await seedBankTransfers(gateway, options.seedCount);
+  const cardChargeIds = await seedCardCharges(gateway, options.seedCount);
   const checkouts = await seedSessions(gateway, options.seedCount);
   const owner = await sessionOwnerFrom(db, gateway.merchantId, checkouts[0]!.txRef);
   progress(`bulk-loading sessions up to ${options.smallSessions.toLocaleString('en-US')} stored`);
@@ -51,7 +52,7 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   const refundIds = await seedRefunds(gateway, chargeIds.slice(0, options.seedCount / SEEDED_PER_REFUND));
   const payoutPages = await seedBankPayouts(gateway, BANK_PAYOUTS);
   await waitForSettledCharges(db);
-  const seeded: Seeded = { sessions, checkouts, chargeIds, transferIds, refundIds, payoutPages };
+  const seeded: Seeded = { sessions, checkouts, chargeIds, transferIds, cardChargeIds, refundIds, payoutPages };
 
   const batch = scenarios(nodeHttp, fastify, verifyFloor, gateway, seeded);
   // The growth target compares the first gateway row with one run after every other route. Warmed

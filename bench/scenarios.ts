@@ -14,6 +14,7 @@ export const CHARGE_VERIFY = 'mobile money verify GET /mobile-money/payments/:id
 export const CHARGE_DETAILS = 'mobile money details GET /mobile-money/payments/:id/details';
 export const BANK_TRANSFER_DETAILS = 'bank transfer details GET /direct-charge/transactions/:id/details';
 export const CHECKOUT_PAGE = 'checkout page GET /checkout/:id';
+export const CARD_VERIFY = 'card verify GET /charge-card/verify/:id';
 export const REFUND_READ = 'refund read GET /refunds/:id';
 export const PAYOUTS_LIST = 'bank payouts list GET /direct-charge/payouts?page=N';
 export const MIXED_REFUNDS = 'mixed: 10% POST /refunds, 90% verify';
@@ -30,6 +31,8 @@ export interface Seeded {
   checkouts: SeededCheckout[];
   /** Settled direct charges. */
   chargeIds: string[];
+  /** Direct card charges paid through their 3-D Secure page. */
+  cardChargeIds: string[];
   /** A refund of each of some of them. */
   refundIds: string[];
   /** Pages the seeded bank payouts fill in the payouts list. */
@@ -68,6 +71,7 @@ export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, verif
     lookup(CHARGE_VERIFY, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/verify`),
     lookup(CHARGE_DETAILS, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/details`),
     lookup(BANK_TRANSFER_DETAILS, gateway, gateway.secretKey, () => `/direct-charge/transactions/${pick(seeded.transferIds)}/details`),
+    lookup(CARD_VERIFY, gateway, gateway.secretKey, () => `/charge-card/verify/${pick(seeded.cardChargeIds)}`),
     lookup(CHECKOUT_PAGE, gateway, gateway.secretKey, () => `/checkout/${pick(seeded.checkouts).id}`),
     lookup(REFUND_READ, gateway, gateway.secretKey, () => `/refunds/${pick(seeded.refundIds)}`),
     lookup(PAYOUTS_LIST, gateway, gateway.secretKey, () => `/direct-charge/payouts?page=${1 + Math.floor(Math.random() * seeded.payoutPages)}`),

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchDb } from './bench-db.ts';
 import type { Gateway } from './gateway.ts';
-import { bankPayoutBody, chargeBody, refundBody, seedChargeId, seedPayoutId, seedRef, seedTransferId, sessionBody, transferBody } from './requests.ts';
+import { bankPayoutBody, cardChargeBody, chargeBody, refundBody, seedCardChargeId, seedChargeId, seedPayoutId, seedRef, seedTransferId, sessionBody, transferBody } from './requests.ts';
 import { newSession, withFreshKeys, type NewSession, type SeededCheckout, type SessionOwner } from './rows.ts';
 
 const SEED_CONCURRENCY = 16;
@@ -23,14 +23,14 @@ async function inParallel(count: number, task: (index: number) => Promise<void>)
   await Promise.all(Array.from({ length: SEED_CONCURRENCY }, worker));
 }
 
-async function post(gateway: Gateway, path: string, body: string): Promise<unknown> {
+async function post(gateway: Gateway, path: string, body: string, expected = 201): Promise<unknown> {
   const response = await fetch(gateway.url + path, {
     method: 'POST',
     headers: { authorization: `Bearer ${gateway.secretKey}`, 'content-type': 'application/json' },
     body,
   });
   const text = await response.text();
-  if (response.status !== 201) throw new Error(`seeding POST ${path}: HTTP ${response.status} ${text.slice(0, 200)}`);
+  if (response.status !== expected) throw new Error(`seeding POST ${path}: HTTP ${response.status} ${text.slice(0, 200)}`);
   return JSON.parse(text);
 }
 
@@ -50,6 +50,30 @@ export async function seedSessions(gateway: Gateway, count: number): Promise<See
 export async function seedCharges(gateway: Gateway, count: number): Promise<string[]> {
   await inParallel(count, (index) => post(gateway, '/mobile-money/payments/initialize', chargeBody(seedChargeId(index))).then(() => undefined));
   return Array.from({ length: count }, (_, index) => seedChargeId(index));
+}
+
+/**
+ * Direct card charges `seed-card-0` … `seed-card-<count-1>`, each paid as a customer would: the
+ * charge, then its 3-D Secure page and the sandbox's code, so that verification reads ended charges.
+ */
+export async function seedCardCharges(gateway: Gateway, count: number): Promise<string[]> {
+  await inParallel(count, async (index) => {
+    const started = (await post(gateway, '/charge-card/payments', cardChargeBody(seedCardChargeId(index)), 200)) as { '3ds_auth_link'?: unknown };
+    if (typeof started['3ds_auth_link'] !== 'string') throw new Error(`seeding ${seedCardChargeId(index)}: no 3ds_auth_link in the answer`);
+    const link = new URL(started['3ds_auth_link']);
+    const page = await fetch(gateway.url + link.pathname + link.search);
+    const cookie = page.headers.get('set-cookie')?.split(';')[0] ?? '';
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+    const confirmed = await fetch(gateway.url + link.pathname + link.search, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, origin: gateway.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, otp: '1234' }).toString(),
+    });
+    const landed = confirmed.headers.get('location') ?? '';
+    if (confirmed.status !== 303 || !landed.includes('status=success')) throw new Error(`seeding ${seedCardChargeId(index)}: the code was answered ${confirmed.status} ${landed}`);
+  });
+  return Array.from({ length: count }, (_, index) => seedCardChargeId(index));
 }
 
 /** One refund of 1 MWK of each of `chargeIds` (settled charges), for the refund read row; their ids. */

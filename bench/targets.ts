@@ -1,4 +1,4 @@
-import { CHARGE_DETAILS, CHARGE_VERIFY, CHECKOUT_PAGE, CREATE, VERIFY, VERIFY_LEGACY } from './scenarios.ts';
+import { CARD_VERIFY, CHARGE_DETAILS, CHARGE_VERIFY, CHECKOUT_PAGE, CREATE, VERIFY, VERIFY_LEGACY } from './scenarios.ts';
 import type { Column } from './table.ts';
 import type { WebhookResult } from './webhooks.ts';
 
@@ -49,6 +49,7 @@ const ROUTE_TARGETS: Array<[string, number, number | null]> = [
   [VERIFY_LEGACY, 0.45, 15],
   [CHARGE_VERIFY, 0.45, null],
   [CHARGE_DETAILS, 0.45, null],
+  [CARD_VERIFY, 0.45, null],
   [CHECKOUT_PAGE, 0.35, null],
 ];
 const MIN_GROWTH_RATIO = 0.85;

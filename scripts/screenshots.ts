@@ -1,11 +1,13 @@
 /**
  * `npm run screenshots`: photographs the hosted checkout for the README. Runs a gateway on a
  * temporary SQLite database, a merchant site for the redirects to land on and Debian's headless
- * Chromium, walks through the test-mode flows and saves PNGs into docs/screenshots/.
+ * Chromium, walks through the test-mode flows (and a direct card charge's 3-D Secure page) and
+ * saves PNGs into docs/screenshots/.
  */
 import fs from 'node:fs';
 import type { Browser, Page, ViewportSize } from 'playwright-core';
 import { launchBrowser, openTab, startMerchantSite, submitForm, type MerchantSite } from '../test/helpers/browser.ts';
+import { cardBody, chargeCard } from '../test/helpers/cards.ts';
 import { currentBody } from '../test/helpers/fixtures.ts';
 import { startExampleShop } from '../test/helpers/example-shop.ts';
 import { call, startTestGateway, type TestGateway } from '../test/helpers/gateway.ts';
@@ -128,6 +130,20 @@ async function cardWithReceipt(scene: Scene): Promise<void> {
   await close();
 }
 
+/** A direct card charge's 3-D Secure page (`3ds_auth_link`), after one wrong code. */
+async function directCardThreeDs(scene: Scene): Promise<void> {
+  const body = cardBody({ charge_id: 'order-7-card', amount: 25_000, redirect_url: `${scene.shop.origin}/paid?order=7` });
+  const started = await chargeCard(scene.gw, scene.secretKey, body);
+  if (started.status !== 200) throw new Error(`starting a card charge failed: ${started.text}`);
+  const { context, page } = await openTab(scene.browser, PHONE, PHONE_SCALE);
+  await page.goto(started.body['3ds_auth_link']);
+  await page.fill('#otp', '9999');
+  await page.click('#submit-otp');
+  await page.locator('.error[role=alert]').waitFor();
+  await save(page, 'card-3ds', { fullPage: true });
+  await context.close();
+}
+
 /** examples/shop.html, served from its own origin, with the inline popup open over it. */
 async function inlinePopup(scene: Scene): Promise<void> {
   const exampleShop = await startExampleShop(scene.gw.url, scene.publicKey);
@@ -158,6 +174,7 @@ try {
   await cancelling(scene);
   await cardOnly(scene);
   await cardWithReceipt(scene);
+  await directCardThreeDs(scene);
   await inlinePopup(scene);
 } finally {
   await browser.close();

@@ -16,7 +16,7 @@ import { failureRedirect, merchantOrigins, successRedirect } from './checkout-re
 import { findPageSession, findSessionById, type CheckoutSession, type PageSession } from './checkout-repository.ts';
 import { REFERENCE_PATTERN } from './checkout-schemas.ts';
 import { expireIfDue } from './checkout-service.ts';
-import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from './csrf.ts';
+import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from '../web/csrf.ts';
 import { cardName, instrumentName } from './customer-names.ts';
 import { adviceSentence, failureAdvice, triesLeftText } from './page/failure-advice.ts';
 import * as views from './page/views.ts';
@@ -315,14 +315,14 @@ function whyEnded(session: CheckoutSession, maxFailedAttempts: number): views.En
  * A page that fails is answered with a page: a customer's browser gets HTML, never the API's
  * JSON envelope. Client errors keep the API's answer (the forms' own checks answer in HTML).
  */
-function answerPageError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function answerPageError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const failure = toApiError(error, request.log);
   if (failure.status < 500) return sendError(reply, failure);
   if (failure.code === 'unavailable') reply.header('retry-after', '1');
   return sendHtml(reply, failure.status, views.renderUnavailablePage());
 }
 
-function pageSchema(summary: string, answers: Record<number, string>) {
+export function pageSchema(summary: string, answers: Record<number, string>) {
   const response = Object.fromEntries(
     Object.entries({ ...answers, 503: 'Payments are paused for a moment (the database is out of reach)' }).map(([status, description]) => [status, Number(status) === 303 ? { description } : { description, content: { 'text/html': { schema: { type: 'string' } } } }]),
   );

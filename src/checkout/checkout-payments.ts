@@ -51,7 +51,7 @@ type Details = Pick<Charge, 'channel' | 'operator' | 'mobile' | 'card_brand' | '
  * issuer) may go without an answer being recorded before the settler asks the provider about it:
  * only a crash in between leaves one that long.
  */
-const ANSWER_RECOVERY_MS = 60_000;
+export const ANSWER_RECOVERY_MS = 60_000;
 
 const ABANDONED_FOR_ANOTHER = 'This card payment was replaced by another payment before its one-time code was entered.';
 

@@ -1,11 +1,5 @@
+import { withQuery } from '../shared/urls.ts';
 import type { CheckoutSession } from './checkout-repository.ts';
-
-/** `url` with `params` set on it, keeping whatever query it already had. */
-function withQuery(url: string, params: Record<string, string>): string {
-  const target = new URL(url);
-  for (const [key, value] of Object.entries(params)) target.searchParams.set(key, value);
-  return target.toString();
-}
 
 /** Where the browser goes after success: callback_url + tx_ref, transaction_id (our reference), status. */
 export function successRedirect(session: CheckoutSession): string | null {

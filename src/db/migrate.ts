@@ -9,6 +9,7 @@ import { attemptSlotAndRefundsMigration } from './migrations/0007_attempt_slot_a
 import { failureCodeMigration } from './migrations/0008_failure_code.ts';
 import { refundTotalsMigration } from './migrations/0009_refund_totals.ts';
 import { payoutRecipientsMigration } from './migrations/0010_payout_recipients.ts';
+import { cardAuthenticationsMigration } from './migrations/0012_card_authentications.ts';
 import { sessionFrameOriginMigration } from './migrations/0013_session_frame_origin.ts';
 import { bankTransferAccountsMigration } from './migrations/0011_bank_transfer_accounts.ts';
 
@@ -23,6 +24,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0008_failure_code': failureCodeMigration,
     '0009_refund_totals': refundTotalsMigration,
     '0010_payout_recipients': payoutRecipientsMigration,
+    '0012_card_authentications': cardAuthenticationsMigration,
     '0013_session_frame_origin': sessionFrameOriginMigration,
     '0011_bank_transfer_accounts': bankTransferAccountsMigration,
   };

@@ -163,6 +163,20 @@ export interface BankTransferAccountsTable {
   payer_account_name: string | null;
 }
 
+/** A direct card charge's 3-D Secure step: its link, where the customer goes after it, the wrong codes typed. */
+export interface CardAuthenticationsTable {
+  /** The charge row (its internal id). */
+  charge_ref: string;
+  /** The `orderReference` and the `reference` of `/3ds/auth?reference=…`: random, the link's only key. */
+  reference: string;
+  /** The merchant's page the browser goes to afterwards, with `charge_id` and `status` added. */
+  redirect_url: string;
+  wrong_codes: Generated<number>;
+  /** After this the link no longer works and a charge still waiting for its code fails. */
+  expires_at: number;
+  created_at: number;
+}
+
 /** `refunds_due`: money a merchant's customers are owed back, held until the refund goes out. */
 export type AccountKind = 'collection' | 'main' | 'payout_reserve' | 'refunds_due' | 'fees' | 'external';
 
@@ -312,6 +326,7 @@ export interface DB {
   charges: ChargesTable;
   payout_recipients: PayoutRecipientsTable;
   bank_transfer_accounts: BankTransferAccountsTable;
+  card_authentications: CardAuthenticationsTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

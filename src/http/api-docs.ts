@@ -15,6 +15,7 @@ const TAGS = [
   { name: 'Payouts', description: 'Money sent out from the main balance.', path: /^\/(mobile-money|direct-charge)\/payouts(\/|$)/ },
   { name: 'Bank transfer', description: 'Charges paid by bank transfer into a one-time account, and their details.', path: /^\/direct-charge\/(payments\/initialize$|transactions\/)/ },
   { name: 'Refunds', description: 'Full and partial refunds of any payment, and what became of them.', path: /^\/(refunds($|\/)|charge-card\/refund\/)/ },
+  { name: 'Cards', description: 'Direct card charges, their 3-D Secure page and their verification (their refunds are under Refunds).', path: /^\/(charge-card\/(payments$|verify\/)|3ds\/)/ },
   { name: 'Balance', description: 'Main and collection balances.', path: /^\/wallet-balance$/ },
   { name: 'Webhooks', description: 'The webhook delivery log, and redelivery.', path: /^\/webhooks\// },
   { name: 'Operations', description: 'Health probes and metrics for whoever runs the gateway.', path: /^\/(healthz|readyz|metrics)$/ },

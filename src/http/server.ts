@@ -26,6 +26,8 @@ import { registerHealthRoutes, type Lifecycle } from '../health/health-routes.ts
 import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
 import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
 import { registerBankTransferRoutes } from '../payments/bank-transfer-routes.ts';
+import { registerCardRoutes } from '../payments/card-routes.ts';
+import { registerThreeDsPageRoutes } from '../payments/three-ds-page-routes.ts';
 import { registerMobileMoneyRoutes } from '../payments/mobile-money-routes.ts';
 import { registerPayoutRoutes } from '../payouts/payout-routes.ts';
 import { registerSandboxRoutes } from '../sandbox/sandbox-routes.ts';
@@ -112,6 +114,8 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerBalanceRoutes(app, database.db);
     registerSandboxRoutes(app, config);
     registerRefundRoutes(app, database);
+    registerCardRoutes(app, payments, config);
+    registerThreeDsPageRoutes(app, { config, payments });
   });
   return { app, inFlight, routes };
 }

@@ -56,7 +56,7 @@ export const TypedRecord = {
 };
 
 export const ChargeRecordResponse = SuccessEnvelope(Type.Object(TypedRecord));
-const VerifiedRecord = { ...TypedRecord, ...Refunded, authorization: Authorization, logs: Type.Array(Log) };
+export const VerifiedRecord = { ...TypedRecord, ...Refunded, authorization: Authorization, logs: Type.Array(Log) };
 
 export const VerifyResponse = SuccessEnvelope(Type.Object(VerifiedRecord), 'successful');
 /** Details: what verification shows, for a charge or a payout, plus `trace_id` (null: Lipira has none yet). */

@@ -24,3 +24,10 @@ export function isHttpUrl(text: string): boolean {
 export function isPlainOrigin(origin: string): boolean {
   return PLAIN_ORIGIN.test(origin);
 }
+
+/** `url` with `params` set on it, keeping whatever query it already had. */
+export function withQuery(url: string, params: Record<string, string>): string {
+  const target = new URL(url);
+  for (const [key, value] of Object.entries(params)) target.searchParams.set(key, value);
+  return target.toString();
+}

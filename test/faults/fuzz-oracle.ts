@@ -68,6 +68,9 @@ function jsonProblems(plan: RoutePlan, answer: FuzzResponse): string[] {
   if (plan.answers === 'attempt-status' && (answer.status === 200 || (answer.status === 404 && !routeNotFound(answer)))) {
     return isRecord(body) && typeof body.status === 'string' && 'next_url' in body ? [] : ['is not the attempt status shape'];
   }
+  if (plan.answers === 'card-start' && answer.status < 400) {
+    return isRecord(body) && Object.keys(body).sort().join() === '3ds_auth_link,orderReference,requires_3ds_auth,success' && body.success === true ? [] : ['is not the card charge shape'];
+  }
   if (!isRecord(body) || Object.keys(body).sort().join() !== 'data,message,status') return ['is not the {status, message, data} envelope'];
   if (answer.status >= 400) {
     const fieldsOk = isRecord(body.message) && Object.values(body.message).every((list) => Array.isArray(list) && list.length > 0 && list.every((text) => typeof text === 'string'));

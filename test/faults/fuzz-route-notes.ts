@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { ASSETS } from '../../src/checkout/page/views.ts';
+import { cardBody } from '../helpers/cards.ts';
 import { currentBody, legacyBody } from '../helpers/fixtures.ts';
 import { bankPayoutBody } from '../helpers/bank-payouts.ts';
 import { bankTransferBody } from '../helpers/bank-transfers.ts';
@@ -95,6 +96,24 @@ const chargeOfRecord: Creates = {
   },
 };
 
+/** A direct card charge answers no envelope: it is named by the charge_id it was sent, for the merchant and mode of the key that made it. */
+const cardChargeOfRequest: Creates = {
+  table: 'charges',
+  named: (request, answer, ctx) => {
+    const owner = ctx.world.principals.get(bearer(request));
+    let chargeId: unknown;
+    try {
+      chargeId = (JSON.parse(request.body ?? '') as { charge_id?: unknown }).charge_id;
+    } catch {
+      chargeId = undefined;
+    }
+    return answer.status === 200 && owner && typeof chargeId === 'string' ? chargeIdentity(owner.merchantId, owner.mode, chargeId) : null;
+  },
+};
+
+/** 3-D Secure references: the shape of ours (none known to the run), and hostile text. */
+const threeDsReference = () => fc.oneof(fc.uuid(), hostileString);
+
 /** A payout through the banks list, or a bank transfer charge, is named by its transaction's charge_id, for the merchant and mode of the key that made it. */
 const transactionOfRecord: Creates = {
   table: 'charges',
@@ -122,12 +141,13 @@ const mobileForm = () =>
     mobile: fc.oneof({ arbitrary: testNumber, weight: 3 }, { arbitrary: fc.stringMatching(/^0(99|98|88|89)\d{7}$/), weight: 1 }, { arbitrary: hostileString, weight: 3 }),
     operator: fc.oneof(fc.constantFrom('', 'airtel', 'tnm'), hostileString),
   });
-const cardForm = () =>
-  fc.record({
-    card_number: fc.oneof({ arbitrary: fc.constantFrom('4242 4242 4242 4242', '5555555555554444', '4000000000000002', '4111 1111 1111 1111'), weight: 3 }, { arbitrary: fc.stringMatching(/^\d{12,19}$/), weight: 1 }, { arbitrary: hostileString, weight: 3 }),
-    expiry: fc.oneof(fc.constantFrom('12/40', '01/20', '13/30', '12/2040', '0/0'), hostileString),
-    cvv: fc.oneof(fc.constantFrom('123', '1234', '1'), hostileString),
-  });
+/** What a card form or a direct card charge carries: mostly test cards, some numbers of no card, hostile text. */
+const cardFields = {
+  card_number: () => fc.oneof({ arbitrary: fc.constantFrom('4242 4242 4242 4242', '5555555555554444', '4000000000000002', '4111 1111 1111 1111'), weight: 3 }, { arbitrary: fc.stringMatching(/^\d{12,19}$/), weight: 1 }, { arbitrary: hostileString, weight: 3 }),
+  expiry: () => fc.oneof(fc.constantFrom('12/40', '01/20', '13/30', '12/2040', '0/0'), hostileString),
+  cvv: () => fc.oneof(fc.constantFrom('123', '1234', '1'), hostileString),
+};
+const cardForm = () => fc.record({ card_number: cardFields.card_number(), expiry: cardFields.expiry(), cvv: cardFields.cvv() });
 const otpForm = () => fc.record({ otp: fc.oneof(fc.constantFrom('1234', ' 1234 ', '0000', ''), hostileString) });
 
 const pageRoute = (notes: RouteNotes = {}): RouteNotes => ({ params: { id: sessions, chargeId: chargeIds }, paramSets: attemptPairs, needsCheckouts: true, ...notes });
@@ -319,6 +339,24 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
         fc.constantFrom(...world.chargeIds.own).map((chargeId) => build({ params: [chargeId], key: world.a.live_secret_key })),
       ),
   },
+  'POST /charge-card/payments': {
+    answers: 'card-start',
+    fields: { charge_id: sometimesKnown(chargeIds), ...cardFields },
+    changes: ['charges', 'card_authentications', 'logs'],
+    creates: cardChargeOfRequest,
+    // A charge_id already taken, a live key (no acquirer connected), a card the sandbox refuses, an expired card: 400.
+    refusals: ({ world }, build) =>
+      anyOf(
+        fc.tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 })).map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: cardBody({ charge_id, amount }) })),
+        fc.constant(null).map(() => build({ key: world.a.live_secret_key, body: cardBody() })),
+        fc.constant(null).map(() => build({ key: world.b.test_secret_key, body: cardBody({ card_number: '4111 1111 1111 1111' }) })),
+        fc.constant(null).map(() => build({ key: world.a.test_secret_key, body: cardBody({ expiry: '01/20' }) })),
+      ),
+  },
+  // Verifying a card charge whose 3-D Secure link ran out fails it.
+  'GET /charge-card/verify/:charge_id': { params: { charge_id: chargeIds }, changes: OUTCOME },
+  'GET /3ds/auth': { query: { reference: threeDsReference }, changes: OUTCOME },
+  'POST /3ds/auth': { query: { reference: threeDsReference }, form: otpForm, changes: [...OUTCOME, 'card_authentications'] },
   'POST /refunds': {
     fields: { charge_id: sometimesKnown(chargeIds), tx_ref: sometimesKnown(txRefs), amount: refundAmount },
     changes: REFUND,

@@ -15,6 +15,7 @@ const FIGURES: Record<TableName, string> = {
   charges: "count(*), max(updated_at), sum(attempts), sum(case when status = 'pending' then 1 else 0 end), sum(refunded_minor)",
   payout_recipients: 'count(*)',
   bank_transfer_accounts: "count(*), sum(case when payer_bank is null then 0 else 1 end)",
+  card_authentications: 'count(*), sum(wrong_codes)',
   events: 'count(*)',
   webhook_deliveries: "count(*), max(updated_at), sum(attempts), max(next_attempt_at), sum(case when status = 'pending' then 1 else 0 end)",
   webhook_attempts: 'count(*)',

@@ -16,6 +16,7 @@ import { hashDirectRequest, insertDirectRecord } from '../../src/payments/direct
 import { paymentDeps } from '../../src/payments/providers.ts';
 import { ids } from '../../src/shared/ids.ts';
 import { parseMalawiMobile } from '../../src/shared/phone.ts';
+import { cardBody, chargeCard, openThreeDs } from '../helpers/cards.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
@@ -49,8 +50,8 @@ interface Scope {
   marker: string;
   amount: number;
   sessions: Map<string, { status: string }>;
-  /** By charge_id; payouts show no customer names (spec §4.5); `bank`: made through the banks list; `transfer`: a bank transfer charge. */
-  charges: Map<string, { status: string; payout?: boolean; bank?: boolean; transfer?: boolean }>;
+  /** By charge_id; payouts show no customer names (spec §4.5); `bank`: made through the banks list; `transfer`: a bank transfer charge; `card`: a direct card charge. */
+  charges: Map<string, { status: string; payout?: boolean; bank?: boolean; transfer?: boolean; card?: boolean }>;
   deliveries: Map<string, { txRef: string | null; chargeId: string | null }>;
   /** By refund_id: the refund of part of the scope's own paid charge (`paidOnly`), and how it stands. */
   refunds: Map<string, { status: string; chargeId: string }>;
@@ -61,7 +62,7 @@ interface Scope {
 }
 
 /** References every scope uses for its own record: each key must get its own back. */
-const SHARED = { pendingOrder: 'iso-order-1', paidOrder: 'iso-order-2', popupOrder: 'iso-popup-1', formOrder: 'iso-form-1', charge: 'iso-charge-1', payout: 'iso-payout-1', bankPayout: 'iso-bank-payout-1', transfer: 'iso-transfer-1' } as const;
+const SHARED = { pendingOrder: 'iso-order-1', paidOrder: 'iso-order-2', popupOrder: 'iso-popup-1', formOrder: 'iso-form-1', charge: 'iso-charge-1', payout: 'iso-payout-1', bankPayout: 'iso-bank-payout-1', transfer: 'iso-transfer-1', card: 'iso-card-1' } as const;
 
 type Target = { scope: Scope; kind: 'session' | 'charge' | 'delivery' | 'refund'; ref: string };
 
@@ -151,7 +152,7 @@ for (const kind of DATABASE_KINDS) {
 /**
  * One operation of the actor's key on the target: a read (verify, legacy verify, mobile money
  * verify and details, bank payout details and list, a delivery, the delivery list, the balance) or
- * a change (settling a charge, redelivering a webhook). The answer must be the actor's own record of that reference, or 404;
+ * a change (settling a charge, redelivering a webhook); card verification. The answer must be the actor's own record of that reference, or 404;
  * a change to another's record must leave it as it was.
  */
 async function operate(gw: TestGateway, actor: Scope, target: Target, choice: number, figures: { ownAnswers: number; notFound: number; refusedChanges: number }): Promise<ApiResponse> {
@@ -225,6 +226,22 @@ async function operate(gw: TestGateway, actor: Scope, target: Target, choice: nu
         assert.equal(transaction.mode, actor.mode === 'test' ? 'sandbox' : 'live');
         assert.equal(transaction.status, actor.charges.get(target.ref)!.status);
         assert.equal(transaction.amount, actor.amount);
+      });
+      return answer;
+    }
+    if (choice % 7 === 6) {
+      // Card verification: the actor's own card charge; its own charge of another channel is refused by name; anything else 404.
+      const answer = await get(`/charge-card/verify/${target.ref}`);
+      if (own && !actor.charges.get(target.ref)!.card) {
+        assert.equal(answer.status, 400, answer.text);
+        figures.ownAnswers++;
+        return answer;
+      }
+      expectOwnOrNotFound(answer, own, 'Transaction not found.', (data) => {
+        assert.equal(data.charge_id, target.ref);
+        assert.equal(data.mode, actor.mode === 'test' ? 'sandbox' : 'live');
+        assert.equal(data.status, actor.charges.get(target.ref)!.status);
+        assert.equal(data.first_name, actor.marker);
       });
       return answer;
     }
@@ -373,6 +390,13 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
     assert.equal((await initializeCharge(gw, scope.key, chargeBody({ ...names, charge_id: paidOnly(scope), amount: scope.amount }))).status, 201);
     assert.equal((await verify(gw, scope.key, paidOnly(scope), 'success')).body.data.status, 'success');
     scope.charges.set(paidOnly(scope), { status: 'success' });
+    // A direct card charge through its 3-D Secure page (live keys have no acquirer to take one).
+    const card = await chargeCard(gw, scope.key, cardBody({ charge_id: SHARED.card, amount: scope.amount, cardholder_name: `${scope.marker} ${scope.marker}`, email: names.email }));
+    assert.equal(card.status, 200, card.text);
+    const threeDs = await openThreeDs(gw, card.body['3ds_auth_link']);
+    assert.equal((await threeDs.client.post(threeDs.path, { otp: '1234' })).status, 303);
+    scope.charges.set(SHARED.card, { status: 'success', card: true });
+    scope.private.add(card.body.orderReference);
   }
   await settleCollections(db);
   for (const scope of scopes.filter((s) => s.mode === 'test')) {

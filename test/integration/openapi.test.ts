@@ -79,7 +79,7 @@ describe('the API reference', () => {
 
   test('every operation sits in exactly one group of the reference, the groups listed in order', async () => {
     const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
-    const groups = ['Checkout', 'Mobile money', 'Payouts', 'Bank transfer', 'Refunds', 'Balance', 'Webhooks', 'Operations', 'Sandbox'];
+    const groups = ['Checkout', 'Mobile money', 'Payouts', 'Bank transfer', 'Refunds', 'Cards', 'Balance', 'Webhooks', 'Operations', 'Sandbox'];
     assert.deepEqual(doc.tags.map((tag: { name: string }) => tag.name), groups);
     for (const [path, operations] of Object.entries<Record<string, { tags?: string[] }>>(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -101,7 +101,31 @@ describe('the API reference', () => {
     assert.equal(groupOf('get', '/readyz'), 'Operations');
     assert.equal(groupOf('post', '/refunds'), 'Refunds');
     assert.equal(groupOf('post', '/charge-card/refund/{charge_id}'), 'Refunds');
+    assert.equal(groupOf('post', '/charge-card/payments'), 'Cards');
+    assert.equal(groupOf('get', '/charge-card/verify/{charge_id}'), 'Cards');
+    assert.equal(groupOf('get', '/3ds/auth'), 'Cards');
+    assert.equal(groupOf('post', '/3ds/auth'), 'Cards');
     assert.equal(groupOf('post', '/sandbox/webhook'), 'Sandbox');
+  });
+
+  test('the card routes are documented with example requests and answers; the 3-D Secure page needs no key', async () => {
+    const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
+    const charge = doc.paths['/charge-card/payments'].post;
+    assert.deepEqual(charge.security, [{ bearerAuth: [] }]);
+    const request = charge.requestBody.content['application/json'];
+    assert.equal(request.example.card_number, '4242 4242 4242 4242');
+    assert.deepEqual(request.schema.required, ['card_number', 'expiry', 'cvv', 'cardholder_name', 'amount', 'currency', 'charge_id', 'redirect_url']);
+    assert.deepEqual(Object.keys(charge.responses['200'].content['application/json'].example).sort(), ['3ds_auth_link', 'orderReference', 'requires_3ds_auth', 'success']);
+    const verify = doc.paths['/charge-card/verify/{charge_id}'].get;
+    assert.deepEqual(verify.security, [{ bearerAuth: [] }]);
+    const verified = verify.responses['200'].content['application/json'].example;
+    assert.equal(verified.status, 'success');
+    assert.equal(verified.data.authorization.channel, 'Card');
+    for (const method of ['get', 'post']) {
+      const page = doc.paths['/3ds/auth'][method];
+      assert.equal(page.security, undefined, `${method} /3ds/auth is the customer's: no key`);
+      assert.ok(page.responses['404'].content['text/html'], 'an unknown or expired link answers a page');
+    }
   });
 
   test('the refund routes are documented with their bodies, answers and an example of each', async () => {

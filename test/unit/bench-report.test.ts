@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { Measurement } from '../../bench/measure.ts';
 import { parseBenchArgs } from '../../bench/options.ts';
 import { buildReport, formatReport } from '../../bench/report.ts';
-import { CHARGE_DETAILS, CHARGE_VERIFY, CHECKOUT_PAGE, CREATE, FASTIFY_BASELINE, NODE_HTTP_BASELINE, VERIFY, VERIFY_FLOOR, VERIFY_LEGACY } from '../../bench/scenarios.ts';
+import { CARD_VERIFY, CHARGE_DETAILS, CHARGE_VERIFY, CHECKOUT_PAGE, CREATE, FASTIFY_BASELINE, NODE_HTTP_BASELINE, VERIFY, VERIFY_FLOOR, VERIFY_LEGACY } from '../../bench/scenarios.ts';
 
 /** A clean row measured at `requestsPerSecond`, beside bare node:http at `bare` (none for the baselines' own row). */
 function row(scenario: string, requestsPerSecond: number, bare?: number): Measurement {
@@ -41,6 +41,7 @@ const results = {
     row(VERIFY_LEGACY, 27_000, 60_000),
     row(CHARGE_VERIFY, 21_000, 60_000),
     row(CHARGE_DETAILS, 27_000, 60_000),
+    row(CARD_VERIFY, 27_000, 60_000),
     row(CHECKOUT_PAGE, 21_000, 60_000),
     row(CREATE, 12_500, 50_000),
   ],

@@ -1,0 +1,40 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { CardAuthenticationsTable, DB } from '../db/schema.ts';
+
+export type CardAuthentication = Selectable<CardAuthenticationsTable>;
+type Db = Kysely<DB>;
+
+export async function insertCardAuthentication(db: Db, authentication: Insertable<CardAuthenticationsTable>): Promise<void> {
+  await db.insertInto('card_authentications').values(authentication).execute();
+}
+
+export function findAuthenticationByReference(db: Db, reference: string): Promise<CardAuthentication | undefined> {
+  return db.selectFrom('card_authentications').selectAll().where('reference', '=', reference).executeTakeFirst();
+}
+
+export function findAuthenticationOfCharge(db: Db, chargeRef: string): Promise<CardAuthentication | undefined> {
+  return db.selectFrom('card_authentications').selectAll().where('charge_ref', '=', chargeRef).executeTakeFirst();
+}
+
+/**
+ * A wrong code the issuer refused while tries are left: the charge waits for a code again and the
+ * wrong codes go up by one, both only for the one caller whose code was being confirmed. The
+ * count after it, or null when the charge was not confirming a code (someone else recorded it).
+ */
+export async function recordWrongCode(db: Db, chargeRef: string, now: number): Promise<number | null> {
+  const reopened = await db
+    .updateTable('charges')
+    .set({ next_action: 'otp', check_at: null, updated_at: now })
+    .where('id', '=', chargeRef)
+    .where('status', '=', 'pending')
+    .where('next_action', '=', 'confirming')
+    .executeTakeFirst();
+  if (reopened.numUpdatedRows === 0n) return null;
+  const counted = await db
+    .updateTable('card_authentications')
+    .set((eb) => ({ wrong_codes: eb('wrong_codes', '+', 1) }))
+    .where('charge_ref', '=', chargeRef)
+    .returning('wrong_codes')
+    .executeTakeFirstOrThrow();
+  return Number(counted.wrong_codes);
+}

@@ -1,0 +1,42 @@
+import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { Config } from '../config.ts';
+import { principalOf } from '../http/auth.ts';
+import { errorResponses, success } from '../http/envelope.ts';
+import type { App } from '../http/app-type.ts';
+import { normalizeBody, normalizing } from '../http/tolerance.ts';
+import { startCardCharge, verifyCardCharge } from './card-charges.ts';
+import { CardChargeBody, CardChargeResponse, CardVerifyResponse } from './card-schemas.ts';
+import { verifyRecord } from './charge-views.ts';
+import { ChargeIdParams } from './mobile-money-schemas.ts';
+import { threeDsLink } from './three-ds-page-routes.ts';
+
+const VERIFY_MESSAGES = {
+  success: 'Payment authorized and completed successfully.',
+  pending: 'Payment is pending: the customer has not completed 3-D Secure yet.',
+  failed: 'Payment failed.',
+} as const;
+
+/** Direct card charges (contract §10.2); their refunds are under src/refunds/, their 3-D Secure page in three-ds-page-routes.ts. */
+export function registerCardRoutes(app: App, payments: PaymentDeps, config: Config): void {
+  app.post(
+    '/charge-card/payments',
+    {
+      config: { auth: 'secret' },
+      preValidation: normalizing(normalizeBody),
+      schema: { summary: 'Charge a card: answers the 3-D Secure link to send the customer to (no envelope)', body: CardChargeBody, response: { 200: CardChargeResponse, ...errorResponses } },
+    },
+    async (request) => {
+      const { charge, authentication } = await startCardCharge(payments, principalOf(request), request.body);
+      return { success: true as const, requires_3ds_auth: charge.next_action === 'otp', orderReference: authentication.reference, '3ds_auth_link': threeDsLink(config, authentication.reference) };
+    },
+  );
+
+  app.get(
+    '/charge-card/verify/:charge_id',
+    { config: { auth: 'secret' }, schema: { summary: 'Verify a card charge', params: ChargeIdParams, response: { 200: CardVerifyResponse, ...errorResponses } } },
+    async (request) => {
+      const { charge, logs } = await verifyCardCharge(payments, principalOf(request), request.params.charge_id);
+      return success(VERIFY_MESSAGES[charge.status], verifyRecord(charge, logs));
+    },
+  );
+}
