@@ -76,6 +76,18 @@ for (const kind of DATABASE_KINDS) {
       assert.notEqual(other.body.data.payment_account_details.account_number, account.account_number, 'one account per charge');
     });
 
+    test('the same request sent five times at once opens one account: every answer names it, one charge row', async () => {
+      const body = bankTransferBody({ amount: '3000' });
+      const answers = await Promise.all(Array.from({ length: 5 }, () => initializeBankTransfer(ctx.gw, key(), body)));
+      for (const res of answers) assert.equal(res.status, 201, res.text);
+      const accounts = new Set(answers.map((res) => res.body.data.payment_account_details.account_number));
+      const refs = new Set(answers.map((res) => res.body.data.transaction.ref_id));
+      assert.equal(accounts.size, 1, [...accounts].join(', '));
+      assert.equal(refs.size, 1, [...refs].join(', '));
+      const rows = await ctx.gw.gateway.database.db.selectFrom('charges').select('id').where('charge_id', '=', String(body.charge_id)).execute();
+      assert.equal(rows.length, 1);
+    });
+
     test('a pending charge shows its details: the account, no payer yet, its logs', async () => {
       const body = bankTransferBody();
       const created = await initializeBankTransfer(ctx.gw, key(), body);
