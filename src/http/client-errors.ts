@@ -9,18 +9,23 @@ import { ERRORS, type ErrorCode } from '../shared/errors.ts';
  * malformed request line, headers that took too long) the way every other answer is made: the
  * contract's envelope and an X-Request-Id. It says `Connection: close`, because the connection
  * is closed at once: a keep-alive client that is not told sends its next request into a closed
- * socket. An answer to HEAD carries no body (a client would read it as the next response).
+ * socket. An answer to HEAD carries no body (a client would read it as the next response); so
+ * does an answer to a request whose method cannot be read back, because its request line came in
+ * an earlier packet than the one the parser gave up on (headers over 16 KiB sent in pieces): a
+ * HEAD client reads any body as garbage, while every other client still gets the status.
  */
 export function answerClientError(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'badRequest';
   const { status, message } = ERRORS[code];
   const body = JSON.stringify({ status: 'failed', message, data: null });
-  const isHead = refusedMethod(error) === 'HEAD';
+  const method = refusedMethod(error);
+  const representation =
+    method === null ? 'Content-Length: 0\r\n' : `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${isHead ? '' : body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${representation}X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n` +
+        (method === null || method === 'HEAD' ? '' : body),
     );
   }
   socket.destroy(error);

@@ -110,6 +110,31 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(refused.endsWith('\r\n\r\n'), `no body after the headers: ${JSON.stringify(refused)}`);
     });
 
+    test('headers over 16 KiB sent in pieces are a 431 without a body when the request line came in an earlier packet', async () => {
+      // The parser gives up on a later packet than the one that held the method, so the method
+      // cannot be read back: a HEAD client must not get body bytes it would read as garbage.
+      const answer = async (method: string) => {
+        const socket = net.connect(Number(new URL(ctx.gw.url).port), '127.0.0.1');
+        socket.setNoDelay(true);
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        const closed = new Promise((resolve) => socket.on('close', resolve));
+        socket.write(`${method} /readyz?x=`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        socket.write(`${'y'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        await closed;
+        return Buffer.concat(chunks).toString('latin1');
+      };
+      for (const method of ['HEAD', 'GET']) {
+        const text = await answer(method);
+        assert.match(text, /^HTTP\/1\.1 431 [^\r]*\r\n/, method);
+        assert.match(text, /\r\nconnection: close\r\n/i, method);
+        assert.match(text, /\r\ncontent-length: 0\r\n/i, method);
+        assert.match(text, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i, method);
+        assert.ok(text.endsWith('\r\n\r\n'), `${method}: no body after the headers: ${JSON.stringify(text.slice(-80))}`);
+      }
+    });
+
     test('a body that is not a JSON object is a 400', async () => {
       for (const rawBody of ['not json', '[1,2]', '"text"', '42', 'null', '{"a":']) {
         const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody, headers: { 'content-type': 'application/json' } });
