@@ -7,7 +7,7 @@ import type { Database } from './db/database.ts';
 import type { RouteEntry } from './http/method-not-allowed.ts';
 import type { App } from './http/app-type.ts';
 import { buildServer } from './http/server.ts';
-import { paymentDeps } from './payments/providers.ts';
+import { paymentDeps } from './payments/payment-deps.ts';
 import { startSettler } from './payments/settler.ts';
 import { startEmailWorker } from './emails/email-worker.ts';
 import { startWebhookWorker } from './webhooks/webhook-worker.ts';

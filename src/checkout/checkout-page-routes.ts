@@ -6,7 +6,7 @@ import type { App } from '../http/app-type.ts';
 import { sendError, toApiError } from '../http/error-reply.ts';
 import { findTransferAccount } from '../payments/bank-transfer-repository.ts';
 import { findCharge, findSessionCharge, type Charge } from '../payments/charge-repository.ts';
-import { TEST_BANK_TRANSFERS, TEST_CARDS, TEST_MOBILE_NUMBERS, TEST_OTP } from '../payments/sandbox-provider.ts';
+import { TEST_BANK_TRANSFERS, TEST_CARDS, TEST_MOBILE_NUMBERS, TEST_OTP } from '../connectors/sandbox/sandbox-provider.ts';
 import { formatMoneyText } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
 import { refreshCharge } from '../payments/charge-completion.ts';

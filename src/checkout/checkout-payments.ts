@@ -20,7 +20,7 @@ import { transferExpiresAt } from '../payments/bank-transfer-expiry.ts';
 import { insertTransferAccount, recordPayer } from '../payments/bank-transfer-repository.ts';
 import { accountNameFor } from '../payments/bank-transfer-views.ts';
 import { collectionFee } from '../payments/fees.ts';
-import type { Outcome, ProviderFor, StartResult } from '../payments/provider.ts';
+import type { Outcome, ProviderFor, StartResult } from '../connectors/provider.ts';
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard } from '../shared/cards.ts';
 import { ids } from '../shared/ids.ts';

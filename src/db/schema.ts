@@ -99,7 +99,7 @@ export interface ChargesTable {
   /** Merchant-facing: what verification and webhooks say about a failure. */
   failure_reason: string | null;
   /**
-   * The provider's reason for a failure as a code (`FailureCode` in src/payments/provider.ts), from
+   * The provider's reason for a failure as a code (`FailureCode` in src/connectors/provider.ts), from
    * which the hosted page words its advice to the customer; null when the provider gave none.
    */
   failure_code: Generated<string | null>;

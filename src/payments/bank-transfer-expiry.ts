@@ -1,5 +1,5 @@
 import type { Charge } from './charge-repository.ts';
-import type { Outcome } from './provider.ts';
+import type { Outcome } from '../connectors/provider.ts';
 
 /** How long a bank transfer charge's one-time account takes transfers (contract §10.1). */
 export const BANK_TRANSFER_TTL_MS = 60 * 60 * 1000;

@@ -4,7 +4,7 @@ import type { BankTransferAccountsTable, DB } from '../db/schema.ts';
 import { logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import type { Charge } from './charge-repository.ts';
-import type { Outcome } from './provider.ts';
+import type { Outcome } from '../connectors/provider.ts';
 
 type Db = Kysely<DB>;
 

@@ -13,8 +13,8 @@ import { findBankTransferWithLogs, findTransferAccount, insertTransferAccount, t
 import { completeCharge, refreshCharge } from './charge-completion.ts';
 import type { Charge } from './charge-repository.ts';
 import { existingFor, insertUniqueRecord } from './direct-records.ts';
-import type { BankTransferStart, Outcome } from './provider.ts';
-import { SANDBOX_PAYER } from './sandbox-provider.ts';
+import type { BankTransferStart, Outcome } from '../connectors/provider.ts';
+import { SANDBOX_PAYER } from '../connectors/sandbox/sandbox-provider.ts';
 
 /** What `POST /direct-charge/payments/initialize` carries (contract §10.1), after validation. */
 export interface BankTransferRequest {

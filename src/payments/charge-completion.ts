@@ -3,7 +3,7 @@ import { expiredOutcome } from './bank-transfer-expiry.ts';
 import type { Charge } from './charge-repository.ts';
 import { completeDirectCharge } from './direct-charges.ts';
 import { completePayoutCharge } from '../payouts/payout-completion.ts';
-import type { Outcome } from './provider.ts';
+import type { Outcome } from '../connectors/provider.ts';
 
 /** Records how any charge ended, through the story its kind belongs to. */
 export function completeCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {

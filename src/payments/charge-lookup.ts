@@ -5,7 +5,7 @@ import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { completeCharge, refreshCharge } from './charge-completion.ts';
 import { findChargeWithLogsByChargeId, type Charge } from './charge-repository.ts';
-import type { Outcome } from './provider.ts';
+import type { Outcome } from '../connectors/provider.ts';
 
 export type TestOutcome = 'success' | 'pending' | 'failed';
 

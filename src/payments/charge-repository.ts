@@ -3,7 +3,7 @@ import type { ChargesTable, DB } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { prepared } from '../db/prepared.ts';
 import { logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
-import type { Outcome } from './provider.ts';
+import type { Outcome } from '../connectors/provider.ts';
 
 export type Charge = Selectable<ChargesTable>;
 type Db = Kysely<DB>;

@@ -10,7 +10,7 @@ import { emitChargeOutcome } from './charge-events.ts';
 import { finalizeCharge, findCharge, type Charge } from './charge-repository.ts';
 import { existingFor, hashDirectRequest, insertDirectRecord, walletOf, type DirectRequest } from './direct-records.ts';
 import { collectionFee } from './fees.ts';
-import type { Outcome } from './provider.ts';
+import type { Outcome } from '../connectors/provider.ts';
 
 /**
  * A direct mobile money charge (contract §8): the customer approves on the phone, the outcome

@@ -3,7 +3,7 @@ import type { DB } from '../db/schema.ts';
 import { findMerchant } from '../merchants/merchant-repository.ts';
 import { feeMinor } from '../shared/money.ts';
 import type { Charge } from './charge-repository.ts';
-import type { Outcome } from './provider.ts';
+import type { Outcome } from '../connectors/provider.ts';
 
 /** The merchant's fee on a successful collection, at its rate when the money came in; none on a failure. */
 export async function collectionFee(trx: Kysely<DB>, charge: Charge, outcome: Outcome): Promise<number> {

@@ -10,7 +10,7 @@ import { sendHtml } from '../http/html.ts';
 import { formatMoneyText } from '../shared/money.ts';
 import { withQuery } from '../shared/urls.ts';
 import { codeTriesLeft, findCardAuthentication, submitCardCode, type CardAuthenticationState } from './card-charges.ts';
-import { TEST_OTP } from './sandbox-provider.ts';
+import { TEST_OTP } from '../connectors/sandbox/sandbox-provider.ts';
 import * as views from './three-ds-page-views.ts';
 
 const PATH = '/3ds/auth';

@@ -6,7 +6,7 @@ import type { Principal } from '../merchants/merchant-service.ts';
 import { refreshCharge } from '../payments/charge-completion.ts';
 import { recordStarted, type Charge } from '../payments/charge-repository.ts';
 import { existingFor, insertUniqueRecord } from '../payments/direct-records.ts';
-import type { PayoutRecipient } from '../payments/provider.ts';
+import type { PayoutRecipient } from '../connectors/provider.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
 import { feeMinor } from '../shared/money.ts';

@@ -6,7 +6,7 @@ import { feeMinor } from '../shared/money.ts';
 import type { Charge } from '../payments/charge-repository.ts';
 import { existingFor, hashDirectRequest, insertDirectRecord, walletOf, type DirectRequest } from '../payments/direct-records.ts';
 import { operatorByRef } from '../payments/operators.ts';
-import type { Outcome } from '../payments/provider.ts';
+import type { Outcome } from '../connectors/provider.ts';
 import { completePayoutCharge } from './payout-completion.ts';
 import { movementOf, PAYOUT_RECOVERY_MS, refusedBeyondBalance, refuseChosenOutcomeWhenLive } from './payout-reservation.ts';
 

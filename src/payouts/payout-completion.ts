@@ -3,7 +3,7 @@ import { completePayout, releasePayout } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
 import { emitChargeOutcome } from '../payments/charge-events.ts';
 import { finalizeCharge, findCharge, type Charge } from '../payments/charge-repository.ts';
-import type { Outcome } from '../payments/provider.ts';
+import type { Outcome } from '../connectors/provider.ts';
 import { recipientDetails } from './bank-payout-views.ts';
 import { movementOf } from './payout-reservation.ts';
 import { findRecipient } from './recipient-repository.ts';

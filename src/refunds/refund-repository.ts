@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DB, RefundsTable } from '../db/schema.ts';
 import { prepared } from '../db/prepared.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
-import type { Outcome } from '../payments/provider.ts';
+import type { Outcome } from '../connectors/provider.ts';
 
 export type Refund = Selectable<RefundsTable>;
 /** A refund with the public `charge_id` of the charge it gives back: what merchants read. */

@@ -7,7 +7,7 @@ import { completeRefund, holdForRefund, InsufficientFunds, releaseRefund, reserv
 import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { findCharge, findChargeByChargeId, type Charge } from '../payments/charge-repository.ts';
-import type { Outcome, ProviderFor } from '../payments/provider.ts';
+import type { Outcome, ProviderFor } from '../connectors/provider.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
 import { formatMoneyText, toMajor, toMinor } from '../shared/money.ts';

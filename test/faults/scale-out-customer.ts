@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TEST_OTP } from '../../src/payments/sandbox-provider.ts';
+import { TEST_OTP } from '../../src/connectors/sandbox/sandbox-provider.ts';
 import { CheckoutClient, type PageResponse } from '../helpers/checkout-client.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { FAULT, type Cluster, type Slot } from './scale-out-cluster.ts';

@@ -7,7 +7,7 @@ import { createSession } from '../../src/checkout/checkout-service.ts';
 import { loadConfig } from '../../src/config.ts';
 import { checkLedger, creditCollection, reservePayout, settleCollections } from '../../src/ledger/ledger-service.ts';
 import { createMerchant } from '../../src/merchants/merchant-service.ts';
-import { paymentDeps } from '../../src/payments/providers.ts';
+import { paymentDeps } from '../../src/payments/payment-deps.ts';
 import { initializeBankPayout } from '../../src/payouts/bank-payouts.ts';
 import { movementOf } from '../../src/payouts/payout-reservation.ts';
 import { NBM_UUID } from '../helpers/bank-payouts.ts';

@@ -5,7 +5,7 @@
  * before it has words here gets the general advice of its channel.
  */
 import type { Charge } from '../../payments/charge-repository.ts';
-import type { FailureCode } from '../../payments/provider.ts';
+import type { FailureCode } from '../../connectors/provider.ts';
 import { OPERATOR_NAMES } from '../../shared/phone.ts';
 
 export interface Advice {

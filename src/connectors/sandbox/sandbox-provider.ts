@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ids } from '../shared/ids.ts';
-import { formatMoneyText } from '../shared/money.ts';
-import type { BankTransferPayer, BankTransferStart, FailureCode, Outcome, PaymentProvider, PayoutStart, ProviderCharge, RefundStart, StartResult } from './provider.ts';
+import { ids } from '../../shared/ids.ts';
+import { formatMoneyText } from '../../shared/money.ts';
+import type { BankTransferPayer, BankTransferStart, FailureCode, Outcome, PaymentProvider, PayoutStart, ProviderCharge, RefundStart, StartResult } from '../provider.ts';
 
 /** The test numbers and cards of contract §7, and what each one does. */
 export const TEST_MOBILE_NUMBERS = [
