@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { LIVE_CHANNELS, type LiveChannel } from './connectors/live-provider.ts';
 import { parseDuration } from './shared/time.ts';
 
 /** Every setting Lipira reads, parsed and checked once at start. */
@@ -54,7 +55,34 @@ export interface Config {
   shutdownGraceMs: number;
   /** The IANA time zone of times shown to people: receipts, pages and emails. */
   timeZone: string;
+  /** Which connector serves each live channel; a channel missing here is refused in live mode. */
+  liveRoutes: LiveRoutes;
+  /** How long a connector may take to answer one request before its outcome counts as unknown. */
+  connectorTimeoutMs: number;
+  /** A pending live charge is asked about first after `liveSyncFirstMs`, then twice as long each time up to `liveSyncMaxMs`. */
+  liveSyncFirstMs: number;
+  liveSyncMaxMs: number;
+  /** A live charge, refund or payout with no final answer for this long is flagged for review. */
+  liveReviewAfterMs: number;
+  airtelApiUrl: string;
+  airtelClientId: string | null;
+  airtelClientSecret: string | null;
+  airtelCountry: string;
+  airtelCurrency: string;
+  airtelDisbursementPin: string | null;
+  /** Airtel's RSA public key (PEM), with which the disbursement PIN is encrypted. */
+  airtelPublicKey: string | null;
+  airtelCallbackSecret: string | null;
+  paychanguUpstreamUrl: string;
+  paychanguUpstreamSecretKey: string | null;
+  paychanguUpstreamWebhookSecret: string | null;
 }
+
+export type LiveRoutes = Partial<Record<LiveChannel, ConnectorName>>;
+
+/** The connectors Lipira has, and the channels each can serve. */
+export const CONNECTOR_CHANNELS = { airtel: ['airtel', 'payout'], paychangu: ['tnm', 'airtel', 'card', 'bank', 'payout'] } as const satisfies Record<string, readonly LiveChannel[]>;
+export type ConnectorName = keyof typeof CONNECTOR_CHANNELS;
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, problem: string) {
@@ -117,7 +145,101 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnections: integerSetting(env, 'MAX_CONNECTIONS', 2048, 1, 1_000_000),
     shutdownGraceMs: durationSetting(env, 'SHUTDOWN_GRACE', '1s', true),
     timeZone: timeZoneSetting(env, 'TIMEZONE', 'Africa/Blantyre'),
+    ...liveSettings(env),
   };
+}
+
+type LiveSettings = Pick<
+  Config,
+  | 'liveRoutes'
+  | 'connectorTimeoutMs'
+  | 'liveSyncFirstMs'
+  | 'liveSyncMaxMs'
+  | 'liveReviewAfterMs'
+  | 'airtelApiUrl'
+  | 'airtelClientId'
+  | 'airtelClientSecret'
+  | 'airtelCountry'
+  | 'airtelCurrency'
+  | 'airtelDisbursementPin'
+  | 'airtelPublicKey'
+  | 'airtelCallbackSecret'
+  | 'paychanguUpstreamUrl'
+  | 'paychanguUpstreamSecretKey'
+  | 'paychanguUpstreamWebhookSecret'
+>;
+
+/** The live connectors and their credentials: a route to a connector whose credentials are missing refuses to start. */
+function liveSettings(env: Env): LiveSettings {
+  const text = (name: string) => env[name]?.trim() || null;
+  const settings: LiveSettings = {
+    liveRoutes: parseLiveRoutes(env.LIVE_ROUTES),
+    connectorTimeoutMs: durationSetting(env, 'CONNECTOR_TIMEOUT', '30s'),
+    liveSyncFirstMs: durationSetting(env, 'LIVE_SYNC_FIRST', '10s'),
+    liveSyncMaxMs: durationSetting(env, 'LIVE_SYNC_MAX', '10m'),
+    liveReviewAfterMs: durationSetting(env, 'LIVE_REVIEW_AFTER', '30m'),
+    airtelApiUrl: httpUrlSetting(env, 'AIRTEL_API_URL', 'https://openapi.airtel.africa'),
+    airtelClientId: text('AIRTEL_CLIENT_ID'),
+    airtelClientSecret: text('AIRTEL_CLIENT_SECRET'),
+    airtelCountry: env.AIRTEL_COUNTRY?.trim() || 'MW',
+    airtelCurrency: env.AIRTEL_CURRENCY?.trim() || 'MWK',
+    airtelDisbursementPin: text('AIRTEL_DISBURSEMENT_PIN'),
+    airtelPublicKey: text('AIRTEL_PUBLIC_KEY'),
+    airtelCallbackSecret: text('AIRTEL_CALLBACK_SECRET'),
+    paychanguUpstreamUrl: httpUrlSetting(env, 'PAYCHANGU_UPSTREAM_URL', 'https://api.paychangu.com'),
+    paychanguUpstreamSecretKey: text('PAYCHANGU_UPSTREAM_SECRET_KEY'),
+    paychanguUpstreamWebhookSecret: text('PAYCHANGU_UPSTREAM_WEBHOOK_SECRET'),
+  };
+  if (settings.liveSyncMaxMs < settings.liveSyncFirstMs) throw new ConfigError('LIVE_SYNC_MAX', 'must not be shorter than LIVE_SYNC_FIRST');
+  const used = new Set(Object.values(settings.liveRoutes));
+  const need = (variable: string, value: string | null, why: string) => {
+    if (value === null) throw new ConfigError(variable, `must be set: ${why}`);
+  };
+  if (used.has('airtel')) {
+    need('AIRTEL_CLIENT_ID', settings.airtelClientId, 'LIVE_ROUTES uses the airtel connector');
+    need('AIRTEL_CLIENT_SECRET', settings.airtelClientSecret, 'LIVE_ROUTES uses the airtel connector');
+  }
+  if (settings.liveRoutes.payout === 'airtel') {
+    need('AIRTEL_DISBURSEMENT_PIN', settings.airtelDisbursementPin, 'payouts go through Airtel (payout:airtel)');
+    need('AIRTEL_PUBLIC_KEY', settings.airtelPublicKey, 'payouts go through Airtel (payout:airtel), whose PIN is encrypted with it');
+  }
+  if (settings.airtelPublicKey !== null && !/^-----BEGIN (RSA )?PUBLIC KEY-----/.test(settings.airtelPublicKey)) {
+    throw new ConfigError('AIRTEL_PUBLIC_KEY', 'must be a PEM public key (-----BEGIN PUBLIC KEY-----)');
+  }
+  if (used.has('paychangu')) need('PAYCHANGU_UPSTREAM_SECRET_KEY', settings.paychanguUpstreamSecretKey, 'LIVE_ROUTES uses the paychangu connector');
+  return settings;
+}
+
+/** `channel:connector` pairs, comma-separated (`airtel:airtel,tnm:paychangu`); empty: no live channel. */
+function parseLiveRoutes(raw: string | undefined): LiveRoutes {
+  const routes: LiveRoutes = {};
+  for (const pair of (raw ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
+    const [channel = '', connector = '', extra] = pair.split(':').map((part) => part.trim());
+    if (extra !== undefined || !isLiveChannel(channel) || !isConnectorName(connector)) {
+      throw new ConfigError('LIVE_ROUTES', `must be channel:connector pairs, channels ${LIVE_CHANNELS.join(', ')}, connectors ${Object.keys(CONNECTOR_CHANNELS).join(', ')} (got "${pair}")`);
+    }
+    if (routes[channel]) throw new ConfigError('LIVE_ROUTES', `names the ${channel} channel twice`);
+    if (!(CONNECTOR_CHANNELS[connector] as readonly LiveChannel[]).includes(channel)) {
+      throw new ConfigError('LIVE_ROUTES', `routes ${channel} to ${connector}, which serves only ${CONNECTOR_CHANNELS[connector].join(', ')}`);
+    }
+    routes[channel] = connector;
+  }
+  return routes;
+}
+
+const isLiveChannel = (name: string): name is LiveChannel => (LIVE_CHANNELS as readonly string[]).includes(name);
+const isConnectorName = (name: string): name is ConnectorName => Object.hasOwn(CONNECTOR_CHANNELS, name);
+
+function httpUrlSetting(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim() || fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, `must use http or https (got "${raw}")`);
+  return raw.replace(/\/+$/, '');
 }
 
 function integerSetting(env: Env, name: string, fallback: number, min: number, max: number): number {

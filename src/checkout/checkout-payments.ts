@@ -20,6 +20,7 @@ import { transferExpiresAt } from '../payments/bank-transfer-expiry.ts';
 import { insertTransferAccount, recordPayer } from '../payments/bank-transfer-repository.ts';
 import { accountNameFor } from '../payments/bank-transfer-views.ts';
 import { collectionFee } from '../payments/fees.ts';
+import type { Connector } from '../connectors/connector.ts';
 import type { Outcome, ProviderFor, StartResult } from '../connectors/provider.ts';
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard } from '../shared/cards.ts';
@@ -34,6 +35,8 @@ import type { CheckoutSession } from './checkout-repository.ts';
 export interface PaymentDeps {
   db: Kysely<DB>;
   providerFor: ProviderFor;
+  /** The live connectors by name, for their callbacks (the same instances the live provider asks). */
+  liveConnectors: ReadonlyMap<string, Connector>;
   /** The failed attempt that ends a session (contract §7: the 3rd by default). */
   maxFailedAttempts: number;
   payoutFeeBasisPoints: number;
@@ -205,6 +208,7 @@ function newAttemptCharge(session: CheckoutSession, details: Details, sameInstru
     request_hash: sameInstrument,
     type: 'API Payment (Checkout)',
     refunded_minor: 0,
+    review_reason: null,
   };
 }
 

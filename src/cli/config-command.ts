@@ -43,6 +43,7 @@ function duration(ms: number): string {
   return `${ms}ms`;
 }
 
+const masked = (secret: string | null) => (secret === null ? null : MASK);
 const schedule = (delays: number[]) => delays.map(duration).join(',');
 const percent = (basisPoints: number) => String(basisPoints / 100);
 const onOff = (value: boolean) => (value ? 'on' : 'off');
@@ -75,7 +76,7 @@ const SETTINGS: { [Field in keyof Config]: [variable: string, show: (value: Conf
   emailRetryScheduleMs: ['EMAIL_RETRY_SCHEDULE', schedule],
   payoutFeeBasisPoints: ['PAYOUT_FEE_PERCENT', percent],
   settlementIntervalMs: ['SETTLEMENT_INTERVAL', duration],
-  metricsToken: ['METRICS_TOKEN', (token) => (token === null ? null : MASK)],
+  metricsToken: ['METRICS_TOKEN', masked],
   rateLimitPerSecond: ['RATE_LIMIT_PER_SECOND', String],
   rateLimitBurst: ['RATE_LIMIT_BURST', String],
   rateLimitPerAddressPerSecond: ['RATE_LIMIT_PER_ADDRESS_PER_SECOND', String],
@@ -88,6 +89,22 @@ const SETTINGS: { [Field in keyof Config]: [variable: string, show: (value: Conf
   maxConnections: ['MAX_CONNECTIONS', String],
   shutdownGraceMs: ['SHUTDOWN_GRACE', duration],
   timeZone: ['TIMEZONE', String],
+  liveRoutes: ['LIVE_ROUTES', (routes) => Object.entries(routes).map(([channel, connector]) => `${channel}:${connector}`).join(',') || null],
+  connectorTimeoutMs: ['CONNECTOR_TIMEOUT', duration],
+  liveSyncFirstMs: ['LIVE_SYNC_FIRST', duration],
+  liveSyncMaxMs: ['LIVE_SYNC_MAX', duration],
+  liveReviewAfterMs: ['LIVE_REVIEW_AFTER', duration],
+  airtelApiUrl: ['AIRTEL_API_URL', String],
+  airtelClientId: ['AIRTEL_CLIENT_ID', (id) => id],
+  airtelClientSecret: ['AIRTEL_CLIENT_SECRET', masked],
+  airtelCountry: ['AIRTEL_COUNTRY', String],
+  airtelCurrency: ['AIRTEL_CURRENCY', String],
+  airtelDisbursementPin: ['AIRTEL_DISBURSEMENT_PIN', masked],
+  airtelPublicKey: ['AIRTEL_PUBLIC_KEY', (pem) => (pem === null ? null : '(PEM public key)')],
+  airtelCallbackSecret: ['AIRTEL_CALLBACK_SECRET', masked],
+  paychanguUpstreamUrl: ['PAYCHANGU_UPSTREAM_URL', String],
+  paychanguUpstreamSecretKey: ['PAYCHANGU_UPSTREAM_SECRET_KEY', masked],
+  paychanguUpstreamWebhookSecret: ['PAYCHANGU_UPSTREAM_WEBHOOK_SECRET', masked],
 };
 
 function shown<Field extends keyof Config>(config: Config, field: Field): [string, string | null] {

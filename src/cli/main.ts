@@ -18,6 +18,7 @@ const USAGE = `Usage: lipira <command>
   refunds list --merchant ID [--mode test|live] [--charge-id ID | --tx-ref REF] [--json]
   ledger check                            prove the ledger balances (exit 1 if not)
   ledger settle                           move collected money to main balances now
+  charges review [--json]                 live payments, payouts and refunds left without a final answer
 
 Every command reads DATABASE_URL (default sqlite:./data/lipira.db).`;
 
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   webhooks: async () => (await import('./webhooks-command.ts')).webhooksCommand,
   refunds: async () => (await import('./refunds-command.ts')).refundsCommand,
   ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
+  charges: async () => (await import('./charges-command.ts')).chargesCommand,
   config: async () => (await import('./config-command.ts')).configCommand,
 };
 

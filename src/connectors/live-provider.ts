@@ -1,21 +1,188 @@
-import type { PaymentProvider } from './provider.ts';
+import type { Connector, PendingStep, Step } from './connector.ts';
+import type { ChargeForProvider, Outcome, PaymentProvider, Pending } from './provider.ts';
 
 const NOT_CONNECTED = 'Live payments are not available yet: no mobile money operator, bank or card acquirer is connected to this gateway. No money was moved.';
 
+/** The live channels, as `LIVE_ROUTES` names them: mobile money by operator, cards, bank transfer and bank payouts, payouts to wallets. */
+export const LIVE_CHANNELS = ['airtel', 'tnm', 'card', 'bank', 'payout'] as const;
+export type LiveChannel = (typeof LIVE_CHANNELS)[number];
+
+export interface LiveSettings {
+  /** The connector serving each channel; a channel without one is refused before anything is recorded. */
+  routes: Partial<Record<LiveChannel, Connector>>;
+  /** Asking again about a pending flow: first after `firstAskMs`, then twice as long each time up to `maxAskMs`. */
+  firstAskMs: number;
+  maxAskMs: number;
+  /** A flow with no final answer for this long is flagged for review (and still asked about). */
+  reviewAfterMs: number;
+}
+
+type Flow = 'collect' | 'refund' | 'payout';
+
 /**
- * Live keys until an operator connector exists: every attempt is refused before anything is
- * recorded, so the customer can come back to a session that is still payable.
+ * What the live provider keeps of a charge, refund or payout between asks (`provider_state`):
+ * which connector has it, the operator's id once known, when it started and how often it was
+ * asked; `final` when the connector's first answer was already final.
  */
-export function liveProvider(): PaymentProvider {
+interface LiveState {
+  connector: string;
+  flow: Flow;
+  operatorId: string | null;
+  startedAt: number;
+  asks: number;
+  final?: Outcome;
+}
+
+/**
+ * Live keys, through the connector `LIVE_ROUTES` gives each channel. The rules that keep money
+ * safe live here, once for every connector: a flow is started once (the payment services record
+ * it first, and only `sync` is ever repeated), an unknown answer keeps it pending and is asked
+ * about again with backoff, and one that stays unknown past `reviewAfterMs` is flagged for review.
+ */
+export function liveProvider(settings: LiveSettings): PaymentProvider {
+  const { routes } = settings;
+  const connectorNamed = (name: string) => Object.values(routes).find((connector) => connector.name === name);
+
+  /** The next ask of a flow still pending: a new state, when, and whether a person should look now. */
+  const stillPending = (state: LiveState, step: PendingStep | { note: string }, now: number): Pending => {
+    const asks = state.asks + 1;
+    const next: LiveState = { ...state, asks, operatorId: ('operatorId' in step ? step.operatorId : null) ?? state.operatorId };
+    const waited = now - state.startedAt;
+    const review = waited >= settings.reviewAfterMs ? `no final answer from ${state.connector} after ${minutes(waited)} (${step.note})` : null;
+    return { status: 'pending', providerState: JSON.stringify(next), checkAt: now + Math.min(settings.firstAskMs * 2 ** Math.min(asks, 30), settings.maxAskMs), review };
+  };
+
+  /** A connector's answer to a start, as the state to keep and when to ask first (at once when it was already final). */
+  const started = (state: LiveState, step: Exclude<Step, { state: 'refused' }>, now: number) => {
+    const final = outcomeOf(step);
+    const kept: LiveState = { ...state, operatorId: ('operatorId' in step ? step.operatorId : null) ?? null, ...(final ? { final } : {}) };
+    return { providerState: JSON.stringify(kept), checkAt: final ? now : now + settings.firstAskMs };
+  };
+
+  /** Asks the connector that has a flow about it, and says what to record. */
+  const sync = async (state: LiveState, reference: string, now: number): Promise<Outcome | Pending> => {
+    if (state.final) return state.final;
+    const connector = connectorNamed(state.connector);
+    if (!connector) return stillPending(state, { note: `the ${state.connector} connector is no longer in LIVE_ROUTES` }, now);
+    const request = { reference, operatorId: state.operatorId };
+    const step = await answerOf(() => (state.flow === 'collect' ? connector.sync(request) : state.flow === 'refund' ? connector.syncRefund(request) : connector.syncPayout(request)));
+    if (step.state === 'pending') return stillPending(state, step, now);
+    if (step.state === 'refused') return stillPending(state, { note: `the enquiry was refused: ${step.reason}` }, now);
+    return finalOf(step);
+  };
+
+  /** The state of a charge, or, for one recorded whose start was never answered (a crash in between), what its route says. */
+  const stateOf = (charge: ChargeForProvider): LiveState | null => {
+    const kept = parsed(charge.provider_state);
+    if (kept) return kept;
+    const connector = routes[channelOf(charge)];
+    return connector ? { connector: connector.name, flow: charge.kind === 'payout' ? 'payout' : 'collect', operatorId: null, startedAt: charge.created_at, asks: 0 } : null;
+  };
+
   return {
-    startMobileMoney: async () => ({ accepted: false, message: NOT_CONNECTED }),
+    async startMobileMoney({ reference, mobile, amountMinor, currency }) {
+      const connector = routes[mobile.operator];
+      if (!connector) return { accepted: false, message: NOT_CONNECTED };
+      const now = Date.now();
+      const step = await answerOf(() => connector.collect({ reference, amountMinor, currency, method: 'mobile_money', mobile }));
+      if (step.state === 'refused') return { accepted: false, message: step.reason };
+      return { accepted: true, nextAction: 'approve', ...started(newState(connector, 'collect', now), step, now) };
+    },
+
+    // Card payments through an acquirer's own 3-D Secure page are not wired to the hosted page yet.
     startCard: async () => ({ accepted: false, message: NOT_CONNECTED }),
-    check: async () => null,
     confirmOtp: async () => ({ status: 'failed', reason: NOT_CONNECTED }),
-    payout: async () => ({ status: 'refused', message: NOT_CONNECTED }),
-    startBankPayout: async () => ({ accepted: false, message: NOT_CONNECTED }),
-    startBankTransfer: async () => ({ accepted: false, message: NOT_CONNECTED }),
-    refund: async () => ({ accepted: false, message: NOT_CONNECTED }),
-    syncRefund: async () => null,
+
+    async startBankTransfer({ reference, amountMinor, currency, accountName, expiresAt }) {
+      const connector = routes.bank;
+      if (!connector) return { accepted: false, message: NOT_CONNECTED };
+      const now = Date.now();
+      const step = await answerOf(() => connector.collect({ reference, amountMinor, currency, method: 'bank_transfer', accountName, expiresAt }));
+      if (step.state === 'refused') return { accepted: false, message: step.reason };
+      if (step.state !== 'pending' || !step.account) return { accepted: false, message: 'The bank did not open an account for this payment: please try again.' };
+      return { accepted: true, account: step.account, ...started(newState(connector, 'collect', now), step, now) };
+    },
+
+    async check(charge, now) {
+      const state = stateOf(charge);
+      return state ? sync(state, charge.id, now) : null;
+    },
+
+    async payout({ reference, mobile, amountMinor, currency }) {
+      const connector = routes.payout;
+      if (!connector) return { status: 'refused', message: NOT_CONNECTED };
+      const now = Date.now();
+      const step = await answerOf(() => connector.payout({ reference, amountMinor, currency, method: 'mobile_money', mobile }));
+      if (step.state === 'refused') return { status: 'refused', message: step.reason };
+      return outcomeOf(step) ?? { status: 'pending', ...started(newState(connector, 'payout', now), step, now), review: null };
+    },
+
+    async startBankPayout({ reference, recipient, amountMinor, currency }) {
+      const connector = routes.bank;
+      if (!connector) return { accepted: false, message: NOT_CONNECTED };
+      const now = Date.now();
+      const step = await answerOf(() => connector.payout({ reference, amountMinor, currency, method: 'bank', recipient }));
+      if (step.state === 'refused') return { accepted: false, message: step.reason };
+      return { accepted: true, ...started(newState(connector, 'payout', now), step, now) };
+    },
+
+    async refund({ reference, amountMinor, currency, charge }) {
+      const collected = stateOf(charge);
+      const connector = collected && connectorNamed(collected.connector);
+      if (!collected || !connector) return { accepted: false, message: NOT_CONNECTED };
+      const now = Date.now();
+      const step = await answerOf(() =>
+        connector.refund({ reference, amountMinor, currency, charge: { reference: charge.id, operatorId: collected.operatorId, method: methodOf(charge) } }),
+      );
+      if (step.state === 'refused' || step.state === 'failed') return { accepted: false, message: step.reason };
+      return { accepted: true, ...started(newState(connector, 'refund', now), step, now) };
+    },
+
+    async syncRefund(refund, charge, now) {
+      const collected = stateOf(charge);
+      if (!collected) return null;
+      // A refund whose hand-over was never answered (a crash in between) is asked about by its reference.
+      const state = parsed(refund.provider_state) ?? { ...collected, flow: 'refund', operatorId: null, startedAt: now, asks: 0, final: undefined };
+      return sync(state, refund.id, now);
+    },
   };
 }
+
+const newState = (connector: Connector, flow: Flow, now: number): LiveState => ({ connector: connector.name, flow, operatorId: null, startedAt: now, asks: 0 });
+
+/** Only an explicit success or failure ends a flow. */
+const outcomeOf = (step: Step): Outcome | null => (step.state === 'success' || step.state === 'failed' ? finalOf(step) : null);
+
+function finalOf(step: Extract<Step, { state: 'success' | 'failed' }>): Outcome {
+  if (step.state === 'success') return step.payer ? { status: 'success', transId: step.operatorId, payer: step.payer } : { status: 'success', transId: step.operatorId };
+  return step.code ? { status: 'failed', reason: step.reason, code: step.code } : { status: 'failed', reason: step.reason };
+}
+
+/** A connector that throws has not told us anything: the flow's outcome is unknown, not failed. */
+async function answerOf(ask: () => Promise<Step>): Promise<Step> {
+  try {
+    return await ask();
+  } catch (error) {
+    return { state: 'pending', note: `the connector could not be asked (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
+function parsed(state: string | null): LiveState | null {
+  if (state === null) return null;
+  try {
+    const value = JSON.parse(state) as LiveState;
+    return typeof value === 'object' && value !== null && typeof value.connector === 'string' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function channelOf(charge: ChargeForProvider): LiveChannel {
+  if (charge.kind === 'payout') return charge.channel === 'bank' ? 'bank' : 'payout';
+  if (charge.channel === 'mobile_money') return charge.operator ?? 'airtel';
+  return charge.channel === 'card' ? 'card' : 'bank';
+}
+
+const methodOf = (charge: ChargeForProvider) => (charge.channel === 'card' ? 'card' : charge.channel === 'bank_transfer' ? 'bank_transfer' : 'mobile_money');
+
+const minutes = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);

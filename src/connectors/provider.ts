@@ -12,12 +12,16 @@ import type { MalawiMobile } from '../shared/phone.ts';
 export interface PaymentProvider {
   startMobileMoney(request: { reference: string; mobile: MalawiMobile; amountMinor: number; currency: string }): Promise<StartResult>;
   startCard(request: { reference: string; card: CardDetails; amountMinor: number; currency: string }): Promise<StartResult>;
-  /** Asks again about a pending charge: its outcome, or null while the customer has not finished. */
-  check(charge: ProviderCharge, now: number): Promise<Outcome | null>;
+  /**
+   * Asks again about a pending charge: its outcome, or null while the customer has not finished;
+   * `pending` when asking again later means new state and a new time (a live operator that has
+   * not answered yet).
+   */
+  check(charge: ChargeForProvider, now: number): Promise<Outcome | Pending | null>;
   /** The one-time code a card charge waits for. */
   confirmOtp(charge: ProviderCharge, otp: string): Promise<Outcome>;
   /** Sends money to a wallet. `requestedOutcome` is the sandbox's `transaction_status`; live connectors ignore it. */
-  payout(request: { mobile: MalawiMobile; amountMinor: number; currency: string; requestedOutcome: 'successful' | 'failed' }): Promise<PayoutResult>;
+  payout(request: { reference: string; mobile: MalawiMobile; amountMinor: number; currency: string; requestedOutcome: 'successful' | 'failed' }): Promise<PayoutResult>;
   /**
    * Hands a payout to a bank account, or to a wallet of the banks list, to the provider under our
    * `reference`; how it went comes later, through `check`. `requestedOutcome` as for `payout`.
@@ -29,10 +33,10 @@ export interface PaymentProvider {
    * ask `check` whether a transfer arrived (and whether it was the exact amount).
    */
   startBankTransfer(request: { reference: string; amountMinor: number; currency: string; accountName: string; expiresAt: number }): Promise<BankTransferStart>;
-  /** Gives a customer back `amountMinor` of a successful charge (`transId`: the provider's id for it). */
-  refund(request: { reference: string; transId: string | null; amountMinor: number; currency: string }): Promise<RefundStart>;
-  /** Asks about a refund handed over earlier: its outcome, or null while it is under way. */
-  syncRefund(refund: ProviderCharge, now: number): Promise<Outcome | null>;
+  /** Gives a customer back `amountMinor` of a successful `charge` (`transId`: the provider's id for it). */
+  refund(request: { reference: string; transId: string | null; amountMinor: number; currency: string; charge: ChargeForProvider }): Promise<RefundStart>;
+  /** Asks about a refund of `charge` handed over earlier: its outcome, or null (or `pending`, as for `check`) while it is under way. */
+  syncRefund(refund: ProviderCharge & { id: string }, charge: ChargeForProvider, now: number): Promise<Outcome | Pending | null>;
 }
 
 /**
@@ -44,7 +48,27 @@ export interface ProviderCharge {
   check_at: number | null;
 }
 
-export type PayoutResult = Outcome | { status: 'refused'; message: string };
+/** A charge as a provider is asked about it: which one, and how it was taken. */
+export interface ChargeForProvider extends ProviderCharge {
+  id: string;
+  kind: 'payment' | 'payout';
+  channel: 'mobile_money' | 'card' | 'bank' | 'bank_transfer';
+  operator: 'airtel' | 'tnm' | null;
+  created_at: number;
+}
+
+/**
+ * Not final yet, and to be asked about again at `checkAt`, with `providerState` kept in place of
+ * the old. `review`: why a person should look at it now (no final answer for too long), or null.
+ */
+export interface Pending {
+  status: 'pending';
+  providerState: string;
+  checkAt: number;
+  review: string | null;
+}
+
+export type PayoutResult = Outcome | Pending | { status: 'refused'; message: string };
 
 export type StartResult =
   | { accepted: true; nextAction: 'approve' | 'otp'; providerState: string; checkAt: number | null }

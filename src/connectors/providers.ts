@@ -1,11 +1,12 @@
 import type { Config } from '../config.ts';
-import { liveProvider } from './live-provider.ts';
+import type { Connector } from './connector.ts';
+import { liveProvider, type LiveChannel } from './live-provider.ts';
 import type { ProviderFor } from './provider.ts';
 import { sandboxProvider } from './sandbox/sandbox-provider.ts';
 
-/** Test keys pay through the sandbox, live keys through the live connectors. */
-export function providersFor(config: Config): ProviderFor {
+/** Test keys pay through the sandbox, live keys through the connectors `LIVE_ROUTES` gives each channel. */
+export function providersFor(config: Config, routes: Partial<Record<LiveChannel, Connector>>): ProviderFor {
   const sandbox = sandboxProvider({ mobileDelayMs: config.sandboxMobileDelayMs });
-  const live = liveProvider();
+  const live = liveProvider({ routes, firstAskMs: config.liveSyncFirstMs, maxAskMs: config.liveSyncMaxMs, reviewAfterMs: config.liveReviewAfterMs });
   return (mode) => (mode === 'test' ? sandbox : live);
 }

@@ -11,6 +11,7 @@ import { refundTotalsMigration } from './migrations/0009_refund_totals.ts';
 import { payoutRecipientsMigration } from './migrations/0010_payout_recipients.ts';
 import { cardAuthenticationsMigration } from './migrations/0012_card_authentications.ts';
 import { sessionFrameOriginMigration } from './migrations/0013_session_frame_origin.ts';
+import { reviewFlagsMigration } from './migrations/0014_review_flags.ts';
 import { bankTransferAccountsMigration } from './migrations/0011_bank_transfer_accounts.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -26,6 +27,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0010_payout_recipients': payoutRecipientsMigration,
     '0012_card_authentications': cardAuthenticationsMigration,
     '0013_session_frame_origin': sessionFrameOriginMigration,
+    '0014_review_flags': reviewFlagsMigration,
     '0011_bank_transfer_accounts': bankTransferAccountsMigration,
   };
 }

@@ -107,6 +107,8 @@ export interface ChargesTable {
   provider_state: string | null;
   /** When to ask the provider again about a pending charge. */
   check_at: number | null;
+  /** Why a person should look at this live charge (no final answer from its operator for too long); null when nothing is wrong. */
+  review_reason: Generated<string | null>;
   amount_minor: number;
   currency: string;
   fee_minor: number;
@@ -234,6 +236,8 @@ export interface RefundsTable {
   provider_state: string | null;
   /** When to hand the refund to the provider, or ask it again. */
   check_at: number | null;
+  /** As a charge's: why a person should look at this live refund, or null. */
+  review_reason: Generated<string | null>;
   created_at: number;
   completed_at: number | null;
   updated_at: number;

@@ -32,6 +32,7 @@ import { registerMobileMoneyRoutes } from '../payments/mobile-money-routes.ts';
 import { registerPayoutRoutes } from '../payouts/payout-routes.ts';
 import { registerSandboxRoutes } from '../sandbox/sandbox-routes.ts';
 import { registerRefundRoutes } from '../refunds/refund-routes.ts';
+import { registerCallbackRoutes } from '../callbacks/callback-routes.ts';
 
 export interface Server {
   app: App;
@@ -116,6 +117,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerRefundRoutes(app, database);
     registerCardRoutes(app, payments, config);
     registerThreeDsPageRoutes(app, { config, payments });
+    registerCallbackRoutes(app, payments);
   });
   return { app, inFlight, routes };
 }

@@ -38,15 +38,19 @@ export function queueMetrics(registry: Registry, db: Kysely<DB>): QueueMetrics {
     'lipira_email_queue_oldest_seconds',
     'How long the longest-waiting due email has been due (0 when none is): grows when sending falls behind.',
   );
-  const all = [sessions, deliveries, deliveriesWaited, emails, emailsWaited];
+  const inReview = gauge('lipira_live_in_review', 'Live payments, payouts and refunds flagged for review: no final answer from their operator for too long.', ['kind']);
+  const all = [sessions, deliveries, deliveriesWaited, emails, emailsWaited, inReview];
 
   return {
     async refresh(now = Date.now()) {
-      const [sessionRows, deliveryRows, emailRows] = await Promise.all([
+      const [sessionRows, deliveryRows, emailRows, reviewRows] = await Promise.all([
         sql<StatusRow>`select status, count(*) as count from checkout_sessions group by status`.execute(db),
         outboxQuery('webhook_deliveries', now).execute(db),
         outboxQuery('emails', now).execute(db),
+        reviewQuery().execute(db),
       ]);
+      for (const kind of ['payment', 'payout', 'refund']) inReview.set({ kind }, 0);
+      for (const row of reviewRows.rows) inReview.set({ kind: row.kind }, Number(row.count));
       setByStatus(sessions, SESSION_STATUSES, sessionRows.rows);
       setByStatus(deliveries, DELIVERY_STATUSES, deliveryRows.rows);
       setByStatus(emails, EMAIL_STATUSES, emailRows.rows);
@@ -70,6 +74,14 @@ function outboxQuery(table: 'webhook_deliveries' | 'emails', now: number) {
     select status, count(*) as count,
       min(case when status = 'pending' and next_attempt_at <= ${now} then next_attempt_at end) as due_since
     from ${sql.table(table)} group by status`;
+}
+
+/** Flagged rows still pending, by kind; the partial indexes on flagged rows keep this a read of those few. */
+function reviewQuery() {
+  return sql<{ kind: string; count: number | string }>`
+    select kind, count(*) as count from charges where review_reason is not null and status = 'pending' group by kind
+    union all
+    select 'refund' as kind, count(*) as count from refunds where review_reason is not null and status = 'pending'`;
 }
 
 /** Every known status gets a value, 0 when no row has it, so that the series never vanish. */

@@ -161,5 +161,6 @@ function transferCharge({ id, owner, request, hash, mobile, providerState, check
     request_hash: hash,
     type: 'Direct API Payment',
     refunded_minor: 0,
+    review_reason: null,
   };
 }

@@ -122,6 +122,7 @@ function cardCharge(id: string, owner: Principal, request: CardChargeRequest, ca
     request_hash: hash,
     type: 'Direct API Payment',
     refunded_minor: 0,
+    review_reason: null,
   };
 }
 

@@ -1,9 +1,10 @@
 import { completeCheckoutCharge, type PaymentDeps } from '../checkout/checkout-payments.ts';
 import { expiredOutcome } from './bank-transfer-expiry.ts';
-import type { Charge } from './charge-repository.ts';
+import { findCharge, flagChargeForReview, recordStillPending, type Charge } from './charge-repository.ts';
+import { addLog } from '../logs/log-repository.ts';
 import { completeDirectCharge } from './direct-charges.ts';
 import { completePayoutCharge } from '../payouts/payout-completion.ts';
-import type { Outcome } from '../connectors/provider.ts';
+import type { Outcome, Pending } from '../connectors/provider.ts';
 
 /** Records how any charge ended, through the story its kind belongs to. */
 export function completeCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
@@ -15,11 +16,30 @@ export function completeCharge(deps: PaymentDeps, charge: Charge, outcome: Outco
 /**
  * Asks the provider about a pending charge whose check time has come and records the answer;
  * the settler does this for every due charge, a status poll or a verify for the one it reads.
+ * An operator's callback asks at once (`now`), whatever the check time: the callback only says
+ * that something happened, and what the provider answers is what gets recorded.
  */
-export async function refreshCharge(deps: PaymentDeps, charge: Charge, now = Date.now()): Promise<Charge> {
-  if (charge.status !== 'pending' || charge.check_at === null || charge.check_at > now) return charge;
+export async function refreshCharge(deps: PaymentDeps, charge: Charge, now = Date.now(), { now: askNow } = { now: false }): Promise<Charge> {
+  if (charge.status !== 'pending' || (!askNow && (charge.check_at === null || charge.check_at > now))) return charge;
   // A bank transfer's account that expired without a transfer ends it, whatever the provider says.
-  const outcome = (await deps.providerFor(charge.mode).check(charge, now)) ?? expiredOutcome(charge, now);
-  if (!outcome) return charge;
-  return (await completeCharge(deps, charge, outcome, now)) ?? charge;
+  const answer = (await deps.providerFor(charge.mode).check(charge, now)) ?? expiredOutcome(charge, now);
+  if (!answer) return charge;
+  if (answer.status === 'pending') return keepAsking(deps, charge, answer, now);
+  return (await completeCharge(deps, charge, answer, now)) ?? charge;
+}
+
+/**
+ * Records that the provider has no final answer yet, and when to ask again; the first time the
+ * provider says a person should look at it, the charge is flagged for review, with a log line
+ * that verification shows.
+ */
+async function keepAsking(deps: PaymentDeps, charge: Charge, pending: Pending, now: number): Promise<Charge> {
+  await deps.db.transaction().execute(async (trx) => {
+    await recordStillPending(trx, charge.id, pending, now);
+    if (pending.review === null || !(await flagChargeForReview(trx, charge.id, pending.review, now))) return;
+    const line = `Flagged for review: ${pending.review}`;
+    await addLog(trx, charge.id, line, now);
+    if (charge.session_id) await addLog(trx, charge.session_id, line, now);
+  });
+  return (await findCharge(deps.db, charge.id)) ?? charge;
 }

@@ -71,7 +71,9 @@ export async function waiveFee(db: Db, id: string): Promise<Charge> {
  */
 export async function discardUnstarted(db: Db, id: string): Promise<boolean> {
   const result = await db.deleteFrom('charges').where('id', '=', id).where('status', '=', 'pending').where('provider_state', 'is', null).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  if (result.numDeletedRows === 0n) return false;
+  await db.deleteFrom('logs').where('owner_id', '=', id).execute();
+  return true;
 }
 
 /** Records what the provider said when it took a charge we had recorded: its state, what the charge waits for (a payout: nothing), when to ask again. */
@@ -82,6 +84,23 @@ export async function recordStarted(db: Db, id: string, started: { nextAction: '
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .execute();
+}
+
+/** Keeps a charge pending whose provider has no final answer yet: its new state, and when to ask again. */
+export async function recordStillPending(db: Db, id: string, pending: { providerState: string; checkAt: number }, now: number): Promise<void> {
+  await db.updateTable('charges').set({ provider_state: pending.providerState, check_at: pending.checkAt, updated_at: now }).where('id', '=', id).where('status', '=', 'pending').execute();
+}
+
+/** Flags a pending charge for a person to look at, once: true for the one caller that flagged it. */
+export async function flagChargeForReview(db: Db, id: string, reason: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('charges')
+    .set({ review_reason: reason, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('review_reason', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /**

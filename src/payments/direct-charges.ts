@@ -1,4 +1,3 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { creditCollection } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
@@ -7,7 +6,8 @@ import { ids } from '../shared/ids.ts';
 import { recordPayer } from './bank-transfer-repository.ts';
 import { transferAuthorization } from './bank-transfer-views.ts';
 import { emitChargeOutcome } from './charge-events.ts';
-import { finalizeCharge, findCharge, type Charge } from './charge-repository.ts';
+import { discardUnstarted, finalizeCharge, findCharge, recordStarted, type Charge } from './charge-repository.ts';
+import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../checkout/checkout-payments.ts';
 import { existingFor, hashDirectRequest, insertDirectRecord, walletOf, type DirectRequest } from './direct-records.ts';
 import { collectionFee } from './fees.ts';
 import type { Outcome } from '../connectors/provider.ts';
@@ -16,6 +16,11 @@ import type { Outcome } from '../connectors/provider.ts';
  * A direct mobile money charge (contract §8): the customer approves on the phone, the outcome
  * arrives later. A retry of the same request answers the same pending charge. The operators take
  * MWK only, so `currency` may be left out or be `MWK`.
+ *
+ * The charge is recorded before its provider is asked, as a checkout attempt is: of concurrent
+ * duplicates only the one that recorded it reaches the customer's phone, and a crash after asking
+ * leaves a charge the settler asks about, never money taken without a record. A provider that
+ * refuses at once moved no money, so the record goes and the refusal is the answer.
  */
 export async function initializeCharge(deps: PaymentDeps, owner: Principal, request: DirectRequest & { currency?: string | undefined }, now = Date.now()): Promise<Charge> {
   if (request.currency !== undefined && request.currency !== 'MWK') {
@@ -25,15 +30,20 @@ export async function initializeCharge(deps: PaymentDeps, owner: Principal, requ
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return existing;
   const wallet = walletOf(request);
-  const id = ids.charge();
-  const started = await deps.providerFor(owner.mode).startMobileMoney({ reference: id, mobile: wallet, amountMinor: request.amount * 100, currency: 'MWK' });
-  if (!started.accepted) throw ApiError.field('mobile', started.message);
-  const { charge } = await insertDirectRecord(
+  const recorded = await insertDirectRecord(
     deps.db,
-    { id, owner, request, kind: 'payment', type: 'Direct API Payment', wallet, hash, feeMinor: 0, nextAction: started.nextAction, providerState: started.providerState, checkAt: started.checkAt },
+    { id: ids.charge(), owner, request, kind: 'payment', type: 'Direct API Payment', wallet, hash, feeMinor: 0, nextAction: 'approve', providerState: null, checkAt: now + ANSWER_RECOVERY_MS },
     now,
   );
-  return charge;
+  if (!recorded.created) return recorded.charge;
+  const { charge } = recorded;
+  const started = await deps.providerFor(owner.mode).startMobileMoney({ reference: charge.id, mobile: wallet, amountMinor: charge.amount_minor, currency: 'MWK' });
+  if (!started.accepted) {
+    await deps.db.transaction().execute((trx) => discardUnstarted(trx, charge.id));
+    throw ApiError.field('mobile', started.message);
+  }
+  await recordStarted(deps.db, charge.id, started, Date.now());
+  return { ...charge, next_action: started.nextAction, provider_state: started.providerState, check_at: started.checkAt };
 }
 
 /**

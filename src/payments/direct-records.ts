@@ -139,5 +139,6 @@ function directCharge(record: NewDirectRecord, now: number): Charge {
     request_hash: record.hash,
     type: record.type,
     refunded_minor: 0,
+    review_reason: null,
   };
 }

@@ -153,6 +153,7 @@ function bankPayoutCharge(owner: Principal, request: BankPayoutRequest, destinat
     failure_reason: null,
     failure_code: null,
     refunded_minor: 0,
+    review_reason: null,
     provider_state: null,
     // Should this process die before the provider's answer is recorded, the settler asks it then.
     check_at: now + PAYOUT_RECOVERY_MS,

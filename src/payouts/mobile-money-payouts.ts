@@ -3,7 +3,7 @@ import { reservePayout } from '../ledger/ledger-service.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { feeMinor } from '../shared/money.ts';
-import type { Charge } from '../payments/charge-repository.ts';
+import { findCharge, recordStarted, type Charge } from '../payments/charge-repository.ts';
 import { existingFor, hashDirectRequest, insertDirectRecord, walletOf, type DirectRequest } from '../payments/direct-records.ts';
 import { operatorByRef } from '../payments/operators.ts';
 import type { Outcome } from '../connectors/provider.ts';
@@ -43,7 +43,12 @@ export async function initializePayout(deps: PaymentDeps, owner: Principal, requ
   // A concurrent retry that got there first sends it; this request answers with its record.
   const payout = inserted.charge;
   if (!inserted.created) return payout;
-  const sent = await deps.providerFor(owner.mode).payout({ mobile: wallet, amountMinor: payout.amount_minor, currency: payout.currency, requestedOutcome: request.transaction_status ?? 'successful' });
+  const sent = await deps.providerFor(owner.mode).payout({ reference: payout.id, mobile: wallet, amountMinor: payout.amount_minor, currency: payout.currency, requestedOutcome: request.transaction_status ?? 'successful' });
+  if (sent.status === 'pending') {
+    // The operator has not said how it went (a live operator's ambiguous answer): the settler asks.
+    await recordStarted(deps.db, payout.id, { nextAction: null, providerState: sent.providerState, checkAt: sent.checkAt }, Date.now());
+    return (await findCharge(deps.db, payout.id)) ?? payout;
+  }
   const outcome: Outcome = sent.status === 'refused' ? { status: 'failed', reason: sent.message } : sent;
   return (await completePayoutCharge(deps, payout, outcome)) ?? payout;
 }

@@ -112,6 +112,29 @@ export async function recordHandedOver(db: Db, id: string, providerState: string
   await db.updateTable('refunds').set({ provider_state: providerState, check_at: checkAt, updated_at: now }).where('id', '=', id).where('status', '=', 'pending').execute();
 }
 
+/** The pending refunds a callback may be about: the refund with this id, or those of the charge with this id. */
+export function findPendingRefundsAbout(db: Db, reference: string, mode: Refund['mode']): Promise<Refund[]> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('mode', '=', mode)
+    .where((eb) => eb.or([eb('id', '=', reference), eb('charge_ref', '=', reference)]))
+    .execute();
+}
+
+/** Flags a pending refund for a person to look at, once: true for the one caller that flagged it. */
+export async function flagRefundForReview(db: Db, id: string, reason: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('refunds')
+    .set({ review_reason: reason, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('review_reason', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** Ends a pending refund with the provider's outcome; only the first caller gets the row back. */
 export function finalizeRefund(db: Db, id: string, outcome: Outcome, now: number): Promise<Refund | undefined> {
   return db

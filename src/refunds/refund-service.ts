@@ -7,7 +7,7 @@ import { completeRefund, holdForRefund, InsufficientFunds, releaseRefund, reserv
 import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { findCharge, findChargeByChargeId, type Charge } from '../payments/charge-repository.ts';
-import type { Outcome, ProviderFor } from '../connectors/provider.ts';
+import type { Outcome, Pending, ProviderFor } from '../connectors/provider.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
 import { formatMoneyText, toMajor, toMinor } from '../shared/money.ts';
@@ -16,6 +16,7 @@ import {
   claimHandOver,
   countRefunded,
   finalizeRefund,
+  flagRefundForReview,
   findRefund,
   insertRefund,
   listRefunds,
@@ -62,6 +63,7 @@ function newRefund(charge: Charge, source: Refund['source'], amountMinor: number
     reason,
     failure_reason: null,
     provider_state: null,
+    review_reason: null,
     check_at: now,
     created_at: now,
     completed_at: null,
@@ -190,15 +192,27 @@ export async function refundsOf(db: Kysely<DB>, owner: Principal, target: Partia
  */
 export async function advanceRefund(deps: RefundDeps, refund: Refund, now = Date.now()): Promise<void> {
   const provider = deps.providerFor(refund.mode);
+  const charge = await findCharge(deps.db, refund.charge_ref);
+  if (!charge) return;
   if (refund.provider_state === null) {
     if (!(await claimHandOver(deps.db, refund.id, now + HAND_OVER_RECOVERY_MS, now))) return;
-    const charge = await findCharge(deps.db, refund.charge_ref);
-    const started = await provider.refund({ reference: refund.id, transId: charge?.trans_id ?? null, amountMinor: refund.amount_minor, currency: refund.currency });
+    const started = await provider.refund({ reference: refund.id, transId: charge.trans_id, amountMinor: refund.amount_minor, currency: refund.currency, charge });
     if (started.accepted) return recordHandedOver(deps.db, refund.id, started.providerState, started.checkAt, Date.now());
     return finishRefund(deps, refund, { status: 'failed', reason: started.message }, Date.now());
   }
-  const outcome = await provider.syncRefund(refund, now);
-  if (outcome) await finishRefund(deps, refund, outcome, now);
+  const answer = await provider.syncRefund(refund, charge, now);
+  if (answer?.status === 'pending') return keepAskingAboutRefund(deps, refund, charge, answer, now);
+  if (answer) await finishRefund(deps, refund, answer, now);
+}
+
+/** As for a charge: no final answer yet, so the refund is asked about again later, and flagged for review once the provider says so. */
+async function keepAskingAboutRefund(deps: RefundDeps, refund: Refund, charge: Charge, pending: Pending, now: number): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    await recordHandedOver(trx, refund.id, pending.providerState, pending.checkAt, now);
+    if (pending.review !== null && (await flagRefundForReview(trx, refund.id, pending.review, now))) {
+      await logOnPayment(trx, charge, `Refund ${refund.refund_id} flagged for review: ${pending.review}`, now);
+    }
+  });
 }
 
 /**

@@ -7,6 +7,7 @@ export const ERRORS = {
   badRequest: { status: 400, message: 'The request could not be read.' },
   notJsonObject: { status: 400, message: 'The request body must be a JSON object.' },
   unauthenticated: { status: 401, message: 'Unauthenticated.' },
+  callbackRefused: { status: 401, message: 'The callback could not be authenticated.' },
   publicKeyRefused: { status: 401, message: 'A public key can only create checkout sessions: use your secret key on your server.' },
   secretKeyRefused: { status: 401, message: 'This route takes a public key: a secret key must never be sent from a browser.' },
   transactionNotFound: { status: 404, message: 'Transaction not found.' },

@@ -128,7 +128,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
       return { accepted: true, providerState: 'refund', checkAt: Date.now() + mobileDelayMs };
     },
 
-    async syncRefund(refund, now): Promise<Outcome | null> {
+    async syncRefund(refund, _charge, now): Promise<Outcome | null> {
       if (refund.check_at !== null && refund.check_at > now) return null;
       return { status: 'success', transId: randomUUID() };
     },

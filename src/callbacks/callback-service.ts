@@ -1,0 +1,42 @@
+import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { CallbackVerdict, IncomingCallback } from '../connectors/connector.ts';
+import { refreshCharge } from '../payments/charge-completion.ts';
+import { findCharge } from '../payments/charge-repository.ts';
+import { findPendingRefundsAbout } from '../refunds/refund-repository.ts';
+import { advanceRefund } from '../refunds/refund-service.ts';
+import { ApiError } from '../shared/errors.ts';
+
+/** What became of a callback: its record was asked about (`confirmed`), or none of ours is live and pending under its reference. */
+export type CallbackResult = 'confirmed' | 'unknown';
+
+/**
+ * An operator's callback, through the one path every connector's takes: authenticated by its
+ * connector (refused, with nothing changed, when it is not), then taken as a hint only. The record
+ * it names is asked about with the connector's `sync` at once, and what that says is what gets
+ * recorded, through the same completion as the settler's. So a forged, duplicated, late or
+ * out-of-order callback can move no money: a duplicate finds the record already final.
+ */
+export async function receiveCallback(deps: PaymentDeps, connectorName: string, callback: IncomingCallback, now = Date.now()): Promise<CallbackResult> {
+  const connector = deps.liveConnectors.get(connectorName);
+  if (!connector) throw new ApiError('routeNotFound');
+  const verdict = verdictOf(() => connector.verifyCallback(callback));
+  if (!verdict.accepted) throw new ApiError('callbackRefused');
+  if (verdict.flow === 'refund') {
+    const refunds = await findPendingRefundsAbout(deps.db, verdict.reference, 'live');
+    for (const refund of refunds) await advanceRefund(deps, refund, now);
+    return refunds.length > 0 ? 'confirmed' : 'unknown';
+  }
+  const charge = await findCharge(deps.db, verdict.reference);
+  if (!charge || charge.mode !== 'live') return 'unknown';
+  await refreshCharge(deps, charge, now, { now: true });
+  return 'confirmed';
+}
+
+/** A body the connector cannot make sense of is as unauthenticated as one with a bad signature. */
+function verdictOf(verify: () => CallbackVerdict): CallbackVerdict {
+  try {
+    return verify();
+  } catch {
+    return { accepted: false, reason: 'unreadable callback' };
+  }
+}
