@@ -80,7 +80,7 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
     const request = tnmCollect(TEST_NUMBERS.tnmFailed);
     assert.equal((await paychangu.collect(request)).state, 'pending');
     const ended = await finalStep('the charge to end', () => paychangu.sync({ reference: request.reference, operatorId: null, method: 'mobile_money' }));
-    assert.equal(ended.state, 'failed');
+    assert.deepEqual(ended, { state: 'failed', reason: 'Payment failed: The mobile money payment was declined: insufficient balance.' }, 'the reason from the upstream record’s log');
   });
 
   test('a charge the upstream never received syncs as pending, not failed', async () => {
@@ -199,6 +199,15 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
 
     assert.deepEqual(await paychangu.payout(bank), ended, 'the resend is answered from the record');
     assert.equal((await chargeRows(upstream.gw, upstream.merchant.id, bank.reference)).length, 1);
+
+    const tnm: PayoutRequest = { reference: uniqueRef('pay'), amountMinor: 10_000, currency: 'MWK', method: 'mobile_money', mobile: mobile(TEST_NUMBERS.tnmSuccess) };
+    assert.deepEqual(await paychangu.payout(tnm), { state: 'refused', reason: 'PayChangu refused it: The selected operator does not support payouts.' });
+    const tnmThroughBanksList = bankPayout({
+      amountMinor: 10_000,
+      recipient: { bankUuid: '27494cb5-ba9e-437f-a114-4e7a7686bcca', bankName: 'TNM Mpamba', accountName: 'Chisomo Banda', accountNumber: mobile(TEST_NUMBERS.tnmSuccess).msisdn },
+    } as Partial<PayoutRequest>);
+    assert.equal((await paychangu.payout(tnmThroughBanksList)).state, 'pending');
+    assert.equal((await finalStep('the TNM payout to end', () => paychangu.syncPayout({ reference: tnmThroughBanksList.reference, operatorId: null }))).state, 'success');
 
     const tooMuch = await paychangu.payout(bankPayout({ amountMinor: 100_000_000 }));
     assert.deepEqual(tooMuch, { state: 'refused', reason: 'PayChangu refused it: The amount and its fee exceed the available balance.' });

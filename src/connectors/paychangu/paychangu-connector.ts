@@ -6,17 +6,17 @@ import {
   collectReadRequest,
   collectRequest,
   FRACTION_REFUSED,
+  isDuplicate,
   isNotFound,
   latestRefundsRequest,
   majorAmount,
   payoutReadRequests,
   payoutRequest,
   readStep,
-  refundIdAmong,
   refundReadRequest,
   refundRequest,
+  refundStepAmong,
   startStep,
-  type StartAnswer,
 } from './paychangu-wire.ts';
 
 export interface PaychanguOptions {
@@ -48,8 +48,6 @@ export function paychanguConnector(options: PaychanguOptions): Connector {
     return readStep(isNotFound(answer) ? await send(charges) : answer);
   };
 
-  /** A start PayChangu answered as a duplicate is our earlier request, already ended there: what it says of it now. */
-  const unlessDuplicate = async (answer: StartAnswer, readBack: () => Promise<Step>): Promise<Step> => (answer.state === 'duplicate' ? readBack() : answer);
 
   return {
     name: 'paychangu',
@@ -58,7 +56,9 @@ export function paychanguConnector(options: PaychanguOptions): Connector {
       const amount = majorAmount(request.amountMinor);
       if (amount === null) return { state: 'refused', reason: FRACTION_REFUSED };
       const answer = await send(collectRequest(request, amount));
-      return unlessDuplicate(startStep(answer, request.method === 'card' ? 'collect-card' : 'other'), () => sync({ reference: request.reference, operatorId: null, method: request.method }));
+      // A duplicate is our earlier request, already ended there: what PayChangu says of it now.
+      if (isDuplicate(answer)) return sync({ reference: request.reference, operatorId: null, method: request.method });
+      return startStep(answer, request.method === 'card' ? 'collect-card' : 'other');
     },
 
     sync,
@@ -66,22 +66,20 @@ export function paychanguConnector(options: PaychanguOptions): Connector {
     async refund(request) {
       const amount = majorAmount(request.amountMinor);
       if (amount === null) return { state: 'refused', reason: FRACTION_REFUSED };
-      const started = startStep(await send(refundRequest(request, amount)), 'other');
-      // Refunds carry no reference of ours that PayChangu keeps unique, so it never answers one as a duplicate.
-      return started.state === 'duplicate' ? { state: 'pending', note: 'PayChangu answered the refund as a duplicate' } : started;
+      return startStep(await send(refundRequest(request, amount)), 'other');
     },
 
     async syncRefund({ reference, operatorId }) {
-      const refundId = operatorId ?? refundIdAmong(await send(latestRefundsRequest), reference);
-      if (!refundId) return { state: 'pending', note: 'PayChangu lists no refund of ours with this reference (yet)' };
-      return readStep(await send(refundReadRequest(refundId)));
+      if (operatorId) return readStep(await send(refundReadRequest(operatorId)));
+      return refundStepAmong(await send(latestRefundsRequest), reference);
     },
 
     async payout(request) {
       const amount = majorAmount(request.amountMinor);
       if (amount === null) return { state: 'refused', reason: FRACTION_REFUSED };
       const answer = await send(payoutRequest(request, amount));
-      return unlessDuplicate(startStep(answer, 'other'), () => syncPayout({ reference: request.reference, operatorId: null }));
+      if (isDuplicate(answer)) return syncPayout({ reference: request.reference, operatorId: null });
+      return startStep(answer, 'other');
     },
 
     syncPayout,

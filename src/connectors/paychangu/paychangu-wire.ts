@@ -92,7 +92,7 @@ export function refundRequest(request: RefundRequest, amount: number): WireReque
 
 export const refundReadRequest = (refundId: string): WireRequest => ({ method: 'GET', path: `/refunds/${encodeURIComponent(refundId)}` });
 
-/** The latest refunds (PayChangu lists 100), where one whose answer was lost is looked for by its reason. */
+/** The latest refunds (PayChangu lists 100), where one whose id was never recorded is looked for by its reason. */
 export const latestRefundsRequest: WireRequest = { method: 'GET', path: '/refunds' };
 
 export function payoutRequest(request: PayoutRequest, amount: number): WireRequest {
@@ -121,21 +121,23 @@ export function payoutReadRequests(reference: string): [WireRequest, WireRequest
   ];
 }
 
-/** How a start was answered: a step, or PayChangu saying it already has a record under our reference. */
-export type StartAnswer = Step | { state: 'duplicate' };
-
 /**
- * The answer to a request that starts a charge, refund or payout. A 4xx other than the duplicate
- * means PayChangu did not take it (validation, key, balance): refused, so nothing moved.
+ * The answer to a request that starts a charge, refund or payout. A 4xx means PayChangu did not
+ * take it (validation, key, balance): refused, so nothing moved. The duplicate, a 4xx too, is
+ * told apart first by `isDuplicate`.
  */
-export function startStep(answer: Answer, flow: 'collect-card' | 'other'): StartAnswer {
+export function startStep(answer: Answer, flow: 'collect-card' | 'other'): Step {
   if (answer.status === 'none') return pending(answer.note);
-  if (answer.status >= 400 && answer.status < 500) {
-    if (isDuplicate(answer.body)) return { state: 'duplicate' };
-    return { state: 'refused', reason: `PayChangu refused it: ${errorText(answer.body, answer.status)}` };
-  }
+  if (answer.status >= 400 && answer.status < 500) return { state: 'refused', reason: `PayChangu refused it: ${errorText(answer.body, answer.status)}` };
   if (answer.status < 200 || answer.status >= 300) return pending(`PayChangu answered HTTP ${answer.status}`);
   return flow === 'collect-card' ? cardStartStep(answer.body) : recordStep(answer.body);
+}
+
+/** PayChangu already has a record under our reference, ended since (a pending one is answered as at first). */
+export function isDuplicate(answer: Answer): boolean {
+  if (answer.status !== 400) return false;
+  const texts = objectOf(objectOf(answer.body)?.message)?.charge_id;
+  return Array.isArray(texts) && texts.some((text) => typeof text === 'string' && text.includes('already been taken'));
 }
 
 /** The answer to a read: never refused (a read moves nothing), pending unless PayChangu states an end. */
@@ -148,13 +150,12 @@ export function readStep(answer: Answer): Step {
 
 export const isNotFound = (answer: Answer) => answer.status === 404;
 
-/** Our refund among PayChangu's latest refunds, found by the reason it was sent with: its id, if there. */
-export function refundIdAmong(answer: Answer, reference: string): string | null {
-  if (answer.status === 'none' || answer.status !== 200) return null;
-  const data = objectOf(answer.body)?.data;
-  if (!Array.isArray(data)) return null;
-  const found = data.map(objectOf).find((refund) => refund && textOf(refund.reason) === refundReason(reference));
-  return (found && textOf(found.refund_id)) ?? null;
+/** Our refund among PayChangu's latest refunds, found by the reason it was sent with: how it stands. */
+export function refundStepAmong(answer: Answer, reference: string): Step {
+  if (answer.status === 'none' || answer.status < 200 || answer.status >= 300) return readStep(answer);
+  const listed = objectOf(answer.body)?.data;
+  const found = Array.isArray(listed) ? listed.find((refund) => textOf(objectOf(refund)?.reason) === refundReason(reference)) : undefined;
+  return found ? recordStep({ data: found }) : pending('PayChangu lists no refund with our reference (yet)');
 }
 
 /** Which of our records an authenticated webhook is about (contract §9, §10.2). */
@@ -211,7 +212,7 @@ function recordStep(body: unknown): Step {
     return payer ? { state: 'success', operatorId, payer } : { state: 'success', operatorId };
   }
   if (status === 'failed') {
-    const reason = textOf(record.failure_reason) ?? 'PayChangu reported it failed.';
+    const reason = textOf(record.failure_reason) ?? lastLogOf(record) ?? 'PayChangu reported it failed.';
     const code = FAILURE_CODES.find((known) => known === record.failure_code);
     return code ? { state: 'failed', reason, code } : { state: 'failed', reason };
   }
@@ -219,6 +220,12 @@ function recordStep(body: unknown): Step {
   const bankName = textOf(account?.bank_name);
   const accountNumber = textOf(account?.account_number);
   return bankName && accountNumber ? { ...step, account: { bankName, accountNumber } } : step;
+}
+
+/** Most records carry no failure reason of their own; their activity log ends with what happened. */
+function lastLogOf(record: Json): string | null {
+  const logs = Array.isArray(record.logs) ? record.logs : [];
+  return textOf(objectOf(logs[logs.length - 1])?.message);
 }
 
 /** Who paid a bank transfer, as details show it (the number already masked by PayChangu). */
@@ -237,12 +244,6 @@ function cardStartStep(body: unknown): Step {
   const link = textOf(answer['3ds_auth_link']);
   if (answer.requires_3ds_auth === true && link) return { state: 'pending', note: 'waiting for 3-D Secure', redirectUrl: link };
   return pending('PayChangu took the card without 3-D Secure: its outcome is asked for');
-}
-
-function isDuplicate(body: unknown): boolean {
-  const message = objectOf(objectOf(body)?.message);
-  const texts = message?.charge_id;
-  return Array.isArray(texts) && texts.some((text) => typeof text === 'string' && text.includes('already been taken'));
 }
 
 /** A failed envelope's message, a text or Laravel-style field messages, as one sentence. */
