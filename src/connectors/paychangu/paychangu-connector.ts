@@ -17,6 +17,7 @@ import {
   refundRequest,
   refundStepAmong,
   startStep,
+  type WireRequest,
 } from './paychangu-wire.ts';
 
 export interface PaychanguOptions {
@@ -38,7 +39,7 @@ export interface PaychanguOptions {
  */
 export function paychanguConnector(options: PaychanguOptions): Connector {
   const endpoint: PaychanguEndpoint = { url: options.url, secretKey: options.secretKey, timeoutMs: options.timeoutMs };
-  const send = (request: Parameters<typeof exchange>[1]) => exchange(endpoint, request);
+  const send = (request: WireRequest) => exchange(endpoint, request);
 
   const sync = async ({ reference, method }: SyncRequest): Promise<Step> => readStep(await send(collectReadRequest(reference, method)));
 
@@ -47,7 +48,6 @@ export function paychanguConnector(options: PaychanguOptions): Connector {
     const answer = await send(banksList);
     return readStep(isNotFound(answer) ? await send(charges) : answer);
   };
-
 
   return {
     name: 'paychangu',
