@@ -1,0 +1,38 @@
+import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
+import { paychanguConnector, type PaychanguOptions } from '../../src/connectors/paychangu/paychangu-connector.ts';
+import type { Connector } from '../../src/connectors/connector.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+
+export interface UpstreamPaychangu {
+  gw: TestGateway;
+  /** The operator's merchant account at the upstream. */
+  merchant: MerchantCredentials;
+  /** Where the upstream sends that account's webhooks: what would arrive at `/callbacks/paychangu`. */
+  webhooks: Receiver;
+  /** A connector to this upstream with the account's test keys; `overrides` point it elsewhere or shorten its timeout. */
+  connector(overrides?: Partial<PaychanguOptions>): Connector;
+  close(): Promise<void>;
+}
+
+/**
+ * PayChangu as the upstream: a second Lipira in test mode, which serves exactly PayChangu's
+ * merchant API, with one merchant (the operator's account there) whose webhooks go to a receiver.
+ * Its sandbox settles mobile money, bank transfers and bank payouts after `SANDBOX_MOBILE_DELAY`.
+ */
+export async function startUpstreamPaychangu(env: Record<string, string> = {}): Promise<UpstreamPaychangu> {
+  const gw = await startTestGateway('sqlite', { SANDBOX_MOBILE_DELAY: '100ms', WORKER_INTERVAL: '50ms', ...env });
+  const merchant = await gw.newMerchant('Operator account');
+  const webhooks = await startReceiver();
+  await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: webhooks.url });
+  return {
+    gw,
+    merchant,
+    webhooks,
+    connector: (overrides = {}) => paychanguConnector({ url: gw.url, secretKey: merchant.test_secret_key, webhookSecret: merchant.webhook_secret, timeoutMs: 5_000, ...overrides }),
+    async close() {
+      await webhooks.close();
+      await gw.close();
+    },
+  };
+}
