@@ -2,7 +2,7 @@ import { constants, createHmac, generateKeyPairSync, privateDecrypt, type KeyObj
 import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 
-/** A transaction's state as Airtel's enquiries report it; TR is a collection refunded since. */
+/** A transaction's state as Airtel's enquiries report it (a refunded collection reports TR). */
 export type AirtelState = 'TS' | 'TF' | 'TA' | 'TIP';
 
 /**
@@ -160,6 +160,7 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
     return reply.code(answer.httpStatus).send(answer.body);
   }
 
+  /** Whether Airtel takes the transaction into its books (every answer but a refusal by code or HTTP status). */
   function takes(behaviour: Behaviour): boolean {
     const answer = behaviour.answer ?? 'accept';
     return typeof answer === 'string';
@@ -204,7 +205,8 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
   }
 
   function notFound(product: 'DP008' | 'DP009'): unknown {
-    return { data: {}, status: { code: '404', message: 'Transaction not found', result_code: 'ESB000045', response_code: `${product}000010${product === 'DP008' ? '25' : '15'}`, success: false } };
+    const responseCode = product === 'DP008' ? 'DP00800001025' : 'DP00900001015';
+    return { data: {}, status: { code: '404', message: 'Transaction not found', result_code: 'ESB000045', response_code: responseCode, success: false } };
   }
 
   app.post('/merchant/v1/payments/', async (request, reply) => {

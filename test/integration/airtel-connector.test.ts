@@ -114,7 +114,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
   test('a token that lives a second is renewed before it runs out', async () => {
     const shortLived = await startFakeAirtel({ tokenLifetimeSeconds: 1 });
     try {
-      const airtel = airtelConnector({ ...optionsFor(shortLived), timeoutMs: 2_000 });
+      const airtel = airtelConnector(optionsFor(shortLived));
       await airtel.sync({ reference: 'nothing', operatorId: null });
       await sleep(800);
       const step = await airtel.sync({ reference: 'nothing', operatorId: null });
