@@ -79,8 +79,8 @@ export interface RefundRequest {
   reference: string;
   amountMinor: number;
   currency: string;
-  /** The charge being refunded: our id and the operator's. */
-  charge: { reference: string; operatorId: string | null; method: CollectMethod };
+  /** The charge being refunded: our id, the operator's, how it was collected and its whole amount. */
+  charge: { reference: string; operatorId: string | null; method: CollectMethod; amountMinor: number };
 }
 
 export type PayoutRequest = { reference: string; amountMinor: number; currency: string } & (

@@ -1,6 +1,8 @@
 import type { Config, ConnectorName } from '../config.ts';
+import { airtelConnector } from './airtel/airtel-connector.ts';
 import type { Connector } from './connector.ts';
 import type { LiveChannel } from './live-provider.ts';
+import { paychanguConnector } from './paychangu/paychangu-connector.ts';
 
 /**
  * The connectors `LIVE_ROUTES` names, each made once from its settings, and the channel each
@@ -19,5 +21,22 @@ export function liveConnectors(config: Config): { byName: Map<string, Connector>
 }
 
 function made(name: ConnectorName, config: Config): Connector {
-  throw new Error(`the ${name} connector is not built yet (${config.liveRoutes})`);
+  switch (name) {
+    case 'paychangu':
+      // loadConfig refuses a route to paychangu without its secret key.
+      return paychanguConnector({ url: config.paychanguUpstreamUrl, secretKey: config.paychanguUpstreamSecretKey ?? '', webhookSecret: config.paychanguUpstreamWebhookSecret, timeoutMs: config.connectorTimeoutMs });
+    case 'airtel':
+      // loadConfig refuses a route to airtel without its client id and secret.
+      return airtelConnector({
+        apiUrl: config.airtelApiUrl,
+        clientId: config.airtelClientId ?? '',
+        clientSecret: config.airtelClientSecret ?? '',
+        country: config.airtelCountry,
+        currency: config.airtelCurrency,
+        disbursementPin: config.airtelDisbursementPin,
+        publicKeyPem: config.airtelPublicKey,
+        callbackSecret: config.airtelCallbackSecret,
+        timeoutMs: config.connectorTimeoutMs,
+      });
+  }
 }

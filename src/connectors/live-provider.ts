@@ -132,7 +132,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
       if (!collected || !connector) return { accepted: false, message: NOT_CONNECTED };
       const now = Date.now();
       const step = await answerOf(() =>
-        connector.refund({ reference, amountMinor, currency, charge: { reference: charge.id, operatorId: collected.operatorId, method: methodOf(charge) } }),
+        connector.refund({ reference, amountMinor, currency, charge: { reference: charge.id, operatorId: collected.operatorId, method: methodOf(charge), amountMinor: charge.amount_minor } }),
       );
       if (step.state === 'refused' || step.state === 'failed') return { accepted: false, message: step.reason };
       return { accepted: true, ...started(newState(connector, 'refund', now), step, now) };

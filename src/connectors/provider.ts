@@ -54,6 +54,7 @@ export interface ChargeForProvider extends ProviderCharge {
   kind: 'payment' | 'payout';
   channel: 'mobile_money' | 'card' | 'bank' | 'bank_transfer';
   operator: 'airtel' | 'tnm' | null;
+  amount_minor: number;
   created_at: number;
 }
 

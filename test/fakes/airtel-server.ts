@@ -87,6 +87,12 @@ export interface FakeAirtel {
   received(method: string, path: string): ReceivedRequest[];
   /** Posts Airtel's callback for transaction `id` (its current state) to `callbackUrl`; the HTTP statuses it got. */
   sendCallback(id: string, options?: CallbackOptions): Promise<number[]>;
+  /** Where `sendCallback` posts from now on (a gateway started after the fake). */
+  callbacksTo(url: string): void;
+  /** While on, every request is answered 503 by Airtel's load balancer, with an HTML page: nothing reaches a product. */
+  outage(on: boolean): void;
+  /** Every answer from now on comes this much later (0: at once); the request is handled when it arrives. */
+  answerAfter(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -117,9 +123,18 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
   const hanging: (() => void)[] = [];
   let issued = 0;
 
+  let callbackUrl = options.callbackUrl;
+  let down = false;
+  let answerDelayMs = 0;
   const app = Fastify({ forceCloseConnections: true });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (down) return reply.code(503).type('text/html').send('<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>');
+  });
   app.addHook('preHandler', async (request) => {
     requests.push({ method: request.method, path: request.url, headers: request.headers, body: request.body });
+  });
+  app.addHook('onSend', async () => {
+    if (answerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, answerDelayMs));
   });
 
   app.post('/auth/oauth2/token', async (request, reply) => {
@@ -284,7 +299,7 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
     received: (method, path) => requests.filter((request) => request.method === method && request.path === path),
     async sendCallback(id, callbackOptions = {}) {
       const stored = transactions.get(id);
-      if (!stored || !options.callbackUrl) throw new Error(`no transaction ${id} or no callback URL`);
+      if (!stored || !callbackUrl) throw new Error(`no transaction ${id} or no callback URL`);
       const state = stateOf(stored);
       const transaction = { id, message: state === 'TS' ? `Paid MWK ${stored.amount}, Trans ID ${stored.airtelMoneyId}.` : 'Transaction failed', status_code: state === 'TS' ? 'TS' : 'TF', airtel_money_id: stored.airtelMoneyId };
       const secret = callbackOptions.secret === undefined ? (options.callbackSecret ?? null) : callbackOptions.secret;
@@ -293,11 +308,14 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
       const body = JSON.stringify({ transaction: callbackOptions.tamper ? { ...transaction, status_code: 'TS', id: `${id}x` } : transaction, ...(hash ? { hash } : {}) });
       const statuses: number[] = [];
       for (let sent = 0; sent < (callbackOptions.duplicate ? 2 : 1); sent++) {
-        const response = await fetch(options.callbackUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+        const response = await fetch(callbackUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
         statuses.push(response.status);
       }
       return statuses;
     },
+    callbacksTo: (url) => void (callbackUrl = url),
+    outage: (on) => void (down = on),
+    answerAfter: (ms) => void (answerDelayMs = ms),
     async close() {
       for (const release of hanging.splice(0)) release();
       await app.close();

@@ -337,7 +337,9 @@ describe('Airtel Money connector against the fake Airtel', () => {
     await collect(airtel, payer);
     const paid = await sync(airtel, payer.reference);
     assertState(paid, 'success');
-    const charge = { reference: payer.reference, operatorId: paid.operatorId, method: 'mobile_money' as const };
+    const charge = { reference: payer.reference, operatorId: paid.operatorId, method: 'mobile_money' as const, amountMinor: 150_000 };
+    const partial = await airtel.refund({ reference: `re_part_${payer.reference}`, amountMinor: 50_000, currency: 'MWK', charge });
+    assert.equal(partial.state, 'refused', 'Airtel refunds whole payments only: a partial refund is refused before Airtel is asked');
     const refunded = await airtel.refund({ reference: `re_${payer.reference}`, amountMinor: 150_000, currency: 'MWK', charge });
     assert.deepEqual(refunded, { state: 'success', operatorId: paid.operatorId });
     assert.deepEqual(fake.received('POST', '/standard/v1/payments/refund').at(-1)?.body, { transaction: { airtel_money_id: paid.operatorId } });
@@ -348,7 +350,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
     await collect(slow, other);
     const otherPaid = await sync(slow, other.reference);
     assertState(otherPaid, 'success');
-    const lost = await slow.refund({ reference: `re_${other.reference}`, amountMinor: 150_000, currency: 'MWK', charge: { reference: other.reference, operatorId: otherPaid.operatorId, method: 'mobile_money' } });
+    const lost = await slow.refund({ reference: `re_${other.reference}`, amountMinor: 150_000, currency: 'MWK', charge: { reference: other.reference, operatorId: otherPaid.operatorId, method: 'mobile_money', amountMinor: 150_000 } });
     assertState(lost, 'pending');
     assert.equal(lost.operatorId, other.reference);
     const found = await slow.syncRefund({ reference: `re_${other.reference}`, operatorId: lost.operatorId ?? null });
@@ -357,9 +359,9 @@ describe('Airtel Money connector against the fake Airtel', () => {
 
   test('a refund is refused without the payment\'s Airtel Money id, and a refused refund fails as Airtel says', async () => {
     const airtel = connector();
-    const noId = await airtel.refund({ reference: 're_x', amountMinor: 100, currency: 'MWK', charge: { reference: 'ch_x', operatorId: null, method: 'mobile_money' } });
+    const noId = await airtel.refund({ reference: 're_x', amountMinor: 100, currency: 'MWK', charge: { reference: 'ch_x', operatorId: null, method: 'mobile_money', amountMinor: 100 } });
     assertState(noId, 'refused');
-    const unknown = await airtel.refund({ reference: 're_y', amountMinor: 100, currency: 'MWK', charge: { reference: 'ch_y', operatorId: 'MP-unknown', method: 'mobile_money' } });
+    const unknown = await airtel.refund({ reference: 're_y', amountMinor: 100, currency: 'MWK', charge: { reference: 'ch_y', operatorId: 'MP-unknown', method: 'mobile_money', amountMinor: 100 } });
     assert.deepEqual(unknown, { state: 'failed', reason: 'Airtel Money: the payment was refused (DP00800001008).', code: 'declined' });
   });
 

@@ -153,7 +153,7 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
     const ended = await paychangu.sync({ reference: request.reference, operatorId: null, method: 'card' });
     assert.equal(ended.state, 'success');
 
-    const refund = { reference: uniqueRef('rf'), amountMinor: 50_000, currency: 'MWK', charge: { reference: request.reference, operatorId: null, method: 'card' as const } };
+    const refund = { reference: uniqueRef('rf'), amountMinor: 50_000, currency: 'MWK', charge: { reference: request.reference, operatorId: null, method: 'card' as const, amountMinor: request.amountMinor } };
     const handed = await paychangu.refund(refund);
     assert.equal(handed.state, 'pending');
     const done = await finalStep('the card refund to end', () => paychangu.syncRefund({ reference: refund.reference, operatorId: (handed as { operatorId?: string }).operatorId ?? null }));
@@ -165,7 +165,7 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
     await paychangu.collect(charge);
     await finalStep('the charge to end', () => paychangu.sync({ reference: charge.reference, operatorId: null, method: 'mobile_money' }));
 
-    const refund = { reference: uniqueRef('rf'), amountMinor: 40_000, currency: 'MWK', charge: { reference: charge.reference, operatorId: null, method: 'mobile_money' as const } };
+    const refund = { reference: uniqueRef('rf'), amountMinor: 40_000, currency: 'MWK', charge: { reference: charge.reference, operatorId: null, method: 'mobile_money' as const, amountMinor: charge.amountMinor } };
     const handed = await paychangu.refund(refund);
     assert.equal(handed.state, 'pending');
     const refundId = (handed as { operatorId?: string }).operatorId;
@@ -251,7 +251,7 @@ describe('PayChangu connector when the upstream cannot answer', () => {
     assert.equal((await paychangu.sync({ reference: 'chg_x', operatorId: null, method: 'mobile_money' })).state, 'pending');
     assert.equal((await paychangu.payout(bankPayout())).state, 'pending');
     assert.equal((await paychangu.syncPayout({ reference: 'pay_x', operatorId: null })).state, 'pending');
-    assert.equal((await paychangu.refund({ reference: 'rf_x', amountMinor: 100, currency: 'MWK', charge: { reference: 'chg_x', operatorId: null, method: 'mobile_money' } })).state, 'pending');
+    assert.equal((await paychangu.refund({ reference: 'rf_x', amountMinor: 100, currency: 'MWK', charge: { reference: 'chg_x', operatorId: null, method: 'mobile_money', amountMinor: 100 } })).state, 'pending');
   });
 
   test('an upstream that never answers is pending once the timeout passes', async () => {

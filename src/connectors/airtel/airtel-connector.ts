@@ -56,10 +56,9 @@ export function airtelConnector(options: AirtelOptions): Connector {
     // and review list decide what becomes of a charge Airtel never learns of.
     sync: (request) => paymentEnquiry(call, request.reference),
 
-    // Airtel refunds a whole payment and takes no amount. `RefundRequest` does not carry the
-    // charge's amount, so a partial refund cannot be told from a full one here: the payment
-    // services must send Airtel refunds of the full amount only.
+    // Airtel refunds a whole payment and takes no amount: a partial refund is refused before Airtel is asked.
     async refund(request) {
+      if (request.amountMinor !== request.charge.amountMinor) return refused('Airtel Money refunds whole payments only: refund the full amount.');
       if (!request.charge.operatorId) return refused('Airtel Money cannot refund a payment whose Airtel Money id was never received.');
       const step = await requestRefund(call, request.charge.operatorId);
       // Airtel gives a refund no id of its own and no enquiry: it is seen in the payment's
