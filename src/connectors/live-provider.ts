@@ -126,13 +126,14 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
       return { accepted: true, ...started(newState(connector, 'payout', now), step, now) };
     },
 
-    async refund({ reference, amountMinor, currency, charge }) {
+    async refund({ reference, transId, amountMinor, currency, charge }) {
       const collected = stateOf(charge);
       const connector = collected && connectorNamed(collected.connector);
       if (!collected || !connector) return { accepted: false, message: NOT_CONNECTED };
       const now = Date.now();
       const step = await answerOf(() =>
-        connector.refund({ reference, amountMinor, currency, charge: { reference: charge.id, operatorId: collected.operatorId, method: methodOf(charge), amountMinor: charge.amount_minor } }),
+        connector.refund({ reference, amountMinor, currency, // The operator's id for a paid charge is its `trans_id`, given with its success.
+        charge: { reference: charge.id, operatorId: transId ?? collected.operatorId, method: methodOf(charge), amountMinor: charge.amount_minor } }),
       );
       if (step.state === 'refused' || step.state === 'failed') return { accepted: false, message: step.reason };
       return { accepted: true, ...started(newState(connector, 'refund', now), step, now) };

@@ -43,7 +43,8 @@ export async function initializeCharge(deps: PaymentDeps, owner: Principal, requ
     throw ApiError.field('mobile', started.message);
   }
   await recordStarted(deps.db, charge.id, started, Date.now());
-  return { ...charge, next_action: started.nextAction, provider_state: started.providerState, check_at: started.checkAt };
+  // Read back: an operator's callback may have ended the charge before its start was answered.
+  return (await findCharge(deps.db, charge.id)) ?? charge;
 }
 
 /**
