@@ -1,4 +1,4 @@
-import type { Connector, PendingStep, Step } from './connector.ts';
+import type { CollectMethod, Connector, PendingStep, Step } from './connector.ts';
 import type { ChargeForProvider, Outcome, PaymentProvider, Pending } from './provider.ts';
 
 const NOT_CONNECTED = 'Live payments are not available yet: no mobile money operator, bank or card acquirer is connected to this gateway. No money was moved.';
@@ -60,11 +60,11 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
   };
 
   /** Asks the connector that has a flow about it, and says what to record. */
-  const sync = async (state: LiveState, reference: string, now: number): Promise<Outcome | Pending> => {
+  const sync = async (state: LiveState, reference: string, method: CollectMethod, now: number): Promise<Outcome | Pending> => {
     if (state.final) return state.final;
     const connector = connectorNamed(state.connector);
     if (!connector) return stillPending(state, { note: `the ${state.connector} connector is no longer in LIVE_ROUTES` }, now);
-    const request = { reference, operatorId: state.operatorId };
+    const request = { reference, operatorId: state.operatorId, method };
     const step = await answerOf(() => (state.flow === 'collect' ? connector.sync(request) : state.flow === 'refund' ? connector.syncRefund(request) : connector.syncPayout(request)));
     if (step.state === 'pending') return stillPending(state, step, now);
     if (step.state === 'refused') return stillPending(state, { note: `the enquiry was refused: ${step.reason}` }, now);
@@ -105,7 +105,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
 
     async check(charge, now) {
       const state = stateOf(charge);
-      return state ? sync(state, charge.id, now) : null;
+      return state ? sync(state, charge.id, methodOf(charge), now) : null;
     },
 
     async payout({ reference, mobile, amountMinor, currency }) {
@@ -144,7 +144,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
       if (!collected) return null;
       // A refund whose hand-over was never answered (a crash in between) is asked about by its reference.
       const state = parsed(refund.provider_state) ?? { ...collected, flow: 'refund', operatorId: null, startedAt: now, asks: 0, final: undefined };
-      return sync(state, refund.id, now);
+      return sync(state, refund.id, methodOf(charge), now);
     },
   };
 }
@@ -184,6 +184,6 @@ function channelOf(charge: ChargeForProvider): LiveChannel {
   return charge.channel === 'card' ? 'card' : 'bank';
 }
 
-const methodOf = (charge: ChargeForProvider) => (charge.channel === 'card' ? 'card' : charge.channel === 'bank_transfer' ? 'bank_transfer' : 'mobile_money');
+const methodOf = (charge: ChargeForProvider): CollectMethod => (charge.channel === 'card' ? 'card' : charge.channel === 'bank_transfer' ? 'bank_transfer' : 'mobile_money');
 
 const minutes = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
