@@ -18,6 +18,7 @@ const TAGS = [
   { name: 'Cards', description: 'Direct card charges, their 3-D Secure page and their verification (their refunds are under Refunds).', path: /^\/(charge-card\/(payments$|verify\/)|3ds\/)/ },
   { name: 'Balance', description: 'Main and collection balances.', path: /^\/wallet-balance$/ },
   { name: 'Webhooks', description: 'The webhook delivery log, and redelivery.', path: /^\/webhooks\// },
+  { name: 'Operator callbacks', description: "Where live operators and upstream acquirers say something happened; each is authenticated by its connector and only makes the gateway ask the operator.", path: /^\/callbacks\// },
   { name: 'Operations', description: 'Health probes and metrics for whoever runs the gateway.', path: /^\/(healthz|readyz|metrics)$/ },
   { name: 'Sandbox', description: 'Stand-ins for a merchant\'s own server while developing with test keys.', path: /^\/sandbox\// },
 ];

@@ -371,6 +371,8 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   },
   'GET /refunds/:refund_id': { params: { refund_id: refundIds } },
   'GET /refunds': { query: { charge_id: knownOr(chargeIds), tx_ref: knownOr(txRefs) } },
+  // No connector is configured in the fuzz world: every callback is the 404 of an unknown connector, and changes nothing.
+  'POST /callbacks/:connector': { params: { connector: () => ['airtel', 'paychangu', 'tnm', 'x'] } },
   'GET /openapi.json': { answers: 'document' },
   'GET /docs/json': { answers: 'document' },
   'GET /docs/*': { answers: 'document', params: { '*': () => ['index.html', 'swagger-initializer.js', 'static/index.html', 'static/swagger-initializer.js', 'json', 'yaml', 'static/oauth2-redirect.html'] } },

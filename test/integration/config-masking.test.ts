@@ -10,6 +10,33 @@ const ENV = {
 };
 const SECRETS = ['pg-query-secret', 'pg-ssl-secret', 'redis-query-secret', 'smtp-user-secret', 'smtp-query-secret', 'smtp-token-secret'];
 
+describe('lipira config with live connector credentials', () => {
+  const credentials = {
+    LIVE_ROUTES: 'airtel:airtel,payout:airtel,tnm:paychangu',
+    AIRTEL_CLIENT_ID: 'airtel-client-id',
+    AIRTEL_CLIENT_SECRET: 'airtel-client-secret-value',
+    AIRTEL_DISBURSEMENT_PIN: '9876',
+    AIRTEL_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----',
+    AIRTEL_CALLBACK_SECRET: 'airtel-callback-secret-value',
+    PAYCHANGU_UPSTREAM_SECRET_KEY: 'sec-live-upstream-secret-value',
+    PAYCHANGU_UPSTREAM_WEBHOOK_SECRET: 'upstream-webhook-secret-value',
+  };
+
+  test('shows the routes and the client id, masks every secret and the PIN', async () => {
+    const result = await lipira(['config', '--json'], credentials);
+    assert.equal(result.code, 0, result.stderr);
+    for (const secret of ['airtel-client-secret-value', '9876', 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA', 'airtel-callback-secret-value', 'sec-live-upstream-secret-value', 'upstream-webhook-secret-value']) {
+      assert.ok(!result.stdout.includes(secret), `${secret} is printed`);
+    }
+    const config = JSON.parse(result.stdout);
+    assert.equal(config.LIVE_ROUTES, 'airtel:airtel,payout:airtel,tnm:paychangu');
+    assert.equal(config.AIRTEL_CLIENT_ID, 'airtel-client-id');
+    assert.equal(config.AIRTEL_CLIENT_SECRET, '****');
+    assert.equal(config.AIRTEL_DISBURSEMENT_PIN, '****');
+    assert.equal(config.PAYCHANGU_UPSTREAM_SECRET_KEY, '****');
+  });
+});
+
 describe('lipira config with secrets in URL queries', () => {
   test('--json masks every secret-looking query parameter and the password, keeping the rest', async () => {
     const result = await lipira(['config', '--json'], ENV);

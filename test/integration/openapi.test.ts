@@ -79,7 +79,7 @@ describe('the API reference', () => {
 
   test('every operation sits in exactly one group of the reference, the groups listed in order', async () => {
     const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
-    const groups = ['Checkout', 'Mobile money', 'Payouts', 'Bank transfer', 'Refunds', 'Cards', 'Balance', 'Webhooks', 'Operations', 'Sandbox'];
+    const groups = ['Checkout', 'Mobile money', 'Payouts', 'Bank transfer', 'Refunds', 'Cards', 'Balance', 'Webhooks', 'Operator callbacks', 'Operations', 'Sandbox'];
     assert.deepEqual(doc.tags.map((tag: { name: string }) => tag.name), groups);
     for (const [path, operations] of Object.entries<Record<string, { tags?: string[] }>>(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -98,6 +98,7 @@ describe('the API reference', () => {
     assert.equal(groupOf('post', '/checkout/{id}/pay/bank-transfer'), 'Checkout');
     assert.equal(groupOf('get', '/wallet-balance'), 'Balance');
     assert.equal(groupOf('get', '/webhooks/deliveries'), 'Webhooks');
+    assert.equal(groupOf('post', '/callbacks/{connector}'), 'Operator callbacks');
     assert.equal(groupOf('get', '/readyz'), 'Operations');
     assert.equal(groupOf('post', '/refunds'), 'Refunds');
     assert.equal(groupOf('post', '/charge-card/refund/{charge_id}'), 'Refunds');

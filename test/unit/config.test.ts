@@ -81,10 +81,41 @@ test('bad settings are refused, naming the variable', () => {
     [{ TEST_RECEIPTS_TO_CUSTOMERS: 'true' }, 'TEST_RECEIPTS_TO_CUSTOMERS'],
     [{ TIMEZONE: 'Africa/Lilongwe_Town' }, 'TIMEZONE'],
     [{ TIMEZONE: 'CAT+2' }, 'TIMEZONE'],
+    [{ LIVE_ROUTES: 'mpesa:airtel' }, 'LIVE_ROUTES'],
+    [{ LIVE_ROUTES: 'tnm:airtel', AIRTEL_CLIENT_ID: 'id', AIRTEL_CLIENT_SECRET: 'secret' }, 'LIVE_ROUTES'],
+    [{ LIVE_ROUTES: 'airtel:airtel,airtel:paychangu' }, 'LIVE_ROUTES'],
+    [{ LIVE_ROUTES: 'airtel' }, 'LIVE_ROUTES'],
+    [{ LIVE_ROUTES: 'airtel:airtel' }, 'AIRTEL_CLIENT_ID'],
+    [{ LIVE_ROUTES: 'airtel:airtel', AIRTEL_CLIENT_ID: 'id' }, 'AIRTEL_CLIENT_SECRET'],
+    [{ LIVE_ROUTES: 'payout:airtel', AIRTEL_CLIENT_ID: 'id', AIRTEL_CLIENT_SECRET: 'secret' }, 'AIRTEL_DISBURSEMENT_PIN'],
+    [{ LIVE_ROUTES: 'payout:airtel', AIRTEL_CLIENT_ID: 'id', AIRTEL_CLIENT_SECRET: 'secret', AIRTEL_DISBURSEMENT_PIN: '1234' }, 'AIRTEL_PUBLIC_KEY'],
+    [{ AIRTEL_PUBLIC_KEY: 'not a key' }, 'AIRTEL_PUBLIC_KEY'],
+    [{ LIVE_ROUTES: 'tnm:paychangu' }, 'PAYCHANGU_UPSTREAM_SECRET_KEY'],
+    [{ AIRTEL_API_URL: 'ftp://openapi.airtel.africa' }, 'AIRTEL_API_URL'],
+    [{ PAYCHANGU_UPSTREAM_URL: 'api.paychangu.com' }, 'PAYCHANGU_UPSTREAM_URL'],
+    [{ CONNECTOR_TIMEOUT: '0' }, 'CONNECTOR_TIMEOUT'],
+    [{ LIVE_SYNC_FIRST: '1m', LIVE_SYNC_MAX: '10s' }, 'LIVE_SYNC_MAX'],
+    [{ LIVE_REVIEW_AFTER: 'soon' }, 'LIVE_REVIEW_AFTER'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.includes(variable), JSON.stringify(env));
   }
+});
+
+test('live routes name a connector for each channel, each connector with its credentials', () => {
+  assert.deepEqual(loadConfig({}).liveRoutes, {}, 'no live channel unless configured');
+  const config = loadConfig({
+    LIVE_ROUTES: ' airtel:airtel , payout:airtel,tnm:paychangu,card:paychangu,bank:paychangu ',
+    AIRTEL_CLIENT_ID: 'id',
+    AIRTEL_CLIENT_SECRET: 'secret',
+    AIRTEL_DISBURSEMENT_PIN: '1234',
+    AIRTEL_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----',
+    PAYCHANGU_UPSTREAM_SECRET_KEY: 'sec-live-upstream',
+  });
+  assert.deepEqual(config.liveRoutes, { airtel: 'airtel', payout: 'airtel', tnm: 'paychangu', card: 'paychangu', bank: 'paychangu' });
+  assert.equal(config.airtelApiUrl, 'https://openapi.airtel.africa');
+  assert.equal(config.airtelCountry, 'MW');
+  assert.equal(config.paychanguUpstreamUrl, 'https://api.paychangu.com');
 });
 
 test('fee percentages', () => {
