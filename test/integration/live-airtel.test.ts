@@ -116,6 +116,18 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(await eventCount(gw, charge), 1);
     });
 
+    test("Airtel's token expires between the push and the enquiries: the gateway fetches a new one and the charge settles", async () => {
+      const customer = freshAirtelNumber();
+      fake.script(customer.local, { states: ['TIP', 'TS'] });
+      const chargeId = await liveCharge(customer);
+      const tokensBefore = fake.received('POST', '/auth/oauth2/token').length;
+      fake.revokeTokens();
+      const charge = await ended(chargeId);
+      assert.equal(charge.status, 'success');
+      assert.ok(fake.received('POST', '/auth/oauth2/token').length > tokensBefore, 'a new token was fetched');
+      assert.equal(collectionsOf(charge.id).length, 1);
+    });
+
     test('TA (ambiguous) then TS: pending until Airtel is sure', async () => {
       const customer = freshAirtelNumber();
       fake.script(customer.local, { states: ['TA', 'TA', 'TS'] });
