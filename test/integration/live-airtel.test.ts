@@ -8,20 +8,8 @@ import { startFakeAirtel, type FakeAirtel } from '../fakes/airtel-server.ts';
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { AIRTEL_CALLBACK_SECRET, freshAirtelNumber, liveAirtelEnv } from '../helpers/live-airtel.ts';
 import { chargeBody, chargeRows, eventCount, eventually, initializeCharge, initializePayout, payoutBody, verify } from '../helpers/mobile-money.ts';
-
-const CALLBACK_SECRET = 'airtel-callback-key';
-
-/** Short waits, so that backoff and review happen within a test: first ask after 100 ms, review after 1.5 s. */
-const LIVE_TIMINGS = { LIVE_SYNC_FIRST: '100ms', LIVE_SYNC_MAX: '300ms', LIVE_REVIEW_AFTER: '1500ms', CONNECTOR_TIMEOUT: '1s', WORKER_INTERVAL: '50ms' };
-
-let sequence = 0;
-/** A fresh Airtel number (as 099…, and as Airtel is sent it, without 265), so that each test scripts its own customer. */
-function freshAirtelNumber(): { mobile: string; local: string } {
-  sequence += 1;
-  const local = `99${String(Date.now() % 1000).padStart(3, '0')}${String(sequence).padStart(4, '0')}`;
-  return { mobile: `0${local}`, local };
-}
 
 for (const kind of DATABASE_KINDS) {
   describe(`live Airtel Money through the gateway on ${kind}`, () => {
@@ -30,17 +18,8 @@ for (const kind of DATABASE_KINDS) {
     let merchant: MerchantCredentials;
 
     before(async () => {
-      fake = await startFakeAirtel({ callbackSecret: CALLBACK_SECRET });
-      gw = await startTestGateway(kind, {
-        LIVE_ROUTES: 'airtel:airtel,payout:airtel',
-        AIRTEL_API_URL: fake.url,
-        AIRTEL_CLIENT_ID: fake.clientId,
-        AIRTEL_CLIENT_SECRET: fake.clientSecret,
-        AIRTEL_DISBURSEMENT_PIN: fake.disbursementPin,
-        AIRTEL_PUBLIC_KEY: fake.publicKeyPem,
-        AIRTEL_CALLBACK_SECRET: CALLBACK_SECRET,
-        ...LIVE_TIMINGS,
-      });
+      fake = await startFakeAirtel({ callbackSecret: AIRTEL_CALLBACK_SECRET });
+      gw = await startTestGateway(kind, liveAirtelEnv(fake));
       fake.callbacksTo(`${gw.url}/callbacks/airtel`);
       merchant = await gw.newMerchant('Live Shop');
     });

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../src/config.ts';
 import { startEmailWorker } from '../../src/emails/email-worker.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
@@ -17,6 +15,7 @@ import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { call, freePort, useTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { AIRTEL_REF } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
+import { parseMessage, startSmtp, type Mail, type SmtpPeer } from '../helpers/smtp.ts';
 
 /** Timings short enough for a test: the sandbox settles in 100 ms and a failed send is retried three times, 300 ms apart. */
 const FAST = { SANDBOX_MOBILE_DELAY: '100ms', WORKER_INTERVAL: '100ms', EMAIL_RETRY_SCHEDULE: '300ms,300ms,300ms' };
@@ -24,71 +23,6 @@ const FAST = { SANDBOX_MOBILE_DELAY: '100ms', WORKER_INTERVAL: '100ms', EMAIL_RE
 const A_FEW_ROUNDS_MS = 600;
 const PAYS = '0990000000';
 const DECLINED = '0990000001';
-
-interface Mail {
-  envelopeTo: string[];
-  headers: Map<string, string>;
-  text: string;
-  html: string;
-}
-
-interface SmtpPeer {
-  port: number;
-  mails: Mail[];
-  close(): Promise<void>;
-}
-
-/** A real SMTP server on loopback (no auth, no STARTTLS) that keeps every message it accepts. */
-async function startSmtp(port = 0): Promise<SmtpPeer> {
-  const mails: Mail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        mails.push({ envelopeTo: session.envelope.rcptTo.map((to) => to.address), ...parseMessage(Buffer.concat(chunks).toString('utf8')) });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
-  return { port: (server.server.address() as AddressInfo).port, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-/** Just enough RFC 5322/MIME reading for what nodemailer writes: headers and a multipart/alternative of text and HTML. */
-function parseMessage(raw: string): Omit<Mail, 'envelopeTo'> {
-  const { headers, body } = splitEntity(raw);
-  const boundary = /boundary="?([^";]+)"?/.exec(headers.get('content-type') ?? '')?.[1];
-  assert.ok(boundary, `a multipart message: ${raw.slice(0, 500)}`);
-  const parts = body.split(`--${boundary}`).slice(1, -1).map(splitEntity);
-  const partOf = (type: string) => {
-    const part = parts.find((candidate) => candidate.headers.get('content-type')?.startsWith(type));
-    assert.ok(part, `a ${type} part`);
-    return decodeBody(part.body, part.headers.get('content-transfer-encoding'));
-  };
-  return { headers, text: partOf('text/plain'), html: partOf('text/html') };
-}
-
-function splitEntity(raw: string): { headers: Map<string, string>; body: string } {
-  const trimmed = raw.replace(/^\r?\n/, '');
-  const end = trimmed.search(/\r?\n\r?\n/);
-  const head = trimmed.slice(0, end).replace(/\r?\n[ \t]+/g, ' ');
-  const headers = new Map(head.split(/\r?\n/).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
-  return { headers, body: trimmed.slice(end).replace(/^\r?\n\r?\n/, '') };
-}
-
-function decodeBody(body: string, encoding: string | undefined): string {
-  if (encoding === 'base64') return Buffer.from(body, 'base64').toString('utf8');
-  if (encoding !== 'quoted-printable') return body;
-  const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  return Buffer.from(bytes, 'latin1').toString('utf8');
-}
 
 async function waitUntil<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
