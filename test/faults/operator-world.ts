@@ -5,9 +5,11 @@ import type { Database } from '../../src/db/database.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import type { Charge } from '../../src/payments/charge-repository.ts';
 import { startFakeAirtel, type FakeAirtel } from '../fakes/airtel-server.ts';
+import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { useCleanup } from '../helpers/cleanup.ts';
 import { lipira } from '../helpers/cli.ts';
 import { freshDatabase } from '../helpers/databases.ts';
+import { currentBody } from '../helpers/fixtures.ts';
 import { call, type ApiResponse } from '../helpers/gateway.ts';
 import { chargeBody, payoutBody } from '../helpers/mobile-money.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
@@ -106,6 +108,22 @@ export async function chargeOn(server: ServeProcess, world: OperatorWorld, mobil
   return { chargeId: String(body.charge_id), answer };
 }
 
+/**
+ * A customer paying a live checkout session by mobile money through the hosted page on `server`:
+ * the attempt's charge_id and the path its page polls for the outcome.
+ */
+export async function attemptOn(server: ServeProcess, world: OperatorWorld, mobile: string): Promise<{ chargeId: string; attemptPath: string }> {
+  const created = await call(server.url, '/payment', { key: world.merchant.live_secret_key, body: currentBody() });
+  assert.equal(created.status, 201, created.text);
+  const browser = new CheckoutClient(server.url);
+  const pagePath = new URL(created.body.data.checkout_url).pathname;
+  assert.equal((await browser.get(pagePath)).status, 200);
+  const posted = await browser.post(`${pagePath}/pay/mobile-money`, { mobile, operator: '' });
+  assert.equal(posted.status, 303, posted.text.slice(0, 300));
+  const attemptPath = new URL(posted.location!).pathname;
+  return { chargeId: attemptPath.split('/').pop()!, attemptPath };
+}
+
 /** Asks for a live payout to `mobile` on `server`; the body sent and the answer. */
 export async function payoutOn(server: ServeProcess, world: OperatorWorld, mobile: string, amount: number): Promise<{ chargeId: string; answer: ApiResponse }> {
   const body = payoutBody({ mobile, amount });
@@ -149,12 +167,15 @@ export async function assertLedgerCheckPasses(world: OperatorWorld): Promise<voi
   assert.equal(checked.code, 0, `${checked.stdout}${checked.stderr}`);
 }
 
-/** Every record counted once: one push (or disbursement) to Airtel, one event, and the ledger movements of its kind. */
+/**
+ * Every record counted once: one push (or disbursement) to Airtel, one event (a checkout
+ * attempt's is its session's), and the ledger movements of its kind.
+ */
 export async function assertEachCountedOnce(world: OperatorWorld, records: Charge[]): Promise<void> {
   for (const record of records) {
     const payout = record.kind === 'payout';
     assert.equal(startsReceived(world.fake, payout ? '/standard/v1/disbursements/' : '/merchant/v1/payments/', record.id), 1, `${record.charge_id} was sent to Airtel once`);
     assert.deepEqual(await ledgerKindsOf(world, record.id), payout ? ['payout_reserve', 'payout_complete'] : ['collection'], `${record.charge_id} moved money once`);
-    assert.equal(await eventsOf(world, record.id), 1, `${record.charge_id} emitted one event`);
+    assert.equal(await eventsOf(world, record.session_id ?? record.id), 1, `${record.charge_id} emitted one event`);
   }
 }

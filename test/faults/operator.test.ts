@@ -11,6 +11,7 @@ import { startCallbackRelay } from './operator-relay.ts';
 import {
   airtelCustomer,
   assertEachCountedOnce,
+  attemptOn,
   assertLedgerCheckPasses,
   chargeOn,
   liveRecords,
@@ -39,7 +40,7 @@ for (const kind of DATABASE_KINDS) {
   const processes = kind === 'postgres' ? 2 : 1;
 
   describe(`the mobile money operator misbehaves, on ${kind} with ${processes} process(es)`, () => {
-    test('operator down past the review deadline, a process SIGKILLed mid-outage: every charge stays pending, is flagged, then settles once', { timeout: 90_000 }, async (t) => {
+    test('operator down past the review deadline, a process SIGKILLed mid-outage: every direct charge and checkout attempt stays pending, is flagged, then settles once', { timeout: 90_000 }, async (t) => {
       const started = Date.now();
       const world = await startOperatorWorld(t, kind, processes);
       // The fake keeps the behaviour it was given: changing it later is the customers approving.
@@ -55,11 +56,29 @@ for (const kind of DATABASE_KINDS) {
         }),
       );
 
+      const attempts = await Promise.all(
+        Array.from({ length: 4 }, async (_, index) => {
+          const customer = airtelCustomer();
+          world.fake.script(customer.local, approval);
+          return attemptOn(world.servers[index % processes]!, world, customer.mobile);
+        }),
+      );
+      chargeIds.push(...attempts.map((attempt) => attempt.chargeId));
+
       world.fake.outage(true);
       const outageFrom = Date.now();
       await eventually('every charge to be flagged for review', async () => (await liveRecords(world, chargeIds)).every((record) => record.review_reason !== null), 15_000);
       assert.deepEqual(notPending(await liveRecords(world, chargeIds)), [], 'an outage fails no charge');
       assert.deepEqual((await reviewList(world)).sort(), [...chargeIds].sort(), '`lipira charges review` lists every charge past the deadline');
+
+      // The customers' pages keep asking, on every process: each ask reaches Airtel's 503 and ends nothing.
+      for (const server of world.servers) {
+        for (const attempt of attempts) {
+          const status = await call(server.url, `${attempt.attemptPath}/status`);
+          assert.equal(status.status, 200, status.text);
+          assert.equal(status.body.next_url ?? null, null, 'the page keeps waiting');
+        }
+      }
 
       const killedAfterMs = Date.now() - outageFrom;
       await world.crashAndRestart(processes - 1);
@@ -77,12 +96,15 @@ for (const kind of DATABASE_KINDS) {
       }, 20_000);
       assert.deepEqual(settled.filter((record) => record.status !== 'success').map((record) => record.charge_id), [], 'every charge paid');
       await assertEachCountedOnce(world, settled);
+      const sessions = await world.database.db.selectFrom('checkout_sessions').select('status').where('merchant_id', '=', world.merchant.id).execute();
+      assert.deepEqual(sessions.map((session) => session.status), attempts.map(() => 'success'), 'each checkout session paid by its attempt');
       assert.deepEqual(await reviewList(world), [], 'the review list empties once every charge is final');
       await assertLedgerCheckPasses(world);
 
       reportScenario(`operator-down-${kind}`, {
         processes,
-        charges: chargeIds.length,
+        direct_charges: chargeIds.length - attempts.length,
+        checkout_attempts: attempts.length,
         outage_ms: outageMs,
         killed_after_ms: killedAfterMs,
         flagged: chargeIds.length,
