@@ -28,7 +28,8 @@ const PARALLEL = 20;
 
 for (const kind of DATABASE_KINDS) {
   describe(`one payment attempt in flight per session on ${kind}`, () => {
-    const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '400ms', WORKER_INTERVAL: '50ms' });
+    // Long enough that a first attempt cannot end (and free the session) while twenty tabs' attempts are still arriving on a busy machine.
+    const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '1500ms', WORKER_INTERVAL: '50ms' });
     const db = (): Kysely<DB> => ctx.gw.gateway.database.db;
 
     async function openSession(gw: TestGateway = ctx.gw, key = ctx.merchant.test_secret_key) {
