@@ -8,7 +8,7 @@ import { CheckoutClient, type PageResponse } from '../helpers/checkout-client.ts
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { chargeRows } from '../helpers/mobile-money.ts';
+import { attemptChargeIds, chargeRows } from '../helpers/mobile-money.ts';
 
 /** Short waits, so that the settler's asks happen within a test. */
 const LIVE_TIMINGS = { LIVE_SYNC_FIRST: '200ms', LIVE_SYNC_MAX: '1s', CONNECTOR_TIMEOUT: '2s', WORKER_INTERVAL: '50ms' };
@@ -102,6 +102,21 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await verifyCard(gw, merchant.live_secret_key, String(body.charge_id))).body.data.status, 'failed');
     });
 
+    test('a customer back at our return URL before finishing at the upstream: the charge stays pending (never failed) and the page looks again by itself', async () => {
+      const body = cardBody();
+      const started = await chargeCard(gw, merchant.live_secret_key, body);
+      const ours = await openThreeDs(gw, String(started.body['3ds_auth_link']));
+      assert.equal(ours.page.status, 303);
+      const early = await new CheckoutClient(gw.url).get(`/3ds/return?reference=${started.body.orderReference}&status=success`);
+      assert.equal(early.status, 200, 'what the address says is not the outcome');
+      assert.match(early.text, /http-equiv="refresh"/);
+      assert.equal((await row(String(body.charge_id))).status, 'pending');
+      assert.equal((await openThreeDs(gw, String(started.body['3ds_auth_link']))).page.location, ours.page.location, 'the link still leads to the acquirer\'s page');
+      const back = await confirmAtUpstream(ours.page.location!);
+      const landed = await new CheckoutClient(gw.url).get(pathOf(back));
+      assert.equal(landed.location, `https://shop.example/orders/1/paid?order=1&charge_id=${body.charge_id}&status=success`);
+    });
+
     test('a card the upstream refuses at once is refused with its reason, and leaves no record', async () => {
       const body = cardBody({ card_number: '4111 1111 1111 1111' });
       const refused = await chargeCard(gw, merchant.live_secret_key, body);
@@ -133,6 +148,12 @@ for (const kind of DATABASE_KINDS) {
       const verified = await call(gw.url, `/verify-payment/${session.tx_ref}`, { key: merchant.live_secret_key });
       assert.equal(verified.body.data.status, 'success');
       assert.equal(verified.body.data.mode, 'live');
+      const [attemptId] = await attemptChargeIds(gw, merchant.id, String(session.tx_ref));
+      const attemptCharge = await row(attemptId!);
+      assert.equal(attemptCharge.status, 'success');
+      const handed = (await upstreamCards()).filter((card) => card.charge_id === attemptCharge.id);
+      assert.equal(handed.length, 1, 'the upstream was handed the card once');
+      assert.deepEqual([handed[0]!.first_name, handed[0]!.last_name], ['Jane', 'Banda'], 'in the name of the checkout\'s customer');
     });
 
     test('the CVV reaches the upstream and is never stored: no row of ours (charges, logs, events) holds it', async () => {
