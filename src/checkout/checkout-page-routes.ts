@@ -45,6 +45,8 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   const donePath = (session: CheckoutSession) => `${pagePath(session)}/done`;
   /** Where a live card's acquirer sends the customer back to from its own 3-D Secure page. */
   const returnPath = (session: CheckoutSession, charge: Charge) => `${attemptPath(session, charge)}/return`;
+  /** The page of a card attempt waiting for its issuer or acquirer, polling the attempt's status. */
+  const cardWaiting = (session: CheckoutSession, charge: Charge, keepPayingUrl: string): views.ApprovalState => ({ awaiting: 'card', cardText: cardName(charge), statusUrl: `${attemptPath(session, charge)}/status`, keepPayingUrl });
   /**
    * Where the browser goes when the payment ends (contract §7). A session shown in the inline popup
    * goes to its own last page instead, which tells the merchant's page in a message: the frame
@@ -254,8 +256,6 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
           };
     return html(reply, session, 200, views.renderApprovalPage(summary, context, waiting));
   });
-
-  const cardWaiting = (session: CheckoutSession, charge: Charge, keepPayingUrl: string): views.ApprovalState => ({ awaiting: 'card', cardText: cardName(charge), statusUrl: `${attemptPath(session, charge)}/status`, keepPayingUrl });
 
   app.get<{ Params: Params }>(
     '/checkout/:id/attempts/:chargeId/return',

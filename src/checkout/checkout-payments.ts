@@ -73,9 +73,9 @@ export async function startMobileMoneyAttempt(deps: PaymentDeps, session: Checko
 }
 
 /**
- * A card attempt. The CVV and the customer's name go to the provider and are never kept; a live
- * card waits for the customer at its acquirer's own 3-D Secure page, which sends them back to
- * `returnUrlOf(the attempt's charge)`.
+ * A card attempt. The CVV goes to the provider and is never kept, the customer's name with it as
+ * the cardholder's; a live card waits for the customer at its acquirer's own 3-D Secure page,
+ * which sends them back to `returnUrlOf(the attempt's charge)`.
  */
 export async function startCardAttempt(
   deps: PaymentDeps,

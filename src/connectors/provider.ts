@@ -12,8 +12,8 @@ import type { MalawiMobile } from '../shared/phone.ts';
 export interface PaymentProvider {
   startMobileMoney(request: { reference: string; mobile: MalawiMobile; amountMinor: number; currency: string }): Promise<StartResult>;
   /**
-   * Hands a card to the acquirer. The CVV and the cardholder's name go to the acquirer and are
-   * never kept; `returnUrl` is where an acquirer's own 3-D Secure page sends the customer back to.
+   * Hands a card to the acquirer, with its CVV (passed on, never kept) and the cardholder's name;
+   * `returnUrl` is where an acquirer's own 3-D Secure page sends the customer back to.
    */
   startCard(request: { reference: string; card: CardDetails; cvv: string; cardholderName: string; amountMinor: number; currency: string; returnUrl: string }): Promise<StartResult>;
   /** The acquirer's page a card charge waiting for the customer there (`redirect`) sends them to; null when there is none. */

@@ -49,7 +49,7 @@ export interface CardStart {
 /**
  * Starts a direct card charge: the card is checked, the charge recorded with its 3-D Secure link
  * (waiting for nothing until its provider answers), then the card handed to the provider under our
- * charge id, with the CVV and cardholder's name, which are passed on and never kept. A crash after
+ * charge id, with the CVV, which is passed on and never kept. A crash after
  * asking leaves a charge the settler asks about (`check_at`), never a card taken without a record;
  * a provider that refuses at once took nothing, so the record goes and the refusal is the answer.
  * The charge then waits for its one-time code on our page (`otp`), or for the customer at the

@@ -137,6 +137,9 @@ for (const kind of DATABASE_KINDS) {
       const attemptPath = pathOf(posted.location!);
       const attempt = await client.get(attemptPath);
       assert.equal(attempt.status, 303, 'the attempt page sends the customer on to the acquirer');
+      const early = await client.get(`${attemptPath}/return?status=success`);
+      assert.equal(early.status, 200, 'back before finishing there: the waiting page, whatever the address says');
+      assert.match(early.text, new RegExp(`data-status-url="${attemptPath}/status"`));
       const back = await confirmAtUpstream(attempt.location!);
       assert.ok(back.startsWith(`${gw.url}${attemptPath}/return?`), back);
       const returned = await client.get(pathOf(back));
