@@ -43,6 +43,10 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   const pagePath = (session: CheckoutSession) => `/checkout/${session.id}`;
   const attemptPath = (session: CheckoutSession, charge: Charge) => `${pagePath(session)}/attempts/${charge.charge_id}`;
   const donePath = (session: CheckoutSession) => `${pagePath(session)}/done`;
+  /** Where a live card's acquirer sends the customer back to from its own 3-D Secure page. */
+  const returnPath = (session: CheckoutSession, charge: Charge) => `${attemptPath(session, charge)}/return`;
+  /** The page of a card attempt waiting for its issuer or acquirer, polling the attempt's status. */
+  const cardWaiting = (session: CheckoutSession, charge: Charge, keepPayingUrl: string): views.ApprovalState => ({ awaiting: 'card', cardText: cardName(charge), statusUrl: `${attemptPath(session, charge)}/status`, keepPayingUrl });
   /**
    * Where the browser goes when the payment ends (contract §7). A session shown in the inline popup
    * goes to its own last page instead, which tells the merchant's page in a message: the frame
@@ -153,7 +157,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     const session = await formSession(request, reply);
     if (!session) return reply;
     const { card_number: number = '', expiry = '', cvv = '' } = request.body;
-    const result = await startCardAttempt(payments, session, { number, expiry, cvv });
+    const result = await startCardAttempt(payments, session, { number, expiry, cvv, returnUrlOf: (charge) => `${config.publicBaseUrl}${returnPath(session, charge)}` });
     return answerAttempt(request, reply, session, result, { method: 'card' });
   });
 
@@ -191,13 +195,17 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return leave(reply, (await findSessionById(db, session.id)) ?? session);
   });
 
-  /** The attempt and its session as they are now, after asking the provider if it is time. */
-  async function currentAttempt(params: Params): Promise<{ session: PageSession; charge: Charge } | null> {
+  /**
+   * The attempt and its session as they are now, after asking the provider if it is time; at once
+   * for a live card whose customer is back from the acquirer's page (`backFromAcquirer`): what the
+   * browser's address says is never taken for an answer.
+   */
+  async function currentAttempt(params: Params, { backFromAcquirer } = { backFromAcquirer: false }): Promise<{ session: PageSession; charge: Charge } | null> {
     const session = await loadSession(params.id);
     const chargeId = params.chargeId ?? '';
     const found = session && REFERENCE_PATTERN.test(chargeId) && (await findSessionCharge(db, session.id, chargeId));
     if (!session || !found) return null;
-    const charge = await refreshCharge(payments, found);
+    const charge = await refreshCharge(payments, found, Date.now(), { now: backFromAcquirer && found.next_action === 'redirect' });
     return { session: charge === found ? session : ((await findPageSession(db, session.id)) ?? session), charge };
   }
 
@@ -232,9 +240,11 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       const otp = { cardText: cardName(charge), action: `${here}/otp`, error: null, testOtp: session.mode === 'test' ? TEST_OTP : null, keepPayingUrl: here };
       return html(reply, session, 200, views.renderOtpPage(summary, context, otp));
     }
+    const acquirerPage = charge.next_action === 'redirect' ? payments.providerFor(charge.mode).customerRedirect(charge) : null;
+    if (acquirerPage) return reply.redirect(acquirerPage, 303);
     const waiting: views.ApprovalState =
       charge.channel === 'card'
-        ? { awaiting: 'card', cardText: cardName(charge), statusUrl: `${here}/status`, keepPayingUrl: here }
+        ? cardWaiting(session, charge, here)
         : {
             awaiting: 'phone',
             operator: charge.operator,
@@ -246,6 +256,19 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
           };
     return html(reply, session, 200, views.renderApprovalPage(summary, context, waiting));
   });
+
+  app.get<{ Params: Params }>(
+    '/checkout/:id/attempts/:chargeId/return',
+    { errorHandler: answerPageError, schema: pageSchema('Where a live card\'s acquirer sends the customer back after its own 3-D Secure page', { 200: 'The acquirer has not told its outcome yet: the waiting page', 303: 'On to the attempt\'s outcome', 404: 'Unknown attempt' }) },
+    async (request, reply) => {
+      const attempt = await currentAttempt(request.params, { backFromAcquirer: true });
+      if (!attempt) return html(reply, null, 404, views.renderNotFoundPage());
+      const { session, charge } = attempt;
+      if (session.status !== 'pending' || charge.status !== 'pending' || charge.next_action !== 'redirect') return reply.redirect(attemptPath(session, charge), 303);
+      const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
+      return html(reply, session, 200, views.renderApprovalPage(summaryOf(session), context, cardWaiting(session, charge, returnPath(session, charge))));
+    },
+  );
 
   /**
    * Where an attempt's page goes once its session has ended. Right after the last failed try the

@@ -72,7 +72,17 @@ export async function startMobileMoneyAttempt(deps: PaymentDeps, session: Checko
   );
 }
 
-export async function startCardAttempt(deps: PaymentDeps, session: CheckoutSession, input: { number: string; expiry: string; cvv: string }, now = Date.now()): Promise<AttemptResult> {
+/**
+ * A card attempt. The CVV goes to the provider and is never kept, the customer's name with it as
+ * the cardholder's; a live card waits for the customer at its acquirer's own 3-D Secure page,
+ * which sends them back to `returnUrlOf(the attempt's charge)`.
+ */
+export async function startCardAttempt(
+  deps: PaymentDeps,
+  session: CheckoutSession,
+  input: { number: string; expiry: string; cvv: string; returnUrlOf: (charge: Charge) => string },
+  now = Date.now(),
+): Promise<AttemptResult> {
   const card = readCard(input.number, input.expiry, input.cvv, new Date(now));
   if (isCardProblem(card)) return { refused: card.message, field: card.field };
   // A mistyped live card is caught here rather than by the acquirer; sandbox test cards need not pass.
@@ -81,7 +91,15 @@ export async function startCardAttempt(deps: PaymentDeps, session: CheckoutSessi
   // The masked number and expiry tell a card typed again from another; the full number is never kept, even hashed.
   const sameCard = requestHash({ channel: 'card', card: details.card_number, expiry: card.expiry });
   return attempt(deps, session, details, sameCard, now, (charge) =>
-    deps.providerFor(session.mode).startCard({ reference: charge.id, card, amountMinor: session.amount_minor, currency: session.currency }),
+    deps.providerFor(session.mode).startCard({
+      reference: charge.id,
+      card,
+      cvv: input.cvv.trim(),
+      cardholderName: [session.first_name, session.last_name].filter(Boolean).join(' '),
+      amountMinor: session.amount_minor,
+      currency: session.currency,
+      returnUrl: input.returnUrlOf(charge),
+    }),
   );
 }
 

@@ -60,7 +60,7 @@ export interface PendingStep {
 export type CollectRequest = { reference: string; amountMinor: number; currency: string } & (
   | { method: 'mobile_money'; mobile: MalawiMobile }
   /** `returnUrl`: where the acquirer's 3-D Secure page sends the customer back to. */
-  | { method: 'card'; card: CardDetails & { cvv: string }; returnUrl: string }
+  | { method: 'card'; card: CardDetails & { cvv: string }; cardholderName: string; returnUrl: string }
   | { method: 'bank_transfer'; accountName: string; expiresAt: number }
 );
 

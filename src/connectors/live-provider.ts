@@ -22,7 +22,8 @@ type Flow = 'collect' | 'refund' | 'payout';
 /**
  * What the live provider keeps of a charge, refund or payout between asks (`provider_state`):
  * which connector has it, the operator's id once known, when it started and how often it was
- * asked; `final` when the connector's first answer was already final.
+ * asked; `final` when the connector's first answer was already final; `redirectUrl`, the
+ * acquirer's 3-D Secure page a card charge waits for the customer at.
  */
 interface LiveState {
   connector: string;
@@ -31,6 +32,7 @@ interface LiveState {
   startedAt: number;
   asks: number;
   final?: Outcome;
+  redirectUrl?: string;
 }
 
 /**
@@ -55,7 +57,8 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
   /** A connector's answer to a start, as the state to keep and when to ask first (at once when it was already final). */
   const started = (state: LiveState, step: Exclude<Step, { state: 'refused' }>, now: number) => {
     const final = outcomeOf(step);
-    const kept: LiveState = { ...state, operatorId: ('operatorId' in step ? step.operatorId : null) ?? null, ...(final ? { final } : {}) };
+    const redirectUrl = step.state === 'pending' ? step.redirectUrl : undefined;
+    const kept: LiveState = { ...state, operatorId: ('operatorId' in step ? step.operatorId : null) ?? null, ...(final ? { final } : {}), ...(redirectUrl ? { redirectUrl } : {}) };
     return { providerState: JSON.stringify(kept), checkAt: final ? now : now + settings.firstAskMs };
   };
 
@@ -89,8 +92,19 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
       return { accepted: true, nextAction: 'approve', ...started(newState(connector, 'collect', now), step, now) };
     },
 
-    // Card payments through an acquirer's own 3-D Secure page are not wired to the hosted page yet.
-    startCard: async () => ({ accepted: false, message: NOT_CONNECTED }),
+    // The customer confirms a live card on the acquirer's own 3-D Secure page, which sends them back to `returnUrl`.
+    async startCard({ reference, card, cvv, cardholderName, amountMinor, currency, returnUrl }) {
+      const connector = routes.card;
+      if (!connector) return { accepted: false, message: NOT_CONNECTED };
+      const now = Date.now();
+      const step = await answerOf(() => connector.collect({ reference, amountMinor, currency, method: 'card', card: { ...card, cvv }, cardholderName, returnUrl }));
+      if (step.state === 'refused') return { accepted: false, message: step.reason };
+      return { accepted: true, nextAction: 'redirect', ...started(newState(connector, 'collect', now), step, now) };
+    },
+
+    customerRedirect: (charge) => parsed(charge.provider_state)?.redirectUrl ?? null,
+
+    // A live card's code is typed on its acquirer's page, never on ours: no code is ever sent from here.
     confirmOtp: async () => ({ status: 'failed', reason: NOT_CONNECTED }),
 
     async startBankTransfer({ reference, amountMinor, currency, accountName, expiresAt }) {

@@ -11,7 +11,13 @@ import type { MalawiMobile } from '../shared/phone.ts';
  */
 export interface PaymentProvider {
   startMobileMoney(request: { reference: string; mobile: MalawiMobile; amountMinor: number; currency: string }): Promise<StartResult>;
-  startCard(request: { reference: string; card: CardDetails; amountMinor: number; currency: string }): Promise<StartResult>;
+  /**
+   * Hands a card to the acquirer, with its CVV (passed on, never kept) and the cardholder's name;
+   * `returnUrl` is where an acquirer's own 3-D Secure page sends the customer back to.
+   */
+  startCard(request: { reference: string; card: CardDetails; cvv: string; cardholderName: string; amountMinor: number; currency: string; returnUrl: string }): Promise<StartResult>;
+  /** The acquirer's page a card charge waiting for the customer there (`redirect`) sends them to; null when there is none. */
+  customerRedirect(charge: ProviderCharge): string | null;
   /**
    * Asks again about a pending charge: its outcome, or null while the customer has not finished;
    * `pending` when asking again later means new state and a new time (a live operator that has
@@ -71,8 +77,13 @@ export interface Pending {
 
 export type PayoutResult = Outcome | Pending | { status: 'refused'; message: string };
 
+/**
+ * What a started charge waits for: the customer approving on the phone (`approve`), the customer's
+ * one-time code on our 3-D Secure page (`otp`), or the customer at the acquirer's own page
+ * (`redirect`, its address kept in the provider's state: `customerRedirect`).
+ */
 export type StartResult =
-  | { accepted: true; nextAction: 'approve' | 'otp'; providerState: string; checkAt: number | null }
+  | { accepted: true; nextAction: 'approve' | 'otp' | 'redirect'; providerState: string; checkAt: number | null }
   | { accepted: false; message: string };
 
 export type RefundStart = { accepted: true; providerState: string; checkAt: number } | { accepted: false; message: string };

@@ -93,9 +93,11 @@ export interface ChargesTable {
   status: ChargeStatus;
   /**
    * What the charge waits for: the customer approving on the phone, the customer's one-time code,
-   * or the issuer's answer to a code that was sent (`confirming`: the code can no longer be abandoned).
+   * the issuer's answer to a code that was sent (`confirming`: the code can no longer be abandoned),
+   * or the customer at a live acquirer's own 3-D Secure page (`redirect`). A direct card charge has
+   * none while its provider is being asked.
    */
-  next_action: 'approve' | 'otp' | 'confirming' | null;
+  next_action: 'approve' | 'otp' | 'confirming' | 'redirect' | null;
   /** Merchant-facing: what verification and webhooks say about a failure. */
   failure_reason: string | null;
   /**

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { CardAuthenticationsTable, DB } from '../db/schema.ts';
+import { discardUnstarted } from './charge-repository.ts';
 
 export type CardAuthentication = Selectable<CardAuthenticationsTable>;
 type Db = Kysely<DB>;
@@ -37,4 +38,14 @@ export async function recordWrongCode(db: Db, chargeRef: string, now: number): P
     .returning('wrong_codes')
     .executeTakeFirstOrThrow();
   return Number(counted.wrong_codes);
+}
+
+/** Removes a card charge its provider refused at once, with its link (`discardUnstarted`: only one never taken). */
+export async function discardUnstartedCard(db: Db, chargeRef: string): Promise<void> {
+  await db
+    .deleteFrom('card_authentications')
+    .where('charge_ref', '=', chargeRef)
+    .where((eb) => eb.exists(eb.selectFrom('charges').select('id').where('id', '=', chargeRef).where('status', '=', 'pending').where('provider_state', 'is', null)))
+    .execute();
+  await discardUnstarted(db, chargeRef);
 }

@@ -8,9 +8,10 @@ import { isCardProblem, maskCardNumber, passesLuhn, readCard, type CardDetails }
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
 import { requestHash } from '../shared/request-hash.ts';
-import { findAuthenticationByReference, findAuthenticationOfCharge, insertCardAuthentication, recordWrongCode, type CardAuthentication } from './card-authentication-repository.ts';
+import { discardUnstartedCard, findAuthenticationByReference, findAuthenticationOfCharge, insertCardAuthentication, recordWrongCode, type CardAuthentication } from './card-authentication-repository.ts';
+import { refreshCharge } from './charge-completion.ts';
 import { chargeDetails } from './charge-lookup.ts';
-import { claimCodeConfirmation, findCharge, type Charge } from './charge-repository.ts';
+import { claimCodeConfirmation, findCharge, recordStarted, type Charge } from './charge-repository.ts';
 import { describeMethod } from './charge-views.ts';
 import { completeDirectCharge } from './direct-charges.ts';
 import { existingFor, insertUniqueRecord } from './direct-records.ts';
@@ -46,13 +47,16 @@ export interface CardStart {
 }
 
 /**
- * Starts a direct card charge: the card is checked (the CVV read and forgotten), the provider is
- * asked under our charge id, and the charge is recorded waiting for its one-time code, with its
- * 3-D Secure link, in one transaction. No money moves before the code is confirmed, so a
- * provider that took the card but whose charge we failed to record has nothing to give back. A
+ * Starts a direct card charge: the card is checked, the charge recorded with its 3-D Secure link
+ * (waiting for nothing until its provider answers), then the card handed to the provider under our
+ * charge id, with the CVV, which is passed on and never kept. A crash after
+ * asking leaves a charge the settler asks about (`check_at`), never a card taken without a record;
+ * a provider that refuses at once took nothing, so the record goes and the refusal is the answer.
+ * The charge then waits for its one-time code on our page (`otp`), or for the customer at the
+ * acquirer's own page (`redirect`), which sends them back to `returnUrlOf(link reference)`. A
  * retry of the same request, while the charge waits, answers the same link.
  */
-export async function startCardCharge(deps: PaymentDeps, owner: Principal, request: CardChargeRequest, now = Date.now()): Promise<CardStart> {
+export async function startCardCharge(deps: PaymentDeps, owner: Principal, request: CardChargeRequest, returnUrlOf: (reference: string) => string, now = Date.now()): Promise<CardStart> {
   if (!CARD_CURRENCIES.includes(request.currency)) throw ApiError.field('currency', `The currency must be one of: ${CARD_CURRENCIES.join(', ')}.`);
   const card = readCard(request.card_number, request.expiry, request.cvv, new Date(now));
   if (isCardProblem(card)) throw ApiError.field(card.field, card.message);
@@ -61,15 +65,28 @@ export async function startCardCharge(deps: PaymentDeps, owner: Principal, reque
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return replayOf(deps, existing);
   const id = ids.charge();
-  const started = await deps.providerFor(owner.mode).startCard({ reference: id, card, amountMinor: request.amount * 100, currency: request.currency });
-  if (!started.accepted) throw ApiError.field('card_number', started.message);
   const authentication: CardAuthentication = { charge_ref: id, reference: randomUUID(), redirect_url: request.redirect_url, wrong_codes: 0, expires_at: now + AUTHENTICATION_WINDOW_MS, created_at: now };
-  const make = () => cardCharge(id, owner, request, card, hash, started.providerState, now);
-  const { charge, created } = await insertUniqueRecord(deps.db, { owner, request, hash }, make, async (trx, record) => {
+  const make = () => cardCharge(id, owner, request, card, hash, now);
+  const recorded = await insertUniqueRecord(deps.db, { owner, request, hash }, make, async (trx, record) => {
     await insertCardAuthentication(trx, authentication);
     await addLog(trx, record.id, `Card payment requested with ${describeMethod(record)}: waiting for 3-D Secure`, now);
   });
-  return created ? { charge, authentication } : replayOf(deps, charge);
+  if (!recorded.created) return replayOf(deps, recorded.charge);
+  const started = await deps.providerFor(owner.mode).startCard({
+    reference: id,
+    card,
+    cvv: request.cvv.trim(),
+    cardholderName: request.cardholder_name.trim(),
+    amountMinor: request.amount * 100,
+    currency: request.currency,
+    returnUrl: returnUrlOf(authentication.reference),
+  });
+  if (!started.accepted) {
+    await deps.db.transaction().execute((trx) => discardUnstartedCard(trx, id));
+    throw ApiError.field('card_number', started.message);
+  }
+  await recordStarted(deps.db, id, started, Date.now());
+  return { charge: (await findCharge(deps.db, id)) ?? recorded.charge, authentication };
 }
 
 /** The fields that define the payment; the card by its masked number and expiry only: the full number is never kept, even hashed. */
@@ -85,7 +102,7 @@ async function replayOf(deps: PaymentDeps, charge: Charge): Promise<CardStart> {
   return { charge, authentication };
 }
 
-function cardCharge(id: string, owner: Principal, request: CardChargeRequest, card: CardDetails, hash: string, providerState: string, now: number): Charge {
+function cardCharge(id: string, owner: Principal, request: CardChargeRequest, card: CardDetails, hash: string, now: number): Charge {
   // The cardholder's name is split at its first space: records and receipts show a first and last name.
   const [first, ...rest] = request.cardholder_name.trim().split(/\s+/);
   return {
@@ -103,11 +120,11 @@ function cardCharge(id: string, owner: Principal, request: CardChargeRequest, ca
     card_number: maskCardNumber(card.number),
     card_expiry: card.expiry,
     status: 'pending',
-    next_action: 'otp',
+    next_action: null,
     failure_reason: null,
     failure_code: null,
-    provider_state: providerState,
-    check_at: null,
+    provider_state: null,
+    check_at: now + ANSWER_RECOVERY_MS,
     amount_minor: request.amount * 100,
     currency: request.currency,
     fee_minor: 0,
@@ -168,10 +185,11 @@ export interface CodeAnswer {
 export async function submitCardCode(deps: PaymentDeps, reference: string, otp: string, now = Date.now()): Promise<CodeAnswer | null> {
   for (let at = now; ; at = Date.now()) {
     const state = await findCardAuthentication(deps, reference, at);
-    if (!state || state.expired || state.charge.status !== 'pending') return state && { state, wrongCode: false };
+    // A charge waiting at its acquirer's page takes no code here: its page sends the customer there.
+    if (!state || state.expired || state.charge.status !== 'pending' || state.charge.next_action === 'redirect') return state && { state, wrongCode: false };
     const { charge, authentication } = state;
     if (charge.next_action !== 'otp') {
-      if (!(await untilConfirmed(deps, charge.id))) return { state, wrongCode: false };
+      if (!(await untilAnswered(deps, charge.id))) return { state, wrongCode: false };
       continue;
     }
     if (!(await claimCodeConfirmation(deps.db, charge.id, at + ANSWER_RECOVERY_MS, at))) continue;
@@ -204,16 +222,27 @@ export async function verifyCardCharge(deps: PaymentDeps, owner: Principal, char
   return chargeDetails(deps, owner, chargeId, now);
 }
 
-/** How long a second submission waits for the first one's code to be answered. */
+/** How long a second submission waits for the first one's code (or the charge's start) to be answered. */
 const CONFIRM_WAIT_MS = 30_000;
 
-/** Waits until a code being confirmed has its answer recorded (true), or the wait is over (false). */
-async function untilConfirmed(deps: PaymentDeps, chargeRef: string): Promise<boolean> {
+/** Waits until a code being confirmed, or the card's start, has its answer recorded (true), or the wait is over (false). */
+async function untilAnswered(deps: PaymentDeps, chargeRef: string): Promise<boolean> {
   for (const deadline = Date.now() + CONFIRM_WAIT_MS; Date.now() < deadline; await sleep(25)) {
     const charge = await findCharge(deps.db, chargeRef);
-    if (!charge || charge.status !== 'pending' || charge.next_action !== 'confirming') return true;
+    if (!charge || charge.status !== 'pending' || (charge.next_action !== 'confirming' && charge.next_action !== null)) return true;
   }
   return false;
+}
+
+/**
+ * The customer is back from the acquirer's 3-D Secure page: the provider is asked at once how the
+ * charge stands (what the browser's address says is never taken for an answer), and the link is
+ * answered as it is then. Null when the reference is unknown.
+ */
+export async function returnFromAcquirer(deps: PaymentDeps, reference: string, now = Date.now()): Promise<CardAuthenticationState | null> {
+  const state = await findCardAuthentication(deps, reference, now);
+  if (!state || state.charge.status !== 'pending' || state.charge.next_action !== 'redirect') return state;
+  return { ...state, charge: await refreshCharge(deps, state.charge, now, { now: true }) };
 }
 
 /** How many wrong codes the customer may still type. */

@@ -8,7 +8,7 @@ import { startCardCharge, verifyCardCharge } from './card-charges.ts';
 import { CardChargeBody, CardChargeResponse, CardVerifyResponse } from './card-schemas.ts';
 import { verifyRecord } from './charge-views.ts';
 import { ChargeIdParams } from './mobile-money-schemas.ts';
-import { threeDsLink } from './three-ds-page-routes.ts';
+import { threeDsLink, threeDsReturnLink } from './three-ds-page-routes.ts';
 
 const VERIFY_MESSAGES = {
   success: 'Payment authorized and completed successfully.',
@@ -26,8 +26,9 @@ export function registerCardRoutes(app: App, payments: PaymentDeps, config: Conf
       schema: { summary: 'Charge a card: answers the 3-D Secure link to send the customer to (no envelope)', body: CardChargeBody, response: { 200: CardChargeResponse, ...errorResponses } },
     },
     async (request) => {
-      const { charge, authentication } = await startCardCharge(payments, principalOf(request), request.body);
-      return { success: true as const, requires_3ds_auth: charge.next_action === 'otp', orderReference: authentication.reference, '3ds_auth_link': threeDsLink(config, authentication.reference) };
+      const { charge, authentication } = await startCardCharge(payments, principalOf(request), request.body, (reference) => threeDsReturnLink(config, reference));
+      // A replay of a charge whose code is already with the issuer has nothing left to authenticate.
+      return { success: true as const, requires_3ds_auth: charge.next_action !== 'confirming', orderReference: authentication.reference, '3ds_auth_link': threeDsLink(config, authentication.reference) };
     },
   );
 

@@ -77,7 +77,7 @@ export async function discardUnstarted(db: Db, id: string): Promise<boolean> {
 }
 
 /** Records what the provider said when it took a charge we had recorded: its state, what the charge waits for (a payout: nothing), when to ask again. */
-export async function recordStarted(db: Db, id: string, started: { nextAction: 'approve' | 'otp' | null; providerState: string; checkAt: number | null }, now: number): Promise<void> {
+export async function recordStarted(db: Db, id: string, started: { nextAction: Charge['next_action']; providerState: string; checkAt: number | null }, now: number): Promise<void> {
   await db
     .updateTable('charges')
     .set({ next_action: started.nextAction, provider_state: started.providerState, check_at: started.checkAt, updated_at: now })
@@ -115,6 +115,8 @@ export async function claimCodeConfirmation(db: Db, id: string, askAgainAt: numb
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .where('next_action', '=', 'otp')
+    // A code is sent only for a card its provider has taken (not one whose start is still being asked).
+    .where('provider_state', 'is not', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

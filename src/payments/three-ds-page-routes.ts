@@ -9,11 +9,13 @@ import type { App } from '../http/app-type.ts';
 import { sendHtml } from '../http/html.ts';
 import { formatMoneyText } from '../shared/money.ts';
 import { withQuery } from '../shared/urls.ts';
-import { codeTriesLeft, findCardAuthentication, submitCardCode, type CardAuthenticationState } from './card-charges.ts';
+import { codeTriesLeft, findCardAuthentication, returnFromAcquirer, submitCardCode, type CardAuthenticationState } from './card-charges.ts';
 import { TEST_OTP } from '../connectors/sandbox/sandbox-provider.ts';
 import * as views from './three-ds-page-views.ts';
 
 const PATH = '/3ds/auth';
+/** Where a live acquirer's own 3-D Secure page sends the customer back to. */
+const RETURN_PATH = '/3ds/return';
 /** A reference we could have issued (a UUID): anything else is unknown without asking the database. */
 const REFERENCE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -25,14 +27,20 @@ export function threeDsLink(config: Config, reference: string): string {
   return `${config.publicBaseUrl}${PATH}?reference=${encodeURIComponent(reference)}`;
 }
 
+/** The absolute link a live acquirer sends the customer back to once they are done on its page. */
+export function threeDsReturnLink(config: Config, reference: string): string {
+  return `${config.publicBaseUrl}${RETURN_PATH}?reference=${encodeURIComponent(reference)}`;
+}
+
 /** Where the browser goes once the charge has ended: the merchant's `redirect_url`, its query kept, with `charge_id` and `status`. */
 function merchantRedirect(state: CardAuthenticationState): string {
   return withQuery(state.authentication.redirect_url, { charge_id: state.charge.charge_id, status: state.charge.status === 'success' ? 'success' : 'failed' });
 }
 
 /**
- * The 3-D Secure page of direct card charges (contract §10.2): asks for the one-time code, then
- * sends the browser back to the merchant. Its form carries the checkout page's double-submit token
+ * The 3-D Secure page of direct card charges (contract §10.2): asks for the one-time code (or,
+ * for a live card, sends the browser on to its acquirer's own page, which sends it back to the
+ * return route), then sends the browser back to the merchant. Its form carries the checkout page's double-submit token
  * (its cookie scoped to `/3ds`) and is refused from foreign origins; the page has the checkout's
  * CSP, its `form-action` naming the merchant's origin, to which the form's answer redirects.
  */
@@ -64,6 +72,8 @@ export function registerThreeDsPageRoutes(app: App, { config, payments }: { conf
     const { charge, authentication } = state;
     if (state.expired && charge.status !== 'success') return html(reply, 404, views.renderExpiredPage());
     if (charge.status !== 'pending') return reply.redirect(merchantRedirect(state), 303);
+    const acquirerPage = charge.next_action === 'redirect' ? payments.providerFor(charge.mode).customerRedirect(charge) : null;
+    if (acquirerPage) return reply.redirect(acquirerPage, 303);
     if (charge.next_action !== 'otp') return html(reply, 200, views.renderConfirmingPage(summaryOf(state)), state);
     const triesLeft = codeTriesLeft(authentication);
     const form: views.CodeFormState = {
@@ -82,6 +92,26 @@ export function registerThreeDsPageRoutes(app: App, { config, payments }: { conf
     const state = REFERENCE.test(reference) ? await findCardAuthentication(payments, reference) : null;
     return show(request, reply, state, false);
   });
+
+  app.get<{ Querystring: Query }>(
+    RETURN_PATH,
+    {
+      errorHandler: answerPageError,
+      schema: pageSchema('Where a live card\'s acquirer sends the customer back after its own 3-D Secure page', {
+        200: 'The acquirer has not told its outcome yet: a page that looks again by itself',
+        303: 'The charge has ended: on to the merchant\'s redirect_url with charge_id and status',
+        404: 'Unknown or expired link',
+      }),
+    },
+    async (request, reply) => {
+      const reference = request.query.reference ?? '';
+      const state = REFERENCE.test(reference) ? await returnFromAcquirer(payments, reference) : null;
+      if (!state) return html(reply, 404, views.renderUnknownLinkPage());
+      if (state.charge.status !== 'pending') return reply.redirect(merchantRedirect(state), 303);
+      if (state.expired) return html(reply, 404, views.renderExpiredPage());
+      return html(reply, 200, views.renderConfirmingPage(summaryOf(state)), state);
+    },
+  );
 
   app.post<{ Querystring: Query; Body: Form }>(
     PATH,

@@ -225,6 +225,7 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'GET /checkout/:id/cancel': pageRoute(),
   'GET /checkout/:id/done': pageRoute(),
   'GET /checkout/:id/attempts/:chargeId': pageRoute(),
+  'GET /checkout/:id/attempts/:chargeId/return': pageRoute(),
   'POST /checkout/:id/attempts/:chargeId/abandon': pageRoute({
     form: () => fc.constant({}),
     changes: ['checkout_sessions', 'logs'],
@@ -356,6 +357,7 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   // Verifying a card charge whose 3-D Secure link ran out fails it.
   'GET /charge-card/verify/:charge_id': { params: { charge_id: chargeIds }, changes: OUTCOME },
   'GET /3ds/auth': { query: { reference: threeDsReference }, changes: OUTCOME },
+  'GET /3ds/return': { query: { reference: threeDsReference }, changes: OUTCOME },
   'POST /3ds/auth': { query: { reference: threeDsReference }, form: otpForm, changes: [...OUTCOME, 'card_authentications'] },
   'POST /refunds': {
     fields: { charge_id: sometimesKnown(chargeIds), tx_ref: sometimesKnown(txRefs), amount: refundAmount },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { CheckoutClient, type PageResponse } from './checkout-client.ts';
 import { uniqueRef } from './fixtures.ts';
 import { call, type ApiResponse, type TestGateway } from './gateway.ts';
@@ -39,4 +40,21 @@ export async function payByDirectCard(gw: TestGateway, key: string, body: Record
   const { client, path, page } = await openThreeDs(gw, started.body['3ds_auth_link']);
   assert.equal(page.status, 200, page.text.slice(0, 300));
   return client.post(path, { otp });
+}
+
+/** A CVV no id, amount or time of the suites contains as a number of its own. */
+export const MARKED_CVV = '7391';
+
+/** `digits` as a value of its own: not a part of an id, a UUID (hyphenated hex) or a longer number. */
+export const standalone = (digits: string) => `(?<![\\w-])${digits}(?![\\w-])`;
+
+/** Every row of every table, as text. */
+export async function dumpAllTables(gw: TestGateway): Promise<string> {
+  const db = gw.gateway.database.db;
+  const tables = gw.database.kind === 'sqlite'
+    ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)).rows.map((row) => row.name)
+    : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)).rows.map((row) => row.name);
+  let text = '';
+  for (const table of tables) text += JSON.stringify((await sql`select * from ${sql.table(table)}`.execute(db)).rows);
+  return text;
 }

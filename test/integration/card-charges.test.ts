@@ -1,22 +1,19 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, describe, test } from 'node:test';
-import { sql } from 'kysely';
 import pino from 'pino';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { updateMerchantSettings } from '../../src/merchants/merchant-service.ts';
-import { cardBody, chargeCard, openThreeDs, payByDirectCard, TEST_CARD_NUMBERS, verifyCard } from '../helpers/cards.ts';
+import { cardBody, chargeCard, dumpAllTables, MARKED_CVV, openThreeDs, payByDirectCard, standalone, TEST_CARD_NUMBERS, verifyCard } from '../helpers/cards.ts';
 import { alertOf, textOf } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { TIMESTAMP } from '../helpers/fixtures.ts';
-import { call, startTestGateway, useTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { call, startTestGateway, useTestGateway } from '../helpers/gateway.ts';
 import { accountMinor, AUTHORIZATION_KEYS, eventually, fundMainBalance, merchantWithReceiver, sortedKeys, VERIFY_KEYS } from '../helpers/mobile-money.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const NOT_FOUND = { status: 'failed', message: 'Transaction not found.', data: null };
-/** A CVV no id, amount or time of the suite contains as a number of its own. */
-const MARKED_CVV = '7391';
 
 const refusal = (field: string, message: string) => ({ status: 'failed', message: { [field]: [message] }, data: null });
 
@@ -266,20 +263,6 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(dump.includes('424242******4242'), 'the masked number is there (the dump is real)');
     });
   });
-}
-
-/** `digits` as a value of its own: not a part of an id, a UUID (hyphenated hex) or a longer number. */
-const standalone = (digits: string) => `(?<![\\w-])${digits}(?![\\w-])`;
-
-/** Every row of every table, as text. */
-async function dumpAllTables(gw: TestGateway): Promise<string> {
-  const db = gw.gateway.database.db;
-  const tables = gw.database.kind === 'sqlite'
-    ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)).rows.map((row) => row.name)
-    : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)).rows.map((row) => row.name);
-  let text = '';
-  for (const table of tables) text += JSON.stringify((await sql`select * from ${sql.table(table)}`.execute(db)).rows);
-  return text;
 }
 
 describe('direct card charges in the logs', () => {

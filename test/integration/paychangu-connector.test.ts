@@ -23,6 +23,7 @@ const cardCollect = (reference = uniqueRef('card')): CollectRequest => ({
   currency: 'MWK',
   method: 'card',
   card: { number: '4242424242424242', brand: 'VISA', expiry: '2040-12', cvv: '123' },
+  cardholderName: 'Chikondi Banda',
   returnUrl: 'https://operator.example/3ds/return',
 });
 

@@ -22,9 +22,6 @@ const OPERATOR_REF_IDS: Record<Operator, string> = {
   tnm: '27494cb5-ba9e-437f-a114-4e7a7686bcca',
 };
 
-/** PayChangu's records carry no cardholder name of ours to send, and its card route requires one. */
-const CARDHOLDER_NAME = 'Card holder';
-
 /**
  * A refund's only free-text field carries our reference: PayChangu's refunds have no id of the
  * merchant's, and its `api.refund` webhook and refund list must lead back to our record.
@@ -70,7 +67,7 @@ export function collectRequest(request: CollectRequest, amount: number): WireReq
       return {
         method: 'POST',
         path: '/charge-card/payments',
-        body: { ...common, card_number: request.card.number, expiry: cardExpiry(request.card.expiry), cvv: request.card.cvv, cardholder_name: CARDHOLDER_NAME, redirect_url: request.returnUrl },
+        body: { ...common, card_number: request.card.number, expiry: cardExpiry(request.card.expiry), cvv: request.card.cvv, cardholder_name: request.cardholderName, redirect_url: request.returnUrl },
       };
   }
 }

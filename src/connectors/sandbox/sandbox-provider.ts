@@ -90,6 +90,9 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
       return { accepted: true, nextAction: 'otp', providerState: JSON.stringify(state), checkAt: null };
     },
 
+    // Test cards are confirmed with their one-time code on our own 3-D Secure page.
+    customerRedirect: () => null,
+
     // A test bank transfer arrives after the same delay as a mobile money approval, in the amount the charge's amount asks for (TEST_BANK_TRANSFERS).
     async startBankTransfer({ amountMinor, expiresAt }): Promise<BankTransferStart> {
       const account = { bankName: SANDBOX_TRANSFER_BANK, accountNumber: ids.bankTransferAccount() };
