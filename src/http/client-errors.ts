@@ -9,10 +9,11 @@ import { ERRORS, type ErrorCode } from '../shared/errors.ts';
  * malformed request line, headers that took too long) the way every other answer is made: the
  * contract's envelope and an X-Request-Id. It says `Connection: close`, because the connection
  * is closed at once: a keep-alive client that is not told sends its next request into a closed
- * socket. An answer to HEAD carries no body (a client would read it as the next response); so
- * does an answer to a request whose method cannot be read back, because its request line came in
- * an earlier packet than the one the parser gave up on (headers over 16 KiB sent in pieces): a
- * HEAD client reads any body as garbage, while every other client still gets the status.
+ * socket. An answer to HEAD carries no body (a client would read it as the next response). So
+ * does a 431 whose method cannot be read back: headers over 16 KiB usually come in several
+ * packets, the request line in an earlier one than the packet the parser gave up on, and a HEAD
+ * client reads any body as garbage while every other client still gets the status. A client that
+ * took too long to send its head (408) or sent one that cannot be read (400) keeps the envelope.
  */
 export function answerClientError(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
@@ -20,12 +21,12 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
   const { status, message } = ERRORS[code];
   const body = JSON.stringify({ status: 'failed', message, data: null });
   const method = refusedMethod(error);
-  const representation =
-    method === null ? 'Content-Length: 0\r\n' : `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+  const unknownOverflow = method === null && code === 'headersTooLarge';
+  const representation = unknownOverflow ? 'Content-Length: 0\r\n' : `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${representation}X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n` +
-        (method === null || method === 'HEAD' ? '' : body),
+        (unknownOverflow || method === 'HEAD' ? '' : body),
     );
   }
   socket.destroy(error);

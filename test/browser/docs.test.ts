@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { browserSuiteOptions, seriousAccessibilityViolations, useBrowser } from '../helpers/browser.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 
-const GROUPS = ['Checkout', 'Mobile money', 'Payouts', 'Bank transfer', 'Refunds', 'Cards', 'Balance', 'Webhooks', 'Operations', 'Sandbox'];
+const GROUPS = ['Checkout', 'Mobile money', 'Payouts', 'Bank transfer', 'Refunds', 'Cards', 'Balance', 'Webhooks', 'Operator callbacks', 'Operations', 'Sandbox'];
 
 /**
  * Every Content-Security-Policy violation the page meets, as the browser reports it to the page

@@ -237,7 +237,8 @@ for (const kind of DATABASE_KINDS) {
           emitEvent(trx, { merchantId: merchant.id, mode: 'live', type: 'api.charge.payment', subjectId: 'ssrf', payload: { event_type: 'api.charge.payment', charge_id: `ssrf-${Date.now()}`, status: 'failed' } }, Date.now(), 'UTC'),
         );
         let delivery;
-        for (let waited = 0; waited < 10_000 && !delivery?.attempts?.length; waited += 50) {
+        // Until the try and what follows from it are both recorded (a busy worker's lease can run out between the two, and the try is then made again).
+        for (let waited = 0; waited < 10_000 && !(delivery?.attempts?.length && delivery.last_error); waited += 50) {
           const list = await call(gw.url, '/webhooks/deliveries', { key: merchant.live_secret_key });
           delivery = (await call(gw.url, `/webhooks/deliveries/${list.body.data.data[0].id}`, { key: merchant.live_secret_key })).body.data;
           await sleep(50);
@@ -270,16 +271,19 @@ for (const kind of DATABASE_KINDS) {
         await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: url });
         const payment = await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
         let delivery;
-        for (let waited = 0; waited < 10_000 && !delivery?.attempts?.length; waited += 50) {
+        // Until the try and what follows from it are both recorded (a busy worker's lease can run out between the two, and the try is then made again).
+        for (let waited = 0; waited < 10_000 && !(delivery?.attempts?.length && delivery.last_error); waited += 50) {
           const list = await call(gw.url, `/webhooks/deliveries?tx_ref=${payment.txRef}`, { key: merchant.test_secret_key });
           const id = list.body.data.data[0]?.id;
           if (id) delivery = (await call(gw.url, `/webhooks/deliveries/${id}`, { key: merchant.test_secret_key })).body.data;
           await sleep(50);
         }
-        assert.equal(delivery.attempts.length, 1, url);
-        assert.match(delivery.attempts[0].error, /^Refused: .*is not a public address/, url);
-        assert.equal(delivery.attempts[0].status_code, null);
-        assert.equal(delivery.attempts[0].response_body, null);
+        assert.ok(delivery.attempts.length >= 1, url);
+        for (const attempt of delivery.attempts) {
+          assert.match(attempt.error, /^Refused: .*is not a public address/, url);
+          assert.equal(attempt.status_code, null);
+          assert.equal(attempt.response_body, null);
+        }
         assert.match(delivery.last_error, /^Refused: /);
         assert.equal(delivery.status, 'pending', 'retried on the schedule, like any failed try');
       }
