@@ -19,6 +19,9 @@ const USAGE = `Usage: lipira <command>
   ledger check                            prove the ledger balances (exit 1 if not)
   ledger settle                           move collected money to main balances now
   charges review [--json]                 live payments, payouts and refunds left without a final answer
+  users create --merchant ID --email EMAIL --role owner|developer|viewer [--password-stdin] [--json]
+  users create --operator --email EMAIL [--password-stdin] [--json]
+                                          a dashboard user; without a password, prints and emails a one-time set-password link
 
 Every command reads DATABASE_URL (default sqlite:./data/lipira.db).`;
 
@@ -35,6 +38,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
   charges: async () => (await import('./charges-command.ts')).chargesCommand,
   config: async () => (await import('./config-command.ts')).configCommand,
+  users: async () => (await import('./users-command.ts')).usersCommand,
 };
 
 /** Runs one command line; resolves to the process exit status. */

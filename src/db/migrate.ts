@@ -12,6 +12,7 @@ import { payoutRecipientsMigration } from './migrations/0010_payout_recipients.t
 import { cardAuthenticationsMigration } from './migrations/0012_card_authentications.ts';
 import { sessionFrameOriginMigration } from './migrations/0013_session_frame_origin.ts';
 import { reviewFlagsMigration } from './migrations/0014_review_flags.ts';
+import { usersMigration } from './migrations/0015_users.ts';
 import { bankTransferAccountsMigration } from './migrations/0011_bank_transfer_accounts.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -29,6 +30,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0013_session_frame_origin': sessionFrameOriginMigration,
     '0014_review_flags': reviewFlagsMigration,
     '0011_bank_transfer_accounts': bankTransferAccountsMigration,
+    '0015_users': usersMigration(database.dialect),
   };
 }
 

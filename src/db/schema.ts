@@ -295,10 +295,12 @@ export interface WebhookAttemptsTable {
 
 export interface EmailsTable {
   id: string;
-  event_id: string;
-  merchant_id: string;
+  /** The payment's or refund's event a receipt tells about; null for a dashboard user's set-password link. */
+  event_id: string | null;
+  /** Null for a gateway operator's set-password link. */
+  merchant_id: string | null;
   /** One of each per payment or refund: the unique (event_id, kind) makes a receipt go out once. */
-  kind: 'merchant_receipt' | 'customer_receipt' | 'merchant_refund_receipt' | 'customer_refund_receipt';
+  kind: 'merchant_receipt' | 'customer_receipt' | 'merchant_refund_receipt' | 'customer_refund_receipt' | 'set_password';
   recipient: string;
   subject: string;
   text_body: string;
@@ -325,6 +327,62 @@ export interface AppStateTable {
   value: string;
 }
 
+export type UserRole = 'owner' | 'developer' | 'viewer' | 'operator';
+
+/** A dashboard user: a merchant's (owner, developer, viewer) or the gateway's (operator, no merchant). */
+export interface UsersTable {
+  id: string;
+  merchant_id: string | null;
+  /** Lowercased: one account per address, however it is typed. */
+  email: string;
+  role: UserRole;
+  /** `scrypt$N$r$p$salt$hash`; null until the user sets one through a one-time link. */
+  password_hash: string | null;
+  /** Base32 TOTP secret once two-factor sign-in is on; never shown again after enrolment. */
+  totp_secret: string | null;
+  /** The last time step whose code was accepted: the same code is not taken twice. */
+  totp_last_step: number | null;
+  failed_logins: Generated<number>;
+  locked_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A signed-in browser. The id is the SHA-256 of the cookie's token, which is never stored. */
+export interface UserSessionsTable {
+  id: string;
+  user_id: string;
+  /** 1 between a right password and the second factor's code: the session opens no page yet. */
+  awaiting_code: Generated<number>;
+  created_at: number;
+  last_seen_at: number;
+  /** The absolute end, however active the session is. */
+  expires_at: number;
+}
+
+/** A one-time set-password link; the id is the SHA-256 of the link's token. */
+export interface PasswordLinksTable {
+  id: string;
+  user_id: string;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+/** Who changed money, secrets or users, and when: written in the transaction of the change. */
+export interface AuditLogTable {
+  id: string;
+  merchant_id: string | null;
+  /** Null when the change was made from the command line. */
+  user_id: string | null;
+  action: string;
+  /** What was changed: a user's, charge's or key's id. */
+  subject: string;
+  /** JSON text, never holding a secret. */
+  detail: string | null;
+  created_at: number;
+}
+
 export interface DB {
   merchants: MerchantsTable;
   api_keys: ApiKeysTable;
@@ -343,4 +401,8 @@ export interface DB {
   refunds: RefundsTable;
   logs: LogsTable;
   app_state: AppStateTable;
+  users: UsersTable;
+  user_sessions: UserSessionsTable;
+  password_links: PasswordLinksTable;
+  audit_log: AuditLogTable;
 }

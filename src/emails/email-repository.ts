@@ -5,9 +5,9 @@ import { claimDue } from '../db/leased-work.ts';
 import type { Mode } from '../shared/ids.ts';
 
 export type Email = Selectable<EmailsTable>;
-/** A claimed email with the mode of the payment it tells about, which decides where a customer's receipt may go. */
+/** A claimed email with the mode of the payment it tells about, which decides where a customer's receipt may go (null: no payment, a set-password link). */
 export interface ClaimedEmail extends Email {
-  mode: Mode;
+  mode: Mode | null;
 }
 type Db = Kysely<DB>;
 
@@ -25,7 +25,7 @@ export function claimDueEmails(db: Db, dialect: Dialect, now: number, leaseMs: n
   return claimDue(db, dialect, 'emails', { now, leaseMs, limit }, (trx, ids) =>
     trx
       .selectFrom('emails')
-      .innerJoin('events', 'events.id', 'emails.event_id')
+      .leftJoin('events', 'events.id', 'emails.event_id')
       .selectAll('emails')
       .select('events.mode')
       .where('emails.id', 'in', ids)

@@ -33,6 +33,7 @@ import { registerPayoutRoutes } from '../payouts/payout-routes.ts';
 import { registerSandboxRoutes } from '../sandbox/sandbox-routes.ts';
 import { registerRefundRoutes } from '../refunds/refund-routes.ts';
 import { registerCallbackRoutes } from '../callbacks/callback-routes.ts';
+import { registerDashboardRoutes } from '../dashboard/dashboard-routes.ts';
 
 export interface Server {
   app: App;
@@ -118,6 +119,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerCardRoutes(app, payments, config);
     registerThreeDsPageRoutes(app, { config, payments });
     registerCallbackRoutes(app, payments);
+    registerDashboardRoutes(app, { config, db: database.db });
   });
   return { app, inFlight, routes };
 }

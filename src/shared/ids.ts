@@ -64,4 +64,6 @@ export const ids = {
   refund: () => `rf_${randomBase62(20)}`,
   ledgerAccount: () => `acc_${randomBase62(16)}`,
   ledgerTransaction: () => `ltx_${randomBase62(20)}`,
+  user: () => `usr_${randomBase62(16)}`,
+  auditEntry: () => `aud_${randomBase62(20)}`,
 };

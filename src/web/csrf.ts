@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBase62 } from '../shared/ids.ts';
+import { readCookie } from './cookies.ts';
 
 const COOKIE = 'lipira_csrf';
 const TOKEN = /^[0-9A-Za-z]{32}$/;
@@ -14,7 +15,7 @@ export function issueCsrfToken(request: FastifyRequest, reply: FastifyReply, ses
   return issueCsrfCookie(request, reply, `/checkout/${sessionId}`, secure, framed);
 }
 
-/** The same token for the pages under `path` (the 3-D Secure page's `/3ds/auth`). */
+/** The same token for the pages under `path` (the 3-D Secure page's `/3ds/auth`, the dashboard's `/dashboard`). */
 export function issueCsrfCookie(request: FastifyRequest, reply: FastifyReply, path: string, secure: boolean, framed = false): string {
   const existing = readCookie(request, COOKIE);
   const token = existing && TOKEN.test(existing) ? existing : randomBase62(32);
@@ -37,14 +38,6 @@ export function csrfTokenMatches(request: FastifyRequest, formToken: unknown): b
   const cookie = readCookie(request, COOKIE);
   if (!cookie || typeof formToken !== 'string' || cookie.length !== formToken.length) return false;
   return timingSafeEqual(Buffer.from(cookie), Buffer.from(formToken));
-}
-
-function readCookie(request: FastifyRequest, name: string): string | null {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return null;
 }
 
 /** A browser that says where a form came from must say it came from us. */

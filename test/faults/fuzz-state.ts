@@ -26,6 +26,10 @@ const FIGURES: Record<TableName, string> = {
   refunds: "count(*), max(updated_at), sum(case when status = 'pending' then 1 else 0 end)",
   logs: 'count(*)',
   app_state: 'count(*)',
+  users: 'count(*), max(updated_at), sum(failed_logins)',
+  user_sessions: 'count(*), max(last_seen_at)',
+  password_links: "count(*), sum(case when used_at is null then 0 else 1 end)",
+  audit_log: 'count(*)',
 };
 
 const TABLES = Object.keys(FIGURES) as TableName[];

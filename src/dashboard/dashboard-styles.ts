@@ -1,0 +1,37 @@
+/**
+ * The dashboard's stylesheet, served at /dashboard/assets/dashboard.css. Kept in a module rather
+ * than a .css file beside it: the `lipira` bundle copies only the checkout page's files next to
+ * itself. Phones first (360 px and up); focus always visible; text at 4.5:1 contrast or more.
+ */
+export const DASHBOARD_CSS = `
+:root { --accent: #0f766e; --accent-strong: #115e59; --text: #101828; --muted: #475467; --border: #cdd2da; --bg: #f2f4f7; --surface: #fff; --danger: #b42318; --danger-soft: #fef3f2; --ok: #067647; --ok-soft: #e6f6ed; color-scheme: light; }
+*, *::before, *::after { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
+body { margin: 0; min-height: 100vh; background: var(--bg); color: var(--text); font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; font-size: 16px; line-height: 1.5; }
+.top { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; justify-content: space-between; padding: 12px 16px; background: var(--surface); border-bottom: 1px solid var(--border); }
+.brand { font-weight: 700; color: var(--text); text-decoration: none; }
+.top nav { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+main { width: 100%; max-width: 480px; margin: 24px auto; padding: 24px 16px; background: var(--surface); border: 1px solid var(--border); border-radius: 12px; }
+main.wide { max-width: 720px; }
+@media (max-width: 520px) { main { margin: 0; border-radius: 0; border-left: 0; border-right: 0; } }
+h1 { font-size: 1.5rem; margin: 0 0 16px; }
+h2 { font-size: 1.125rem; margin: 24px 0 8px; }
+p { margin: 0 0 12px; }
+.muted { color: var(--muted); }
+form.stack { display: grid; gap: 16px; }
+label { display: grid; gap: 4px; font-weight: 600; }
+.hint { font-weight: 400; color: var(--muted); font-size: 0.875rem; }
+input[type=email], input[type=password], input[type=text] { width: 100%; font: inherit; font-size: 16px; padding: 10px 12px; border: 1px solid #8a94a6; border-radius: 8px; background: var(--surface); color: var(--text); }
+input:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+button { font: inherit; font-weight: 600; padding: 10px 16px; border-radius: 8px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; min-height: 44px; }
+button:hover { background: var(--accent-strong); }
+button.secondary { background: var(--surface); color: var(--accent-strong); }
+button.danger { background: var(--danger); border-color: var(--danger); }
+.inline { display: inline; }
+a { color: var(--accent-strong); }
+.error { padding: 12px; border-radius: 8px; background: var(--danger-soft); color: var(--danger); border: 1px solid #fda29b; }
+.notice { padding: 12px; border-radius: 8px; background: var(--ok-soft); color: var(--ok); border: 1px solid #75e0a7; }
+.secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; padding: 8px; background: var(--bg); border-radius: 6px; }
+.qr { display: block; width: 200px; max-width: 100%; height: auto; margin: 8px 0 16px; background: #fff; }
+.actions { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 16px; }
+`;

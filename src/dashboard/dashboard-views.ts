@@ -1,0 +1,164 @@
+/**
+ * The dashboard's pages. Every string a user, merchant or request supplied is escaped here; the
+ * forms all carry the double-submit token (`csrf`).
+ */
+import { escapeHtml } from '../shared/html.ts';
+import { MIN_PASSWORD_LENGTH } from '../users/passwords.ts';
+
+/** Who is signed in, as the page header shows them. */
+export interface Viewer {
+  email: string;
+  role: string;
+  /** The merchant's name, or null for a gateway operator. */
+  merchantName: string | null;
+}
+
+function shell(title: string, body: string, options: { viewer?: Viewer; csrf?: string; wide?: boolean } = {}): string {
+  const signOut = options.viewer && options.csrf ? `<nav aria-label="Account"><a href="/dashboard/settings/two-factor">Two-factor sign-in</a>${postButton('/dashboard/logout', options.csrf, 'Sign out', 'secondary')}</nav>` : '';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)} · Lipira dashboard</title>
+<link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+</head>
+<body>
+<header class="top"><a class="brand" href="/dashboard">Lipira dashboard</a>${signOut}</header>
+<main${options.wide ? ' class="wide"' : ''}>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+const errorBox = (message: string | null) => (message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : '');
+
+function postButton(action: string, csrf: string, label: string, kind: 'secondary' | 'danger' | '' = ''): string {
+  return `<form class="inline" method="post" action="${escapeHtml(action)}">${csrfField(csrf)}<button type="submit"${kind ? ` class="${kind}"` : ''}>${escapeHtml(label)}</button></form>`;
+}
+
+export function renderLoginPage(csrf: string, state: { email: string; error: string | null; notice?: string | null }): string {
+  return shell(
+    'Sign in',
+    `<h1>Sign in</h1>
+${state.notice ? `<p class="notice" role="status">${escapeHtml(state.notice)}</p>` : ''}${errorBox(state.error)}
+<form class="stack" method="post" action="/dashboard/login">${csrfField(csrf)}
+<label>Email<input type="email" name="email" autocomplete="username" required value="${escapeHtml(state.email)}"></label>
+<label>Password<input type="password" name="password" autocomplete="current-password" required></label>
+<button type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+export function renderCodePage(csrf: string, error: string | null): string {
+  return shell(
+    'Two-factor code',
+    `<h1>Enter your code</h1>
+<p class="muted">Open your authenticator app and type the 6-digit code it shows for Lipira.</p>
+${errorBox(error)}
+<form class="stack" method="post" action="/dashboard/login">${csrfField(csrf)}
+<label>Code<input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength="7" required></label>
+<button type="submit">Continue</button>
+</form>
+<p class="actions"><a href="/dashboard/login?restart=1">Start again</a></p>`,
+  );
+}
+
+export function renderSetPasswordPage(csrf: string, token: string, email: string, error: string | null): string {
+  return shell(
+    'Set your password',
+    `<h1>Set your password</h1>
+<p>For <strong>${escapeHtml(email)}</strong>.</p>
+${errorBox(error)}
+<form class="stack" method="post" action="/dashboard/set-password">${csrfField(csrf)}
+<input type="hidden" name="token" value="${escapeHtml(token)}">
+<input type="email" name="email" autocomplete="username" value="${escapeHtml(email)}" hidden>
+<label>New password <span class="hint" id="password-hint">At least ${MIN_PASSWORD_LENGTH} characters. A few unrelated words make a good one.</span><input type="password" name="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required aria-describedby="password-hint"></label>
+<label>The same password again<input type="password" name="confirm" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required></label>
+<button type="submit">Set password</button>
+</form>`,
+  );
+}
+
+export function renderLinkUnusablePage(): string {
+  return shell('Link no longer works', `<h1>This link no longer works</h1>
+<p>A set-password link works once, for 24 hours. Ask whoever made your account for a new one.</p>
+<p><a href="/dashboard/login">Go to sign in</a></p>`);
+}
+
+export function renderHomePage(viewer: Viewer, csrf: string): string {
+  const whose = viewer.merchantName === null ? 'the gateway' : viewer.merchantName;
+  return shell(
+    'Home',
+    `<h1>Dashboard</h1>
+<p>Signed in as <strong>${escapeHtml(viewer.email)}</strong> (${escapeHtml(viewer.role)}) for <strong>${escapeHtml(whose)}</strong>.</p>
+<p class="muted">Payments, refunds, payouts, balances, keys and webhooks come to these pages next.</p>
+<div class="actions">${postButton('/dashboard/logout', csrf, 'Sign out')}${postButton('/dashboard/logout-everywhere', csrf, 'Sign out everywhere', 'secondary')}</div>`,
+    { viewer, csrf, wide: true },
+  );
+}
+
+export interface EnrolmentState {
+  secret: string;
+  /** The QR code of the otpauth URI, as an SVG data URL. */
+  qrDataUrl: string;
+  error: string | null;
+}
+
+export function renderTwoFactorSetupPage(viewer: Viewer, csrf: string, state: EnrolmentState): string {
+  return shell(
+    'Two-factor sign-in',
+    `<h1>Two-factor sign-in</h1>
+<p>Two-factor sign-in is <strong>off</strong>. Turn it on to ask for a code from your phone after your password.</p>
+${errorBox(state.error)}
+<h2>1. Add Lipira to your authenticator app</h2>
+<p>Scan this code, or type the key below into the app.</p>
+<img class="qr" src="${escapeHtml(state.qrDataUrl)}" alt="QR code for your authenticator app" width="200" height="200">
+<p>Key: <span class="secret">${escapeHtml(state.secret)}</span></p>
+<h2>2. Confirm with a code</h2>
+<form class="stack" method="post" action="/dashboard/settings/two-factor">${csrfField(csrf)}
+<input type="hidden" name="action" value="enable">
+<input type="hidden" name="secret" value="${escapeHtml(state.secret)}">
+<label>Code from the app<input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength="7" required></label>
+<button type="submit">Turn on two-factor sign-in</button>
+</form>`,
+    { viewer, csrf },
+  );
+}
+
+export function renderTwoFactorOnPage(viewer: Viewer, csrf: string, state: { error: string | null; notice: string | null }): string {
+  return shell(
+    'Two-factor sign-in',
+    `<h1>Two-factor sign-in</h1>
+${state.notice ? `<p class="notice" role="status">${escapeHtml(state.notice)}</p>` : ''}<p>Two-factor sign-in is <strong>on</strong>: every sign-in asks for a code from your authenticator app.</p>
+${errorBox(state.error)}
+<h2>Turn it off</h2>
+<form class="stack" method="post" action="/dashboard/settings/two-factor">${csrfField(csrf)}
+<input type="hidden" name="action" value="disable">
+<label>Current code from the app<input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength="7" required></label>
+<button type="submit" class="danger">Turn off two-factor sign-in</button>
+</form>`,
+    { viewer, csrf },
+  );
+}
+
+export function renderForbiddenPage(): string {
+  return shell('Form expired', `<h1>This form has expired</h1>
+<p>For your safety the form could not be accepted. Go back, reload the page and try again.</p>
+<p><a href="/dashboard">Back to the dashboard</a></p>`);
+}
+
+export function renderTooManyPage(): string {
+  return shell('Too many tries', `<h1>Too many failed sign-ins</h1>
+<p>Too many sign-ins failed from your network. Wait 15 minutes and try again.</p>`);
+}
+
+export function renderUnavailablePage(): string {
+  return shell('Unavailable', `<h1>The dashboard is unavailable for a moment</h1>
+<p>Try again in a few seconds.</p>`);
+}

@@ -1,0 +1,46 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { escapeHtml } from '../shared/html.ts';
+import { ids } from '../shared/ids.ts';
+import { insertEmails } from './email-repository.ts';
+import type { ComposedEmail } from './receipt-email.ts';
+
+export interface SetPasswordInvite {
+  recipient: string;
+  /** Null for a gateway operator. */
+  merchantId: string | null;
+  /** Whose dashboard the account opens: the merchant's name, or the gateway's. */
+  accountOf: string;
+  link: string;
+  validHours: number;
+}
+
+export function composeSetPasswordEmail({ accountOf, link, validHours }: SetPasswordInvite): ComposedEmail {
+  const subject = `Set your password for the ${accountOf} dashboard`;
+  const intro = `An account on the ${accountOf} payments dashboard was made for this address. Choose your password with this link, within ${validHours} hours; it works once.`;
+  const ignore = 'If you did not expect this, ignore this message: nothing happens until the link is used.';
+  return {
+    subject,
+    text: `${intro}\n\n${link}\n\n${ignore}\n`,
+    html: [
+      '<!doctype html>',
+      `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
+      '<body style="font-family:Arial,Helvetica,sans-serif;color:#222">',
+      `<p>${escapeHtml(intro)}</p>`,
+      `<p><a href="${escapeHtml(link)}">Set your password</a></p>`,
+      `<p style="color:#555">${escapeHtml(ignore)}</p>`,
+      '</body></html>',
+    ].join('\n'),
+  };
+}
+
+/**
+ * Queues the link in the email outbox, in the caller's transaction: the worker of `lipira serve`
+ * sends it (SMTP, or an .eml file in OUTBOX_DIR) with the receipts' retries.
+ */
+export async function queueSetPasswordEmail(trx: Kysely<DB>, invite: SetPasswordInvite, now: number): Promise<void> {
+  const { subject, text, html } = composeSetPasswordEmail(invite);
+  await insertEmails(trx, [
+    { id: ids.email(), event_id: null, merchant_id: invite.merchantId, kind: 'set_password', recipient: invite.recipient, subject, text_body: text, html_body: html, status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null, last_error: null, created_at: now, sent_at: null },
+  ]);
+}

@@ -1,0 +1,27 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { ids } from '../shared/ids.ts';
+import { insertAuditEntry } from './user-repository.ts';
+
+export interface AuditEntry {
+  merchantId: string | null;
+  /** Who did it; null from the command line. */
+  userId: string | null;
+  action: 'user.create' | 'user.password_set' | 'user.two_factor_on' | 'user.two_factor_off' | 'user.signed_out_everywhere' | 'user.locked';
+  subject: string;
+  /** Shown to whoever reads the log: never a secret. */
+  detail?: Record<string, unknown>;
+}
+
+/** Writes one entry, in the caller's transaction: the log holds a change exactly when the change was made. */
+export async function recordAudit(trx: Kysely<DB>, entry: AuditEntry, now: number): Promise<void> {
+  await insertAuditEntry(trx, {
+    id: ids.auditEntry(),
+    merchant_id: entry.merchantId,
+    user_id: entry.userId,
+    action: entry.action,
+    subject: entry.subject,
+    detail: entry.detail ? JSON.stringify(entry.detail) : null,
+    created_at: now,
+  });
+}

@@ -1,0 +1,96 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { AuditLogTable, DB, PasswordLinksTable, UserSessionsTable, UsersTable } from '../db/schema.ts';
+
+export type User = Selectable<UsersTable>;
+export type UserSession = Selectable<UserSessionsTable>;
+type Db = Kysely<DB>;
+
+export async function insertUser(trx: Db, user: Insertable<UsersTable>): Promise<boolean> {
+  const inserted = await trx.insertInto('users').values(user).onConflict((oc) => oc.column('email').doNothing()).executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+export function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export function findUser(db: Db, id: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateUser(db: Db, id: string, patch: Updateable<UsersTable>): Promise<void> {
+  await db.updateTable('users').set(patch).where('id', '=', id).execute();
+}
+
+/** Counts a failed sign-in; the count after it. */
+export async function countFailedLogin(db: Db, id: string, now: number): Promise<number> {
+  const row = await db
+    .updateTable('users')
+    .set((eb) => ({ failed_logins: eb('failed_logins', '+', 1), updated_at: now }))
+    .where('id', '=', id)
+    .returning('failed_logins')
+    .executeTakeFirst();
+  return row?.failed_logins ?? 0;
+}
+
+/**
+ * Takes a second factor's time step for the user unless it, or a later one, was taken already:
+ * two sign-ins racing with the same code cannot both win.
+ */
+export async function takeTotpStep(db: Db, id: string, step: number, now: number): Promise<boolean> {
+  const updated = await db
+    .updateTable('users')
+    .set({ totp_last_step: step, failed_logins: 0, updated_at: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+export async function insertSession(db: Db, session: Insertable<UserSessionsTable>): Promise<void> {
+  await db.insertInto('user_sessions').values(session).execute();
+}
+
+export function findSession(db: Db, id: string): Promise<UserSession | undefined> {
+  return db.selectFrom('user_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function touchSession(db: Db, id: string, now: number): Promise<void> {
+  await db.updateTable('user_sessions').set({ last_seen_at: now }).where('id', '=', id).execute();
+}
+
+export async function deleteSession(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('user_sessions').where('id', '=', id).execute();
+}
+
+/** Ends every session of a user; how many there were. */
+export async function deleteUserSessions(db: Db, userId: string): Promise<number> {
+  const deleted = await db.deleteFrom('user_sessions').where('user_id', '=', userId).executeTakeFirst();
+  return Number(deleted.numDeletedRows);
+}
+
+export async function insertPasswordLink(trx: Db, link: Insertable<PasswordLinksTable>): Promise<void> {
+  await trx.insertInto('password_links').values(link).execute();
+}
+
+/** A link that still works: unused and not expired. */
+export function findUsableLink(db: Db, id: string, now: number): Promise<Selectable<PasswordLinksTable> | undefined> {
+  return db.selectFrom('password_links').selectAll().where('id', '=', id).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+}
+
+/** Uses a link up, if it still works (compare-and-set: a link used twice at once works once); the user it was for. */
+export async function useLink(trx: Db, id: string, now: number): Promise<string | null> {
+  const row = await trx
+    .updateTable('password_links')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id ?? null;
+}
+
+export async function insertAuditEntry(trx: Db, entry: Insertable<AuditLogTable>): Promise<void> {
+  await trx.insertInto('audit_log').values(entry).execute();
+}

@@ -1,0 +1,132 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
+import type { DB, UserRole } from '../db/schema.ts';
+import { queueSetPasswordEmail } from '../emails/set-password-email.ts';
+import { findMerchant } from '../merchants/merchant-service.ts';
+import { ids } from '../shared/ids.ts';
+import { recordAudit } from './audit.ts';
+import { hashPassword, passwordProblem } from './passwords.ts';
+import { deleteUserSessions, findUsableLink, findUser, insertPasswordLink, insertUser, updateUser, useLink, type User } from './user-repository.ts';
+import { isWellFormedToken, newToken, tokenId } from './tokens.ts';
+import { acceptedStep } from './totp.ts';
+
+type Db = Kysely<DB>;
+
+/** How long a set-password link works. */
+export const LINK_VALID_HOURS = 24;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** A request the users' rules refuse, with the sentence to show. */
+export class UserError extends Error {}
+
+export interface NewUser {
+  /** Null for a gateway operator. */
+  merchantId: string | null;
+  email: string;
+  role: UserRole;
+  /** Without one, a one-time link to set it is made and emailed. */
+  password?: string;
+  /** Who creates the user; null from the command line. */
+  actorId?: string | null;
+}
+
+export interface CreatedUser {
+  user: User;
+  /** The set-password link, when no password was given. */
+  link: string | null;
+}
+
+/** Addresses are compared as typed by people: case and surrounding spaces do not matter. */
+export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+/**
+ * Creates a dashboard user, its audit entry and (without a password) its one-time link and the
+ * email carrying it, in one transaction. An operator has no merchant; everyone else has one.
+ */
+export async function createUser(db: Db, config: Pick<Config, 'publicBaseUrl'>, input: NewUser, now = Date.now()): Promise<CreatedUser> {
+  const email = normaliseEmail(input.email);
+  if (!EMAIL.test(email)) throw new UserError(`"${input.email}" is not an email address.`);
+  if ((input.role === 'operator') !== (input.merchantId === null)) throw new UserError('An operator belongs to no merchant; every other user belongs to one.');
+  const merchant = input.merchantId === null ? null : await findMerchant(db, input.merchantId);
+  if (input.merchantId !== null && !merchant) throw new UserError(`No merchant ${input.merchantId}.`);
+  const problem = input.password === undefined ? null : passwordProblem(input.password);
+  if (problem) throw new UserError(problem);
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+  const user: User = { id: ids.user(), merchant_id: input.merchantId, email, role: input.role, password_hash: passwordHash, totp_secret: null, totp_last_step: null, failed_logins: 0, locked_until: null, created_at: now, updated_at: now };
+  return db.transaction().execute(async (trx) => {
+    if (!(await insertUser(trx, user))) throw new UserError(`A user with the email ${email} already exists.`);
+    await recordAudit(trx, { merchantId: user.merchant_id, userId: input.actorId ?? null, action: 'user.create', subject: user.id, detail: { email, role: user.role } }, now);
+    const link = passwordHash === null ? await issuePasswordLink(trx, config, user, merchant?.name ?? 'Lipira gateway', now) : null;
+    return { user, link };
+  });
+}
+
+/** A new one-time link for the user, queued in the email outbox; the link itself. */
+async function issuePasswordLink(trx: Db, config: Pick<Config, 'publicBaseUrl'>, user: User, accountOf: string, now: number): Promise<string> {
+  const token = newToken();
+  await insertPasswordLink(trx, { id: tokenId(token), user_id: user.id, expires_at: now + LINK_VALID_HOURS * 3_600_000, used_at: null, created_at: now });
+  const link = `${config.publicBaseUrl}/dashboard/set-password?token=${token}`;
+  await queueSetPasswordEmail(trx, { recipient: user.email, merchantId: user.merchant_id, accountOf, link, validHours: LINK_VALID_HOURS }, now);
+  return link;
+}
+
+/** The user a set-password link is for, while it still works. */
+export async function linkUser(db: Db, token: unknown, now = Date.now()): Promise<User | null> {
+  if (!isWellFormedToken(token)) return null;
+  const link = await findUsableLink(db, tokenId(token), now);
+  return link ? ((await findUser(db, link.user_id)) ?? null) : null;
+}
+
+/**
+ * Sets the password a link was sent for, and uses the link up. Every session the user had is
+ * ended: whoever knew the old password is signed out. A lock from failed sign-ins is lifted.
+ * Null when the link does not work (used, expired, or never issued).
+ */
+export async function setPasswordWithLink(db: Db, token: unknown, password: string, now = Date.now()): Promise<User | null> {
+  const problem = passwordProblem(password);
+  if (problem) throw new UserError(problem);
+  if (!isWellFormedToken(token)) return null;
+  const passwordHash = await hashPassword(password);
+  return db.transaction().execute(async (trx) => {
+    const userId = await useLink(trx, tokenId(token), now);
+    if (!userId) return null;
+    await updateUser(trx, userId, { password_hash: passwordHash, failed_logins: 0, locked_until: null, updated_at: now });
+    await deleteUserSessions(trx, userId);
+    const user = (await findUser(trx, userId))!;
+    await recordAudit(trx, { merchantId: user.merchant_id, userId, action: 'user.password_set', subject: userId }, now);
+    return user;
+  });
+}
+
+/**
+ * Turns two-factor sign-in on with a secret the user's app now holds, proven by one of its codes.
+ * False when the code is wrong (the secret is then not kept).
+ */
+export async function enableTwoFactor(db: Db, user: User, secret: string, code: string, now = Date.now()): Promise<boolean> {
+  if (user.totp_secret !== null) return false;
+  const step = acceptedStep(secret, code, null, now);
+  if (step === null) return false;
+  await db.transaction().execute(async (trx) => {
+    await updateUser(trx, user.id, { totp_secret: secret, totp_last_step: step, updated_at: now });
+    await recordAudit(trx, { merchantId: user.merchant_id, userId: user.id, action: 'user.two_factor_on', subject: user.id }, now);
+  });
+  return true;
+}
+
+/** Turns two-factor sign-in off, proven by a current code. False when the code is wrong. */
+export async function disableTwoFactor(db: Db, user: User, code: string, now = Date.now()): Promise<boolean> {
+  if (user.totp_secret === null || acceptedStep(user.totp_secret, code, user.totp_last_step, now) === null) return false;
+  await db.transaction().execute(async (trx) => {
+    await updateUser(trx, user.id, { totp_secret: null, totp_last_step: null, updated_at: now });
+    await recordAudit(trx, { merchantId: user.merchant_id, userId: user.id, action: 'user.two_factor_off', subject: user.id }, now);
+  });
+  return true;
+}
+
+/** Ends every session of the user, on every browser. */
+export async function signOutEverywhere(db: Db, user: User, now = Date.now()): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const ended = await deleteUserSessions(trx, user.id);
+    await recordAudit(trx, { merchantId: user.merchant_id, userId: user.id, action: 'user.signed_out_everywhere', subject: user.id, detail: { sessions: ended } }, now);
+  });
+}
