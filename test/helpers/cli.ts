@@ -15,12 +15,14 @@ export interface CliResult {
 /**
  * Runs `lipira …` as a real child process with the given environment additions, in `cwd`, or
  * else in a temporary folder of its own, removed once it has exited: relative defaults such as
- * `sqlite:./data/lipira.db` then never reach the checkout's ./data.
+ * `sqlite:./data/lipira.db` then never reach the checkout's ./data. `input` is its standard
+ * input (empty without it).
  */
-export function lipira(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
+export function lipira(args: string[], env: Record<string, string>, cwd?: string, input?: string): Promise<CliResult> {
   const own = cwd === undefined ? temporaryFolder('lipira-cli-') : null;
   return new Promise<CliResult>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: cwd ?? own!.dir, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: cwd ?? own!.dir, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
