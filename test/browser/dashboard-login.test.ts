@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
+import { totpCode } from '../helpers/dashboard.ts';
+import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { useTestGateway } from '../helpers/gateway.ts';
+import { createUser } from '../../src/users/user-service.ts';
+import { assertAccessible } from './axe.ts';
+
+const PASSWORD = 'correct horse battery staple';
+
+/** The page fits a 360 px phone without sideways scrolling. */
+async function assertFitsPhone(page: Page, what: string): Promise<void> {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 360, `${what}: no sideways scrolling (${width}px)`);
+}
+
+async function signIn(page: Page, base: string, email: string, password: string): Promise<void> {
+  await page.goto(`${base}/dashboard`);
+  assert.equal(new URL(page.url()).pathname, '/dashboard/login', 'signed out, the dashboard asks to sign in');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await submitForm(page, 'button[type=submit]');
+}
+
+/**
+ * The dashboard's sign-in in headless Chromium, through its real CSP and cookies: a new user sets
+ * a password from the emailed link, signs in, turns on two-factor sign-in with the key the page
+ * shows (the code computed here as an authenticator app would), and signs in again with a code.
+ * axe checks every page; each is laid out for a 360 px phone.
+ */
+describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () => {
+  const browser = useBrowser();
+
+  for (const kind of DATABASE_KINDS) {
+    describe(`on ${kind}`, () => {
+      const ctx = useTestGateway(kind);
+      let users = 0;
+
+      test('a user with a password signs in without a code, sees the home page, and signs out', async () => {
+        const email = `owner${++users}@example.com`;
+        await createUser(ctx.gw.gateway.database.db, { publicBaseUrl: ctx.gw.url }, { merchantId: ctx.merchant.id, email, role: 'owner', password: PASSWORD });
+        const { page, problems } = await browser.newTab({ width: 360, height: 740 });
+        await signIn(page, ctx.gw.url, email, PASSWORD);
+        await page.waitForURL(`${ctx.gw.url}/dashboard`);
+        assert.match((await page.locator('main').textContent()) ?? '', new RegExp(`Signed in as ${email} \\(owner\\) for Test Shop`));
+        await assertAccessible(page, 'the home page');
+        await assertFitsPhone(page, 'the home page');
+        await submitForm(page, 'main button:text("Sign out")');
+        await page.waitForURL(/\/dashboard\/login\?signed_out=1$/);
+        assert.match((await page.locator('[role=status]').textContent()) ?? '', /You are signed out/);
+        assert.deepEqual(problems, [], 'no console error or CSP violation');
+      });
+
+      test('set a password from the link, turn on two-factor sign-in, and sign in with a code', async () => {
+        const email = `developer${++users}@example.com`;
+        const { link } = await createUser(ctx.gw.gateway.database.db, { publicBaseUrl: ctx.gw.url }, { merchantId: ctx.merchant.id, email, role: 'developer' });
+        const { page, problems } = await browser.newTab({ width: 360, height: 740 });
+        await page.goto(link!);
+        assert.equal(await page.title(), 'Set your password · Lipira dashboard');
+        await assertAccessible(page, 'the set-password page');
+        await assertFitsPhone(page, 'the set-password page');
+        await page.getByLabel('New password').fill(PASSWORD);
+        await page.getByLabel('The same password again').fill(PASSWORD);
+        await submitForm(page, 'button[type=submit]');
+        await page.waitForURL(/\/dashboard\/login\?password_set=1$/);
+        await assertAccessible(page, 'the sign-in page');
+        await assertFitsPhone(page, 'the sign-in page');
+
+        await page.getByLabel('Email').fill(email);
+        await page.getByLabel('Password').fill(PASSWORD);
+        await submitForm(page, 'button[type=submit]');
+        await page.waitForURL(`${ctx.gw.url}/dashboard`);
+        await page.click('text=Two-factor sign-in');
+        await page.waitForURL(`${ctx.gw.url}/dashboard/settings/two-factor`);
+        await assertAccessible(page, 'the two-factor enrolment page');
+        await assertFitsPhone(page, 'the two-factor enrolment page');
+        assert.ok(await page.locator('img.qr').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0), 'the QR code is drawn');
+        const secret = (await page.locator('.secret').textContent())!;
+        await page.getByLabel('Code from the app').fill(totpCode(secret));
+        await submitForm(page, 'main button[type=submit]');
+        await page.waitForURL(/two-factor\?done=on$/);
+        assert.match((await page.locator('main').textContent()) ?? '', /Two-factor sign-in is on/);
+        await assertAccessible(page, 'the two-factor page once it is on');
+        await submitForm(page, 'header button:text("Sign out")');
+
+        await signIn(page, ctx.gw.url, email, PASSWORD);
+        await page.waitForURL(`${ctx.gw.url}/dashboard/login`);
+        await assertAccessible(page, 'the code step of sign-in');
+        await page.getByLabel('Code').fill(totpCode(secret, 1));
+        await submitForm(page, 'button[type=submit]');
+        await page.waitForURL(`${ctx.gw.url}/dashboard`);
+        assert.match((await page.locator('main').textContent()) ?? '', /\(developer\) for Test Shop/);
+        assert.deepEqual(problems, [], 'no console error or CSP violation');
+      });
+    });
+  }
+});
