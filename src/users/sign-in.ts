@@ -4,7 +4,7 @@ import { recordAudit } from './audit.ts';
 import { MAX_PASSWORD_LENGTH, NOBODY_HASH, verifyPassword } from './passwords.ts';
 import { openSession, type SignedIn } from './sessions.ts';
 import { countFailedLogin, deleteSession, findUserByEmail, takeTotpStep, updateUser, type User } from './user-repository.ts';
-import { normaliseEmail } from './user-service.ts';
+import { isEmailAddress, normaliseEmail } from './user-service.ts';
 import { acceptedStep } from './totp.ts';
 
 type Db = Kysely<DB>;
@@ -26,10 +26,12 @@ const isLocked = (user: User, now: number) => user.locked_until !== null && user
 /**
  * The first step: email and password. A locked account is refused even with the right password,
  * and its failures are not counted further (the lock would otherwise never end for a user an
- * attacker keeps trying). An unknown address costs the same hash as a known one.
+ * attacker keeps trying). An unknown address costs the same hash as a known one; text that is
+ * no address is not looked up at all.
  */
 export async function signInWithPassword(db: Db, email: string, password: string, now = Date.now()): Promise<SignInOutcome> {
-  const user = await findUserByEmail(db, normaliseEmail(email));
+  const address = normaliseEmail(email);
+  const user = isEmailAddress(address) ? await findUserByEmail(db, address) : undefined;
   const candidate = password.slice(0, MAX_PASSWORD_LENGTH + 1);
   const matches = await verifyPassword(user?.password_hash ?? NOBODY_HASH, candidate);
   if (!user || user.password_hash === null || isLocked(user, now)) return { outcome: 'refused' };

@@ -14,7 +14,8 @@ type Db = Kysely<DB>;
 
 /** How long a set-password link works. */
 export const LINK_VALID_HOURS = 24;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** Longest an address may be (RFC 5321's path limit), and no control characters: PostgreSQL cannot even compare text holding U+0000. */
+const EMAIL = /^(?=.{3,254}$)[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 
 /** A request the users' rules refuse, with the sentence to show. */
 export class UserError extends Error {}
@@ -39,13 +40,16 @@ export interface CreatedUser {
 /** Addresses are compared as typed by people: case and surrounding spaces do not matter. */
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 
+/** Whether text (already normalised) could be anyone's address. */
+export const isEmailAddress = (email: string): boolean => EMAIL.test(email);
+
 /**
  * Creates a dashboard user, its audit entry and (without a password) its one-time link and the
  * email carrying it, in one transaction. An operator has no merchant; everyone else has one.
  */
 export async function createUser(db: Db, config: Pick<Config, 'publicBaseUrl'>, input: NewUser, now = Date.now()): Promise<CreatedUser> {
   const email = normaliseEmail(input.email);
-  if (!EMAIL.test(email)) throw new UserError(`"${input.email}" is not an email address.`);
+  if (!isEmailAddress(email)) throw new UserError(`"${input.email}" is not an email address.`);
   if ((input.role === 'operator') !== (input.merchantId === null)) throw new UserError('An operator belongs to no merchant; every other user belongs to one.');
   const merchant = input.merchantId === null ? null : await findMerchant(db, input.merchantId);
   if (input.merchantId !== null && !merchant) throw new UserError(`No merchant ${input.merchantId}.`);

@@ -150,6 +150,17 @@ const cardFields = {
 const cardForm = () => fc.record({ card_number: cardFields.card_number(), expiry: cardFields.expiry(), cvv: cardFields.cvv() });
 const otpForm = () => fc.record({ otp: fc.oneof(fc.constantFrom('1234', ' 1234 ', '0000', ''), hostileString) });
 
+/** The dashboard's forms: no dashboard user exists in the fuzz world, so none of them may change anything. */
+const loginForm = () =>
+  fc.oneof(
+    fc.record({ email: fc.oneof(fc.constantFrom('owner@example.com', 'OWNER@example.com', ''), hostileString), password: fc.oneof(fc.constantFrom('correct horse battery', ''), hostileString) }),
+    fc.record({ code: fc.oneof(fc.constantFrom('123456', ' 123 456 ', ''), hostileString) }),
+  );
+const setPasswordForm = () =>
+  fc.record({ token: fc.oneof(fc.constant('A'.repeat(43)), hostileString), password: fc.oneof(fc.constant('a long enough password'), hostileString), confirm: fc.oneof(fc.constant('a long enough password'), hostileString) });
+const twoFactorForm = () => fc.record({ action: fc.oneof(fc.constantFrom('enable', 'disable', ''), hostileString), secret: fc.oneof(fc.constant('A'.repeat(32)), hostileString), code: fc.oneof(fc.constant('123456'), hostileString) });
+const emptyForm = () => fc.constant({});
+
 const pageRoute = (notes: RouteNotes = {}): RouteNotes => ({ params: { id: sessions, chargeId: chargeIds }, paramSets: attemptPairs, needsCheckouts: true, ...notes });
 
 const anyOf = <T>(...choices: Array<fc.Arbitrary<T>>) => fc.oneof(...choices);
@@ -375,6 +386,12 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'GET /refunds': { query: { charge_id: knownOr(chargeIds), tx_ref: knownOr(txRefs) } },
   // No connector is configured in the fuzz world: every callback is the 404 of an unknown connector, and changes nothing.
   'POST /callbacks/:connector': { params: { connector: () => ['airtel', 'paychangu', 'tnm', 'x'] } },
+  'GET /dashboard/set-password': { query: { token: () => fc.oneof(fc.constant('A'.repeat(43)), hostileString) } },
+  'POST /dashboard/login': { form: loginForm },
+  'POST /dashboard/set-password': { form: setPasswordForm },
+  'POST /dashboard/logout': { form: emptyForm },
+  'POST /dashboard/logout-everywhere': { form: emptyForm },
+  'POST /dashboard/settings/two-factor': { form: twoFactorForm },
   'GET /openapi.json': { answers: 'document' },
   'GET /docs/json': { answers: 'document' },
   'GET /docs/*': { answers: 'document', params: { '*': () => ['index.html', 'swagger-initializer.js', 'static/index.html', 'static/swagger-initializer.js', 'json', 'yaml', 'static/oauth2-redirect.html'] } },

@@ -231,6 +231,16 @@ for (const kind of DATABASE_KINDS) {
       await browser.post('/dashboard/logout', {});
     });
 
+    test('a sign-in with text that is no address (a NUL character, 300 characters) is refused like a wrong password', async () => {
+      const browser = new DashboardBrowser(gw.url);
+      await browser.get('/dashboard/login');
+      for (const email of ['owner\u0000@example.com', `${'a'.repeat(300)}@example.com`]) {
+        const answer = await browser.post('/dashboard/login', { email, password: PASSWORD });
+        assert.equal(answer.status, 401);
+        assert.match(answer.text, /The email or password is wrong/);
+      }
+    });
+
     test('a session idle for 30 minutes, or 12 hours old, has ended', async () => {
       const email = await userWithPassword();
       const browser = new DashboardBrowser(gw.url);
