@@ -89,8 +89,9 @@ export function registerDashboardRoutes(app: App, { config, db }: { config: Conf
     const address = clientAddress(request, config.clientAddressHeader);
     if (!failures.allows(address, Date.now())) return html(reply, 429, views.renderTooManyPage());
     const pending = await current(request);
-    const codeStep = pending?.session.awaiting_code === 1;
-    const { email = '', password = '', code = '' } = request.body;
+    const { email = '', password = '', code } = request.body;
+    // A password form posted from a tab opened earlier starts again rather than counting as a wrong code.
+    const codeStep = pending?.session.awaiting_code === 1 && code !== undefined;
     const result: SignInOutcome = codeStep ? await signInWithCode(db, pending, code) : await signInWithPassword(db, email, password);
     if (result.outcome === 'refused') {
       failures.count(address, Date.now());

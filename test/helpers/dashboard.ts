@@ -61,11 +61,11 @@ export class DashboardBrowser {
 }
 
 /**
- * The authenticator app's code for a secret now, or `steps` codes later: a code once accepted is
+ * The authenticator app's code for a secret now (or at `now`), or `steps` codes later: a code once accepted is
  * refused after, so a sign-in right after enrolment types the next one (still inside the window).
  */
-export function totpCode(secret: string, steps = 0): string {
-  return new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + steps * 30_000 });
+export function totpCode(secret: string, steps = 0, now = Date.now()): string {
+  return new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: now + steps * 30_000 });
 }
 
 /** The key the two-factor page shows for the app to be typed into. */

@@ -194,6 +194,9 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await second.get('/dashboard')).location, '/dashboard/login', 'no page opens before the code');
       const codePage = await second.get('/dashboard/login');
       assert.match(codePage.text, /Enter your code/);
+      const again = await second.post('/dashboard/login', { email, password: PASSWORD });
+      assert.equal(again.location, '/dashboard/login', 'a password form from an older tab starts the sign-in again');
+      assert.equal((await userRow(email)).failed_logins, 0, 'and is not taken for a wrong code');
       assert.equal((await second.post('/dashboard/login', { code: '12345' })).status, 401);
       const halfToken = second.cookies.get('lipira_dashboard');
       const code = totpCode(secret, 1);

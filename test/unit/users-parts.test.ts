@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { randomBytes, scryptSync } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { addressFailures } from '../../src/users/address-failures.ts';
+import { hashPassword, passwordProblem, verifyPassword } from '../../src/users/passwords.ts';
+import { acceptedStep, newTotpSecret } from '../../src/users/totp.ts';
+import { totpCode } from '../helpers/dashboard.ts';
+
+describe('passwords', () => {
+  test('scrypt with a fresh salt each time, its parameters in the hash; only the same password verifies', async () => {
+    const first = await hashPassword('correct horse battery staple');
+    const second = await hashPassword('correct horse battery staple');
+    assert.match(first, /^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(first, second, 'salted');
+    assert.equal(await verifyPassword(first, 'correct horse battery staple'), true);
+    assert.equal(await verifyPassword(first, 'correct horse battery stapler'), false);
+    assert.equal(await verifyPassword('plain text', 'plain text'), false, 'a stored value of no known scheme verifies nothing');
+  });
+
+  test('a hash made with other parameters still verifies: they are read from the hash', async () => {
+    const salt = randomBytes(16);
+    const key = scryptSync('an older password', salt, 32, { N: 1024, r: 8, p: 1 }).toString('base64url');
+    const stored = `scrypt$1024$8$1$${salt.toString('base64url')}$${key}`;
+    assert.equal(await verifyPassword(stored, 'an older password'), true);
+    assert.equal(await verifyPassword(stored.replace('$1024$', '$2048$'), 'an older password'), false);
+  });
+
+  test('at least 12 characters, at most 256', () => {
+    assert.match(passwordProblem('eleven char')!, /at least 12/);
+    assert.equal(passwordProblem('twelve chars'), null);
+    assert.match(passwordProblem('x'.repeat(257))!, /at most 256/);
+  });
+});
+
+describe('TOTP codes', () => {
+  test('the code of now or a step either side is accepted, once; older steps and other text are not', () => {
+    const secret = newTotpSecret();
+    assert.match(secret, /^[A-Z2-7]{32}$/);
+    const now = Date.now();
+    const step = Math.floor(now / 30_000);
+    assert.equal(acceptedStep(secret, totpCode(secret, 0, now), null, now), step);
+    assert.equal(acceptedStep(secret, totpCode(secret, 1, now), null, now), step + 1);
+    assert.equal(acceptedStep(secret, totpCode(secret, -1, now), null, now), step - 1);
+    assert.equal(acceptedStep(secret, totpCode(secret, 3, now), null, now), null, 'outside the window');
+    assert.equal(acceptedStep(secret, totpCode(secret, 0, now), step, now), null, 'already used');
+    assert.equal(acceptedStep(secret, totpCode(secret, 1, now), step, now), step + 1, 'a later one still works');
+    assert.equal(acceptedStep(secret, `${totpCode(secret, 0, now).slice(0, 3)} ${totpCode(secret, 0, now).slice(3)}`, null, now), step, 'spaces are ignored');
+    assert.equal(acceptedStep(secret, 'abcdef', null, now), null);
+  });
+});
+
+describe('failed sign-ins per address', () => {
+  test('past the limit the address is refused until its window ends; other addresses are not', () => {
+    const failures = addressFailures(3, 1000);
+    for (let i = 0; i < 3; i++) {
+      assert.equal(failures.allows('198.51.100.7', 10), true);
+      failures.count('198.51.100.7', 10);
+    }
+    assert.equal(failures.allows('198.51.100.7', 500), false);
+    assert.equal(failures.allows('198.51.100.8', 500), true);
+    assert.equal(failures.allows('198.51.100.7', 1010), true, 'the window has ended');
+    failures.count('198.51.100.7', 1010);
+    assert.equal(failures.allows('198.51.100.7', 1010), true, 'a new window counts from one');
+  });
+});
