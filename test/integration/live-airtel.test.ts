@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pino from 'pino';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import type { Charge } from '../../src/payments/charge-repository.ts';
 import { settleCollections } from '../../src/ledger/ledger-service.ts';
@@ -236,3 +238,45 @@ for (const kind of DATABASE_KINDS) {
     });
   });
 }
+
+describe('live Airtel Money in the logs', () => {
+  test('no client secret, PIN, callback key or access token in any log line, at debug level, through a charge, a payout, an outage and a forged callback', async () => {
+    const fake = await startFakeAirtel({ callbackSecret: AIRTEL_CALLBACK_SECRET });
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
+    const gw = await startTestGateway('sqlite', liveAirtelEnv(fake), pino({ level: 'debug' }, sink));
+    fake.callbacksTo(`${gw.url}/callbacks/airtel`);
+    try {
+      const merchant = await gw.newMerchant('Live Shop');
+      const payer = freshAirtelNumber();
+      fake.script(payer.local, { states: ['TS'] });
+      const body = chargeBody({ mobile: payer.mobile, amount: 5000 });
+      assert.equal((await initializeCharge(gw, merchant.live_secret_key, body)).status, 201);
+      const [charge] = await eventually('the charge to end', async () => {
+        const rows = await chargeRows(gw, merchant.id, String(body.charge_id));
+        return rows[0]?.status === 'success' ? rows : null;
+      });
+      await settleCollections(gw.gateway.database.db);
+      const payee = freshAirtelNumber();
+      fake.script(payee.local, { states: ['TS'] });
+      assert.equal((await initializePayout(gw, merchant.live_secret_key, payoutBody({ mobile: payee.mobile, amount: 100 }))).status, 201);
+      await fake.sendCallback(charge!.id, { secret: 'forged-key' });
+      fake.outage(true);
+      const waiting = freshAirtelNumber();
+      await initializeCharge(gw, merchant.live_secret_key, chargeBody({ mobile: waiting.mobile }));
+      await sleep(500);
+      fake.outage(false);
+      assert.ok(lines.length > 0, 'something was logged');
+      const logged = lines.join('');
+      const tokens = fake.received('POST', '/auth/oauth2/token').length;
+      assert.ok(tokens > 0);
+      for (const secret of [fake.clientSecret, AIRTEL_CALLBACK_SECRET, ...Array.from({ length: tokens }, (_, i) => `fake-airtel-token-${i + 1}`)]) {
+        assert.ok(!logged.includes(secret), `${secret} is in the logs`);
+      }
+      assert.doesNotMatch(logged, new RegExp(`\\b${fake.disbursementPin}\\b`), 'no PIN in the logs');
+    } finally {
+      await gw.close();
+      await fake.close();
+    }
+  });
+});
