@@ -85,8 +85,8 @@ export async function startCardCharge(deps: PaymentDeps, owner: Principal, reque
     await deps.db.transaction().execute((trx) => discardUnstartedCard(trx, id));
     throw ApiError.field('card_number', started.message);
   }
-  await recordStarted(deps.db, id, started, Date.now());
-  return { charge: (await findCharge(deps.db, id)) ?? recorded.charge, authentication };
+  const charge = (await recordStarted(deps.db, id, started, Date.now())) ?? (await findCharge(deps.db, id)) ?? recorded.charge;
+  return { charge, authentication };
 }
 
 /** The fields that define the payment; the card by its masked number and expiry only: the full number is never kept, even hashed. */

@@ -76,14 +76,19 @@ export async function discardUnstarted(db: Db, id: string): Promise<boolean> {
   return true;
 }
 
-/** Records what the provider said when it took a charge we had recorded: its state, what the charge waits for (a payout: nothing), when to ask again. */
-export async function recordStarted(db: Db, id: string, started: { nextAction: Charge['next_action']; providerState: string; checkAt: number | null }, now: number): Promise<void> {
-  await db
+/**
+ * Records what the provider said when it took a charge we had recorded: its state, what the charge
+ * waits for (a payout: nothing), when to ask again. The charge as recorded, or undefined when it
+ * had already ended (a callback can settle it before its start is answered).
+ */
+export async function recordStarted(db: Db, id: string, started: { nextAction: Charge['next_action']; providerState: string; checkAt: number | null }, now: number): Promise<Charge | undefined> {
+  return db
     .updateTable('charges')
     .set({ next_action: started.nextAction, provider_state: started.providerState, check_at: started.checkAt, updated_at: now })
     .where('id', '=', id)
     .where('status', '=', 'pending')
-    .execute();
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Keeps a charge pending whose provider has no final answer yet: its new state, and when to ask again. */

@@ -42,9 +42,7 @@ export async function initializeCharge(deps: PaymentDeps, owner: Principal, requ
     await deps.db.transaction().execute((trx) => discardUnstarted(trx, charge.id));
     throw ApiError.field('mobile', started.message);
   }
-  await recordStarted(deps.db, charge.id, started, Date.now());
-  // Read back: an operator's callback may have ended the charge before its start was answered.
-  return (await findCharge(deps.db, charge.id)) ?? charge;
+  return (await recordStarted(deps.db, charge.id, started, Date.now())) ?? (await findCharge(deps.db, charge.id)) ?? charge;
 }
 
 /**

@@ -46,8 +46,8 @@ export async function initializePayout(deps: PaymentDeps, owner: Principal, requ
   const sent = await deps.providerFor(owner.mode).payout({ reference: payout.id, mobile: wallet, amountMinor: payout.amount_minor, currency: payout.currency, requestedOutcome: request.transaction_status ?? 'successful' });
   if (sent.status === 'pending') {
     // The operator has not said how it went (a live operator's ambiguous answer): the settler asks.
-    await recordStarted(deps.db, payout.id, { nextAction: null, providerState: sent.providerState, checkAt: sent.checkAt }, Date.now());
-    return (await findCharge(deps.db, payout.id)) ?? payout;
+    const recorded = await recordStarted(deps.db, payout.id, { nextAction: null, providerState: sent.providerState, checkAt: sent.checkAt }, Date.now());
+    return recorded ?? (await findCharge(deps.db, payout.id)) ?? payout;
   }
   const outcome: Outcome = sent.status === 'refused' ? { status: 'failed', reason: sent.message } : sent;
   return (await completePayoutCharge(deps, payout, outcome)) ?? payout;

@@ -10,6 +10,8 @@ export interface UpstreamPaychangu {
   merchant: MerchantCredentials;
   /** Where the upstream sends that account's webhooks: what would arrive at `/callbacks/paychangu`. */
   webhooks: Receiver;
+  /** A gateway's settings for sending its live channels (`routes`, as `LIVE_ROUTES`) through this upstream's account. */
+  liveEnv(routes: string): Record<string, string>;
   /** A connector to this upstream with the account's test keys; `overrides` point it elsewhere or shorten its timeout. */
   connector(overrides?: Partial<PaychanguOptions>): Connector;
   close(): Promise<void>;
@@ -29,6 +31,12 @@ export async function startUpstreamPaychangu(env: Record<string, string> = {}): 
     gw,
     merchant,
     webhooks,
+    liveEnv: (routes) => ({
+      LIVE_ROUTES: routes,
+      PAYCHANGU_UPSTREAM_URL: gw.url,
+      PAYCHANGU_UPSTREAM_SECRET_KEY: merchant.test_secret_key,
+      PAYCHANGU_UPSTREAM_WEBHOOK_SECRET: merchant.webhook_secret,
+    }),
     connector: (overrides = {}) => paychanguConnector({ url: gw.url, secretKey: merchant.test_secret_key, webhookSecret: merchant.webhook_secret, timeoutMs: 5_000, ...overrides }),
     async close() {
       await webhooks.close();

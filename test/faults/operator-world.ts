@@ -8,13 +8,13 @@ import { startFakeAirtel, type FakeAirtel } from '../fakes/airtel-server.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { useCleanup } from '../helpers/cleanup.ts';
 import { lipira } from '../helpers/cli.ts';
+import { AIRTEL_CALLBACK_SECRET, liveAirtelEnv } from '../helpers/live-airtel.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, type ApiResponse } from '../helpers/gateway.ts';
 import { chargeBody, payoutBody } from '../helpers/mobile-money.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 
-export const CALLBACK_SECRET = 'airtel-callback-key';
 
 /**
  * Short waits, so that an outage outlasts the review deadline within seconds: first ask after
@@ -52,20 +52,9 @@ export async function startOperatorWorld(t: TestContext, kind: 'sqlite' | 'postg
   const cleanup = useCleanup(t);
   const testDb = freshDatabase(kind);
   cleanup(() => testDb.drop());
-  const fake = await startFakeAirtel({ callbackSecret: CALLBACK_SECRET });
+  const fake = await startFakeAirtel({ callbackSecret: AIRTEL_CALLBACK_SECRET });
   cleanup(() => fake.close());
-  const env = {
-    ...SETTINGS,
-    ...settings,
-    DATABASE_URL: testDb.url,
-    LIVE_ROUTES: 'airtel:airtel,payout:airtel',
-    AIRTEL_API_URL: fake.url,
-    AIRTEL_CLIENT_ID: fake.clientId,
-    AIRTEL_CLIENT_SECRET: fake.clientSecret,
-    AIRTEL_DISBURSEMENT_PIN: fake.disbursementPin,
-    AIRTEL_PUBLIC_KEY: fake.publicKeyPem,
-    AIRTEL_CALLBACK_SECRET: CALLBACK_SECRET,
-  };
+  const env = { ...liveAirtelEnv(fake), ...SETTINGS, ...settings, DATABASE_URL: testDb.url };
   const migrated = await lipira(['migrate'], env);
   assert.equal(migrated.code, 0, migrated.stderr);
   const created = await lipira(['merchant', 'create', '--name', 'Live Shop', '--email', 'owner@live.example', '--json'], env);

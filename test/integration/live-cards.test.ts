@@ -27,12 +27,7 @@ for (const kind of DATABASE_KINDS) {
 
     before(async () => {
       upstream = await startUpstreamPaychangu();
-      gw = await startTestGateway(kind, {
-        LIVE_ROUTES: 'card:paychangu',
-        PAYCHANGU_UPSTREAM_URL: upstream.gw.url,
-        PAYCHANGU_UPSTREAM_SECRET_KEY: upstream.merchant.test_secret_key,
-        ...LIVE_TIMINGS,
-      });
+      gw = await startTestGateway(kind, { ...upstream.liveEnv('card:paychangu'), ...LIVE_TIMINGS });
       merchant = await gw.newMerchant('Live Shop');
     });
     afterEach(() => assertLedgerBalanced(gw));

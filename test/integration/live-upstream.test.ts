@@ -26,10 +26,7 @@ for (const kind of DATABASE_KINDS) {
     before(async () => {
       upstream = await startUpstreamPaychangu();
       gw = await startTestGateway(kind, {
-        LIVE_ROUTES: 'tnm:paychangu,bank:paychangu',
-        PAYCHANGU_UPSTREAM_URL: upstream.gw.url,
-        PAYCHANGU_UPSTREAM_SECRET_KEY: upstream.merchant.test_secret_key,
-        PAYCHANGU_UPSTREAM_WEBHOOK_SECRET: upstream.merchant.webhook_secret,
+        ...upstream.liveEnv('tnm:paychangu,bank:paychangu'),
         LIVE_SYNC_FIRST: '1h',
         LIVE_SYNC_MAX: '1h',
         WORKER_INTERVAL: '50ms',
