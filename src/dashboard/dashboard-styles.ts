@@ -12,7 +12,7 @@ body { margin: 0; min-height: 100vh; background: var(--bg); color: var(--text); 
 .brand { font-weight: 700; color: var(--text); text-decoration: none; }
 .top nav { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 main { width: 100%; max-width: 480px; margin: 24px auto; padding: 24px 16px; background: var(--surface); border: 1px solid var(--border); border-radius: 12px; }
-main.wide { max-width: 720px; }
+main.wide { max-width: 1120px; }
 @media (max-width: 520px) { main { margin: 0; border-radius: 0; border-left: 0; border-right: 0; } }
 h1 { font-size: 1.5rem; margin: 0 0 16px; }
 h2 { font-size: 1.125rem; margin: 24px 0 8px; }
@@ -34,4 +34,36 @@ a { color: var(--accent-strong); }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; padding: 8px; background: var(--bg); border-radius: 6px; }
 .qr { display: block; width: 200px; max-width: 100%; height: auto; margin: 8px 0 16px; background: #fff; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 16px; }
+
+.whose { font-weight: 600; color: var(--muted); margin-right: auto; }
+.who { color: var(--muted); font-size: 0.875rem; }
+.mode { display: flex; gap: 8px; align-items: center; }
+.mode-label { font-weight: 700; padding: 2px 8px; border-radius: 999px; }
+.mode-test .mode-label { background: #fff4e5; color: #93370d; border: 1px solid #f79009; }
+.mode-live .mode-label { background: var(--ok-soft); color: var(--ok); border: 1px solid #75e0a7; }
+body.mode-test { border-top: 4px solid #f79009; }
+.test-banner { margin: 0; padding: 6px 16px; background: #fff4e5; color: #93370d; font-size: 0.875rem; text-align: center; }
+.sections { display: flex; flex-wrap: wrap; gap: 4px 16px; padding: 8px 16px; background: var(--surface); border-bottom: 1px solid var(--border); }
+.sections a { text-decoration: none; padding: 6px 2px; color: var(--muted); font-weight: 600; }
+.sections a[aria-current=page] { color: var(--accent-strong); border-bottom: 3px solid var(--accent); }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.table-wrap { overflow-x: auto; margin: 0 0 16px; }
+table { width: 100%; border-collapse: collapse; font-size: 0.9375rem; }
+th, td { text-align: left; padding: 8px; border-bottom: 1px solid var(--border); vertical-align: top; }
+th { color: var(--muted); font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.status { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 0.8125rem; font-weight: 600; background: var(--bg); color: var(--text); }
+.status-success, .status-delivered { background: var(--ok-soft); color: var(--ok); }
+.status-failed, .status-cancelled, .status-expired { background: var(--danger-soft); color: var(--danger); }
+.status-pending { background: #fff4e5; color: #93370d; }
+select, input[type=number], input[type=date], input[type=search], input[type=url], textarea { font: inherit; font-size: 16px; padding: 8px 10px; border: 1px solid #8a94a6; border-radius: 8px; background: var(--surface); color: var(--text); }
+form.filters { display: flex; flex-wrap: wrap; gap: 12px; align-items: end; margin: 0 0 16px; }
+form.filters label { font-weight: 600; font-size: 0.875rem; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 12px; margin: 0 0 16px; }
+.card { padding: 12px 16px; border: 1px solid var(--border); border-radius: 10px; }
+.card .figure { font-size: 1.375rem; font-weight: 700; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0 0 16px; }
+dl.facts dt { color: var(--muted); font-weight: 600; }
+dl.facts dd { margin: 0; word-break: break-word; }
+.warning { padding: 12px; border-radius: 8px; background: #fff4e5; color: #93370d; border: 1px solid #fec84b; }
 `;

@@ -3,44 +3,8 @@
  * forms all carry the double-submit token (`csrf`).
  */
 import { escapeHtml } from '../shared/html.ts';
+import { csrfField, errorBox, shell, type Viewer } from './layout.ts';
 import { MIN_PASSWORD_LENGTH } from '../users/passwords.ts';
-
-/** Who is signed in, as the page header shows them. */
-export interface Viewer {
-  email: string;
-  role: string;
-  /** The merchant's name, or null for a gateway operator. */
-  merchantName: string | null;
-}
-
-function shell(title: string, body: string, options: { viewer?: Viewer; csrf?: string; wide?: boolean } = {}): string {
-  const signOut = options.viewer && options.csrf ? `<nav aria-label="Account"><a href="/dashboard/settings/two-factor">Two-factor sign-in</a>${postButton('/dashboard/logout', options.csrf, 'Sign out', 'secondary')}</nav>` : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)} · Lipira dashboard</title>
-<link rel="stylesheet" href="/dashboard/assets/dashboard.css">
-</head>
-<body>
-<header class="top"><a class="brand" href="/dashboard">Lipira dashboard</a>${signOut}</header>
-<main${options.wide ? ' class="wide"' : ''}>
-${body}
-</main>
-</body>
-</html>
-`;
-}
-
-const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
-const errorBox = (message: string | null) => (message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : '');
-
-function postButton(action: string, csrf: string, label: string, kind: 'secondary' | 'danger' | '' = ''): string {
-  return `<form class="inline" method="post" action="${escapeHtml(action)}">${csrfField(csrf)}<button type="submit"${kind ? ` class="${kind}"` : ''}>${escapeHtml(label)}</button></form>`;
-}
 
 export function renderLoginPage(csrf: string, state: { email: string; error: string | null; notice?: string | null }): string {
   return shell(
@@ -91,18 +55,6 @@ export function renderLinkUnusablePage(): string {
 <p><a href="/dashboard/login">Go to sign in</a></p>`);
 }
 
-export function renderHomePage(viewer: Viewer, csrf: string): string {
-  const whose = viewer.merchantName === null ? 'the gateway' : viewer.merchantName;
-  return shell(
-    'Home',
-    `<h1>Dashboard</h1>
-<p>Signed in as <strong>${escapeHtml(viewer.email)}</strong> (${escapeHtml(viewer.role)}) for <strong>${escapeHtml(whose)}</strong>.</p>
-<p class="muted">Payments, refunds, payouts, balances, keys and webhooks come to these pages next.</p>
-<div class="actions">${postButton('/dashboard/logout', csrf, 'Sign out')}${postButton('/dashboard/logout-everywhere', csrf, 'Sign out everywhere', 'secondary')}</div>`,
-    { viewer, csrf, wide: true },
-  );
-}
-
 export interface EnrolmentState {
   secret: string;
   /** The QR code of the otpauth URI, as an SVG data URL. */
@@ -110,7 +62,7 @@ export interface EnrolmentState {
   error: string | null;
 }
 
-export function renderTwoFactorSetupPage(viewer: Viewer, csrf: string, state: EnrolmentState): string {
+export function renderTwoFactorSetupPage(viewer: Viewer, state: EnrolmentState): string {
   return shell(
     'Two-factor sign-in',
     `<h1>Two-factor sign-in</h1>
@@ -121,44 +73,33 @@ ${errorBox(state.error)}
 <img class="qr" src="${escapeHtml(state.qrDataUrl)}" alt="QR code for your authenticator app" width="200" height="200">
 <p>Key: <span class="secret">${escapeHtml(state.secret)}</span></p>
 <h2>2. Confirm with a code</h2>
-<form class="stack" method="post" action="/dashboard/settings/two-factor">${csrfField(csrf)}
+<form class="stack" method="post" action="/dashboard/settings/two-factor">${csrfField(viewer.csrf)}
 <input type="hidden" name="action" value="enable">
 <input type="hidden" name="secret" value="${escapeHtml(state.secret)}">
 <label>Code from the app<input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength="7" required></label>
 <button type="submit">Turn on two-factor sign-in</button>
 </form>`,
-    { viewer, csrf },
+    { viewer, wide: false },
   );
 }
 
-export function renderTwoFactorOnPage(viewer: Viewer, csrf: string, state: { error: string | null; notice: string | null }): string {
+export function renderTwoFactorOnPage(viewer: Viewer, state: { error: string | null; notice: string | null }): string {
   return shell(
     'Two-factor sign-in',
     `<h1>Two-factor sign-in</h1>
 ${state.notice ? `<p class="notice" role="status">${escapeHtml(state.notice)}</p>` : ''}<p>Two-factor sign-in is <strong>on</strong>: every sign-in asks for a code from your authenticator app.</p>
 ${errorBox(state.error)}
 <h2>Turn it off</h2>
-<form class="stack" method="post" action="/dashboard/settings/two-factor">${csrfField(csrf)}
+<form class="stack" method="post" action="/dashboard/settings/two-factor">${csrfField(viewer.csrf)}
 <input type="hidden" name="action" value="disable">
 <label>Current code from the app<input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength="7" required></label>
 <button type="submit" class="danger">Turn off two-factor sign-in</button>
 </form>`,
-    { viewer, csrf },
+    { viewer, wide: false },
   );
-}
-
-export function renderForbiddenPage(): string {
-  return shell('Form expired', `<h1>This form has expired</h1>
-<p>For your safety the form could not be accepted. Go back, reload the page and try again.</p>
-<p><a href="/dashboard">Back to the dashboard</a></p>`);
 }
 
 export function renderTooManyPage(): string {
   return shell('Too many tries', `<h1>Too many failed sign-ins</h1>
 <p>Too many sign-ins failed from your network. Wait 15 minutes and try again.</p>`);
-}
-
-export function renderUnavailablePage(): string {
-  return shell('Unavailable', `<h1>The dashboard is unavailable for a moment</h1>
-<p>Try again in a few seconds.</p>`);
 }

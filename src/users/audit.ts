@@ -3,11 +3,33 @@ import type { DB } from '../db/schema.ts';
 import { ids } from '../shared/ids.ts';
 import { insertAuditEntry } from './user-repository.ts';
 
+/** Everything that changes money, secrets or users is one of these. */
+export type AuditAction =
+  | 'user.create'
+  | 'user.password_set'
+  | 'user.two_factor_on'
+  | 'user.two_factor_off'
+  | 'user.signed_out_everywhere'
+  | 'user.locked'
+  | 'user.role_change'
+  | 'user.remove'
+  | 'refund.create'
+  | 'payout.create'
+  | 'key.roll'
+  | 'webhook.url_change'
+  | 'webhook.secret_roll'
+  | 'webhook.test_event'
+  | 'webhook.retry'
+  | 'merchant.create'
+  | 'merchant.fees'
+  | 'merchant.settings'
+  | 'operator.act_for';
+
 export interface AuditEntry {
   merchantId: string | null;
   /** Who did it; null from the command line. */
   userId: string | null;
-  action: 'user.create' | 'user.password_set' | 'user.two_factor_on' | 'user.two_factor_off' | 'user.signed_out_everywhere' | 'user.locked';
+  action: AuditAction;
   subject: string;
   /** Shown to whoever reads the log: never a secret. */
   detail?: Record<string, unknown>;

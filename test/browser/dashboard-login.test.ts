@@ -1,28 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
 import { totpCode } from '../helpers/dashboard.ts';
+import { assertFitsPhone, signInPage as signIn } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { createUser } from '../../src/users/user-service.ts';
 import { assertAccessible } from './axe.ts';
 
 const PASSWORD = 'correct horse battery staple';
-
-/** The page fits a 360 px phone without sideways scrolling. */
-async function assertFitsPhone(page: Page, what: string): Promise<void> {
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(width <= 360, `${what}: no sideways scrolling (${width}px)`);
-}
-
-async function signIn(page: Page, base: string, email: string, password: string): Promise<void> {
-  await page.goto(`${base}/dashboard`);
-  assert.equal(new URL(page.url()).pathname, '/dashboard/login', 'signed out, the dashboard asks to sign in');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await submitForm(page, 'button[type=submit]');
-}
 
 /**
  * The dashboard's sign-in in headless Chromium, through its real CSP and cookies: a new user sets

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import type { TestGateway } from './gateway.ts';
+import { submitForm } from './browser.ts';
+import { createUser } from '../../src/users/user-service.ts';
+
+/** The password every dashboard test user gets. */
+export const DASHBOARD_PASSWORD = 'correct horse battery staple';
+
+let made = 0;
+
+/**
+ * A dashboard user with a password (no second factor), made through the same service as
+ * `lipira users create`: a merchant's when `merchantId` is given, else a gateway operator. Its email.
+ */
+export async function dashboardUser(gw: TestGateway, role: 'owner' | 'developer' | 'viewer' | 'operator', merchantId: string | null = null): Promise<string> {
+  const email = `${role}${++made}-${process.pid}@example.com`;
+  await createUser(gw.gateway.database.db, { publicBaseUrl: gw.url }, role === 'operator' ? { merchantId: null, email, role, password: DASHBOARD_PASSWORD } : { merchantId, email, role, password: DASHBOARD_PASSWORD });
+  return email;
+}
+
+/** Signs in from the sign-in page in a real browser tab, and waits for the dashboard behind it. */
+export async function signInPage(page: Page, base: string, email: string, password = DASHBOARD_PASSWORD): Promise<void> {
+  await page.goto(`${base}/dashboard`);
+  assert.equal(new URL(page.url()).pathname, '/dashboard/login', 'signed out, the dashboard asks to sign in');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await submitForm(page, 'button[type=submit]');
+}
+
+/** The page fits a 360 px phone without sideways scrolling (a wide table scrolls inside its own frame). */
+export async function assertFitsPhone(page: Page, what: string): Promise<void> {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 360, `${what}: no sideways scrolling (${width}px)`);
+}
