@@ -14,6 +14,8 @@ import * as views from './dashboard-views.ts';
 import { dashboardCookie, dashboardPath, FORM, MODE_COOKIE, PAGE, pageGuard, type DashboardDeps, type Form, type Query } from './page-context.ts';
 import { registerOverviewPages } from './overview/overview-routes.ts';
 import { registerPaymentPages } from './payments/payment-routes.ts';
+import { registerPaymentDetailPages } from './payments/payment-detail-routes.ts';
+import { registerDeliveryPages } from './deliveries/delivery-routes.ts';
 import { registerPayoutPages } from './payouts/payout-routes.ts';
 import { registerBalancePages } from './balance/balance-routes.ts';
 import { registerDeveloperPages } from './developers/developer-routes.ts';
@@ -152,6 +154,8 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
 
   registerOverviewPages(app, deps, guard);
   registerPaymentPages(app, deps, guard);
+  registerPaymentDetailPages(app, deps, guard);
+  registerDeliveryPages(app, deps, guard);
   registerPayoutPages(app, deps, guard);
   registerBalancePages(app, deps, guard);
   registerDeveloperPages(app, deps, guard);

@@ -5,6 +5,7 @@ import { sendError, toApiError } from '../http/error-reply.ts';
 import { sendHtml } from '../http/html.ts';
 import { findMerchant } from '../merchants/merchant-service.ts';
 import type { Merchant } from '../merchants/merchant-repository.ts';
+import type { Principal } from '../merchants/merchant-service.ts';
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { readCookie } from '../web/cookies.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfCookie } from '../web/csrf.ts';
@@ -112,6 +113,11 @@ export function pageGuard({ config, database }: DashboardDeps): PageGuard {
     page: (request, reply, need) => open(request, reply, need, false),
     form: async (request, reply, need) => (formIsOurs(request, reply) ? open(request, reply, need, false) : null),
   };
+}
+
+/** Who a merchant page acts for, as the API's services take it: the merchant, in the page's mode. */
+export function principalOf(page: MerchantPage): Principal {
+  return { merchantId: page.merchant.id, mode: page.mode };
 }
 
 /** A cookie the dashboard keeps for the browser: sent only to /dashboard, never readable by scripts. */
