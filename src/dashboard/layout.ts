@@ -5,6 +5,7 @@
  */
 import { escapeHtml } from '../shared/html.ts';
 import { formatMoneyText } from '../shared/money.ts';
+import { htmlDocument } from '../web/document.ts';
 import { may, type Permission } from './access.ts';
 
 export type Mode = 'test' | 'live';
@@ -91,22 +92,13 @@ ${viewer.mode === 'test' ? '<p class="test-banner">You are viewing test data: no
 export function shell(title: string, body: string, options: { viewer?: Viewer; wide?: boolean } = {}): string {
   const top = options.viewer ? header(options.viewer) : '<header class="top"><a class="brand" href="/dashboard">Lipira dashboard</a></header>';
   const width = options.viewer ? (options.wide === false ? '' : ' class="wide"') : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)} · Lipira dashboard</title>
-<link rel="stylesheet" href="/dashboard/assets/dashboard.css">
-</head>
-<body${options.viewer ? ` class="mode-${options.viewer.mode}"` : ''}>
-${top}
+  return htmlDocument({
+    title: `${title} · Lipira dashboard`,
+    stylesheet: '/dashboard/assets/dashboard.css',
+    bodyClass: options.viewer ? `mode-${options.viewer.mode}` : undefined,
+    body: `${top}
 <main${width}>
 ${body}
-</main>
-</body>
-</html>
-`;
+</main>`,
+  });
 }

@@ -1,4 +1,5 @@
 import { escapeHtml } from '../shared/html.ts';
+import { htmlDocument } from '../web/document.ts';
 import { landingUrl, STYLESHEET_PATH } from './sandbox-urls.ts';
 
 /** What the checkout adds to `callback_url` and `return_url`, shown first and in this order. */
@@ -18,18 +19,10 @@ export function renderLandingPage(query: Query, publicBaseUrl: string): string {
     : `<p>No parameters came with this visit. Give <code>${escapeHtml(landingUrl(publicBaseUrl))}</code> as a session's <code>callback_url</code> and <code>return_url</code>: after paying or cancelling, the checkout sends the browser here with <code>tx_ref</code> and <code>status</code> (and <code>transaction_id</code> on success).</p>`;
   const txRef = firstValue(query.tx_ref);
   const verifyPath = `/verify-payment/${txRef ? encodeURIComponent(txRef) : '{tx_ref}'}`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">
-<title>Back from the checkout - Lipira sandbox</title>
-<link rel="stylesheet" href="${STYLESHEET_PATH}">
-</head>
-<body>
-<main>
+  return htmlDocument({
+    title: 'Back from the checkout - Lipira sandbox',
+    stylesheet: STYLESHEET_PATH,
+    body: `<main>
 <p class="badge">Lipira sandbox</p>
 <h1>Back from the checkout</h1>
 ${carried}
@@ -38,10 +31,8 @@ ${carried}
 <pre><code>curl -s ${escapeHtml(publicBaseUrl + verifyPath)} -H "Authorization: Bearer $KEY"</code></pre>
 <p>Only <code>"status":"success"</code> in that answer, for the amount and currency you expect, means paid.</p>
 <p class="note">This page stands in for your shop while you develop. It stores nothing and shows the same for live payments, whose customers should come back to your own site: give your own pages as <code>callback_url</code> and <code>return_url</code> before going live.</p>
-</main>
-</body>
-</html>
-`;
+</main>`,
+  });
 }
 
 /** The checkout's parameters first, then whatever else the merchant's URL carried, each repeated value on its own row. */

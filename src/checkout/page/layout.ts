@@ -5,38 +5,29 @@
  */
 import { escapeHtml } from '../../shared/html.ts';
 import { isHttpUrl } from '../../shared/urls.ts';
+import { htmlDocument } from '../../web/document.ts';
 import { ICONS } from './icons.ts';
 import type { PageContext, SessionSummary, TestInstruments } from './page-model.ts';
 
 /**
- * The document shell. The script is loaded in <head> without `defer` on purpose: it marks the
- * page as scripted before the first paint, so the CSS can hide the closed payment method without
- * the page jumping. Everything it does after that waits for DOMContentLoaded. The empty icon
- * spares the browser a /favicon.ico request that would only 404. A session's pages say below the
- * card whom to ask about the payment.
+ * A checkout page. The script is loaded in <head> without `defer` on purpose: it marks the page
+ * as scripted before the first paint, so the CSS can hide the closed payment method without the
+ * page jumping. Everything it does after that waits for DOMContentLoaded. A session's pages say
+ * below the card whom to ask about the payment.
  */
 export function page(title: string, card: string, options: { head?: string; merchant?: SessionSummary } = {}): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="/checkout/assets/checkout.css">
-<script src="/checkout/assets/checkout.js"></script>${options.head ?? ''}
-</head>
-<body>
-<main class="card">
+  return htmlDocument({
+    title,
+    stylesheet: '/checkout/assets/checkout.css',
+    script: '/checkout/assets/checkout.js',
+    head: options.head,
+    body: `<main class="card">
 ${card}
 </main>
 <footer class="page-foot">
 ${options.merchant ? merchantContact(options.merchant) : ''}<p class="secure">${ICONS.lock}Secured by Lipira</p>
-</footer>
-</body>
-</html>
-`;
+</footer>`,
+  });
 }
 
 /** The merchant's own address, for questions about the order: the gateway cannot answer those. */
