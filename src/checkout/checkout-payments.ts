@@ -16,6 +16,7 @@ import {
   type Charge,
 } from '../payments/charge-repository.ts';
 import { describeMethod } from '../payments/charge-views.ts';
+import { newPendingCharge } from '../payments/pending-charge.ts';
 import { transferExpiresAt } from '../payments/bank-transfer-expiry.ts';
 import { insertTransferAccount, recordPayer } from '../payments/bank-transfer-repository.ts';
 import { accountNameFor } from '../payments/bank-transfer-views.ts';
@@ -197,37 +198,27 @@ function busyMessage(holder: Charge): string {
 }
 
 function newAttemptCharge(session: CheckoutSession, details: Details, sameInstrument: string, now: number): Charge {
-  return {
-    id: ids.charge(),
-    merchant_id: session.merchant_id,
-    mode: session.mode,
-    charge_id: ids.attemptChargeId(),
-    ref_id: ids.reference(),
-    session_id: session.id,
-    kind: 'payment',
-    ...details,
-    status: 'pending',
-    next_action: details.channel === 'card' ? 'otp' : 'approve',
-    failure_reason: null,
-    failure_code: null,
-    provider_state: null,
-    check_at: now + ANSWER_RECOVERY_MS,
-    amount_minor: session.amount_minor,
-    currency: session.currency,
-    fee_minor: 0,
-    first_name: session.first_name,
-    last_name: session.last_name,
-    email: session.email,
-    trans_id: null,
-    attempts: 1,
-    created_at: now,
-    completed_at: null,
-    updated_at: now,
-    request_hash: sameInstrument,
-    type: 'API Payment (Checkout)',
-    refunded_minor: 0,
-    review_reason: null,
-  };
+  return newPendingCharge(
+    {
+      id: ids.charge(),
+      merchant_id: session.merchant_id,
+      mode: session.mode,
+      charge_id: ids.attemptChargeId(),
+      session_id: session.id,
+      kind: 'payment',
+      ...details,
+      next_action: details.channel === 'card' ? 'otp' : 'approve',
+      check_at: now + ANSWER_RECOVERY_MS,
+      amount_minor: session.amount_minor,
+      currency: session.currency,
+      first_name: session.first_name,
+      last_name: session.last_name,
+      email: session.email,
+      request_hash: sameInstrument,
+      type: 'API Payment (Checkout)',
+    },
+    now,
+  );
 }
 
 /** Rolls back an attempt whose random ids collided with stored ones, to try again with new ones. */

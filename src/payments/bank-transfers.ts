@@ -12,6 +12,7 @@ import { accountNameFor } from './bank-transfer-views.ts';
 import { findBankTransferWithLogs, findTransferAccount, insertTransferAccount, type BankTransfer, type TransferAccount } from './bank-transfer-repository.ts';
 import { completeCharge, refreshCharge } from './charge-completion.ts';
 import type { Charge } from './charge-repository.ts';
+import { newPendingCharge } from './pending-charge.ts';
 import { existingFor, insertUniqueRecord } from './direct-records.ts';
 import type { BankTransferStart, Outcome } from '../connectors/provider.ts';
 import { SANDBOX_PAYER } from '../connectors/sandbox/sandbox-provider.ts';
@@ -127,40 +128,27 @@ interface NewTransfer {
 
 /** The charge row, made afresh on each insert try (its `ref_id` may be what conflicted). */
 function transferCharge({ id, owner, request, hash, mobile, providerState, checkAt }: NewTransfer, now: number): Charge {
-  return {
-    id,
-    merchant_id: owner.merchantId,
-    mode: owner.mode,
-    charge_id: request.charge_id,
-    ref_id: ids.reference(),
-    session_id: null,
-    kind: 'payment',
-    channel: 'bank_transfer',
-    operator: null,
-    mobile,
-    card_brand: null,
-    card_number: null,
-    card_expiry: null,
-    status: 'pending',
-    next_action: 'approve',
-    failure_reason: null,
-    failure_code: null,
-    provider_state: providerState,
-    check_at: checkAt,
-    amount_minor: request.amount * 100,
-    currency: 'MWK',
-    fee_minor: 0,
-    first_name: request.first_name ?? null,
-    last_name: request.last_name ?? null,
-    email: request.email ?? null,
-    trans_id: null,
-    attempts: 1,
-    created_at: now,
-    completed_at: null,
-    updated_at: now,
-    request_hash: hash,
-    type: 'Direct API Payment',
-    refunded_minor: 0,
-    review_reason: null,
-  };
+  return newPendingCharge(
+    {
+      id,
+      merchant_id: owner.merchantId,
+      mode: owner.mode,
+      charge_id: request.charge_id,
+      session_id: null,
+      kind: 'payment',
+      channel: 'bank_transfer',
+      mobile,
+      next_action: 'approve',
+      provider_state: providerState,
+      check_at: checkAt,
+      amount_minor: request.amount * 100,
+      currency: 'MWK',
+      first_name: request.first_name ?? null,
+      last_name: request.last_name ?? null,
+      email: request.email ?? null,
+      request_hash: hash,
+      type: 'Direct API Payment',
+    },
+    now,
+  );
 }

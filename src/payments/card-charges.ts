@@ -12,6 +12,7 @@ import { discardUnstartedCard, findAuthenticationByReference, findAuthentication
 import { refreshCharge } from './charge-completion.ts';
 import { chargeDetails } from './charge-lookup.ts';
 import { claimCodeConfirmation, findCharge, recordStarted, type Charge } from './charge-repository.ts';
+import { newPendingCharge } from './pending-charge.ts';
 import { describeMethod } from './charge-views.ts';
 import { completeDirectCharge } from './direct-charges.ts';
 import { existingFor, insertUniqueRecord } from './direct-records.ts';
@@ -105,42 +106,29 @@ async function replayOf(deps: PaymentDeps, charge: Charge): Promise<CardStart> {
 function cardCharge(id: string, owner: Principal, request: CardChargeRequest, card: CardDetails, hash: string, now: number): Charge {
   // The cardholder's name is split at its first space: records and receipts show a first and last name.
   const [first, ...rest] = request.cardholder_name.trim().split(/\s+/);
-  return {
-    id,
-    merchant_id: owner.merchantId,
-    mode: owner.mode,
-    charge_id: request.charge_id,
-    ref_id: ids.reference(),
-    session_id: null,
-    kind: 'payment',
-    channel: 'card',
-    operator: null,
-    mobile: null,
-    card_brand: card.brand,
-    card_number: maskCardNumber(card.number),
-    card_expiry: card.expiry,
-    status: 'pending',
-    next_action: null,
-    failure_reason: null,
-    failure_code: null,
-    provider_state: null,
-    check_at: now + ANSWER_RECOVERY_MS,
-    amount_minor: request.amount * 100,
-    currency: request.currency,
-    fee_minor: 0,
-    first_name: first || null,
-    last_name: rest.length > 0 ? rest.join(' ') : null,
-    email: request.email ?? null,
-    trans_id: null,
-    attempts: 1,
-    created_at: now,
-    completed_at: null,
-    updated_at: now,
-    request_hash: hash,
-    type: 'Direct API Payment',
-    refunded_minor: 0,
-    review_reason: null,
-  };
+  return newPendingCharge(
+    {
+      id,
+      merchant_id: owner.merchantId,
+      mode: owner.mode,
+      charge_id: request.charge_id,
+      session_id: null,
+      kind: 'payment',
+      channel: 'card',
+      card_brand: card.brand,
+      card_number: maskCardNumber(card.number),
+      card_expiry: card.expiry,
+      check_at: now + ANSWER_RECOVERY_MS,
+      amount_minor: request.amount * 100,
+      currency: request.currency,
+      first_name: first || null,
+      last_name: rest.length > 0 ? rest.join(' ') : null,
+      email: request.email ?? null,
+      request_hash: hash,
+      type: 'Direct API Payment',
+    },
+    now,
+  );
 }
 
 /** A 3-D Secure link as its page shows it: the link, its charge as it is now, and whom it pays. */

@@ -7,6 +7,7 @@ import { ids } from '../shared/ids.ts';
 import { OPERATOR_NAMES, OPERATOR_NAMES_WITH_ARTICLE, maskMsisdn, parseMalawiMobile, type MalawiMobile } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { findChargeByChargeId, insertChargeIfNew, type Charge } from './charge-repository.ts';
+import { newPendingCharge } from './pending-charge.ts';
 import { operatorByRef } from './operators.ts';
 
 /** What a direct charge or payout request carries (contract §8), after validation. */
@@ -105,40 +106,29 @@ export async function insertUniqueRecord(
 
 function directCharge(record: NewDirectRecord, now: number): Charge {
   const { owner, request, wallet } = record;
-  return {
-    id: record.id ?? ids.charge(),
-    merchant_id: owner.merchantId,
-    mode: owner.mode,
-    charge_id: request.charge_id,
-    ref_id: ids.reference(),
-    session_id: null,
-    kind: record.kind,
-    channel: 'mobile_money',
-    operator: wallet.operator,
-    mobile: maskMsisdn(wallet.msisdn),
-    card_brand: null,
-    card_number: null,
-    card_expiry: null,
-    status: 'pending',
-    next_action: record.nextAction,
-    failure_reason: null,
-    failure_code: null,
-    provider_state: record.providerState,
-    check_at: record.checkAt,
-    amount_minor: request.amount * 100,
-    currency: 'MWK',
-    fee_minor: record.feeMinor,
-    first_name: request.first_name ?? null,
-    last_name: request.last_name ?? null,
-    email: request.email ?? null,
-    trans_id: null,
-    attempts: 1,
-    created_at: now,
-    completed_at: null,
-    updated_at: now,
-    request_hash: record.hash,
-    type: record.type,
-    refunded_minor: 0,
-    review_reason: null,
-  };
+  return newPendingCharge(
+    {
+      id: record.id ?? ids.charge(),
+      merchant_id: owner.merchantId,
+      mode: owner.mode,
+      charge_id: request.charge_id,
+      session_id: null,
+      kind: record.kind,
+      channel: 'mobile_money',
+      operator: wallet.operator,
+      mobile: maskMsisdn(wallet.msisdn),
+      next_action: record.nextAction,
+      provider_state: record.providerState,
+      check_at: record.checkAt,
+      amount_minor: request.amount * 100,
+      currency: 'MWK',
+      fee_minor: record.feeMinor,
+      first_name: request.first_name ?? null,
+      last_name: request.last_name ?? null,
+      email: request.email ?? null,
+      request_hash: record.hash,
+      type: record.type,
+    },
+    now,
+  );
 }

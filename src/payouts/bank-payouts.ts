@@ -6,6 +6,7 @@ import type { Principal } from '../merchants/merchant-service.ts';
 import { refreshCharge } from '../payments/charge-completion.ts';
 import { recordStarted, type Charge } from '../payments/charge-repository.ts';
 import { existingFor, insertUniqueRecord } from '../payments/direct-records.ts';
+import { newPendingCharge } from '../payments/pending-charge.ts';
 import type { PayoutRecipient } from '../connectors/provider.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
@@ -134,41 +135,28 @@ async function withRecipient(deps: PaymentDeps, payout: Charge): Promise<{ payou
 
 function bankPayoutCharge(owner: Principal, request: BankPayoutRequest, destination: Destination, hash: string, fee: number, now: number): Charge {
   const { wallet } = destination;
-  return {
-    id: ids.charge(),
-    merchant_id: owner.merchantId,
-    mode: owner.mode,
-    charge_id: request.charge_id,
-    ref_id: ids.reference(),
-    session_id: null,
-    kind: 'payout',
-    channel: wallet ? 'mobile_money' : 'bank',
-    operator: wallet?.operator ?? null,
-    mobile: wallet ? maskMsisdn(wallet.msisdn) : null,
-    card_brand: null,
-    card_number: null,
-    card_expiry: null,
-    status: 'pending',
-    next_action: null,
-    failure_reason: null,
-    failure_code: null,
-    refunded_minor: 0,
-    review_reason: null,
-    provider_state: null,
-    // Should this process die before the provider's answer is recorded, the settler asks it then.
-    check_at: now + PAYOUT_RECOVERY_MS,
-    amount_minor: request.amount * 100,
-    currency: 'MWK',
-    fee_minor: fee,
-    first_name: request.first_name ?? null,
-    last_name: request.last_name ?? null,
-    email: request.email ?? null,
-    trans_id: null,
-    attempts: 1,
-    created_at: now,
-    completed_at: null,
-    updated_at: now,
-    request_hash: hash,
-    type: 'API Payout',
-  };
+  return newPendingCharge(
+    {
+      id: ids.charge(),
+      merchant_id: owner.merchantId,
+      mode: owner.mode,
+      charge_id: request.charge_id,
+      session_id: null,
+      kind: 'payout',
+      channel: wallet ? 'mobile_money' : 'bank',
+      operator: wallet?.operator ?? null,
+      mobile: wallet ? maskMsisdn(wallet.msisdn) : null,
+      // Should this process die before the provider's answer is recorded, the settler asks it then.
+      check_at: now + PAYOUT_RECOVERY_MS,
+      amount_minor: request.amount * 100,
+      currency: 'MWK',
+      fee_minor: fee,
+      first_name: request.first_name ?? null,
+      last_name: request.last_name ?? null,
+      email: request.email ?? null,
+      request_hash: hash,
+      type: 'API Payout',
+    },
+    now,
+  );
 }

@@ -1,0 +1,39 @@
+import { ids } from '../shared/ids.ts';
+import type { Charge } from './charge-repository.ts';
+
+/** What a new charge's flow decides; everything else every new charge starts the same. */
+export type PendingChargeFields = Pick<Charge, 'id' | 'merchant_id' | 'mode' | 'charge_id' | 'session_id' | 'kind' | 'channel' | 'amount_minor' | 'currency' | 'check_at' | 'request_hash' | 'type'> &
+  Partial<Pick<Charge, 'operator' | 'mobile' | 'card_brand' | 'card_number' | 'card_expiry' | 'next_action' | 'provider_state' | 'fee_minor' | 'first_name' | 'last_name' | 'email'>>;
+
+/**
+ * A charge as it is recorded before its provider is asked: pending, on its first attempt, with no
+ * outcome and nothing refunded, under a fresh reference (made afresh on each insert try: the
+ * reference may be what conflicted).
+ */
+export function newPendingCharge(fields: PendingChargeFields, now: number): Charge {
+  return {
+    ref_id: ids.reference(),
+    operator: null,
+    mobile: null,
+    card_brand: null,
+    card_number: null,
+    card_expiry: null,
+    next_action: null,
+    provider_state: null,
+    fee_minor: 0,
+    first_name: null,
+    last_name: null,
+    email: null,
+    ...fields,
+    status: 'pending',
+    failure_reason: null,
+    failure_code: null,
+    trans_id: null,
+    attempts: 1,
+    created_at: now,
+    completed_at: null,
+    updated_at: now,
+    refunded_minor: 0,
+    review_reason: null,
+  };
+}
