@@ -58,7 +58,9 @@ export async function startServe(env: Record<string, string>, options: { cwd?: s
     return exited;
   };
 
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  // A minute: a process started beside others under full load (a fault scenario's restart) on a
+  // loaded two-core machine once took over 20 s; one that fails to start exits long before.
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
   while (!(await answers(`${url}/healthz`))) {
     if (state.exit) throw new Error(`lipira serve exited (${describeExit(state.exit)}) before it was ready:\n${output}`);
     if (Date.now() > deadline) {
