@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
 import { totpCode } from '../helpers/dashboard.ts';
-import { assertFitsPhone, signInPage as signIn } from '../helpers/dashboard-pages.ts';
+import { assertFitsPhone, saveDashboardScreenshot, signInPage as signIn } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { createUser } from '../../src/users/user-service.ts';
@@ -62,6 +62,7 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await page.waitForURL(`${ctx.gw.url}/dashboard/settings/two-factor`);
         await assertAccessible(page, 'the two-factor enrolment page');
         await assertFitsPhone(page, 'the two-factor enrolment page');
+        await saveDashboardScreenshot(page, 'two-factor-phone');
         assert.ok(await page.locator('img.qr').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0), 'the QR code is drawn');
         const secret = (await page.locator('.secret').textContent())!;
         await page.getByLabel('Code from the app').fill(totpCode(secret));
@@ -79,6 +80,33 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await page.waitForURL(`${ctx.gw.url}/dashboard`);
         assert.match((await page.locator('main').textContent()) ?? '', /\(developer\) for Test Shop/);
         assert.deepEqual(problems, [], 'no console error or CSP violation');
+      });
+
+      test('five wrong passwords lock the account: the right one is then refused with the same words', async () => {
+        const email = `viewer${++users}@example.com`;
+        await createUser(ctx.gw.gateway.database.db, { publicBaseUrl: ctx.gw.url }, { merchantId: ctx.merchant.id, email, role: 'viewer', password: PASSWORD });
+        const { page, problems } = await browser.newTab({ width: 1280, height: 800 });
+        /** Types the address and a password on the sign-in page and submits it; the status it was answered with. */
+        const tryPassword = async (password: string) => {
+          await page.getByLabel('Email').fill(email);
+          await page.getByLabel('Password').fill(password);
+          const answered = page.waitForResponse((response) => response.request().method() === 'POST');
+          await page.click('button[type=submit]');
+          return (await answered).status();
+        };
+        await page.goto(`${ctx.gw.url}/dashboard/login`);
+        for (let attempt = 1; attempt <= 5; attempt++) assert.equal(await tryPassword(`not the password ${attempt}`), 401);
+        await page.waitForSelector('[role=alert]');
+        assert.match((await page.locator('[role=alert]').textContent()) ?? '', /wrong, or the account is locked/);
+        assert.equal(await page.getByLabel('Email').inputValue(), email, 'the address typed is kept');
+        await assertAccessible(page, 'the sign-in page with its error');
+        await saveDashboardScreenshot(page, 'login-refused');
+        assert.equal(await tryPassword(PASSWORD), 401, 'the right password is refused while the account is locked');
+        await page.waitForSelector('[role=alert]');
+        assert.equal(new URL(page.url()).pathname, '/dashboard/login');
+        assert.match((await page.locator('[role=alert]').textContent()) ?? '', /locked for a while/);
+        // Chromium reports each refused sign-in's own 401 document as a failed load: that is the answer under test.
+        assert.deepEqual(problems.filter((problem) => !/status of 401/.test(problem)), [], 'no other console error, and no CSP violation');
       });
     });
   }

@@ -33,3 +33,12 @@ export async function assertFitsPhone(page: Page, what: string): Promise<void> {
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 360, `${what}: no sideways scrolling (${width}px)`);
 }
+
+/**
+ * With LIPIRA_DASHBOARD_SCREENSHOTS=1, saves the page as docs/dashboard/<name>.png for the README
+ * (the whole page, animations stopped); otherwise does nothing, so test runs write no files.
+ */
+export async function saveDashboardScreenshot(page: Page, name: string): Promise<void> {
+  if (process.env.LIPIRA_DASHBOARD_SCREENSHOTS !== '1') return;
+  await page.screenshot({ path: new URL(`../../docs/dashboard/${name}.png`, import.meta.url).pathname, fullPage: true, animations: 'disabled' });
+}
