@@ -62,9 +62,9 @@ ${noticeBox(notice)}
 function field(name: string, label: string, value: string, errors: FieldErrors, attributes = ''): string {
   const message = errors[name]?.join(' ');
   const described = message ? ` aria-invalid="true" aria-describedby="${name}-error"` : '';
-  return `<label for="${name}">${escapeHtml(label)}</label>
+  return `<div class="field"><label for="${name}">${escapeHtml(label)}</label>
 <input type="text" id="${name}" name="${name}" value="${escapeHtml(value)}"${attributes}${described}>
-${message ? `<p class="field-error" id="${name}-error">${escapeHtml(message)}</p>` : ''}`;
+${message ? `<p class="field-error" id="${name}-error">${escapeHtml(message)}</p>` : ''}</div>`;
 }
 
 export function renderPayoutForm(page: MerchantPage, form: PayoutForm, errors: FieldErrors, mainMinor: number): string {
@@ -88,9 +88,9 @@ ${csrfField(page.csrf)}
 ${field('mobile', 'Mobile number (Airtel Money or TNM Mpamba)', form.mobile, errors, ' inputmode="tel" autocomplete="off"')}
 </div>
 <div class="bank-fields">
-<label for="bank_uuid">Bank</label>
+<div class="field"><label for="bank_uuid">Bank</label>
 <select id="bank_uuid" name="bank_uuid"${bankError ? ' aria-invalid="true" aria-describedby="bank_uuid-error"' : ''}>${banks}</select>
-${bankError ? `<p class="field-error" id="bank_uuid-error">${escapeHtml(bankError)}</p>` : ''}
+${bankError ? `<p class="field-error" id="bank_uuid-error">${escapeHtml(bankError)}</p>` : ''}</div>
 ${field('bank_account_number', 'Account number', form.bank_account_number, errors, ' inputmode="numeric" autocomplete="off"')}
 </div>
 ${field('bank_account_name', 'Account holder’s name', form.bank_account_name, errors, ' autocomplete="off"')}
