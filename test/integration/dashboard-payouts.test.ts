@@ -5,7 +5,7 @@ import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { NBM_UUID } from '../helpers/bank-payouts.ts';
-import { accountMinor, fundMainBalance, initializePayout, payoutBody, TEST_NUMBERS } from '../helpers/mobile-money.ts';
+import { accountMinor, fundMainBalance, initializePayout, payoutBody, settledByWorker, TEST_NUMBERS } from '../helpers/mobile-money.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 
 /** A wallet payout as the new payout form sends it. */
@@ -64,6 +64,12 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(answer.status, 303, answer.text);
         assert.equal(answer.location, `/dashboard/payouts/${payouts[0]!.id}?sent=1`);
       }
+      // Once the payout has ended, its charge_id is no longer a retry for the API: the form sent again still finds it.
+      await settledByWorker(ctx.gw, merchant.id, fields.charge_id!);
+      const late = await browser.post('/dashboard/payouts', fields);
+      assert.equal(late.status, 303, late.text);
+      assert.equal(late.location, `/dashboard/payouts/${payouts[0]!.id}?sent=1`);
+      assert.equal((await payoutRows(merchant.id)).length, 1);
       assert.equal(payouts[0]!.charge_id, fields.charge_id);
       assert.equal(payouts[0]!.amount_minor, 100_000);
       assert.equal(payouts[0]!.fee_minor, 1_000);

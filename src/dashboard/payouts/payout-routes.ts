@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { App } from '../../http/app-type.ts';
 import { merchantBalances } from '../../ledger/ledger-service.ts';
 import { payoutBankByUuid } from '../../payouts/banks.ts';
@@ -28,7 +29,7 @@ function readCursor(text: string | undefined): PayoutCursor | null {
  */
 export function registerPayoutPages(app: App, { config, database, payments }: DashboardDeps, guard: PageGuard): void {
   const mainBalance = async (page: MerchantPage) => (await merchantBalances(database.db, page.merchant.id, page.mode, 'MWK')).mainMinor;
-  const formAgain = async (reply: Parameters<PageGuard['html']>[0], page: MerchantPage, form: PayoutForm, errors: FieldErrors) =>
+  const formAgain = async (reply: FastifyReply, page: MerchantPage, form: PayoutForm, errors: FieldErrors) =>
     guard.html(reply, 422, renderPayoutForm(page, form, errors, await mainBalance(page)));
 
   app.get<{ Querystring: Query }>('/dashboard/payouts', PAGE, async (request, reply) => {

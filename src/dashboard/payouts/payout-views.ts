@@ -2,7 +2,7 @@ import { PAYOUT_BANKS } from '../../payouts/banks.ts';
 import type { BankPayoutRequest } from '../../payouts/bank-payouts.ts';
 import type { FieldErrors } from '../../shared/errors.ts';
 import { escapeHtml } from '../../shared/html.ts';
-import { localMaskedMobile } from '../../shared/phone.ts';
+import { localMaskedMobile, OPERATOR_NAMES } from '../../shared/phone.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import { csrfField, errorBox, money, noticeBox, shell, table } from '../layout.ts';
 import type { MerchantPage } from '../page-context.ts';
@@ -17,7 +17,7 @@ export function statusBadge(status: string): string {
 
 /** Where the money went, without the whole account: a wallet's masked number, a bank's name and the account's last four digits. */
 export function recipientText(payout: PayoutRow): string {
-  if (payout.mobile !== null) return `${localMaskedMobile(payout.mobile)}${payout.bank_name ? ` (${payout.bank_name})` : payout.operator === 'tnm' ? ' (TNM Mpamba)' : ' (Airtel Money)'}`;
+  if (payout.mobile !== null) return `${localMaskedMobile(payout.mobile)} (${payout.bank_name ?? (payout.operator ? OPERATOR_NAMES[payout.operator] : 'mobile money')})`;
   if (payout.bank_name && payout.account_number) return `${payout.bank_name}, account ending ${payout.account_number.slice(-4)}`;
   return 'Unknown recipient';
 }
