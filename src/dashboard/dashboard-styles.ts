@@ -66,4 +66,19 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px;
 dl.facts dt { color: var(--muted); font-weight: 600; }
 dl.facts dd { margin: 0; word-break: break-word; }
 .warning { padding: 12px; border-radius: 8px; background: #fff4e5; color: #93370d; border: 1px solid #fec84b; }
+
+/* payouts and balance */
+a.button { display: inline-block; font-weight: 600; padding: 10px 16px; border-radius: 8px; border: 1px solid var(--accent); background: var(--accent); color: #fff; text-decoration: none; }
+a.button:hover { background: var(--accent-strong); }
+a.cancel { display: inline-block; margin-left: 12px; padding: 10px 4px; }
+.field { display: grid; gap: 4px; }
+.field select { width: 100%; }
+.field-error { margin: 0; color: var(--danger); font-size: 0.875rem; }
+.payout-form .wallet-fields, .payout-form .bank-fields { display: grid; gap: 16px; }
+.payout-form:has(#kind-wallet:checked) .bank-fields, .payout-form:has(#kind-bank:checked) .wallet-fields { display: none; }
+fieldset.choice { display: flex; flex-wrap: wrap; gap: 8px 24px; margin: 0; padding: 8px 12px 12px; border: 1px solid var(--border); border-radius: 8px; }
+fieldset.choice legend { font-weight: 600; padding: 0 4px; }
+label.radio { display: flex; gap: 8px; align-items: center; font-weight: 400; }
+.card h2 { margin: 0 0 4px; font-size: 1rem; }
+span.num { white-space: nowrap; font-variant-numeric: tabular-nums; }
 `;

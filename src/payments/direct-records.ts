@@ -66,7 +66,8 @@ export interface NewDirectRecord {
   checkAt: number | null;
 }
 
-type Alongside = (trx: Kysely<DB>, charge: Charge) => Promise<void>;
+/** Work done in the transaction that records a charge or payout. */
+export type Alongside = (trx: Kysely<DB>, charge: Charge) => Promise<void>;
 
 /**
  * Inserts a direct charge or payout with its first log, running `alongside` in the same

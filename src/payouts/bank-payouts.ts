@@ -5,17 +5,16 @@ import { addLog, type LogEntry } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { refreshCharge } from '../payments/charge-completion.ts';
 import { recordStarted, type Charge } from '../payments/charge-repository.ts';
-import { existingFor, insertUniqueRecord } from '../payments/direct-records.ts';
+import { existingFor, insertUniqueRecord, type Alongside } from '../payments/direct-records.ts';
 import { newPendingCharge } from '../payments/pending-charge.ts';
 import type { PayoutRecipient } from '../connectors/provider.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
-import { feeMinor } from '../shared/money.ts';
 import { maskMsisdn, parseMalawiMobile, type MalawiMobile } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { payoutBankByUuid, type PayoutBank } from './banks.ts';
 import { completePayoutCharge } from './payout-completion.ts';
-import { movementOf, PAYOUT_RECOVERY_MS, refusedBeyondBalance, refuseChosenOutcomeWhenLive } from './payout-reservation.ts';
+import { movementOf, PAYOUT_RECOVERY_MS, payoutFeeMinor, refusedBeyondBalance, refuseChosenOutcomeWhenLive } from './payout-reservation.ts';
 import { findBankPayoutWithLogs, findRecipient, insertRecipient, listBankPayouts, type BankPayout, type Recipient } from './recipient-repository.ts';
 
 /** What `POST /direct-charge/payouts/initialize` carries (contract §10.3), after validation. */
@@ -39,7 +38,7 @@ export interface BankPayoutRequest {
 const BANK_ACCOUNT_NUMBER = /^\d{5,20}$/;
 
 /** Where a request's money goes: a bank account, or a wallet of the banks list (whose account number is a mobile number). */
-interface Destination {
+export interface Destination {
   bank: PayoutBank;
   /** As the merchant sent it (trimmed): shown back to the merchant. */
   accountNumber: string;
@@ -53,20 +52,29 @@ interface Destination {
  * provider's outcome arrives later (sandbox: after SANDBOX_MOBILE_DELAY, as `transaction_status`
  * asked), found by the settler or a details read, and settles the reservation. A wallet from the
  * banks list is paid like a mobile money payout (its record shows the wallet), TNM Mpamba included.
+ * `alongside` runs in the transaction that records it (the dashboard's audit entry), only when
+ * this request is the one that recorded it.
  */
-export async function initializeBankPayout(deps: PaymentDeps, owner: Principal, request: BankPayoutRequest, now = Date.now()): Promise<{ payout: Charge; recipient: Recipient }> {
+export async function initializeBankPayout(
+  deps: PaymentDeps,
+  owner: Principal,
+  request: BankPayoutRequest,
+  now = Date.now(),
+  alongside: Alongside = async () => undefined,
+): Promise<{ payout: Charge; recipient: Recipient }> {
   refuseChosenOutcomeWhenLive(owner, request.transaction_status);
   const destination = destinationOf(request);
   const hash = hashBankPayoutRequest(request, destination);
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return withRecipient(deps, existing);
   const recipient: Recipient = { bank_uuid: destination.bank.uuid, bank_name: destination.bank.name, account_name: request.bank_account_name, account_number: destination.accountNumber };
-  const fee = feeMinor(request.amount * 100, deps.payoutFeeBasisPoints);
+  const fee = payoutFeeMinor(deps, request.amount * 100);
   const inserted = await refusedBeyondBalance(() =>
     insertUniqueRecord(deps.db, { owner, request, hash }, () => bankPayoutCharge(owner, request, destination, hash, fee, now), async (trx, charge) => {
       await reservePayout(trx, movementOf(charge), now);
       await insertRecipient(trx, { charge_ref: charge.id, merchant_id: owner.merchantId, mode: owner.mode, ...recipient, created_at: charge.created_at });
       await addLog(trx, charge.id, `Payout requested to ${describeDestination(destination, charge)} (${request.bank_account_name})`, now);
+      await alongside(trx, charge);
     }),
   );
   // A concurrent retry that got there first hands it over; this request answers with its record.
@@ -101,7 +109,8 @@ export function bankPayoutPage(deps: PaymentDeps, owner: Principal, page: number
   return listBankPayouts(deps.db, owner, page);
 }
 
-function destinationOf(request: BankPayoutRequest): Destination {
+/** Where a request's money goes, checked as a create checks it (a 400 naming the field when it cannot go there): the dashboard's confirmation step asks it too. */
+export function destinationOf(request: Pick<BankPayoutRequest, 'bank_uuid' | 'bank_account_number'>): Destination {
   const bank = payoutBankByUuid(request.bank_uuid);
   if (!bank) throw ApiError.field('bank_uuid', 'The selected bank uuid is invalid.');
   const accountNumber = request.bank_account_number.trim();

@@ -2,13 +2,12 @@ import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import { reservePayout } from '../ledger/ledger-service.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
-import { feeMinor } from '../shared/money.ts';
 import { findCharge, recordStarted, type Charge } from '../payments/charge-repository.ts';
 import { existingFor, hashDirectRequest, insertDirectRecord, walletOf, type DirectRequest } from '../payments/direct-records.ts';
 import { operatorByRef } from '../payments/operators.ts';
 import type { Outcome } from '../connectors/provider.ts';
 import { completePayoutCharge } from './payout-completion.ts';
-import { movementOf, PAYOUT_RECOVERY_MS, refusedBeyondBalance, refuseChosenOutcomeWhenLive } from './payout-reservation.ts';
+import { movementOf, PAYOUT_RECOVERY_MS, payoutFeeMinor, refusedBeyondBalance, refuseChosenOutcomeWhenLive } from './payout-reservation.ts';
 
 export interface PayoutRequest extends DirectRequest {
   /** Sandbox only: how the test payout ends (`successful` by default). */
@@ -29,7 +28,7 @@ export async function initializePayout(deps: PaymentDeps, owner: Principal, requ
     throw ApiError.field('mobile_money_operator_ref_id', 'The selected operator does not support payouts.');
   }
   const wallet = walletOf(request);
-  const fee = feeMinor(request.amount * 100, deps.payoutFeeBasisPoints);
+  const fee = payoutFeeMinor(deps, request.amount * 100);
   const inserted = await refusedBeyondBalance(() =>
     insertDirectRecord(
       deps.db,

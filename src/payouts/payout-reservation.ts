@@ -2,6 +2,7 @@ import { InsufficientFunds, type Movement } from '../ledger/ledger-service.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import type { Charge } from '../payments/charge-repository.ts';
 import { ApiError } from '../shared/errors.ts';
+import { feeMinor } from '../shared/money.ts';
 
 /**
  * When the settler asks the provider about a payout recorded but never answered for: only a
@@ -9,6 +10,9 @@ import { ApiError } from '../shared/errors.ts';
  * reservation must not stay stuck.
  */
 export const PAYOUT_RECOVERY_MS = 60_000;
+
+/** A payout's fee: the gateway's PAYOUT_FEE_PERCENT of its amount, as every payout and the dashboard's confirmation count it. */
+export const payoutFeeMinor = (deps: { payoutFeeBasisPoints: number }, amountMinor: number): number => feeMinor(amountMinor, deps.payoutFeeBasisPoints);
 
 /** What a payout moves in the ledger: its amount and its fee, from the merchant's main balance. */
 export const movementOf = (payout: Charge): Movement => ({

@@ -1,0 +1,116 @@
+import type { Balances } from '../../ledger/ledger-service.ts';
+import { escapeHtml } from '../../shared/html.ts';
+import { formatTimestamp, formatHumanDate } from '../../shared/time.ts';
+import { money, shell, table } from '../layout.ts';
+import type { MerchantPage } from '../page-context.ts';
+import type { StatementEntry } from './statement-repository.ts';
+
+const KIND_WORDS: Record<StatementEntry['kind'], string> = {
+  collection: 'Payment',
+  settlement: 'Settlement',
+  payout_reserve: 'Payout',
+  payout_release: 'Payout returned',
+  payout_complete: 'Payout',
+  refund_reserve: 'Refund',
+  refund_release: 'Refund returned',
+  refund_hold: 'Refund held',
+  refund_complete: 'Refund',
+};
+
+/** What an entry belongs to, in words, and the dashboard page of that payment or payout. */
+export function describeEntry(entry: StatementEntry): { text: string; href: string | null } {
+  const payment = (sessionId: string | null, chargeRef: string | null) => (chargeRef === null ? null : `/dashboard/payments/${sessionId ?? chargeRef}`);
+  switch (entry.kind) {
+    case 'collection':
+      return { text: `Payment ${entry.charge_id ?? ''} received, net of its fee`, href: payment(entry.session_id, entry.charge_ref) };
+    case 'settlement':
+      return { text: entry.account === 'collection' ? 'Settled from the collection balance to main' : 'Settled into main from the collection balance', href: null };
+    case 'payout_reserve':
+      return { text: `Payout ${entry.charge_id ?? ''}: amount and fee`, href: entry.charge_ref && `/dashboard/payouts/${entry.charge_ref}` };
+    case 'payout_release':
+      return { text: `Payout ${entry.charge_id ?? ''} failed: amount and fee returned`, href: entry.charge_ref && `/dashboard/payouts/${entry.charge_ref}` };
+    case 'refund_reserve':
+      return { text: `Refund ${entry.refund_id ?? ''} of a payment`, href: payment(entry.refunded_session_id, entry.refunded_ref) };
+    case 'refund_release':
+      return { text: `Refund ${entry.refund_id ?? ''} failed: returned`, href: payment(entry.refunded_session_id, entry.refunded_ref) };
+    default:
+      return { text: KIND_WORDS[entry.kind], href: null };
+  }
+}
+
+const accountWord = (account: StatementEntry['account']) => (account === 'main' ? 'Main' : 'Collection');
+
+export interface BalanceView {
+  balances: Array<{ currency: string } & Balances>;
+  entries: StatementEntry[];
+  /** The query string of the next page, or null on the last. */
+  next: string | null;
+  from: string;
+  to: string;
+  filterError: string | null;
+  timeZone: string;
+}
+
+export function renderBalancePage(page: MerchantPage, view: BalanceView): string {
+  const cards = view.balances
+    .flatMap(({ currency, mainMinor, collectionMinor }) => [
+      `<div class="card"><h2>Main balance</h2><p class="figure">${money(mainMinor, currency)}</p><p class="muted">What payouts are paid from.</p></div>`,
+      `<div class="card"><h2>Collection balance</h2><p class="figure">${money(collectionMinor, currency)}</p><p class="muted">Payments received, moved to main at settlement.</p></div>`,
+    ])
+    .join('');
+  const rows = view.entries.map((entry) => {
+    const { text, href } = describeEntry(entry);
+    const amount = money(Math.abs(entry.amount_minor), entry.currency);
+    return [
+      escapeHtml(formatHumanDate(entry.created_at, view.timeZone)),
+      escapeHtml(KIND_WORDS[entry.kind]),
+      href ? `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>` : escapeHtml(text),
+      accountWord(entry.account),
+      entry.amount_minor > 0 ? `<span class="num">${amount}</span>` : '',
+      entry.amount_minor < 0 ? `<span class="num">${amount}</span>` : '',
+    ];
+  });
+  const range = new URLSearchParams({ ...(view.from ? { from: view.from } : {}), ...(view.to ? { to: view.to } : {}) }).toString();
+  return shell('Balance', `<h1>Balance</h1>
+<div class="cards">${cards}</div>
+<h2>Statement</h2>
+<form class="filters" method="get" action="/dashboard/balance">
+<label for="from">From</label><input type="date" id="from" name="from" value="${escapeHtml(view.from)}">
+<label for="to">To (inclusive)</label><input type="date" id="to" name="to" value="${escapeHtml(view.to)}">
+<button type="submit" class="secondary">Show</button>
+</form>
+${view.filterError ? `<p class="warning">${escapeHtml(view.filterError)}</p>` : ''}
+<p><a href="/dashboard/balance.csv${range ? `?${escapeHtml(range)}` : ''}" download>Download the statement (CSV)</a></p>
+${table('Ledger statement, newest first', ['Time', 'Kind', 'Description', 'Balance', 'In', 'Out'], rows, `No money has moved in ${page.mode} mode${range ? ' in these dates' : ''} yet.`)}
+${view.next ? `<p><a href="/dashboard/balance?${escapeHtml(view.next)}">Older entries</a></p>` : ''}`, { viewer: page.viewer });
+}
+
+export const CSV_HEADER = ['entry_id', 'time_utc', 'kind', 'description', 'link', 'balance', 'currency', 'amount_in', 'amount_out'];
+
+/**
+ * One CSV cell: quoted, quotes doubled, and text a spreadsheet would run as a formula (starting
+ * with = + - @, a tab or a carriage return) led by an apostrophe, so that a merchant's reference
+ * cannot become a formula on the computer of whoever opens the file.
+ */
+export function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+export function csvLine(entry: StatementEntry): string {
+  const { text, href } = describeEntry(entry);
+  const decimal = (minor: number) => (minor / 100).toFixed(2);
+  return [
+    String(entry.id),
+    formatTimestamp(entry.created_at),
+    entry.kind,
+    text,
+    href ?? '',
+    entry.account,
+    entry.currency,
+    entry.amount_minor > 0 ? decimal(entry.amount_minor) : '',
+    entry.amount_minor < 0 ? decimal(-entry.amount_minor) : '',
+  ]
+    .map(csvCell)
+    .join(',');
+}

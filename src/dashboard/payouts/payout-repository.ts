@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { Principal } from '../../merchants/merchant-service.ts';
+import type { Charge } from '../../payments/charge-repository.ts';
+
+type Db = Kysely<DB>;
+
+/** A payout as the dashboard shows it: its charge row and, for a payout through the banks list, where it went. */
+export type PayoutRow = Charge & { bank_name: string | null; account_name: string | null; account_number: string | null };
+
+/** Where a page of the list starts: after the payout made at `createdAt` with id `id`, going back in time. */
+export interface PayoutCursor {
+  createdAt: number;
+  id: string;
+}
+
+export const PAYOUTS_PER_PAGE = 25;
+
+function payouts(db: Db, owner: Principal) {
+  return db
+    .selectFrom('charges')
+    .leftJoin('payout_recipients', 'payout_recipients.charge_ref', 'charges.id')
+    .selectAll('charges')
+    .select(['payout_recipients.bank_name', 'payout_recipients.account_name', 'payout_recipients.account_number'])
+    .where('charges.merchant_id', '=', owner.merchantId)
+    .where('charges.mode', '=', owner.mode)
+    .where('charges.kind', '=', 'payout');
+}
+
+/**
+ * One page of the merchant's payouts in one mode, newest first, after `cursor` (keyset: the same
+ * cost on page 1 and page 1,000), with one row more than a page to tell whether another follows.
+ * Every payout counts: those made through the banks list (the dashboard's, with a recipient) and
+ * those made with `POST /mobile-money/payouts/initialize` (the wallet on the charge).
+ */
+export function listPayouts(db: Db, owner: Principal, cursor: PayoutCursor | null): Promise<PayoutRow[]> {
+  let query = payouts(db, owner);
+  if (cursor) {
+    query = query.where((eb) =>
+      eb.or([eb('charges.created_at', '<', cursor.createdAt), eb.and([eb('charges.created_at', '=', cursor.createdAt), eb('charges.id', '<', cursor.id)])]),
+    );
+  }
+  return query.orderBy('charges.created_at', 'desc').orderBy('charges.id', 'desc').limit(PAYOUTS_PER_PAGE + 1).execute();
+}
+
+/** One of the merchant's payouts in one mode by its own id; none for another merchant's, the other mode's, or a payment. */
+export function findPayout(db: Db, owner: Principal, id: string): Promise<PayoutRow | undefined> {
+  return payouts(db, owner).where('charges.id', '=', id).executeTakeFirst();
+}
+
+/** The payout a `charge_id` named, to send a form posted twice to the payout its first post made. */
+export function findPayoutByChargeId(db: Db, owner: Principal, chargeId: string): Promise<PayoutRow | undefined> {
+  return payouts(db, owner).where('charges.charge_id', '=', chargeId).executeTakeFirst();
+}

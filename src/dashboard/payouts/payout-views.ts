@@ -1,0 +1,130 @@
+import { PAYOUT_BANKS } from '../../payouts/banks.ts';
+import type { BankPayoutRequest } from '../../payouts/bank-payouts.ts';
+import type { FieldErrors } from '../../shared/errors.ts';
+import { escapeHtml } from '../../shared/html.ts';
+import { localMaskedMobile, OPERATOR_NAMES } from '../../shared/phone.ts';
+import { formatHumanDate } from '../../shared/time.ts';
+import { csrfField, errorBox, money, noticeBox, shell, table } from '../layout.ts';
+import type { MerchantPage } from '../page-context.ts';
+import type { PayoutForm } from './payout-form.ts';
+import type { PayoutRow } from './payout-repository.ts';
+
+const STATUS_WORDS: Record<string, string> = { pending: 'Pending', success: 'Paid out', failed: 'Failed' };
+
+export function statusBadge(status: string): string {
+  return `<span class="status status-${escapeHtml(status)}">${escapeHtml(STATUS_WORDS[status] ?? status)}</span>`;
+}
+
+/** Where the money went, without the whole account: a wallet's masked number, a bank's name and the account's last four digits. */
+export function recipientText(payout: PayoutRow): string {
+  if (payout.mobile !== null) return `${localMaskedMobile(payout.mobile)} (${payout.bank_name ?? (payout.operator ? OPERATOR_NAMES[payout.operator] : 'mobile money')})`;
+  if (payout.bank_name && payout.account_number) return `${payout.bank_name}, account ending ${payout.account_number.slice(-4)}`;
+  return 'Unknown recipient';
+}
+
+export function renderPayoutList(page: MerchantPage, rows: PayoutRow[], next: string | null, timeZone: string): string {
+  const cells = rows.map((payout) => [
+    `<a href="/dashboard/payouts/${escapeHtml(payout.id)}">${escapeHtml(formatHumanDate(payout.created_at, timeZone))}</a>`,
+    escapeHtml(recipientText(payout)),
+    `<span class="num">${money(payout.amount_minor, payout.currency)}</span>`,
+    statusBadge(payout.status),
+    `<code>${escapeHtml(payout.charge_id)}</code>`,
+  ]);
+  const action = page.may('payout') ? '<p><a class="button" href="/dashboard/payouts/new">New payout</a></p>' : '';
+  const more = next ? `<p><a href="/dashboard/payouts?before=${escapeHtml(next)}">Older payouts</a></p>` : '';
+  return shell('Payouts', `<h1>Payouts</h1>
+${action}
+${table('Payouts, newest first', ['Created', 'Recipient', 'Amount', 'Status', 'Reference'], cells, `No payouts in ${page.mode} mode yet.`)}
+${more}`, { viewer: page.viewer });
+}
+
+export function renderPayoutDetail(page: MerchantPage, payout: PayoutRow, notice: string | null, timeZone: string): string {
+  const when = (epochMs: number | null) => (epochMs === null ? '—' : escapeHtml(formatHumanDate(epochMs, timeZone)));
+  const facts: Array<[string, string]> = [
+    ['Status', statusBadge(payout.status)],
+    ['Amount', money(payout.amount_minor, payout.currency)],
+    ['Fee', money(payout.fee_minor, payout.currency)],
+    ['Total debited', money(payout.amount_minor + payout.fee_minor, payout.currency)],
+    ['Recipient', escapeHtml(recipientText(payout))],
+    ...(payout.account_name ? [['Account name', escapeHtml(payout.account_name)] as [string, string]] : []),
+    ['Reference', `<code>${escapeHtml(payout.charge_id)}</code>`],
+    ['Created', when(payout.created_at)],
+    ['Completed', when(payout.completed_at)],
+    ...(payout.failure_reason ? [['Failure reason', escapeHtml(payout.failure_reason)] as [string, string]] : []),
+  ];
+  return shell('Payout', `<p><a href="/dashboard/payouts">All payouts</a></p>
+<h1>Payout of ${money(payout.amount_minor, payout.currency)}</h1>
+${noticeBox(notice)}
+<dl class="facts">${facts.map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${value}</dd>`).join('')}</dl>`, { viewer: page.viewer });
+}
+
+/** One input with its label and, when it was wrong, its message tied to it for screen readers. */
+function field(name: string, label: string, value: string, errors: FieldErrors, attributes = ''): string {
+  const message = errors[name]?.join(' ');
+  const described = message ? ` aria-invalid="true" aria-describedby="${name}-error"` : '';
+  return `<div class="field"><label for="${name}">${escapeHtml(label)}</label>
+<input type="text" id="${name}" name="${name}" value="${escapeHtml(value)}"${attributes}${described}>
+${message ? `<p class="field-error" id="${name}-error">${escapeHtml(message)}</p>` : ''}</div>`;
+}
+
+export function renderPayoutForm(page: MerchantPage, form: PayoutForm, errors: FieldErrors, mainMinor: number): string {
+  const banks = PAYOUT_BANKS.filter((bank) => bank.wallet === null)
+    .map((bank) => `<option value="${escapeHtml(bank.uuid)}"${bank.uuid === form.bank_uuid ? ' selected' : ''}>${escapeHtml(bank.name)}</option>`)
+    .join('');
+  const bankError = errors.bank_uuid?.join(' ');
+  const others = Object.entries(errors).filter(([name]) => !['mobile', 'bank_uuid', 'bank_account_number', 'bank_account_name', 'amount'].includes(name));
+  return shell('New payout', `<p><a href="/dashboard/payouts">All payouts</a></p>
+<h1>New payout</h1>
+<p>Main balance: <strong>${money(mainMinor, 'MWK')}</strong>. Payouts are paid from the main balance, in kwacha; you confirm the fee on the next page.</p>
+${Object.keys(errors).length ? errorBox('Please correct the fields below.') : ''}
+${others.map(([, messages]) => errorBox(messages.join(' '))).join('')}
+<form class="stack payout-form" method="post" action="/dashboard/payouts/new/confirm">
+${csrfField(page.csrf)}
+<fieldset class="choice"><legend>Send to</legend>
+<label class="radio"><input type="radio" id="kind-wallet" name="kind" value="wallet"${form.kind === 'wallet' ? ' checked' : ''}> Mobile money wallet</label>
+<label class="radio"><input type="radio" id="kind-bank" name="kind" value="bank"${form.kind === 'bank' ? ' checked' : ''}> Bank account</label>
+</fieldset>
+<div class="wallet-fields">
+${field('mobile', 'Mobile number (Airtel Money or TNM Mpamba)', form.mobile, errors, ' inputmode="tel" autocomplete="off"')}
+</div>
+<div class="bank-fields">
+<div class="field"><label for="bank_uuid">Bank</label>
+<select id="bank_uuid" name="bank_uuid"${bankError ? ' aria-invalid="true" aria-describedby="bank_uuid-error"' : ''}>${banks}</select>
+${bankError ? `<p class="field-error" id="bank_uuid-error">${escapeHtml(bankError)}</p>` : ''}</div>
+${field('bank_account_number', 'Account number', form.bank_account_number, errors, ' inputmode="numeric" autocomplete="off"')}
+</div>
+${field('bank_account_name', 'Account holder’s name', form.bank_account_name, errors, ' autocomplete="off"')}
+${field('amount', 'Amount (MWK, whole kwacha)', form.amount, errors, ' inputmode="numeric"')}
+<div class="actions"><button type="submit">Review payout</button></div>
+</form>`, { viewer: page.viewer });
+}
+
+export interface Confirmation {
+  request: BankPayoutRequest;
+  form: PayoutForm;
+  recipient: string;
+  feeMinor: number;
+  mainMinor: number;
+}
+
+/** The last step: what will leave the balance and what stays; the form carries the request and its reference, so posting it twice pays once. */
+export function renderPayoutConfirmation(page: MerchantPage, confirmation: Confirmation): string {
+  const { request, form, feeMinor, mainMinor } = confirmation;
+  const amountMinor = request.amount * 100;
+  const total = amountMinor + feeMinor;
+  const hidden = Object.entries({ ...form, charge_id: request.charge_id })
+    .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`)
+    .join('');
+  return shell('Confirm payout', `<h1>Confirm the payout</h1>
+<dl class="facts">
+<dt>To</dt><dd>${escapeHtml(confirmation.recipient)}</dd>
+<dt>Account holder</dt><dd>${escapeHtml(request.bank_account_name)}</dd>
+<dt>Amount</dt><dd>${money(amountMinor, 'MWK')}</dd>
+<dt>Fee</dt><dd>${money(feeMinor, 'MWK')}</dd>
+<dt>Total debited</dt><dd><strong>${money(total, 'MWK')}</strong></dd>
+<dt>Main balance now</dt><dd>${money(mainMinor, 'MWK')}</dd>
+<dt>Main balance after</dt><dd><strong>${money(mainMinor - total, 'MWK')}</strong></dd>
+</dl>
+<form class="inline" method="post" action="/dashboard/payouts">${csrfField(page.csrf)}${hidden}<button type="submit">Send ${money(amountMinor, 'MWK')}</button></form>
+<a class="cancel" href="/dashboard/payouts">Cancel</a>`, { viewer: page.viewer });
+}
