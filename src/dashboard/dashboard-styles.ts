@@ -66,4 +66,15 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px;
 dl.facts dt { color: var(--muted); font-weight: 600; }
 dl.facts dd { margin: 0; word-break: break-word; }
 .warning { padding: 12px; border-radius: 8px; background: #fff4e5; color: #93370d; border: 1px solid #fec84b; }
+
+/* payment detail */
+ol.timeline { list-style: none; margin: 0 0 16px; padding: 0; border-left: 2px solid var(--border); }
+ol.timeline > li { position: relative; margin: 0 0 12px; padding: 0 0 0 16px; overflow-wrap: anywhere; }
+ol.timeline > li::before { content: ""; position: absolute; left: -6px; top: 7px; width: 10px; height: 10px; border-radius: 50%; background: var(--accent); }
+ol.timeline time { display: block; color: var(--muted); font-size: 0.8125rem; }
+.delivery { margin: 8px 0 0; padding: 8px 12px; border: 1px solid var(--border); border-radius: 8px; }
+.delivery p { margin: 0 0 6px; }
+ul.tries { margin: 0 0 8px; padding-left: 20px; font-size: 0.875rem; }
+ul.tries code, .delivery .url { overflow-wrap: anywhere; }
+form.refund { margin: 0 0 16px; }
 `;
