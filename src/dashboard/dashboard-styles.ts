@@ -71,10 +71,12 @@ dl.facts dd { margin: 0; word-break: break-word; }
 ol.timeline { list-style: none; margin: 0 0 16px; padding: 0; border-left: 2px solid var(--border); }
 ol.timeline > li { position: relative; margin: 0 0 12px; padding: 0 0 0 16px; overflow-wrap: anywhere; }
 ol.timeline > li::before { content: ""; position: absolute; left: -6px; top: 7px; width: 10px; height: 10px; border-radius: 50%; background: var(--accent); }
-ol.timeline time { display: block; color: var(--muted); font-size: 0.8125rem; }
+ol.timeline > li > time { display: block; color: var(--muted); font-size: 0.8125rem; }
 .delivery { margin: 8px 0 0; padding: 8px 12px; border: 1px solid var(--border); border-radius: 8px; }
 .delivery p { margin: 0 0 6px; }
 ul.tries { margin: 0 0 8px; padding-left: 20px; font-size: 0.875rem; }
 ul.tries code, .delivery .url { overflow-wrap: anywhere; }
-form.refund { margin: 0 0 16px; }
+form.refund { max-width: 480px; margin: 0 0 16px; }
+.status-sent { background: var(--ok-soft); color: var(--ok); }
+@media (min-width: 720px) { ol.timeline > li { display: grid; grid-template-columns: 15rem 1fr; gap: 12px; } ol.timeline > li > time { font-size: 0.875rem; } }
 `;
