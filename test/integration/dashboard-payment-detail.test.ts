@@ -175,6 +175,9 @@ for (const kind of DATABASE_KINDS) {
       assert.match(withDelivery.text, new RegExp(`action="/dashboard/deliveries/msg_\\w+/retry"><input type="hidden" name="csrf" value="[^"]+"><input type="hidden" name="back" value="/dashboard/payments/${id}">`));
       assert.equal((await developer.post(`/dashboard/payments/${id}/refund`, { amount: '100' })).status, 403);
       assert.deepEqual(await refundRows(paid), [], 'nothing refunded');
+      const delivery = (await deliveryOf(txRef))!;
+      assert.equal((await developer.post(`/dashboard/deliveries/${delivery.id}/retry`, { back: `/dashboard/payments/${id}` })).location, `/dashboard/payments/${id}?retried=${delivery.id}`, 'the developer may retry');
+      assert.equal((await viewer.post(`/dashboard/deliveries/${delivery.id}/retry`, { back: `/dashboard/payments/${id}` })).status, 403, 'the viewer may not');
     });
 
     test('Retry sends a failed webhook again, to a receiver that now answers 200, and it is delivered', async () => {

@@ -1,13 +1,13 @@
 import type { FastifyReply } from 'fastify';
 import type { App } from '../../http/app-type.ts';
 import { merchantBalances } from '../../ledger/ledger-service.ts';
+import type { RefundWithCharge } from '../../refunds/refund-repository.ts';
 import { refundPayment, refundsOf } from '../../refunds/refund-service.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { formatMoneyText, toMajor } from '../../shared/money.ts';
 import { recordAudit } from '../../users/audit.ts';
 import { FORM, PAGE, principalOf, renderNotFoundPage, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
 import { findPaymentRecord, paymentHistory, type PaymentHistory } from './payment-detail-repository.ts';
-import type { RefundWithCharge } from '../../refunds/refund-repository.ts';
 import { leftToRefund, renderPaymentPage, summarize, type PaymentSummary, type RefundFormState } from './payment-detail-views.ts';
 
 /** An amount as typed: digits, and at most two decimals. */
