@@ -81,4 +81,16 @@ fieldset.choice legend { font-weight: 600; padding: 0 4px; }
 label.radio { display: flex; gap: 8px; align-items: center; font-weight: 400; }
 .card h2 { margin: 0 0 4px; font-size: 1rem; }
 span.num { white-space: nowrap; font-variant-numeric: tabular-nums; }
+/* payment detail */
+ol.timeline { list-style: none; margin: 0 0 16px; padding: 0; border-left: 2px solid var(--border); }
+ol.timeline > li { position: relative; margin: 0 0 12px; padding: 0 0 0 16px; overflow-wrap: anywhere; }
+ol.timeline > li::before { content: ""; position: absolute; left: -6px; top: 7px; width: 10px; height: 10px; border-radius: 50%; background: var(--accent); }
+ol.timeline > li > time { display: block; color: var(--muted); font-size: 0.8125rem; }
+.delivery { margin: 8px 0 0; padding: 8px 12px; border: 1px solid var(--border); border-radius: 8px; }
+.delivery p { margin: 0 0 6px; }
+ul.tries { margin: 0 0 8px; padding-left: 20px; font-size: 0.875rem; }
+ul.tries code, .delivery .url { overflow-wrap: anywhere; }
+form.refund { max-width: 480px; margin: 0 0 16px; }
+.status-sent { background: var(--ok-soft); color: var(--ok); }
+@media (min-width: 720px) { ol.timeline > li { display: grid; grid-template-columns: 15rem 1fr; gap: 12px; } ol.timeline > li > time { font-size: 0.875rem; } }
 `;

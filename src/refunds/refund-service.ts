@@ -104,9 +104,19 @@ class RefundedMeanwhile extends Error {}
  * of part of it. In one transaction: the amount is counted on the charge (never beyond what was
  * paid, whatever runs at the same time), taken from the merchant's balance into `refunds_due`,
  * and the refund recorded; a refusal (too much, not enough balance) leaves nothing. The settler
- * then hands it to the provider. `cardOnly` is the card refund route's rule.
+ * then hands it to the provider. `cardOnly` is the card refund route's rule. `alongside` is what
+ * the caller must record with the refund itself (the dashboard's audit entry): it runs in the
+ * refund's transaction, so the two exist together or not at all.
  */
-export async function refundPayment({ db, transact }: Pick<Database, 'db' | 'transact'>, owner: Principal, target: RefundTarget, request: RefundRequest, cardOnly = false, now = Date.now()): Promise<RefundWithCharge> {
+export async function refundPayment(
+  { db, transact }: Pick<Database, 'db' | 'transact'>,
+  owner: Principal,
+  target: RefundTarget,
+  request: RefundRequest,
+  cardOnly = false,
+  now = Date.now(),
+  alongside?: (trx: Kysely<DB>, refund: RefundWithCharge) => Promise<void>,
+): Promise<RefundWithCharge> {
   for (;;) {
     // Read again after losing a race: what is left decides between refusing and trying again.
     const charge = await refundableCharge(db, owner, target, cardOnly);
@@ -119,6 +129,7 @@ export async function refundPayment({ db, transact }: Pick<Database, 'db' | 'tra
         await reserveRefund(trx, movementOf(refund, refund.id), now);
         await insertRefund(trx, refund);
         await logOnPayment(trx, charge, `Refund ${refund.refund_id} of ${moneyText(refund)} requested${refund.reason ? `: ${refund.reason}` : ''}`, now);
+        await alongside?.(trx, { ...refund, charge_id: charge.charge_id });
       });
       return { ...refund, charge_id: charge.charge_id };
     } catch (error) {

@@ -1,0 +1,267 @@
+import type { Charge } from '../../payments/charge-repository.ts';
+import type { RefundTarget } from '../../refunds/refund-service.ts';
+import type { RefundWithCharge } from '../../refunds/refund-repository.ts';
+import { escapeHtml } from '../../shared/html.ts';
+import { formatMoneyText } from '../../shared/money.ts';
+import { formatHumanDate } from '../../shared/time.ts';
+import type { Balances } from '../../ledger/ledger-service.ts';
+import { csrfField, errorBox, money, noticeBox, postButton, shell } from '../layout.ts';
+import type { MerchantPage } from '../page-context.ts';
+import type { DeliveryWithAttempts, EmailRow, EventRow, LogLine, PaymentHistory, PaymentRecord } from './payment-detail-repository.ts';
+
+/** A payment as its page shows it, whichever kind of record it is. */
+export interface PaymentSummary {
+  /** The id the page goes by: the session's, or the direct charge's own (whichever of its ids opened it). */
+  id: string;
+  kind: PaymentRecord['kind'];
+  status: string;
+  amountMinor: number;
+  feeMinor: number;
+  currency: string;
+  /** The checkout session's `tx_ref`, or a direct payment's `charge_id`. */
+  reference: string;
+  /** The session's own reference, or a direct payment's `ref_id`. */
+  serviceReference: string;
+  customerName: string | null;
+  email: string | null;
+  /** The charge that paid, or the latest attempt: how the customer paid, or tried to. */
+  method: Charge | undefined;
+  createdAt: number;
+  completedAt: number | null;
+  /** The charge a refund would give back, once the payment succeeded. */
+  paid: Charge | undefined;
+  /** How the refund service names this payment. */
+  refundTarget: RefundTarget;
+  /** The records whose log lines are the payment's: the session and its attempts, or the charge. */
+  logOwners: string[];
+  attempts: Charge[];
+}
+
+export function summarize(record: PaymentRecord): PaymentSummary {
+  if (record.kind === 'checkout') {
+    const { session, attempts } = record;
+    const paid = attempts.find((attempt) => attempt.id === session.paid_charge_id);
+    return {
+      id: session.id,
+      kind: 'checkout',
+      status: session.status,
+      amountMinor: session.amount_minor,
+      feeMinor: session.fee_minor,
+      currency: session.currency,
+      reference: session.tx_ref,
+      serviceReference: session.reference,
+      customerName: fullName(session.first_name, session.last_name),
+      email: session.email,
+      method: paid ?? attempts.at(-1),
+      createdAt: session.created_at,
+      completedAt: session.completed_at,
+      paid,
+      refundTarget: { txRef: session.tx_ref },
+      logOwners: [session.id, ...attempts.map((attempt) => attempt.id)],
+      attempts,
+    };
+  }
+  const { charge } = record;
+  return {
+    id: charge.id,
+    kind: 'direct',
+    status: charge.status,
+    amountMinor: charge.amount_minor,
+    feeMinor: charge.fee_minor,
+    currency: charge.currency,
+    reference: charge.charge_id,
+    serviceReference: charge.ref_id,
+    customerName: fullName(charge.first_name, charge.last_name),
+    email: charge.email,
+    method: charge,
+    createdAt: charge.created_at,
+    completedAt: charge.completed_at,
+    paid: charge.status === 'success' ? charge : undefined,
+    refundTarget: { chargeId: charge.charge_id },
+    logOwners: [charge.id],
+    attempts: [charge],
+  };
+}
+
+const fullName = (first: string | null, last: string | null) => [first, last].filter(Boolean).join(' ') || null;
+
+/** What is left of a payment to refund, in minor units (nothing before it succeeded). */
+export const leftToRefund = (payment: PaymentSummary): number => (payment.paid ? payment.paid.amount_minor - payment.paid.refunded_minor : 0);
+
+export interface RefundFormState {
+  amount: string;
+  reason: string;
+  error: string | null;
+}
+
+export interface PaymentPageView {
+  page: MerchantPage;
+  timeZone: string;
+  payment: PaymentSummary;
+  history: PaymentHistory;
+  refunds: RefundWithCharge[];
+  balances: Balances;
+  notice: string | null;
+  form: RefundFormState | null;
+}
+
+export function renderPaymentPage(view: PaymentPageView): string {
+  const { payment } = view;
+  const body = `<p><a href="/dashboard/payments">← All payments</a></p>
+<h1>Payment ${escapeHtml(payment.reference)} <span class="status status-${escapeHtml(payment.status)}">${escapeHtml(payment.status)}</span></h1>
+${noticeBox(view.notice)}
+${factsOf(view)}
+<h2>Refund</h2>
+${refundSection(view)}
+<h2>Timeline</h2>
+${timeline(view)}`;
+  return shell(`Payment ${payment.reference}`, body, { viewer: view.page.viewer });
+}
+
+function factsOf({ payment, timeZone }: PaymentPageView): string {
+  const when = (ms: number | null) => (ms === null ? '—' : escapeHtml(formatHumanDate(ms, timeZone)));
+  const facts: Array<[string, string]> = [
+    ['Amount', money(payment.amountMinor, payment.currency)],
+    ['Fee', money(payment.feeMinor, payment.currency)],
+    ['Net', money(payment.amountMinor - payment.feeMinor, payment.currency)],
+    [payment.kind === 'checkout' ? 'Transaction reference (tx_ref)' : 'Charge id', escapeHtml(payment.reference)],
+    ['Lipira reference', escapeHtml(payment.serviceReference)],
+    ['Customer', escapeHtml(payment.customerName ?? '—')],
+    ['Email', escapeHtml(payment.email ?? '—')],
+    ['Phone', escapeHtml(payment.method?.mobile ?? '—')],
+    ['Method', payment.method ? escapeHtml(methodOf(payment.method)) : 'No attempt yet'],
+    ['Created', when(payment.createdAt)],
+    ['Completed', when(payment.completedAt)],
+  ];
+  return `<dl class="facts">${facts.map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${value}</dd>`).join('')}</dl>`;
+}
+
+const OPERATORS: Record<string, string> = { airtel: 'Airtel Money', tnm: 'TNM Mpamba' };
+
+/** How a charge was paid, as people say it: a card by brand and last four digits only, never more of its number. */
+function methodOf(charge: Charge): string {
+  if (charge.channel === 'card') return `${charge.card_brand ?? 'Card'} ending ${charge.card_number?.slice(-4) ?? '····'}`;
+  if (charge.channel === 'mobile_money') return `${(charge.operator && OPERATORS[charge.operator]) ?? 'Mobile money'} ${charge.mobile ?? ''}`.trim();
+  return 'Bank transfer';
+}
+
+function refundSection(view: PaymentPageView): string {
+  const { payment, page, balances } = view;
+  const paid = payment.paid;
+  const refunded = paid ? paid.refunded_minor : 0;
+  const lines = [
+    `<p>Already refunded ${money(refunded, payment.currency)} of ${money(payment.amountMinor, payment.currency)}.</p>`,
+    `<dl class="facts balance"><dt>Collection balance</dt><dd>${money(balances.collectionMinor, payment.currency)}</dd><dt>Main balance</dt><dd>${money(balances.mainMinor, payment.currency)}</dd></dl>`,
+  ];
+  const left = leftToRefund(payment);
+  if (!paid) return [...lines, '<p class="muted">Only a successful payment can be refunded.</p>'].join('\n');
+  if (left === 0) return [...lines, '<p class="muted">This payment has been refunded in full.</p>'].join('\n');
+  if (!page.may('refund')) return [...lines, '<p class="muted">Your role cannot refund payments.</p>'].join('\n');
+  const form = view.form ?? { amount: majorText(left), reason: '', error: null };
+  return `${lines.join('\n')}
+${errorBox(form.error)}
+<form class="stack refund" method="post" action="/dashboard/payments/${encodeURIComponent(payment.id)}/refund">
+${csrfField(page.csrf)}
+<label>Amount to refund (${escapeHtml(payment.currency)})<span class="hint">At most ${escapeHtml(formatMoneyText(left))}, what is left; whole amounts, or all that is left.</span><input type="text" inputmode="decimal" name="amount" value="${escapeHtml(form.amount)}" required></label>
+<label>Reason<span class="hint">Optional; kept with the refund.</span><input type="text" name="reason" maxlength="500" value="${escapeHtml(form.reason)}"></label>
+<p class="warning">Refunds cannot be undone: the money leaves your balance now and goes back to the customer.</p>
+<div class="actions"><button type="submit" class="danger">Refund</button></div>
+</form>`;
+}
+
+/** Minor units as a plain major amount to type: `1000`, or `1000.50`. */
+export const majorText = (minor: number): string => (minor % 100 === 0 ? String(minor / 100) : (minor / 100).toFixed(2));
+
+interface Entry {
+  at: number;
+  html: string;
+}
+
+/** Everything that happened to the payment, in one list oldest first. */
+function timeline(view: PaymentPageView): string {
+  const { payment, history, refunds, page } = view;
+  const deliveriesOf = (event: EventRow) => history.deliveries.filter((delivery) => delivery.event_id === event.id);
+  const entries: Entry[] = [
+    ...payment.attempts.map((attempt) => ({ at: attempt.created_at, html: attemptEntry(attempt, payment) })),
+    ...history.logs.filter(firstOfEach).map((line) => ({ at: line.created_at, html: logEntry(line) })),
+    ...history.events.map((event) => ({ at: event.created_at, html: eventEntry(event, deliveriesOf(event), page, payment.id, view.timeZone) })),
+    ...history.emails.map((email) => ({ at: email.created_at, html: emailEntry(email, view.timeZone) })),
+    ...refunds.map((refund) => ({ at: refund.created_at, html: refundEntry(refund) })),
+  ];
+  entries.sort((a, b) => a.at - b.at);
+  const items = entries.map((entry) => `<li>${timeOf(entry.at, view.timeZone)}<div>${entry.html}</div></li>`);
+  return `<ol class="timeline">\n${items.join('\n')}\n</ol>`;
+}
+
+/** A refund writes its line on both the charge and the session it paid: the page shows it once. */
+function firstOfEach(line: LogLine, index: number, lines: LogLine[]): boolean {
+  return lines.findIndex((other) => other.message === line.message && other.created_at === line.created_at) === index;
+}
+
+const timeOf = (ms: number, timeZone: string) => `<time datetime="${new Date(ms).toISOString()}">${escapeHtml(formatHumanDate(ms, timeZone))}</time>`;
+const badge = (status: string) => `<span class="status status-${escapeHtml(status)}">${escapeHtml(status)}</span>`;
+
+function attemptEntry(attempt: Charge, payment: PaymentSummary): string {
+  const what = payment.kind === 'checkout' ? `Attempt ${escapeHtml(attempt.charge_id)}` : 'Charge';
+  const failure = attempt.failure_reason ? `: ${escapeHtml(attempt.failure_reason)}` : '';
+  return `<strong>${what}</strong> by ${escapeHtml(methodOf(attempt))} ${badge(attempt.status)}${failure}`;
+}
+
+const logEntry = (line: LogLine) => `<strong>Log</strong> ${escapeHtml(line.message)}`;
+
+function refundEntry(refund: RefundWithCharge): string {
+  const why = refund.reason ? ` · ${escapeHtml(refund.reason)}` : '';
+  const failure = refund.failure_reason ? `: ${escapeHtml(refund.failure_reason)}` : '';
+  return `<strong>Refund ${escapeHtml(refund.refund_id)}</strong> of ${money(refund.amount_minor, refund.currency)} ${badge(refund.status)}${failure}${why}`;
+}
+
+const RECEIPTS: Record<string, string> = {
+  merchant_receipt: 'Receipt to you',
+  customer_receipt: 'Receipt to the customer',
+  merchant_refund_receipt: 'Refund receipt to you',
+  customer_refund_receipt: 'Refund receipt to the customer',
+};
+
+function emailEntry(email: EmailRow, timeZone: string): string {
+  const sent = email.sent_at === null ? '' : ` at ${escapeHtml(formatHumanDate(email.sent_at, timeZone))}`;
+  const error = email.status !== 'sent' && email.last_error ? `: ${escapeHtml(email.last_error)}` : '';
+  return `<strong>Email</strong> ${escapeHtml(RECEIPTS[email.kind] ?? email.kind)} (${escapeHtml(email.recipient)}) ${badge(email.status === 'sent' ? 'sent' : email.status)}${sent}${error}`;
+}
+
+function eventEntry(event: EventRow, deliveries: DeliveryWithAttempts[], page: MerchantPage, paymentId: string, timeZone: string): string {
+  const none = deliveries.length === 0 ? ' <span class="muted">No webhook: no webhook URL was set.</span>' : '';
+  const blocks = deliveries.map((delivery) => deliveryBlock(delivery, event, page, paymentId, timeZone));
+  return `<strong>Event</strong> ${escapeHtml(event.type)}${none}${blocks.join('')}`;
+}
+
+/** The fields of a webhook body that say what it told; the whole body is the delivery log's to show. */
+const SUMMARY_FIELDS = ['event_type', 'status', 'amount', 'currency', 'tx_ref', 'charge_id', 'refund_id'];
+
+function requestSummary(payload: string): string {
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(payload) as Record<string, unknown>;
+  } catch {
+    // A body is always our own JSON; an unreadable one is summarized by its size alone.
+  }
+  const fields = SUMMARY_FIELDS.filter((field) => typeof body[field] === 'string' || typeof body[field] === 'number').map((field) => `${field}: ${String(body[field])}`);
+  return `${escapeHtml(fields.join(', '))} (${Buffer.byteLength(payload)} bytes)`;
+}
+
+/** How much of a receiver's answer the page shows; the delivery log keeps the first 1 KiB. */
+const RESPONSE_EXCERPT = 200;
+
+function deliveryBlock(delivery: DeliveryWithAttempts, event: EventRow, page: MerchantPage, paymentId: string, timeZone: string): string {
+  const tries = delivery.tries.map((attempt) => {
+    const answer = attempt.status_code === null ? `no answer: ${escapeHtml(attempt.error ?? 'unknown error')}` : `HTTP ${attempt.status_code}`;
+    const excerpt = attempt.response_body ? ` <code>${escapeHtml(attempt.response_body.slice(0, RESPONSE_EXCERPT))}</code>` : '';
+    return `<li>${timeOf(attempt.attempted_at, timeZone)}: ${answer} in ${attempt.latency_ms} ms${excerpt}</li>`;
+  });
+  const retry = page.may('webhooks') ? postButton(`/dashboard/deliveries/${encodeURIComponent(delivery.id)}/retry`, page.csrf, 'Retry', 'secondary', { back: `/dashboard/payments/${paymentId}` }) : '';
+  return `<div class="delivery" id="delivery-${escapeHtml(delivery.id)}">
+<p>Webhook ${escapeHtml(delivery.id)} to <span class="url">${escapeHtml(delivery.url)}</span> ${badge(delivery.status)} after ${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}</p>
+<p class="muted">Request: ${requestSummary(event.payload)}</p>
+${tries.length === 0 ? '' : `<ul class="tries">${tries.join('')}</ul>`}
+${retry}
+</div>`;
+}
