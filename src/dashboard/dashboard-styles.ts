@@ -66,4 +66,11 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px;
 dl.facts dt { color: var(--muted); font-weight: 600; }
 dl.facts dd { margin: 0; word-break: break-word; }
 .warning { padding: 12px; border-radius: 8px; background: #fff4e5; color: #93370d; border: 1px solid #fec84b; }
+
+/* payments list */
+.payment-filters label { flex: 1 1 150px; }
+.payment-filters input, .payment-filters select { width: 100%; }
+.payment-filters .hint { flex-basis: 100%; margin: 0; }
+.pager { display: flex; gap: 16px; justify-content: flex-end; }
+.pager a { display: inline-block; padding: 10px 4px; font-weight: 600; }
 `;
