@@ -68,7 +68,7 @@ dl.facts dd { margin: 0; word-break: break-word; }
 .warning { padding: 12px; border-radius: 8px; background: #fff4e5; color: #93370d; border: 1px solid #fec84b; }
 
 /* payments list */
-.payment-filters label { flex: 1 1 150px; }
+.payment-filters label { flex: 1 1 150px; max-width: 260px; }
 .payment-filters input, .payment-filters select { width: 100%; }
 .payment-filters .hint { flex-basis: 100%; margin: 0; }
 .pager { display: flex; gap: 16px; justify-content: flex-end; }
