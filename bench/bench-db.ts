@@ -17,6 +17,12 @@ export interface BenchDb {
   insertSessions(batch: NewSession[]): Promise<NewSession[]>;
   /** Brings the database to the state a long-running gateway's would be in after so many inserts. */
   afterBulkLoad(): Promise<void>;
+  /**
+   * Marks about a third of the pending sessions, picked by their random reference, successful: a
+   * list filtered by status then finds its rows spread through the whole table, as a real
+   * merchant's would be. The rows stay without a paid charge, which only the list reads.
+   */
+  markThirdOfSessionsPaid(): Promise<void>;
   pendingCharges(): Promise<number>;
   /** Inserts the events and their deliveries in one transaction, so the worker sees all of them at once. */
   queueEvents(events: EventRow[], deliveries: DeliveryRow[]): Promise<void>;

@@ -7,6 +7,8 @@ export interface Scenario {
   name: string;
   server: ServerProcess;
   request: autocannon.Request;
+  /** Connections for this scenario when not the run's (the dashboard's rows: a few people, not servers). */
+  connections?: number;
 }
 
 export interface Measurement {
@@ -92,7 +94,7 @@ export async function measure(scenario: Scenario, settings: LoadSettings): Promi
   const cpuBefore = cpuMicroseconds(pid);
   const result = await autocannon({
     url: scenario.server.url,
-    connections: settings.connections,
+    connections: scenario.connections ?? settings.connections,
     duration: settings.durationSeconds,
     requests: [scenario.request],
   });

@@ -4,6 +4,8 @@ export type DbKind = 'sqlite' | 'postgres';
 
 export interface BenchOptions {
   quick: boolean;
+  /** Only this row, on a gateway seeded for it alone (`--only payments-list`); null for the whole batch. */
+  only: 'payments-list' | null;
   db: DbKind;
   durationSeconds: number;
   /** An unrecorded run of each gateway read scenario first: no row should pay for the JIT compiler's warm-up. */
@@ -21,7 +23,7 @@ export interface BenchOptions {
   webhookEvents: number;
 }
 
-export const USAGE = 'usage: npm run bench -- [--quick] [--db sqlite|postgres] [--duration SECONDS]';
+export const USAGE = 'usage: npm run bench -- [--quick] [--db sqlite|postgres] [--duration SECONDS] [--only payments-list]';
 
 /** A bad command line: reported on one line with exit status 2. */
 export class BenchUsageError extends Error {}
@@ -31,6 +33,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   const quick = values.quick ?? false;
   return {
     quick,
+    only: parseOnly(values.only),
     db: parseDb(values.db ?? 'sqlite'),
     durationSeconds: values.duration === undefined ? (quick ? 3 : 10) : parseDuration(values.duration),
     warmUpSeconds: quick ? 0.5 : 2,
@@ -49,7 +52,7 @@ function parseFlags(argv: string[]) {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: { quick: { type: 'boolean' }, db: { type: 'string' }, duration: { type: 'string' } },
+      options: { quick: { type: 'boolean' }, db: { type: 'string' }, duration: { type: 'string' }, only: { type: 'string' } },
     });
   } catch (error) {
     throw new BenchUsageError(error instanceof Error ? error.message : String(error));
@@ -59,6 +62,11 @@ function parseFlags(argv: string[]) {
 function parseDb(raw: string): DbKind {
   if (raw === 'sqlite' || raw === 'postgres') return raw;
   throw new BenchUsageError(`--db must be sqlite or postgres (got "${raw}")`);
+}
+
+function parseOnly(raw: string | undefined): BenchOptions['only'] {
+  if (raw === undefined || raw === 'payments-list') return raw ?? null;
+  throw new BenchUsageError(`--only takes payments-list (got "${raw}")`);
 }
 
 function parseDuration(raw: string): number {

@@ -3,14 +3,17 @@
 // baselines; then how verify holds up as sessions pile up, how fast webhooks go out, and the
 // gateway's memory at the end, each checked against the performance targets.
 import { fileURLToPath } from 'node:url';
-import { openBenchDb } from './bench-db.ts';
+import { openBenchDb, type BenchDb } from './bench-db.ts';
 import { Cleanup } from './cleanup.ts';
-import { startGateway } from './gateway.ts';
+import { startGateway, type Gateway } from './gateway.ts';
 import { measure, measureInRounds, type Measurement, type Scenario } from './measure.ts';
 import { BenchUsageError, parseBenchArgs, USAGE, type BenchOptions } from './options.ts';
 import { rssMegabytes } from './proc-stats.ts';
 import { buildReport, formatReport, saveReport } from './report.ts';
-import { CREATE, grownVerify, mixedRefundsAndVerifies, scenarios, VERIFY, VERIFY_BESIDE_MIXED, type Seeded } from './scenarios.ts';
+import { CREATE, grownVerify, mixedRefundsAndVerifies, paymentsList, scenarios, VERIFY, VERIFY_BESIDE_MIXED, type Seeded } from './scenarios.ts';
+import { signedInDashboardCookie } from './dashboard.ts';
+import { formatTable } from './table.ts';
+import { paymentsListTarget, TARGET_COLUMNS } from './targets.ts';
 import { fillSessions, seedBankPayouts, seedBankTransfers, seedCardCharges, seedCharges, seedRefunds, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
 import { startServer, type ServerProcess } from './servers.ts';
 import { measureWebhookDelivery } from './webhooks.ts';
@@ -84,13 +87,47 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   progress(`bulk-loading sessions up to ${options.largeSessions.toLocaleString('en-US')} stored`);
   const grownSessions = await fillSessions(db, owner, seeded.sessions, options.largeSessions);
   const [, grown] = await measurePhase([bareNodeHttp, grownVerify(gateway, options.largeSessions, grownSessions)], options);
+  const [, listed] = await measurePhase([bareNodeHttp, await paymentsListAtSize(gateway, db, options)], options);
 
   progress(`webhook delivery of ${options.webhookEvents.toLocaleString('en-US')} queued events`);
   const webhooks = await measureWebhookDelivery(gateway, db, checkouts, options.webhookEvents, cleanup);
 
-  const report = buildReport({ measurements, grown: grown!, webhooks, finalServerRssMb: rssMegabytes(gateway.pid) }, options, startedAt);
+  const report = buildReport({ measurements, grown: grown!, paymentsList: listed!, webhooks, finalServerRssMb: rssMegabytes(gateway.pid) }, options, startedAt);
   process.stdout.write(formatReport(report));
   process.stdout.write(`\nSaved ${await saveReport(report, RESULTS_DIR)}\n`);
+}
+
+/**
+ * The dashboard's payments list row, once the sessions stored have grown to `largeSessions`: a
+ * third of them are marked paid, a viewer signs in, and the row is warmed up like the others.
+ */
+async function paymentsListAtSize(gateway: Gateway, db: BenchDb, options: BenchOptions): Promise<Scenario> {
+  progress('marking a third of the stored sessions successful, for the payments list filtered by status');
+  await db.markThirdOfSessionsPaid();
+  const scenario = paymentsList(gateway, await signedInDashboardCookie(gateway, REPO_ROOT), options.largeSessions);
+  progress(`warming up: ${scenario.name} (${options.warmUpSeconds} s, not recorded)`);
+  await measure(scenario, { connections: options.connections, durationSeconds: options.warmUpSeconds });
+  return scenario;
+}
+
+/**
+ * `--only payments-list`: that row alone, on a gateway seeded for it (one session over HTTP to
+ * copy, direct charges over HTTP, sessions bulk-loaded to `largeSessions`), with its target.
+ */
+async function benchPaymentsList(options: BenchOptions, startedAt: Date, cleanup: Cleanup): Promise<void> {
+  const gateway = await startGateway(REPO_ROOT, options.db, startedAt, cleanup);
+  const db = await openBenchDb(gateway.databaseUrl);
+  cleanup.add(() => db.close());
+  progress(`seeding ${options.seedCount} direct charges and a checkout session over HTTP`);
+  await seedCharges(gateway, options.seedCount);
+  const owner = await sessionOwnerFrom(db, gateway.merchantId, (await seedSessions(gateway, 1))[0]!.txRef);
+  progress(`bulk-loading sessions up to ${options.largeSessions.toLocaleString('en-US')} stored`);
+  await fillSessions(db, owner, 1, options.largeSessions);
+  await waitForSettledCharges(db);
+  const [row] = await measureInRounds([await paymentsListAtSize(gateway, db, options)], options, (scenario, round) => progress(`${scenario.name} (round ${round + 1} of ${options.rounds})`));
+  const { scenario, requestsPerSecond, latencyP50Ms, latencyP99Ms, non2xx, errors } = row!;
+  process.stdout.write(`${scenario}: ${requestsPerSecond.toFixed(0)} req/s, p50 ${latencyP50Ms.toFixed(1)} ms, p99 ${latencyP99Ms.toFixed(1)} ms, ${non2xx} non-2xx, ${errors} errors\n`);
+  process.stdout.write(`${formatTable(TARGET_COLUMNS, [paymentsListTarget(row!)]).join('\n')}\n`);
 }
 
 /** The phase's rows, bare node:http's first, each of the others carrying that row's rate as its baseline. */
@@ -120,7 +157,7 @@ async function main(argv: string[]): Promise<number> {
   // Ctrl-C must not leave servers running or a benchmark database behind.
   process.once('SIGINT', () => void cleanup.run().finally(() => process.exit(130)));
   try {
-    await bench(options, new Date(), cleanup);
+    await (options.only === 'payments-list' ? benchPaymentsList : bench)(options, new Date(), cleanup);
     return 0;
   } catch (error) {
     process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -22,6 +22,11 @@ export const VERIFY_BESIDE_MIXED = 'verify, in turns with the mixed row';
 /** Share of the mixed row's requests that create a refund. */
 const MIXED_REFUND_SHARE = 0.1;
 export const POPUP_SCRIPT = 'inline popup script GET /js/popup.js';
+/**
+ * The dashboard's payments list is read by people, a few at a time, not by a merchant's servers:
+ * its row is loaded by ten connections (ten people at their dashboards at once), not the API's 50.
+ */
+const DASHBOARD_CONNECTIONS = 10;
 
 /** What the gateway holds when the batch starts, for the scenarios to look up at random. */
 export interface Seeded {
@@ -115,4 +120,17 @@ export function mixedRefundsAndVerifies(gateway: Gateway, seeded: Seeded): Scena
 /** The verify scenario again once `stored` sessions are in the database, looking up any of `seed-0` … `seed-<sessions-1>`. */
 export function grownVerify(gateway: Gateway, stored: number, sessions: number): Scenario {
   return lookup(`${VERIFY} at ${stored.toLocaleString('en-US')} stored`, gateway, gateway.secretKey, () => `/verify-payment/${randomSeedRef(sessions)}`);
+}
+
+/**
+ * The dashboard's payments list filtered by status, read by a signed-in viewer of the bench
+ * merchant (`cookie`) once `stored` sessions are in the database, a third of them successful.
+ */
+export function paymentsList(gateway: Gateway, cookie: string, stored: number): Scenario {
+  return {
+    name: `payments list page, ${stored.toLocaleString('en-US')} payments, filtered by status`,
+    server: gateway,
+    connections: DASHBOARD_CONNECTIONS,
+    request: { method: 'GET', path: '/dashboard/payments?status=success', headers: { cookie } },
+  };
 }

@@ -37,6 +37,8 @@ export interface Growth {
 export interface Outcomes {
   rows: RowFigures[];
   growthRow: RowFigures;
+  /** The dashboard's payments list at `largeSessions` stored, filtered by status. */
+  paymentsListRow: RowFigures;
   growth: Growth;
   webhooks: WebhookResult;
   finalServerRssMb: number;
@@ -55,8 +57,9 @@ const ROUTE_TARGETS: Array<[string, number, number | null]> = [
 const MIN_GROWTH_RATIO = 0.85;
 const MIN_DELIVERIES_PER_SECOND = 1000;
 const MAX_RSS_MB = 200;
+const MAX_PAYMENTS_LIST_P99_MS = 100;
 
-const clean = (row: RowFigures) => row.non2xx === 0 && row.errors === 0;
+const clean = (row: Pick<RowFigures, 'non2xx' | 'errors'>) => row.non2xx === 0 && row.errors === 0;
 
 function check(target: string, comparison: TargetResult['comparison'], limit: number, measured: number, unit: TargetResult['unit'], valid = true): TargetResult {
   const met = comparison === '>=' ? measured >= limit : measured <= limit;
@@ -64,7 +67,7 @@ function check(target: string, comparison: TargetResult['comparison'], limit: nu
 }
 
 export function evaluateTargets(outcomes: Outcomes): TargetResult[] {
-  const { rows, growthRow, growth, webhooks } = outcomes;
+  const { rows, growthRow, paymentsListRow, growth, webhooks } = outcomes;
   const rowOf = (scenario: string) => {
     const row = rows.find((r) => r.scenario === scenario);
     if (!row) throw new Error(`no row for target scenario "${scenario}"`);
@@ -80,12 +83,18 @@ export function evaluateTargets(outcomes: Outcomes): TargetResult[] {
   results.push(check(`growth: verify req/s at ${sizes}`, '>=', MIN_GROWTH_RATIO, growth.ratio, 'ratio', clean(growthRow) && clean(rowOf(VERIFY))));
   const events = `${webhooks.events.toLocaleString('en-US')} queued events`;
   results.push(
+    paymentsListTarget(paymentsListRow),
     check(`webhook deliveries/s, ${events}`, '>=', MIN_DELIVERIES_PER_SECOND, webhooks.deliveriesPerSecond, '/s'),
     check('webhooks lost', '<=', 0, webhooks.lost, 'count'),
     check('webhooks duplicated', '<=', 0, webhooks.duplicated, 'count'),
     check('gateway RSS after the whole run', '<=', MAX_RSS_MB, outcomes.finalServerRssMb, 'MB'),
   );
   return results;
+}
+
+/** A page of a merchant's payments however many there are: the list's indexes at work. */
+export function paymentsListTarget(row: Pick<RowFigures, 'scenario' | 'latencyP99Ms' | 'non2xx' | 'errors'>): TargetResult {
+  return check(`${row.scenario}: p99`, '<=', MAX_PAYMENTS_LIST_P99_MS, row.latencyP99Ms, 'ms', clean(row));
 }
 
 const AMOUNTS: Record<TargetResult['unit'], (value: number) => string> = {

@@ -93,4 +93,10 @@ ul.tries code, .delivery .url { overflow-wrap: anywhere; }
 form.refund { max-width: 480px; margin: 0 0 16px; }
 .status-sent { background: var(--ok-soft); color: var(--ok); }
 @media (min-width: 720px) { ol.timeline > li { display: grid; grid-template-columns: 15rem 1fr; gap: 12px; } ol.timeline > li > time { font-size: 0.875rem; } }
+/* payments list */
+.payment-filters label { flex: 1 1 150px; max-width: 260px; }
+.payment-filters input, .payment-filters select { width: 100%; }
+.payment-filters .hint { flex-basis: 100%; margin: 0; }
+.pager { display: flex; gap: 16px; justify-content: flex-end; }
+.pager a { display: inline-block; padding: 10px 4px; font-weight: 600; }
 `;

@@ -29,6 +29,7 @@ function near(actual: number, expected: number, message?: string): void {
   assert.ok(Math.abs(actual - expected) < 1e-9, `${message ?? ''} ${actual} is not ${expected}`);
 }
 
+const PAYMENTS_LIST_ROW = 'payments list page, 1,000,000 payments, filtered by status';
 const webhooks = { events: 10_000, seconds: 5, deliveriesPerSecond: 2000, lost: 0, duplicated: 0, unexpected: 0 };
 
 // Reads beside bare node:http at 60,000; creating beside 50,000; the grown verify beside 40,000.
@@ -46,6 +47,7 @@ const results = {
     row(CREATE, 12_500, 50_000),
   ],
   grown: row(`${VERIFY} at 1,000,000 stored`, 14_400, 40_000),
+  paymentsList: row(PAYMENTS_LIST_ROW, 400, 40_000),
   webhooks,
   finalServerRssMb: 170,
 };
@@ -86,4 +88,11 @@ test('the printed table shows each row\'s baseline and the floor', () => {
   assert.match(text, /create session POST \/payment +12500 .* 50000 +0\.25/);
   assert.match(text, /Floor: the gateway's verify makes 0\.80 ×/);
   assert.match(text, /\(0\.60\); against bare node:http in each one's phase: ratio 0\.90/);
+});
+
+test('the payments list row is held to its p99 of 100 ms, and failed by error answers', () => {
+  const target = (paymentsList: Measurement) => buildReport({ ...results, paymentsList }, parseBenchArgs([]), new Date(0)).targets.find((t) => t.target === `${PAYMENTS_LIST_ROW}: p99`)!;
+  assert.equal(target(row(PAYMENTS_LIST_ROW, 400, 40_000)).pass, true);
+  assert.equal(target({ ...row(PAYMENTS_LIST_ROW, 400, 40_000), latencyP99Ms: 101 }).pass, false);
+  assert.equal(target({ ...row(PAYMENTS_LIST_ROW, 400, 40_000), non2xx: 3 }).note, 'error answers');
 });

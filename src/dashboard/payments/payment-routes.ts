@@ -1,11 +1,43 @@
+import { Readable } from 'node:stream';
 import type { App } from '../../http/app-type.ts';
-import { shell } from '../layout.ts';
-import { PAGE, type DashboardDeps, type PageGuard } from '../page-context.ts';
+import { PAGE, principalOf, type DashboardDeps, type PageGuard, type Query } from '../page-context.ts';
+import { parseCursor, parsePaymentFilters } from './payment-list-filters.ts';
+import { allPaymentRows, paymentPage } from './payment-list-repository.ts';
+import { CSV_HEADER, csvLine, csvLines, renderPaymentsPage } from './payment-list-views.ts';
 
-export function registerPaymentPages(app: App, _deps: DashboardDeps, guard: PageGuard): void {
-  app.get('/dashboard/payments', PAGE, async (request, reply) => {
+/**
+ * The payments list (sessions and direct charges of the page's mode, filtered, a page at a time)
+ * and its CSV export: the same filters, every row they select, read and sent in batches.
+ */
+export function registerPaymentPages(app: App, deps: DashboardDeps, guard: PageGuard): void {
+  const db = deps.database.db;
+  const { timeZone } = deps.config;
+
+  app.get<{ Querystring: Query }>('/dashboard/payments', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
-    return guard.html(reply, 200, shell('Payments', '<h1>Payments</h1>', { viewer: page.viewer }));
+    const { filters, problems } = parsePaymentFilters(request.query, timeZone);
+    const { cursor, problem } = parseCursor(request.query);
+    if (problem) problems.push(problem);
+    const found = await paymentPage(db, principalOf(page), filters, cursor);
+    return guard.html(reply, 200, renderPaymentsPage({ viewer: page.viewer, query: request.query, problems, page: found, timeZone }));
+  });
+
+  app.get<{ Querystring: Query }>('/dashboard/payments.csv', PAGE, async (request, reply) => {
+    const page = await guard.merchantPage(request, reply, 'read');
+    if (!page) return reply;
+    // Filters that cannot be read are left out, as the list page leaves them out (and says so).
+    const { filters } = parsePaymentFilters(request.query, timeZone);
+    const batches = allPaymentRows(db, principalOf(page), filters);
+    async function* lines() {
+      yield csvLine(CSV_HEADER);
+      for await (const rows of batches) yield csvLines(rows);
+    }
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="payments-${page.mode}.csv"`)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'no-store')
+      .send(Readable.from(lines()));
   });
 }

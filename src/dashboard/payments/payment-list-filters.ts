@@ -1,0 +1,129 @@
+/**
+ * The payments list's filters, read from its query string. A value that cannot be read is left
+ * out (the list shows everything it would otherwise) and named in `problems`, which the page
+ * shows: a bad filter never fails the page.
+ */
+import { maskMsisdn, parseMalawiMobile } from '../../shared/phone.ts';
+import type { Query } from '../page-context.ts';
+
+export const PAYMENT_STATUSES = ['pending', 'success', 'failed'] as const;
+export const PAYMENT_CHANNELS = ['mobile_money', 'card', 'bank_transfer'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export type PaymentChannel = (typeof PAYMENT_CHANNELS)[number];
+
+export interface PaymentFilters {
+  status: PaymentStatus | null;
+  channel: PaymentChannel | null;
+  /** Epoch ms, inclusive: the start of the `from` day in the gateway's time zone. */
+  createdFrom: number | null;
+  /** Epoch ms, exclusive: the start of the day after the `to` day. */
+  createdBefore: number | null;
+  minMinor: number | null;
+  maxMinor: number | null;
+  /** What was searched for, trimmed; matched exactly (see the repository). */
+  search: string | null;
+  /** The search read as a Malawian mobile number, masked as numbers are stored; null when it is not one. */
+  searchMobile: string | null;
+}
+
+/** Where a page of the list starts: the row before it (`older`) or after it (`newer`) in newest-first order. */
+export interface Cursor {
+  createdAt: number;
+  id: string;
+  direction: 'older' | 'newer';
+}
+
+/** The filters' own fields in the query string: what the page's links and the CSV link carry. */
+export const FILTER_FIELDS = ['status', 'channel', 'from', 'to', 'min', 'max', 'q'] as const;
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const AMOUNT = /^\d{1,12}(\.\d{1,2})?$/;
+const CURSOR = /^(\d{1,15})_([A-Za-z0-9_-]{1,100})$/;
+const DAY_MS = 86_400_000;
+
+export function parsePaymentFilters(query: Query, timeZone: string): { filters: PaymentFilters; problems: string[] } {
+  const problems: string[] = [];
+  const text = (name: string) => query[name]?.trim() ?? '';
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], what: string): T | null => {
+    const value = text(name);
+    if (value === '') return null;
+    if ((allowed as readonly string[]).includes(value)) return value as T;
+    problems.push(`The ${what} "${value}" is not one of the list's; it was ignored.`);
+    return null;
+  };
+  const day = (name: string, what: string): number | null => {
+    const value = text(name);
+    if (value === '') return null;
+    const start = startOfDay(value, timeZone);
+    if (start === null) problems.push(`The ${what} date "${value}" is not a date like 2026-11-25; it was ignored.`);
+    return start;
+  };
+  const amount = (name: string, what: string): number | null => {
+    const value = text(name);
+    if (value === '') return null;
+    if (AMOUNT.test(value)) return Math.round(Number(value) * 100);
+    problems.push(`The ${what} amount "${value}" is not an amount like 1500 or 1500.50; it was ignored.`);
+    return null;
+  };
+
+  const from = day('from', 'from');
+  const to = day('to', 'to');
+  const search = text('q').slice(0, 200);
+  const mobile = search === '' ? null : parseMalawiMobile(search);
+  return {
+    filters: {
+      status: oneOf('status', PAYMENT_STATUSES, 'status'),
+      channel: oneOf('channel', PAYMENT_CHANNELS, 'channel'),
+      createdFrom: from,
+      createdBefore: to === null ? null : to + DAY_MS,
+      minMinor: amount('min', 'least'),
+      maxMinor: amount('max', 'greatest'),
+      search: search === '' ? null : search,
+      searchMobile: mobile ? maskMsisdn(mobile.msisdn) : null,
+    },
+    problems,
+  };
+}
+
+/** `before=<created_at>_<id>` or `after=…`: the keyset cursor of the Older and Newer links. */
+export function parseCursor(query: Query): { cursor: Cursor | null; problem: string | null } {
+  const direction = query.after !== undefined ? 'newer' : query.before !== undefined ? 'older' : null;
+  if (direction === null) return { cursor: null, problem: null };
+  const match = CURSOR.exec((direction === 'newer' ? query.after : query.before) ?? '');
+  if (!match) return { cursor: null, problem: 'The page link is not one of ours; the newest payments are shown.' };
+  return { cursor: { createdAt: Number(match[1]), id: match[2]!, direction }, problem: null };
+}
+
+export function cursorParam(row: { created_at: number; id: string }): string {
+  return `${row.created_at}_${row.id}`;
+}
+
+/**
+ * The instant a calendar day starts in `timeZone`, or null for a day that does not exist. The
+ * zone's offset is read at a first guess and again at the answer, which finds the right one on
+ * days the offset changes.
+ */
+function startOfDay(value: string, timeZone: string): number | null {
+  const match = DATE.exec(value);
+  if (!match) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const utcMidnight = Date.UTC(year, month - 1, day);
+  const date = new Date(utcMidnight);
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  const guess = utcMidnight - zoneOffsetMs(utcMidnight, timeZone);
+  return utcMidnight - zoneOffsetMs(guess, timeZone);
+}
+
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** How far `timeZone`'s wall clock is ahead of UTC at `instant`. */
+function zoneOffsetMs(instant: number, timeZone: string): number {
+  let format = offsetFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    offsetFormats.set(timeZone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, Number(part.value)]));
+  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return wall - Math.floor(instant / 1000) * 1000;
+}

@@ -1,0 +1,197 @@
+/**
+ * The payments list: a merchant's checkout sessions and direct charges (payments not made through
+ * a session: direct mobile money, direct card, bank transfer) in one newest-first list, read a
+ * page at a time by keyset (created_at, id), never by OFFSET.
+ *
+ * Each table is read by its own query, which stops after a page's rows thanks to the indexes of
+ * migration 0016 (merchant, mode[, status], created_at, id; for charges only the direct payments'
+ * rows), and the two pages are merged here. Those indexes serve the list as the page opens it and
+ * filtered by status; the other filters (channel, dates, amounts, search) narrow the rows read
+ * along the same index.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { Principal } from '../../merchants/merchant-service.ts';
+import type { Cursor, PaymentChannel, PaymentFilters, PaymentStatus } from './payment-list-filters.ts';
+
+type Db = Kysely<DB>;
+
+export interface PaymentListRow {
+  kind: 'session' | 'charge';
+  /** The session's id or the charge's internal id: the detail page's `/dashboard/payments/<id>`. */
+  id: string;
+  created_at: number;
+  /** The merchant's own reference: a session's tx_ref, a direct charge's charge_id. */
+  merchant_ref: string;
+  /** The gateway's reference. */
+  reference: string;
+  email: string | null;
+  /** Masked; for a session, the number that paid it. */
+  mobile: string | null;
+  /** For a session, the channel that paid it; null while unpaid. */
+  channel: PaymentChannel | null;
+  amount_minor: number;
+  currency: string;
+  status: PaymentStatus;
+}
+
+export interface PaymentPage {
+  rows: PaymentListRow[];
+  /** Whether older rows (beyond the last) and newer rows (before the first) exist. */
+  hasOlder: boolean;
+  hasNewer: boolean;
+}
+
+export const PAGE_SIZE = 50;
+
+/** A page of the list, newest first, starting after `cursor` (or at the newest). */
+export async function paymentPage(db: Db, principal: Principal, filters: PaymentFilters, cursor: Cursor | null): Promise<PaymentPage> {
+  const { rows, more } = await paymentRows(db, principal, filters, cursor, PAGE_SIZE);
+  if (cursor?.direction !== 'newer') return { rows, hasOlder: more, hasNewer: cursor !== null };
+  // Back at the top: the newest page in full, as the list opens, rather than the few rows left.
+  if (!more) return paymentPage(db, principal, filters, null);
+  return { rows: rows.reverse(), hasOlder: true, hasNewer: true };
+}
+
+/** Every row the filters select, newest first, read `batch` at a time: what the CSV export writes. */
+export async function* allPaymentRows(db: Db, principal: Principal, filters: PaymentFilters, batch = 500): AsyncGenerator<PaymentListRow[]> {
+  let cursor: Cursor | null = null;
+  for (;;) {
+    const { rows, more } = await paymentRows(db, principal, filters, cursor, batch);
+    if (rows.length > 0) yield rows;
+    if (!more) return;
+    const last = rows.at(-1)!;
+    cursor = { createdAt: last.created_at, id: last.id, direction: 'older' };
+  }
+}
+
+/**
+ * Up to `limit` rows beyond `cursor` in its direction (newest first for `older`, oldest first for
+ * `newer`), and whether there are more. Each table gives at most limit + 1; merged, the first
+ * limit + 1 are the answer's and its "more".
+ */
+async function paymentRows(db: Db, principal: Principal, filters: PaymentFilters, cursor: Cursor | null, limit: number): Promise<{ rows: PaymentListRow[]; more: boolean }> {
+  const newer = cursor?.direction === 'newer';
+  const [sessions, charges] = await Promise.all([sessionRows(db, principal, filters, cursor, limit + 1), chargeRows(db, principal, filters, cursor, limit + 1)]);
+  const merged = merge(sessions, charges, newer).slice(0, limit + 1);
+  return { rows: merged.slice(0, limit), more: merged.length > limit };
+}
+
+/**
+ * Two lists each already in the order asked for, merged. Heads of the two lists only are ever
+ * compared: a session id (its time in base36, beginning with a digit) and a charge id (`chg_…`)
+ * compare the same in JavaScript as under any database collation, so the merge agrees with the
+ * order each query's keyset condition used.
+ */
+function merge(a: PaymentListRow[], b: PaymentListRow[], ascending: boolean): PaymentListRow[] {
+  const out: PaymentListRow[] = [];
+  let i = 0;
+  let j = 0;
+  const first = (x: PaymentListRow, y: PaymentListRow) => {
+    const later = x.created_at !== y.created_at ? x.created_at > y.created_at : x.id > y.id;
+    return ascending ? !later : later;
+  };
+  while (i < a.length && j < b.length) out.push(first(a[i]!, b[j]!) ? a[i++]! : b[j++]!);
+  return out.concat(a.slice(i), b.slice(j));
+}
+
+/**
+ * Rows beyond the cursor in its direction. The bound on created_at alone comes first so that both
+ * databases read it as a range of the index rather than filtering the merchant's rows from the top.
+ */
+function beyond(table: 's' | 'c', cursor: Cursor) {
+  const createdAt = sql.ref(`${table}.created_at`);
+  const id = sql.ref(`${table}.id`);
+  return cursor.direction === 'newer'
+    ? sql<boolean>`${createdAt} >= ${cursor.createdAt} and (${createdAt} > ${cursor.createdAt} or ${id} > ${cursor.id})`
+    : sql<boolean>`${createdAt} <= ${cursor.createdAt} and (${createdAt} < ${cursor.createdAt} or ${id} < ${cursor.id})`;
+}
+
+async function sessionRows(db: Db, principal: Principal, filters: PaymentFilters, cursor: Cursor | null, limit: number): Promise<PaymentListRow[]> {
+  const newer = cursor?.direction === 'newer';
+  let query = db
+    .selectFrom('checkout_sessions as s')
+    .leftJoin('charges as pc', 'pc.id', 's.paid_charge_id')
+    .select([
+      sql.lit('session').$castTo<'session'>().as('kind'),
+      's.id',
+      's.created_at',
+      's.tx_ref as merchant_ref',
+      's.reference',
+      's.email',
+      'pc.mobile',
+      sql<PaymentChannel | null>`pc.channel`.as('channel'),
+      's.amount_minor',
+      's.currency',
+      's.status',
+    ])
+    .where('s.merchant_id', '=', principal.merchantId)
+    .where('s.mode', '=', principal.mode);
+  if (filters.status) query = query.where('s.status', '=', filters.status);
+  if (filters.channel) query = query.where('pc.channel', '=', filters.channel);
+  if (filters.createdFrom !== null) query = query.where('s.created_at', '>=', filters.createdFrom);
+  if (filters.createdBefore !== null) query = query.where('s.created_at', '<', filters.createdBefore);
+  if (filters.minMinor !== null) query = query.where('s.amount_minor', '>=', filters.minMinor);
+  if (filters.maxMinor !== null) query = query.where('s.amount_minor', '<=', filters.maxMinor);
+  const search = filters.search;
+  if (search !== null) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('s.tx_ref', '=', search),
+        eb('s.reference', '=', search),
+        eb('s.id', '=', search),
+        eb(eb.fn('lower', ['s.email']), '=', search.toLowerCase()),
+        eb('pc.charge_id', '=', search),
+        ...(filters.searchMobile ? [eb('pc.mobile', '=', filters.searchMobile)] : []),
+      ]),
+    );
+  }
+  if (cursor) query = query.where(beyond('s', cursor));
+  const order = newer ? 'asc' : 'desc';
+  return (await query.orderBy('s.created_at', order).orderBy('s.id', order).limit(limit).execute()) as PaymentListRow[];
+}
+
+async function chargeRows(db: Db, principal: Principal, filters: PaymentFilters, cursor: Cursor | null, limit: number): Promise<PaymentListRow[]> {
+  const newer = cursor?.direction === 'newer';
+  let query = db
+    .selectFrom('charges as c')
+    .select([
+      sql.lit('charge').$castTo<'charge'>().as('kind'),
+      'c.id',
+      'c.created_at',
+      'c.charge_id as merchant_ref',
+      'c.ref_id as reference',
+      'c.email',
+      'c.mobile',
+      sql<PaymentChannel>`c.channel`.as('channel'),
+      'c.amount_minor',
+      'c.currency',
+      'c.status',
+    ])
+    .where('c.merchant_id', '=', principal.merchantId)
+    .where('c.mode', '=', principal.mode)
+    // Written as the partial indexes' condition, literally, so both databases' planners match it.
+    .where('c.session_id', 'is', null)
+    .where('c.kind', '=', sql.lit('payment'));
+  if (filters.status) query = query.where('c.status', '=', filters.status);
+  if (filters.channel) query = query.where('c.channel', '=', filters.channel);
+  if (filters.createdFrom !== null) query = query.where('c.created_at', '>=', filters.createdFrom);
+  if (filters.createdBefore !== null) query = query.where('c.created_at', '<', filters.createdBefore);
+  if (filters.minMinor !== null) query = query.where('c.amount_minor', '>=', filters.minMinor);
+  if (filters.maxMinor !== null) query = query.where('c.amount_minor', '<=', filters.maxMinor);
+  const search = filters.search;
+  if (search !== null) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('c.charge_id', '=', search),
+        eb('c.ref_id', '=', search),
+        eb('c.id', '=', search),
+        eb(eb.fn('lower', ['c.email']), '=', search.toLowerCase()),
+        ...(filters.searchMobile ? [eb('c.mobile', '=', filters.searchMobile)] : []),
+      ]),
+    );
+  }
+  if (cursor) query = query.where(beyond('c', cursor));
+  const order = newer ? 'asc' : 'desc';
+  return (await query.orderBy('c.created_at', order).orderBy('c.id', order).limit(limit).execute()) as PaymentListRow[];
+}
