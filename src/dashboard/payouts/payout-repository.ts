@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
 import type { Charge } from '../../payments/charge-repository.ts';
@@ -24,7 +24,9 @@ function payouts(db: Db, owner: Principal) {
     .select(['payout_recipients.bank_name', 'payout_recipients.account_name', 'payout_recipients.account_number'])
     .where('charges.merchant_id', '=', owner.merchantId)
     .where('charges.mode', '=', owner.mode)
-    .where('charges.kind', '=', 'payout');
+    // Literally, not as a bound parameter: only then do both planners see that the partial index
+    // over payouts (migration 0016) holds every row this can select.
+    .where(sql<boolean>`charges.kind = 'payout'`);
 }
 
 /**
