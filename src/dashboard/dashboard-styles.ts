@@ -66,4 +66,22 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px;
 dl.facts dt { color: var(--muted); font-weight: 600; }
 dl.facts dd { margin: 0; word-break: break-word; }
 .warning { padding: 12px; border-radius: 8px; background: #fff4e5; color: #93370d; border: 1px solid #fec84b; }
+
+/* overview and operator */
+.card p { margin: 0; }
+.card .hint { margin-top: 4px; }
+.chart { margin: 0 0 8px; }
+.chart svg { display: block; width: 100%; height: auto; }
+.chart .bar { fill: var(--accent); }
+.chart .axis { stroke: var(--muted); stroke-width: 1; }
+.chart .tick { fill: var(--muted); font-size: 14px; }
+.chart figcaption { color: var(--muted); font-size: 0.875rem; margin-top: 4px; }
+.chart-numbers { margin: 0 0 16px; }
+.chart-numbers summary { cursor: pointer; color: var(--accent-strong); font-weight: 600; padding: 8px 0; }
+.acting { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; padding: 8px 12px; border: 1px solid #f79009; border-radius: 8px; background: #fff4e5; color: #93370d; }
+a.button-link { display: inline-block; padding: 10px 16px; border-radius: 8px; background: var(--accent); color: #fff; font-weight: 600; text-decoration: none; min-height: 44px; }
+a.button-link:hover { background: var(--accent-strong); }
+h3 { font-size: 1rem; margin: 16px 0 8px; }
+form.narrow { max-width: 420px; }
+.actions a { align-self: center; }
 `;

@@ -1,0 +1,106 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB, UserRole } from '../../db/schema.ts';
+import type { Mode } from '../../shared/ids.ts';
+
+type Db = Kysely<DB>;
+
+export interface MerchantVolume {
+  merchantId: string;
+  mode: Mode;
+  currency: string;
+  volumeMinor: number;
+}
+
+/**
+ * Every merchant's successful payments since `since` (checkout sessions and direct charges), per
+ * mode and currency: one grouped read of each table bounded by `created_at`.
+ */
+export async function volumesSince(db: Db, since: number): Promise<MerchantVolume[]> {
+  const rows = await sql<{ merchant_id: string; mode: Mode; currency: string; amount: number | string }>`
+    select merchant_id, mode, currency, sum(amount_minor) as amount from checkout_sessions
+      where created_at >= ${since} and status = 'success' group by merchant_id, mode, currency
+    union all
+    select merchant_id, mode, currency, sum(amount_minor) as amount from charges
+      where created_at >= ${since} and status = 'success' and kind = 'payment' and session_id is null group by merchant_id, mode, currency`.execute(db);
+  return rows.rows.map((row) => ({ merchantId: row.merchant_id, mode: row.mode, currency: row.currency, volumeMinor: Number(row.amount) }));
+}
+
+/** How many dashboard users each merchant has (merchants with none are absent). */
+export async function userCounts(db: Db): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('users')
+    .select(['merchant_id', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .where('merchant_id', 'is not', null)
+    .groupBy('merchant_id')
+    .execute();
+  return new Map(rows.map((row) => [row.merchant_id!, Number(row.count)]));
+}
+
+export interface MerchantUser {
+  id: string;
+  email: string;
+  role: UserRole;
+  /** Whether a password was set (a user invited by link has none until they use it). */
+  passwordSet: boolean;
+  twoFactor: boolean;
+  createdAt: number;
+}
+
+export async function merchantUsers(db: Db, merchantId: string): Promise<MerchantUser[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'email', 'role', 'password_hash', 'totp_secret', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ id: row.id, email: row.email, role: row.role, passwordSet: row.password_hash !== null, twoFactor: row.totp_secret !== null, createdAt: Number(row.created_at) }));
+}
+
+/** An outbox's backlog: what waits to go out, and since when the longest-waiting due row has been due. */
+export interface Backlog {
+  pending: number;
+  failed: number;
+  /** The earliest `next_attempt_at` among pending rows already due; null when none is. */
+  dueSince: number | null;
+}
+
+export interface GatewayHealth {
+  deliveries: Backlog;
+  emails: Backlog;
+  /** Merchant collection balances holding money that the next settlement moves to main. */
+  settlementsDue: number;
+}
+
+/**
+ * What the database says about the gateway's background work. The outboxes are read as the
+ * `/metrics` gauges read them (by status, over their `(status, next_attempt_at)` index); a due
+ * row waiting long means no worker is keeping up, or none runs.
+ */
+export async function gatewayHealth(db: Db, now: number): Promise<GatewayHealth> {
+  const [deliveries, emails, settlements] = await Promise.all([
+    backlog(db, 'webhook_deliveries', now),
+    backlog(db, 'emails', now),
+    db
+      .selectFrom('ledger_accounts')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('kind', '=', 'collection')
+      .where('balance_minor', '>', 0)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { deliveries, emails, settlementsDue: Number(settlements.count) };
+}
+
+async function backlog(db: Db, table: 'webhook_deliveries' | 'emails', now: number): Promise<Backlog> {
+  const rows = await sql<{ status: string; count: number | string; due_since: number | string | null }>`
+    select status, count(*) as count,
+      min(case when status = 'pending' and next_attempt_at <= ${now} then next_attempt_at end) as due_since
+    from ${sql.table(table)} where status in ('pending', 'failed') group by status`.execute(db);
+  const pending = rows.rows.find((row) => row.status === 'pending');
+  const failed = rows.rows.find((row) => row.status === 'failed');
+  return {
+    pending: Number(pending?.count ?? 0),
+    failed: Number(failed?.count ?? 0),
+    dueSince: pending?.due_since === null || pending?.due_since === undefined ? null : Number(pending.due_since),
+  };
+}
