@@ -74,7 +74,7 @@ dl.facts dd { margin: 0; word-break: break-word; }
 .chart svg { display: block; width: 100%; height: auto; }
 .chart .bar { fill: var(--accent); }
 .chart .axis { stroke: var(--muted); stroke-width: 1; }
-.chart .tick { fill: var(--muted); font-size: 14px; }
+.chart .tick { fill: var(--muted); font-size: 13px; }
 .chart figcaption { color: var(--muted); font-size: 0.875rem; margin-top: 4px; }
 .chart-numbers { margin: 0 0 16px; }
 .chart-numbers summary { cursor: pointer; color: var(--accent-strong); font-weight: 600; padding: 8px 0; }
@@ -83,5 +83,6 @@ a.button-link { display: inline-block; padding: 10px 16px; border-radius: 8px; b
 a.button-link:hover { background: var(--accent-strong); }
 h3 { font-size: 1rem; margin: 16px 0 8px; }
 form.narrow { max-width: 420px; }
+.merchant-list td { white-space: nowrap; }
 .actions a { align-self: center; }
 `;

@@ -63,7 +63,7 @@ ${noticeBox(view.notice)}
 ${actingLine(viewer, view.actingFor)}
 <h2>Merchants</h2>
 <p><a class="button-link" href="/dashboard/operator/merchants/new">Create a merchant</a></p>
-${table('Merchants', ['Name', 'Id', 'Email', 'Fee', 'Users', `Live volume (${view.days} days)`, `Test volume (${view.days} days)`, 'Act'], rows, 'No merchants yet: create the first one.')}
+<div class="merchant-list">${table('Merchants', ['Name', 'Id', 'Email', 'Fee', 'Users', `Live volume (${view.days} days)`, `Test volume (${view.days} days)`, 'Act'], rows, 'No merchants yet: create the first one.')}</div>
 <h2>Gateway health</h2>
 ${healthSection(view)}`,
     { viewer },
