@@ -151,6 +151,8 @@ for (const kind of DATABASE_KINDS) {
       const charge = chargeBody({ amount: 800 });
       assert.equal((await initializeCharge(gw, merchant.test_secret_key, charge)).status, 201);
       await verify(gw, merchant.test_secret_key, String(charge.charge_id), 'success');
+      const row = (await operator.get('/dashboard/operator')).text.split('<tr>').find((cells) => cells.includes('>Existing Shop</a>'))!;
+      assert.match(row, /<td>1\.75 %<\/td><td>\d+<\/td><td>—<\/td><td>MWK 800\.00<\/td>/, "the fee, users, no live volume, the test payment in the test volume");
 
       assert.equal((await operator.post('/dashboard/operator/act', { merchant_id: 'mer_nobody' })).status, 404);
       const acted = await operator.post('/dashboard/operator/act', { merchant_id: merchant.id });

@@ -1,28 +1,30 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, UserRole } from '../../db/schema.ts';
 import type { Mode } from '../../shared/ids.ts';
+import { DIRECT_PAYMENTS } from '../overview/overview-repository.ts';
 
 type Db = Kysely<DB>;
 
 export interface MerchantVolume {
-  merchantId: string;
   mode: Mode;
   currency: string;
   volumeMinor: number;
 }
 
 /**
- * Every merchant's successful payments since `since` (checkout sessions and direct charges), per
- * mode and currency: one grouped read of each table bounded by `created_at`.
+ * A merchant's successful payments since `since` (checkout sessions and direct charges), per mode
+ * and currency. Asked merchant by merchant: each read is then a range of the payments lists'
+ * `(merchant_id, mode, created_at)` indexes, where one query over every merchant would read every
+ * successful payment ever made.
  */
-export async function volumesSince(db: Db, since: number): Promise<MerchantVolume[]> {
-  const rows = await sql<{ merchant_id: string; mode: Mode; currency: string; amount: number | string }>`
-    select merchant_id, mode, currency, sum(amount_minor) as amount from checkout_sessions
-      where created_at >= ${since} and status = 'success' group by merchant_id, mode, currency
+export async function volumesSince(db: Db, merchantId: string, since: number): Promise<MerchantVolume[]> {
+  const rows = await sql<{ mode: Mode; currency: string; amount: number | string }>`
+    select mode, currency, sum(amount_minor) as amount from checkout_sessions
+      where merchant_id = ${merchantId} and mode in ('test', 'live') and created_at >= ${since} and status = 'success' group by mode, currency
     union all
-    select merchant_id, mode, currency, sum(amount_minor) as amount from charges
-      where created_at >= ${since} and status = 'success' and kind = 'payment' and session_id is null group by merchant_id, mode, currency`.execute(db);
-  return rows.rows.map((row) => ({ merchantId: row.merchant_id, mode: row.mode, currency: row.currency, volumeMinor: Number(row.amount) }));
+    select mode, currency, sum(amount_minor) as amount from charges
+      where merchant_id = ${merchantId} and mode in ('test', 'live') and created_at >= ${since} and ${DIRECT_PAYMENTS} and status = 'success' group by mode, currency`.execute(db);
+  return rows.rows.map((row) => ({ mode: row.mode, currency: row.currency, volumeMinor: Number(row.amount) }));
 }
 
 /** How many dashboard users each merchant has (merchants with none are absent). */

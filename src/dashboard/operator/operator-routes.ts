@@ -26,8 +26,8 @@ export function registerOperatorPages(app: App, deps: DashboardDeps, guard: Page
     if (!page) return reply;
     const now = Date.now();
     const since = lastDays(now, OVERVIEW_DAYS, config.timeZone)[0]!.start;
-    const [merchants, volumes, users, health, inReview] = await Promise.all([listMerchants(db), volumesSince(db, since), userCounts(db), gatewayHealth(db, now), listInReview(db)]);
-    const summaries = merchants.map((merchant) => ({ merchant, users: users.get(merchant.id) ?? 0, volumes: volumes.filter((volume) => volume.merchantId === merchant.id) }));
+    const [merchants, users, health, inReview] = await Promise.all([listMerchants(db), userCounts(db), gatewayHealth(db, now), listInReview(db)]);
+    const summaries = await Promise.all(merchants.map(async (merchant) => ({ merchant, users: users.get(merchant.id) ?? 0, volumes: await volumesSince(db, merchant.id, since) })));
     const notice = request.query.stopped !== undefined ? 'You no longer act for any merchant.' : null;
     return guard.html(reply, 200, views.renderOperatorPage({ viewer: page.viewer, actingFor: page.merchant, merchants: summaries, health, inReview, days: OVERVIEW_DAYS, now, timeZone: config.timeZone, notice }));
   });
