@@ -180,7 +180,7 @@ for (const kind of DATABASE_KINDS) {
       assert.match((await operator.get(stopped.location!)).text, /You no longer act for any merchant\./);
     });
 
-    test('the health section shows the pending webhook deliveries, as the database holds them, and the review flags', async () => {
+    test('the health section shows the pending webhook deliveries as the database holds them, pending charges, due settlements and the review flags', async () => {
       const receiver = await startReceiver(() => ({ status: 500, body: 'down' }));
       receivers.push(receiver);
       const hooked = await gw.newMerchant('Hooked Shop');
@@ -198,12 +198,14 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(cells, 'the queues table has the deliveries');
       assert.equal(Number(cells[1]), pending);
       assert.match(page.text, /<td>Emails<\/td><td>\d+<\/td>/);
+      assert.match(page.text, /<td>Payments and payouts awaiting their operator<\/td><td>0<\/td><td>nothing due<\/td>/, 'every charge made here has ended');
       assert.match(page.text, /Collection balances waiting for the next settlement: <strong>[1-9]\d*<\/strong>/);
       assert.match(page.text, /Nothing to review/);
 
       await db().updateTable('charges').set({ review_reason: 'no final answer from Airtel for 2 hours' }).where('charge_id', '=', String(charge.charge_id)).execute();
-      await db().updateTable('charges').set({ status: 'pending' }).where('charge_id', '=', String(charge.charge_id)).execute();
+      await db().updateTable('charges').set({ status: 'pending', check_at: null }).where('charge_id', '=', String(charge.charge_id)).execute();
       const flagged = await operator.get('/dashboard/operator');
+      assert.match(flagged.text, /<td>Payments and payouts awaiting their operator<\/td><td>1<\/td><td>nothing due<\/td><td>—<\/td>/, 'the one pending charge, not due for a check');
       assert.match(flagged.text, new RegExp(`<td>payment</td><td><code>${charge.charge_id}</code></td>`));
       assert.match(flagged.text, /no final answer from Airtel for 2 hours/);
       await db().updateTable('charges').set({ status: 'success', review_reason: null }).where('charge_id', '=', String(charge.charge_id)).execute();

@@ -62,7 +62,8 @@ export async function merchantUsers(db: Db, merchantId: string): Promise<Merchan
 /** An outbox's backlog: what waits to go out, and since when the longest-waiting due row has been due. */
 export interface Backlog {
   pending: number;
-  failed: number;
+  /** Rows given up on; null for work that is never given up (a charge is asked about until it ends). */
+  failed: number | null;
   /** The earliest `next_attempt_at` among pending rows already due; null when none is. */
   dueSince: number | null;
 }
@@ -70,19 +71,22 @@ export interface Backlog {
 export interface GatewayHealth {
   deliveries: Backlog;
   emails: Backlog;
+  /** Pending charges and payouts, and since when the longest-due one has waited for the settler to ask its operator again. */
+  charges: Backlog;
   /** Merchant collection balances holding money that the next settlement moves to main. */
   settlementsDue: number;
 }
 
 /**
  * What the database says about the gateway's background work. The outboxes are read as the
- * `/metrics` gauges read them (by status, over their `(status, next_attempt_at)` index); a due
- * row waiting long means no worker is keeping up, or none runs.
+ * `/metrics` gauges read them (by status, over their `(status, next_attempt_at)` index), pending
+ * charges as the settler finds them; a due row waiting long means no worker is keeping up, or none runs.
  */
 export async function gatewayHealth(db: Db, now: number): Promise<GatewayHealth> {
-  const [deliveries, emails, settlements] = await Promise.all([
+  const [deliveries, emails, charges, settlements] = await Promise.all([
     backlog(db, 'webhook_deliveries', now),
     backlog(db, 'emails', now),
+    pendingCharges(db, now),
     db
       .selectFrom('ledger_accounts')
       .select((eb) => eb.fn.countAll<number | string>().as('count'))
@@ -90,7 +94,16 @@ export async function gatewayHealth(db: Db, now: number): Promise<GatewayHealth>
       .where('balance_minor', '>', 0)
       .executeTakeFirstOrThrow(),
   ]);
-  return { deliveries, emails, settlementsDue: Number(settlements.count) };
+  return { deliveries, emails, charges, settlementsDue: Number(settlements.count) };
+}
+
+/** Read over the settler's own `(status, check_at)` index, as it reads its due work. */
+async function pendingCharges(db: Db, now: number): Promise<Backlog> {
+  const row = await sql<{ count: number | string; due_since: number | string | null }>`
+    select count(*) as count, min(case when check_at <= ${now} then check_at end) as due_since
+    from charges where status = 'pending'`.execute(db);
+  const found = row.rows[0];
+  return { pending: Number(found?.count ?? 0), failed: null, dueSince: found?.due_since === null || found?.due_since === undefined ? null : Number(found.due_since) };
 }
 
 async function backlog(db: Db, table: 'webhook_deliveries' | 'emails', now: number): Promise<Backlog> {

@@ -72,7 +72,7 @@ ${healthSection(view)}`,
 
 function backlogCells(name: string, backlog: Backlog, view: OperatorView): string[] {
   const waited = backlog.dueSince === null ? 'nothing due' : `due since ${escapeHtml(formatHumanDate(backlog.dueSince, view.timeZone))} (${waitedFor(view.now - backlog.dueSince)})`;
-  return [escapeHtml(name), String(backlog.pending), waited, String(backlog.failed)];
+  return [escapeHtml(name), String(backlog.pending), waited, backlog.failed === null ? '—' : String(backlog.failed)];
 }
 
 /** A wait in words: `40 s`, `12 min`, `3 h`. */
@@ -88,7 +88,7 @@ function healthSection(view: OperatorView): string {
   const queues = table(
     'Queues',
     ['Queue', 'Pending', 'Oldest due', 'Failed (gave up)'],
-    [backlogCells('Webhook deliveries', health.deliveries, view), backlogCells('Emails', health.emails, view)],
+    [backlogCells('Webhook deliveries', health.deliveries, view), backlogCells('Emails', health.emails, view), backlogCells('Payments and payouts awaiting their operator', health.charges, view)],
     'No queues.',
   );
   const review = view.inReview.map((row) => [
