@@ -74,7 +74,8 @@ dl.facts dd { margin: 0; word-break: break-word; }
 .chart svg { display: block; width: 100%; height: auto; }
 .chart .bar { fill: var(--accent); }
 .chart .axis { stroke: var(--muted); stroke-width: 1; }
-.chart .tick { fill: var(--muted); font-size: 13px; }
+.chart .tick { fill: var(--muted); font-size: 14px; }
+@media (max-width: 520px) { .chart .tick { font-size: 26px; } }
 .chart figcaption { color: var(--muted); font-size: 0.875rem; margin-top: 4px; }
 .chart-numbers { margin: 0 0 16px; }
 .chart-numbers summary { cursor: pointer; color: var(--accent-strong); font-weight: 600; padding: 8px 0; }

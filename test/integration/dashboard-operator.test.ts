@@ -198,14 +198,14 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(cells, 'the queues table has the deliveries');
       assert.equal(Number(cells[1]), pending);
       assert.match(page.text, /<td>Emails<\/td><td>\d+<\/td>/);
-      assert.match(page.text, /<td>Payments and payouts awaiting their operator<\/td><td>0<\/td><td>nothing due<\/td>/, 'every charge made here has ended');
+      assert.match(page.text, /<td>Payments and payouts awaiting the provider<\/td><td>0<\/td><td>nothing due<\/td>/, 'every charge made here has ended');
       assert.match(page.text, /Collection balances waiting for the next settlement: <strong>[1-9]\d*<\/strong>/);
       assert.match(page.text, /Nothing to review/);
 
       await db().updateTable('charges').set({ review_reason: 'no final answer from Airtel for 2 hours' }).where('charge_id', '=', String(charge.charge_id)).execute();
       await db().updateTable('charges').set({ status: 'pending', check_at: null }).where('charge_id', '=', String(charge.charge_id)).execute();
       const flagged = await operator.get('/dashboard/operator');
-      assert.match(flagged.text, /<td>Payments and payouts awaiting their operator<\/td><td>1<\/td><td>nothing due<\/td><td>—<\/td>/, 'the one pending charge, not due for a check');
+      assert.match(flagged.text, /<td>Payments and payouts awaiting the provider<\/td><td>1<\/td><td>nothing due<\/td><td>—<\/td>/, 'the one pending charge, not due for a check');
       assert.match(flagged.text, new RegExp(`<td>payment</td><td><code>${charge.charge_id}</code></td>`));
       assert.match(flagged.text, /no final answer from Airtel for 2 hours/);
       await db().updateTable('charges').set({ status: 'success', review_reason: null }).where('charge_id', '=', String(charge.charge_id)).execute();

@@ -71,7 +71,7 @@ export interface Backlog {
 export interface GatewayHealth {
   deliveries: Backlog;
   emails: Backlog;
-  /** Pending charges and payouts, and since when the longest-due one has waited for the settler to ask its operator again. */
+  /** Pending payments and payouts, and since when the longest-due one has waited for the settler to ask its provider again. */
   charges: Backlog;
   /** Merchant collection balances holding money that the next settlement moves to main. */
   settlementsDue: number;

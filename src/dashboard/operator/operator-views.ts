@@ -88,7 +88,7 @@ function healthSection(view: OperatorView): string {
   const queues = table(
     'Queues',
     ['Queue', 'Pending', 'Oldest due', 'Failed (gave up)'],
-    [backlogCells('Webhook deliveries', health.deliveries, view), backlogCells('Emails', health.emails, view), backlogCells('Payments and payouts awaiting their operator', health.charges, view)],
+    [backlogCells('Webhook deliveries', health.deliveries, view), backlogCells('Emails', health.emails, view), backlogCells('Payments and payouts awaiting the provider', health.charges, view)],
     'No queues.',
   );
   const review = view.inReview.map((row) => [
@@ -104,7 +104,7 @@ function healthSection(view: OperatorView): string {
 ${queues}
 <p>Collection balances waiting for the next settlement: <strong>${health.settlementsDue}</strong>.</p>
 <h3>Review flags</h3>
-<p class="muted">Live payments, payouts and refunds whose operator has given no final answer for too long (as <code>lipira charges review</code> lists them).</p>
+<p class="muted">Live payments, payouts and refunds left without a final answer from their provider for too long (as <code>lipira charges review</code> lists them).</p>
 ${table('Flagged for review', ['Kind', 'Reference', 'Merchant', 'Amount', 'Why', 'Since'], review, 'Nothing to review: every live payment, payout and refund has a final answer or is within its wait.')}`;
 }
 

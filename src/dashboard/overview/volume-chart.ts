@@ -10,8 +10,9 @@ export interface DayVolume {
 
 const WIDTH = 720;
 const HEIGHT = 220;
-const TOP = 16;
-const BOTTOM = 28;
+/** Room above and below the bars for the labels, at the larger size phones get. */
+const TOP = 32;
+const BOTTOM = 36;
 const LEFT = 8;
 const RIGHT = 8;
 
@@ -46,7 +47,7 @@ export function volumeChart(days: DayVolume[], currency: string): string {
 ${bars}
 <text class="tick" x="${LEFT}" y="${HEIGHT - 8}">${escapeHtml(first)}</text>
 <text class="tick" x="${WIDTH - RIGHT}" y="${HEIGHT - 8}" text-anchor="end">${escapeHtml(last)}</text>
-<text class="tick" x="${LEFT}" y="${TOP - 4}">${highest === 0 ? '' : `max ${escapeHtml(currency)} ${formatMoneyText(highest)}`}</text>
+<text class="tick" x="${LEFT}" y="${TOP - 8}">${highest === 0 ? '' : `max ${escapeHtml(currency)} ${formatMoneyText(highest)}`}</text>
 </svg>
 <figcaption id="volume-chart-summary">${escapeHtml(summary)}</figcaption>
 </figure>
