@@ -5,7 +5,7 @@ import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { assertLedgerBalanced, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { chargeBody, initializeCharge, TEST_NUMBERS, verify, walletBalance } from '../helpers/mobile-money.ts';
-import { payByMobileMoney } from '../helpers/payments.ts';
+import { payByCard, payByMobileMoney } from '../helpers/payments.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { formatMoneyText } from '../../src/shared/money.ts';
 
@@ -116,6 +116,18 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(home.text.includes(`<td>${localDate(now - 3 * 86_400_000)}</td><td>MWK 4,000.00</td>`), 'the earlier payment on its own day');
       assert.ok(home.text.includes(`<td>${localDate(now)}</td><td>MWK 1,000.00</td>`), "today's on today");
       assert.match(home.text, new RegExp(`the best day ${localDate(now - 3 * 86_400_000)} with MWK 4,000\\.00`));
+    });
+
+    test('another currency: its volume and balances apart from MWK, and the chart in it when it is the one paid in', async () => {
+      const merchant = await gw.newMerchant('Tourist Shop');
+      await payByCard(gw.url, merchant.test_secret_key, { currency: 'USD', amount: 20 });
+      const home = await (await ownerOf(merchant)).get('/dashboard');
+      assert.equal(cardFigure(home.text, 'Today: volume'), 'USD 20.00 | Successful payments');
+      assert.equal(cardFigure(home.text, 'Collection balance \\(MWK\\)'), 'MWK 0.00 | Collected, not yet settled');
+      const usd = await walletBalance(gw, merchant.test_secret_key, 'USD');
+      assert.ok(usd.collection > 0);
+      assert.equal(cardFigure(home.text, 'Collection balance \\(USD\\)'), `USD ${formatMoneyText(Math.round(usd.collection * 100))} | Collected, not yet settled`);
+      assert.match(home.text, /<title id="volume-chart-title">Successful payments per day, USD, last 30 days<\/title>/);
     });
 
     test('the mode switch shows only the chosen mode: live shows none of the test payments', async () => {

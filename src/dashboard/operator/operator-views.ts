@@ -108,6 +108,9 @@ ${queues}
 ${table('Flagged for review', ['Kind', 'Reference', 'Merchant', 'Amount', 'Why', 'Since'], review, 'Nothing to review: every live payment, payout and refund has a final answer or is within its wait.')}`;
 }
 
+/** The longest business name the form takes. */
+export const MAX_NAME = 100;
+
 export interface NewMerchantForm {
   name: string;
   email: string;
@@ -131,7 +134,6 @@ ${errorBox(error)}
   );
 }
 
-export const MAX_NAME = 100;
 
 export function renderMerchantCreatedPage(viewer: Viewer, created: MerchantCredentials): string {
   const key = (label: string, value: string) => `<dt>${escapeHtml(label)}</dt><dd><span class="secret">${escapeHtml(value)}</span></dd>`;

@@ -116,3 +116,9 @@ export async function recentPayments(db: Db, merchantId: string, mode: Mode, lim
     .sort((a, b) => b.createdAt - a.createdAt)
     .slice(0, limit);
 }
+
+/** The currencies the merchant has ledger accounts in, in a mode: each has balances to show. */
+export async function balanceCurrencies(db: Db, merchantId: string, mode: Mode): Promise<string[]> {
+  const rows = await db.selectFrom('ledger_accounts').select('currency').distinct().where('owner', '=', merchantId).where('mode', '=', mode).orderBy('currency').execute();
+  return rows.map((row) => row.currency);
+}

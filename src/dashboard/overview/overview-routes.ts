@@ -1,7 +1,7 @@
 import type { App } from '../../http/app-type.ts';
 import { merchantBalances } from '../../ledger/ledger-service.ts';
 import { PAGE, type DashboardDeps, type PageGuard } from '../page-context.ts';
-import { finishedPaymentsByDay, recentPayments, type DayTally } from './overview-repository.ts';
+import { balanceCurrencies, finishedPaymentsByDay, recentPayments, type DayTally } from './overview-repository.ts';
 import { renderOverviewPage, type PeriodFigures } from './overview-views.ts';
 import { lastDays } from './zone-days.ts';
 
@@ -23,15 +23,16 @@ export function registerOverviewPages(app: App, { config, database }: DashboardD
     if (!page) return reply;
     const { merchant, mode } = page;
     const days = lastDays(Date.now(), OVERVIEW_DAYS, config.timeZone);
-    const [tallies, recent] = await Promise.all([
+    const [tallies, recent, accounts] = await Promise.all([
       finishedPaymentsByDay(db, merchant.id, mode, days.map((day) => day.start)),
       recentPayments(db, merchant.id, mode, RECENT),
+      balanceCurrencies(db, merchant.id, mode),
     ]);
     const month = figuresOf(tallies);
     const today = figuresOf(tallies.filter((tally) => tally.day === OVERVIEW_DAYS - 1));
     // The chart shows one currency: the one with the most volume, else the home one (amounts in different currencies do not add up).
     const chartCurrency = [...month.volumes].sort((a, b) => b.volumeMinor - a.volumeMinor)[0]?.currency ?? HOME_CURRENCY;
-    const currencies = [...new Set([HOME_CURRENCY, ...month.volumes.map((volume) => volume.currency)])];
+    const currencies = [...new Set([HOME_CURRENCY, ...accounts])];
     const balances = await Promise.all(currencies.map(async (currency) => ({ currency, ...(await merchantBalances(db, merchant.id, mode, currency)) })));
     const chartDays = days.map((day, index) => ({
       date: day.date,

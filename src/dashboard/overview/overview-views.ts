@@ -65,12 +65,12 @@ function card(label: string, figure: string, note: string): string {
 function periodCards(label: string, figures: PeriodFigures): string {
   const volumes = figures.volumes.length === 0 ? money(0, 'MWK') : figures.volumes.map((volume) => money(volume.volumeMinor, volume.currency)).join('<br>');
   const finished = figures.succeeded + figures.failed;
-  const rate = finished === 0 ? '—' : `${formatRate(figures.succeeded / finished)}`;
+  const rate = finished === 0 ? '—' : formatRate(figures.succeeded / finished);
   const rateNote = finished === 0 ? 'No finished payments' : `${figures.succeeded} of ${finished} finished payments succeeded`;
   return `${card(`${label}: volume`, volumes, 'Successful payments')}${card(`${label}: success rate`, rate, rateNote)}`;
 }
 
 /** A share as a percentage with at most one decimal: 66.7 %, 100 %. */
-export function formatRate(share: number): string {
+function formatRate(share: number): string {
   return `${Number((share * 100).toFixed(1))} %`;
 }
