@@ -99,4 +99,23 @@ form.refund { max-width: 480px; margin: 0 0 16px; }
 .payment-filters .hint { flex-basis: 100%; margin: 0; }
 .pager { display: flex; gap: 16px; justify-content: flex-end; }
 .pager a { display: inline-block; padding: 10px 4px; font-weight: 600; }
+/* overview and operator */
+.card p { margin: 0; }
+.card .hint { margin-top: 4px; }
+.chart { margin: 0 0 8px; }
+.chart svg { display: block; width: 100%; height: auto; }
+.chart .bar { fill: var(--accent); }
+.chart .axis { stroke: var(--muted); stroke-width: 1; }
+.chart .tick { fill: var(--muted); font-size: 14px; }
+@media (max-width: 520px) { .chart .tick { font-size: 26px; } }
+.chart figcaption { color: var(--muted); font-size: 0.875rem; margin-top: 4px; }
+.chart-numbers { margin: 0 0 16px; }
+.chart-numbers summary { cursor: pointer; color: var(--accent-strong); font-weight: 600; padding: 8px 0; }
+.acting { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; padding: 8px 12px; border: 1px solid #f79009; border-radius: 8px; background: #fff4e5; color: #93370d; }
+a.button-link { display: inline-block; padding: 10px 16px; border-radius: 8px; background: var(--accent); color: #fff; font-weight: 600; text-decoration: none; min-height: 44px; }
+a.button-link:hover { background: var(--accent-strong); }
+h3 { font-size: 1rem; margin: 16px 0 8px; }
+form.narrow { max-width: 420px; }
+.merchant-list td { white-space: nowrap; }
+.actions a { align-self: center; }
 `;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { ids, type Mode } from '../shared/ids.ts';
+import { recordAudit } from '../users/audit.ts';
 import { hashKey, hashesMatch, keyKindOf, visiblePart } from './api-keys.ts';
 import * as repo from './merchant-repository.ts';
 
@@ -19,6 +20,8 @@ export interface NewMerchant {
   email: string;
   webhookUrl: string | null;
   feeBasisPoints: number;
+  /** The dashboard user creating it: its `merchant.create` audit entry is then written in the same transaction. */
+  createdBy?: string;
 }
 
 /** Everything secret about a new merchant: shown once, then only hashes remain (webhook secret aside). */
@@ -60,6 +63,9 @@ export async function createMerchant(db: Db, input: NewMerchant, now = Date.now(
         { id: ids.apiKey(), merchant_id: id, mode, kind: 'public' as const, visible: publics[mode], token_hash: hashKey(publics[mode]), expires_at: null, created_at: now },
       ]),
     );
+    if (input.createdBy !== undefined) {
+      await recordAudit(trx, { merchantId: id, userId: input.createdBy, action: 'merchant.create', subject: id, detail: { name: input.name, email: input.email, fee_percent: input.feeBasisPoints / 100 } }, now);
+    }
   });
   return {
     id,

@@ -10,6 +10,7 @@
  * along the same index.
  */
 import { sql, type Kysely } from 'kysely';
+import { DIRECT_PAYMENTS } from '../direct-payments.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
 import type { Cursor, PaymentChannel, PaymentFilters, PaymentStatus } from './payment-list-filters.ts';
@@ -170,9 +171,7 @@ async function chargeRows(db: Db, principal: Principal, filters: PaymentFilters,
     ])
     .where('c.merchant_id', '=', principal.merchantId)
     .where('c.mode', '=', principal.mode)
-    // Written as the partial indexes' condition, literally, so both databases' planners match it.
-    .where('c.session_id', 'is', null)
-    .where('c.kind', '=', sql.lit('payment'));
+    .where(DIRECT_PAYMENTS);
   if (filters.status) query = query.where('c.status', '=', filters.status);
   if (filters.channel) query = query.where('c.channel', '=', filters.channel);
   if (filters.createdFrom !== null) query = query.where('c.created_at', '>=', filters.createdFrom);

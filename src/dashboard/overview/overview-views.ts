@@ -1,0 +1,76 @@
+import { escapeHtml } from '../../shared/html.ts';
+import { formatHumanDate } from '../../shared/time.ts';
+import { money, postButton, shell, table, type Viewer } from '../layout.ts';
+import type { RecentPayment } from './overview-repository.ts';
+import { volumeChart, type DayVolume } from './volume-chart.ts';
+
+/** What one period (today, the last 30 days) adds up to, per currency. */
+export interface PeriodFigures {
+  volumes: Array<{ currency: string; volumeMinor: number }>;
+  succeeded: number;
+  failed: number;
+}
+
+export interface OverviewView {
+  viewer: Viewer;
+  merchantName: string;
+  /** An operator acting for the merchant may stop acting from here. */
+  acting: boolean;
+  balances: Array<{ currency: string; collectionMinor: number; mainMinor: number }>;
+  today: PeriodFigures;
+  month: PeriodFigures;
+  chart: { currency: string; days: DayVolume[] };
+  recent: RecentPayment[];
+  timeZone: string;
+}
+
+export function renderOverviewPage(view: OverviewView): string {
+  const { viewer } = view;
+  const modeWord = viewer.mode === 'test' ? 'test' : 'live';
+  const balanceCards = view.balances
+    .map((balance) => `${card(`Collection balance (${balance.currency})`, money(balance.collectionMinor, balance.currency), 'Collected, not yet settled')}${card(`Main balance (${balance.currency})`, money(balance.mainMinor, balance.currency), 'Available for payouts and refunds')}`)
+    .join('');
+  const recentRows = view.recent.map((payment) => [
+    `<a href="/dashboard/payments/${encodeURIComponent(payment.id)}">${escapeHtml(payment.reference)}</a>`,
+    payment.kind === 'checkout' ? 'Checkout' : 'Direct charge',
+    `<span class="status status-${escapeHtml(payment.status)}">${escapeHtml(payment.status)}</span>`,
+    money(payment.amountMinor, payment.currency),
+    escapeHtml(payment.customer ?? '—'),
+    escapeHtml(formatHumanDate(payment.createdAt, view.timeZone)),
+  ]);
+  return shell(
+    'Overview',
+    `<h1>Overview</h1>
+<p>Signed in as <strong>${escapeHtml(viewer.email)}</strong> (${escapeHtml(viewer.role)}) for <strong>${escapeHtml(view.merchantName)}</strong>. Every figure below is ${modeWord} data.</p>
+${view.acting ? `<p class="acting">You are acting for this merchant as the gateway's operator. ${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</p>` : ''}
+<h2>Balances</h2>
+<div class="cards">${balanceCards}</div>
+<h2>Payments</h2>
+<div class="cards">${periodCards('Today', view.today)}${periodCards('Last 30 days', view.month)}</div>
+<h2>Last 30 days, day by day</h2>
+${volumeChart(view.chart.days, view.chart.currency)}
+<h2>Recent payments</h2>
+${table(`The ${view.recent.length} most recent ${modeWord} payments`, ['Reference', 'Kind', 'Status', 'Amount', 'Customer', 'Created'], recentRows, `No ${modeWord} payments yet.`)}
+<p><a href="/dashboard/payments">All payments</a></p>
+<h2>Your session</h2>
+<div class="actions">${postButton('/dashboard/logout', viewer.csrf, 'Sign out')}${postButton('/dashboard/logout-everywhere', viewer.csrf, 'Sign out everywhere', 'secondary')}</div>`,
+    { viewer },
+  );
+}
+
+function card(label: string, figure: string, note: string): string {
+  return `<div class="card"><p class="muted">${escapeHtml(label)}</p><p class="figure">${figure}</p><p class="hint">${escapeHtml(note)}</p></div>`;
+}
+
+function periodCards(label: string, figures: PeriodFigures): string {
+  const volumes = figures.volumes.length === 0 ? money(0, 'MWK') : figures.volumes.map((volume) => money(volume.volumeMinor, volume.currency)).join('<br>');
+  const finished = figures.succeeded + figures.failed;
+  const rate = finished === 0 ? '—' : formatRate(figures.succeeded / finished);
+  const rateNote = finished === 0 ? 'No finished payments' : `${figures.succeeded} of ${finished} finished payments succeeded`;
+  return `${card(`${label}: volume`, volumes, 'Successful payments')}${card(`${label}: success rate`, rate, rateNote)}`;
+}
+
+/** A share as a percentage with at most one decimal: 66.7 %, 100 %. */
+function formatRate(share: number): string {
+  return `${Number((share * 100).toFixed(1))} %`;
+}

@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DashboardBrowser } from '../helpers/dashboard.ts';
+import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts';
+import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { assertLedgerBalanced, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { chargeBody, initializeCharge, TEST_NUMBERS, verify, walletBalance } from '../helpers/mobile-money.ts';
+import { payByCard, payByMobileMoney } from '../helpers/payments.ts';
+import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
+import { formatMoneyText } from '../../src/shared/money.ts';
+
+/** A direct test charge through the API, ended at once by the sandbox as `outcome` says; its charge_id. */
+async function directCharge(gw: TestGateway, merchant: MerchantCredentials, amount: number, outcome: 'success' | 'failed'): Promise<string> {
+  const body = chargeBody({ amount, mobile: outcome === 'success' ? TEST_NUMBERS.airtelSuccess : TEST_NUMBERS.airtelFailed });
+  const created = await initializeCharge(gw, merchant.test_secret_key, body);
+  assert.equal(created.status, 201, created.text);
+  const verified = await verify(gw, merchant.test_secret_key, String(body.charge_id), outcome);
+  assert.equal(verified.body.data.status, outcome, verified.text);
+  return String(body.charge_id);
+}
+
+/** The text of a card on the overview: its label's paragraph and the figure after it. */
+function cardFigure(html: string, label: string): string {
+  const match = new RegExp(`<p class="muted">${label}</p><p class="figure">(.*?)</p><p class="hint">(.*?)</p>`).exec(html);
+  assert.ok(match, `the overview has a "${label}" card`);
+  return `${match[1]} | ${match[2]}`;
+}
+
+const ZONE = 'Pacific/Kiritimati';
+
+for (const kind of DATABASE_KINDS) {
+  describe(`dashboard overview (${kind})`, () => {
+    let gw: TestGateway;
+
+    before(async () => {
+      // Fourteen hours ahead of UTC: days counted in UTC would put most hours' payments on the wrong date.
+      gw = await startTestGateway(kind, { TIMEZONE: ZONE });
+    });
+    after(async () => {
+      await assertLedgerBalanced(gw);
+      await gw.close();
+    });
+
+    async function ownerOf(merchant: MerchantCredentials): Promise<DashboardBrowser> {
+      const browser = new DashboardBrowser(gw.url);
+      assert.equal((await browser.signIn(await dashboardUser(gw, 'owner', merchant.id), DASHBOARD_PASSWORD)).location, '/dashboard');
+      return browser;
+    }
+
+    test('before any payment: zero balances, no volume, no success rate, an empty chart and no recent payments', async () => {
+      const merchant = await gw.newMerchant('Quiet Shop');
+      const home = await (await ownerOf(merchant)).get('/dashboard');
+      assert.equal(home.status, 200);
+      assert.match(home.text, /for <strong>Quiet Shop<\/strong>\. Every figure below is test data\./);
+      assert.equal(cardFigure(home.text, 'Collection balance \\(MWK\\)'), 'MWK 0.00 | Collected, not yet settled');
+      assert.equal(cardFigure(home.text, 'Main balance \\(MWK\\)'), 'MWK 0.00 | Available for payouts and refunds');
+      assert.equal(cardFigure(home.text, 'Today: volume'), 'MWK 0.00 | Successful payments');
+      assert.equal(cardFigure(home.text, 'Today: success rate'), '— | No finished payments');
+      assert.equal(cardFigure(home.text, 'Last 30 days: success rate'), '— | No finished payments');
+      assert.match(home.text, /<svg viewBox="0 0 720 220" role="img" aria-labelledby="volume-chart-title volume-chart-summary"/);
+      assert.match(home.text, /<title id="volume-chart-title">Successful payments per day, MWK, last 30 days<\/title>/);
+      assert.match(home.text, /<figcaption id="volume-chart-summary">No successful payments from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d\.<\/figcaption>/);
+      assert.equal(home.text.match(/<rect class="bar"/g)?.length, 30, 'a bar slot for each of the 30 days');
+      assert.match(home.text, /No test payments yet\./);
+    });
+
+    test('sandbox payments through the API: volume, success rate, balances, the chart and the recent payments add up', async () => {
+      const merchant = await gw.newMerchant('Busy Shop');
+      const paid = [await directCharge(gw, merchant, 1000, 'success'), await directCharge(gw, merchant, 2500, 'success')];
+      const failed = await directCharge(gw, merchant, 700, 'failed');
+      const session = await payByMobileMoney(gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess, { amount: 1500 });
+      const sessionId = (await gw.gateway.database.db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', session.txRef).executeTakeFirstOrThrow()).id;
+
+      const browser = await ownerOf(merchant);
+      const home = await browser.get('/dashboard');
+      assert.equal(home.status, 200);
+      // 1,000 + 2,500 + 1,500 succeeded; 700 failed: 3 of 4 finished payments.
+      assert.equal(cardFigure(home.text, 'Today: volume'), 'MWK 5,000.00 | Successful payments');
+      assert.equal(cardFigure(home.text, 'Last 30 days: volume'), 'MWK 5,000.00 | Successful payments');
+      assert.equal(cardFigure(home.text, 'Today: success rate'), '75 % | 3 of 4 finished payments succeeded');
+      assert.equal(cardFigure(home.text, 'Last 30 days: success rate'), '75 % | 3 of 4 finished payments succeeded');
+      const wallet = await walletBalance(gw, merchant.test_secret_key);
+      assert.equal(cardFigure(home.text, 'Collection balance \\(MWK\\)'), `MWK ${formatMoneyText(Math.round(wallet.collection * 100))} | Collected, not yet settled`, 'as GET /wallet-balance reads it');
+      assert.equal(wallet.main, '0.00', 'nothing settled yet');
+      assert.equal(cardFigure(home.text, 'Main balance \\(MWK\\)'), 'MWK 0.00 | Available for payouts and refunds');
+      assert.ok(wallet.collection > 0);
+
+      assert.match(home.text, /<figcaption id="volume-chart-summary">MWK 5,000\.00 from \d{4}-\d\d-\d\d to (\d{4}-\d\d-\d\d); the best day \1 with MWK 5,000\.00\.<\/figcaption>/, "today's bar is the whole volume");
+      assert.match(home.text, /<td>\d{4}-\d\d-\d\d<\/td><td>MWK 5,000\.00<\/td>/, 'the numbers behind the chart');
+
+      for (const chargeId of [...paid, failed]) {
+        const { id } = await gw.gateway.database.db.selectFrom('charges').select('id').where('merchant_id', '=', merchant.id).where('charge_id', '=', chargeId).executeTakeFirstOrThrow();
+        assert.ok(home.text.includes(`<a href="/dashboard/payments/${id}">${chargeId}</a>`), `the direct charge ${chargeId} links to its page by its id`);
+      }
+      assert.ok(home.text.includes(`<a href="/dashboard/payments/${sessionId}">${session.txRef}</a>`), 'the checkout session links to its page by its id');
+      assert.ok(home.text.indexOf(sessionId) < home.text.indexOf(paid[0]!), 'newest first');
+    });
+
+    test("payments of earlier days count in the last 30 days on their own day in the gateway's time zone, not today; older ones not at all", async () => {
+      const merchant = await gw.newMerchant('Steady Shop');
+      const today = await directCharge(gw, merchant, 1000, 'success');
+      const earlier = await directCharge(gw, merchant, 4000, 'success');
+      const old = await directCharge(gw, merchant, 9000, 'failed');
+      const now = Date.now();
+      const backdate = (chargeId: string, days: number) =>
+        gw.gateway.database.db.updateTable('charges').set({ created_at: now - days * 86_400_000 }).where('merchant_id', '=', merchant.id).where('charge_id', '=', chargeId).execute();
+      await backdate(earlier, 3);
+      await backdate(old, 40);
+      const home = await (await ownerOf(merchant)).get('/dashboard');
+      assert.ok(home.text.includes(today));
+      assert.equal(cardFigure(home.text, 'Today: volume'), 'MWK 1,000.00 | Successful payments');
+      assert.equal(cardFigure(home.text, 'Today: success rate'), '100 % | 1 of 1 finished payments succeeded');
+      assert.equal(cardFigure(home.text, 'Last 30 days: volume'), 'MWK 5,000.00 | Successful payments');
+      assert.equal(cardFigure(home.text, 'Last 30 days: success rate'), '100 % | 2 of 2 finished payments succeeded', 'the failure 40 days ago is outside');
+      const localDate = (epochMs: number) => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(epochMs);
+      assert.ok(home.text.includes(`<td>${localDate(now - 3 * 86_400_000)}</td><td>MWK 4,000.00</td>`), 'the earlier payment on its own day');
+      assert.ok(home.text.includes(`<td>${localDate(now)}</td><td>MWK 1,000.00</td>`), "today's on today");
+      assert.match(home.text, new RegExp(`the best day ${localDate(now - 3 * 86_400_000)} with MWK 4,000\\.00`));
+    });
+
+    test('another currency: its volume and balances apart from MWK, and the chart in it when it is the one paid in', async () => {
+      const merchant = await gw.newMerchant('Tourist Shop');
+      await payByCard(gw.url, merchant.test_secret_key, { currency: 'USD', amount: 20 });
+      const home = await (await ownerOf(merchant)).get('/dashboard');
+      assert.equal(cardFigure(home.text, 'Today: volume'), 'USD 20.00 | Successful payments');
+      assert.equal(cardFigure(home.text, 'Collection balance \\(MWK\\)'), 'MWK 0.00 | Collected, not yet settled');
+      const usd = await walletBalance(gw, merchant.test_secret_key, 'USD');
+      assert.ok(usd.collection > 0);
+      assert.equal(cardFigure(home.text, 'Collection balance \\(USD\\)'), `USD ${formatMoneyText(Math.round(usd.collection * 100))} | Collected, not yet settled`);
+      assert.match(home.text, /<title id="volume-chart-title">Successful payments per day, USD, last 30 days<\/title>/);
+    });
+
+    test('the mode switch shows only the chosen mode: live shows none of the test payments', async () => {
+      const merchant = await gw.newMerchant('Switching Shop');
+      const charge = await directCharge(gw, merchant, 1200, 'success');
+      const browser = await ownerOf(merchant);
+      assert.ok((await browser.get('/dashboard')).text.includes(charge));
+      const switched = await browser.post('/dashboard/mode', { mode: 'live', back: '/dashboard' });
+      assert.equal(switched.location, '/dashboard');
+      const live = await browser.get('/dashboard');
+      assert.match(live.text, /Every figure below is live data\./);
+      assert.ok(!live.text.includes(charge), 'the test charge is not on the live overview');
+      assert.equal(cardFigure(live.text, 'Today: volume'), 'MWK 0.00 | Successful payments');
+      assert.equal(cardFigure(live.text, 'Collection balance \\(MWK\\)'), 'MWK 0.00 | Collected, not yet settled');
+      assert.match(live.text, /No live payments yet\./);
+      await browser.post('/dashboard/mode', { mode: 'test', back: '/dashboard' });
+      assert.equal(cardFigure((await browser.get('/dashboard')).text, 'Today: volume'), 'MWK 1,200.00 | Successful payments');
+    });
+
+    test('every role of the merchant may read the overview', async () => {
+      const merchant = await gw.newMerchant('Team Shop');
+      for (const role of ['developer', 'viewer'] as const) {
+        const browser = new DashboardBrowser(gw.url);
+        await browser.signIn(await dashboardUser(gw, role, merchant.id), DASHBOARD_PASSWORD);
+        const home = await browser.get('/dashboard');
+        assert.equal(home.status, 200, role);
+        assert.match(home.text, /Today: volume/);
+      }
+    });
+  });
+}

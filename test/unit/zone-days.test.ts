@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { lastDays } from '../../src/dashboard/overview/zone-days.ts';
+
+test("days start at the zone's local midnight, oldest first, today last", () => {
+  const noon = Date.UTC(2026, 10, 25, 10); // 12:00 in Blantyre (UTC+2)
+  assert.deepEqual(lastDays(noon, 2, 'Africa/Blantyre'), [
+    { date: '2026-11-24', start: Date.UTC(2026, 10, 23, 22) },
+    { date: '2026-11-25', start: Date.UTC(2026, 10, 24, 22) },
+  ]);
+});
+
+test('a day that starts on the previous UTC date, fourteen hours ahead', () => {
+  assert.deepEqual(lastDays(Date.UTC(2026, 10, 25, 17), 1, 'Pacific/Kiritimati'), [{ date: '2026-11-26', start: Date.UTC(2026, 10, 25, 10) }]);
+});
+
+test('across a daylight-saving change a day is 23 hours long, and each still starts at local midnight', () => {
+  const days = lastDays(Date.UTC(2026, 2, 30, 12), 3, 'Europe/London');
+  assert.deepEqual(days.map((day) => day.date), ['2026-03-28', '2026-03-29', '2026-03-30']);
+  assert.equal(days[1]!.start, Date.UTC(2026, 2, 29, 0), 'GMT before the change');
+  assert.equal(days[2]!.start, Date.UTC(2026, 2, 29, 23), 'BST after it');
+});
