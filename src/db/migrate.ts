@@ -13,6 +13,7 @@ import { cardAuthenticationsMigration } from './migrations/0012_card_authenticat
 import { sessionFrameOriginMigration } from './migrations/0013_session_frame_origin.ts';
 import { reviewFlagsMigration } from './migrations/0014_review_flags.ts';
 import { usersMigration } from './migrations/0015_users.ts';
+import { merchantBrandingMigration } from './migrations/0017_merchant_branding.ts';
 import { bankTransferAccountsMigration } from './migrations/0011_bank_transfer_accounts.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -31,6 +32,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0014_review_flags': reviewFlagsMigration,
     '0011_bank_transfer_accounts': bankTransferAccountsMigration,
     '0015_users': usersMigration(database.dialect),
+    '0017_merchant_branding': merchantBrandingMigration,
   };
 }
 
