@@ -66,4 +66,13 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px;
 dl.facts dt { color: var(--muted); font-weight: 600; }
 dl.facts dd { margin: 0; word-break: break-word; }
 .warning { padding: 12px; border-radius: 8px; background: #fff4e5; color: #93370d; border: 1px solid #fec84b; }
+
+/* developers, settings, audit log */
+code.key { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; }
+.new-secret { display: block; font-size: 1rem; user-select: all; }
+pre.exchange { max-width: 36rem; max-height: 16rem; overflow: auto; white-space: pre-wrap; word-break: break-all; padding: 8px; background: var(--bg); border-radius: 6px; font-size: 0.8125rem; }
+details summary { cursor: pointer; }
+form.stack input[type=url] { width: 100%; }
+label.check { display: flex; gap: 8px; align-items: center; }
+label.check input { width: 20px; height: 20px; }
 `;

@@ -331,7 +331,8 @@ export interface AppStateTable {
   value: string;
 }
 
-export type UserRole = 'owner' | 'developer' | 'viewer' | 'operator';
+/** `removed`: taken off the team; the row stays so that the audit log still names who did what. */
+export type UserRole = 'owner' | 'developer' | 'viewer' | 'operator' | 'removed';
 
 /** A dashboard user: a merchant's (owner, developer, viewer) or the gateway's (operator, no merchant). */
 export interface UsersTable {
