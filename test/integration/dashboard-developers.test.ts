@@ -44,7 +44,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(before.status, 200);
       assert.ok(before.text.includes(merchant.test_public_key), 'the public key is shown in full');
       assert.ok(!before.text.includes(merchant.test_secret_key), 'a secret key is never shown in full');
-      assert.ok(before.text.includes(`${merchant.test_secret_key.slice(0, 12)}`), 'its visible prefix is');
+      assert.ok(before.text.includes(`${merchant.test_secret_key.slice(0, 13)}&#8230;`), "its visible prefix is, with an ellipsis");
       assert.ok(!before.text.includes(merchant.live_public_key), 'only the page mode’s keys');
 
       const rolled = await browser.post('/dashboard/developers/keys/roll', { overlap: '3s' });

@@ -5,6 +5,8 @@ import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { eventually, TEST_NUMBERS } from '../helpers/mobile-money.ts';
+import { payByMobileMoney } from '../helpers/payments.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 
 const LINK = /\/dashboard\/set-password\?token=([A-Za-z0-9_-]{43})/;
@@ -65,8 +67,13 @@ for (const kind of DATABASE_KINDS) {
       const own = await call(gw.url, '/payment', { key: merchant.test_secret_key, body: currentBody({ customization: { title: 'Order 8', logo: 'https://shop.example.com/own.png' } }) });
       const ownPage = await (await fetch(own.body.data.checkout_url)).text();
       assert.ok(ownPage.includes('src="https://shop.example.com/own.png"') && !ownPage.includes('cdn.example.com'), "a session's own logo wins");
-      await browser.post('/dashboard/settings', { name: 'Chikondi Crafts', logo_url: '', brand_color: '', receipts: 'on' });
+      await browser.post('/dashboard/settings', { name: 'Chikondi Crafts', logo_url: 'https://cdn.example.com/logo.png', brand_color: '#1a7f5a', receipts: 'on' });
       assert.equal((await merchantRow()).receipts_enabled, 1);
+      const paid = await payByMobileMoney(gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess);
+      const receipt = await eventually('the customer receipt', () => db().selectFrom('emails').selectAll().where('kind', '=', 'customer_receipt').where('text_body', 'like', `%${paid.txRef}%`).executeTakeFirst());
+      assert.match(receipt.html_body, /<div style="height:4px;background:#1a7f5a"><\/div>/, 'the receipt carries the colour as a rule');
+      assert.match(receipt.html_body, /<img src="https:\/\/cdn.example.com\/logo.png" alt="Chikondi Crafts"/, 'and the merchant logo');
+      await browser.post('/dashboard/settings', { name: 'Chikondi Crafts', logo_url: '', brand_color: '', receipts: 'on' });
     });
 
     test('an owner invites a member (set-password link in the outbox), changes roles, removes them; the last owner is kept', async () => {

@@ -47,8 +47,16 @@ function detailText(detail: string | null): string {
   }
   if (typeof parsed !== 'object' || parsed === null) return escapeHtml(String(parsed));
   return Object.entries(parsed)
-    .map(([key, value]) => `${escapeHtml(key.replaceAll('_', ' '))}: ${escapeHtml(value === null ? 'none' : typeof value === 'string' ? value : JSON.stringify(value))}`)
+    .map(([key, value]) => `${escapeHtml(key.replaceAll('_', ' '))}: ${escapeHtml(valueText(value))}`)
     .join('<br>');
+}
+
+/** A change's `{from, to}` as `old → new`; empty and null as "none". */
+function valueText(value: unknown): string {
+  if (value === null || value === '') return 'none';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && 'from' in value && 'to' in value) return `${valueText(value.from)} → ${valueText(value.to)}`;
+  return JSON.stringify(value);
 }
 
 /** Every change to money, secrets and users of the merchant, newest first; both modes (a change names its mode). */

@@ -45,7 +45,7 @@ function keysSection(page: MerchantPage, state: DevelopersState): string {
   const when = (at: number) => escapeHtml(formatHumanDate(at, state.timeZone));
   const rows = state.keys.map((key) => [
     key.kind === 'public' ? 'Public' : 'Secret',
-    `<code class="key">${escapeHtml(key.visible)}${key.kind === 'secret' ? '…' : ''}</code>`,
+    `<code class="key">${escapeHtml(key.visible)}</code>`,
     when(key.created_at),
     key.expires_at === null ? 'No end' : `Stops ${when(key.expires_at)}`,
   ]);
@@ -70,7 +70,7 @@ function webhookSection(page: MerchantPage, state: DevelopersState): string {
 <label>Webhook URL <span class="hint" id="url-hint">Leave empty to stop sending webhooks.</span><input type="url" name="url" value="${escapeHtml(state.typedUrl ?? state.webhookUrl ?? '')}" maxlength="2000" aria-describedby="url-hint"></label>
 <button type="submit">Save the webhook URL</button>
 </form>
-<p class="actions">${postButton('/dashboard/developers/webhook/secret', page.csrf, 'Roll the webhook secret', 'danger')}${postButton('/dashboard/developers/webhook/test', page.csrf, `Send a ${page.mode} test event`, 'secondary')}</p>`
+<p class="actions">${postButton('/dashboard/developers/webhook/secret', page.csrf, 'Roll the webhook secret', 'danger')}${postButton('/dashboard/developers/webhook/test', page.csrf, `Send a test event (${page.mode} mode)`, 'secondary')}</p>`
     : '';
   return `<section aria-labelledby="webhook-heading">
 <h2 id="webhook-heading">Webhooks</h2>

@@ -15,6 +15,9 @@ const NOTICES: Record<string, string> = {
   removed: 'The team member is removed and signed out.',
 };
 
+/** How the audit entry names each changed field: as the form does. */
+const AUDIT_NAMES: Record<keyof BusinessForm, string> = { name: 'name', logoUrl: 'logo_url', brandColor: 'brand_color', receipts: 'receipts' };
+
 const isTeamRole = (role: string | undefined): role is TeamRole => (TEAM_ROLES as readonly string[]).includes(role ?? '');
 
 const businessOf = (merchant: Merchant): BusinessForm => ({ name: merchant.name, logoUrl: merchant.logo_url ?? '', brandColor: merchant.brand_color ?? '', receipts: merchant.receipts_enabled === 1 });
@@ -54,7 +57,7 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
     if (problem) return show(reply, page, 422, { business: form, error: problem });
     const before = businessOf(page.merchant);
     const changed = Object.fromEntries(
-      (Object.keys(form) as Array<keyof BusinessForm>).filter((field) => form[field] !== before[field]).map((field) => [field, { from: before[field], to: form[field] }]),
+      (Object.keys(AUDIT_NAMES) as Array<keyof BusinessForm>).filter((field) => form[field] !== before[field]).map((field) => [AUDIT_NAMES[field], { from: before[field], to: form[field] }]),
     );
     const now = Date.now();
     await database.transact(async (trx) => {

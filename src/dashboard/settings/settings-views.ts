@@ -83,6 +83,6 @@ function roleOptions(selected: string): string {
 }
 
 function roleForm(page: MerchantPage, member: TeamMember): string {
-  const id = `role-${escapeHtml(member.id)}`;
-  return `<form class="inline" method="post" action="/dashboard/settings/team/${escapeHtml(member.id)}/role">${csrfField(page.csrf)}<label class="visually-hidden" for="${id}">Role of ${escapeHtml(member.email)}</label><select id="${id}" name="role">${roleOptions(member.role)}</select> <button type="submit" class="secondary">Change</button></form>`;
+  // Named by aria-label: a visually hidden label, positioned absolutely inside the scrolling table, would widen the page on a phone.
+  return `<form class="inline" method="post" action="/dashboard/settings/team/${escapeHtml(member.id)}/role">${csrfField(page.csrf)}<select name="role" aria-label="Role of ${escapeHtml(member.email)}">${roleOptions(member.role)}</select> <button type="submit" class="secondary">Change</button></form>`;
 }
