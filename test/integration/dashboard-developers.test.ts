@@ -115,6 +115,10 @@ for (const kind of DATABASE_KINDS) {
     test('a test event reaches the receiver, signed with a rolled secret; its failed first try is retried from the log', async () => {
       const owner = await signedIn('owner');
       await owner.get('/dashboard/developers');
+      await owner.post('/dashboard/developers/webhook', { url: '' });
+      const nowhere = await owner.post('/dashboard/developers/webhook/test', {});
+      assert.equal(nowhere.status, 422, 'no URL, no test event');
+      assert.match(nowhere.text, /save one first/);
       assert.equal((await owner.post('/dashboard/developers/webhook', { url: receiver.url })).status, 303);
       const rolled = await owner.post('/dashboard/developers/webhook/secret', {});
       assert.equal(rolled.status, 200);

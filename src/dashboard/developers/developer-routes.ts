@@ -99,6 +99,7 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
     const page = await guard.merchantForm(request, reply, 'webhooks');
     if (!page) return reply;
     if (!page.merchant.webhook_url) return show(reply, page, {}, 422, { error: 'There is no webhook URL to send a test event to: save one first.' });
+    if (page.merchant.webhooks_enabled !== 1) return show(reply, page, {}, 422, { error: 'Webhooks are turned off for this account by the gateway operator: no event is sent.' });
     const now = Date.now();
     await database.transact(async (trx) => {
       const testId = await sendTestEvent(trx, principalOf(page), now, config.timeZone);
