@@ -3,7 +3,7 @@ import { describeAuthorization } from '../payments/charge-views.ts';
 import { escapeHtml } from '../shared/html.ts';
 import { formatMoneyText, toMinor } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
-import { isHttpUrl } from '../shared/urls.ts';
+import { isBrandColor, isBrandLogoUrl } from '../merchants/merchant-service.ts';
 
 export type ReceiptKind = EmailsTable['kind'];
 
@@ -113,8 +113,8 @@ const NO_BRAND: Brand = { logoUrl: null, color: null };
 
 /** The session's own logo when it gave one, else the merchant's (dashboard settings); the merchant's colour. */
 export function brandOf(merchant: { logo_url: string | null; brand_color: string | null }, payload: Record<string, unknown>): Brand {
-  const https = (url: string | null) => (url !== null && url.startsWith('https://') && isHttpUrl(url) ? url : null);
-  const color = merchant.brand_color !== null && /^#[0-9a-f]{6}$/i.test(merchant.brand_color) ? merchant.brand_color : null;
+  const https = (url: string | null) => (url !== null && isBrandLogoUrl(url) ? url : null);
+  const color = merchant.brand_color !== null && isBrandColor(merchant.brand_color) ? merchant.brand_color : null;
   return { logoUrl: https(text(record(payload.customization).logo)) ?? https(merchant.logo_url), color };
 }
 

@@ -5,6 +5,7 @@
  */
 import { escapeHtml } from '../../shared/html.ts';
 import { isHttpUrl } from '../../shared/urls.ts';
+import { isBrandColor } from '../../merchants/merchant-service.ts';
 import { ICONS } from './icons.ts';
 import type { PageContext, SessionSummary, TestInstruments } from './page-model.ts';
 
@@ -76,7 +77,7 @@ export function cardHead(summary: SessionSummary, extra = ''): string {
  */
 function brandAccent(summary: SessionSummary): string {
   const color = summary.brandColor;
-  if (!color || !/^#[0-9a-fA-F]{6}$/.test(color)) return '';
+  if (!color || !isBrandColor(color)) return '';
   return `<svg class="brand-accent" aria-hidden="true" focusable="false" viewBox="0 0 10 1" preserveAspectRatio="none"><rect width="10" height="1" fill="${color}"/></svg>`;
 }
 

@@ -43,7 +43,6 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
       page: wanted,
       pages: Math.max(1, Math.ceil(found.total / DEFAULT_PER_PAGE)),
       timeZone: config.timeZone,
-      now,
       ...extra,
     };
     return guard.html(reply, status, renderDevelopersPage(page, state));

@@ -27,7 +27,6 @@ export interface DevelopersState {
   page: number;
   pages: number;
   timeZone: string;
-  now: number;
 }
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
