@@ -62,7 +62,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     const session = await findPageSession(db, id);
     if (!session) return null;
     const current = await expireIfDue(db, session, Date.now());
-    return current === session ? session : { ...current, merchant_name: session.merchant_name, merchant_email: session.merchant_email };
+    return current === session ? session : { ...session, ...current };
   }
 
   function summaryOf(session: PageSession): views.SessionSummary {
@@ -73,7 +73,8 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       currency: session.currency,
       title: session.title,
       description: session.description,
-      logoUrl: session.logo,
+      logoUrl: session.logo ?? session.merchant_logo_url,
+      brandColor: session.merchant_brand_color,
       amountText: `${session.currency} ${formatMoneyText(session.amount_minor)}`,
       customerName: [session.first_name, session.last_name].filter(Boolean).join(' '),
       reference: session.reference,

@@ -54,15 +54,15 @@ export async function findSessionById(db: Db, id: string): Promise<CheckoutSessi
   return (await sessionById(db, id))[0];
 }
 
-/** A session with the name and address of the merchant being paid: what the hosted pages show. */
-export type PageSession = CheckoutSession & { merchant_name: string; merchant_email: string };
+/** A session with the name, address and branding of the merchant being paid: what the hosted pages show. */
+export type PageSession = CheckoutSession & { merchant_name: string; merchant_email: string; merchant_logo_url: string | null; merchant_brand_color: string | null };
 
 const pageSessionById = prepared((db, id: string) =>
   db
     .selectFrom('checkout_sessions')
     .innerJoin('merchants', 'merchants.id', 'checkout_sessions.merchant_id')
     .selectAll('checkout_sessions')
-    .select(['merchants.name as merchant_name', 'merchants.email as merchant_email'])
+    .select(['merchants.name as merchant_name', 'merchants.email as merchant_email', 'merchants.logo_url as merchant_logo_url', 'merchants.brand_color as merchant_brand_color'])
     .where('checkout_sessions.id', '=', id),
 );
 

@@ -118,4 +118,12 @@ h3 { font-size: 1rem; margin: 16px 0 8px; }
 form.narrow { max-width: 420px; }
 .merchant-list td { white-space: nowrap; }
 .actions a { align-self: center; }
+/* developers, settings, audit log */
+code.key { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; }
+.new-secret { display: block; font-size: 1rem; user-select: all; }
+pre.exchange { max-width: 36rem; max-height: 16rem; overflow: auto; white-space: pre-wrap; word-break: break-all; padding: 8px; background: var(--bg); border-radius: 6px; font-size: 0.8125rem; }
+details summary { cursor: pointer; }
+form.stack input[type=url] { width: 100%; }
+label.check { display: flex; gap: 8px; align-items: center; }
+label.check input { width: 20px; height: 20px; }
 `;

@@ -14,6 +14,7 @@ import { sessionFrameOriginMigration } from './migrations/0013_session_frame_ori
 import { reviewFlagsMigration } from './migrations/0014_review_flags.ts';
 import { usersMigration } from './migrations/0015_users.ts';
 import { dashboardPaymentIndexesMigration } from './migrations/0016_dashboard_payment_indexes.ts';
+import { merchantBrandingMigration } from './migrations/0017_merchant_branding.ts';
 import { bankTransferAccountsMigration } from './migrations/0011_bank_transfer_accounts.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -33,6 +34,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0011_bank_transfer_accounts': bankTransferAccountsMigration,
     '0015_users': usersMigration(database.dialect),
     '0016_dashboard_payment_indexes': dashboardPaymentIndexesMigration,
+    '0017_merchant_branding': merchantBrandingMigration,
   };
 }
 

@@ -14,6 +14,10 @@ export interface MerchantsTable {
   webhooks_enabled: number;
   receipts_enabled: number;
   fee_bps: number;
+  /** An https URL shown on the hosted checkout page and receipts when a session has no logo of its own. */
+  logo_url: string | null;
+  /** `#rrggbb`, used only as an accent (a bar, a border), never behind or as text. */
+  brand_color: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -327,7 +331,8 @@ export interface AppStateTable {
   value: string;
 }
 
-export type UserRole = 'owner' | 'developer' | 'viewer' | 'operator';
+/** `removed`: taken off the team; the row stays so that the audit log still names who did what. */
+export type UserRole = 'owner' | 'developer' | 'viewer' | 'operator' | 'removed';
 
 /** A dashboard user: a merchant's (owner, developer, viewer) or the gateway's (operator, no merchant). */
 export interface UsersTable {

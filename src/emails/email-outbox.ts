@@ -4,7 +4,7 @@ import type { StoredEvent } from '../events/event-types.ts';
 import type { Merchant } from '../merchants/merchant-repository.ts';
 import { ids } from '../shared/ids.ts';
 import { insertEmails } from './email-repository.ts';
-import { composeReceipt, composeRefundReceipt, paymentFacts, refundFacts, type ComposedEmail, type ReceiptKind } from './receipt-email.ts';
+import { brandOf, composeReceipt, composeRefundReceipt, paymentFacts, refundFacts, type ComposedEmail, type ReceiptKind } from './receipt-email.ts';
 
 /** The merchant's and the customer's receipt of an event, composed. */
 interface Receipts {
@@ -13,12 +13,13 @@ interface Receipts {
 }
 
 function receiptsOf(merchant: Merchant, event: StoredEvent, now: number, timeZone: string): Receipts {
+  const brand = brandOf(merchant, event.payload);
   if (event.type === 'api.refund') {
     const facts = refundFacts(merchant.name, event.payload, now, timeZone);
-    return { merchant: ['merchant_refund_receipt', composeRefundReceipt('merchant_refund_receipt', facts)], customer: ['customer_refund_receipt', composeRefundReceipt('customer_refund_receipt', facts)] };
+    return { merchant: ['merchant_refund_receipt', composeRefundReceipt('merchant_refund_receipt', facts, brand)], customer: ['customer_refund_receipt', composeRefundReceipt('customer_refund_receipt', facts, brand)] };
   }
   const facts = paymentFacts(merchant.name, event.payload, now, timeZone);
-  return { merchant: ['merchant_receipt', composeReceipt('merchant_receipt', facts)], customer: ['customer_receipt', composeReceipt('customer_receipt', facts)] };
+  return { merchant: ['merchant_receipt', composeReceipt('merchant_receipt', facts, brand)], customer: ['customer_receipt', composeReceipt('customer_receipt', facts, brand)] };
 }
 
 /**

@@ -3,6 +3,7 @@ import { describeAuthorization } from '../payments/charge-views.ts';
 import { escapeHtml } from '../shared/html.ts';
 import { formatMoneyText, toMinor } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
+import { isBrandColor, isBrandLogoUrl } from '../merchants/merchant-service.ts';
 
 export type ReceiptKind = EmailsTable['kind'];
 
@@ -102,7 +103,22 @@ export function refundFacts(merchantName: string, payload: Record<string, unknow
 
 type Row = [label: string, value: string | null];
 
-export function composeReceipt(kind: ReceiptKind, facts: PaymentFacts): ComposedEmail {
+/** How a receipt looks for a merchant: a logo (https only) and an accent colour (`#rrggbb`), each optional. */
+export interface Brand {
+  logoUrl: string | null;
+  color: string | null;
+}
+
+const NO_BRAND: Brand = { logoUrl: null, color: null };
+
+/** The session's own logo when it gave one, else the merchant's (dashboard settings); the merchant's colour. */
+export function brandOf(merchant: { logo_url: string | null; brand_color: string | null }, payload: Record<string, unknown>): Brand {
+  const https = (url: string | null) => (url !== null && isBrandLogoUrl(url) ? url : null);
+  const color = merchant.brand_color !== null && isBrandColor(merchant.brand_color) ? merchant.brand_color : null;
+  return { logoUrl: https(text(record(payload.customization).logo)) ?? https(merchant.logo_url), color };
+}
+
+export function composeReceipt(kind: ReceiptKind, facts: PaymentFacts, brand: Brand = NO_BRAND): ComposedEmail {
   const forCustomer = kind === 'customer_receipt';
   const subject = forCustomer ? `Your receipt from ${facts.merchantName}: ${facts.amount}` : `Payment received: ${facts.amount} (${facts.txRef})`;
   const intro = forCustomer ? `Thank you for your payment to ${facts.merchantName}. Keep this email as your receipt.` : `${facts.merchantName} received a payment.`;
@@ -116,13 +132,13 @@ export function composeReceipt(kind: ReceiptKind, facts: PaymentFacts): Composed
     ['Transaction reference (tx_ref)', facts.txRef],
   ];
   const shown = rows.filter((row): row is [string, string] => row[1] !== null);
-  return { subject, text: textBody(intro, shown), html: htmlBody(facts.merchantName, subject, intro, shown) };
+  return { subject, text: textBody(intro, shown), html: htmlBody(facts.merchantName, subject, intro, shown, brand) };
 }
 
 export type RefundReceiptKind = Extract<ReceiptKind, 'merchant_refund_receipt' | 'customer_refund_receipt'>;
 
 /** The customer is told the money is on its way back, and how; the merchant, which payment it gave back. */
-export function composeRefundReceipt(kind: RefundReceiptKind, facts: RefundFacts): ComposedEmail {
+export function composeRefundReceipt(kind: RefundReceiptKind, facts: RefundFacts, brand: Brand = NO_BRAND): ComposedEmail {
   const forCustomer = kind === 'customer_refund_receipt';
   const subject = forCustomer ? `Your refund from ${facts.merchantName}: ${facts.amount}` : `Refund sent: ${facts.amount} (${facts.txRef ?? facts.chargeId})`;
   const intro = forCustomer
@@ -142,7 +158,7 @@ export function composeRefundReceipt(kind: RefundReceiptKind, facts: RefundFacts
     ['Charge (charge_id)', forCustomer ? null : facts.chargeId],
   ];
   const shown = rows.filter((row): row is [string, string] => row[1] !== null);
-  return { subject, text: textBody(intro, shown), html: htmlBody(facts.merchantName, subject, intro, shown) };
+  return { subject, text: textBody(intro, shown), html: htmlBody(facts.merchantName, subject, intro, shown, brand) };
 }
 
 function textBody(intro: string, rows: Array<[string, string]>): string {
@@ -150,12 +166,15 @@ function textBody(intro: string, rows: Array<[string, string]>): string {
 }
 
 /** Every piece of text is escaped: merchant names, titles and customer names come from merchants and customers. */
-function htmlBody(heading: string, subject: string, intro: string, rows: Array<[string, string]>): string {
+function htmlBody(heading: string, subject: string, intro: string, rows: Array<[string, string]>, brand: Brand): string {
   const cells = rows.map(([label, value]) => `<tr><th align="left" style="padding:4px 16px 4px 0;color:#555">${escapeHtml(label)}</th><td style="padding:4px 0">${escapeHtml(value)}</td></tr>`);
   return [
     '<!doctype html>',
     `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
     '<body style="font-family:Arial,Helvetica,sans-serif;color:#222">',
+    // The colour is an accent only, a rule above the heading: the text keeps its contrast whatever the colour.
+    brand.color ? `<div style="height:4px;background:${brand.color}"></div>` : '',
+    brand.logoUrl ? `<p><img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(heading)}" width="48" height="48"></p>` : '',
     `<h1 style="font-size:20px">${escapeHtml(heading)}</h1>`,
     `<p>${escapeHtml(intro)}</p>`,
     '<table style="border-collapse:collapse">',

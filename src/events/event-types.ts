@@ -1,7 +1,7 @@
 import type { Mode } from '../shared/ids.ts';
 
 /** What events are and carry: shared by the outbox (`event-repository.ts`) and the deliveries and receipts it queues. */
-export type EventType = 'checkout.payment' | 'api.charge.payment' | 'api.payout' | 'api.refund';
+export type EventType = 'checkout.payment' | 'api.charge.payment' | 'api.payout' | 'api.refund' | 'webhook.test';
 
 export interface NewEvent {
   merchantId: string;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { ids, type Mode } from '../shared/ids.ts';
+import { isHttpUrl } from '../shared/urls.ts';
 import { recordAudit } from '../users/audit.ts';
 import { hashKey, hashesMatch, keyKindOf, visiblePart } from './api-keys.ts';
 import * as repo from './merchant-repository.ts';
@@ -99,14 +100,19 @@ export interface RolledKey {
   old_keys_expire_at: number;
 }
 
-/** Issues a new secret key at once; the merchant's older keys of that mode stop at `now + expireOldInMs`. */
-export async function rollSecretKey(db: Db, merchantId: string, mode: Mode, expireOldInMs: number, now = Date.now()): Promise<RolledKey | null> {
+/**
+ * Issues a new secret key at once; the merchant's older keys of that mode stop at `now + expireOldInMs`.
+ * The roll is written to the audit log in the same transaction, as done by `actorId` (null: the command line).
+ */
+export async function rollSecretKey(db: Db, merchantId: string, mode: Mode, expireOldInMs: number, now = Date.now(), actorId: string | null = null): Promise<RolledKey | null> {
   const token = ids.secretKey(mode);
   const expiresAt = now + expireOldInMs;
   const rolled = await db.transaction().execute(async (trx) => {
     if (!(await repo.findMerchant(trx, merchantId))) return false;
     await repo.expireSecretKeys(trx, merchantId, mode, expiresAt);
-    await repo.insertApiKeys(trx, [secretKeyRow(merchantId, mode, token, now)]);
+    const key = secretKeyRow(merchantId, mode, token, now);
+    await repo.insertApiKeys(trx, [key]);
+    await recordAudit(trx, { merchantId, userId: actorId, action: 'key.roll', subject: key.id, detail: { mode, visible: key.visible, old_keys_expire_at: new Date(expiresAt).toISOString() } }, now);
     return true;
   });
   return rolled ? { merchant_id: merchantId, mode, secret_key: token, old_keys_expire_at: expiresAt } : null;
@@ -186,18 +192,40 @@ function principalUnlessExpired(cached: CachedKey, now: number): Principal | nul
 }
 
 export interface MerchantSettings {
+  name?: string;
   webhookUrl?: string | null;
   receiptsEnabled?: boolean;
   feeBasisPoints?: number;
+  /** An https URL, or null for none (see `isBrandLogoUrl`). */
+  logoUrl?: string | null;
+  /** `#rrggbb`, or null for none (see `isBrandColor`). */
+  brandColor?: string | null;
 }
 
+/** A logo the checkout page and receipts may load: https only, so a secure page never pulls one over plain http. */
+export const isBrandLogoUrl = (text: string): boolean => text.startsWith('https://') && isHttpUrl(text);
+export const isBrandColor = (text: string): boolean => /^#[0-9a-f]{6}$/i.test(text);
+
+/** Changes what is given; `db` may be the caller's transaction, so that the change and its audit entry go together. */
 export async function updateMerchantSettings(db: Db, merchantId: string, settings: MerchantSettings, now = Date.now()): Promise<boolean> {
   return repo.updateMerchant(db, merchantId, {
+    ...(settings.name !== undefined && { name: settings.name }),
     ...(settings.webhookUrl !== undefined && { webhook_url: settings.webhookUrl }),
     ...(settings.receiptsEnabled !== undefined && { receipts_enabled: settings.receiptsEnabled ? 1 : 0 }),
     ...(settings.feeBasisPoints !== undefined && { fee_bps: settings.feeBasisPoints }),
+    ...(settings.logoUrl !== undefined && { logo_url: settings.logoUrl }),
+    ...(settings.brandColor !== undefined && { brand_color: settings.brandColor?.toLowerCase() ?? null }),
     updated_at: now,
   });
+}
+
+/**
+ * Gives the merchant a new webhook signing secret, in effect for every delivery sent from now on
+ * (a retried one too); the new secret. `db` may be the caller's transaction. Null without such a merchant.
+ */
+export async function rollWebhookSecret(db: Db, merchantId: string, now = Date.now()): Promise<string | null> {
+  const secret = ids.webhookSecret();
+  return (await repo.updateMerchant(db, merchantId, { webhook_secret: secret, updated_at: now })) ? secret : null;
 }
 
 export { listMerchants, listKeys, findMerchant } from './merchant-repository.ts';

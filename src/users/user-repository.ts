@@ -91,6 +91,11 @@ export async function useLink(trx: Db, id: string, now: number): Promise<string 
   return row?.user_id ?? null;
 }
 
+/** Uses up every link of the user that still works: a removed member's invitation must not let them back in. */
+export async function useUpLinks(trx: Db, userId: string, now: number): Promise<void> {
+  await trx.updateTable('password_links').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+}
+
 export async function insertAuditEntry(trx: Db, entry: Insertable<AuditLogTable>): Promise<void> {
   await trx.insertInto('audit_log').values(entry).execute();
 }

@@ -6,7 +6,7 @@ import { findMerchant } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
 import { recordAudit } from './audit.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
-import { deleteUserSessions, findUsableLink, findUser, insertPasswordLink, insertUser, updateUser, useLink, type User } from './user-repository.ts';
+import { deleteUserSessions, findUsableLink, findUser, insertPasswordLink, insertUser, updateUser, useLink, useUpLinks, type User } from './user-repository.ts';
 import { isWellFormedToken, newToken, tokenId } from './tokens.ts';
 import { acceptedStep } from './totp.ts';
 
@@ -132,5 +132,46 @@ export async function signOutEverywhere(db: Db, user: User, now = Date.now()): P
   await db.transaction().execute(async (trx) => {
     const ended = await deleteUserSessions(trx, user.id);
     await recordAudit(trx, { merchantId: user.merchant_id, userId: user.id, action: 'user.signed_out_everywhere', subject: user.id, detail: { sessions: ended } }, now);
+  });
+}
+
+/** The roles a merchant's team members may have. */
+export const TEAM_ROLES = ['owner', 'developer', 'viewer'] as const;
+export type TeamRole = (typeof TEAM_ROLES)[number];
+
+export interface TeamChange {
+  merchantId: string;
+  /** Who makes the change. */
+  actorId: string;
+  userId: string;
+}
+
+/**
+ * Gives a team member another role, or takes them off the team (`removed`: no password, no
+ * working link, no session; the row stays for the audit log). Refused when it would leave the
+ * merchant without an owner. The merchant's row is written first, which makes concurrent team
+ * changes of one merchant wait for each other (a row lock on PostgreSQL, the write lock on
+ * SQLite): two owners demoting each other at once cannot both pass the last-owner check.
+ */
+export async function changeTeamMember(db: Db, change: TeamChange, to: TeamRole | 'removed', now = Date.now()): Promise<User> {
+  return db.transaction().execute(async (trx) => {
+    await trx.updateTable('merchants').set({ updated_at: now }).where('id', '=', change.merchantId).execute();
+    const user = await findUser(trx, change.userId);
+    if (!user || user.merchant_id !== change.merchantId || user.role === 'removed' || user.role === 'operator') throw new UserError('No such team member.');
+    if (user.role === to) return user;
+    if (user.role === 'owner' && to !== 'owner') {
+      const owners = await trx.selectFrom('users').select('id').where('merchant_id', '=', change.merchantId).where('role', '=', 'owner').execute();
+      if (owners.length <= 1) throw new UserError(`${user.email} is the account's last owner: make someone else an owner first.`);
+    }
+    if (to === 'removed') {
+      await updateUser(trx, user.id, { role: 'removed', password_hash: null, totp_secret: null, totp_last_step: null, updated_at: now });
+      await useUpLinks(trx, user.id, now);
+      const ended = await deleteUserSessions(trx, user.id);
+      await recordAudit(trx, { merchantId: change.merchantId, userId: change.actorId, action: 'user.remove', subject: user.id, detail: { email: user.email, role: user.role, sessions_ended: ended } }, now);
+    } else {
+      await updateUser(trx, user.id, { role: to, updated_at: now });
+      await recordAudit(trx, { merchantId: change.merchantId, userId: change.actorId, action: 'user.role_change', subject: user.id, detail: { email: user.email, from: user.role, to } }, now);
+    }
+    return { ...user, role: to };
   });
 }

@@ -6,6 +6,7 @@
 import { escapeHtml } from '../../shared/html.ts';
 import { isHttpUrl } from '../../shared/urls.ts';
 import { htmlDocument } from '../../web/document.ts';
+import { isBrandColor } from '../../merchants/merchant-service.ts';
 import { ICONS } from './icons.ts';
 import type { PageContext, SessionSummary, TestInstruments } from './page-model.ts';
 
@@ -58,7 +59,17 @@ export function merchantBar(summary: SessionSummary): string {
 
 /** The top of the card on every session page; `extra` is what the page adds under the merchant's name. */
 export function cardHead(summary: SessionSummary, extra = ''): string {
-  return `<header class="card-head">${merchantBar(summary)}${extra}</header>`;
+  return `${brandAccent(summary)}<header class="card-head">${merchantBar(summary)}${extra}</header>`;
+}
+
+/**
+ * The merchant's colour as a bar across the top of the card. Drawn by an SVG's fill attribute, as
+ * the page's CSP allows no inline style; only ever a decoration, so any colour keeps the text readable.
+ */
+function brandAccent(summary: SessionSummary): string {
+  const color = summary.brandColor;
+  if (!color || !isBrandColor(color)) return '';
+  return `<svg class="brand-accent" aria-hidden="true" focusable="false" viewBox="0 0 10 1" preserveAspectRatio="none"><rect width="10" height="1" fill="${color}"/></svg>`;
 }
 
 export function testBanner(summary: SessionSummary, instruments: TestInstruments | null = null): string {

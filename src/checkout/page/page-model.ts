@@ -8,8 +8,10 @@ export interface SessionSummary {
   currency: string;
   title: string | null;
   description: string | null;
-  /** As the merchant gave it; only shown when it is an http(s) URL. */
+  /** As the session gave it, else the merchant's from the dashboard settings; only shown when it is an http(s) URL. */
   logoUrl: string | null;
+  /** The merchant's `#rrggbb` from the dashboard settings: an accent bar only, never text or its background. */
+  brandColor?: string | null;
   /** e.g. `MWK 1,000.00`. */
   amountText: string;
   customerName: string;

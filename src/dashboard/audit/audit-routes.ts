@@ -1,11 +1,85 @@
 import type { App } from '../../http/app-type.ts';
-import { shell } from '../layout.ts';
-import { PAGE, type DashboardDeps, type PageGuard } from '../page-context.ts';
+import { escapeHtml } from '../../shared/html.ts';
+import { formatHumanDate } from '../../shared/time.ts';
+import type { AuditAction } from '../../users/audit.ts';
+import { shell, table } from '../layout.ts';
+import { PAGE, type DashboardDeps, type PageGuard, type Query } from '../page-context.ts';
+import { listAuditEntries, type AuditCursor, type AuditRow } from './audit-repository.ts';
 
-export function registerAuditPages(app: App, _deps: DashboardDeps, guard: PageGuard): void {
-  app.get('/dashboard/audit', PAGE, async (request, reply) => {
+const PER_PAGE = 50;
+
+const ACTIONS: Record<AuditAction, string> = {
+  'user.create': 'Added a team member',
+  'user.password_set': 'Set a password',
+  'user.two_factor_on': 'Turned two-factor sign-in on',
+  'user.two_factor_off': 'Turned two-factor sign-in off',
+  'user.signed_out_everywhere': 'Signed out everywhere',
+  'user.locked': 'Locked after failed sign-ins',
+  'user.role_change': 'Changed a team member’s role',
+  'user.remove': 'Removed a team member',
+  'refund.create': 'Refunded a payment',
+  'payout.create': 'Sent a payout',
+  'key.roll': 'Rolled a secret API key',
+  'webhook.url_change': 'Changed the webhook URL',
+  'webhook.secret_roll': 'Rolled the webhook secret',
+  'webhook.test_event': 'Sent a test webhook event',
+  'webhook.retry': 'Retried a webhook delivery',
+  'merchant.create': 'Created the account',
+  'merchant.fees': 'Changed the fees',
+  'merchant.settings': 'Changed the settings',
+  'operator.act_for': 'Acted for the account (operator)',
+};
+
+/** `1732550000000.aud_x`: the last entry of a page, as the next page's link names it. */
+function parseCursor(text: string | undefined): AuditCursor | null {
+  const match = /^(\d{1,15})\.([A-Za-z0-9_-]{1,100})$/.exec(text ?? '');
+  return match ? { createdAt: Number(match[1]), id: match[2]! } : null;
+}
+
+/** The detail as `key: value` lines; it never holds a secret (see `recordAudit`). */
+function detailText(detail: string | null): string {
+  if (!detail) return '';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(detail);
+  } catch {
+    return escapeHtml(detail);
+  }
+  if (typeof parsed !== 'object' || parsed === null) return escapeHtml(String(parsed));
+  return Object.entries(parsed)
+    .map(([key, value]) => `${escapeHtml(key.replaceAll('_', ' '))}: ${escapeHtml(valueText(value))}`)
+    .join('<br>');
+}
+
+/** A change's `{from, to}` as `old → new`; empty and null as "none". */
+function valueText(value: unknown): string {
+  if (value === null || value === '') return 'none';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && 'from' in value && 'to' in value) return `${valueText(value.from)} → ${valueText(value.to)}`;
+  return JSON.stringify(value);
+}
+
+/** Every change to money, secrets and users of the merchant, newest first; both modes (a change names its mode). */
+export function registerAuditPages(app: App, { config, database }: DashboardDeps, guard: PageGuard): void {
+  app.get<{ Querystring: Query }>('/dashboard/audit', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
-    return guard.html(reply, 200, shell('Audit log', '<h1>Audit log</h1>', { viewer: page.viewer }));
+    const cursor = parseCursor(request.query.after);
+    const found = await listAuditEntries(database.db, page.merchant.id, cursor, PER_PAGE + 1);
+    const entries = found.slice(0, PER_PAGE);
+    const row = (entry: AuditRow) => [
+      escapeHtml(formatHumanDate(entry.created_at, config.timeZone)),
+      entry.user_email === null ? '<span class="muted">command line</span>' : escapeHtml(entry.user_email),
+      escapeHtml(ACTIONS[entry.action as AuditAction] ?? entry.action),
+      `<code>${escapeHtml(entry.subject)}</code>`,
+      detailText(entry.detail),
+    ];
+    const last = entries.at(-1);
+    const next = found.length > PER_PAGE && last ? `<a href="/dashboard/audit?after=${last.created_at}.${encodeURIComponent(last.id)}">Older entries</a>` : '';
+    const body = `<h1>Audit log</h1>
+<p class="muted">Every change to money, secrets and the team, in both modes, newest first. Times are in ${escapeHtml(config.timeZone)}.</p>
+${table('Audit log', ['When', 'Who', 'What', 'Subject', 'Detail'], entries.map(row), cursor ? 'No older entries.' : 'Nothing has been changed yet.')}
+<p class="actions">${cursor ? '<a href="/dashboard/audit">Newest entries</a>' : ''}${next}</p>`;
+    return guard.html(reply, 200, shell('Audit log', body, { viewer: page.viewer }));
   });
 }

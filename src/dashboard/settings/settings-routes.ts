@@ -1,11 +1,102 @@
+import type { FastifyReply } from 'fastify';
 import type { App } from '../../http/app-type.ts';
-import { shell } from '../layout.ts';
-import { PAGE, type DashboardDeps, type PageGuard } from '../page-context.ts';
+import { isBrandColor, isBrandLogoUrl, updateMerchantSettings } from '../../merchants/merchant-service.ts';
+import type { Merchant } from '../../merchants/merchant-repository.ts';
+import { recordAudit } from '../../users/audit.ts';
+import { changeTeamMember, createUser, TEAM_ROLES, UserError, type TeamRole } from '../../users/user-service.ts';
+import { FORM, PAGE, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
+import { renderSettingsPage, type BusinessForm, type SettingsState } from './settings-views.ts';
+import { listTeam } from './team-repository.ts';
 
-export function registerSettingsPages(app: App, _deps: DashboardDeps, guard: PageGuard): void {
-  app.get('/dashboard/settings', PAGE, async (request, reply) => {
+const NOTICES: Record<string, string> = {
+  settings: 'The settings are saved.',
+  invited: 'The invitation is on its way.',
+  role: 'The role is changed.',
+  removed: 'The team member is removed and signed out.',
+};
+
+/** How the audit entry names each changed field: as the form does. */
+const AUDIT_NAMES: Record<keyof BusinessForm, string> = { name: 'name', logoUrl: 'logo_url', brandColor: 'brand_color', receipts: 'receipts' };
+
+const isTeamRole = (role: string | undefined): role is TeamRole => (TEAM_ROLES as readonly string[]).includes(role ?? '');
+
+const businessOf = (merchant: Merchant): BusinessForm => ({ name: merchant.name, logoUrl: merchant.logo_url ?? '', brandColor: merchant.brand_color ?? '', receipts: merchant.receipts_enabled === 1 });
+
+/** Why the business form cannot be kept, or null. */
+function businessProblem(form: BusinessForm): string | null {
+  if (form.name === '' || form.name.length > 100) return 'The business name must be 1 to 100 characters.';
+  if (form.logoUrl !== '' && !isBrandLogoUrl(form.logoUrl)) return 'The logo URL must be an https:// address, such as https://shop.example.com/logo.png.';
+  if (form.brandColor !== '' && !isBrandColor(form.brandColor)) return 'The brand colour must be written as # and six hexadecimal digits, such as #1a7f5a.';
+  return null;
+}
+
+/**
+ * The business (name, logo, brand colour, receipts: 'settings') and the team (invite, change role,
+ * remove: 'team'). Every change is audited in its transaction; team changes go through the users' service.
+ */
+export function registerSettingsPages(app: App, { config, database }: DashboardDeps, guard: PageGuard): void {
+  const db = database.db;
+
+  async function show(reply: FastifyReply, page: MerchantPage, status: number, extra: Partial<SettingsState> = {}) {
+    const state: SettingsState = { business: businessOf(page.merchant), team: await listTeam(db, page.merchant.id), invite: { email: '', role: 'viewer' }, ...extra };
+    return guard.html(reply, status, renderSettingsPage(page, state));
+  }
+
+  app.get<{ Querystring: Query }>('/dashboard/settings', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
-    return guard.html(reply, 200, shell('Settings', '<h1>Settings</h1>', { viewer: page.viewer }));
+    return show(reply, page, 200, { notice: NOTICES[request.query.done ?? ''] ?? null });
   });
+
+  app.post<{ Body: Form }>('/dashboard/settings', FORM, async (request, reply) => {
+    const page = await guard.merchantForm(request, reply, 'settings');
+    if (!page) return reply;
+    const { body } = request;
+    const form: BusinessForm = { name: (body.name ?? '').trim(), logoUrl: (body.logo_url ?? '').trim(), brandColor: (body.brand_color ?? '').trim().toLowerCase(), receipts: body.receipts === 'on' };
+    const problem = businessProblem(form);
+    if (problem) return show(reply, page, 422, { business: form, error: problem });
+    const before = businessOf(page.merchant);
+    const changed = Object.fromEntries(
+      (Object.keys(AUDIT_NAMES) as Array<keyof BusinessForm>).filter((field) => form[field] !== before[field]).map((field) => [AUDIT_NAMES[field], { from: before[field], to: form[field] }]),
+    );
+    const now = Date.now();
+    await database.transact(async (trx) => {
+      await updateMerchantSettings(trx, page.merchant.id, { name: form.name, logoUrl: form.logoUrl || null, brandColor: form.brandColor || null, receiptsEnabled: form.receipts }, now);
+      await recordAudit(trx, { merchantId: page.merchant.id, userId: page.user.id, action: 'merchant.settings', subject: page.merchant.id, detail: changed }, now);
+    });
+    return reply.redirect('/dashboard/settings?done=settings', 303);
+  });
+
+  app.post<{ Body: Form }>('/dashboard/settings/team/invite', FORM, async (request, reply) => {
+    const page = await guard.merchantForm(request, reply, 'team');
+    if (!page) return reply;
+    const invite = { email: (request.body.email ?? '').trim(), role: request.body.role ?? '' };
+    if (!isTeamRole(invite.role)) return show(reply, page, 422, { invite, error: 'Choose a role: owner, developer or viewer.' });
+    try {
+      await createUser(db, config, { merchantId: page.merchant.id, email: invite.email, role: invite.role, actorId: page.user.id });
+    } catch (error) {
+      if (error instanceof UserError) return show(reply, page, 422, { invite, error: error.message });
+      throw error;
+    }
+    return reply.redirect('/dashboard/settings?done=invited', 303);
+  });
+
+  /** A change to one member: `to` reads the wanted role from the form (null: not a role). */
+  function memberChange(path: string, to: (form: Form) => TeamRole | 'removed' | null) {
+    app.post<{ Params: { id: string }; Body: Form }>(path, FORM, async (request, reply) => {
+      const page = await guard.merchantForm(request, reply, 'team');
+      if (!page) return reply;
+      const role = to(request.body);
+      if (role === null) return show(reply, page, 422, { error: 'Choose a role: owner, developer or viewer.' });
+      try {
+        await changeTeamMember(db, { merchantId: page.merchant.id, actorId: page.user.id, userId: request.params.id }, role);
+      } catch (error) {
+        if (error instanceof UserError) return show(reply, page, 422, { error: error.message });
+        throw error;
+      }
+      return reply.redirect(`/dashboard/settings?done=${role === 'removed' ? 'removed' : 'role'}`, 303);
+    });
+  }
+  memberChange('/dashboard/settings/team/:id/role', (form) => (isTeamRole(form.role) ? form.role : null));
+  memberChange('/dashboard/settings/team/:id/remove', () => 'removed');
 }

@@ -1,0 +1,136 @@
+/**
+ * The developers' page: the mode's API keys, the webhook settings, and the delivery log. A new
+ * secret (an API key's or the webhook's) is shown by its own page, once, straight from the POST
+ * that made it: it never travels in a URL and is never stored in clear for showing again.
+ */
+import type { ApiKey } from '../../merchants/merchant-repository.ts';
+import { escapeHtml } from '../../shared/html.ts';
+import { formatHumanDate } from '../../shared/time.ts';
+import type { Attempt, Delivery } from '../../webhooks/delivery-repository.ts';
+import { csrfField, errorBox, noticeBox, postButton, shell, table } from '../layout.ts';
+import type { MerchantPage, Query } from '../page-context.ts';
+
+export interface DeliveryRow {
+  delivery: Delivery & { payload: string };
+  last: Attempt | null;
+}
+
+export interface DevelopersState {
+  keys: ApiKey[];
+  webhookUrl: string | null;
+  /** The URL as typed, when it was refused. */
+  typedUrl?: string;
+  error?: string | null;
+  notice?: string | null;
+  filter: { status: string; tx_ref: string; charge_id: string };
+  deliveries: DeliveryRow[];
+  page: number;
+  pages: number;
+  timeZone: string;
+}
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+export function renderDevelopersPage(page: MerchantPage, state: DevelopersState): string {
+  const body = `<h1>Developers</h1>
+${errorBox(state.error)}${noticeBox(state.notice)}
+${keysSection(page, state)}
+${webhookSection(page, state)}
+${deliverySection(page, state)}`;
+  return shell('Developers', body, { viewer: page.viewer });
+}
+
+function keysSection(page: MerchantPage, state: DevelopersState): string {
+  const when = (at: number) => escapeHtml(formatHumanDate(at, state.timeZone));
+  const rows = state.keys.map((key) => [
+    key.kind === 'public' ? 'Public' : 'Secret',
+    `<code class="key">${escapeHtml(key.visible)}</code>`,
+    when(key.created_at),
+    key.expires_at === null ? 'No end' : `Stops ${when(key.expires_at)}`,
+  ]);
+  const roll = page.may('keys')
+    ? `<form class="stack" method="post" action="/dashboard/developers/keys/roll">${csrfField(page.csrf)}
+<label>Old secret keys keep working for <span class="hint" id="overlap-hint">0 stops them now; e.g. 10m, 1h, 24h or 7d gives your servers time to switch.</span><input type="text" name="overlap" value="24h" required maxlength="12" aria-describedby="overlap-hint"></label>
+<button type="submit">Roll the ${page.mode} secret key</button>
+</form>`
+    : '';
+  return `<section aria-labelledby="keys-heading">
+<h2 id="keys-heading">API keys (${page.mode} mode)</h2>
+<p class="muted">A secret key is shown in full only once, when it is made; here you see its first characters. The public key only creates checkout sessions.</p>
+${table(`${page.mode} API keys`, ['Kind', 'Key', 'Made', 'Stops'], rows, 'No keys.')}
+${roll}
+</section>`;
+}
+
+function webhookSection(page: MerchantPage, state: DevelopersState): string {
+  const current = state.webhookUrl ? `<code class="key">${escapeHtml(state.webhookUrl)}</code>` : 'none: no webhooks are sent';
+  const forms = page.may('webhooks')
+    ? `<form class="stack" method="post" action="/dashboard/developers/webhook">${csrfField(page.csrf)}
+<label>Webhook URL <span class="hint" id="url-hint">Leave empty to stop sending webhooks.</span><input type="url" name="url" value="${escapeHtml(state.typedUrl ?? state.webhookUrl ?? '')}" maxlength="2000" aria-describedby="url-hint"></label>
+<button type="submit">Save the webhook URL</button>
+</form>
+<p class="actions">${postButton('/dashboard/developers/webhook/secret', page.csrf, 'Roll the webhook secret', 'danger')}${postButton('/dashboard/developers/webhook/test', page.csrf, `Send a test event (${page.mode} mode)`, 'secondary')}</p>`
+    : '';
+  return `<section aria-labelledby="webhook-heading">
+<h2 id="webhook-heading">Webhooks</h2>
+<p>Events of both modes go to: ${current}. Each is signed with the webhook secret.</p>
+${forms}
+</section>`;
+}
+
+function deliverySection(page: MerchantPage, state: DevelopersState): string {
+  const { filter } = state;
+  const options = ['', ...DELIVERY_STATUSES].map((status) => `<option value="${status}"${status === filter.status ? ' selected' : ''}>${status === '' ? 'Any' : status}</option>`).join('');
+  const rows = state.deliveries.map(({ delivery, last }) => [
+    `${escapeHtml(formatHumanDate(delivery.created_at, state.timeZone))}<br><span class="muted">${escapeHtml(delivery.id)}</span>`,
+    escapeHtml(delivery.event_type),
+    escapeHtml(delivery.tx_ref ?? delivery.charge_id ?? '—'),
+    `<span class="status status-${escapeHtml(delivery.status)}">${escapeHtml(delivery.status)}</span>`,
+    String(delivery.attempts),
+    exchange(delivery, last, state.timeZone),
+    page.may('webhooks') ? postButton(`/dashboard/deliveries/${delivery.id}/retry`, page.csrf, 'Retry', 'secondary', { back: '/dashboard/developers' }) : '',
+  ]);
+  const link = (to: number, label: string) => `<a href="/dashboard/developers?${escapeHtml(new URLSearchParams({ ...filter, page: String(to) }).toString())}#deliveries-heading">${label}</a>`;
+  const pager = state.pages > 1 ? `<p class="actions">${state.page > 1 ? link(state.page - 1, 'Newer') : ''} Page ${state.page} of ${state.pages} ${state.page < state.pages ? link(state.page + 1, 'Older') : ''}</p>` : '';
+  return `<section aria-labelledby="deliveries-heading">
+<h2 id="deliveries-heading">Webhook deliveries (${page.mode} mode)</h2>
+<form class="filters" method="get" action="/dashboard/developers">
+<label>Status<select name="status">${options}</select></label>
+<label>tx_ref<input type="text" name="tx_ref" value="${escapeHtml(filter.tx_ref)}" maxlength="100"></label>
+<label>Charge id<input type="text" name="charge_id" value="${escapeHtml(filter.charge_id)}" maxlength="100"></label>
+<button type="submit" class="secondary">Filter</button>
+</form>
+${table('Webhook deliveries', ['Created', 'Event', 'Reference', 'Status', 'Tries', 'Last try', ''], rows, 'No deliveries match.')}
+${pager}
+</section>`;
+}
+
+/** What was sent and what came back on the last try, folded away. */
+function exchange(delivery: Delivery & { payload: string }, last: Attempt | null, timeZone: string): string {
+  if (!last) return '<span class="muted">Not tried yet</span>';
+  const answer = last.status_code === null ? `No answer: ${last.error ?? 'unknown error'}` : `HTTP ${last.status_code} in ${last.latency_ms} ms`;
+  return `<details><summary>${escapeHtml(answer)}</summary>
+<p class="muted">${escapeHtml(formatHumanDate(last.attempted_at, timeZone))}, POST ${escapeHtml(delivery.url)}</p>
+<p>Request body</p><pre class="exchange">${escapeHtml(delivery.payload)}</pre>
+${last.response_body === null ? '<p class="muted">No response body kept (none, or from a loopback address, whose answers are never stored).</p>' : `<p>Response body</p><pre class="exchange">${escapeHtml(last.response_body)}</pre>`}
+</details>`;
+}
+
+/** The one time a new secret is shown. */
+export function renderNewSecretPage(page: MerchantPage, what: { title: string; secret: string; lines: string[] }): string {
+  return shell(
+    what.title,
+    `<h1>${escapeHtml(what.title)}</h1>
+<p class="warning" role="status">Copy it now: it is not shown again. Select it and copy (Ctrl+C or ⌘C), then keep it in your server's secret settings.</p>
+<p><code class="secret new-secret">${escapeHtml(what.secret)}</code></p>
+${what.lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
+<p><a href="/dashboard/developers">Back to Developers</a></p>`,
+    { viewer: page.viewer },
+  );
+}
+
+/** Filters as the query gave them: anything unknown is ignored rather than refused. */
+export function deliveryFilter(query: Query): DevelopersState['filter'] {
+  const status = (DELIVERY_STATUSES as readonly string[]).includes(query.status ?? '') ? query.status! : '';
+  return { status, tx_ref: (query.tx_ref ?? '').trim().slice(0, 100), charge_id: (query.charge_id ?? '').trim().slice(0, 100) };
+}

@@ -1,0 +1,88 @@
+/** The settings page: the business as customers see it, and the team. Every stored string is escaped here. */
+import { escapeHtml } from '../../shared/html.ts';
+import { TEAM_ROLES } from '../../users/user-service.ts';
+import { csrfField, errorBox, noticeBox, postButton, shell, table } from '../layout.ts';
+import type { MerchantPage } from '../page-context.ts';
+import type { TeamMember } from './team-repository.ts';
+
+export interface BusinessForm {
+  name: string;
+  logoUrl: string;
+  brandColor: string;
+  receipts: boolean;
+}
+
+export interface SettingsState {
+  business: BusinessForm;
+  team: TeamMember[];
+  invite: { email: string; role: string };
+  error?: string | null;
+  notice?: string | null;
+}
+
+export function renderSettingsPage(page: MerchantPage, state: SettingsState): string {
+  const body = `<h1>Settings</h1>
+${errorBox(state.error)}${noticeBox(state.notice)}
+${businessSection(page, state.business)}
+${teamSection(page, state)}
+<section aria-labelledby="security-heading">
+<h2 id="security-heading">Your sign-in</h2>
+<p><a href="/dashboard/settings/two-factor">Two-factor sign-in</a>: ask for a code from your phone after your password.</p>
+</section>`;
+  return shell('Settings', body, { viewer: page.viewer });
+}
+
+function businessSection(page: MerchantPage, business: BusinessForm): string {
+  if (!page.may('settings')) {
+    return `<section aria-labelledby="business-heading">
+<h2 id="business-heading">Business</h2>
+<dl class="facts"><dt>Name</dt><dd>${escapeHtml(business.name)}</dd><dt>Logo</dt><dd>${escapeHtml(business.logoUrl || 'none')}</dd><dt>Brand colour</dt><dd>${escapeHtml(business.brandColor || 'none')}</dd><dt>Receipts</dt><dd>${business.receipts ? 'on' : 'off'}</dd></dl>
+</section>`;
+  }
+  return `<section aria-labelledby="business-heading">
+<h2 id="business-heading">Business</h2>
+<p class="muted">Shown on the hosted checkout page and on receipts, unless a checkout session brings its own logo.</p>
+<form class="stack" method="post" action="/dashboard/settings">${csrfField(page.csrf)}
+<label>Business name<input type="text" name="name" value="${escapeHtml(business.name)}" required maxlength="100"></label>
+<label>Logo URL <span class="hint" id="logo-hint">An https:// address of a square image. Leave empty for your initial.</span><input type="url" name="logo_url" value="${escapeHtml(business.logoUrl)}" maxlength="2000" aria-describedby="logo-hint"></label>
+<label>Brand colour <span class="hint" id="colour-hint">As #rrggbb; used for a thin accent bar, never for text.</span><input type="text" name="brand_color" value="${escapeHtml(business.brandColor)}" maxlength="7" pattern="#[0-9a-fA-F]{6}" aria-describedby="colour-hint"></label>
+<label class="check"><input type="checkbox" name="receipts" value="on"${business.receipts ? ' checked' : ''}> Email receipts to customers and to you</label>
+<button type="submit">Save settings</button>
+</form>
+</section>`;
+}
+
+function teamSection(page: MerchantPage, state: SettingsState): string {
+  const manage = page.may('team');
+  const rows = state.team.map((member) => {
+    const you = member.id === page.user.id ? ' <span class="muted">(you)</span>' : '';
+    const cells = [`${escapeHtml(member.email)}${you}${member.invited ? ' <span class="muted">invited</span>' : ''}`, escapeHtml(member.role), member.two_factor ? 'On' : 'Off'];
+    if (manage) cells.push(roleForm(page, member), postButton(`/dashboard/settings/team/${member.id}/remove`, page.csrf, 'Remove', 'danger'));
+    return cells;
+  });
+  const headings = manage ? ['Email', 'Role', 'Two-factor', 'Change role', ''] : ['Email', 'Role', 'Two-factor'];
+  const invite = manage
+    ? `<h3>Invite someone</h3>
+<p class="muted">They get an email with a link to set their password (it works once, for 24 hours).</p>
+<form class="stack" method="post" action="/dashboard/settings/team/invite">${csrfField(page.csrf)}
+<label>Email<input type="email" name="email" value="${escapeHtml(state.invite.email)}" required maxlength="254"></label>
+<label>Role<select name="role">${roleOptions(state.invite.role || 'viewer')}</select></label>
+<button type="submit">Send the invitation</button>
+</form>`
+    : '';
+  return `<section aria-labelledby="team-heading">
+<h2 id="team-heading">Team</h2>
+<p class="muted">Owners do everything; developers manage keys and webhooks; viewers only look.</p>
+${table('Team members', headings, rows, 'No team members.')}
+${invite}
+</section>`;
+}
+
+function roleOptions(selected: string): string {
+  return TEAM_ROLES.map((role) => `<option value="${role}"${role === selected ? ' selected' : ''}>${role}</option>`).join('');
+}
+
+function roleForm(page: MerchantPage, member: TeamMember): string {
+  // Named by aria-label: a visually hidden label, positioned absolutely inside the scrolling table, would widen the page on a phone.
+  return `<form class="inline" method="post" action="/dashboard/settings/team/${escapeHtml(member.id)}/role">${csrfField(page.csrf)}<select name="role" aria-label="Role of ${escapeHtml(member.email)}">${roleOptions(member.role)}</select> <button type="submit" class="secondary">Change</button></form>`;
+}
