@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
-import { assertFitsPhone, dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
+import { checkDashboardPage, dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { assertAccessible } from './axe.ts';
 
 /** A secret key's standing with the API: 404 for a charge nobody made means the key was accepted. */
 const keyStatus = async (base: string, key: string) => (await call(base, '/verify-payment/no-such-charge', { key })).status;
@@ -30,17 +28,6 @@ describe('the developers, settings and audit log pages in a real browser', brows
       });
       after(() => receiver.close());
 
-      /** Checks the page as it is, at 360 px too, and keeps a desktop screenshot for the docs when asked. */
-      async function checkPage(page: Page, what: string, screenshot: string | null): Promise<void> {
-        await assertAccessible(page, what);
-        if (screenshot && kind === 'sqlite' && process.env.LIPIRA_DASHBOARD_SCREENSHOTS === '1') {
-          await page.screenshot({ path: `docs/dashboard/${screenshot}.png`, fullPage: true, animations: 'disabled' });
-        }
-        await page.setViewportSize({ width: 360, height: 740 });
-        await assertFitsPhone(page, what);
-        await page.setViewportSize({ width: 1280, height: 800 });
-      }
-
       test('roll a key and see the old one stop after its overlap; settings, team and audit log pass axe', async () => {
         const base = ctx.gw.url;
         const email = await dashboardUser(ctx.gw, 'owner', ctx.merchant.id);
@@ -55,7 +42,7 @@ describe('the developers, settings and audit log pages in a real browser', brows
         await submitForm(page, 'button:text("Send a test event")');
         await receiver.waitFor(1);
         await page.goto(`${base}/dashboard/developers`);
-        await checkPage(page, 'the developers page', 'developers');
+        await checkDashboardPage(page, 'the developers page', 'developers');
 
         await page.getByLabel(/Old secret keys keep working for/).fill('4s');
         const answered = page.waitForResponse((response) => response.url().endsWith('/dashboard/developers/keys/roll'));
@@ -63,7 +50,7 @@ describe('the developers, settings and audit log pages in a real browser', brows
         assert.equal((await answered).status(), 200);
         const secret = (await page.locator('.new-secret').textContent())?.trim() ?? '';
         assert.match(secret, /^sec-test-[0-9A-Za-z]{32}$/);
-        await checkPage(page, 'the new secret key page', null);
+        await checkDashboardPage(page, 'the new secret key page', null);
 
         assert.equal(await keyStatus(base, secret), 404, 'the new key works at once');
         assert.equal(await keyStatus(base, ctx.merchant.test_secret_key), 404, 'the old key works during the overlap');
@@ -81,12 +68,12 @@ describe('the developers, settings and audit log pages in a real browser', brows
         await page.getByLabel('Email', { exact: true }).fill('thoko@example.com');
         await submitForm(page, 'button:text("Send the invitation")');
         assert.match((await page.locator('[role=status]').textContent()) ?? '', /invitation is on its way/);
-        await checkPage(page, 'the settings and team page', 'settings');
+        await checkDashboardPage(page, 'the settings and team page', 'settings');
 
         await page.goto(`${base}/dashboard/audit`);
         const log = (await page.locator('main').textContent()) ?? '';
         for (const action of ['Rolled a secret API key', 'Changed the webhook URL', 'Sent a test webhook event', 'Changed the settings', 'Added a team member']) assert.ok(log.includes(action), action);
-        await checkPage(page, 'the audit log', 'audit-log');
+        await checkDashboardPage(page, 'the audit log', 'audit-log');
         assert.deepEqual(problems, [], 'no console error or CSP violation');
       });
     });

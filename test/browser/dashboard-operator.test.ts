@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
-import { assertFitsPhone, dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
+import { checkDashboardPage, dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { chargeBody, initializeCharge, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { assertAccessible } from './axe.ts';
-
-const SCREENSHOTS = process.env.LIPIRA_DASHBOARD_SCREENSHOTS === '1';
 
 /**
  * The operator's pages and the overview in headless Chromium, through the real CSP: the operator
@@ -24,25 +21,16 @@ describe('the operator pages and the overview in a real browser', browserSuiteOp
     describe(`on ${kind}`, () => {
       const ctx = useTestGateway(kind);
 
-      /** axe, then the same page on a 360 px phone, then (on SQLite, when asked) its desktop screenshot. */
-      async function checkPage(page: Page, what: string, screenshot?: string): Promise<void> {
-        await assertAccessible(page, what);
-        await page.setViewportSize({ width: 360, height: 740 });
-        await assertFitsPhone(page, what);
-        await page.setViewportSize({ width: 1280, height: 800 });
-        if (SCREENSHOTS && kind === 'sqlite' && screenshot) await page.screenshot({ path: `docs/dashboard/${screenshot}.png`, fullPage: true, animations: 'disabled' });
-      }
-
       test('the operator creates a merchant through the form, finds it in the list, acts for it and sees its overview', async () => {
         const { gw } = ctx;
         const { page, problems } = await browser.newTab();
         await signInPage(page, gw.url, await dashboardUser(gw, 'operator'));
         await page.waitForURL(`${gw.url}/dashboard/operator`);
-        await checkPage(page, 'the operator page');
+        await checkDashboardPage(page, 'the operator page');
 
         await page.click('text=Create a merchant');
         await page.waitForURL(`${gw.url}/dashboard/operator/merchants/new`);
-        await checkPage(page, 'the new merchant form');
+        await checkDashboardPage(page, 'the new merchant form');
         await page.getByLabel('Business name').fill('Mphatso Foods');
         await page.getByLabel('Email').fill('foods@example.com');
         await page.getByLabel('Webhook URL').fill('https://foods.example/hooks');
@@ -53,13 +41,13 @@ describe('the operator pages and the overview in a real browser', browserSuiteOp
         await page.waitForLoadState();
         assert.match((await page.locator('h1').textContent()) ?? '', /Mphatso Foods is created/);
         assert.match((await page.locator('.secret').first().textContent()) ?? '', /^sec-test-/);
-        await checkPage(page, 'the merchant created page');
+        await checkDashboardPage(page, 'the merchant created page');
 
         await page.click('text=All merchants');
         await page.waitForURL(`${gw.url}/dashboard/operator`);
         const row = page.locator('tr', { hasText: 'Mphatso Foods' });
         assert.match((await row.textContent()) ?? '', /foods@example\.com.*2\.5 %/);
-        await checkPage(page, 'the operator page with the new merchant', 'operator');
+        await checkDashboardPage(page, 'the operator page with the new merchant', 'operator');
 
         await row.locator('a', { hasText: 'Mphatso Foods' }).click();
         await page.waitForURL(/\/dashboard\/operator\/merchants\/mer_/);
@@ -67,7 +55,7 @@ describe('the operator pages and the overview in a real browser', browserSuiteOp
         await page.getByLabel('Role').selectOption('owner');
         await submitForm(page, 'main button:text("Add the user")');
         assert.match((await page.locator('main table').textContent()) ?? '', /owner@foods\.example\s*owner\s*link sent, not used yet/);
-        await checkPage(page, "the merchant's operator page", 'operator-merchant');
+        await checkDashboardPage(page, "the merchant's operator page", 'operator-merchant');
         await page.getByLabel('Fee (%)').fill('2');
         await submitForm(page, 'main button:text("Save the fee")');
         assert.match((await page.locator('[role=status]').textContent()) ?? '', /The fee is saved/);
@@ -76,7 +64,7 @@ describe('the operator pages and the overview in a real browser', browserSuiteOp
         await page.waitForURL(`${gw.url}/dashboard`);
         assert.match((await page.locator('main').textContent()) ?? '', /\(operator\) for Mphatso Foods/);
         assert.equal(await page.locator('.whose').textContent(), 'Mphatso Foods');
-        await checkPage(page, 'the overview of the merchant acted for');
+        await checkDashboardPage(page, 'the overview of the merchant acted for');
         await submitForm(page, 'main button:text("Stop acting")');
         await page.waitForURL(/\/dashboard\/operator\?stopped=1$/);
         assert.deepEqual(problems, [], 'no console error or CSP violation');
@@ -101,7 +89,7 @@ describe('the operator pages and the overview in a real browser', browserSuiteOp
         assert.match((await page.locator('figcaption').textContent()) ?? '', /^MWK 23,750\.00 from /);
         assert.match((await page.locator('main').textContent()) ?? '', /3 of 4 finished payments succeeded/);
         assert.equal(await page.locator('main table').last().locator('tbody tr').count(), 4, 'the recent payments');
-        await checkPage(page, 'the overview', 'overview');
+        await checkDashboardPage(page, 'the overview', 'overview');
         await page.click('text=Show the numbers');
         assert.ok(await page.locator('.chart-numbers table').isVisible());
         assert.match((await page.locator('.chart-numbers tbody tr').first().textContent()) ?? '', /MWK 23,750\.00/, "today's volume first");

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
-import { assertFitsPhone, dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
+import { assertFitsPhone, dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { assertLedgerBalanced, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, TEST_NUMBERS } from '../helpers/mobile-money.ts';
@@ -11,7 +11,6 @@ import { payByMobileMoney } from '../helpers/payments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { assertAccessible } from './axe.ts';
 
-const SCREENSHOT = 'docs/dashboard/payment-detail.png';
 
 /**
  * A payment's dashboard page in headless Chromium, through its real CSP and cookies, as people
@@ -86,7 +85,7 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         assert.match(await text(page, 'ol.timeline'), /Refund \S+ of MWK 250.00 (pending|success).*One bag returned/);
         assert.equal(await page.getByLabel('Amount to refund (MWK)').inputValue(), '750', 'what is left, offered next');
         await assertAccessible(page, 'the payment page after a refund');
-        if (process.env.LIPIRA_DASHBOARD_SCREENSHOTS === '1') await page.screenshot({ path: SCREENSHOT, fullPage: true, animations: 'disabled' });
+        await saveDashboardScreenshot(page, 'payment-detail');
 
         await page.getByLabel('Amount to refund (MWK)').fill('5000');
         await page.click('button:text("Refund")');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { browserSuiteOptions, useBrowser } from '../helpers/browser.ts';
-import { assertFitsPhone, dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
+import { assertFitsPhone, dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
@@ -41,9 +41,7 @@ describe('the dashboard payments list in a real browser', browserSuiteOptions(),
         await page.waitForURL(`${ctx.gw.url}/dashboard/payments`);
         assert.equal(await page.locator('tbody tr').count(), 5, 'sessions and direct charges in one list');
         await assertAccessible(page, 'the payments list');
-        if (process.env.LIPIRA_DASHBOARD_SCREENSHOTS === '1' && kind === 'sqlite') {
-          await page.screenshot({ path: 'docs/dashboard/payments.png', fullPage: true, animations: 'disabled' });
-        }
+        await saveDashboardScreenshot(page, 'payments');
 
         const wanted = txRefs[0]!;
         await page.getByLabel('Search').fill(wanted);

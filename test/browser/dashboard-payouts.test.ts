@@ -1,31 +1,11 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
-import { assertFitsPhone, dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
+import { checkDashboardPage, dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { fundMainBalance, TEST_NUMBERS } from '../helpers/mobile-money.ts';
 import { assertAccessible } from './axe.ts';
-
-const SCREENSHOTS = process.env.LIPIRA_DASHBOARD_SCREENSHOTS === '1';
-
-/**
- * Each page of the payout and its balance, checked as it is: axe finds nothing serious, it fits a
- * 360 px phone, and (when asked) its desktop screenshot is saved for the docs.
- */
-async function checkPage(page: Page, what: string, screenshot: string | null): Promise<void> {
-  await assertAccessible(page, what);
-  if (SCREENSHOTS && screenshot) {
-    fs.mkdirSync('docs/dashboard', { recursive: true });
-    await page.screenshot({ path: `docs/dashboard/${screenshot}.png`, fullPage: true, animations: 'disabled' });
-  }
-  await page.setViewportSize({ width: 360, height: 740 });
-  await assertFitsPhone(page, what);
-  await assertAccessible(page, `${what} on a phone`);
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 /**
  * A merchant's owner pays out from the balance a sandbox payment made: Payouts → New payout, a
@@ -61,7 +41,7 @@ describe('dashboard payouts in a real browser', browserSuiteOptions(), () => {
         await page.getByLabel('Mobile number (Airtel Money or TNM Mpamba)').fill(TEST_NUMBERS.airtelSuccess);
         await page.getByLabel('Account holder’s name').fill('Peter Phiri');
         await page.getByLabel('Amount (MWK, whole kwacha)').fill('1000');
-        await checkPage(page, 'the new payout form', 'payout-new');
+        await checkDashboardPage(page, 'the new payout form', 'payout-new');
 
         await page.click('main button:text("Review payout")');
         await page.waitForURL(`${ctx.gw.url}/dashboard/payouts/new/confirm`);
@@ -70,26 +50,26 @@ describe('dashboard payouts in a real browser', browserSuiteOptions(), () => {
         assert.match(confirmation, /Total debited\s*MWK 1,010\.00/);
         assert.match(confirmation, /Main balance now\s*MWK 4,850\.00/);
         assert.match(confirmation, /Main balance after\s*MWK 3,840\.00/);
-        await checkPage(page, 'the payout confirmation', 'payout-confirm');
+        await checkDashboardPage(page, 'the payout confirmation', 'payout-confirm');
 
         await submitForm(page, 'main button:text("Send MWK 1,000.00")');
         await page.waitForURL(/\/dashboard\/payouts\/chg_[A-Za-z0-9]+\?sent=1$/);
         assert.match((await page.locator('[role=status]').textContent()) ?? '', /The payout was sent/);
         assert.match((await page.locator('dl.facts').textContent()) ?? '', /Recipient\s*0990xxxx00 \(Airtel Money\)/);
-        await checkPage(page, 'the payout detail', null);
+        await checkDashboardPage(page, 'the payout detail', null);
         const payoutPath = new URL(page.url()).pathname;
 
         await page.click('nav.sections a:text("Payouts")');
         await page.waitForURL(`${ctx.gw.url}/dashboard/payouts`);
         assert.equal(await page.locator(`main a[href="${payoutPath}"]`).count(), 1, 'the list links to the payout');
-        await checkPage(page, 'the payouts list', 'payouts');
+        await checkDashboardPage(page, 'the payouts list', 'payouts');
 
         await page.click('nav.sections a:text("Balance")');
         await page.waitForURL(`${ctx.gw.url}/dashboard/balance`);
         const entry = page.locator(`main a[href="${payoutPath}"]`);
         assert.match((await entry.textContent()) ?? '', /^Payout dash_[A-Za-z0-9]{20}: amount and fee$/);
         assert.match((await page.locator('main').textContent()) ?? '', /Main balance\s*MWK 3,840\.00/);
-        await checkPage(page, 'the balance page', 'balance');
+        await checkDashboardPage(page, 'the balance page', 'balance');
         assert.deepEqual(problems, [], 'no console error or CSP violation');
       });
     });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { TestGateway } from './gateway.ts';
 import { submitForm } from './browser.ts';
+import { assertAccessible } from '../browser/axe.ts';
 import { createUser } from '../../src/users/user-service.ts';
 
 /** The password every dashboard test user gets. */
@@ -41,4 +42,18 @@ export async function assertFitsPhone(page: Page, what: string): Promise<void> {
 export async function saveDashboardScreenshot(page: Page, name: string): Promise<void> {
   if (process.env.LIPIRA_DASHBOARD_SCREENSHOTS !== '1') return;
   await page.screenshot({ path: new URL(`../../docs/dashboard/${name}.png`, import.meta.url).pathname, fullPage: true, animations: 'disabled' });
+}
+
+/**
+ * A dashboard page checked as it is: axe finds nothing serious or critical on the desktop, its
+ * screenshot is saved when asked (saveDashboardScreenshot), and on a 360 px phone it fits without
+ * sideways scrolling and axe again finds nothing. The tab is left at 1280 × 800.
+ */
+export async function checkDashboardPage(page: Page, what: string, screenshot: string | null = null): Promise<void> {
+  await assertAccessible(page, what);
+  if (screenshot) await saveDashboardScreenshot(page, screenshot);
+  await page.setViewportSize({ width: 360, height: 740 });
+  await assertFitsPhone(page, what);
+  await assertAccessible(page, `${what} on a phone`);
+  await page.setViewportSize({ width: 1280, height: 800 });
 }
