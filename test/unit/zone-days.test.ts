@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lastDays } from '../../src/dashboard/overview/zone-days.ts';
+import { lastDays, startOfDay, startOfNextDay } from '../../src/dashboard/zone-days.ts';
 
 test("days start at the zone's local midnight, oldest first, today last", () => {
   const noon = Date.UTC(2026, 10, 25, 10); // 12:00 in Blantyre (UTC+2)
@@ -19,4 +19,17 @@ test('across a daylight-saving change a day is 23 hours long, and each still sta
   assert.deepEqual(days.map((day) => day.date), ['2026-03-28', '2026-03-29', '2026-03-30']);
   assert.equal(days[1]!.start, Date.UTC(2026, 2, 29, 0), 'GMT before the change');
   assert.equal(days[2]!.start, Date.UTC(2026, 2, 29, 23), 'BST after it');
+});
+
+test('a date from a form starts at local midnight in the zone, and an inclusive "to" day ends at the next local midnight', () => {
+  assert.equal(startOfDay('2026-11-25', 'Africa/Blantyre'), Date.parse('2026-11-24T22:00:00Z'));
+  assert.equal(startOfNextDay('2026-11-25', 'Africa/Blantyre'), Date.parse('2026-11-25T22:00:00Z'));
+  // London's clocks go forward on 29 March 2026: that day is 23 hours long.
+  assert.equal(startOfDay('2026-03-29', 'Europe/London'), Date.parse('2026-03-29T00:00:00Z'));
+  assert.equal(startOfNextDay('2026-03-29', 'Europe/London'), Date.parse('2026-03-29T23:00:00Z'));
+  assert.equal(startOfNextDay('2026-12-31', 'UTC'), Date.parse('2027-01-01T00:00:00Z'));
+  for (const junk of ['2026-02-30', '2026-13-01', '25/11/2026', '2026-11-25T00:00', '']) {
+    assert.equal(startOfDay(junk, 'Africa/Blantyre'), null, junk);
+    assert.equal(startOfNextDay(junk, 'Africa/Blantyre'), null, junk);
+  }
 });

@@ -1,7 +1,7 @@
 import type { App } from '../../http/app-type.ts';
 import { merchantBalances } from '../../ledger/ledger-service.ts';
 import { PAGE, principalOf, type DashboardDeps, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
-import { startOfDay, startOfNextDay } from './statement-dates.ts';
+import { startOfDay, startOfNextDay } from '../zone-days.ts';
 import { balanceCurrencies, statementEntries, type StatementRange } from './statement-repository.ts';
 import { CSV_HEADER, csvCell, csvLine, renderBalancePage } from './statement-views.ts';
 

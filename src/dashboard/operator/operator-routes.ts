@@ -8,7 +8,7 @@ import { recordAudit } from '../../users/audit.ts';
 import { createUser, isEmailAddress, normaliseEmail, UserError } from '../../users/user-service.ts';
 import { ACTING_COOKIE, dashboardCookie, FORM, PAGE, renderNotFoundPage, type DashboardDeps, type DashboardPage, type Form, type PageGuard, type Query } from '../page-context.ts';
 import { OVERVIEW_DAYS } from '../overview/overview-routes.ts';
-import { lastDays } from '../overview/zone-days.ts';
+import { lastDays } from '../zone-days.ts';
 import { gatewayHealth, merchantUsers, userCounts, volumesSince } from './operator-repository.ts';
 import * as views from './operator-views.ts';
 

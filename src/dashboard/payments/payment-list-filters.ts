@@ -5,6 +5,7 @@
  */
 import { maskMsisdn, parseMalawiMobile } from '../../shared/phone.ts';
 import type { Query } from '../page-context.ts';
+import { startOfDay, startOfNextDay } from '../zone-days.ts';
 
 export const PAYMENT_STATUSES = ['pending', 'success', 'failed'] as const;
 export const PAYMENT_CHANNELS = ['mobile_money', 'card', 'bank_transfer'] as const;
@@ -36,10 +37,8 @@ export interface Cursor {
 /** The filters' own fields in the query string: what the page's links and the CSV link carry. */
 export const FILTER_FIELDS = ['status', 'channel', 'from', 'to', 'min', 'max', 'q'] as const;
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const AMOUNT = /^\d{1,12}(\.\d{1,2})?$/;
 const CURSOR = /^(\d{1,15})_([A-Za-z0-9_-]{1,100})$/;
-const DAY_MS = 86_400_000;
 
 export function parsePaymentFilters(query: Query, timeZone: string): { filters: PaymentFilters; problems: string[] } {
   const problems: string[] = [];
@@ -51,10 +50,11 @@ export function parsePaymentFilters(query: Query, timeZone: string): { filters: 
     problems.push(`The ${what} "${value}" is not one of the list's; it was ignored.`);
     return null;
   };
-  const day = (name: string, what: string): number | null => {
+  /** The instant the date in `name` bounds the list at: its own start, or (an inclusive end) the next day's. */
+  const day = (name: string, what: string, bound: typeof startOfDay): number | null => {
     const value = text(name);
     if (value === '') return null;
-    const start = startOfDay(value, timeZone);
+    const start = bound(value, timeZone);
     if (start === null) problems.push(`The ${what} date "${value}" is not a date like 2026-11-25; it was ignored.`);
     return start;
   };
@@ -66,8 +66,8 @@ export function parsePaymentFilters(query: Query, timeZone: string): { filters: 
     return null;
   };
 
-  const from = day('from', 'from');
-  const to = day('to', 'to');
+  const from = day('from', 'from', startOfDay);
+  const to = day('to', 'to', startOfNextDay);
   const search = text('q').slice(0, 200);
   const mobile = search === '' ? null : parseMalawiMobile(search);
   return {
@@ -75,7 +75,7 @@ export function parsePaymentFilters(query: Query, timeZone: string): { filters: 
       status: oneOf('status', PAYMENT_STATUSES, 'status'),
       channel: oneOf('channel', PAYMENT_CHANNELS, 'channel'),
       createdFrom: from,
-      createdBefore: to === null ? null : to + DAY_MS,
+      createdBefore: to,
       minMinor: amount('min', 'least'),
       maxMinor: amount('max', 'greatest'),
       search: search === '' ? null : search,
@@ -96,34 +96,4 @@ export function parseCursor(query: Query): { cursor: Cursor | null; problem: str
 
 export function cursorParam(row: { created_at: number; id: string }): string {
   return `${row.created_at}_${row.id}`;
-}
-
-/**
- * The instant a calendar day starts in `timeZone`, or null for a day that does not exist. The
- * zone's offset is read at a first guess and again at the answer, which finds the right one on
- * days the offset changes.
- */
-function startOfDay(value: string, timeZone: string): number | null {
-  const match = DATE.exec(value);
-  if (!match) return null;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const utcMidnight = Date.UTC(year, month - 1, day);
-  const date = new Date(utcMidnight);
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
-  const guess = utcMidnight - zoneOffsetMs(utcMidnight, timeZone);
-  return utcMidnight - zoneOffsetMs(guess, timeZone);
-}
-
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** How far `timeZone`'s wall clock is ahead of UTC at `instant`. */
-function zoneOffsetMs(instant: number, timeZone: string): number {
-  let format = offsetFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-    offsetFormats.set(timeZone, format);
-  }
-  const parts = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, Number(part.value)]));
-  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
-  return wall - Math.floor(instant / 1000) * 1000;
 }

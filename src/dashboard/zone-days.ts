@@ -27,14 +27,37 @@ function wallClock(epochMs: number, timeZone: string): number {
   return Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
 }
 
+/** The instant the local day whose midnight, read as UTC, is `midnightAsUtc` begins. */
+function zoneMidnight(midnightAsUtc: number, timeZone: string): number {
+  // The offset at the guess, then at the corrected guess: right on both sides of a DST change.
+  const guess = midnightAsUtc - (wallClock(midnightAsUtc, timeZone) - midnightAsUtc);
+  return midnightAsUtc - (wallClock(guess, timeZone) - guess);
+}
+
 /** The local midnight starting the day `daysBack` days before the one holding `epochMs`. */
 function localMidnight(epochMs: number, daysBack: number, timeZone: string): ZoneDay {
   const wall = new Date(wallClock(epochMs, timeZone));
   const midnightAsUtc = Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth(), wall.getUTCDate() - daysBack);
-  // The offset at the guess, then at the corrected guess: right on both sides of a DST change.
-  let start = midnightAsUtc - (wallClock(midnightAsUtc, timeZone) - midnightAsUtc);
-  start = midnightAsUtc - (wallClock(start, timeZone) - start);
-  return { date: new Date(midnightAsUtc).toISOString().slice(0, 10), start };
+  return { date: new Date(midnightAsUtc).toISOString().slice(0, 10), start: zoneMidnight(midnightAsUtc, timeZone) };
+}
+
+/**
+ * When a calendar day (`YYYY-MM-DD`, as a date input sends it) began in `timeZone`; null when it
+ * is no date (`2026-02-30`, junk).
+ */
+export function startOfDay(date: string, timeZone: string): number | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (!match) return null;
+  const midnightAsUtc = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  if (new Date(midnightAsUtc).toISOString().slice(0, 10) !== date) return null;
+  return zoneMidnight(midnightAsUtc, timeZone);
+}
+
+/** When the day after `date` began: an inclusive "to" day is the exclusive start of the next. */
+export function startOfNextDay(date: string, timeZone: string): number | null {
+  if (startOfDay(date, timeZone) === null) return null;
+  const next = new Date(Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)) + 1)).toISOString().slice(0, 10);
+  return startOfDay(next, timeZone);
 }
 
 /** The last `count` local days up to and including today, oldest first. */
