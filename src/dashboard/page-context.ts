@@ -7,6 +7,7 @@ import { findMerchant } from '../merchants/merchant-service.ts';
 import type { Merchant } from '../merchants/merchant-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { Lifecycle } from '../health/health-routes.ts';
 import { readCookie } from '../web/cookies.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfCookie } from '../web/csrf.ts';
 import { SESSION_COOKIE, sessionOf, type SignedIn } from '../users/sessions.ts';
@@ -17,6 +18,8 @@ export interface DashboardDeps {
   config: Config;
   database: Database;
   payments: PaymentDeps;
+  /** This process's workers, for the operator's health section. */
+  lifecycle: Lifecycle;
 }
 
 export type Form = Record<string, string | undefined>;

@@ -119,7 +119,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerCardRoutes(app, payments, config);
     registerThreeDsPageRoutes(app, { config, payments });
     registerCallbackRoutes(app, payments);
-    registerDashboardRoutes(app, { config, database, payments });
+    registerDashboardRoutes(app, { config, database, payments, lifecycle });
   });
   return { app, inFlight, routes };
 }

@@ -180,7 +180,7 @@ for (const kind of DATABASE_KINDS) {
       assert.match((await operator.get(stopped.location!)).text, /You no longer act for any merchant\./);
     });
 
-    test('the health section shows the pending webhook deliveries as the database holds them, pending charges, due settlements and the review flags', async () => {
+    test('the health section shows the workers of the serving process, the pending webhook deliveries as the database holds them, pending charges, due settlements and the review flags', async () => {
       const receiver = await startReceiver(() => ({ status: 500, body: 'down' }));
       receivers.push(receiver);
       const hooked = await gw.newMerchant('Hooked Shop');
@@ -201,6 +201,7 @@ for (const kind of DATABASE_KINDS) {
       assert.match(page.text, /<td>Payments and payouts awaiting the provider<\/td><td>0<\/td><td>nothing due<\/td>/, 'every charge made here has ended');
       assert.match(page.text, /Collection balances waiting for the next settlement: <strong>[1-9]\d*<\/strong>/);
       assert.match(page.text, /Nothing to review/);
+      assert.match(page.text, /Workers of the process serving this page: <strong>4 of 4 running<\/strong>\./, 'the settler, webhook, email and settlement workers');
 
       await db().updateTable('charges').set({ review_reason: 'no final answer from Airtel for 2 hours' }).where('charge_id', '=', String(charge.charge_id)).execute();
       await db().updateTable('charges').set({ status: 'pending', check_at: null }).where('charge_id', '=', String(charge.charge_id)).execute();

@@ -18,7 +18,7 @@ import * as views from './operator-views.ts';
  * the gateway's health as the database tells it. Every page and form needs `operate`.
  */
 export function registerOperatorPages(app: App, deps: DashboardDeps, guard: PageGuard): void {
-  const { config, database } = deps;
+  const { config, database, lifecycle } = deps;
   const db = database.db;
 
   app.get<{ Querystring: Query }>('/dashboard/operator', PAGE, async (request, reply) => {
@@ -29,7 +29,8 @@ export function registerOperatorPages(app: App, deps: DashboardDeps, guard: Page
     const [merchants, users, health, inReview] = await Promise.all([listMerchants(db), userCounts(db), gatewayHealth(db, now), listInReview(db)]);
     const summaries = await Promise.all(merchants.map(async (merchant) => ({ merchant, users: users.get(merchant.id) ?? 0, volumes: await volumesSince(db, merchant.id, since) })));
     const notice = request.query.stopped !== undefined ? 'You no longer act for any merchant.' : null;
-    return guard.html(reply, 200, views.renderOperatorPage({ viewer: page.viewer, actingFor: page.merchant, merchants: summaries, health, inReview, days: OVERVIEW_DAYS, now, timeZone: config.timeZone, notice }));
+    const workers = { running: lifecycle.workers.filter((worker) => worker.running()).length, total: lifecycle.workers.length, draining: lifecycle.draining };
+    return guard.html(reply, 200, views.renderOperatorPage({ viewer: page.viewer, actingFor: page.merchant, merchants: summaries, health, workers, inReview, days: OVERVIEW_DAYS, now, timeZone: config.timeZone, notice }));
   });
 
   app.post<{ Body: Form }>('/dashboard/operator/act', FORM, async (request, reply) => {

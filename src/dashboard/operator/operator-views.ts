@@ -21,6 +21,8 @@ export interface OperatorView {
   actingFor: Merchant | null;
   merchants: MerchantSummary[];
   health: GatewayHealth;
+  /** The workers of the process serving the page. */
+  workers: { running: number; total: number; draining: boolean };
   inReview: InReview[];
   days: number;
   now: number;
@@ -99,7 +101,8 @@ function healthSection(view: OperatorView): string {
     escapeHtml(row.review_reason),
     escapeHtml(formatHumanDate(row.created_at, view.timeZone)),
   ]);
-  return `<p>The workers are seen through their queues: a delivery or email due long ago means no worker is keeping up, or none runs.</p>
+  const { workers } = view;
+  return `<p>Workers of the process serving this page: <strong>${workers.running} of ${workers.total} running</strong>${workers.draining ? ' (shutting down)' : ''}. Those of other processes are seen through their queues: a delivery or email due long ago means no worker is keeping up, or none runs.</p>
 <h3>Queues</h3>
 ${queues}
 <p>Collection balances waiting for the next settlement: <strong>${health.settlementsDue}</strong>.</p>
