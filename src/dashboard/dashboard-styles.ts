@@ -12,7 +12,7 @@ body { margin: 0; min-height: 100vh; background: var(--bg); color: var(--text); 
 .brand { font-weight: 700; color: var(--text); text-decoration: none; }
 .top nav { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 main { width: 100%; max-width: 480px; margin: 24px auto; padding: 24px 16px; background: var(--surface); border: 1px solid var(--border); border-radius: 12px; }
-main.wide { max-width: 1120px; }
+main.wide { max-width: 1240px; }
 @media (max-width: 520px) { main { margin: 0; border-radius: 0; border-left: 0; border-right: 0; } }
 h1 { font-size: 1.5rem; margin: 0 0 16px; }
 h2 { font-size: 1.125rem; margin: 24px 0 8px; }
@@ -50,7 +50,7 @@ body.mode-test { border-top: 4px solid #f79009; }
 .table-wrap { overflow-x: auto; margin: 0 0 16px; }
 table { width: 100%; border-collapse: collapse; font-size: 0.9375rem; }
 th, td { text-align: left; padding: 8px; border-bottom: 1px solid var(--border); vertical-align: top; }
-th { color: var(--muted); font-weight: 600; white-space: nowrap; }
+th { color: var(--muted); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .status { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 0.8125rem; font-weight: 600; background: var(--bg); color: var(--text); }
 .status-success, .status-delivered { background: var(--ok-soft); color: var(--ok); }

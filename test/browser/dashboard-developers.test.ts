@@ -50,7 +50,7 @@ describe('the developers, settings and audit log pages in a real browser', brows
         assert.equal((await answered).status(), 200);
         const secret = (await page.locator('.new-secret').textContent())?.trim() ?? '';
         assert.match(secret, /^sec-test-[0-9A-Za-z]{32}$/);
-        await checkDashboardPage(page, 'the new secret key page', null);
+        await checkDashboardPage(page, 'the new secret key page', 'developers-new-secret');
 
         assert.equal(await keyStatus(base, secret), 404, 'the new key works at once');
         assert.equal(await keyStatus(base, ctx.merchant.test_secret_key), 404, 'the old key works during the overlap');

@@ -46,6 +46,7 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await page.goto(link!);
         assert.equal(await page.title(), 'Set your password · Lipira dashboard');
         await assertAccessible(page, 'the set-password page');
+        await saveDashboardScreenshot(page, 'set-password-phone');
         await assertFitsPhone(page, 'the set-password page');
         await page.getByLabel('New password').fill(PASSWORD);
         await page.getByLabel('The same password again').fill(PASSWORD);
@@ -70,11 +71,13 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await page.waitForURL(/two-factor\?done=on$/);
         assert.match((await page.locator('main').textContent()) ?? '', /Two-factor sign-in is on/);
         await assertAccessible(page, 'the two-factor page once it is on');
+        await saveDashboardScreenshot(page, 'two-factor-on-phone');
         await submitForm(page, 'header button:text("Sign out")');
 
         await signIn(page, ctx.gw.url, email, PASSWORD);
         await page.waitForURL(`${ctx.gw.url}/dashboard/login`);
         await assertAccessible(page, 'the code step of sign-in');
+        await saveDashboardScreenshot(page, 'login-code-phone');
         await page.getByLabel('Code').fill(totpCode(secret, 1));
         await submitForm(page, 'button[type=submit]');
         await page.waitForURL(`${ctx.gw.url}/dashboard`);

@@ -30,7 +30,7 @@ describe('the operator pages and the overview in a real browser', browserSuiteOp
 
         await page.click('text=Create a merchant');
         await page.waitForURL(`${gw.url}/dashboard/operator/merchants/new`);
-        await checkDashboardPage(page, 'the new merchant form');
+        await checkDashboardPage(page, 'the new merchant form', 'operator-new-merchant');
         await page.getByLabel('Business name').fill('Mphatso Foods');
         await page.getByLabel('Email').fill('foods@example.com');
         await page.getByLabel('Webhook URL').fill('https://foods.example/hooks');
@@ -41,7 +41,7 @@ describe('the operator pages and the overview in a real browser', browserSuiteOp
         await page.waitForLoadState();
         assert.match((await page.locator('h1').textContent()) ?? '', /Mphatso Foods is created/);
         assert.match((await page.locator('.secret').first().textContent()) ?? '', /^sec-test-/);
-        await checkDashboardPage(page, 'the merchant created page');
+        await checkDashboardPage(page, 'the merchant created page', 'operator-merchant-created');
 
         await page.click('text=All merchants');
         await page.waitForURL(`${gw.url}/dashboard/operator`);

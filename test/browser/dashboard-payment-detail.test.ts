@@ -149,6 +149,7 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         assert.equal(await text(page, 'h1'), 'No such payment');
         assert.ok(!(await page.content()).includes(txRef), 'nothing of the payment is shown');
         await assertAccessible(page, 'the not-found page');
+        await saveDashboardScreenshot(page, 'not-found');
         await checkPhone(page, 'the not-found page');
         assert.deepEqual(problems.filter((problem) => !/status of 404 /.test(problem)), [], 'no console error or CSP violation, the page\'s own 404 aside');
       });

@@ -56,7 +56,7 @@ describe('dashboard payouts in a real browser', browserSuiteOptions(), () => {
         await page.waitForURL(/\/dashboard\/payouts\/chg_[A-Za-z0-9]+\?sent=1$/);
         assert.match((await page.locator('[role=status]').textContent()) ?? '', /The payout was sent/);
         assert.match((await page.locator('dl.facts').textContent()) ?? '', /Recipient\s*0990xxxx00 \(Airtel Money\)/);
-        await checkDashboardPage(page, 'the payout detail', null);
+        await checkDashboardPage(page, 'the payout detail', 'payout-detail');
         const payoutPath = new URL(page.url()).pathname;
 
         await page.click('nav.sections a:text("Payouts")');
