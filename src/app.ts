@@ -8,11 +8,14 @@ import type { RouteEntry } from './http/method-not-allowed.ts';
 import type { App } from './http/app-type.ts';
 import { buildServer } from './http/server.ts';
 import { paymentDeps } from './payments/payment-deps.ts';
+import type { PaymentDeps } from './checkout/checkout-payments.ts';
 import { startSettler } from './payments/settler.ts';
 import { startEmailWorker } from './emails/email-worker.ts';
 import { startWebhookWorker } from './webhooks/webhook-worker.ts';
 import { startSettlementWorker } from './ledger/settlement-worker.ts';
 import type { Lifecycle } from './health/health-routes.ts';
+import type { WorkKind, WorkWatch } from './db/work-notices.ts';
+import type { WorkerLoop } from './shared/worker-loop.ts';
 
 /** How long closing waits for handlers whose clients already left before closing the database. */
 const SHUTDOWN_DRAIN_LIMIT_MS = 10_000;
@@ -30,16 +33,11 @@ export interface Gateway {
 /** Starts the HTTP server on an open database; closing it stops the server, then the database. */
 export async function startGateway(config: Config, database: Database, logger: FastifyBaseLogger | false): Promise<Gateway> {
   const payments = paymentDeps(config, database.db);
-  const lifecycle: Lifecycle = { workers: [], draining: false, closing: false };
+  const lifecycle: Lifecycle = { runsWorkers: config.workers, workers: [], draining: false, closing: false };
   const { app, inFlight, routes } = await buildServer({ config, database, payments, logger, lifecycle });
   await app.listen({ host: config.host, port: config.port });
   const log = logger || null;
-  lifecycle.workers = [
-    startSettler(payments, config.workerIntervalMs, log),
-    startWebhookWorker({ db: database.db, dialect: database.dialect, transact: database.transact, config, log }),
-    startEmailWorker({ db: database.db, dialect: database.dialect, config, log }),
-    startSettlementWorker(database.db, config.settlementIntervalMs, log),
-  ];
+  const workWatch = config.workers ? startWorkers(config, database, payments, lifecycle, log) : null;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -64,10 +62,25 @@ export async function startGateway(config: Config, database: Database, logger: F
       await finishConnections(app.server, config.shutdownGraceMs, SHUTDOWN_DRAIN_LIMIT_MS);
       await app.close();
       await inFlight.drained(SHUTDOWN_DRAIN_LIMIT_MS);
+      await workWatch?.stop();
       await Promise.all(lifecycle.workers.map((worker) => worker.stop()));
       await database.close();
     },
   };
+}
+
+/**
+ * Starts the background workers into `lifecycle` and has each woken when its work is written:
+ * their interval is then only a safety net. Answers the watch, to stop before the workers.
+ */
+function startWorkers(config: Config, database: Database, payments: PaymentDeps, lifecycle: Lifecycle, log: FastifyBaseLogger | null): WorkWatch {
+  const workers: Record<WorkKind, WorkerLoop> = {
+    settler: startSettler(payments, config.workerIntervalMs, log),
+    webhooks: startWebhookWorker({ db: database.db, dialect: database.dialect, transact: database.transact, config, log }),
+    emails: startEmailWorker({ db: database.db, dialect: database.dialect, config, log }),
+  };
+  lifecycle.workers = [...Object.values(workers), startSettlementWorker(database.db, config.settlementIntervalMs, log)];
+  return database.watchWork((kind, atMs) => workers[kind].wake(atMs), log);
 }
 
 /**

@@ -17,7 +17,12 @@ export interface Config {
   checkoutTtlMs: number;
   checkoutMaxFailedAttempts: number;
   sandboxMobileDelayMs: number;
-  /** How often the background workers look for due work. */
+  /**
+   * Whether this process runs the background workers (settling charges, webhooks, emails,
+   * settlement); off for a process that only serves requests beside others that run them.
+   */
+  workers: boolean;
+  /** How often the background workers look for due work nobody told them of: a safety net. */
   workerIntervalMs: number;
   webhookTimeoutMs: number;
   /** Delays after the first try, one per retry (contract §9). */
@@ -121,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     checkoutTtlMs,
     checkoutMaxFailedAttempts,
     sandboxMobileDelayMs,
+    workers: onOffSetting(env, 'WORKERS', 'on'),
     workerIntervalMs: durationSetting(env, 'WORKER_INTERVAL', '250ms'),
     webhookTimeoutMs: durationSetting(env, 'WEBHOOK_TIMEOUT', '15s'),
     webhookRetryScheduleMs: scheduleSetting(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
@@ -317,7 +323,11 @@ function scheduleSetting(env: Env, name: string, fallback: string): number[] {
 
 /** `on` or `off` (off when unset): the switches that loosen a safe default. */
 function switchSetting(env: Env, name: string): boolean {
-  const raw = env[name]?.trim() || 'off';
+  return onOffSetting(env, name, 'off');
+}
+
+function onOffSetting(env: Env, name: string, fallback: 'on' | 'off'): boolean {
+  const raw = env[name]?.trim() || fallback;
   if (raw !== 'on' && raw !== 'off') throw new ConfigError(name, `must be on or off (got "${raw}")`);
   return raw === 'on';
 }

@@ -65,6 +65,7 @@ const SETTINGS: { [Field in keyof Config]: [variable: string, show: (value: Conf
   checkoutTtlMs: ['CHECKOUT_TTL', duration],
   checkoutMaxFailedAttempts: ['CHECKOUT_MAX_FAILED_ATTEMPTS', String],
   sandboxMobileDelayMs: ['SANDBOX_MOBILE_DELAY', duration],
+  workers: ['WORKERS', onOff],
   workerIntervalMs: ['WORKER_INTERVAL', duration],
   webhookTimeoutMs: ['WEBHOOK_TIMEOUT', duration],
   webhookRetryScheduleMs: ['WEBHOOK_RETRY_SCHEDULE', schedule],

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import type { FastifyBaseLogger } from 'fastify';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.ts';
@@ -8,6 +9,7 @@ import { groupCommit, type Transact } from './group-commit.ts';
 import { namedStatement, readDirectly } from './prepared.ts';
 import { withStatementCache } from './statement-cache.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
+import { listenForPostgresWork, watchSqliteWork, type OnWork, type WorkWatch } from './work-notices.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -18,6 +20,12 @@ export interface Database {
   transact: Transact;
   /** Where it lives, with no password: for logs and `lipira config`. */
   description: string;
+  /**
+   * Tells `onWork` when work for the background workers is written (see work-notices.ts): on
+   * SQLite as this process writes it, on PostgreSQL as any process commits it. Call once the
+   * schema is migrated.
+   */
+  watchWork(onWork: OnWork, log: FastifyBaseLogger | null): WorkWatch;
   close(): Promise<void>;
 }
 
@@ -65,7 +73,14 @@ function openSqlite(file: string): Database {
   const cached = withStatementCache(connection);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached }) });
   readDirectly(db, cached);
-  return { db, dialect: 'sqlite', transact: groupCommit(db, cached), description: `sqlite:${file}`, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    transact: groupCommit(db, cached),
+    description: `sqlite:${file}`,
+    watchWork: (onWork) => watchSqliteWork(connection, onWork),
+    close: () => db.destroy(),
+  };
 }
 
 async function openPostgres(url: string, limits: DatabaseLimits | undefined): Promise<Database> {
@@ -90,7 +105,14 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
   safe.password = '';
   // PostgreSQL commits concurrent transactions side by side and shares their WAL flushes itself.
   const transact: Transact = (work) => db.transaction().execute(work);
-  return { db, dialect: 'postgres', transact, description: safe.toString(), close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    transact,
+    description: safe.toString(),
+    watchWork: (onWork, log) => listenForPostgresWork(url, limits?.connectTimeoutMs, onWork, log),
+    close: () => db.destroy(),
+  };
 }
 
 /**

@@ -15,6 +15,7 @@ import { reviewFlagsMigration } from './migrations/0014_review_flags.ts';
 import { usersMigration } from './migrations/0015_users.ts';
 import { dashboardPaymentIndexesMigration } from './migrations/0016_dashboard_payment_indexes.ts';
 import { merchantBrandingMigration } from './migrations/0017_merchant_branding.ts';
+import { workNoticesMigration } from './migrations/0018_work_notices.ts';
 import { bankTransferAccountsMigration } from './migrations/0011_bank_transfer_accounts.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -35,6 +36,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0015_users': usersMigration(database.dialect),
     '0016_dashboard_payment_indexes': dashboardPaymentIndexesMigration,
     '0017_merchant_branding': merchantBrandingMigration,
+    '0018_work_notices': workNoticesMigration(database.dialect),
   };
 }
 

@@ -38,6 +38,7 @@ export function startEmailWorker(deps: EmailWorkerDeps): WorkerLoop {
   const loop = startWorkerLoop('emails', deps.config.workerIntervalMs, (isStopping) => sendDueEmails(deps, mailers, isStopping), deps.log);
   return {
     running: loop.running,
+    wake: loop.wake,
     async stop() {
       await loop.stop();
       mailers.configured.close();

@@ -8,6 +8,8 @@ import type { WorkerLoop } from '../shared/worker-loop.ts';
 
 /** What readiness depends on beyond the database: the background workers, and not shutting down. */
 export interface Lifecycle {
+  /** Off (WORKERS=off) when other processes run the background workers: readiness then asks nothing of them. */
+  runsWorkers: boolean;
   workers: WorkerLoop[];
   /** Shutting down: readiness fails so that load balancers stop sending. */
   draining: boolean;
@@ -40,7 +42,7 @@ export function registerHealthRoutes(app: App, database: Database, lifecycle: Li
     {
       config: { unlimited: true },
       schema: {
-        summary: 'Readiness: database reachable, migrations current, workers running, not shutting down',
+        summary: 'Readiness: database reachable, migrations current, workers running (or off by WORKERS=off), not shutting down',
         response: { 200: SuccessEnvelope(Checks), 503: { $ref: 'ErrorEnvelope' } },
       },
     },
@@ -56,8 +58,9 @@ export function registerHealthRoutes(app: App, database: Database, lifecycle: Li
         checks.database = 'down';
       }
       if (lifecycle.draining) checks.workers = 'stopping';
+      else if (!lifecycle.runsWorkers) checks.workers = 'off';
       else if (lifecycle.workers.length === 0 || !lifecycle.workers.every((worker) => worker.running())) checks.workers = 'stopped';
-      if (checks.database !== 'up' || checks.migrations !== 'current' || checks.workers !== 'running') throw new ApiError('unavailable');
+      if (checks.database !== 'up' || checks.migrations !== 'current' || !['running', 'off'].includes(checks.workers)) throw new ApiError('unavailable');
       return success('Ready', checks);
     },
   );

@@ -9,17 +9,28 @@ export interface WorkerLoop {
   stop(): Promise<void>;
   /** True until stopped: what readiness reports. */
   running(): boolean;
+  /**
+   * Work is due at `atMs` (now when absent): the next round starts then rather than at the end of
+   * the interval. A wake during a round starts another as soon as it ends. Ignored while the
+   * database is unavailable, where the backoff decides.
+   */
+  wake(atMs?: number): void;
 }
 
 /**
- * Runs `round` every `intervalMs` (never two at once) until stopped. A round that fails is
- * logged and the loop goes on: background work must outlive a database outage. While the
- * database is unavailable the pause doubles (up to MAX_BACKOFF_MS, or the interval if longer)
- * and only the first failure and the recovery are logged, not one line per round.
+ * Runs `round` every `intervalMs` (never two at once) until stopped, and sooner when woken. A
+ * round that fails is logged and the loop goes on: background work must outlive a database
+ * outage. While the database is unavailable the pause doubles (up to MAX_BACKOFF_MS, or the
+ * interval if longer) and only the first failure and the recovery are logged, not one line per
+ * round.
  */
 export function startWorkerLoop(name: string, intervalMs: number, round: (isStopping: () => boolean) => Promise<void>, log: FastifyBaseLogger | null): WorkerLoop {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
+  /** When the scheduled round starts (epoch ms); null while a round runs. */
+  let nextRoundAt: number | null = null;
+  /** The earliest work a wake during the running round announced. */
+  let wokenFor = Infinity;
   let running: Promise<void> = Promise.resolve();
   let delayMs = intervalMs;
   let outage = false;
@@ -40,16 +51,31 @@ export function startWorkerLoop(name: string, intervalMs: number, round: (isStop
     delayMs = Math.min(delayMs * 2, Math.max(MAX_BACKOFF_MS, intervalMs));
   };
 
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = round(isStopping).then(succeeded, failed).finally(schedule);
-    }, delayMs);
+  const startRound = () => {
+    timer = null;
+    nextRoundAt = null;
+    running = round(isStopping).then(succeeded, failed).finally(scheduleAfterRound);
   };
-  schedule();
+  const scheduleAt = (at: number) => {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    nextRoundAt = at;
+    timer = setTimeout(startRound, Math.max(0, at - Date.now()));
+  };
+  function scheduleAfterRound() {
+    const woken = outage ? Infinity : wokenFor;
+    wokenFor = Infinity;
+    scheduleAt(Math.min(Date.now() + delayMs, woken));
+  }
+  scheduleAt(Date.now() + delayMs);
 
   return {
     running: () => !stopped,
+    wake(atMs = Date.now()) {
+      if (stopped || outage) return;
+      if (nextRoundAt === null) wokenFor = Math.min(wokenFor, atMs);
+      else if (atMs < nextRoundAt) scheduleAt(atMs);
+    },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);

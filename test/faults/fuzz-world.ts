@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { claimAppState } from '../../src/merchants/merchant-repository.ts';
 import { randomBase62 } from '../../src/shared/ids.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
@@ -69,9 +68,9 @@ export interface FuzzWorld {
 }
 
 /**
- * A gateway with two merchants and records of every kind in both modes, for the fuzz run. The
- * background workers are idle (WORKER_INTERVAL 1h, the daily settlement's clock set) and test
- * mobile money never settles by itself (SANDBOX_MOBILE_DELAY 1h): every change to the database
+ * A gateway with two merchants and records of every kind in both modes, for the fuzz run. It
+ * runs no background workers (WORKERS=off) and test mobile money never settles by itself
+ * (SANDBOX_MOBILE_DELAY 1h): every change to the database
  * during the run then comes from a request the run sent, which the "no record for a rejected
  * request" check needs. The server's error log is kept: an unexpected error is a finding even
  * when its answer was a proper 500.
@@ -94,7 +93,7 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
       RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1000000',
       RATE_LIMIT_ADDRESS_BURST: '1000000',
       SANDBOX_MOBILE_DELAY: '1h',
-      WORKER_INTERVAL: '1h',
+      WORKERS: 'off',
       BODY_LIMIT: String(BODY_LIMIT),
       OUTBOX_DIR: outbox,
       SMTP_URL: '',
@@ -103,12 +102,9 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
     pino({ level: 'error' }, logSink),
   );
   const db = gw.gateway.database.db;
-  // The settlement worker's first round (10 s after start) only sets this clock; setting it now,
-  // as that round would, keeps the worker from writing during the run (the next is a day away).
-  await claimAppState(db, 'last_settlement_at', String(Date.now()));
   const a = await gw.newMerchant('Merchant A');
   const b = await gw.newMerchant('Merchant B');
-  // Deliveries are queued only for merchants with a URL; the idle workers never send them.
+  // Deliveries are queued only for merchants with a URL; no worker runs to send them.
   for (const merchant of [a, b]) await updateMerchantSettings(db, merchant.id, { webhookUrl: `https://${merchant.id.toLowerCase()}.example/hooks` });
 
   const txRefs: RefPool = { own: [], ownLive: [], other: [] };

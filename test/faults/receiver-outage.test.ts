@@ -68,10 +68,10 @@ for (const kind of DATABASE_KINDS) {
         const database = await openMigratedDatabase(testDb.url);
         steps.push(() => database.close());
 
-        // The events are made by a process whose workers never run (an hour apart), so that the
-        // whole batch is queued when the sending process starts: every event then meets the
-        // same windows of the outage.
-        const maker = await startServe({ ...env, WORKER_INTERVAL: '1h' });
+        // The events are made by a process that runs no workers, so that the whole batch is
+        // queued when the sending process starts: every event then meets the same windows of
+        // the outage.
+        const maker = await startServe({ ...env, WORKERS: 'off' });
         steps.push(() => maker.dispose());
         const paid = await makePayments(maker.url, merchant.test_secret_key);
         assert.equal(await maker.stop(), 0);

@@ -63,6 +63,7 @@ test('bad settings are refused, naming the variable', () => {
     [{ CHECKOUT_TTL: 'forever' }, 'CHECKOUT_TTL'],
     [{ CHECKOUT_MAX_FAILED_ATTEMPTS: '0' }, 'CHECKOUT_MAX_FAILED_ATTEMPTS'],
     [{ SANDBOX_MOBILE_DELAY: 'later' }, 'SANDBOX_MOBILE_DELAY'],
+    [{ WORKERS: 'sometimes' }, 'WORKERS'],
     [{ WORKER_INTERVAL: '0' }, 'WORKER_INTERVAL'],
     [{ WEBHOOK_TIMEOUT: '15' }, 'WEBHOOK_TIMEOUT'],
     [{ WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],

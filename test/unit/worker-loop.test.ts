@@ -57,3 +57,51 @@ test('a round failing for another reason is logged as an error each time, with n
   assert.equal(lines.length, rounds);
   assert.ok(lines.every((line) => line.level === 50 && line.msg === 'worker round failed'));
 });
+
+test('a woken worker runs at once, or when the work it is told of is due, rather than at its interval', async (t) => {
+  const rounds: number[] = [];
+  const loop = startWorkerLoop('probe', 60_000, async () => {
+    rounds.push(Date.now());
+  }, null);
+  t.after(() => loop.stop());
+
+  const woken = Date.now();
+  loop.wake();
+  await sleep(100);
+  assert.equal(rounds.length, 1, 'one round, at once');
+  assert.ok(rounds[0]! - woken < 100);
+
+  const dueAt = Date.now() + 300;
+  loop.wake(dueAt);
+  loop.wake(dueAt + 10_000);
+  await sleep(150);
+  assert.equal(rounds.length, 1, 'not before the work is due');
+  await sleep(400);
+  assert.equal(rounds.length, 2, 'when it is due, not at the one-minute interval');
+  assert.ok(rounds[1]! >= dueAt);
+});
+
+test('a wake during a round starts another as soon as it ends; a stopped worker is not woken', async (t) => {
+  let rounds = 0;
+  let release = () => {};
+  const loop = startWorkerLoop('probe', 60_000, async () => {
+    rounds += 1;
+    if (rounds === 1) await new Promise<void>((resolve) => (release = resolve));
+  }, null);
+  t.after(() => loop.stop());
+
+  loop.wake();
+  await sleep(50);
+  assert.equal(rounds, 1);
+  loop.wake();
+  loop.wake();
+  await sleep(50);
+  assert.equal(rounds, 1, 'never two rounds at once');
+  release();
+  await sleep(50);
+  assert.equal(rounds, 2, 'the wakes during the round make one more round');
+  await loop.stop();
+  loop.wake();
+  await sleep(50);
+  assert.equal(rounds, 2);
+});

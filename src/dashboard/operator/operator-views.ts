@@ -102,7 +102,8 @@ function healthSection(view: OperatorView): string {
     escapeHtml(formatHumanDate(row.created_at, view.timeZone)),
   ]);
   const { workers } = view;
-  return `<p>Workers of the process serving this page: <strong>${workers.running} of ${workers.total} running</strong>${workers.draining ? ' (shutting down)' : ''}. Those of other processes are seen through their queues: a delivery or email due long ago means no worker is keeping up, or none runs.</p>
+  const own = workers.total === 0 ? 'The process serving this page runs <strong>no workers</strong> (<code>WORKERS=off</code>)' : `Workers of the process serving this page: <strong>${workers.running} of ${workers.total} running</strong>${workers.draining ? ' (shutting down)' : ''}`;
+  return `<p>${own}. Those of other processes are seen through their queues: a delivery or email due long ago means no worker is keeping up, or none runs.</p>
 <h3>Queues</h3>
 ${queues}
 <p>Collection balances waiting for the next settlement: <strong>${health.settlementsDue}</strong>.</p>
