@@ -1,3 +1,4 @@
+import type { DeliveryEvent } from './delivery-events.ts';
 import type { DeliveryRow, EventRow, NewSession, SessionRow } from './rows.ts';
 import { openPostgresBenchDb } from './postgres-db.ts';
 import { openSqliteBenchDb } from './sqlite-db.ts';
@@ -26,6 +27,8 @@ export interface BenchDb {
   pendingCharges(): Promise<number>;
   /** Inserts the events and their deliveries in one transaction, so the worker sees all of them at once. */
   queueEvents(events: EventRow[], deliveries: DeliveryRow[]): Promise<void>;
+  /** The merchant's webhook deliveries with their charge's id and their event's `created_at` (when the state change that made it was written). */
+  deliveryEvents(merchantId: string): Promise<DeliveryEvent[]>;
   close(): Promise<void>;
 }
 

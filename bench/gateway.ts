@@ -21,8 +21,11 @@ export interface Gateway extends ServerProcess {
   cli(args: string[]): Promise<string>;
 }
 
-/** A fresh database, a merchant in it, and `lipira serve` on top: what the gateway scenarios load. */
-export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date, cleanup: Cleanup): Promise<Gateway> {
+/**
+ * A fresh database, a merchant in it, and `lipira serve` on top: what the gateway scenarios load.
+ * `settings` replace the bench's own (below) where a row needs the gateway as shipped instead.
+ */
+export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date, cleanup: Cleanup, settings: Record<string, string> = {}): Promise<Gateway> {
   const databaseUrl = await freshDatabase(db, startedAt, cleanup);
   // The bench merchant's receipts are off; anything mailed all the same stays out of ./data.
   const outbox = await mkdtemp(path.join(os.tmpdir(), 'lipira-bench-outbox-'));
@@ -47,6 +50,7 @@ export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date
     WEBHOOK_ALLOW_LOOPBACK: 'on',
     // Nothing is in flight when the bench stops the gateway: no need to wait for clients to leave.
     SHUTDOWN_GRACE: '0s',
+    ...settings,
   };
   const cli = async (args: string[]) => (await execFileAsync(process.execPath, ['bin/lipira.js', ...args], { cwd: repoRoot, env: { ...process.env, ...env } })).stdout;
   const merchant = await createMerchant(cli);
@@ -57,7 +61,9 @@ export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date
   return { ...server, merchantId: merchant.id, secretKey: merchant.secretKey, databaseUrl, cli };
 }
 
-/** Each run gets its own database, so earlier runs' rows never skew the numbers. */
+let databasesMade = 0;
+
+/** Each gateway gets its own database, so earlier runs' rows never skew the numbers. */
 async function freshDatabase(db: DbKind, startedAt: Date, cleanup: Cleanup): Promise<string> {
   if (db === 'sqlite') {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'lipira-bench-'));
@@ -65,7 +71,7 @@ async function freshDatabase(db: DbKind, startedAt: Date, cleanup: Cleanup): Pro
     return `sqlite:${path.join(dir, 'bench.db')}`;
   }
   // The gateway creates the database on first use; the bench only has to drop it afterwards.
-  const name = `lipira_bench_${startedAt.getTime()}`;
+  const name = `lipira_bench_${startedAt.getTime()}_${++databasesMade}`;
   cleanup.add(() => dropPostgresDatabase(name));
   return `${POSTGRES_SERVER}/${name}`;
 }

@@ -4,8 +4,8 @@ export type DbKind = 'sqlite' | 'postgres';
 
 export interface BenchOptions {
   quick: boolean;
-  /** Only this row, on a gateway seeded for it alone (`--only payments-list`); null for the whole batch. */
-  only: 'payments-list' | null;
+  /** Only this row, on a gateway seeded for it alone (`--only payments-list` or `payment-to-webhook`); null for the whole batch. */
+  only: (typeof ONLY_ROWS)[number] | null;
   db: DbKind;
   durationSeconds: number;
   /** An unrecorded run of each gateway read scenario first: no row should pay for the JIT compiler's warm-up. */
@@ -23,7 +23,9 @@ export interface BenchOptions {
   webhookEvents: number;
 }
 
-export const USAGE = 'usage: npm run bench -- [--quick] [--db sqlite|postgres] [--duration SECONDS] [--only payments-list]';
+const ONLY_ROWS = ['payments-list', 'payment-to-webhook'] as const;
+
+export const USAGE = `usage: npm run bench -- [--quick] [--db sqlite|postgres] [--duration SECONDS] [--only ${ONLY_ROWS.join('|')}]`;
 
 /** A bad command line: reported on one line with exit status 2. */
 export class BenchUsageError extends Error {}
@@ -65,8 +67,10 @@ function parseDb(raw: string): DbKind {
 }
 
 function parseOnly(raw: string | undefined): BenchOptions['only'] {
-  if (raw === undefined || raw === 'payments-list') return raw ?? null;
-  throw new BenchUsageError(`--only takes payments-list (got "${raw}")`);
+  if (raw === undefined) return null;
+  const row = ONLY_ROWS.find((name) => name === raw);
+  if (row) return row;
+  throw new BenchUsageError(`--only takes ${ONLY_ROWS.join(' or ')} (got "${raw}")`);
 }
 
 function parseDuration(raw: string): number {

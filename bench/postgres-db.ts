@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { BenchDb } from './bench-db.ts';
+import { DELIVERY_EVENTS, type DeliveryEvent } from './delivery-events.ts';
 import type { SessionRow } from './rows.ts';
 
 /** The gateway reads int8 (money, epoch ms) as numbers; so must we, to compare its rows with ours. */
@@ -61,6 +62,8 @@ export async function openPostgresBenchDb(url: string): Promise<BenchDb> {
         await insertRows('events', events);
         await insertRows('webhook_deliveries', deliveries);
       }),
+    deliveryEvents: async (merchantId) =>
+      (await client.query<DeliveryEvent>(`${DELIVERY_EVENTS} $1`, [merchantId])).rows,
     close: () => client.end(),
   };
 }

@@ -13,7 +13,8 @@ import { buildReport, formatReport, saveReport } from './report.ts';
 import { CREATE, grownVerify, mixedRefundsAndVerifies, paymentsList, scenarios, VERIFY, VERIFY_BESIDE_MIXED, type Seeded } from './scenarios.ts';
 import { signedInDashboardCookie } from './dashboard.ts';
 import { formatTable } from './table.ts';
-import { paymentsListTarget, TARGET_COLUMNS } from './targets.ts';
+import { PAYMENT_TO_WEBHOOK_RATE, paymentsListTarget, paymentToWebhookTargets, TARGET_COLUMNS } from './targets.ts';
+import { describePaymentToWebhook, measurePaymentToWebhook } from './payment-to-webhook.ts';
 import { fillSessions, seedBankPayouts, seedBankTransfers, seedCardCharges, seedCharges, seedRefunds, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
 import { startServer, type ServerProcess } from './servers.ts';
 import { measureWebhookDelivery } from './webhooks.ts';
@@ -130,6 +131,14 @@ async function benchPaymentsList(options: BenchOptions, startedAt: Date, cleanup
   process.stdout.write(`${formatTable(TARGET_COLUMNS, [paymentsListTarget(row!)]).join('\n')}\n`);
 }
 
+/** `--only payment-to-webhook`: payments at a constant rate on a gateway of their own, and how soon each webhook arrives. */
+async function benchPaymentToWebhook(options: BenchOptions, startedAt: Date, cleanup: Cleanup): Promise<void> {
+  progress(`payments at ${PAYMENT_TO_WEBHOOK_RATE}/s for ${options.durationSeconds} s, timing each from its commit to its webhook`);
+  const result = await measurePaymentToWebhook(REPO_ROOT, options.db, startedAt, cleanup, PAYMENT_TO_WEBHOOK_RATE, options.durationSeconds);
+  process.stdout.write(`${describePaymentToWebhook(result)}\n`);
+  process.stdout.write(`${formatTable(TARGET_COLUMNS, paymentToWebhookTargets(result)).join('\n')}\n`);
+}
+
 /** The phase's rows, bare node:http's first, each of the others carrying that row's rate as its baseline. */
 async function measurePhase(scenarios: Scenario[], options: BenchOptions): Promise<Measurement[]> {
   const slice = options.durationSeconds / options.rounds;
@@ -157,7 +166,8 @@ async function main(argv: string[]): Promise<number> {
   // Ctrl-C must not leave servers running or a benchmark database behind.
   process.once('SIGINT', () => void cleanup.run().finally(() => process.exit(130)));
   try {
-    await (options.only === 'payments-list' ? benchPaymentsList : bench)(options, new Date(), cleanup);
+    const run = options.only === null ? bench : { 'payments-list': benchPaymentsList, 'payment-to-webhook': benchPaymentToWebhook }[options.only];
+    await run(options, new Date(), cleanup);
     return 0;
   } catch (error) {
     process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);

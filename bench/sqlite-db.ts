@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { BenchDb } from './bench-db.ts';
+import { DELIVERY_EVENTS, type DeliveryEvent } from './delivery-events.ts';
 import type { DeliveryRow, EventRow, NewSession, SessionRow } from './rows.ts';
 
 /** Room for the index pages a bulk load touches at random, which SQLite's default 2 MB cache would keep re-reading. */
@@ -65,6 +66,7 @@ export function openSqliteBenchDb(file: string): BenchDb {
     },
     pendingCharges: async () => count("select count(*) as n from charges where status = 'pending'"),
     queueEvents: async (events, deliveries) => queueEvents(events, deliveries),
+    deliveryEvents: async (merchantId) => prepared(`${DELIVERY_EVENTS} ?`).all(merchantId) as DeliveryEvent[],
     close: async () => void db.close(),
   };
 }

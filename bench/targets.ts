@@ -1,5 +1,6 @@
 import { CARD_VERIFY, CHARGE_DETAILS, CHARGE_VERIFY, CHECKOUT_PAGE, CREATE, VERIFY, VERIFY_LEGACY } from './scenarios.ts';
 import type { Column } from './table.ts';
+import type { PaymentToWebhookResult } from './payment-to-webhook.ts';
 import type { WebhookResult } from './webhooks.ts';
 
 /** The performance issue's targets, each checked against this batch's own measurements. */
@@ -58,12 +59,16 @@ const MIN_GROWTH_RATIO = 0.85;
 const MIN_DELIVERIES_PER_SECOND = 1000;
 const MAX_RSS_MB = 200;
 const MAX_PAYMENTS_LIST_P99_MS = 100;
+/** Payments per second at which the time from a payment to its webhook is measured, and its limits. */
+export const PAYMENT_TO_WEBHOOK_RATE = 200;
+const MAX_PAYMENT_TO_WEBHOOK_P50_MS = 20;
+const MAX_PAYMENT_TO_WEBHOOK_P99_MS = 100;
 
 const clean = (row: Pick<RowFigures, 'non2xx' | 'errors'>) => row.non2xx === 0 && row.errors === 0;
 
-function check(target: string, comparison: TargetResult['comparison'], limit: number, measured: number, unit: TargetResult['unit'], valid = true): TargetResult {
+function check(target: string, comparison: TargetResult['comparison'], limit: number, measured: number, unit: TargetResult['unit'], valid = true, whyInvalid = 'error answers'): TargetResult {
   const met = comparison === '>=' ? measured >= limit : measured <= limit;
-  return { target, comparison, limit, measured, unit, pass: met && valid, note: valid ? null : 'error answers' };
+  return { target, comparison, limit, measured, unit, pass: met && valid, note: valid ? null : whyInvalid };
 }
 
 export function evaluateTargets(outcomes: Outcomes): TargetResult[] {
@@ -95,6 +100,18 @@ export function evaluateTargets(outcomes: Outcomes): TargetResult[] {
 /** A page of a merchant's payments however many there are: the list's indexes at work. */
 export function paymentsListTarget(row: Pick<RowFigures, 'scenario' | 'latencyP99Ms' | 'non2xx' | 'errors'>): TargetResult {
   return check(`${row.scenario}: p99`, '<=', MAX_PAYMENTS_LIST_P99_MS, row.latencyP99Ms, 'ms', clean(row));
+}
+
+/** From the commit that makes a payment successful to the merchant's receiver having its webhook. */
+export function paymentToWebhookTargets(result: PaymentToWebhookResult): TargetResult[] {
+  const row = `payment to webhook at ${result.rate} payments/s`;
+  const complete = result.lost === 0 && result.duplicated === 0;
+  return [
+    check(`${row}: p50`, '<=', MAX_PAYMENT_TO_WEBHOOK_P50_MS, result.p50Ms, 'ms', complete, 'webhooks lost or twice'),
+    check(`${row}: p99`, '<=', MAX_PAYMENT_TO_WEBHOOK_P99_MS, result.p99Ms, 'ms', complete, 'webhooks lost or twice'),
+    check(`${row}: webhooks lost`, '<=', 0, result.lost, 'count'),
+    check(`${row}: webhooks duplicated`, '<=', 0, result.duplicated, 'count'),
+  ];
 }
 
 const AMOUNTS: Record<TargetResult['unit'], (value: number) => string> = {

@@ -27,9 +27,15 @@ const STALL_LIMIT_MS = 10_000;
 /** Waits this long after the last one arrives, to catch a delivery sent twice. */
 const DUPLICATE_GRACE_MS = 1_000;
 
-/** A merchant's webhook endpoint at its fastest: 200 at once, counting each `webhook-id`. */
-class Receiver {
+/**
+ * A merchant's webhook endpoint at its fastest: 200 at once, counting each `webhook-id` and
+ * noting when each first arrived. Told which ids to expect, it counts any other as unexpected;
+ * told none (`expectAny`), every id is one it waits for.
+ */
+export class Receiver {
   readonly received = new Map<string, number>();
+  /** Epoch milliseconds of each id's first arrival (the gateway's clock is this machine's). */
+  readonly firstArrivedAt = new Map<string, number>();
   unexpected = 0;
   /** When the last new id arrived, or when the wait for them began. */
   lastNewAt = 0;
@@ -39,6 +45,8 @@ class Receiver {
     request.resume();
     response.writeHead(200).end();
   });
+
+  constructor(private readonly expectAny = false) {}
 
   async listen(cleanup: Cleanup): Promise<string> {
     this.server.listen(0, '127.0.0.1');
@@ -53,13 +61,22 @@ class Receiver {
   }
 
   private count(id: string | string[] | undefined): void {
-    if (typeof id !== 'string' || !this.expected.has(id)) {
+    if (typeof id !== 'string' || !(this.expectAny || this.expected.has(id))) {
       this.unexpected++;
       return;
     }
     const seen = this.received.get(id) ?? 0;
     this.received.set(id, seen + 1);
-    if (seen === 0) this.lastNewAt = performance.now();
+    if (seen > 0) return;
+    this.lastNewAt = performance.now();
+    this.firstArrivedAt.set(id, Date.now());
+  }
+
+  /** Copies received beyond the first, over every id. */
+  duplicates(): number {
+    let copies = 0;
+    for (const n of this.received.values()) copies += n - 1;
+    return copies;
   }
 }
 
@@ -84,13 +101,12 @@ export async function measureWebhookDelivery(gateway: Gateway, db: BenchDb, chec
   const seconds = ((lost === 0 ? receiver.lastNewAt : performance.now()) - started) / 1000;
   await sleep(DUPLICATE_GRACE_MS);
 
-  const copies = [...receiver.received.values()].reduce((sum, n) => sum + n, 0);
   return {
     events: count,
     seconds,
     deliveriesPerSecond: receiver.received.size / seconds,
     lost,
-    duplicated: copies - receiver.received.size,
+    duplicated: receiver.duplicates(),
     unexpected: receiver.unexpected,
   };
 }
