@@ -1,5 +1,5 @@
 // Rows the bench writes straight into the gateway's database, shaped as the gateway writes them:
-// sessions as `newSession` and `insertSessionIfNew` (src/checkout), events and deliveries as
+// sessions as `newSession` and `recordNewSession` (src/checkout), events and deliveries as
 // `emitEvent` and `queueWebhook` (src/events, src/webhooks). The ids and the request hash come from
 // the gateway's own helpers, so lengths, alphabets and digests match what it would store.
 import type { Insertable, Selectable } from 'kysely';

@@ -50,7 +50,7 @@ export async function createSession(deps: CheckoutDeps, owner: Principal, reques
   for (let attempt = 0; attempt < MAX_ID_TRIES; attempt++) {
     const session = newSession(owner, request, txRef, requestHash, now, deps.checkoutTtlMs);
     const log = { owner_id: session.id, type: 'log', message: 'Checkout session created', created_at: now };
-    if (await deps.transact((trx) => repo.insertSessionIfNew(trx, session, log))) return session;
+    if (await repo.recordNewSession(deps.db, deps.transact, session, log)) return session;
     const existing = await repo.findSessionByTxRef(deps.db, owner, txRef);
     if (existing) {
       if (isReplayOf(existing, requestHash, now)) return existing;

@@ -114,3 +114,35 @@ export function preparedInsert<T extends keyof DB & string>(
 function sameColumns(known: string[], columns: string[]): boolean {
   return known.length === columns.length && known.every((column, i) => column === columns[i]);
 }
+
+/**
+ * A statement built once per dialect and shape (`shapeOf`: e.g. the columns of its rows), then
+ * only run, with `valuesOf`'s values: they must be exactly what `build` binds, in order (checked
+ * the first time). For writes on hot paths that are more than one row's INSERT, such as two
+ * tables written in one PostgreSQL statement. Resolves to the rows the statement changed; on
+ * PostgreSQL, outside a transaction, it is a named statement as `prepared` queries are.
+ */
+export function preparedStatement<A extends unknown[]>(
+  build: (db: Kysely<DB>, ...args: A) => Compilable<unknown>,
+  valuesOf: (...args: A) => unknown[],
+  shapeOf: (...args: A) => string,
+): (db: Kysely<DB>, ...args: A) => Promise<number> {
+  const texts = new Map<string, string>();
+  return async (db, ...args) => {
+    const values = valuesOf(...args);
+    const key = `${isPostgres(db) ? 'postgres' : 'sqlite'}:${shapeOf(...args)}`;
+    let text = texts.get(key);
+    if (text === undefined) {
+      const compiled = build(db, ...args).compile();
+      if (compiled.parameters.length !== values.length || compiled.parameters.some((value, i) => value !== values[i])) {
+        throw new Error(`prepared statement must bind the values it is given, once each, in order: ${compiled.sql}`);
+      }
+      text = compiled.sql;
+      texts.set(key, text);
+      if (isPostgres(db)) serverStatements.set(text, `lipira_${++statementsNamed}`);
+    }
+    const direct = directConnections.get(db);
+    if (direct?.holdsConnection) return direct.connection.run(text, values);
+    return Number((await db.executeQuery(CompiledQuery.raw(text, values))).numAffectedRows ?? 0n);
+  };
+}

@@ -41,7 +41,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WorkerLoop {
   );
 }
 
-async function deliver({ transact, config, log }: WebhookWorkerDeps, delivery: Claimed): Promise<void> {
+async function deliver({ db, transact, config, log }: WebhookWorkerDeps, delivery: Claimed): Promise<void> {
   const attemptedAt = Date.now();
   const headers = signWebhook(delivery.payload, delivery.webhook_secret, delivery.id, Math.floor(attemptedAt / 1000));
   const outcome = await postWebhook(delivery.url, delivery.payload, headers, { timeoutMs: config.webhookTimeoutMs, allowLoopback: delivery.mode === 'test' && config.webhookAllowLoopback });
@@ -50,7 +50,7 @@ async function deliver({ transact, config, log }: WebhookWorkerDeps, delivery: C
   if (!delivered) {
     log?.warn({ delivery: delivery.id, merchant: delivery.merchant_id, status: outcome.statusCode, error: outcome.error, next: next.status }, 'webhook attempt failed');
   }
-  await recordAttempt(transact, delivery, attemptRecord(outcome, attemptedAt), next, Date.now());
+  await recordAttempt(db, transact, delivery, attemptRecord(outcome, attemptedAt), next, Date.now());
 }
 
 /**
