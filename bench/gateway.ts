@@ -21,13 +21,17 @@ export interface Gateway extends ServerProcess {
   cli(args: string[]): Promise<string>;
 }
 
-/** A fresh database, a merchant in it, and `lipira serve` on top: what the gateway scenarios load. */
-export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date, cleanup: Cleanup): Promise<Gateway> {
+/**
+ * A fresh database, a merchant in it, and `lipira serve` on top: what the gateway scenarios load.
+ * `envOverrides` changes the settings below for one kind of run; null leaves a setting unset, at
+ * the gateway's own default.
+ */
+export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date, cleanup: Cleanup, envOverrides: Record<string, string | null> = {}): Promise<Gateway> {
   const databaseUrl = await freshDatabase(db, startedAt, cleanup);
   // The bench merchant's receipts are off; anything mailed all the same stays out of ./data.
   const outbox = await mkdtemp(path.join(os.tmpdir(), 'lipira-bench-outbox-'));
   cleanup.add(() => rm(outbox, { recursive: true, force: true }));
-  const env = {
+  const env = withOverrides({
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     DATABASE_URL: databaseUrl,
@@ -47,7 +51,7 @@ export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date
     WEBHOOK_ALLOW_LOOPBACK: 'on',
     // Nothing is in flight when the bench stops the gateway: no need to wait for clients to leave.
     SHUTDOWN_GRACE: '0s',
-  };
+  }, envOverrides);
   const cli = async (args: string[]) => (await execFileAsync(process.execPath, ['bin/lipira.js', ...args], { cwd: repoRoot, env: { ...process.env, ...env } })).stdout;
   const merchant = await createMerchant(cli);
   // Settled seed charges would otherwise queue receipt emails, whose sending would run behind the
@@ -55,6 +59,11 @@ export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date
   await cli(['merchant', 'update', merchant.id, '--receipts', 'off']);
   const server = await startServer({ name: 'lipira serve', args: ['bin/lipira.js', 'serve'], cwd: repoRoot, env, readyPath: '/healthz' }, cleanup);
   return { ...server, merchantId: merchant.id, secretKey: merchant.secretKey, databaseUrl, cli };
+}
+
+function withOverrides(env: Record<string, string>, overrides: Record<string, string | null>): Record<string, string> {
+  const merged = { ...env, ...overrides };
+  return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== null));
 }
 
 /** Each run gets its own database, so earlier runs' rows never skew the numbers. */
