@@ -61,7 +61,7 @@ const MAX_PAYMENTS_LIST_P99_MS = 100;
 
 const clean = (row: Pick<RowFigures, 'non2xx' | 'errors'>) => row.non2xx === 0 && row.errors === 0;
 
-function check(target: string, comparison: TargetResult['comparison'], limit: number, measured: number, unit: TargetResult['unit'], valid = true): TargetResult {
+export function check(target: string, comparison: TargetResult['comparison'], limit: number, measured: number, unit: TargetResult['unit'], valid = true): TargetResult {
   const met = comparison === '>=' ? measured >= limit : measured <= limit;
   return { target, comparison, limit, measured, unit, pass: met && valid, note: valid ? null : 'error answers' };
 }
