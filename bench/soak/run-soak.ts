@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cleanup } from '../cleanup.ts';
 import { startGateway, type Gateway } from '../gateway.ts';
 import type { DbKind, SoakOptions } from '../options.ts';
-import { rssMegabytes } from '../proc-stats.ts';
+import { cpuMicroseconds, rssMegabytes } from '../proc-stats.ts';
 import { saveReport } from '../report.ts';
 import { offerConstantArrivals } from './constant-arrivals.ts';
 import { GatewayClient } from './gateway-client.ts';
@@ -54,9 +54,16 @@ export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, clean
     if (existsSync(`/proc/${gateway.pid}`)) peakRssMb = Math.max(peakRssMb, rssMegabytes(gateway.pid));
   }, RSS_SAMPLE_MS);
   cleanup.add(async () => clearInterval(rssSampler));
+  const gatewayCpuBefore = cpuMicroseconds(gateway.pid);
+  const benchCpuBefore = process.cpuUsage();
   const t0 = performance.now();
   log.start(t0);
   const arrivals = await offerConstantArrivals(t0, soak.rate, soak.seconds, DRAIN_LIMIT_MS, (index) => pay(journey, `soak-${index}`));
+  const benchCpu = process.cpuUsage(benchCpuBefore);
+  const cpuMsPerPayment = {
+    gateway: (cpuMicroseconds(gateway.pid) - gatewayCpuBefore) / 1000 / arrivals.started,
+    generator: (benchCpu.user + benchCpu.system) / 1000 / arrivals.started,
+  };
   progress(`soak: offered load stopped and drained (${arrivals.unfinished} unfinished); checking webhooks and the ledger`);
   await sleep(DUPLICATE_GRACE_MS);
   const endRssMb = rssMegabytes(gateway.pid);
@@ -71,6 +78,7 @@ export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, clean
       ledger: await checkLedger(gateway),
       rss: { endMb: endRssMb, peakMb: Math.max(peakRssMb, endRssMb) },
       generatorMaxLagMs: arrivals.maxLagMs,
+      cpuMsPerPayment,
     },
     db,
     soak,

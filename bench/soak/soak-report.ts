@@ -30,6 +30,12 @@ export interface SoakResults {
   rss: { endMb: number; peakMb: number };
   /** The latest the generator started a payment after its time. */
   generatorMaxLagMs: number;
+  /**
+   * CPU time from the first payment to the end of the drain, over the payments started: the
+   * gateway's (all its threads: workers and the database's too) and the bench process's, which
+   * share the machine. Over the offered rate, what the machine can give is the ceiling.
+   */
+  cpuMsPerPayment: { gateway: number; generator: number };
 }
 
 export interface SoakReport extends SoakResults {
@@ -93,6 +99,7 @@ function p99Target(step: StepFigures): TargetResult {
 }
 
 const ms = (value: number) => value.toFixed(1);
+const cores = (msPerPayment: number, rate: number) => `${((msPerPayment * rate) / 1000).toFixed(2)} cores`;
 
 const STEP_COLUMNS: Column<StepFigures>[] = [
   ['step', (s) => s.step, 'left'],
@@ -120,6 +127,8 @@ export function formatSoakReport(report: SoakReport): string {
     `Webhooks: ${webhooks.expected} expected, ${webhooks.received} received, ${webhooks.lost} lost, ${webhooks.duplicated} duplicated, ${webhooks.unexpected} unexpected`,
     ledger.clean ? 'Ledger check: clean' : `Ledger check: NOT CLEAN — ${ledger.lines.slice(0, 5).join(' | ')}`,
     `Gateway RSS: ${report.rss.endMb.toFixed(1)} MB at the end, ${report.rss.peakMb.toFixed(1)} MB at most`,
+    `CPU per payment: gateway ${report.cpuMsPerPayment.gateway.toFixed(1)} ms (${cores(report.cpuMsPerPayment.gateway, report.offeredRate)} at the offered rate), ` +
+      `load generator ${report.cpuMsPerPayment.generator.toFixed(1)} ms (${cores(report.cpuMsPerPayment.generator, report.offeredRate)})`,
     `Load generator: payments started at most ${report.generatorMaxLagMs.toFixed(1)} ms after their time`,
     '',
     `Validity gate (any failure fails the run): ${report.valid ? 'PASS' : 'FAIL'}`,
