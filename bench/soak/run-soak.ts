@@ -39,10 +39,13 @@ export interface SoakRun {
  * Returns whether the validity gate held (ledger clean, every webhook once, no errors).
  */
 export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, cleanup, progress }: SoakRun): Promise<boolean> {
-  const gateway = await startGateway(repoRoot, db, startedAt, cleanup, SOAK_GATEWAY_ENV);
   const log = new SoakLog(soak.warmUpSeconds * 1000, soak.seconds * 1000);
   const receiver = new WebhookReceiver(log);
-  await gateway.cli(['merchant', 'update', gateway.merchantId, '--webhook-url', await receiver.listen(cleanup)]);
+  // Listening before the gateway starts, the receiver closes after it stops (cleanup runs newest
+  // first): a gateway still delivering would otherwise log every webhook it could not send.
+  const webhookUrl = await receiver.listen(cleanup);
+  const gateway = await startGateway(repoRoot, db, startedAt, cleanup, SOAK_GATEWAY_ENV);
+  await gateway.cli(['merchant', 'update', gateway.merchantId, '--webhook-url', webhookUrl]);
   const client = new GatewayClient(gateway.url);
   cleanup.add(async () => client.close());
   const journey = { client, origin: gateway.url, secretKey: gateway.secretKey, receiver, log };

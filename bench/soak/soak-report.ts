@@ -124,7 +124,8 @@ export function formatSoakReport(report: SoakReport): string {
     ...formatTable(STEP_COLUMNS, report.steps),
     ...(report.errorExamples.length > 0 ? ['', ...report.errorExamples.map((example) => `! ${example}`)] : []),
     '',
-    `Webhooks: ${webhooks.expected} expected, ${webhooks.received} received, ${webhooks.lost} lost, ${webhooks.duplicated} duplicated, ${webhooks.unexpected} unexpected`,
+    `Webhooks: ${webhooks.expected} expected, ${webhooks.received} received, ${webhooks.lost} lost (not received when the drain ended), ` +
+      `${webhooks.duplicated} duplicated, ${webhooks.unexpected} unexpected`,
     ledger.clean ? 'Ledger check: clean' : `Ledger check: NOT CLEAN — ${ledger.lines.slice(0, 5).join(' | ')}`,
     `Gateway RSS: ${report.rss.endMb.toFixed(1)} MB at the end, ${report.rss.peakMb.toFixed(1)} MB at most`,
     `CPU per payment: gateway ${report.cpuMsPerPayment.gateway.toFixed(1)} ms (${cores(report.cpuMsPerPayment.gateway, report.offeredRate)} at the offered rate), ` +
