@@ -1,16 +1,17 @@
-import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cleanup } from '../cleanup.ts';
 import { startGateway, type Gateway } from '../gateway.ts';
 import type { DbKind, SoakOptions } from '../options.ts';
-import { cpuMicroseconds, rssMegabytes } from '../proc-stats.ts';
+import { rssMegabytes } from '../proc-stats.ts';
 import { saveReport } from '../report.ts';
 import { offerConstantArrivals } from './constant-arrivals.ts';
 import { GatewayClient } from './gateway-client.ts';
 import { pay } from './payment-journey.ts';
 import { SoakLog } from './soak-log.ts';
 import { buildSoakReport, formatSoakReport, type LedgerCheck } from './soak-report.ts';
+import { watchRssPeak } from './rss-peak.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
+import { cpuOverWindow } from './window-cpu.ts';
 
 /**
  * The gateway as the sandbox runs it, unlike the batch's: mobile money approved after a second
@@ -22,7 +23,6 @@ const SOAK_GATEWAY_ENV = { SANDBOX_MOBILE_DELAY: '1s', WORKER_INTERVAL: null };
 const DRAIN_LIMIT_MS = 60_000;
 /** After the last payment, time for a webhook sent twice to arrive a second time. */
 const DUPLICATE_GRACE_MS = 2_000;
-const RSS_SAMPLE_MS = 1_000;
 
 export interface SoakRun {
   repoRoot: string;
@@ -51,22 +51,13 @@ export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, clean
   const journey = { client, origin: gateway.url, secretKey: gateway.secretKey, receiver, log };
 
   progress(`soak: ${soak.rate} payments/s for ${soak.seconds} s, the first ${soak.warmUpSeconds} s left out of the figures`);
-  let peakRssMb = 0;
-  const rssSampler = setInterval(() => {
-    // A gateway that has died is reported by the reading after the load; the sampler only keeps the peak.
-    if (existsSync(`/proc/${gateway.pid}`)) peakRssMb = Math.max(peakRssMb, rssMegabytes(gateway.pid));
-  }, RSS_SAMPLE_MS);
-  cleanup.add(async () => clearInterval(rssSampler));
-  const gatewayCpuBefore = cpuMicroseconds(gateway.pid);
-  const benchCpuBefore = process.cpuUsage();
+  const rss = watchRssPeak(gateway.pid, cleanup);
   const t0 = performance.now();
   log.start(t0);
+  const cpu = cpuOverWindow(gateway.pid, t0 + soak.warmUpSeconds * 1000, t0 + soak.seconds * 1000);
+  // Awaited with the results; a gateway that died fails the run there, not as an unhandled rejection before it.
+  cpu.catch(() => undefined);
   const arrivals = await offerConstantArrivals(t0, soak.rate, soak.seconds, DRAIN_LIMIT_MS, (index) => pay(journey, `soak-${index}`));
-  const benchCpu = process.cpuUsage(benchCpuBefore);
-  const cpuMsPerPayment = {
-    gateway: (cpuMicroseconds(gateway.pid) - gatewayCpuBefore) / 1000 / arrivals.started,
-    generator: (benchCpu.user + benchCpu.system) / 1000 / arrivals.started,
-  };
   progress(`soak: offered load stopped and drained (${arrivals.unfinished} unfinished); checking webhooks and the ledger`);
   await sleep(DUPLICATE_GRACE_MS);
   const endRssMb = rssMegabytes(gateway.pid);
@@ -79,9 +70,9 @@ export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, clean
       errorExamples: log.errorExamples(),
       webhooks: receiver.counts(),
       ledger: await checkLedger(gateway),
-      rss: { endMb: endRssMb, peakMb: Math.max(peakRssMb, endRssMb) },
+      rss: { endMb: endRssMb, peakMb: Math.max(rss.peak(), endRssMb) },
       generatorMaxLagMs: arrivals.maxLagMs,
-      cpuMsPerPayment,
+      cpu: await cpu,
     },
     db,
     soak,

@@ -3,6 +3,7 @@ import { formatTable, type Column } from '../table.ts';
 import { check, TARGET_COLUMNS, type TargetResult } from '../targets.ts';
 import type { StepFigures } from './soak-log.ts';
 import type { WebhookCounts } from './webhook-receiver.ts';
+import type { WindowCpu } from './window-cpu.ts';
 
 /** `lipira ledger check` once the load had drained. */
 export interface LedgerCheck {
@@ -31,11 +32,11 @@ export interface SoakResults {
   /** The latest the generator started a payment after its time. */
   generatorMaxLagMs: number;
   /**
-   * CPU time from the first payment to the end of the drain, over the payments started: the
-   * gateway's (all its threads: workers and the database's too) and the bench process's, which
-   * share the machine. Over the offered rate, what the machine can give is the ceiling.
+   * Cores kept busy over the steady window by the gateway (all its threads: workers and the
+   * database's too) and by the bench process, which share the machine: over what the machine can
+   * give, the offered rate cannot be met.
    */
-  cpuMsPerPayment: { gateway: number; generator: number };
+  cpu: WindowCpu;
 }
 
 export interface SoakReport extends SoakResults {
@@ -99,7 +100,7 @@ function p99Target(step: StepFigures): TargetResult {
 }
 
 const ms = (value: number) => value.toFixed(1);
-const cores = (msPerPayment: number, rate: number) => `${((msPerPayment * rate) / 1000).toFixed(2)} cores`;
+const perPayment = (cores: number, rate: number) => `${((cores * 1000) / rate).toFixed(1)} ms a payment offered`;
 
 const STEP_COLUMNS: Column<StepFigures>[] = [
   ['step', (s) => s.step, 'left'],
@@ -128,8 +129,8 @@ export function formatSoakReport(report: SoakReport): string {
       `${webhooks.duplicated} duplicated, ${webhooks.unexpected} unexpected`,
     ledger.clean ? 'Ledger check: clean' : `Ledger check: NOT CLEAN — ${ledger.lines.slice(0, 5).join(' | ')}`,
     `Gateway RSS: ${report.rss.endMb.toFixed(1)} MB at the end, ${report.rss.peakMb.toFixed(1)} MB at most`,
-    `CPU per payment: gateway ${report.cpuMsPerPayment.gateway.toFixed(1)} ms (${cores(report.cpuMsPerPayment.gateway, report.offeredRate)} at the offered rate), ` +
-      `load generator ${report.cpuMsPerPayment.generator.toFixed(1)} ms (${cores(report.cpuMsPerPayment.generator, report.offeredRate)})`,
+    `CPU over the steady window: gateway ${report.cpu.gatewayCores.toFixed(2)} cores (${perPayment(report.cpu.gatewayCores, report.offeredRate)}), ` +
+      `load generator ${report.cpu.generatorCores.toFixed(2)} cores (${perPayment(report.cpu.generatorCores, report.offeredRate)})`,
     `Load generator: payments started at most ${report.generatorMaxLagMs.toFixed(1)} ms after their time`,
     '',
     `Validity gate (any failure fails the run): ${report.valid ? 'PASS' : 'FAIL'}`,

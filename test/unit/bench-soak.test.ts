@@ -60,7 +60,7 @@ const results: SoakResults = {
   ledger: { clean: true, lines: ['Ledger OK: …'] },
   rss: { endMb: 180, peakMb: 190 },
   generatorMaxLagMs: 3,
-  cpuMsPerPayment: { gateway: 4, generator: 2 },
+  cpu: { gatewayCores: 1.2, generatorCores: 0.6 },
 };
 const soak = parseBenchArgs(['--soak', '--quick', '--rate', '300']).soak!;
 const report = (changed: Partial<SoakResults>, db: 'sqlite' | 'postgres' = 'sqlite') => buildSoakReport({ ...results, ...changed }, db, soak, new Date(0));
@@ -108,7 +108,7 @@ test('the printed report shows the gate apart from the targets, and the ledger\'
   assert.match(text, /lipira ledger check problems +≤ 0 +1 +FAIL/);
   assert.match(text, /Ledger check: NOT CLEAN — Transaction txn_1 does not sum to zero/);
   assert.match(text, /Targets \(reported; a miss alone does not fail the run\)/);
-  assert.match(text, /CPU per payment: gateway 4\.0 ms \(1\.20 cores at the offered rate\), load generator 2\.0 ms \(0\.60 cores\)/);
+  assert.match(text, /CPU over the steady window: gateway 1\.20 cores \(4\.0 ms a payment offered\), load generator 0\.60 cores \(2\.0 ms a payment offered\)/);
 });
 
 test('the webhook receiver counts by tx_ref: lost, extra copies, and any for a payment that expected none', async () => {
