@@ -23,14 +23,15 @@ export interface Gateway extends ServerProcess {
 
 /**
  * A fresh database, a merchant in it, and `lipira serve` on top: what the gateway scenarios load.
- * `settings` replace the bench's own (below) where a row needs the gateway as shipped instead.
+ * `envOverrides` changes the settings below for one kind of run; null leaves a setting unset, at
+ * the gateway's own default.
  */
-export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date, cleanup: Cleanup, settings: Record<string, string> = {}): Promise<Gateway> {
+export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date, cleanup: Cleanup, envOverrides: Record<string, string | null> = {}): Promise<Gateway> {
   const databaseUrl = await freshDatabase(db, startedAt, cleanup);
   // The bench merchant's receipts are off; anything mailed all the same stays out of ./data.
   const outbox = await mkdtemp(path.join(os.tmpdir(), 'lipira-bench-outbox-'));
   cleanup.add(() => rm(outbox, { recursive: true, force: true }));
-  const env = {
+  const env = withOverrides({
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     DATABASE_URL: databaseUrl,
@@ -50,8 +51,7 @@ export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date
     WEBHOOK_ALLOW_LOOPBACK: 'on',
     // Nothing is in flight when the bench stops the gateway: no need to wait for clients to leave.
     SHUTDOWN_GRACE: '0s',
-    ...settings,
-  };
+  }, envOverrides);
   const cli = async (args: string[]) => (await execFileAsync(process.execPath, ['bin/lipira.js', ...args], { cwd: repoRoot, env: { ...process.env, ...env } })).stdout;
   const merchant = await createMerchant(cli);
   // Settled seed charges would otherwise queue receipt emails, whose sending would run behind the
@@ -62,6 +62,11 @@ export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date
 }
 
 let databasesMade = 0;
+
+function withOverrides(env: Record<string, string>, overrides: Record<string, string | null>): Record<string, string> {
+  const merged = { ...env, ...overrides };
+  return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== null));
+}
 
 /** Each gateway gets its own database, so earlier runs' rows never skew the numbers. */
 async function freshDatabase(db: DbKind, startedAt: Date, cleanup: Cleanup): Promise<string> {

@@ -21,23 +21,48 @@ export interface BenchOptions {
   largeSessions: number;
   /** Events queued at once to measure webhook delivery. */
   webhookEvents: number;
+  /** `--soak [seconds]`: the whole-payments soak instead of the batch; null for the batch. */
+  soak: SoakOptions | null;
 }
 
 const ONLY_ROWS = ['payments-list', 'payment-to-webhook'] as const;
 
-export const USAGE = `usage: npm run bench -- [--quick] [--db sqlite|postgres] [--duration SECONDS] [--only ${ONLY_ROWS.join('|')}]`;
+export interface SoakOptions {
+  /** How long payments keep arriving. */
+  seconds: number;
+  /** The first part of the run left out of the figures: the gateway's warm-up, not its steady state. */
+  warmUpSeconds: number;
+  /** Payments started per second, whatever became of the earlier ones. */
+  rate: number;
+}
+
+/** The performance issue's soak: 10 minutes, the first one skipped; `--quick` keeps 20 s of it. */
+const SOAK_SECONDS = 600;
+const QUICK_SOAK_SECONDS = 20;
+const SOAK_WARM_UP_SECONDS = 60;
+/** A run shorter than four warm-ups skips its first quarter instead (5 s of a quick one). */
+const WARM_UP_SHARE = 0.25;
+/** The issue's payments/s targets, offered by default. */
+export const SOAK_TARGET_RATES: Record<DbKind, number> = { sqlite: 500, postgres: 150 };
+
+export const USAGE = `usage: npm run bench -- [--quick] [--db sqlite|postgres] [--duration SECONDS] [--only ${ONLY_ROWS.join('|')}] | [--soak [SECONDS]] [--rate PAYMENTS_PER_SECOND]`;
 
 /** A bad command line: reported on one line with exit status 2. */
 export class BenchUsageError extends Error {}
 
 export function parseBenchArgs(argv: string[]): BenchOptions {
-  const { values } = parseFlags(argv);
+  const { soakSeconds, rest } = takeSoakSeconds(argv);
+  const { values } = parseFlags(rest);
   const quick = values.quick ?? false;
+  const db = parseDb(values.db ?? 'sqlite');
+  const soak = soakSeconds === undefined ? null : soakOptions(soakSeconds, quick, db, values.rate);
+  if (soak && (values.only !== undefined || values.duration !== undefined)) throw new BenchUsageError('--soak takes neither --only nor --duration (its length is its own argument)');
+  if (!soak && values.rate !== undefined) throw new BenchUsageError('--rate is for --soak');
   return {
     quick,
     only: parseOnly(values.only),
-    db: parseDb(values.db ?? 'sqlite'),
-    durationSeconds: values.duration === undefined ? (quick ? 3 : 10) : parseDuration(values.duration),
+    db,
+    durationSeconds: values.duration === undefined ? (quick ? 3 : 10) : wholeNumber('--duration', values.duration, 'seconds'),
     warmUpSeconds: quick ? 0.5 : 2,
     rounds: quick ? 1 : 5,
     seedCount: quick ? 500 : 2000,
@@ -45,6 +70,33 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     smallSessions: 10_000,
     largeSessions: quick ? 200_000 : 1_000_000,
     webhookEvents: quick ? 2_000 : 10_000,
+    soak,
+  };
+}
+
+/**
+ * `--soak` may be followed by its seconds, which parseArgs cannot express (an option's value is
+ * either always there or never): it is taken out here, with its number when one follows.
+ * `undefined` when there is no `--soak`, `null` when it comes without seconds.
+ */
+function takeSoakSeconds(argv: string[]): { soakSeconds: string | null | undefined; rest: string[] } {
+  const at = argv.findIndex((arg) => arg === '--soak' || arg.startsWith('--soak='));
+  if (at === -1) return { soakSeconds: undefined, rest: argv };
+  const flag = argv[at]!;
+  if (flag.startsWith('--soak=')) return { soakSeconds: flag.slice('--soak='.length), rest: withoutArgs(argv, at, 1) };
+  const next = argv[at + 1];
+  if (next !== undefined && !next.startsWith('-')) return { soakSeconds: next, rest: withoutArgs(argv, at, 2) };
+  return { soakSeconds: null, rest: withoutArgs(argv, at, 1) };
+}
+
+const withoutArgs = (argv: string[], at: number, count: number) => [...argv.slice(0, at), ...argv.slice(at + count)];
+
+function soakOptions(rawSeconds: string | null, quick: boolean, db: DbKind, rawRate: string | undefined): SoakOptions {
+  const seconds = rawSeconds === null ? (quick ? QUICK_SOAK_SECONDS : SOAK_SECONDS) : wholeNumber('--soak', rawSeconds, 'seconds');
+  return {
+    seconds,
+    warmUpSeconds: Math.min(SOAK_WARM_UP_SECONDS, seconds * WARM_UP_SHARE),
+    rate: rawRate === undefined ? SOAK_TARGET_RATES[db] : wholeNumber('--rate', rawRate, 'payments per second'),
   };
 }
 
@@ -54,7 +106,7 @@ function parseFlags(argv: string[]) {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: { quick: { type: 'boolean' }, db: { type: 'string' }, duration: { type: 'string' }, only: { type: 'string' } },
+      options: { quick: { type: 'boolean' }, db: { type: 'string' }, duration: { type: 'string' }, only: { type: 'string' }, rate: { type: 'string' } },
     });
   } catch (error) {
     throw new BenchUsageError(error instanceof Error ? error.message : String(error));
@@ -73,7 +125,7 @@ function parseOnly(raw: string | undefined): BenchOptions['only'] {
   throw new BenchUsageError(`--only takes ${ONLY_ROWS.join(' or ')} (got "${raw}")`);
 }
 
-function parseDuration(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new BenchUsageError(`--duration must be a whole number of seconds, at least 1 (got "${raw}")`);
+function wholeNumber(flag: string, raw: string, unit: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new BenchUsageError(`${flag} must be a whole number of ${unit}, at least 1 (got "${raw}")`);
   return Number(raw);
 }

@@ -157,10 +157,13 @@ function problemNotes(rows: Row[]): string[] {
   return notes.length > 0 ? ['', ...notes] : [];
 }
 
-/** Colons are left out of the ISO timestamp so the file name is valid on every file system. */
-export async function saveReport(report: Report, resultsDir: string): Promise<string> {
+/**
+ * Colons are left out of the ISO timestamp so the file name is valid on every file system; a run
+ * other than the batch says which it was (`kind`) in its name.
+ */
+export async function saveReport(report: Pick<Report, 'date' | 'db'>, resultsDir: string, kind?: string): Promise<string> {
   await mkdir(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${report.date.replace(/:/g, '-')}-${report.db}.json`);
+  const file = path.join(resultsDir, `${report.date.replace(/:/g, '-')}${kind ? `-${kind}` : ''}-${report.db}.json`);
   await writeFile(file, JSON.stringify(report, null, 2) + '\n');
   return file;
 }

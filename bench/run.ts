@@ -1,7 +1,8 @@
 // `npm run bench`: loads bare node:http, bare Fastify and the gateway with autocannon and reports
 // throughput, latency and server cost side by side, so the gateway's overhead is read against
 // baselines; then how verify holds up as sessions pile up, how fast webhooks go out, and the
-// gateway's memory at the end, each checked against the performance targets.
+// gateway's memory at the end, each checked against the performance targets. `--soak` runs whole
+// payments at a constant arrival rate instead (bench/soak/).
 import { fileURLToPath } from 'node:url';
 import { openBenchDb, type BenchDb } from './bench-db.ts';
 import { Cleanup } from './cleanup.ts';
@@ -18,6 +19,7 @@ import { describePaymentToWebhook, measurePaymentToWebhook } from './payment-to-
 import { fillSessions, seedBankPayouts, seedBankTransfers, seedCardCharges, seedCharges, seedRefunds, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
 import { startServer, type ServerProcess } from './servers.ts';
 import { measureWebhookDelivery } from './webhooks.ts';
+import { runSoak } from './soak/run-soak.ts';
 
 /** One seeded charge in this many gets a refund for the refund read row. */
 const SEEDED_PER_REFUND = 4;
@@ -166,6 +168,11 @@ async function main(argv: string[]): Promise<number> {
   // Ctrl-C must not leave servers running or a benchmark database behind.
   process.once('SIGINT', () => void cleanup.run().finally(() => process.exit(130)));
   try {
+    if (options.soak) {
+      const valid = await runSoak({ repoRoot: REPO_ROOT, resultsDir: RESULTS_DIR, db: options.db, soak: options.soak, startedAt: new Date(), cleanup, progress });
+      if (!valid) process.stderr.write('bench: the soak\'s validity gate failed (errors, lost or duplicated webhooks, or ledger problems): the run does not count\n');
+      return valid ? 0 : 1;
+    }
     const run = options.only === null ? bench : { 'payments-list': benchPaymentsList, 'payment-to-webhook': benchPaymentToWebhook }[options.only];
     await run(options, new Date(), cleanup);
     return 0;

@@ -66,7 +66,7 @@ const MAX_PAYMENT_TO_WEBHOOK_P99_MS = 100;
 
 const clean = (row: Pick<RowFigures, 'non2xx' | 'errors'>) => row.non2xx === 0 && row.errors === 0;
 
-function check(target: string, comparison: TargetResult['comparison'], limit: number, measured: number, unit: TargetResult['unit'], valid = true, whyInvalid = 'error answers'): TargetResult {
+export function check(target: string, comparison: TargetResult['comparison'], limit: number, measured: number, unit: TargetResult['unit'], valid = true, whyInvalid = 'error answers'): TargetResult {
   const met = comparison === '>=' ? measured >= limit : measured <= limit;
   return { target, comparison, limit, measured, unit, pass: met && valid, note: valid ? null : whyInvalid };
 }

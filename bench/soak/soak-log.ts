@@ -1,0 +1,101 @@
+/** The parts of a payment timed on their own; `webhook` is the gateway's request to the merchant. */
+export const STEPS = {
+  create: 'create POST /payment',
+  page: 'page GET /checkout/:id',
+  pay: 'pay POST /checkout/:id/pay/mobile-money',
+  waiting: 'waiting page GET …/attempts/:chargeId',
+  poll: 'status poll GET …/attempts/:chargeId/status',
+  back: 'back to shop GET …/attempts/:chargeId (303)',
+  webhook: 'payment to webhook (completion to arrival)',
+  verify: 'verify GET /verify-payment/:tx_ref',
+} as const;
+
+export type Step = keyof typeof STEPS;
+
+/** How one step went: latency over the steady window, errors over the whole run. */
+export interface StepFigures {
+  step: string;
+  /** Timed within the steady window. */
+  count: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Over the whole run, warm-up and drain included: the validity gate counts every one. */
+  errors: number;
+}
+
+/** Kept per step, so the report says what went wrong and not only how often. */
+const EXAMPLES_PER_STEP = 3;
+
+/**
+ * What the soak's payments did. Latencies are kept only for what started within the steady
+ * window (after the warm-up, before the offered load stops); errors and completions always.
+ */
+export class SoakLog {
+  started = 0;
+  completed = 0;
+  completedInWindow = 0;
+  private from = Infinity;
+  private to = -Infinity;
+  private readonly latencies = new Map<Step, number[]>();
+  private readonly errors = new Map<Step, number>();
+  private readonly examples = new Map<Step, string[]>();
+
+  constructor(
+    private readonly warmUpMs: number,
+    private readonly loadMs: number,
+  ) {}
+
+  /** The load starts at `t0` (performance.now()): the steady window is set from it. */
+  start(t0: number): void {
+    this.from = t0 + this.warmUpMs;
+    this.to = t0 + this.loadMs;
+  }
+
+  get windowSeconds(): number {
+    return (this.to - this.from) / 1000;
+  }
+
+  record(step: Step, startedAt: number, ms: number): void {
+    if (!this.inWindow(startedAt)) return;
+    const list = this.latencies.get(step);
+    if (list) list.push(ms);
+    else this.latencies.set(step, [ms]);
+  }
+
+  fail(step: Step, why: string): void {
+    this.errors.set(step, (this.errors.get(step) ?? 0) + 1);
+    const examples = this.examples.get(step) ?? [];
+    if (examples.length < EXAMPLES_PER_STEP && !examples.includes(why)) this.examples.set(step, [...examples, why]);
+  }
+
+  complete(at: number): void {
+    this.completed++;
+    if (this.inWindow(at)) this.completedInWindow++;
+  }
+
+  get failed(): number {
+    return [...this.errors.values()].reduce((sum, n) => sum + n, 0);
+  }
+
+  figures(): StepFigures[] {
+    return (Object.keys(STEPS) as Step[]).map((step) => ({ step: STEPS[step], ...percentiles(this.latencies.get(step) ?? []), errors: this.errors.get(step) ?? 0 }));
+  }
+
+  /** `step: what went wrong`, a few of each kind. */
+  errorExamples(): string[] {
+    return [...this.examples].flatMap(([step, whys]) => whys.map((why) => `${STEPS[step]}: ${why}`));
+  }
+
+  private inWindow(at: number): boolean {
+    return at >= this.from && at < this.to;
+  }
+}
+
+/** Nearest-rank percentiles; zeros when nothing was timed. */
+export function percentiles(samples: number[]): Pick<StepFigures, 'count' | 'p50Ms' | 'p90Ms' | 'p99Ms' | 'maxMs'> {
+  const sorted = Float64Array.from(samples).sort();
+  const rank = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!);
+  return { count: sorted.length, p50Ms: rank(50), p90Ms: rank(90), p99Ms: rank(99), maxMs: rank(100) };
+}

@@ -1,0 +1,142 @@
+import { SOAK_TARGET_RATES, type DbKind, type SoakOptions } from '../options.ts';
+import { formatTable, type Column } from '../table.ts';
+import { check, TARGET_COLUMNS, type TargetResult } from '../targets.ts';
+import type { StepFigures } from './soak-log.ts';
+import type { WebhookCounts } from './webhook-receiver.ts';
+import type { WindowCpu } from './window-cpu.ts';
+
+/** `lipira ledger check` once the load had drained. */
+export interface LedgerCheck {
+  clean: boolean;
+  /** The problems it printed, one a line; the OK line when clean. */
+  lines: string[];
+}
+
+/** What one soak measured. */
+export interface SoakResults {
+  payments: {
+    started: number;
+    completed: number;
+    failed: number;
+    /** Still in flight when the drain's limit came: counted as failures by the validity gate. */
+    unfinished: number;
+    /** Completed (verified after their webhook) within the steady window. */
+    completedInWindow: number;
+  };
+  windowSeconds: number;
+  steps: StepFigures[];
+  errorExamples: string[];
+  webhooks: WebhookCounts;
+  ledger: LedgerCheck;
+  rss: { endMb: number; peakMb: number };
+  /** The latest the generator started a payment after its time. */
+  generatorMaxLagMs: number;
+  /**
+   * Cores kept busy over the steady window by the gateway (all its threads: workers and the
+   * database's too) and by the bench process, which share the machine: over what the machine can
+   * give, the offered rate cannot be met.
+   */
+  cpu: WindowCpu;
+}
+
+export interface SoakReport extends SoakResults {
+  kind: 'soak';
+  date: string;
+  node: string;
+  db: DbKind;
+  offeredRate: number;
+  seconds: number;
+  warmUpSeconds: number;
+  /** Payments completed per second of the steady window. */
+  achievedRate: number;
+  /** What must hold for the run to count at all: a failure here fails the run. */
+  gate: TargetResult[];
+  valid: boolean;
+  /** The issue's speed and memory targets: reported, not fatal. */
+  targets: TargetResult[];
+}
+
+/** Every request's p99, and the webhook's from the completion it reports. */
+const MAX_P99_MS = 200;
+const MAX_RSS_MB = 250;
+
+export function buildSoakReport(results: SoakResults, db: DbKind, soak: SoakOptions, startedAt: Date): SoakReport {
+  const achievedRate = results.payments.completedInWindow / results.windowSeconds;
+  const errors = results.steps.reduce((sum, step) => sum + step.errors, 0);
+  const { webhooks, ledger } = results;
+  const gate = [
+    check('errors, whole run', '<=', 0, errors, 'count'),
+    check('payments unfinished when the drain ended', '<=', 0, results.payments.unfinished, 'count'),
+    check('webhooks lost', '<=', 0, webhooks.lost, 'count'),
+    check('webhooks duplicated', '<=', 0, webhooks.duplicated, 'count'),
+    check('webhooks unexpected', '<=', 0, webhooks.unexpected, 'count'),
+    check('lipira ledger check problems', '<=', 0, ledger.clean ? 0 : Math.max(1, ledger.lines.length), 'count'),
+  ];
+  const targets = [
+    check(`payments/s completed in the steady window (${soak.rate}/s offered)`, '>=', SOAK_TARGET_RATES[db], achievedRate, '/s'),
+    ...results.steps.map(p99Target),
+    check('gateway RSS at the end', '<=', MAX_RSS_MB, results.rss.endMb, 'MB'),
+  ];
+  return {
+    kind: 'soak',
+    date: startedAt.toISOString(),
+    node: process.version,
+    db,
+    offeredRate: soak.rate,
+    seconds: soak.seconds,
+    warmUpSeconds: soak.warmUpSeconds,
+    ...results,
+    achievedRate,
+    gate,
+    valid: gate.every((result) => result.pass),
+    targets,
+  };
+}
+
+/** A step's p99 counts only if the step answered right every time, and was timed at all. */
+function p99Target(step: StepFigures): TargetResult {
+  const result = check(`${step.step}: p99`, '<=', MAX_P99_MS, step.p99Ms, 'ms', step.errors === 0);
+  return step.count === 0 ? { ...result, pass: false, note: 'nothing timed' } : result;
+}
+
+const ms = (value: number) => value.toFixed(1);
+const perPayment = (cores: number, rate: number) => `${((cores * 1000) / rate).toFixed(1)} ms a payment offered`;
+
+const STEP_COLUMNS: Column<StepFigures>[] = [
+  ['step', (s) => s.step, 'left'],
+  ['timed', (s) => String(s.count), 'right'],
+  ['p50 ms', (s) => ms(s.p50Ms), 'right'],
+  ['p90 ms', (s) => ms(s.p90Ms), 'right'],
+  ['p99 ms', (s) => ms(s.p99Ms), 'right'],
+  ['max ms', (s) => ms(s.maxMs), 'right'],
+  ['errors', (s) => String(s.errors), 'right'],
+];
+
+export function formatSoakReport(report: SoakReport): string {
+  const { payments, webhooks, ledger } = report;
+  const met = report.targets.filter((t) => t.pass).length;
+  return [
+    `Lipira soak: ${report.db}, ${report.offeredRate} payments/s offered for ${report.seconds} s (constant arrivals), ` +
+      `figures over the steady window after the first ${report.warmUpSeconds} s, node ${report.node}`,
+    `Payments: ${payments.started} started, ${payments.completed} completed, ${payments.failed} failed, ${payments.unfinished} unfinished; ` +
+      `${payments.completedInWindow} completed in the ${report.windowSeconds.toFixed(0)} s steady window: ${report.achievedRate.toFixed(1)}/s`,
+    '',
+    'Latency of requests started in the steady window (the webhook: from the completion it reports to its arrival); errors over the whole run',
+    ...formatTable(STEP_COLUMNS, report.steps),
+    ...(report.errorExamples.length > 0 ? ['', ...report.errorExamples.map((example) => `! ${example}`)] : []),
+    '',
+    `Webhooks: ${webhooks.expected} expected, ${webhooks.received} received, ${webhooks.lost} lost (not received when the drain ended), ` +
+      `${webhooks.duplicated} duplicated, ${webhooks.unexpected} unexpected`,
+    ledger.clean ? 'Ledger check: clean' : `Ledger check: NOT CLEAN — ${ledger.lines.slice(0, 5).join(' | ')}`,
+    `Gateway RSS: ${report.rss.endMb.toFixed(1)} MB at the end, ${report.rss.peakMb.toFixed(1)} MB at most`,
+    `CPU over the steady window: gateway ${report.cpu.gatewayCores.toFixed(2)} cores (${perPayment(report.cpu.gatewayCores, report.offeredRate)}), ` +
+      `load generator ${report.cpu.generatorCores.toFixed(2)} cores (${perPayment(report.cpu.generatorCores, report.offeredRate)})`,
+    `Load generator: payments started at most ${report.generatorMaxLagMs.toFixed(1)} ms after their time`,
+    '',
+    `Validity gate (any failure fails the run): ${report.valid ? 'PASS' : 'FAIL'}`,
+    ...formatTable(TARGET_COLUMNS, report.gate),
+    '',
+    `Targets (reported; a miss alone does not fail the run): ${met} of ${report.targets.length} met`,
+    ...formatTable(TARGET_COLUMNS, report.targets),
+  ].join('\n') + '\n';
+}
