@@ -160,6 +160,12 @@ const setPasswordForm = () =>
   fc.record({ token: fc.oneof(fc.constant('A'.repeat(43)), hostileString), password: fc.oneof(fc.constant('a long enough password'), hostileString), confirm: fc.oneof(fc.constant('a long enough password'), hostileString) });
 const twoFactorForm = () => fc.record({ action: fc.oneof(fc.constantFrom('enable', 'disable', ''), hostileString), secret: fc.oneof(fc.constant('A'.repeat(32)), hostileString), code: fc.oneof(fc.constant('123456'), hostileString) });
 const emptyForm = () => fc.constant({});
+/** Any other dashboard form: the fields its pages post, each plausible or hostile. */
+const dashboardForm = () =>
+  fc.dictionary(
+    fc.constantFrom('mode', 'amount', 'all', 'reason', 'kind', 'mobile', 'operator', 'bank_uuid', 'account_number', 'account_name', 'charge_id', 'overlap', 'url', 'name', 'email', 'role', 'fee_percent', 'merchant_id', 'logo_url', 'brand_color', 'receipts', 'action', 'user_id', 'confirm'),
+    fc.oneof(fc.constantFrom('', 'test', 'live', '100', '0990000000', 'airtel', 'owner', 'viewer', '1h', 'https://shop.example/hooks', '#0e7c6b', 'on'), hostileString),
+  );
 
 const pageRoute = (notes: RouteNotes = {}): RouteNotes => ({ params: { id: sessions, chargeId: chargeIds }, paramSets: attemptPairs, needsCheckouts: true, ...notes });
 
@@ -392,6 +398,23 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'POST /dashboard/logout': { form: emptyForm },
   'POST /dashboard/logout-everywhere': { form: emptyForm },
   'POST /dashboard/settings/two-factor': { form: twoFactorForm },
+  'POST /dashboard/mode': { form: dashboardForm },
+  'POST /dashboard/payments/:id/refund': { form: dashboardForm },
+  'POST /dashboard/deliveries/:id/retry': { form: dashboardForm },
+  'POST /dashboard/payouts/new/confirm': { form: dashboardForm },
+  'POST /dashboard/payouts': { form: dashboardForm },
+  'POST /dashboard/developers/keys/roll': { form: dashboardForm },
+  'POST /dashboard/developers/webhook': { form: dashboardForm },
+  'POST /dashboard/developers/webhook/secret': { form: dashboardForm },
+  'POST /dashboard/developers/webhook/test': { form: dashboardForm },
+  'POST /dashboard/settings': { form: dashboardForm },
+  'POST /dashboard/settings/team/invite': { form: dashboardForm },
+  'POST /dashboard/settings/team/:id/role': { form: dashboardForm },
+  'POST /dashboard/settings/team/:id/remove': { form: dashboardForm },
+  'POST /dashboard/operator/act': { form: dashboardForm },
+  'POST /dashboard/operator/merchants/new': { form: dashboardForm },
+  'POST /dashboard/operator/merchants/:id/fees': { form: dashboardForm },
+  'POST /dashboard/operator/merchants/:id/users': { form: dashboardForm },
   'GET /openapi.json': { answers: 'document' },
   'GET /docs/json': { answers: 'document' },
   'GET /docs/*': { answers: 'document', params: { '*': () => ['index.html', 'swagger-initializer.js', 'static/index.html', 'static/swagger-initializer.js', 'json', 'yaml', 'static/oauth2-redirect.html'] } },
