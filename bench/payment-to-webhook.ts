@@ -10,6 +10,7 @@ import type { Cleanup } from './cleanup.ts';
 import { startGateway } from './gateway.ts';
 import type { DbKind } from './options.ts';
 import { chargeBody } from './requests.ts';
+import { percentiles } from './soak/soak-log.ts';
 import { Receiver } from './webhooks.ts';
 
 export interface PaymentToWebhookResult {
@@ -73,34 +74,16 @@ export async function measurePaymentToWebhook(repoRoot: string, db: DbKind, star
   await sleep(DUPLICATE_GRACE_MS);
 
   const deliveries = (await bench.deliveryEvents(gateway.merchantId)).filter((delivery) => delivery.chargeId?.startsWith('measured-'));
-  const latencies = deliveries
-    .flatMap(({ deliveryId, eventCreatedAt }) => {
-      const arrivedAt = receiver.firstArrivedAt.get(deliveryId);
-      return arrivedAt === undefined ? [] : [arrivedAt - eventCreatedAt];
-    })
-    .sort((a, b) => a - b);
-  return {
-    rate,
-    achievedRate: deliveries.length / durationSeconds,
-    payments: deliveries.length,
-    received: latencies.length,
-    lost: deliveries.length - latencies.length,
-    duplicated: receiver.duplicates(),
-    p50Ms: percentile(latencies, 0.5),
-    p90Ms: percentile(latencies, 0.9),
-    p99Ms: percentile(latencies, 0.99),
-    maxMs: latencies.at(-1) ?? 0,
-  };
+  const latencies = deliveries.flatMap(({ deliveryId, eventCreatedAt }) => {
+    const arrivedAt = receiver.firstArrivedAt.get(deliveryId);
+    return arrivedAt === undefined ? [] : [arrivedAt - eventCreatedAt];
+  });
+  const { count: received, ...figures } = percentiles(latencies);
+  return { rate, achievedRate: deliveries.length / durationSeconds, payments: deliveries.length, received, lost: deliveries.length - received, duplicated: receiver.duplicates(), ...figures };
 }
 
 /** One line of what was measured, for the report. */
 export function describePaymentToWebhook(result: PaymentToWebhookResult): string {
   const { rate, achievedRate, payments, received, lost, duplicated, p50Ms, p90Ms, p99Ms, maxMs } = result;
   return `payment to webhook at ${rate} payments/s offered (${achievedRate.toFixed(0)}/s made): ${payments} payments, ${received} webhooks (${lost} lost, ${duplicated} twice); from commit to arrival p50 ${p50Ms} ms, p90 ${p90Ms} ms, p99 ${p99Ms} ms, max ${maxMs} ms`;
-}
-
-/** The value at quantile `q` of ascending `sorted` (nearest rank). */
-export function percentile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
