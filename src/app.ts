@@ -32,7 +32,7 @@ export interface Gateway {
 
 /** Starts the HTTP server on an open database; closing it stops the server, then the database. */
 export async function startGateway(config: Config, database: Database, logger: FastifyBaseLogger | false): Promise<Gateway> {
-  const payments = paymentDeps(config, database.db);
+  const payments = paymentDeps(config, database);
   const lifecycle: Lifecycle = { runsWorkers: config.workers, workers: [], draining: false, closing: false };
   const { app, inFlight, routes } = await buildServer({ config, database, payments, logger, lifecycle });
   await app.listen({ host: config.host, port: config.port });
@@ -77,7 +77,7 @@ function startWorkers(config: Config, database: Database, payments: PaymentDeps,
   const workers: Record<WorkKind, WorkerLoop> = {
     settler: startSettler(payments, config.workerIntervalMs, log),
     webhooks: startWebhookWorker({ db: database.db, dialect: database.dialect, transact: database.transact, config, log }),
-    emails: startEmailWorker({ db: database.db, dialect: database.dialect, config, log }),
+    emails: startEmailWorker({ db: database.db, dialect: database.dialect, transact: database.transact, config, log }),
   };
   lifecycle.workers = [...Object.values(workers), startSettlementWorker(database.db, config.settlementIntervalMs, log)];
   return database.watchWork((kind, atMs) => workers[kind].wake(atMs), log);

@@ -1,3 +1,4 @@
+import type { Transact } from '../db/group-commit.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
@@ -35,6 +36,12 @@ import type { CheckoutSession } from './checkout-repository.ts';
 
 export interface PaymentDeps {
   db: Kysely<DB>;
+  /**
+   * Where the payment stories' writes commit: on SQLite grouped with the concurrent ones (one
+   * commit, one wait for the disk, and a turn of the event loop between groups); the work may
+   * run more than once and must write only through the handle it is given (see `Transact`).
+   */
+  transact: Transact;
   providerFor: ProviderFor;
   /** The live connectors by name, for their callbacks (the same instances the live provider asks). */
   liveConnectors: ReadonlyMap<string, Connector>;
@@ -169,9 +176,8 @@ interface NewAttempt {
 async function claimAttempt(deps: PaymentDeps, session: CheckoutSession, details: Details, sameInstrument: string, now: number): Promise<NewAttempt | AttemptResult> {
   for (;;) {
     const charge = newAttemptCharge(session, details, sameInstrument, now);
-    const claimed = await deps.db
-      .transaction()
-      .execute(async (trx): Promise<NewAttempt | AttemptResult | 'again'> => {
+    const claimed = await deps
+      .transact(async (trx): Promise<NewAttempt | AttemptResult | 'again'> => {
         const current = await sessions.lockSession(trx, session.id);
         if (!current || current.status !== 'pending' || current.expires_at <= now) return { refused: 'This payment has already ended.' };
         const holder = current.pending_charge_id === null ? undefined : await findCharge(trx, current.pending_charge_id);
@@ -231,13 +237,13 @@ class RetryWithNewIds extends Error {}
  */
 async function recordStart(deps: PaymentDeps, session: CheckoutSession, { charge, displaced }: NewAttempt, started: StartResult, now: number): Promise<AttemptResult> {
   if (!started.accepted) {
-    await deps.db.transaction().execute(async (trx) => {
+    await deps.transact(async (trx) => {
       await sessions.lockSession(trx, session.id);
       if (await discardUnstarted(trx, charge.id)) await sessions.releaseAttemptSlot(trx, session.id, charge.id, displaced);
     });
     return { refused: started.message };
   }
-  await deps.db.transaction().execute(async (trx) => {
+  await deps.transact(async (trx) => {
     await sessions.lockSession(trx, session.id);
     await recordStarted(trx, charge.id, started, now);
     await sessions.countAttempt(trx, session.id, now);
@@ -259,7 +265,7 @@ export async function confirmCardOtp(deps: PaymentDeps, session: CheckoutSession
   for (;;) {
     const charge = await findSessionCharge(deps.db, session.id, chargeId);
     if (!charge || charge.status !== 'pending' || charge.next_action !== 'otp') return charge ?? null;
-    const holder = await deps.db.transaction().execute(async (trx) => {
+    const holder = await deps.transact(async (trx) => {
       const current = await sessions.lockSession(trx, session.id);
       if (current?.pending_charge_id !== charge.id) return current?.pending_charge_id ?? null;
       return (await claimCodeConfirmation(trx, charge.id, now + ANSWER_RECOVERY_MS, now)) ? 'claimed' : null;
@@ -278,7 +284,7 @@ export async function confirmCardOtp(deps: PaymentDeps, session: CheckoutSession
  * - each counted outcome emits `checkout.payment` for delivery.
  */
 export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
-  return deps.db.transaction().execute(async (trx) => {
+  return deps.transact(async (trx) => {
     await sessions.lockSession(trx, charge.session_id!);
     const fee = await collectionFee(trx, charge, outcome);
     const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
@@ -326,7 +332,7 @@ async function refundUncounted(trx: Kysely<DB>, charge: Charge, sessionId: strin
  * transfer) is set aside; a card's code, once sent, is answered within seconds. The charge as it is, or null when the session has no such charge.
  */
 export async function abandonAttempt(deps: PaymentDeps, session: CheckoutSession, chargeId: string, now = Date.now()): Promise<Charge | null> {
-  return deps.db.transaction().execute(async (trx) => {
+  return deps.transact(async (trx) => {
     const current = await sessions.lockSession(trx, session.id);
     const charge = await findSessionCharge(trx, session.id, chargeId);
     if (!current || !charge) return null;
@@ -339,7 +345,7 @@ export async function abandonAttempt(deps: PaymentDeps, session: CheckoutSession
 }
 
 export async function cancelSession(deps: PaymentDeps, session: CheckoutSession, now = Date.now()): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
+  await deps.transact(async (trx) => {
     if (await sessions.markFailed(trx, session.id, now)) await addLog(trx, session.id, 'The customer cancelled the payment', now);
   });
 }

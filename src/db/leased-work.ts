@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from './database.ts';
+import type { Database } from './database.ts';
 import { prepared } from './prepared.ts';
 import type { DB } from './schema.ts';
 
@@ -25,6 +25,9 @@ const aDueRow: Record<LeasedTable, (db: Kysely<DB>, now: number, leaseLapsedBy: 
   webhook_deliveries: prepared((db, now: number, leaseLapsedBy: number) => dueRows(db, 'webhook_deliveries', now, leaseLapsedBy).limit(sql.lit(1))),
 };
 
+/** What claims rows: the database, its dialect, and its transactions (grouped with concurrent writes on SQLite). */
+export type Claimer = Pick<Database, 'db' | 'dialect' | 'transact'>;
+
 /**
  * Claims up to `limit` due rows for one worker until `now + leaseMs` and reads them with `read`,
  * in the claiming transaction. On PostgreSQL, FOR UPDATE SKIP LOCKED lets several processes
@@ -32,8 +35,7 @@ const aDueRow: Record<LeasedTable, (db: Kysely<DB>, now: number, leaseLapsedBy: 
  * send, and lapses if they crash.
  */
 export async function claimDue<R>(
-  db: Kysely<DB>,
-  dialect: Dialect,
+  { db, dialect, transact }: Claimer,
   table: LeasedTable,
   work: { now: number; leaseMs: number; limit: number },
   read: (trx: Kysely<DB>, ids: string[]) => Promise<R[]>,
@@ -41,7 +43,7 @@ export async function claimDue<R>(
   const { now, leaseMs, limit } = work;
   // Most rounds find nothing: asking first, with no transaction, makes an idle round one read.
   if ((await aDueRow[table](db, now, now)).length === 0) return [];
-  return db.transaction().execute(async (trx) => {
+  return transact(async (trx) => {
     let due = dueRows(trx, table, now, now).orderBy('next_attempt_at').limit(limit);
     if (dialect === 'postgres') due = due.forUpdate().skipLocked();
     const claimed = (await due.execute()).map((row) => row.id);

@@ -1,7 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { DB, EmailsTable } from '../db/schema.ts';
-import type { Dialect } from '../db/database.ts';
-import { claimDue } from '../db/leased-work.ts';
+import { claimDue, type Claimer } from '../db/leased-work.ts';
 import type { Mode } from '../shared/ids.ts';
 
 export type Email = Selectable<EmailsTable>;
@@ -21,8 +20,8 @@ export async function insertEmails(trx: Db, emails: Insertable<EmailsTable>[]): 
 }
 
 /** Claims due emails for one worker until `now + leaseMs` (see `claimDue`). */
-export function claimDueEmails(db: Db, dialect: Dialect, now: number, leaseMs: number, limit: number): Promise<ClaimedEmail[]> {
-  return claimDue(db, dialect, 'emails', { now, leaseMs, limit }, (trx, ids) =>
+export function claimDueEmails(claimer: Claimer, now: number, leaseMs: number, limit: number): Promise<ClaimedEmail[]> {
+  return claimDue(claimer, 'emails', { now, leaseMs, limit }, (trx, ids) =>
     trx
       .selectFrom('emails')
       .leftJoin('events', 'events.id', 'emails.event_id')

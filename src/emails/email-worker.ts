@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Dialect } from '../db/database.ts';
+import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
 import { nextRetry } from '../shared/retry-schedule.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
@@ -12,6 +13,8 @@ export interface EmailWorkerDeps {
   db: Kysely<DB>;
   /** PostgreSQL claims with FOR UPDATE SKIP LOCKED; SQLite runs one write transaction at a time and needs no such thing. */
   dialect: Dialect;
+  /** Where claims commit (grouped with concurrent writes on SQLite). */
+  transact: Transact;
   config: Config;
   log: FastifyBaseLogger | null;
 }
@@ -65,7 +68,7 @@ function mailerFor(email: ClaimedEmail, config: Config, mailers: Mailers): Maile
 /** Goes on while there is due work; one by one, since SMTP servers throttle senders that open many connections. */
 async function sendDueEmails(deps: EmailWorkerDeps, mailers: Mailers, isStopping: () => boolean): Promise<void> {
   while (!isStopping()) {
-    const claimed = await claimDueEmails(deps.db, deps.dialect, Date.now(), LEASE_MS, BATCH);
+    const claimed = await claimDueEmails(deps, Date.now(), LEASE_MS, BATCH);
     if (claimed.length === 0) return;
     for (const [index, email] of claimed.entries()) {
       if (isStopping()) return releaseEmails(deps.db, claimed.slice(index));

@@ -62,7 +62,7 @@ export async function initializeBankTransfer(deps: PaymentDeps, owner: Principal
     const account: TransferAccount = { ...opened, payer_bank: null, payer_account_number: null, payer_account_name: null };
     const make = () => transferCharge({ id, owner, request, hash, mobile: mobile ? maskMsisdn(mobile.msisdn) : null, providerState: opened.providerState, checkAt: opened.checkAt }, now);
     try {
-      const { charge, created } = await insertUniqueRecord(deps.db, { owner, request, hash }, make, async (trx, charge) => {
+      const { charge, created } = await insertUniqueRecord(deps, { owner, request, hash }, make, async (trx, charge) => {
         if (!(await insertTransferAccount(trx, { charge_ref: charge.id, ...accountRow(account) }))) throw new AccountNumberTaken();
         await addLog(trx, charge.id, `Bank transfer requested: account ${account.account_number} at ${account.bank_name} opened until ${new Date(account.expires_at).toISOString()}`, now);
       });

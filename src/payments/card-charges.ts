@@ -68,7 +68,7 @@ export async function startCardCharge(deps: PaymentDeps, owner: Principal, reque
   const id = ids.charge();
   const authentication: CardAuthentication = { charge_ref: id, reference: randomUUID(), redirect_url: request.redirect_url, wrong_codes: 0, expires_at: now + AUTHENTICATION_WINDOW_MS, created_at: now };
   const make = () => cardCharge(id, owner, request, card, hash, now);
-  const recorded = await insertUniqueRecord(deps.db, { owner, request, hash }, make, async (trx, record) => {
+  const recorded = await insertUniqueRecord(deps, { owner, request, hash }, make, async (trx, record) => {
     await insertCardAuthentication(trx, authentication);
     await addLog(trx, record.id, `Card payment requested with ${describeMethod(record)}: waiting for 3-D Secure`, now);
   });
@@ -83,7 +83,7 @@ export async function startCardCharge(deps: PaymentDeps, owner: Principal, reque
     returnUrl: returnUrlOf(authentication.reference),
   });
   if (!started.accepted) {
-    await deps.db.transaction().execute((trx) => discardUnstartedCard(trx, id));
+    await deps.transact((trx) => discardUnstartedCard(trx, id));
     throw ApiError.field('card_number', started.message);
   }
   const charge = (await recordStarted(deps.db, id, started, Date.now())) ?? (await findCharge(deps.db, id)) ?? recorded.charge;
@@ -183,7 +183,7 @@ export async function submitCardCode(deps: PaymentDeps, reference: string, otp: 
     if (!(await claimCodeConfirmation(deps.db, charge.id, at + ANSWER_RECOVERY_MS, at))) continue;
     const outcome = await deps.providerFor(charge.mode).confirmOtp(charge, otp);
     if (outcome.status === 'failed' && outcome.code === 'wrong_otp' && authentication.wrong_codes + 1 < CODE_TRIES) {
-      await deps.db.transaction().execute(async (trx) => {
+      await deps.transact(async (trx) => {
         const wrong = await recordWrongCode(trx, charge.id, at);
         if (wrong !== null) await addLog(trx, charge.id, `3-D Secure: wrong one-time code (${wrong} of ${CODE_TRIES})`, at);
       });

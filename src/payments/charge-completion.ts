@@ -34,7 +34,7 @@ export async function refreshCharge(deps: PaymentDeps, charge: Charge, now = Dat
  * that verification shows.
  */
 async function keepAsking(deps: PaymentDeps, charge: Charge, pending: Pending, now: number): Promise<Charge> {
-  await deps.db.transaction().execute(async (trx) => {
+  await deps.transact(async (trx) => {
     await recordStillPending(trx, charge.id, pending, now);
     if (pending.review === null || !(await flagChargeForReview(trx, charge.id, pending.review, now))) return;
     const line = `Flagged for review: ${pending.review}`;

@@ -31,7 +31,7 @@ export async function initializeCharge(deps: PaymentDeps, owner: Principal, requ
   if (existing) return existing;
   const wallet = walletOf(request);
   const recorded = await insertDirectRecord(
-    deps.db,
+    deps,
     { id: ids.charge(), owner, request, kind: 'payment', type: 'Direct API Payment', wallet, hash, feeMinor: 0, nextAction: 'approve', providerState: null, checkAt: now + ANSWER_RECOVERY_MS },
     now,
   );
@@ -39,7 +39,7 @@ export async function initializeCharge(deps: PaymentDeps, owner: Principal, requ
   const { charge } = recorded;
   const started = await deps.providerFor(owner.mode).startMobileMoney({ reference: charge.id, mobile: wallet, amountMinor: charge.amount_minor, currency: 'MWK' });
   if (!started.accepted) {
-    await deps.db.transaction().execute((trx) => discardUnstarted(trx, charge.id));
+    await deps.transact((trx) => discardUnstarted(trx, charge.id));
     throw ApiError.field('mobile', started.message);
   }
   return (await recordStarted(deps.db, charge.id, started, Date.now())) ?? (await findCharge(deps.db, charge.id)) ?? charge;
@@ -51,7 +51,7 @@ export async function initializeCharge(deps: PaymentDeps, owner: Principal, requ
  * transfer, with who paid, recorded beside its account).
  */
 export async function completeDirectCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
-  return deps.db.transaction().execute(async (trx) => {
+  return deps.transact(async (trx) => {
     const fee = await collectionFee(trx, charge, outcome);
     const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
     if (!final) return (await findCharge(trx, charge.id)) ?? null;

@@ -1,3 +1,4 @@
+import type { Database } from '../db/database.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { addLog } from '../logs/log-repository.ts';
@@ -66,6 +67,9 @@ export interface NewDirectRecord {
   checkAt: number | null;
 }
 
+/** Where records are written: the database, and the transactions that group on SQLite. */
+type Store = Pick<Database, 'db' | 'transact'>;
+
 /** Work done in the transaction that records a charge or payout. */
 export type Alongside = (trx: Kysely<DB>, charge: Charge) => Promise<void>;
 
@@ -74,8 +78,8 @@ export type Alongside = (trx: Kysely<DB>, charge: Charge) => Promise<void>;
  * transaction (a payout's reservation). A concurrent request with the same `charge_id` that got
  * there first makes this one a replay or a duplicate, never a second record.
  */
-export function insertDirectRecord(db: Kysely<DB>, record: NewDirectRecord, now: number, alongside: Alongside = async () => undefined): Promise<{ charge: Charge; created: boolean }> {
-  return insertUniqueRecord(db, record, () => directCharge(record, now), async (trx, charge) => {
+export function insertDirectRecord(store: Store, record: NewDirectRecord, now: number, alongside: Alongside = async () => undefined): Promise<{ charge: Charge; created: boolean }> {
+  return insertUniqueRecord(store, record, () => directCharge(record, now), async (trx, charge) => {
     await alongside(trx, charge);
     await addLog(trx, charge.id, `${record.kind === 'payout' ? 'Payout' : 'Payment'} requested to ${charge.mobile} (${OPERATOR_NAMES[record.wallet.operator]})`, now);
   });
@@ -87,14 +91,14 @@ export function insertDirectRecord(db: Kysely<DB>, record: NewDirectRecord, now:
  * retry it answers, or the 400 for a `charge_id` already taken.
  */
 export async function insertUniqueRecord(
-  db: Kysely<DB>,
+  { db, transact }: Store,
   identity: { owner: Principal; request: { charge_id: string }; hash: string },
   make: () => Charge,
   alongside: Alongside,
 ): Promise<{ charge: Charge; created: boolean }> {
   for (;;) {
     const charge = make();
-    const inserted = await db.transaction().execute(async (trx) => {
+    const inserted = await transact(async (trx) => {
       if (!(await insertChargeIfNew(trx, charge))) return false;
       await alongside(trx, charge);
       return true;

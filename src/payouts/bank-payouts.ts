@@ -70,7 +70,7 @@ export async function initializeBankPayout(
   const recipient: Recipient = { bank_uuid: destination.bank.uuid, bank_name: destination.bank.name, account_name: request.bank_account_name, account_number: destination.accountNumber };
   const fee = payoutFeeMinor(deps, request.amount * 100);
   const inserted = await refusedBeyondBalance(() =>
-    insertUniqueRecord(deps.db, { owner, request, hash }, () => bankPayoutCharge(owner, request, destination, hash, fee, now), async (trx, charge) => {
+    insertUniqueRecord(deps, { owner, request, hash }, () => bankPayoutCharge(owner, request, destination, hash, fee, now), async (trx, charge) => {
       await reservePayout(trx, movementOf(charge), now);
       await insertRecipient(trx, { charge_ref: charge.id, merchant_id: owner.merchantId, mode: owner.mode, ...recipient, created_at: charge.created_at });
       await addLog(trx, charge.id, `Payout requested to ${describeDestination(destination, charge)} (${request.bank_account_name})`, now);

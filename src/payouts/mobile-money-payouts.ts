@@ -31,7 +31,7 @@ export async function initializePayout(deps: PaymentDeps, owner: Principal, requ
   const fee = payoutFeeMinor(deps, request.amount * 100);
   const inserted = await refusedBeyondBalance(() =>
     insertDirectRecord(
-      deps.db,
+      deps,
       // check_at: should this process die between reserving and sending, the settler asks the
       // provider later, so the reservation cannot stay stuck.
       { owner, request, kind: 'payout', type: 'API Payout', wallet, hash, feeMinor: fee, nextAction: null, providerState: null, checkAt: now + PAYOUT_RECOVERY_MS },

@@ -14,7 +14,7 @@ import { findRecipient } from './recipient-repository.ts';
  * a payout through the banks list names the recipient as PayChangu's does.
  */
 export async function completePayoutCharge(deps: PaymentDeps, payout: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
-  return deps.db.transaction().execute(async (trx) => {
+  return deps.transact(async (trx) => {
     const final = await finalizeCharge(trx, payout.id, outcome, payout.fee_minor, now);
     if (!final) return (await findCharge(trx, payout.id)) ?? null;
     if (outcome.status === 'success') await completePayout(trx, movementOf(final), now);

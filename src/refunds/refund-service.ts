@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
 import { findSessionByTxRef } from '../checkout/checkout-repository.ts';
 import type { Database } from '../db/database.ts';
+import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
 import { completeRefund, holdForRefund, InsufficientFunds, releaseRefund, reserveRefund, type Movement } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
@@ -28,6 +29,8 @@ import {
 
 export interface RefundDeps {
   db: Kysely<DB>;
+  /** Where a refund's progress commits (see `PaymentDeps.transact`). */
+  transact: Transact;
   providerFor: ProviderFor;
   /** The gateway's time zone, for the times refund receipts show. */
   timeZone: string;
@@ -218,7 +221,7 @@ export async function advanceRefund(deps: RefundDeps, refund: Refund, now = Date
 
 /** As for a charge: no final answer yet, so the refund is asked about again later, and flagged for review once the provider says so. */
 async function keepAskingAboutRefund(deps: RefundDeps, refund: Refund, charge: Charge, pending: Pending, now: number): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
+  await deps.transact(async (trx) => {
     await recordHandedOver(trx, refund.id, pending.providerState, pending.checkAt, now);
     if (pending.review !== null && (await flagRefundForReview(trx, refund.id, pending.review, now))) {
       await logOnPayment(trx, charge, `Refund ${refund.refund_id} flagged for review: ${pending.review}`, now);
@@ -234,7 +237,7 @@ async function keepAskingAboutRefund(deps: RefundDeps, refund: Refund, charge: C
  * the money held and says so: it is the customer's, and an operator must act.
  */
 async function finishRefund(deps: RefundDeps, refund: Refund, outcome: Outcome, now: number): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
+  await deps.transact(async (trx) => {
     const final = await finalizeRefund(trx, refund.id, outcome, now);
     if (!final) return;
     if (final.source === 'uncounted') return finishUncounted(trx, final, outcome, now);

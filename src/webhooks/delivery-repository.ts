@@ -2,9 +2,8 @@ import { sql, type Insertable, type Kysely, type Selectable, type Updateable } f
 import { isPostgres } from '../db/dialect.ts';
 import { preparedInsert, preparedStatement } from '../db/prepared.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema.ts';
-import type { Dialect } from '../db/database.ts';
 import type { Transact } from '../db/group-commit.ts';
-import { claimDue } from '../db/leased-work.ts';
+import { claimDue, type Claimer } from '../db/leased-work.ts';
 import type { StoredEvent } from '../events/event-types.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
@@ -47,8 +46,8 @@ export interface Claimed extends Delivery {
 }
 
 /** Claims due deliveries for one worker until `now + leaseMs` (see `claimDue`), with what sending each needs. */
-export function claimDueDeliveries(db: Db, dialect: Dialect, now: number, leaseMs: number, limit: number): Promise<Claimed[]> {
-  return claimDue(db, dialect, 'webhook_deliveries', { now, leaseMs, limit }, (trx, ids) =>
+export function claimDueDeliveries(claimer: Claimer, now: number, leaseMs: number, limit: number): Promise<Claimed[]> {
+  return claimDue(claimer, 'webhook_deliveries', { now, leaseMs, limit }, (trx, ids) =>
     trx
       .selectFrom('webhook_deliveries')
       .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')

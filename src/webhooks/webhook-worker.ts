@@ -32,7 +32,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WorkerLoop {
     deps.config.workerIntervalMs,
     async (isStopping) => {
       while (!isStopping()) {
-        const claimed = await claimDueDeliveries(deps.db, deps.dialect, Date.now(), leaseMs, BATCH);
+        const claimed = await claimDueDeliveries(deps, Date.now(), leaseMs, BATCH);
         if (claimed.length === 0) return;
         await Promise.all(claimed.map((delivery) => deliver(deps, delivery)));
       }

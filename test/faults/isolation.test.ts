@@ -368,7 +368,7 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
     }
   }
   for (const scope of scopes) await openPublicKeySessions(gw, scope);
-  const deps = paymentDeps(loadConfig({}), db);
+  const deps = paymentDeps(loadConfig({}), gw.gateway.database);
   const useReceivers = (mode: Mode) => Promise.all(scopes.filter((scope) => scope.mode === mode).map((scope) => updateMerchantSettings(db, scope.merchant.id, { webhookUrl: scope.receiver.url })));
 
   await useReceivers('test');
@@ -558,7 +558,7 @@ async function liveDirectCharge(gw: TestGateway, deps: ReturnType<typeof payment
   const request = { mobile: TEST_NUMBERS.airtelSuccess, mobile_money_operator_ref_id: AIRTEL_REF, amount: scope.amount, charge_id: chargeId, first_name: scope.marker, last_name: scope.marker, email: `${scope.marker.toLowerCase()}@example.com` };
   const owner = { merchantId: scope.merchant.id, mode: scope.mode };
   const { charge } = await insertDirectRecord(
-    gw.gateway.database.db,
+    gw.gateway.database,
     { owner, request, kind: 'payment', type: 'Direct API Payment', wallet: parseMalawiMobile(request.mobile)!, hash: hashDirectRequest('payment', request), feeMinor: 0, nextAction: 'approve', providerState: null, checkAt: null },
     Date.now(),
   );

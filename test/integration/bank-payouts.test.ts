@@ -461,7 +461,7 @@ for (const kind of DATABASE_KINDS) {
     test('a payout whose hand-over got no answer (the process died, the provider went away) is asked about by the settler and its money given back', async () => {
       const merchant = await ctx.gw.newMerchant();
       await fundMainBalance(ctx.gw, merchant, 1000);
-      const deps = paymentDeps(loadConfig({}), ctx.gw.gateway.database.db);
+      const deps = paymentDeps(loadConfig({}), ctx.gw.gateway.database);
       const unanswered: PaymentDeps = { ...deps, providerFor: (mode) => ({ ...deps.providerFor(mode), startBankPayout: () => Promise.reject(new Error('the connection was reset')) }) };
       const request = { payout_method: 'bank_transfer' as const, bank_uuid: NBM_UUID, amount: 100, charge_id: bankPayoutBody().charge_id as string, bank_account_name: 'Madalitso Kamwendo', bank_account_number: '1001000010' };
       // Made a minute and more ago: the settler's time to ask has come.

@@ -35,7 +35,7 @@ for (const kind of DATABASE_KINDS) {
   describe(`bank transfer charges on ${kind}`, () => {
     const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '1h', OUTBOX_DIR: outbox.dir });
     const key = () => ctx.merchant.test_secret_key;
-    const deps = () => paymentDeps(loadConfig({ DATABASE_URL: ctx.gw.database.url, SANDBOX_MOBILE_DELAY: '1h' }), ctx.gw.gateway.database.db);
+    const deps = () => paymentDeps(loadConfig({ DATABASE_URL: ctx.gw.database.url, SANDBOX_MOBILE_DELAY: '1h' }), ctx.gw.gateway.database);
 
     test('initialize answers 201 with a one-time account for an hour and the pending charge, field for field', async () => {
       const body = bankTransferBody({ amount: '25000', mobile: '0991234567', create_permanent_account: true });

@@ -375,7 +375,7 @@ for (const kind of DATABASE_KINDS) {
       const posted = await session.client.post(`${session.pagePath}/pay/mobile-money`, { mobile: '0990000000', operator: 'airtel' });
       const chargeId = new URL(posted.location!).pathname.split('/').pop()!;
       const charge = await db().selectFrom('charges').selectAll().where('charge_id', '=', chargeId).executeTakeFirstOrThrow();
-      const deps = paymentDeps(loadConfig({}), db());
+      const deps = paymentDeps(loadConfig({}), ctx.gw.gateway.database);
       await Promise.all([0, 1, 2, 3].map(() => completeCheckoutCharge(deps, charge, { status: 'success', transId: null })));
       const paid = await db().selectFrom('checkout_sessions').select(['status', 'paid_charge_id']).where('tx_ref', '=', session.txRef).executeTakeFirstOrThrow();
       assert.equal(paid.status, 'success');

@@ -465,7 +465,7 @@ for (const kind of DATABASE_KINDS) {
         const now = Date.now();
         await opened.db.transaction().execute((trx) => creditCollection(trx, { merchantId: merchant.id, mode: 'test', currency: 'MWK', amountMinor: 1000_00, feeMinor: 30_00, reference: 'chg_funding' }, now));
         await settleCollections(opened.db, now);
-        const deps = paymentDeps(loadConfig({ SANDBOX_MOBILE_DELAY: '1h' }), opened.db);
+        const deps = paymentDeps(loadConfig({ SANDBOX_MOBILE_DELAY: '1h' }), opened);
         const request = { payout_method: 'bank_transfer' as const, bank_uuid: NBM_UUID, amount: 100, charge_id: 'bank-payout-1', bank_account_name: 'Madalitso Kamwendo', bank_account_number: '1001000010' };
         const { payout } = await initializeBankPayout(deps, { merchantId: merchant.id, mode: 'test' }, request, now);
         assert.deepEqual(await checkLedger(opened.db), [], 'a pending payout holds its one reservation');

@@ -59,10 +59,9 @@ async function verify(gw: TestGateway, key: string, txRef: string): Promise<{ st
  * build. Returns the charge's row id, which its event (and so its receipts) names.
  */
 async function paidLiveCharge(gw: TestGateway, env: Record<string, string>, merchant: MerchantCredentials, email: string): Promise<string> {
-  const db = gw.gateway.database.db;
   const request = { mobile: PAYS, mobile_money_operator_ref_id: AIRTEL_REF, amount: 1000, charge_id: `live-receipt-${++liveCharges}`, email, first_name: 'Jane', last_name: 'Banda' };
   const { charge } = await insertDirectRecord(
-    db,
+    gw.gateway.database,
     {
       owner: { merchantId: merchant.id, mode: 'live' },
       request,
@@ -77,7 +76,7 @@ async function paidLiveCharge(gw: TestGateway, env: Record<string, string>, merc
     },
     Date.now(),
   );
-  const deps = paymentDeps(loadConfig({ ...env, DATABASE_URL: gw.database.url }), db);
+  const deps = paymentDeps(loadConfig({ ...env, DATABASE_URL: gw.database.url }), gw.gateway.database);
   assert.ok(await completeDirectCharge(deps, charge, { status: 'success', transId: `live-${charge.ref_id}` }));
   return charge.id;
 }
@@ -207,8 +206,8 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('a second worker on the same database sends nothing twice', async () => {
-      const { db, dialect } = ctx.gw.gateway.database;
-      const second = startEmailWorker({ db, dialect, config: loadConfig({ ...env, DATABASE_URL: ctx.gw.database.url }), log: null });
+      const { db, dialect, transact } = ctx.gw.gateway.database;
+      const second = startEmailWorker({ db, dialect, transact, config: loadConfig({ ...env, DATABASE_URL: ctx.gw.database.url }), log: null });
       try {
         const payments = await Promise.all(Array.from({ length: 5 }, () => payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: newCustomerEmail() })));
         await waitUntil('every receipt', () => payments.every((paid) => mailsAbout(paid.txRef).length >= 2));

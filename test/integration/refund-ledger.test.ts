@@ -27,11 +27,11 @@ import { AIRTEL_REF, TEST_NUMBERS } from '../helpers/mobile-money.ts';
 async function paidCharge(database: Database, merchant: MerchantCredentials) {
   const request = { mobile: TEST_NUMBERS.airtelSuccess, mobile_money_operator_ref_id: AIRTEL_REF, amount: 1000, charge_id: uniqueRef('charge') };
   const { charge } = await insertDirectRecord(
-    database.db,
+    database,
     { owner: { merchantId: merchant.id, mode: 'test' }, request, kind: 'payment', type: 'Direct API Payment', wallet: parseMalawiMobile(request.mobile)!, hash: hashDirectRequest('payment', request), feeMinor: 0, nextAction: 'approve', providerState: null, checkAt: null },
     Date.now(),
   );
-  return (await completeDirectCharge(paymentDeps(loadConfig({}), database.db), charge, { status: 'success', transId: 'sandbox' }))!;
+  return (await completeDirectCharge(paymentDeps(loadConfig({}), database), charge, { status: 'success', transId: 'sandbox' }))!;
 }
 
 for (const kind of DATABASE_KINDS) {

@@ -555,13 +555,12 @@ function field400(res: ApiResponse, name: string): void {
  * takes only test keys and no live operator is connected in this build); answers its charge_id.
  */
 async function paidLiveCharge(gw: TestGateway, merchant: MerchantCredentials, amount: number): Promise<string> {
-  const db = gw.gateway.database.db;
   const request = { mobile: TEST_NUMBERS.airtelSuccess, mobile_money_operator_ref_id: AIRTEL_REF, amount, charge_id: uniqueRef('live'), email: 'jane@example.com', first_name: 'Jane', last_name: 'Banda' };
   const { charge } = await insertDirectRecord(
-    db,
+    gw.gateway.database,
     { owner: { merchantId: merchant.id, mode: 'live' }, request, kind: 'payment', type: 'Direct API Payment', wallet: parseMalawiMobile(request.mobile)!, hash: hashDirectRequest('payment', request), feeMinor: 0, nextAction: 'approve', providerState: null, checkAt: null },
     Date.now(),
   );
-  assert.ok(await completeDirectCharge(paymentDeps(loadConfig({}), db), charge, { status: 'success', transId: `live-${charge.ref_id}` }));
+  assert.ok(await completeDirectCharge(paymentDeps(loadConfig({}), gw.gateway.database), charge, { status: 'success', transId: `live-${charge.ref_id}` }));
   return request.charge_id;
 }
