@@ -207,7 +207,10 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     const found = session && REFERENCE_PATTERN.test(chargeId) && (await findSessionCharge(db, session.id, chargeId));
     if (!session || !found) return null;
     const charge = await refreshCharge(payments, found, Date.now(), { now: backFromAcquirer && found.next_action === 'redirect' });
-    return { session: charge === found ? session : ((await findPageSession(db, session.id)) ?? session), charge };
+    // The session read first is stale when this read ended the charge, or when the charge ended
+    // between the two reads (the settler, another tab): the ending changed both at once.
+    const stale = charge !== found || (charge.status !== 'pending' && session.status === 'pending');
+    return { session: stale ? ((await findPageSession(db, session.id)) ?? session) : session, charge };
   }
 
   app.get<{ Params: Params }>('/checkout/:id/attempts/:chargeId', { errorHandler: answerPageError, schema: pageSchema('An attempt: waiting for approval, the one-time code, or where to go next', { 200: 'The attempt\'s page', 303: 'On to the merchant or the payment page', 404: 'Unknown attempt' }) }, async (request, reply) => {
