@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QUIET_BUSY_SHARE, type Measurement } from './measure.ts';
 import type { BenchOptions } from './options.ts';
-import { FASTIFY_BASELINE, NODE_HTTP_BASELINE, VERIFY, VERIFY_FLOOR } from './scenarios.ts';
+import { FASTIFY_BASELINE, FLOOR_ROWS, floorOf, NODE_HTTP_BASELINE, VERIFY } from './scenarios.ts';
 import { formatTable, type Column } from './table.ts';
 import { evaluateTargets, TARGET_COLUMNS, type Growth, type TargetResult } from './targets.ts';
 import type { WebhookResult } from './webhooks.ts';
@@ -12,9 +12,10 @@ export interface Row extends Measurement {
   vsNodeHttp: number;
   vsFastify: number;
   /**
-   * Against the floor row (verify on bare Fastify), each taken against the bare node:http of its
-   * own phase: what the gateway's route costs beside the least a route of the stack can cost.
-   * Null on the baselines.
+   * Against its floor row (the same route on bare Fastify with the gateway's own query, view and
+   * schema; for create, the same rows inserted one transaction per request), each taken against
+   * the bare node:http of its own phase: what the gateway's route costs beside the least that
+   * route can cost on this stack. Null on the baselines, the floors and rows without a floor.
    */
   vsFloor: number | null;
 }
@@ -30,8 +31,6 @@ export interface Report {
   /** Sessions stored while the verify rows ran (all but the last two rows, which ran at `growth.largeSessions`). */
   seededSessions: number;
   rows: Row[];
-  /** The gateway's verify as a fraction of the same route on bare Fastify: what Lipira's own per-request work leaves. */
-  verifyVsFloor: number;
   growth: Growth;
   webhooks: WebhookResult;
   /** The gateway's resident memory once everything above had run. */
@@ -54,16 +53,16 @@ export function buildReport(results: BatchResults, options: BenchOptions, starte
   const { measurements, grown, paymentsList, webhooks, finalServerRssMb } = results;
   const nodeHttp = rateOf(measurements, NODE_HTTP_BASELINE);
   const fastify = rateOf(measurements, FASTIFY_BASELINE);
-  const floor = measurements.find((m) => m.scenario === VERIFY_FLOOR);
-  const floorVsNodeHttp = rateOf(measurements, VERIFY_FLOOR) / (floor?.bareRequestsPerSecond ?? nodeHttp);
-  const baselines = new Set([NODE_HTTP_BASELINE, FASTIFY_BASELINE, VERIFY_FLOOR]);
-  const toRow = (m: Measurement): Row => {
-    const vsNodeHttp = m.requestsPerSecond / (m.bareRequestsPerSecond ?? nodeHttp);
-    return { ...m, vsNodeHttp, vsFastify: m.requestsPerSecond / fastify, vsFloor: baselines.has(m.scenario) ? null : vsNodeHttp / floorVsNodeHttp };
+  const vsNodeHttpOf = (m: Measurement) => m.requestsPerSecond / (m.bareRequestsPerSecond ?? nodeHttp);
+  const floorVsNodeHttp = (name: string) => rateOf(measurements, name) / (measurements.find((m) => m.scenario === name)!.bareRequestsPerSecond ?? nodeHttp);
+  const toRow = (m: Measurement, floor = FLOOR_ROWS.get(m.scenario)): Row => {
+    const vsNodeHttp = vsNodeHttpOf(m);
+    return { ...m, vsNodeHttp, vsFastify: m.requestsPerSecond / fastify, vsFloor: floor === undefined ? null : vsNodeHttp / floorVsNodeHttp(floor) };
   };
-  const grownRow = toRow(grown);
+  // Verify again, at a larger size, in a later phase: still against verify's floor.
+  const grownRow = toRow(grown, floorOf(VERIFY));
   const paymentsListRow = toRow(paymentsList);
-  const rows = [...measurements.map(toRow), grownRow, paymentsListRow];
+  const rows = [...measurements.map((m) => toRow(m)), grownRow, paymentsListRow];
   const verifyRow = rows.find((row) => row.scenario === VERIFY)!;
   const growth: Growth = {
     smallSessions: options.smallSessions,
@@ -84,11 +83,10 @@ export function buildReport(results: BatchResults, options: BenchOptions, starte
     rounds: options.rounds,
     seededSessions: options.smallSessions,
     rows,
-    verifyVsFloor: verifyRow.requestsPerSecond / rateOf(measurements, VERIFY_FLOOR),
     growth,
     webhooks,
     finalServerRssMb,
-    targets: evaluateTargets({ rows, growthRow: grownRow, paymentsListRow, growth, webhooks, finalServerRssMb }),
+    targets: evaluateTargets({ db: options.db, rows, growthRow: grownRow, paymentsListRow, growth, webhooks, finalServerRssMb }),
   };
 }
 
@@ -131,7 +129,7 @@ export function formatReport(report: Report): string {
     ...formatTable(COLUMNS, report.rows),
     ...problemNotes(report.rows),
     '',
-    `Floor: the gateway's verify makes ${report.verifyVsFloor.toFixed(2)} × the req/s of the same query, view and schema on bare Fastify`,
+    'x floor: against the row\'s floor (the same route on bare Fastify with the gateway\'s own query, view and schema; create: its rows inserted one transaction per request), each against bare node:http of its phase',
     `Growth: verify ${growth.smallRequestsPerSecond.toFixed(0)} req/s at ${count(growth.smallSessions)} stored sessions, ` +
       `${growth.largeRequestsPerSecond.toFixed(0)} req/s at ${count(growth.largeSessions)} (${growth.rawRatio.toFixed(2)}); ` +
       `against bare node:http in each one's phase: ratio ${growth.ratio.toFixed(2)}`,
@@ -140,7 +138,7 @@ export function formatReport(report: Report): string {
       (webhooks.unexpected > 0 ? `, ${webhooks.unexpected} unexpected` : ''),
     `Gateway RSS after the whole run: ${report.finalServerRssMb.toFixed(1)} MB`,
     '',
-    `Targets (req/s against bare node:http measured in turns with each row): ${passed} of ${report.targets.length} met`,
+    `Targets (reads against their floor rows, create against bare node:http, each measured in turns with its row): ${passed} of ${report.targets.length} met`,
     ...formatTable(TARGET_COLUMNS, report.targets),
   ].join('\n') + '\n';
 }

@@ -11,7 +11,7 @@ import { measure, measureInRounds, type Measurement, type Scenario } from './mea
 import { BenchUsageError, parseBenchArgs, USAGE, type BenchOptions } from './options.ts';
 import { rssMegabytes } from './proc-stats.ts';
 import { buildReport, formatReport, saveReport } from './report.ts';
-import { CREATE, grownVerify, mixedRefundsAndVerifies, paymentsList, scenarios, VERIFY, VERIFY_BESIDE_MIXED, type Seeded } from './scenarios.ts';
+import { CREATE, CREATE_FLOOR, grownVerify, mixedRefundsAndVerifies, paymentsList, scenarios, VERIFY, VERIFY_BESIDE_MIXED, type Seeded } from './scenarios.ts';
 import { signedInDashboardCookie } from './dashboard.ts';
 import { formatTable } from './table.ts';
 import { PAYMENT_TO_WEBHOOK_RATE, paymentsListTarget, paymentToWebhookTargets, TARGET_COLUMNS } from './targets.ts';
@@ -40,8 +40,8 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   ] as const;
   await Promise.allSettled(starting);
   const [nodeHttp, fastify, gateway] = await Promise.all(starting);
-  // On the gateway's database, once the gateway has made it.
-  const verifyFloor = await baseline('verify floor', 'baseline-verify.ts', { DATABASE_URL: gateway.databaseUrl, MERCHANT_ID: gateway.merchantId });
+  // On the gateway's database, once the gateway has made it; its links are the gateway's.
+  const floors = await baseline('floors', 'baseline-floors.ts', { DATABASE_URL: gateway.databaseUrl, MERCHANT_ID: gateway.merchantId, PUBLIC_BASE_URL: gateway.url });
   const db = await openBenchDb(gateway.databaseUrl);
   cleanup.add(() => db.close());
 
@@ -60,28 +60,26 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   await waitForSettledCharges(db);
   const seeded: Seeded = { sessions, checkouts, chargeIds, transferIds, cardChargeIds, refundIds, payoutPages };
 
-  const batch = scenarios(nodeHttp, fastify, verifyFloor, gateway, seeded);
+  const batch = scenarios(nodeHttp, fastify, floors, gateway, seeded);
+  const creates = batch.filter((scenario) => scenario.name === CREATE || scenario.name === CREATE_FLOOR);
+  const reads = batch.filter((scenario) => !creates.includes(scenario));
   // The growth target compares the first gateway row with one run after every other route. Warmed
   // up on verify alone, the first row found the JIT compiler's code specialised for verify, which
   // every later route then made more general: verify measured ~8 % slower after them at the same
   // size. So every read route is warmed up first, and both rows find the code in the same state;
-  // the floor's server too, which otherwise met its first requests (and, on PostgreSQL, opened its
-  // connections) in its measured row. Creating is left out: it would add sessions, and seeding
-  // has already made thousands.
-  const warmed = new Set<ServerProcess>([gateway, verifyFloor]);
-  for (const scenario of batch.filter((scenario) => warmed.has(scenario.server) && scenario.name !== CREATE)) {
-    progress(`warming up: ${scenario.name} (${options.warmUpSeconds} s, not recorded)`);
-    await measure(scenario, { connections: options.connections, durationSeconds: options.warmUpSeconds });
-  }
+  // the floors' server too, which otherwise met its first requests (and, on PostgreSQL, opened its
+  // connections) in its measured rows. Creating adds sessions: it is warmed up after the reads.
+  const warmed = new Set<ServerProcess>([gateway, floors]);
+  await warmUp(reads.filter((scenario) => warmed.has(scenario.server)), options);
 
   // Three phases, each measured in rounds beside bare node:http: the reads while exactly
   // `smallSessions` are stored; then creating, which adds sessions; then verify again once
   // `largeSessions` are stored. Each row's ratio is to the bare node:http of its own phase.
   const bareNodeHttp = batch[0]!;
-  const create = batch.find((scenario) => scenario.name === CREATE)!;
-  const measurements = await measurePhase(batch.filter((scenario) => scenario !== create), options);
-  const [, created] = await measurePhase([bareNodeHttp, create], options);
-  measurements.push(created!);
+  const measurements = await measurePhase(reads, options);
+  await warmUp(creates, options);
+  const [, ...created] = await measurePhase([bareNodeHttp, ...creates], options);
+  measurements.push(...created);
   // Beside verify alone, in turns within one phase: the two rows meet the same machine.
   const verifyAlone = { ...batch.find((scenario) => scenario.name === VERIFY)!, name: VERIFY_BESIDE_MIXED };
   const [, alone, mixed] = await measurePhase([bareNodeHttp, verifyAlone, mixedRefundsAndVerifies(gateway, seeded)], options);
@@ -108,8 +106,7 @@ async function paymentsListAtSize(gateway: Gateway, db: BenchDb, options: BenchO
   progress('marking a third of the stored sessions successful, for the payments list filtered by status');
   await db.markThirdOfSessionsPaid();
   const scenario = paymentsList(gateway, await signedInDashboardCookie(gateway, REPO_ROOT), options.largeSessions);
-  progress(`warming up: ${scenario.name} (${options.warmUpSeconds} s, not recorded)`);
-  await measure(scenario, { connections: options.connections, durationSeconds: options.warmUpSeconds });
+  await warmUp([scenario], options);
   return scenario;
 }
 
@@ -139,6 +136,14 @@ async function benchPaymentToWebhook(options: BenchOptions, startedAt: Date, cle
   const result = await measurePaymentToWebhook(REPO_ROOT, options.db, startedAt, cleanup, PAYMENT_TO_WEBHOOK_RATE, options.durationSeconds);
   process.stdout.write(`${describePaymentToWebhook(result)}\n`);
   process.stdout.write(`${formatTable(TARGET_COLUMNS, paymentToWebhookTargets(result)).join('\n')}\n`);
+}
+
+/** An unrecorded run of each scenario: no row should pay for the JIT compiler's warm-up. */
+async function warmUp(scenarios: Scenario[], options: BenchOptions): Promise<void> {
+  for (const scenario of scenarios) {
+    progress(`warming up: ${scenario.name} (${options.warmUpSeconds} s, not recorded)`);
+    await measure(scenario, { connections: options.connections, durationSeconds: options.warmUpSeconds });
+  }
 }
 
 /** The phase's rows, bare node:http's first, each of the others carrying that row's rate as its baseline. */

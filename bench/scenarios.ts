@@ -6,7 +6,6 @@ import type { ServerProcess } from './servers.ts';
 
 export const NODE_HTTP_BASELINE = 'bare node:http GET';
 export const FASTIFY_BASELINE = 'bare fastify GET';
-export const VERIFY_FLOOR = 'floor: verify on bare fastify';
 export const CREATE = 'create session POST /payment';
 export const VERIFY = 'verify GET /verify-payment/:ref';
 export const VERIFY_LEGACY = 'verify legacy GET /api/verify-payment/:ref';
@@ -22,6 +21,24 @@ export const VERIFY_BESIDE_MIXED = 'verify, in turns with the mixed row';
 /** Share of the mixed row's requests that create a refund. */
 const MIXED_REFUND_SHARE = 0.1;
 export const POPUP_SCRIPT = 'inline popup script GET /js/popup.js';
+/** The gateway's read rows, each beside its floor row (`floorOf`). */
+export const READ_ROWS = [VERIFY, VERIFY_LEGACY, CHARGE_VERIFY, CHARGE_DETAILS, BANK_TRANSFER_DETAILS, CARD_VERIFY, CHECKOUT_PAGE, REFUND_READ, PAYOUTS_LIST, POPUP_SCRIPT];
+/**
+ * A read row's floor: the same requests to bare Fastify answering the route with the gateway's own
+ * query, view and response schema (bench/baseline-floors.ts).
+ */
+export const floorOf = (scenario: string) => `floor: ${scenario}`;
+/** Create's floor: the same body to bare Fastify inserting the same rows, one transaction per request. */
+export const CREATE_FLOOR = 'floor: create on bare fastify + insert per request';
+/**
+ * The floor row each gateway row is read against: a read row's own, create's, and verify's for the
+ * row that repeats verify in a later phase (the grown verify row is given it by the report).
+ */
+export const FLOOR_ROWS: ReadonlyMap<string, string> = new Map([
+  ...READ_ROWS.map((scenario): [string, string] => [scenario, floorOf(scenario)]),
+  [VERIFY_BESIDE_MIXED, floorOf(VERIFY)],
+  [CREATE, CREATE_FLOOR],
+]);
 /**
  * The dashboard's payments list is read by people, a few at a time, not by a merchant's servers:
  * its row is loaded by ten connections (ten people at their dashboards at once), not the API's 50.
@@ -51,47 +68,57 @@ const randomSeedRef = (sessions: number) => seedRef(Math.floor(Math.random() * s
 
 /**
  * A GET with the gateway's key whose path is made afresh for each request, from the seeded
- * records. The floor row sends the same request to its own server, which ignores the key.
+ * records. A floor row sends the same requests to its own server, which ignores the key.
  */
 function lookup(name: string, server: ServerProcess, secretKey: string, path: () => string): Scenario {
   const headers = { authorization: `Bearer ${secretKey}` };
   return { name, server, request: { method: 'GET', headers, setupRequest: (request) => ({ ...request, path: path() }) } };
 }
 
-/**
- * The batch, in the order it runs: the baselines (bare node:http and Fastify, and verify on bare
- * Fastify: the stack's floor for that route), then the gateway's reads while exactly
- * `seeded.sessions` sessions are stored (the growth target compares the verify row with one at a
- * larger size), and the create scenario last, since every request it makes adds a session.
- */
-export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, verifyFloor: ServerProcess, gateway: Gateway, seeded: Seeded): Scenario[] {
-  // tx_ref is unique per merchant, so every create needs a reference no other request has used.
+/** `POST /payment` with a tx_ref of its own each time (unique per merchant): `prefix-<pid>-<n>`. */
+function creating(name: string, server: ServerProcess, secretKey: string, prefix: string): Scenario {
   let created = 0;
+  return {
+    name,
+    server,
+    request: {
+      method: 'POST',
+      path: '/payment',
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+      setupRequest: (request) => ({ ...request, body: sessionBody(`${prefix}-${process.pid}-${created++}`) }),
+    },
+  };
+}
+
+/**
+ * The batch, in the order it runs: the baselines (bare node:http and Fastify), then each of the
+ * gateway's reads after its floor row (the same route on bare Fastify, `floors`) while exactly
+ * `seeded.sessions` sessions are stored (the growth target compares the verify row with one at a
+ * larger size), and creating last, on the gateway and on its floor, since every request adds a
+ * session; the two write to the same database, so their references differ.
+ */
+export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, floors: ServerProcess, gateway: Gateway, seeded: Seeded): Scenario[] {
+  const reads: Array<[name: string, path: () => string]> = [
+    [VERIFY, () => `/verify-payment/${randomSeedRef(seeded.sessions)}`],
+    [VERIFY_LEGACY, () => `/api/verify-payment/${randomSeedRef(seeded.sessions)}`],
+    [CHARGE_VERIFY, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/verify`],
+    [CHARGE_DETAILS, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/details`],
+    [BANK_TRANSFER_DETAILS, () => `/direct-charge/transactions/${pick(seeded.transferIds)}/details`],
+    [CARD_VERIFY, () => `/charge-card/verify/${pick(seeded.cardChargeIds)}`],
+    [CHECKOUT_PAGE, () => `/checkout/${pick(seeded.checkouts).id}`],
+    [REFUND_READ, () => `/refunds/${pick(seeded.refundIds)}`],
+    [PAYOUTS_LIST, () => `/direct-charge/payouts?page=${1 + Math.floor(Math.random() * seeded.payoutPages)}`],
+  ];
+  // What every page of a shop using the popup loads (unless cached): no key, no database, the address limit only.
+  const popupScript = (name: string, server: ServerProcess): Scenario => ({ name, server, request: { method: 'GET', path: '/js/popup.js' } });
   return [
     { name: NODE_HTTP_BASELINE, server: nodeHttp, request: { method: 'GET', path: '/' } },
     { name: FASTIFY_BASELINE, server: fastify, request: { method: 'GET', path: '/' } },
-    lookup(VERIFY_FLOOR, verifyFloor, gateway.secretKey, () => `/verify-payment/${randomSeedRef(seeded.sessions)}`),
-    lookup(VERIFY, gateway, gateway.secretKey, () => `/verify-payment/${randomSeedRef(seeded.sessions)}`),
-    lookup(VERIFY_LEGACY, gateway, gateway.secretKey, () => `/api/verify-payment/${randomSeedRef(seeded.sessions)}`),
-    lookup(CHARGE_VERIFY, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/verify`),
-    lookup(CHARGE_DETAILS, gateway, gateway.secretKey, () => `/mobile-money/payments/${pick(seeded.chargeIds)}/details`),
-    lookup(BANK_TRANSFER_DETAILS, gateway, gateway.secretKey, () => `/direct-charge/transactions/${pick(seeded.transferIds)}/details`),
-    lookup(CARD_VERIFY, gateway, gateway.secretKey, () => `/charge-card/verify/${pick(seeded.cardChargeIds)}`),
-    lookup(CHECKOUT_PAGE, gateway, gateway.secretKey, () => `/checkout/${pick(seeded.checkouts).id}`),
-    lookup(REFUND_READ, gateway, gateway.secretKey, () => `/refunds/${pick(seeded.refundIds)}`),
-    lookup(PAYOUTS_LIST, gateway, gateway.secretKey, () => `/direct-charge/payouts?page=${1 + Math.floor(Math.random() * seeded.payoutPages)}`),
-    // What every page of a shop using the popup loads (unless cached): no key, no database, the address limit only.
-    { name: POPUP_SCRIPT, server: gateway, request: { method: 'GET', path: '/js/popup.js' } },
-    {
-      name: CREATE,
-      server: gateway,
-      request: {
-        method: 'POST',
-        path: '/payment',
-        headers: { authorization: `Bearer ${gateway.secretKey}`, 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: sessionBody(`bench-${process.pid}-${created++}`) }),
-      },
-    },
+    ...reads.flatMap(([name, path]) => [lookup(floorOf(name), floors, gateway.secretKey, path), lookup(name, gateway, gateway.secretKey, path)]),
+    popupScript(floorOf(POPUP_SCRIPT), floors),
+    popupScript(POPUP_SCRIPT, gateway),
+    creating(CREATE_FLOOR, floors, gateway.secretKey, 'floor'),
+    creating(CREATE, gateway, gateway.secretKey, 'bench'),
   ];
 }
 

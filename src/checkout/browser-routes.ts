@@ -121,7 +121,7 @@ function allowOrigin(request: FastifyRequest, reply: FastifyReply): void {
  * must reach them within minutes), never sniffed as anything else, loadable by pages that isolate
  * themselves (Cross-Origin-Embedder-Policy).
  */
-function sendScript(reply: FastifyReply, body: string): FastifyReply {
+export function sendScript(reply: FastifyReply, body: string): FastifyReply {
   return reply
     .type('text/javascript; charset=utf-8')
     .header('cache-control', 'public, max-age=300')

@@ -54,7 +54,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
    */
   const successTarget = (session: CheckoutSession) => (session.frame_origin ? donePath(session) : successRedirect(session));
   const failureTarget = (session: CheckoutSession) => (session.frame_origin ? donePath(session) : failureRedirect(session));
-  const csrfToken = (request: FastifyRequest, reply: FastifyReply, session: CheckoutSession) => issueCsrfToken(request, reply, session.id, secureCookies, session.frame_origin !== null);
+  const csrfToken = (request: FastifyRequest, reply: FastifyReply, session: CheckoutSession) => pageCsrfToken(request, reply, session, secureCookies);
 
   async function loadSession(id: string): Promise<PageSession | null> {
     // A link we could never have issued is unknown without asking (a NUL in it would even fail the query on PostgreSQL).
@@ -65,32 +65,8 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return current === session ? session : { ...session, ...current };
   }
 
-  function summaryOf(session: PageSession): views.SessionSummary {
-    return {
-      mode: session.mode,
-      merchantName: session.merchant_name,
-      merchantEmail: session.merchant_email,
-      currency: session.currency,
-      title: session.title,
-      description: session.description,
-      logoUrl: session.logo ?? session.merchant_logo_url,
-      brandColor: session.merchant_brand_color,
-      amountText: `${session.currency} ${formatMoneyText(session.amount_minor)}`,
-      customerName: [session.first_name, session.last_name].filter(Boolean).join(' '),
-      reference: session.reference,
-      txRef: session.tx_ref,
-    };
-  }
-
-  const html = (reply: FastifyReply, session: CheckoutSession | null, status: number, page: string) =>
-    sendHtml(reply, status, page, session ? merchantOrigins(session) : [], session?.frame_origin ?? null);
-
-  function showPaymentPage(request: FastifyRequest, reply: FastifyReply, session: PageSession, status: number, state: Partial<views.PaymentFormState>) {
-    const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
-    const testInstruments = session.mode === 'test' ? TEST_INSTRUMENTS : null;
-    const page = views.renderPaymentPage(summaryOf(session), context, { error: null, triesLeft: null, method: 'mobile_money', mobile: '', operator: '', testInstruments, ...state });
-    return html(reply, session, status, page);
-  }
+  const showPaymentPage = (request: FastifyRequest, reply: FastifyReply, session: PageSession, status: number, state: Partial<views.PaymentFormState>) =>
+    sendPaymentPage(request, reply, session, secureCookies, status, state);
 
   /** A session that has ended is shown as such: its receipt, or why it ended. */
   async function showEnded(reply: FastifyReply, session: PageSession) {
@@ -317,6 +293,40 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     if (!charge) return html(reply, session, 404, views.renderNotFoundPage());
     return reply.redirect(attemptPath(session, charge), 303);
   });
+}
+
+function summaryOf(session: PageSession): views.SessionSummary {
+  return {
+    mode: session.mode,
+    merchantName: session.merchant_name,
+    merchantEmail: session.merchant_email,
+    currency: session.currency,
+    title: session.title,
+    description: session.description,
+    logoUrl: session.logo ?? session.merchant_logo_url,
+    brandColor: session.merchant_brand_color,
+    amountText: `${session.currency} ${formatMoneyText(session.amount_minor)}`,
+    customerName: [session.first_name, session.last_name].filter(Boolean).join(' '),
+    reference: session.reference,
+    txRef: session.tx_ref,
+  };
+}
+
+const html = (reply: FastifyReply, session: CheckoutSession | null, status: number, page: string) =>
+  sendHtml(reply, status, page, session ? merchantOrigins(session) : [], session?.frame_origin ?? null);
+
+const pageCsrfToken = (request: FastifyRequest, reply: FastifyReply, session: CheckoutSession, secureCookies: boolean) =>
+  issueCsrfToken(request, reply, session.id, secureCookies, session.frame_origin !== null);
+
+/**
+ * A pending session's payment page, with its forms' token: what `GET /checkout/:id` answers (and
+ * the bench's floor row for that route, which is why it is not inside the routes' closure).
+ */
+export function sendPaymentPage(request: FastifyRequest, reply: FastifyReply, session: PageSession, secureCookies: boolean, status: number, state: Partial<views.PaymentFormState>) {
+  const context = { sessionId: session.id, csrfToken: pageCsrfToken(request, reply, session, secureCookies) };
+  const testInstruments = session.mode === 'test' ? TEST_INSTRUMENTS : null;
+  const page = views.renderPaymentPage(summaryOf(session), context, { error: null, triesLeft: null, method: 'mobile_money', mobile: '', operator: '', testInstruments, ...state });
+  return html(reply, session, status, page);
 }
 
 /** The form a failed attempt's page opens again: the method it was made with. */

@@ -43,7 +43,7 @@ export async function recordNewSession(db: Db, transact: Transact, session: Inse
  * (the merchant's `tx_ref`, our `reference` or token) is taken: then nothing is written and
  * false is returned. ON CONFLICT makes two concurrent creates with one `tx_ref` yield one row.
  */
-async function insertSessionIfNew(trx: Db, session: Insertable<CheckoutSessionsTable>, log: Insertable<LogsTable>): Promise<boolean> {
+export async function insertSessionIfNew(trx: Db, session: Insertable<CheckoutSessionsTable>, log: Insertable<LogsTable>): Promise<boolean> {
   if ((await insertSession(trx, session)) === 0) return false;
   await insertLog(trx, log);
   return true;

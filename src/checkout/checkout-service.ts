@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Transact } from '../db/group-commit.ts';
-import type { DB } from '../db/schema.ts';
+import type { DB, LogsTable } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
@@ -49,7 +49,7 @@ export async function createSession(deps: CheckoutDeps, owner: Principal, reques
   const requestHash = hashRequest(request, txRef);
   for (let attempt = 0; attempt < MAX_ID_TRIES; attempt++) {
     const session = newSession(owner, request, txRef, requestHash, now, deps.checkoutTtlMs);
-    const log = { owner_id: session.id, type: 'log', message: 'Checkout session created', created_at: now };
+    const log = creationLog(session, now);
     if (await repo.recordNewSession(deps.db, deps.transact, session, log)) return session;
     const existing = await repo.findSessionByTxRef(deps.db, owner, txRef);
     if (existing) {
@@ -64,7 +64,8 @@ function isReplayOf(existing: CheckoutSession, requestHash: string, now: number)
   return existing.request_hash === requestHash && existing.status === 'pending' && existing.expires_at > now;
 }
 
-function newSession(owner: Principal, request: SessionRequest, txRef: string, requestHash: string, now: number, ttlMs: number): CheckoutSession {
+/** The pending session a create writes (exported for the bench's create floor, which writes the same rows). */
+export function newSession(owner: Principal, request: SessionRequest, txRef: string, requestHash: string, now: number, ttlMs: number): CheckoutSession {
   return {
     id: ids.checkoutToken(now),
     merchant_id: owner.merchantId,
@@ -98,8 +99,13 @@ function newSession(owner: Principal, request: SessionRequest, txRef: string, re
   };
 }
 
+/** The log line written with a new session, in the same transaction. */
+export function creationLog(session: CheckoutSession, now: number): Insertable<LogsTable> {
+  return { owner_id: session.id, type: 'log', message: 'Checkout session created', created_at: now };
+}
+
 /** Everything that defines the payment: what a retry must repeat to be answered as the first. */
-function hashRequest(request: SessionRequest, txRef: string): string {
+export function hashRequest(request: SessionRequest, txRef: string): string {
   const { generation, amount, currency, first_name, last_name, email, callback_url, return_url, customization, meta } = request;
   return requestHash({ generation, txRef, amount, currency, first_name, last_name, email, callback_url, return_url, customization, meta });
 }

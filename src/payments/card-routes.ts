@@ -10,7 +10,7 @@ import { verifyRecord } from './charge-views.ts';
 import { ChargeIdParams } from './mobile-money-schemas.ts';
 import { threeDsLink, threeDsReturnLink } from './three-ds-page-routes.ts';
 
-const VERIFY_MESSAGES = {
+export const VERIFY_MESSAGES = {
   success: 'Payment authorized and completed successfully.',
   pending: 'Payment is pending: the customer has not completed 3-D Secure yet.',
   failed: 'Payment failed.',

@@ -17,7 +17,7 @@ import {
 } from './mobile-money-schemas.ts';
 import { OPERATORS } from './operators.ts';
 
-const VERIFY_MESSAGES = {
+export const VERIFY_MESSAGES = {
   success: 'Payment authorized and completed successfully.',
   pending: 'Payment is pending: the customer has not approved it yet.',
   failed: 'Payment failed.',

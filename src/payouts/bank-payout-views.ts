@@ -1,7 +1,7 @@
 import type { LogEntry } from '../logs/log-repository.ts';
 import type { Charge } from '../payments/charge-repository.ts';
 import { chargeRecord, logViews } from '../payments/charge-views.ts';
-import type { Recipient } from './recipient-repository.ts';
+import { BANK_PAYOUTS_PER_PAGE, type BankPayout, type Recipient } from './recipient-repository.ts';
 
 /** Where a bank payout went, as PayChangu's records and `api.payout` webhooks show it. */
 export function recipientDetails(recipient: Recipient) {
@@ -20,4 +20,16 @@ export function bankPayoutRecord(payout: Charge, recipient: Recipient) {
 /** Details: the record and its activity log. */
 export function bankPayoutDetailsRecord(payout: Charge, recipient: Recipient, logs: LogEntry[]) {
   return Object.assign(bankPayoutRecord(payout, recipient), { logs: logViews(logs) });
+}
+
+/** One page (from 1) of the bank payouts list, of `total` payouts in all, with the link to the next. */
+export function bankPayoutListPage(page: number, rows: BankPayout[], total: number, publicBaseUrl: string) {
+  const totalPages = Math.max(1, Math.ceil(total / BANK_PAYOUTS_PER_PAGE));
+  return {
+    current_page: page,
+    total_pages: totalPages,
+    per_page: BANK_PAYOUTS_PER_PAGE,
+    next_page_url: page < totalPages ? `${publicBaseUrl}/direct-charge/payouts?page=${page + 1}` : null,
+    data: rows.map((row) => bankPayoutRecord(row, row)),
+  };
 }

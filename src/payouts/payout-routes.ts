@@ -9,7 +9,7 @@ import { ChargeIdParams, ChargeRecordResponse } from '../payments/mobile-money-s
 import { PAYOUT_BANKS } from './banks.ts';
 import { normalizeBankPayoutBody } from './bank-payout-tolerance.ts';
 import { bankPayoutDetails, bankPayoutPage, initializeBankPayout } from './bank-payouts.ts';
-import { bankPayoutDetailsRecord, bankPayoutRecord } from './bank-payout-views.ts';
+import { bankPayoutDetailsRecord, bankPayoutListPage, bankPayoutRecord } from './bank-payout-views.ts';
 import { initializePayout } from './mobile-money-payouts.ts';
 import {
   BankPayoutDetailsResponse,
@@ -21,7 +21,6 @@ import {
   SupportedBanksQuery,
   SupportedBanksResponse,
 } from './payout-schemas.ts';
-import { BANK_PAYOUTS_PER_PAGE } from './recipient-repository.ts';
 
 const SUPPORTED_BANKS = PAYOUT_BANKS.map(({ uuid, name }) => ({ uuid, name }));
 
@@ -74,14 +73,7 @@ export function registerPayoutRoutes(app: App, payments: PaymentDeps, config: Co
     async (request) => {
       const page = Number(request.query.page ?? 1);
       const { rows, total } = await bankPayoutPage(payments, principalOf(request), page);
-      const totalPages = Math.max(1, Math.ceil(total / BANK_PAYOUTS_PER_PAGE));
-      return success('Transactions retrieved successfully.', {
-        current_page: page,
-        total_pages: totalPages,
-        per_page: BANK_PAYOUTS_PER_PAGE,
-        next_page_url: page < totalPages ? `${config.publicBaseUrl}/direct-charge/payouts?page=${page + 1}` : null,
-        data: rows.map((row) => bankPayoutRecord(row, row)),
-      });
+      return success('Transactions retrieved successfully.', bankPayoutListPage(page, rows, total, config.publicBaseUrl));
     },
   );
 }
