@@ -4,7 +4,8 @@ import { QUIET_BUSY_SHARE, type Measurement } from './measure.ts';
 import type { BenchOptions } from './options.ts';
 import { FASTIFY_BASELINE, FLOOR_ROWS, floorOf, NODE_HTTP_BASELINE, VERIFY } from './scenarios.ts';
 import { formatTable, type Column } from './table.ts';
-import { evaluateTargets, TARGET_COLUMNS, type Growth, type TargetResult } from './targets.ts';
+import { evaluateTargets, paymentToWebhookTargets, TARGET_COLUMNS, type Growth, type TargetResult } from './targets.ts';
+import { describePaymentToWebhook, type PaymentToWebhookResult } from './payment-to-webhook.ts';
 import type { WebhookResult } from './webhooks.ts';
 
 export interface Row extends Measurement {
@@ -35,6 +36,8 @@ export interface Report {
   webhooks: WebhookResult;
   /** The gateway's resident memory once everything above had run. */
   finalServerRssMb: number;
+  /** Payments at a constant rate on a gateway of their own, and how soon each webhook arrived. */
+  paymentToWebhook: PaymentToWebhookResult;
   targets: TargetResult[];
 }
 
@@ -47,10 +50,11 @@ export interface BatchResults {
   paymentsList: Measurement;
   webhooks: WebhookResult;
   finalServerRssMb: number;
+  paymentToWebhook: PaymentToWebhookResult;
 }
 
 export function buildReport(results: BatchResults, options: BenchOptions, startedAt: Date): Report {
-  const { measurements, grown, paymentsList, webhooks, finalServerRssMb } = results;
+  const { measurements, grown, paymentsList, webhooks, finalServerRssMb, paymentToWebhook } = results;
   const nodeHttp = rateOf(measurements, NODE_HTTP_BASELINE);
   const fastify = rateOf(measurements, FASTIFY_BASELINE);
   const vsNodeHttpOf = (m: Measurement) => m.requestsPerSecond / (m.bareRequestsPerSecond ?? nodeHttp);
@@ -86,7 +90,8 @@ export function buildReport(results: BatchResults, options: BenchOptions, starte
     growth,
     webhooks,
     finalServerRssMb,
-    targets: evaluateTargets({ db: options.db, rows, growthRow: grownRow, paymentsListRow, growth, webhooks, finalServerRssMb }),
+    paymentToWebhook,
+    targets: [...evaluateTargets({ db: options.db, rows, growthRow: grownRow, paymentsListRow, growth, webhooks, finalServerRssMb }), ...paymentToWebhookTargets(paymentToWebhook)],
   };
 }
 
@@ -137,6 +142,7 @@ export function formatReport(report: Report): string {
       `(${webhooks.deliveriesPerSecond.toFixed(0)}/s), ${webhooks.lost} lost, ${webhooks.duplicated} duplicated` +
       (webhooks.unexpected > 0 ? `, ${webhooks.unexpected} unexpected` : ''),
     `Gateway RSS after the whole run: ${report.finalServerRssMb.toFixed(1)} MB`,
+    `${describePaymentToWebhook(report.paymentToWebhook)} (a gateway of its own, the shipped WORKER_INTERVAL)`,
     '',
     `Targets (reads against their floor rows, create against bare node:http, each measured in turns with its row): ${passed} of ${report.targets.length} met`,
     ...formatTable(TARGET_COLUMNS, report.targets),

@@ -93,7 +93,11 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   progress(`webhook delivery of ${options.webhookEvents.toLocaleString('en-US')} queued events`);
   const webhooks = await measureWebhookDelivery(gateway, db, checkouts, options.webhookEvents, cleanup);
 
-  const report = buildReport({ measurements, grown: grown!, paymentsList: listed!, webhooks, finalServerRssMb: rssMegabytes(gateway.pid) }, options, startedAt);
+  const finalServerRssMb = rssMegabytes(gateway.pid);
+  progress(`payments at ${PAYMENT_TO_WEBHOOK_RATE}/s for ${options.durationSeconds} s on a gateway of their own, timing each from its commit to its webhook`);
+  const paymentToWebhook = await measurePaymentToWebhook(REPO_ROOT, options.db, startedAt, cleanup, PAYMENT_TO_WEBHOOK_RATE, options.durationSeconds);
+
+  const report = buildReport({ measurements, grown: grown!, paymentsList: listed!, webhooks, finalServerRssMb, paymentToWebhook }, options, startedAt);
   process.stdout.write(formatReport(report));
   process.stdout.write(`\nSaved ${await saveReport(report, RESULTS_DIR)}\n`);
 }

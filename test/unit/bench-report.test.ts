@@ -49,6 +49,7 @@ const results = {
   paymentsList: row(PAYMENTS_LIST_ROW, 400, 40_000),
   webhooks,
   finalServerRssMb: 170,
+  paymentToWebhook: { rate: 200, achievedRate: 200, payments: 2000, received: 2000, lost: 0, duplicated: 0, p50Ms: 5, p90Ms: 9, p99Ms: 40, maxMs: 90 },
 };
 
 test('each row is compared with the bare node:http of its own phase', () => {
@@ -120,4 +121,14 @@ test('the payments list row is held to its p99 of 100 ms, and failed by error an
   assert.equal(target(row(PAYMENTS_LIST_ROW, 400, 40_000)).pass, true);
   assert.equal(target({ ...row(PAYMENTS_LIST_ROW, 400, 40_000), latencyP99Ms: 101 }).pass, false);
   assert.equal(target({ ...row(PAYMENTS_LIST_ROW, 400, 40_000), non2xx: 3 }).note, 'error answers');
+});
+
+test('payment to webhook is held to p50 20 ms and p99 100 ms, and fails when a webhook was lost or sent twice', () => {
+  const targets = (paymentToWebhook: typeof results.paymentToWebhook) =>
+    buildReport({ ...results, paymentToWebhook }, parseBenchArgs([]), new Date(0)).targets.filter((t) => t.target.startsWith('payment to webhook'));
+  assert.deepEqual(targets(results.paymentToWebhook).map((t) => [t.limit, t.pass]), [[20, true], [100, true], [0, true], [0, true]]);
+  assert.deepEqual(targets({ ...results.paymentToWebhook, p50Ms: 21, p99Ms: 250 }).map((t) => t.pass), [false, false, true, true]);
+  const lost = targets({ ...results.paymentToWebhook, received: 1999, lost: 1 });
+  assert.deepEqual(lost.map((t) => [t.pass, t.note]), [[false, 'webhooks lost or twice'], [false, 'webhooks lost or twice'], [false, null], [true, null]]);
+  assert.match(formatReport(buildReport(results, parseBenchArgs([]), new Date(0))), /^payment to webhook at 200 payments\/s offered .* p50 5 ms, p90 9 ms, p99 40 ms/m);
 });
