@@ -295,9 +295,10 @@ export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, 
       await addLog(trx, final.id, 'Payment completed', now);
       const paid = await sessions.markPaid(trx, sessionId, final.id, fee, now);
       if (!paid) return refundUncounted(trx, final, sessionId, now);
-      await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
       await addLog(trx, sessionId, `Payment completed with ${describeMethod(final)}`, now);
       await emitCheckoutPayment(trx, paid, final, now, deps.timeZone);
+      // Last: the balances it moves are rows every payment updates, locked until the commit.
+      await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
       return final;
     }
     await addLog(trx, final.id, `Payment failed: ${outcome.reason}`, now);

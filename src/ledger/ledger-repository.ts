@@ -64,8 +64,15 @@ export async function post(trx: Db, transaction: LedgerTransaction, postings: Po
   }
 }
 
-/** The id of an account, opening it on first use. */
+/**
+ * The id of an account, opening it on first use. Looked up first: on PostgreSQL an INSERT … ON
+ * CONFLICT that meets a row another transaction is updating waits for that transaction to end,
+ * and the accounts every payment credits (the merchant's collection, the gateway's fees) are
+ * always being updated; a plain read does not wait.
+ */
 async function accountId(trx: Db, key: AccountKey, now: number): Promise<string> {
+  const [found] = await findAccount(trx, key);
+  if (found) return found.id;
   await trx
     .insertInto('ledger_accounts')
     .values({ id: ids.ledgerAccount(), ...key, balance_minor: 0, created_at: now, updated_at: now })

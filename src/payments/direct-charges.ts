@@ -55,16 +55,13 @@ export async function completeDirectCharge(deps: PaymentDeps, charge: Charge, ou
     const fee = await collectionFee(trx, charge, outcome);
     const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
     if (!final) return (await findCharge(trx, charge.id)) ?? null;
+    await addLog(trx, final.id, outcome.status === 'success' ? 'Payment completed' : `Payment failed: ${outcome.reason}`, now);
+    if (final.channel !== 'bank_transfer') await emitChargeOutcome(trx, final, now, deps.timeZone);
+    else await emitChargeOutcome(trx, final, now, deps.timeZone, { authorization: transferAuthorization(final, await recordPayer(trx, final.id, outcome)) });
+    // Last: the balances it moves are rows every payment updates, locked until the commit.
     if (outcome.status === 'success') {
       await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
     }
-    await addLog(trx, final.id, outcome.status === 'success' ? 'Payment completed' : `Payment failed: ${outcome.reason}`, now);
-    if (final.channel !== 'bank_transfer') {
-      await emitChargeOutcome(trx, final, now, deps.timeZone);
-      return final;
-    }
-    const account = await recordPayer(trx, final.id, outcome);
-    await emitChargeOutcome(trx, final, now, deps.timeZone, { authorization: transferAuthorization(final, account) });
     return final;
   });
 }
