@@ -27,8 +27,9 @@ export async function servedRoutes(gw: TestGateway): Promise<{ routes: ServedRou
 
 /**
  * Reads `printRoutes({ commonPrefix: false })`: one line per node, four characters of indent per
- * level, the methods in brackets, children written relative to their parent (a bare `*` is a
- * wildcard segment below it).
+ * level, the methods in brackets, children written as what follows their parent's path: `/…`, or
+ * a split of the parent's last segment (`.csv` after `/dashboard/payments`, `-everywhere` after
+ * `/dashboard/logout`); a bare `*` is a wildcard segment below it.
  */
 function routeTree(printed: string): Array<{ url: string; methods: string[] }> {
   const parents: string[] = [];
@@ -39,7 +40,7 @@ function routeTree(printed: string): Array<{ url: string; methods: string[] }> {
     const depth = match[1]!.length / 4;
     const segment = match[2]!;
     const parent = parents[depth - 1] ?? '';
-    const url = segment.startsWith('/') ? parent + segment : `${parent}/${segment}`;
+    const url = segment === '*' ? `${parent}/*` : parent + segment;
     parents.length = depth;
     parents.push(url);
     if (match[3]) routes.push({ url, methods: match[3].split(', ') });
