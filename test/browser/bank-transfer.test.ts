@@ -17,8 +17,10 @@ describe('bank transfer on the hosted checkout in a real browser', browserSuiteO
 
   for (const kind of DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
-      // Long enough for the account page to be read, short enough to keep the suite quick.
-      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '1500ms' });
+      // Long enough for the account page to be read and checked with axe before the transfer
+      // arrives and the page moves on (1.5 s was not, once, on a loaded machine: the check's
+      // page was gone under it), short enough to keep the suite quick.
+      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '5s' });
 
       async function openCheckout(amount: number): Promise<Tab & { txRef: string }> {
         const body = currentBody({ amount, callback_url: `${shop.origin}/paid`, return_url: `${shop.origin}/cancelled` });
