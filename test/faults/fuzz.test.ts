@@ -30,7 +30,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const IN_FLIGHT = 24;
 
 for (const kind of DATABASE_KINDS) {
-  test(`fuzz: every public route on ${kind}`, { timeout: 20 * 60_000 }, async (t) => {
+  test(`fuzz: every public route on ${kind}`, { timeout: 30 * 60_000 }, async (t) => {
     const started = performance.now();
     const world = await openFuzzWorld(kind);
     const figures: RouteFigures[] = [];
