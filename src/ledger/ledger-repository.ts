@@ -51,8 +51,7 @@ export async function post(trx: Db, transaction: LedgerTransaction, postings: Po
     .insertInto('ledger_entries')
     .values(postings.map((posting, i) => ({ transaction_id: id, account_id: accounts[i]!, amount_minor: posting.amountMinor })))
     .execute();
-  // A fixed order of row locks keeps two concurrent transactions from deadlocking on PostgreSQL.
-  const moves = postings.map((posting, i) => ({ id: accounts[i]!, amount: posting.amountMinor, guarded: NEVER_NEGATIVE.has(posting.account.kind) && posting.amountMinor < 0 })).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const moves = movesByAccount(postings, accounts);
   const moved = isPostgres(trx) ? await moveBalancesAtOnce(trx, moves, now) : await moveBalancesInTurn(trx, moves, now);
   if (moved < moves.length) throw new InsufficientFunds();
 }
@@ -62,6 +61,22 @@ interface Move {
   amount: number;
   /** A debit of an account that must not go below zero: refused (not moved) when it would. */
   guarded: boolean;
+}
+
+/**
+ * One move per account, its postings summed (PostgreSQL's one-statement UPDATE changes a row once,
+ * however many of the postings name it), in id order: a fixed order of row locks keeps two
+ * concurrent transactions from deadlocking on PostgreSQL.
+ */
+function movesByAccount(postings: Posting[], accounts: string[]): Move[] {
+  const byAccount = new Map<string, { amount: number; kind: AccountKind }>();
+  postings.forEach((posting, i) => {
+    const id = accounts[i]!;
+    byAccount.set(id, { amount: (byAccount.get(id)?.amount ?? 0) + posting.amountMinor, kind: posting.account.kind });
+  });
+  return [...byAccount]
+    .map(([id, { amount, kind }]) => ({ id, amount, guarded: NEVER_NEGATIVE.has(kind) && amount < 0 }))
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
 /** SQLite, where one transaction writes at a time: an UPDATE per account. */
