@@ -10,7 +10,7 @@ import type { Cleanup } from './cleanup.ts';
 import { startGateway } from './gateway.ts';
 import type { DbKind } from './options.ts';
 import { chargeBody } from './requests.ts';
-import { percentiles } from './soak/soak-log.ts';
+import { percentiles } from './soak/percentiles.ts';
 import { Receiver } from './webhooks.ts';
 
 export interface PaymentToWebhookResult {

@@ -25,11 +25,15 @@ export function rssMegabytes(pid: number): number {
   return Number(match[1]) / 1024;
 }
 
-/** Clock ticks all CPUs together have spent so far, and how many of them working (not idle or waiting on I/O). */
-export function machineCpuTicks(): { busy: number; total: number } {
+/**
+ * Clock ticks all CPUs together have spent so far; how many of them working (not idle or waiting
+ * on I/O), idle while a disk read or write was pending (iowait), and taken by other guests of the
+ * host (steal).
+ */
+export function machineCpuTicks(): { busy: number; iowait: number; steal: number; total: number } {
   // The first line of /proc/stat: "cpu  user nice system idle iowait irq softirq steal guest guest_nice";
   // guest time is already counted in user.
   const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
   const total = fields.reduce((sum, ticks) => sum + ticks, 0);
-  return { busy: total - fields[3]! - fields[4]!, total };
+  return { busy: total - fields[3]! - fields[4]!, iowait: fields[4]!, steal: fields[7]!, total };
 }

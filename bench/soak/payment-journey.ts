@@ -41,13 +41,13 @@ class StepFailed extends Error {
  * wrong answer, which is counted against that step.
  */
 export async function pay(journey: Journey, txRef: string): Promise<void> {
-  journey.log.started++;
+  journey.log.begin(performance.now());
   try {
     await payOrThrow(journey, txRef);
     journey.log.complete(performance.now());
   } catch (error) {
     if (!(error instanceof StepFailed)) throw error;
-    journey.log.fail(error.step, error.message);
+    journey.log.fail(error.step, error.message, performance.now());
   }
 }
 
@@ -94,6 +94,7 @@ async function timed({ log }: Journey, step: Step, send: () => Promise<Answer>, 
   try {
     answer = await send();
   } catch (error) {
+    log.unanswered(performance.now());
     throw new StepFailed(step, error instanceof Error ? error.message : String(error));
   }
   log.record(step, startedAt, performance.now() - startedAt);

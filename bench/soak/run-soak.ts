@@ -10,6 +10,7 @@ import { pay } from './payment-journey.ts';
 import { SoakLog } from './soak-log.ts';
 import { buildSoakReport, formatSoakReport, type LedgerCheck } from './soak-report.ts';
 import { watchRssPeak } from './rss-peak.ts';
+import { sampleTimeline } from './timeline-sampler.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 import { cpuOverWindow } from './window-cpu.ts';
 
@@ -54,6 +55,7 @@ export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, clean
   const rss = watchRssPeak(gateway.pid, cleanup);
   const t0 = performance.now();
   log.start(t0);
+  sampleTimeline(gateway.pid, client, log.timeline, cleanup);
   const cpu = cpuOverWindow(gateway.pid, t0 + soak.warmUpSeconds * 1000, t0 + soak.seconds * 1000);
   // Awaited with the results; a gateway that died fails the run there, not as an unhandled rejection before it.
   cpu.catch(() => undefined);
@@ -73,6 +75,7 @@ export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, clean
       rss: { endMb: endRssMb, peakMb: Math.max(rss.peak(), endRssMb) },
       generatorMaxLagMs: arrivals.maxLagMs,
       cpu: await cpu,
+      timeline: log.timeline.seconds(),
     },
     db,
     soak,

@@ -1,3 +1,6 @@
+import { percentiles, type Percentiles } from './percentiles.ts';
+import { SoakTimeline } from './soak-timeline.ts';
+
 /** The parts of a payment timed on their own; `webhook` is the gateway's request to the merchant. */
 export const STEPS = {
   create: 'create POST /payment',
@@ -13,14 +16,9 @@ export const STEPS = {
 export type Step = keyof typeof STEPS;
 
 /** How one step went: latency over the steady window, errors over the whole run. */
-export interface StepFigures {
+export interface StepFigures extends Percentiles {
   step: string;
-  /** Timed within the steady window. */
-  count: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-  maxMs: number;
+  /** Timed within the steady window (`count`). */
   /** Over the whole run, warm-up and drain included: the validity gate counts every one. */
   errors: number;
 }
@@ -30,7 +28,8 @@ const EXAMPLES_PER_STEP = 3;
 
 /**
  * What the soak's payments did. Latencies are kept only for what started within the steady
- * window (after the warm-up, before the offered load stops); errors and completions always.
+ * window (after the warm-up, before the offered load stops); errors and completions always, and
+ * everything, second by second, in the timeline.
  */
 export class SoakLog {
   started = 0;
@@ -41,6 +40,7 @@ export class SoakLog {
   private readonly latencies = new Map<Step, number[]>();
   private readonly errors = new Map<Step, number>();
   private readonly examples = new Map<Step, string[]>();
+  readonly timeline = new SoakTimeline();
 
   constructor(
     private readonly warmUpMs: number,
@@ -51,20 +51,35 @@ export class SoakLog {
   start(t0: number): void {
     this.from = t0 + this.warmUpMs;
     this.to = t0 + this.loadMs;
+    this.timeline.start(t0);
   }
 
   get windowSeconds(): number {
     return (this.to - this.from) / 1000;
   }
 
+  begin(at: number): void {
+    this.started++;
+    this.timeline.paymentStarted(at);
+  }
+
+  /** An answer came (or, for `webhook`, the webhook did), `ms` after its request was sent at `startedAt`. */
   record(step: Step, startedAt: number, ms: number): void {
+    if (step === 'webhook') this.timeline.webhookArrived(startedAt + ms, ms);
+    else this.timeline.answered(startedAt + ms, ms);
     if (!this.inWindow(startedAt)) return;
     const list = this.latencies.get(step);
     if (list) list.push(ms);
     else this.latencies.set(step, [ms]);
   }
 
-  fail(step: Step, why: string): void {
+  /** A request got no answer at all (the payment then fails at its step, too). */
+  unanswered(at: number): void {
+    this.timeline.requestFailed(at);
+  }
+
+  fail(step: Step, why: string, at: number): void {
+    this.timeline.paymentFailed(at);
     this.errors.set(step, (this.errors.get(step) ?? 0) + 1);
     const examples = this.examples.get(step) ?? [];
     if (examples.length < EXAMPLES_PER_STEP && !examples.includes(why)) this.examples.set(step, [...examples, why]);
@@ -72,6 +87,7 @@ export class SoakLog {
 
   complete(at: number): void {
     this.completed++;
+    this.timeline.paymentCompleted(at);
     if (this.inWindow(at)) this.completedInWindow++;
   }
 
@@ -91,11 +107,4 @@ export class SoakLog {
   private inWindow(at: number): boolean {
     return at >= this.from && at < this.to;
   }
-}
-
-/** Nearest-rank percentiles; zeros when nothing was timed. */
-export function percentiles(samples: number[]): Pick<StepFigures, 'count' | 'p50Ms' | 'p90Ms' | 'p99Ms' | 'maxMs'> {
-  const sorted = Float64Array.from(samples).sort();
-  const rank = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!);
-  return { count: sorted.length, p50Ms: rank(50), p90Ms: rank(90), p99Ms: rank(99), maxMs: rank(100) };
 }

@@ -2,6 +2,7 @@ import { SOAK_TARGET_RATES, type DbKind, type SoakOptions } from '../options.ts'
 import { formatTable, type Column } from '../table.ts';
 import { check, TARGET_COLUMNS, type TargetResult } from '../targets.ts';
 import type { StepFigures } from './soak-log.ts';
+import { timelineSpans, type TimelineSecond, type TimelineSpan } from './soak-timeline.ts';
 import type { WebhookCounts } from './webhook-receiver.ts';
 import type { WindowCpu } from './window-cpu.ts';
 
@@ -37,6 +38,8 @@ export interface SoakResults {
    * give, the offered rate cannot be met.
    */
   cpu: WindowCpu;
+  /** Second by second, the whole run: when the figures above changed, and with what. */
+  timeline: TimelineSecond[];
 }
 
 export interface SoakReport extends SoakResults {
@@ -102,6 +105,28 @@ function p99Target(step: StepFigures): TargetResult {
 const ms = (value: number) => value.toFixed(1);
 const perPayment = (cores: number, rate: number) => `${((cores * 1000) / rate).toFixed(1)} ms a payment offered`;
 
+/** Seconds to a row of the printed timeline (the JSON keeps every second). */
+const TIMELINE_SPAN_SECONDS = 10;
+const rate = (value: number) => value.toFixed(0);
+const share = (value: number | null) => (value === null ? '-' : `${(value * 100).toFixed(0)}%`);
+const TIMELINE_COLUMNS: Column<TimelineSpan>[] = [
+  ['s', (t) => `${t.from}-${t.to}`, 'left'],
+  ['started/s', (t) => rate(t.startedPerSecond), 'right'],
+  ['done/s', (t) => rate(t.completedPerSecond), 'right'],
+  ['failed/s', (t) => rate(t.failedPerSecond), 'right'],
+  ['in flight', (t) => String(t.inFlight), 'right'],
+  ['answers/s', (t) => rate(t.answersPerSecond), 'right'],
+  ['p99 ms', (t) => rate(t.answerP99Ms), 'right'],
+  ['no answer', (t) => String(t.requestErrors), 'right'],
+  ['webhooks/s', (t) => rate(t.webhooksPerSecond), 'right'],
+  ['webhook p99', (t) => rate(t.webhookP99Ms), 'right'],
+  ['gateway cores', (t) => (t.gatewayCores === null ? '-' : t.gatewayCores.toFixed(2)), 'right'],
+  ['steal', (t) => share(t.stealShare), 'right'],
+  ['iowait', (t) => share(t.iowaitShare), 'right'],
+  ['loop lag p99', (t) => (t.metrics === null ? '-' : rate(t.metrics.eventLoopLagP99Ms)), 'right'],
+  ['pending webhooks', (t) => (t.metrics === null ? '-' : String(t.metrics.pendingWebhooks)), 'right'],
+];
+
 const STEP_COLUMNS: Column<StepFigures>[] = [
   ['step', (s) => s.step, 'left'],
   ['timed', (s) => String(s.count), 'right'],
@@ -132,6 +157,9 @@ export function formatSoakReport(report: SoakReport): string {
     `CPU over the steady window: gateway ${report.cpu.gatewayCores.toFixed(2)} cores (${perPayment(report.cpu.gatewayCores, report.offeredRate)}), ` +
       `load generator ${report.cpu.generatorCores.toFixed(2)} cores (${perPayment(report.cpu.generatorCores, report.offeredRate)})`,
     `Load generator: payments started at most ${report.generatorMaxLagMs.toFixed(1)} ms after their time`,
+    '',
+    `Timeline, ${TIMELINE_SPAN_SECONDS} s a row, warm-up and drain included (p99s: the worst second's; loop lag and pending webhooks: the gateway's /metrics, every 10 s)`,
+    ...formatTable(TIMELINE_COLUMNS, timelineSpans(report.timeline, TIMELINE_SPAN_SECONDS)),
     '',
     `Validity gate (any failure fails the run): ${report.valid ? 'PASS' : 'FAIL'}`,
     ...formatTable(TARGET_COLUMNS, report.gate),

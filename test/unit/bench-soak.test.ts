@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Cleanup } from '../../bench/cleanup.ts';
 import { BenchUsageError, parseBenchArgs } from '../../bench/options.ts';
-import { percentiles, SoakLog, STEPS, type StepFigures } from '../../bench/soak/soak-log.ts';
+import { percentiles } from '../../bench/soak/percentiles.ts';
+import { SoakLog, STEPS, type StepFigures } from '../../bench/soak/soak-log.ts';
 import { buildSoakReport, formatSoakReport, type SoakResults } from '../../bench/soak/soak-report.ts';
+import { timelineSpans } from '../../bench/soak/soak-timeline.ts';
+import { parseMetrics } from '../../bench/soak/timeline-sampler.ts';
 import { WebhookReceiver } from '../../bench/soak/webhook-receiver.ts';
 import type { TargetResult } from '../../bench/targets.ts';
 
@@ -36,9 +39,9 @@ test('the log times only what started in the steady window, and counts every err
   log.record('create', 6_000, 7);
   log.record('create', 20_999, 9);
   log.record('create', 21_000, 900);
-  log.fail('pay', 'HTTP 500');
-  log.fail('pay', 'HTTP 500');
-  log.fail('verify', 'says "pending" after the webhook');
+  log.fail('pay', 'HTTP 500', 7_000);
+  log.fail('pay', 'HTTP 500', 7_000);
+  log.fail('verify', 'says "pending" after the webhook', 8_000);
   log.complete(3_000);
   log.complete(10_000);
   const create = log.figures().find((f) => f.step === STEPS.create)!;
@@ -47,6 +50,62 @@ test('the log times only what started in the steady window, and counts every err
   assert.equal(log.failed, 3);
   assert.deepEqual([log.completed, log.completedInWindow, log.windowSeconds], [2, 1, 15]);
   assert.deepEqual(log.errorExamples(), [`${STEPS.pay}: HTTP 500`, `${STEPS.verify}: says "pending" after the webhook`]);
+});
+
+test('the timeline counts each event in the second it happened, and keeps what is in flight', () => {
+  const log = new SoakLog(0, 60_000);
+  log.start(1_000);
+  log.begin(1_000);
+  log.begin(1_500);
+  log.begin(2_100);
+  log.record('create', 1_000, 30);
+  log.record('create', 1_500, 900);
+  log.record('webhook', 2_000, 40);
+  log.unanswered(2_200);
+  log.complete(2_900);
+  log.fail('pay', 'no answer within 30 s', 3_000);
+  const [first, second, third] = log.timeline.seconds();
+  assert.deepEqual(
+    [first!.started, first!.completed, first!.inFlight, first!.answers, first!.answerP50Ms, first!.answerP99Ms, first!.webhooks],
+    [2, 0, 2, 1, 30, 30, 0],
+  );
+  assert.deepEqual(
+    [second!.started, second!.completed, second!.inFlight, second!.answers, second!.answerP99Ms, second!.requestErrors, second!.webhooks, second!.webhookP99Ms],
+    [1, 1, 2, 1, 900, 1, 1, 40],
+  );
+  assert.deepEqual([third!.failed, third!.inFlight], [1, 1]);
+});
+
+test('the timeline prints in spans: rates averaged, the worst second\'s p99, the last scrape', () => {
+  const log = new SoakLog(0, 60_000);
+  log.start(0);
+  for (let at = 0; at < 4_000; at += 100) log.begin(at);
+  for (let at = 0; at < 4_000; at += 200) log.complete(at);
+  log.record('create', 0, 10);
+  log.record('create', 3_000, 250);
+  log.timeline.sampled(0, { gatewayCores: 0.5, stealShare: 0.1, iowaitShare: 0 });
+  log.timeline.sampled(1_000, { gatewayCores: 0.9, stealShare: 0.3, iowaitShare: 0.2 });
+  const metrics = { eventLoopLagP99Ms: 12, pendingSessions: 3, pendingWebhooks: 4, webhookQueueOldestSeconds: 0 };
+  log.timeline.scraped(2_500, metrics);
+  const [span, ...rest] = timelineSpans(log.timeline.seconds(), 4);
+  assert.equal(rest.length, 0);
+  assert.deepEqual(
+    [span!.from, span!.to, span!.startedPerSecond, span!.completedPerSecond, span!.inFlight, span!.answersPerSecond, span!.answerP99Ms],
+    [0, 4, 10, 5, 20, 0.5, 250],
+  );
+  assert.ok(Math.abs(span!.gatewayCores! - 0.7) < 1e-9 && Math.abs(span!.stealShare! - 0.2) < 1e-9 && Math.abs(span!.iowaitShare! - 0.1) < 1e-9);
+  assert.deepEqual(span!.metrics, metrics);
+});
+
+test('the gateway\'s /metrics give the timeline its loop lag and queues; a missing series reads 0', () => {
+  const text = [
+    '# HELP lipira_nodejs_eventloop_lag_p99_seconds The 99th percentile of the recorded event loop delays.',
+    'lipira_nodejs_eventloop_lag_p99_seconds 0.0215',
+    'lipira_checkout_sessions{status="pending"} 812',
+    'lipira_checkout_sessions{status="success"} 9000',
+    'lipira_webhook_deliveries{status="pending"} 37',
+  ].join('\n');
+  assert.deepEqual(parseMetrics(text), { eventLoopLagP99Ms: 21.5, pendingSessions: 812, pendingWebhooks: 37, webhookQueueOldestSeconds: 0 });
 });
 
 const step = (name: string, p99Ms: number, errors = 0): StepFigures => ({ step: name, count: 1000, p50Ms: 10, p90Ms: 20, p99Ms, maxMs: p99Ms + 10, errors });
@@ -61,6 +120,7 @@ const results: SoakResults = {
   rss: { endMb: 180, peakMb: 190 },
   generatorMaxLagMs: 3,
   cpu: { gatewayCores: 1.2, generatorCores: 0.6 },
+  timeline: [],
 };
 const soak = parseBenchArgs(['--soak', '--quick', '--rate', '300']).soak!;
 const report = (changed: Partial<SoakResults>, db: 'sqlite' | 'postgres' = 'sqlite') => buildSoakReport({ ...results, ...changed }, db, soak, new Date(0));
@@ -109,6 +169,16 @@ test('the printed report shows the gate apart from the targets, and the ledger\'
   assert.match(text, /Ledger check: NOT CLEAN — Transaction txn_1 does not sum to zero/);
   assert.match(text, /Targets \(reported; a miss alone does not fail the run\)/);
   assert.match(text, /CPU over the steady window: gateway 1\.20 cores \(4\.0 ms a payment offered\), load generator 0\.60 cores \(2\.0 ms a payment offered\)/);
+});
+
+test('the printed report shows the timeline ten seconds a row', () => {
+  const log = new SoakLog(0, 60_000);
+  log.start(0);
+  for (let at = 0; at < 15_000; at += 10) log.begin(at);
+  log.timeline.sampled(12_000, { gatewayCores: 0.85, stealShare: 0.12, iowaitShare: 0.3 });
+  const text = formatSoakReport(report({ timeline: log.timeline.seconds() }));
+  assert.match(text, /^0-10 +100 +0 +0 +1000 /m);
+  assert.match(text, /^10-15 +100 +0 +0 +1500 .* 0\.85 +12% +30% +- +-$/m);
 });
 
 test('the webhook receiver counts by tx_ref: lost, extra copies, and any for a payment that expected none', async () => {
