@@ -65,7 +65,8 @@ const CREATE_TARGETS: Record<DbKind, { minRatio: number; maxP99Ms: number }> = {
   postgres: { minRatio: 0.1, maxP99Ms: 40 },
 };
 const MIN_GROWTH_RATIO = 0.85;
-const MIN_DELIVERIES_PER_SECOND = 1000;
+/** Webhook deliveries a second: 1,000 since the first rounds; PostgreSQL's raised to 1,500 by the third performance issue. */
+const MIN_DELIVERIES_PER_SECOND: Record<DbKind, number> = { sqlite: 1000, postgres: 1500 };
 const MAX_RSS_MB = 200;
 const MAX_PAYMENTS_LIST_P99_MS = 100;
 /** Payments per second at which the time from a payment to its webhook is measured, and its limits. */
@@ -106,7 +107,7 @@ export function evaluateTargets(outcomes: Outcomes): TargetResult[] {
   const events = `${webhooks.events.toLocaleString('en-US')} queued events`;
   results.push(
     paymentsListTarget(paymentsListRow),
-    check(`webhook deliveries/s, ${events}`, '>=', MIN_DELIVERIES_PER_SECOND, webhooks.deliveriesPerSecond, '/s'),
+    check(`webhook deliveries/s, ${events}`, '>=', MIN_DELIVERIES_PER_SECOND[outcomes.db], webhooks.deliveriesPerSecond, '/s'),
     check('webhooks lost', '<=', 0, webhooks.lost, 'count'),
     check('webhooks duplicated', '<=', 0, webhooks.duplicated, 'count'),
     check('gateway RSS after the whole run', '<=', MAX_RSS_MB, outcomes.finalServerRssMb, 'MB'),

@@ -52,6 +52,14 @@ const results = {
   paymentToWebhook: { rate: 200, achievedRate: 200, payments: 2000, received: 2000, lost: 0, duplicated: 0, p50Ms: 5, p90Ms: 9, p99Ms: 40, maxMs: 90 },
 };
 
+test('webhook deliveries are held to 1,000/s on SQLite and 1,500/s on PostgreSQL', () => {
+  const target = (db: 'sqlite' | 'postgres', deliveriesPerSecond: number) =>
+    buildReport({ ...results, webhooks: { ...webhooks, deliveriesPerSecond } }, parseBenchArgs(['--db', db]), new Date(0)).targets.find((t) => t.target.startsWith('webhook deliveries/s'))!;
+  assert.deepEqual([target('sqlite', 1200).limit, target('sqlite', 1200).pass], [1000, true]);
+  assert.deepEqual([target('postgres', 1200).limit, target('postgres', 1200).pass], [1500, false]);
+  assert.equal(target('postgres', 1561).pass, true);
+});
+
 test('each row is compared with the bare node:http of its own phase', () => {
   const report = buildReport(results, parseBenchArgs([]), new Date(0));
   const ratio = (scenario: string) => report.rows.find((r) => r.scenario === scenario)!.vsNodeHttp;
