@@ -8,8 +8,8 @@ import { offerConstantArrivals } from './constant-arrivals.ts';
 import { GatewayClient } from './gateway-client.ts';
 import { pay } from './payment-journey.ts';
 import { SoakLog } from './soak-log.ts';
+import { peakRssMb } from './soak-timeline.ts';
 import { buildSoakReport, formatSoakReport, type LedgerCheck } from './soak-report.ts';
-import { watchRssPeak } from './rss-peak.ts';
 import { sampleTimeline } from './timeline-sampler.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 import { cpuOverWindow } from './window-cpu.ts';
@@ -52,7 +52,6 @@ export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, clean
   const journey = { client, origin: gateway.url, secretKey: gateway.secretKey, receiver, log };
 
   progress(`soak: ${soak.rate} payments/s for ${soak.seconds} s, the first ${soak.warmUpSeconds} s left out of the figures`);
-  const rss = watchRssPeak(gateway.pid, cleanup);
   const t0 = performance.now();
   log.start(t0);
   sampleTimeline(gateway.pid, client, log.timeline, cleanup);
@@ -63,6 +62,7 @@ export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, clean
   progress(`soak: offered load stopped and drained (${arrivals.unfinished} unfinished); checking webhooks and the ledger`);
   await sleep(DUPLICATE_GRACE_MS);
   const endRssMb = rssMegabytes(gateway.pid);
+  const timeline = log.timeline.seconds();
 
   const report = buildSoakReport(
     {
@@ -72,10 +72,10 @@ export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, clean
       errorExamples: log.errorExamples(),
       webhooks: receiver.counts(),
       ledger: await checkLedger(gateway),
-      rss: { endMb: endRssMb, peakMb: Math.max(rss.peak(), endRssMb) },
+      rss: { endMb: endRssMb, peakMb: Math.max(peakRssMb(timeline), endRssMb) },
       generatorMaxLagMs: arrivals.maxLagMs,
       cpu: await cpu,
-      timeline: log.timeline.seconds(),
+      timeline,
     },
     db,
     soak,

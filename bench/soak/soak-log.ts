@@ -32,7 +32,6 @@ const EXAMPLES_PER_STEP = 3;
  * everything, second by second, in the timeline.
  */
 export class SoakLog {
-  started = 0;
   completed = 0;
   completedInWindow = 0;
   private from = Infinity;
@@ -59,7 +58,6 @@ export class SoakLog {
   }
 
   begin(at: number): void {
-    this.started++;
     this.timeline.paymentStarted(at);
   }
 

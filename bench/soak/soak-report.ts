@@ -123,6 +123,7 @@ const TIMELINE_COLUMNS: Column<TimelineSpan>[] = [
   ['gateway cores', (t) => (t.gatewayCores === null ? '-' : t.gatewayCores.toFixed(2)), 'right'],
   ['steal', (t) => share(t.stealShare), 'right'],
   ['iowait', (t) => share(t.iowaitShare), 'right'],
+  ['rss MB', (t) => (t.rssMb === null ? '-' : t.rssMb.toFixed(0)), 'right'],
   ['loop lag p99', (t) => (t.metrics === null ? '-' : rate(t.metrics.eventLoopLagP99Ms)), 'right'],
   ['pending webhooks', (t) => (t.metrics === null ? '-' : String(t.metrics.pendingWebhooks)), 'right'],
 ];

@@ -8,6 +8,8 @@ export interface SecondSample {
   stealShare: number;
   /** Share of the machine's CPU time idle with a disk read or write pending: commits waiting on the disk. */
   iowaitShare: number;
+  /** The gateway's resident memory at the end of the second. */
+  rssMb: number;
 }
 
 /** Read from the gateway's own `/metrics` every few seconds. */
@@ -152,6 +154,8 @@ export interface TimelineSpan {
   gatewayCores: number | null;
   stealShare: number | null;
   iowaitShare: number | null;
+  /** The most the gateway's resident memory was in the span. */
+  rssMb: number | null;
   /** The last scrape within the span. */
   metrics: MetricsSample | null;
 }
@@ -179,8 +183,14 @@ export function timelineSpans(seconds: TimelineSecond[], spanSeconds: number): T
       gatewayCores: sampleMean((s) => s.gatewayCores),
       stealShare: sampleMean((s) => s.stealShare),
       iowaitShare: sampleMean((s) => s.iowaitShare),
+      rssMb: sampled.length === 0 ? null : Math.max(...sampled.map((s) => s.rssMb)),
       metrics: part.reduce<MetricsSample | null>((last, s) => s.metrics ?? last, null),
     });
   }
   return spans;
+}
+
+/** The most resident memory the timeline saw the gateway use; 0 when nothing was sampled. */
+export function peakRssMb(seconds: TimelineSecond[]): number {
+  return seconds.reduce((peak, s) => Math.max(peak, s.sample?.rssMb ?? 0), 0);
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Cleanup } from '../cleanup.ts';
-import { cpuMicroseconds, machineCpuTicks } from '../proc-stats.ts';
+import { cpuMicroseconds, machineCpuTicks, rssMegabytes } from '../proc-stats.ts';
 import type { GatewayClient } from './gateway-client.ts';
 import type { MetricsSample, SoakTimeline } from './soak-timeline.ts';
 
@@ -10,7 +10,7 @@ const SCRAPE_EVERY_SAMPLES = 10;
 
 /**
  * Every second until cleanup: the gateway's CPU and the machine's steal and iowait over that
- * second into the timeline; every ten, the gateway's own `/metrics`. Started with the load, so
+ * second, and the gateway's resident memory, into the timeline; every ten, the gateway's own `/metrics`. Started with the load, so
  * that each sample falls in the second it covers.
  */
 export function sampleTimeline(gatewayPid: number, client: GatewayClient, timeline: SoakTimeline, cleanup: Cleanup): void {
@@ -26,6 +26,7 @@ export function sampleTimeline(gatewayPid: number, client: GatewayClient, timeli
       gatewayCores: (now.gatewayMicros - last.gatewayMicros) / ((now.at - last.at) * 1000),
       stealShare: (now.machine.steal - last.machine.steal) / machineTicks,
       iowaitShare: (now.machine.iowait - last.machine.iowait) / machineTicks,
+      rssMb: rssMegabytes(gatewayPid),
     });
     last = now;
     if (++samples % SCRAPE_EVERY_SAMPLES === 0) {

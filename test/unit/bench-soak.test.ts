@@ -5,7 +5,7 @@ import { BenchUsageError, parseBenchArgs } from '../../bench/options.ts';
 import { percentiles } from '../../bench/soak/percentiles.ts';
 import { SoakLog, STEPS, type StepFigures } from '../../bench/soak/soak-log.ts';
 import { buildSoakReport, formatSoakReport, type SoakResults } from '../../bench/soak/soak-report.ts';
-import { timelineSpans } from '../../bench/soak/soak-timeline.ts';
+import { peakRssMb, timelineSpans } from '../../bench/soak/soak-timeline.ts';
 import { parseMetrics } from '../../bench/soak/timeline-sampler.ts';
 import { WebhookReceiver } from '../../bench/soak/webhook-receiver.ts';
 import type { TargetResult } from '../../bench/targets.ts';
@@ -83,8 +83,8 @@ test('the timeline prints in spans: rates averaged, the worst second\'s p99, the
   for (let at = 0; at < 4_000; at += 200) log.complete(at);
   log.record('create', 0, 10);
   log.record('create', 3_000, 250);
-  log.timeline.sampled(0, { gatewayCores: 0.5, stealShare: 0.1, iowaitShare: 0 });
-  log.timeline.sampled(1_000, { gatewayCores: 0.9, stealShare: 0.3, iowaitShare: 0.2 });
+  log.timeline.sampled(0, { gatewayCores: 0.5, stealShare: 0.1, iowaitShare: 0, rssMb: 150 });
+  log.timeline.sampled(1_000, { gatewayCores: 0.9, stealShare: 0.3, iowaitShare: 0.2, rssMb: 172 });
   const metrics = { eventLoopLagP99Ms: 12, pendingSessions: 3, pendingWebhooks: 4, webhookQueueOldestSeconds: 0 };
   log.timeline.scraped(2_500, metrics);
   const [span, ...rest] = timelineSpans(log.timeline.seconds(), 4);
@@ -95,6 +95,8 @@ test('the timeline prints in spans: rates averaged, the worst second\'s p99, the
   );
   assert.ok(Math.abs(span!.gatewayCores! - 0.7) < 1e-9 && Math.abs(span!.stealShare! - 0.2) < 1e-9 && Math.abs(span!.iowaitShare! - 0.1) < 1e-9);
   assert.deepEqual(span!.metrics, metrics);
+  assert.equal(span!.rssMb, 172);
+  assert.equal(peakRssMb(log.timeline.seconds()), 172);
 });
 
 test('the gateway\'s /metrics give the timeline its loop lag and queues; a missing series reads 0', () => {
@@ -175,10 +177,10 @@ test('the printed report shows the timeline ten seconds a row', () => {
   const log = new SoakLog(0, 60_000);
   log.start(0);
   for (let at = 0; at < 15_000; at += 10) log.begin(at);
-  log.timeline.sampled(12_000, { gatewayCores: 0.85, stealShare: 0.12, iowaitShare: 0.3 });
+  log.timeline.sampled(12_000, { gatewayCores: 0.85, stealShare: 0.12, iowaitShare: 0.3, rssMb: 181.4 });
   const text = formatSoakReport(report({ timeline: log.timeline.seconds() }));
   assert.match(text, /^0-10 +100 +0 +0 +1000 /m);
-  assert.match(text, /^10-15 +100 +0 +0 +1500 .* 0\.85 +12% +30% +- +-$/m);
+  assert.match(text, /^10-15 +100 +0 +0 +1500 .* 0\.85 +12% +30% +181 +- +-$/m);
 });
 
 test('the webhook receiver counts by tx_ref: lost, extra copies, and any for a payment that expected none', async () => {
