@@ -10,8 +10,8 @@ const SCRAPE_EVERY_SAMPLES = 10;
 
 /**
  * Every second until cleanup: the gateway's CPU and the machine's steal and iowait over that
- * second, and the gateway's resident memory, into the timeline; every ten, the gateway's own `/metrics`. Started with the load, so
- * that each sample falls in the second it covers.
+ * second, and the gateway's resident memory, into the timeline; every ten, the gateway's own
+ * `/metrics`. Started with the load, so that each sample falls in the second it covers.
  */
 export function sampleTimeline(gatewayPid: number, client: GatewayClient, timeline: SoakTimeline, cleanup: Cleanup): void {
   const read = () => ({ at: performance.now(), gatewayMicros: cpuMicroseconds(gatewayPid), machine: machineCpuTicks() });
