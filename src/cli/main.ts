@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '../config.ts';
 import { UsageError } from './args.ts';
+import { EnvFileError, settingsEnvironment } from './env-file.ts';
 import { print, printError } from './output.ts';
 
 const USAGE = `Usage: lipira <command>
@@ -23,7 +24,8 @@ const USAGE = `Usage: lipira <command>
   users create --operator --email EMAIL [--password-stdin] [--json]
                                           a dashboard user; without a password, prints and emails a one-time set-password link
 
-Every command reads DATABASE_URL (default sqlite:./data/lipira.db).`;
+Every command reads DATABASE_URL (default sqlite:./data/lipira.db) and every other setting from the
+environment, or else from a .env file in the working directory.`;
 
 type Command = (argv: string[], config: ReturnType<typeof loadConfig>) => Promise<number>;
 
@@ -55,9 +57,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const command = await load();
-    return await command(rest, loadConfig());
+    return await command(rest, loadConfig(settingsEnvironment()));
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError) {
+    if (error instanceof UsageError || error instanceof ConfigError || error instanceof EnvFileError) {
       printError(error.message);
       return 2;
     }
