@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '../config.ts';
 import { UsageError } from './args.ts';
 import { EnvFileError, settingsEnvironment } from './env-file.ts';
-import { print, printError } from './output.ts';
+import { endQuietlyWhenOutputCloses, print, printError } from './output.ts';
 
 const USAGE = `Usage: lipira <command>
 
@@ -45,6 +45,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 
 /** Runs one command line; resolves to the process exit status. */
 export async function main(argv: string[]): Promise<number> {
+  endQuietlyWhenOutputCloses();
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     print(USAGE);
