@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { LIVE_CHANNELS, type LiveChannel } from './connectors/live-provider.ts';
 import { parseDuration } from './shared/time.ts';
+import { maskUrlSecrets } from './shared/url-secrets.ts';
 
 /** Every setting Lipira reads, parsed and checked once at start. */
 export interface Config {
@@ -242,9 +243,11 @@ function httpUrlSetting(env: Env, name: string, fallback: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${maskUrlSecrets(raw)}")`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, `must use http or https (got "${raw}")`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, `must use http or https (got "${maskUrlSecrets(raw)}")`);
+  // fetch refuses such a URL, and its error repeats it, password and all, into the charge's notes.
+  if (url.username || url.password) throw new ConfigError(name, 'must not carry a user name or password: give credentials in their own settings');
   return raw.replace(/\/+$/, '');
 }
 
@@ -296,7 +299,7 @@ export function parseDatabaseUrl(raw: string | undefined): string {
     }
     return value;
   }
-  throw new ConfigError('DATABASE_URL', `must start with "sqlite:" or "postgres://" (got "${value}")`);
+  throw new ConfigError('DATABASE_URL', `must start with "sqlite:" or "postgres://" (got "${maskUrlSecrets(value)}")`);
 }
 
 /** Percent with at most two decimals, from 0 to 100, stored as basis points. */

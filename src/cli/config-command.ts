@@ -1,28 +1,12 @@
 import type { Config } from '../config.ts';
 import { noMorePositionals, parseArgs } from './args.ts';
 import { print, printJson } from './output.ts';
+import { maskUrlSecrets } from '../shared/url-secrets.ts';
 
 const MASK = '****';
 
-/** Query parameters that carry secrets in connection URLs: `password`, `sslpassword`, `pass`, `api_key`, `auth_token`, … */
-const SECRET_PARAMETER = /pass|pwd|secret|token|key|auth|credential|sign/i;
-
-/** A URL with its password, and the value of every secret-looking query parameter, replaced by the mask. */
-function maskUrl(url: string | null): string | null {
-  if (url === null) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    // Not a URL we can take apart: only its scheme is shown.
-    return `${url.slice(0, url.indexOf(':') + 1)}${MASK}`;
-  }
-  if (parsed.password) parsed.password = MASK;
-  for (const name of new Set(parsed.searchParams.keys())) {
-    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, MASK);
-  }
-  return parsed.toString();
-}
+/** A URL setting with its secrets masked; null when unset. */
+const maskedUrl = (url: string | null) => (url === null ? null : maskUrlSecrets(url));
 
 const UNITS: Array<[string, number]> = [
   ['d', 86_400_000],
@@ -55,8 +39,8 @@ const onOff = (value: boolean) => (value ? 'on' : 'off');
 const SETTINGS: { [Field in keyof Config]: [variable: string, show: (value: Config[Field]) => string | null] } = {
   host: ['HOST', String],
   port: ['PORT', String],
-  publicBaseUrl: ['PUBLIC_BASE_URL', String],
-  databaseUrl: ['DATABASE_URL', (url) => (url.startsWith('sqlite:') ? url : maskUrl(url))],
+  publicBaseUrl: ['PUBLIC_BASE_URL', maskedUrl],
+  databaseUrl: ['DATABASE_URL', (url) => (url.startsWith('sqlite:') ? url : maskedUrl(url))],
   databaseConnectTimeoutMs: ['DATABASE_CONNECT_TIMEOUT', duration],
   databaseQueryTimeoutMs: ['DATABASE_QUERY_TIMEOUT', duration],
   logLevel: ['LOG_LEVEL', String],
@@ -70,7 +54,7 @@ const SETTINGS: { [Field in keyof Config]: [variable: string, show: (value: Conf
   webhookTimeoutMs: ['WEBHOOK_TIMEOUT', duration],
   webhookRetryScheduleMs: ['WEBHOOK_RETRY_SCHEDULE', schedule],
   webhookAllowLoopback: ['WEBHOOK_ALLOW_LOOPBACK', onOff],
-  smtpUrl: ['SMTP_URL', maskUrl],
+  smtpUrl: ['SMTP_URL', maskedUrl],
   emailFrom: ['EMAIL_FROM', String],
   outboxDir: ['OUTBOX_DIR', String],
   testReceiptsToCustomers: ['TEST_RECEIPTS_TO_CUSTOMERS', onOff],
@@ -83,7 +67,7 @@ const SETTINGS: { [Field in keyof Config]: [variable: string, show: (value: Conf
   rateLimitPerAddressPerSecond: ['RATE_LIMIT_PER_ADDRESS_PER_SECOND', String],
   rateLimitAddressBurst: ['RATE_LIMIT_ADDRESS_BURST', String],
   clientAddressHeader: ['CLIENT_ADDRESS_HEADER', (header) => header],
-  redisUrl: ['REDIS_URL', maskUrl],
+  redisUrl: ['REDIS_URL', maskedUrl],
   requestTimeoutMs: ['REQUEST_TIMEOUT', duration],
   headersTimeoutMs: ['HEADERS_TIMEOUT', duration],
   keepAliveTimeoutMs: ['KEEP_ALIVE_TIMEOUT', duration],
@@ -95,7 +79,7 @@ const SETTINGS: { [Field in keyof Config]: [variable: string, show: (value: Conf
   liveSyncFirstMs: ['LIVE_SYNC_FIRST', duration],
   liveSyncMaxMs: ['LIVE_SYNC_MAX', duration],
   liveReviewAfterMs: ['LIVE_REVIEW_AFTER', duration],
-  airtelApiUrl: ['AIRTEL_API_URL', String],
+  airtelApiUrl: ['AIRTEL_API_URL', maskedUrl],
   airtelClientId: ['AIRTEL_CLIENT_ID', (id) => id],
   airtelClientSecret: ['AIRTEL_CLIENT_SECRET', masked],
   airtelCountry: ['AIRTEL_COUNTRY', String],
@@ -103,7 +87,7 @@ const SETTINGS: { [Field in keyof Config]: [variable: string, show: (value: Conf
   airtelDisbursementPin: ['AIRTEL_DISBURSEMENT_PIN', masked],
   airtelPublicKey: ['AIRTEL_PUBLIC_KEY', (pem) => (pem === null ? null : '(PEM public key)')],
   airtelCallbackSecret: ['AIRTEL_CALLBACK_SECRET', masked],
-  paychanguUpstreamUrl: ['PAYCHANGU_UPSTREAM_URL', String],
+  paychanguUpstreamUrl: ['PAYCHANGU_UPSTREAM_URL', maskedUrl],
   paychanguUpstreamSecretKey: ['PAYCHANGU_UPSTREAM_SECRET_KEY', masked],
   paychanguUpstreamWebhookSecret: ['PAYCHANGU_UPSTREAM_WEBHOOK_SECRET', masked],
 };

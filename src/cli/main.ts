@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../config.ts';
 import { UsageError } from './args.ts';
-import { print, printError } from './output.ts';
+import { EnvFileError, settingsEnvironment } from './env-file.ts';
+import { endQuietlyWhenOutputCloses, print, printError } from './output.ts';
 
 const USAGE = `Usage: lipira <command>
 
@@ -23,7 +24,8 @@ const USAGE = `Usage: lipira <command>
   users create --operator --email EMAIL [--password-stdin] [--json]
                                           a dashboard user; without a password, prints and emails a one-time set-password link
 
-Every command reads DATABASE_URL (default sqlite:./data/lipira.db).`;
+Every command reads DATABASE_URL (default sqlite:./data/lipira.db) and every other setting from the
+environment, or else from a .env file in the working directory.`;
 
 type Command = (argv: string[], config: ReturnType<typeof loadConfig>) => Promise<number>;
 
@@ -43,6 +45,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 
 /** Runs one command line; resolves to the process exit status. */
 export async function main(argv: string[]): Promise<number> {
+  endQuietlyWhenOutputCloses();
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     print(USAGE);
@@ -55,9 +58,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const command = await load();
-    return await command(rest, loadConfig());
+    return await command(rest, loadConfig(settingsEnvironment()));
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError) {
+    if (error instanceof UsageError || error instanceof ConfigError || error instanceof EnvFileError) {
       printError(error.message);
       return 2;
     }

@@ -8,6 +8,7 @@ import type { DB } from './schema.ts';
 import { groupCommit, type Transact } from './group-commit.ts';
 import { namedStatement, readDirectly } from './prepared.ts';
 import { withStatementCache } from './statement-cache.ts';
+import { maskUrlSecrets } from '../shared/url-secrets.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
 import { listenForPostgresWork, watchSqliteWork, type OnWork, type WorkWatch } from './work-notices.ts';
 
@@ -101,15 +102,13 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: discardingDeadClients(pool) }) });
-  const safe = new URL(url);
-  safe.password = '';
   // PostgreSQL commits concurrent transactions side by side and shares their WAL flushes itself.
   const transact: Transact = (work) => db.transaction().execute(work);
   return {
     db,
     dialect: 'postgres',
     transact,
-    description: safe.toString(),
+    description: maskUrlSecrets(url),
     watchWork: (onWork, log) => listenForPostgresWork(url, limits?.connectTimeoutMs, onWork, log),
     close: () => db.destroy(),
   };

@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { temporaryFolder } from './temp-folders.ts';
 
@@ -20,14 +21,19 @@ export interface CliResult {
  */
 export function lipira(args: string[], env: Record<string, string>, cwd?: string, input?: string): Promise<CliResult> {
   const own = cwd === undefined ? temporaryFolder('lipira-cli-') : null;
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: cwd ?? own!.dir, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(input ?? '');
+  return outputOf(child).finally(() => own?.remove());
+}
+
+/** What a child process printed on its piped stdout and stderr (nothing from one already closed), and its exit status. */
+export function outputOf(child: ChildProcessByStdio<Writable | null, Readable, Readable>): Promise<CliResult> {
   return new Promise<CliResult>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: cwd ?? own!.dir, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-  }).finally(() => own?.remove());
+  });
 }

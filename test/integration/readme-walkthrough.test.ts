@@ -12,7 +12,7 @@ import { startServe } from '../helpers/serve-process.ts';
 import { commandComplete, curl, matchesShown, shellWords } from '../helpers/shell-commands.ts';
 import { temporaryFolder } from '../helpers/temp-folders.ts';
 
-/** Where the README's commands send their requests; the test's gateway listens elsewhere. */
+/** Where the README's commands send their requests; the test's gateway listens elsewhere, as the README says to. */
 const README_BASE = 'http://127.0.0.1:8000';
 
 interface Step {
@@ -72,6 +72,10 @@ for (const kind of DATABASE_KINDS) {
       const base = `http://127.0.0.1:${port}`;
       const { blocks, prose } = walkThrough(base);
       assert.equal(blocks.length, 3, 'start the gateway; steps 1-3; after paying in the browser, steps 5-7');
+      // Another port, the README's way: its one `.env` line, which the gateway and the commands read.
+      const envLine = /put `(PORT=\d+)` in a `\.env` file in the\s+checkout's folder/.exec(prose[0]!)?.[1];
+      assert.ok(envLine, `the walk-through says how to use another port: ${prose[0]}`);
+      fs.writeFileSync(path.join(checkout.dir, '.env'), `${envLine.replace(/\d+$/, String(port))}\n`);
       const variables: Record<string, string> = {};
       let lastJson: Record<string, unknown> | null = null;
       let checkoutUrl: string | null = null;
@@ -93,7 +97,7 @@ for (const kind of DATABASE_KINDS) {
           return { output: '' };
         }
         if (program === 'npm' && args.join(' ') === 'start') {
-          const server = await startServe({ ...databaseEnv, ...env, PORT: String(port) }, { cwd: checkout.dir });
+          const server = await startServe({ ...databaseEnv, ...env }, { cwd: checkout.dir, portFromEnvFile: port });
           cleanup(() => server.stop());
           return { output: '' };
         }
