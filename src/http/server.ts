@@ -9,6 +9,7 @@ import type { App } from './app-type.ts';
 import { sendError, toApiError } from './error-reply.ts';
 import { registerAuthentication } from './auth.ts';
 import { answerClientError } from './client-errors.ts';
+import { limitConnectionsPerAddress } from './address-connections.ts';
 import { ErrorEnvelope } from './envelope.ts';
 import { trackInFlight, type InFlight } from './in-flight.ts';
 import { registerJsonBodyParser } from './json-body.ts';
@@ -88,6 +89,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     if (lifecycle.closing) reply.header('connection', 'close');
     done();
   });
+  limitConnectionsPerAddress(app, config);
   const inFlight = trackInFlight(app);
   registerJsonBodyParser(app);
   const rateLimits = await openRateLimits(config, app.log);
