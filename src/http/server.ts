@@ -10,6 +10,7 @@ import { sendError, toApiError } from './error-reply.ts';
 import { registerAuthentication } from './auth.ts';
 import { answerClientError } from './client-errors.ts';
 import { limitConnectionsPerAddress } from './address-connections.ts';
+import { defaultResponseHeaders } from './response-headers.ts';
 import { ErrorEnvelope } from './envelope.ts';
 import { trackInFlight, type InFlight } from './in-flight.ts';
 import { registerJsonBodyParser } from './json-body.ts';
@@ -52,6 +53,7 @@ export interface ServerDeps {
 }
 
 export async function buildServer({ config, database, payments, logger, lifecycle }: ServerDeps): Promise<Server> {
+  const responseHeaders = defaultResponseHeaders(config);
   const app = Fastify({
     loggerInstance: logger || undefined,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
@@ -69,9 +71,9 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     // Clients join base URLs and paths carelessly; `//payment` and `/payment/` mean `/payment`.
     // Parameters a little longer than any reference reach the handler, which answers 404.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, responseHeaders),
     frameworkErrors: (error, request, reply) => {
-      reply.header('x-request-id', request.id);
+      reply.header('x-request-id', request.id).headers(responseHeaders);
       sendError(reply, toApiError(error, request.log));
     },
     ajv: {
@@ -84,7 +86,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
   app.server.headersTimeout = config.headersTimeoutMs;
   limitConnections(app.server, config.maxConnections, app.log);
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).headers(responseHeaders);
     // The listener is closed: each client is told to close its connection after this answer.
     if (lifecycle.closing) reply.header('connection', 'close');
     done();
