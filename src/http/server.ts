@@ -36,6 +36,7 @@ import { registerSandboxRoutes } from '../sandbox/sandbox-routes.ts';
 import { registerRefundRoutes } from '../refunds/refund-routes.ts';
 import { registerCallbackRoutes } from '../callbacks/callback-routes.ts';
 import { registerDashboardRoutes } from '../dashboard/dashboard-routes.ts';
+import { registerHomeRoutes } from '../home/home-routes.ts';
 
 export interface Server {
   app: App;
@@ -124,6 +125,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerThreeDsPageRoutes(app, { config, payments });
     registerCallbackRoutes(app, payments);
     registerDashboardRoutes(app, { config, database, payments, lifecycle });
+    registerHomeRoutes(app, { config, db: database.db });
   });
   return { app, inFlight, routes };
 }
