@@ -42,6 +42,8 @@ export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date
     // Every client here is on loopback: the hosted page rows would be limited by address.
     RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1000000',
     RATE_LIMIT_ADDRESS_BURST: '1000000',
+    // …and the soak's clients hold up to 1,024 connections from that one address.
+    MAX_CONNECTIONS_PER_ADDRESS: '2048',
     // Seeded mobile money charges settle at once, so the verify and details scenarios read final
     // charges instead of settling them mid-measurement.
     SANDBOX_MOBILE_DELAY: '0',

@@ -57,6 +57,8 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Most connections open at once; further ones are closed as they arrive. */
   maxConnections: number;
+  /** Most connections one client address (IPv6: its /64) holds open at once, so one cannot take them all. */
+  maxConnectionsPerAddress: number;
   /** On SIGTERM, how long to keep serving (with Connection: close) before closing the listener. */
   shutdownGraceMs: number;
   /** The IANA time zone of times shown to people: receipts, pages and emails. */
@@ -150,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs: durationSetting(env, 'HEADERS_TIMEOUT', '10s'),
     keepAliveTimeoutMs: durationSetting(env, 'KEEP_ALIVE_TIMEOUT', '72s'),
     maxConnections: integerSetting(env, 'MAX_CONNECTIONS', 2048, 1, 1_000_000),
+    maxConnectionsPerAddress: integerSetting(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 1, 1_000_000),
     shutdownGraceMs: durationSetting(env, 'SHUTDOWN_GRACE', '1s', true),
     timeZone: timeZoneSetting(env, 'TIMEZONE', 'Africa/Blantyre'),
     ...liveSettings(env),

@@ -72,6 +72,7 @@ const SETTINGS: { [Field in keyof Config]: [variable: string, show: (value: Conf
   headersTimeoutMs: ['HEADERS_TIMEOUT', duration],
   keepAliveTimeoutMs: ['KEEP_ALIVE_TIMEOUT', duration],
   maxConnections: ['MAX_CONNECTIONS', String],
+  maxConnectionsPerAddress: ['MAX_CONNECTIONS_PER_ADDRESS', String],
   shutdownGraceMs: ['SHUTDOWN_GRACE', duration],
   timeZone: ['TIMEZONE', String],
   liveRoutes: ['LIVE_ROUTES', (routes) => Object.entries(routes).map(([channel, connector]) => `${channel}:${connector}`).join(',') || null],

@@ -1,9 +1,10 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { claimAppState, countMerchants } from '../merchants/merchant-repository.ts';
+import { claimAppState, countMerchants, DEMO_MERCHANT_MARKER } from '../merchants/merchant-repository.ts';
 import { createMerchant, type MerchantCredentials } from '../merchants/merchant-service.ts';
 import { landingUrl, webhookSinkUrl } from '../sandbox/sandbox-urls.ts';
 import { print } from './output.ts';
+import { DEMO_MOBILE_NUMBER, FIRST_USER_COMMAND, dashboardUrl, demoPaymentCommands } from '../home/first-steps.ts';
 
 /**
  * The first start against an empty database creates a demo merchant and prints, once, what a
@@ -13,7 +14,7 @@ import { print } from './output.ts';
  */
 export async function introduceDemoMerchant(database: Database, config: Config): Promise<void> {
   if ((await countMerchants(database.db)) > 0) return;
-  if (!(await claimAppState(database.db, 'demo_merchant_created', new Date().toISOString()))) return;
+  if (!(await claimAppState(database.db, DEMO_MERCHANT_MARKER, new Date().toISOString()))) return;
   const demo = await createMerchant(database.db, {
     name: 'Demo Store',
     email: 'demo@example.com',
@@ -26,16 +27,7 @@ export async function introduceDemoMerchant(database: Database, config: Config):
 function firstStartBanner(demo: MerchantCredentials, config: Config): string {
   const base = config.publicBaseUrl;
   const key = demo.test_secret_key;
-  const body = JSON.stringify({
-    tx_ref: 'demo-0001',
-    amount: 1000,
-    currency: 'MWK',
-    first_name: 'Jane',
-    last_name: 'Banda',
-    email: 'jane@example.com',
-    callback_url: landingUrl(base),
-    return_url: landingUrl(base),
-  });
+  const commands = demoPaymentCommands(base, key);
   const webhooks = config.webhookAllowLoopback
     ? `4. Its webhooks go to the gateway's own sink, ${webhookSinkUrl(base)}; the delivery:
 
@@ -56,21 +48,27 @@ The API reference: ${base}/docs
 
 1. Create a checkout session:
 
-  curl -s -X POST ${base}/payment \\
-    -H 'Authorization: Bearer ${key}' \\
-    -H 'Content-Type: application/json' -H 'Accept: application/json' \\
-    -d '${body}'
+${indented(commands.create)}
 
-2. Open the checkout_url it answers in a browser and pay by mobile money with 0990000000 (the
+2. Open the checkout_url it answers in a browser and pay by mobile money with ${DEMO_MOBILE_NUMBER} (the
    page lists the other test numbers and cards). The browser comes back to
    ${landingUrl(base)}, which shows what the redirect carried.
 
 3. Verify it, as your server must before giving value:
 
-  curl -s ${base}/verify-payment/demo-0001 -H 'Authorization: Bearer ${key}'
+${indented(commands.verify)}
 
 ${webhooks}${receipts}
+
+5. The dashboard, ${dashboardUrl(base)}, shows payments, payouts, balances, keys and webhooks
+   to the users you create. Create the first, an operator who sees every merchant (the link it
+   prints sets the password; a merchant's own users take --merchant ID --role owner):
+
+  ${FIRST_USER_COMMAND}
 
 More merchants: npx lipira merchant create --name NAME --email EMAIL
 `;
 }
+
+/** A command as the banner shows it: every line indented by two, so that it stands out. */
+const indented = (command: string) => command.replace(/^/gm, '  ');

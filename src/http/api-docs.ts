@@ -75,7 +75,10 @@ export async function registerApiDocs(app: App, config: Config): Promise<void> {
     },
   });
   // The document never changes once the server runs; serialising it (~0.1 MB) per request cost
-  // milliseconds, on a route anyone may call.
+  // milliseconds, on a route anyone may call. Unlike the API's answers it is the same for everyone
+  // and holds nothing private, so caches may keep it for a while (it changes with an upgrade).
   let document: string | undefined;
-  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').send((document ??= JSON.stringify(app.swagger()))));
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=300').send((document ??= JSON.stringify(app.swagger()))),
+  );
 }

@@ -14,8 +14,9 @@ import { ERRORS, type ErrorCode } from '../shared/errors.ts';
  * packets, the request line in an earlier one than the packet the parser gave up on, and a HEAD
  * client reads any body as garbage while every other client still gets the status. A client that
  * took too long to send its head (408) or sent one that cannot be read (400) keeps the envelope.
+ * `headers` are those every answer carries (response-headers.ts).
  */
-export function answerClientError(error: ConnectionError, socket: Socket): void {
+export function answerClientError(error: ConnectionError, socket: Socket, headers: Record<string, string>): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'badRequest';
   const { status, message } = ERRORS[code];
@@ -25,12 +26,14 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
   const representation = unknownOverflow ? 'Content-Length: 0\r\n' : `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${representation}X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${representation}${headerLines(headers)}X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n` +
         (unknownOverflow || method === 'HEAD' ? '' : body),
     );
   }
   socket.destroy(error);
 }
+
+const headerLines = (headers: Record<string, string>) => Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
 
 /**
  * The method of the request the parser refused, read back from the bytes it had parsed of the

@@ -9,6 +9,8 @@ import type { App } from './app-type.ts';
 import { sendError, toApiError } from './error-reply.ts';
 import { registerAuthentication } from './auth.ts';
 import { answerClientError } from './client-errors.ts';
+import { limitConnectionsPerAddress } from './address-connections.ts';
+import { defaultResponseHeaders } from './response-headers.ts';
 import { ErrorEnvelope } from './envelope.ts';
 import { trackInFlight, type InFlight } from './in-flight.ts';
 import { registerJsonBodyParser } from './json-body.ts';
@@ -34,6 +36,7 @@ import { registerSandboxRoutes } from '../sandbox/sandbox-routes.ts';
 import { registerRefundRoutes } from '../refunds/refund-routes.ts';
 import { registerCallbackRoutes } from '../callbacks/callback-routes.ts';
 import { registerDashboardRoutes } from '../dashboard/dashboard-routes.ts';
+import { registerHomeRoutes } from '../home/home-routes.ts';
 
 export interface Server {
   app: App;
@@ -51,6 +54,7 @@ export interface ServerDeps {
 }
 
 export async function buildServer({ config, database, payments, logger, lifecycle }: ServerDeps): Promise<Server> {
+  const responseHeaders = defaultResponseHeaders(config);
   const app = Fastify({
     loggerInstance: logger || undefined,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
@@ -68,9 +72,9 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     // Clients join base URLs and paths carelessly; `//payment` and `/payment/` mean `/payment`.
     // Parameters a little longer than any reference reach the handler, which answers 404.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, responseHeaders),
     frameworkErrors: (error, request, reply) => {
-      reply.header('x-request-id', request.id);
+      reply.header('x-request-id', request.id).headers(responseHeaders);
       sendError(reply, toApiError(error, request.log));
     },
     ajv: {
@@ -83,11 +87,12 @@ export async function buildServer({ config, database, payments, logger, lifecycl
   app.server.headersTimeout = config.headersTimeoutMs;
   limitConnections(app.server, config.maxConnections, app.log);
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).headers(responseHeaders);
     // The listener is closed: each client is told to close its connection after this answer.
     if (lifecycle.closing) reply.header('connection', 'close');
     done();
   });
+  limitConnectionsPerAddress(app, config);
   const inFlight = trackInFlight(app);
   registerJsonBodyParser(app);
   const rateLimits = await openRateLimits(config, app.log);
@@ -120,6 +125,7 @@ export async function buildServer({ config, database, payments, logger, lifecycl
     registerThreeDsPageRoutes(app, { config, payments });
     registerCallbackRoutes(app, payments);
     registerDashboardRoutes(app, { config, database, payments, lifecycle });
+    registerHomeRoutes(app, { config, db: database.db });
   });
   return { app, inFlight, routes };
 }

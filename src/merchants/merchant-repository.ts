@@ -57,6 +57,20 @@ export async function expireSecretKeys(db: Db, merchantId: string, mode: Mode, e
     .execute();
 }
 
+/** The app_state marker of the demo merchant the first start created. */
+export const DEMO_MERCHANT_MARKER = 'demo_merchant_created';
+
+/**
+ * The demo merchant while it is the only merchant (a fresh install), or null: merchants are
+ * never removed, so the one merchant of a gateway whose first start made the demo is the demo.
+ */
+export async function soleDemoMerchant(db: Db): Promise<Pick<Merchant, 'id' | 'name'> | null> {
+  const marker = await db.selectFrom('app_state').select('key').where('key', '=', DEMO_MERCHANT_MARKER).executeTakeFirst();
+  if (!marker) return null;
+  const merchants = await db.selectFrom('merchants').select(['id', 'name']).limit(2).execute();
+  return merchants.length === 1 ? merchants[0]! : null;
+}
+
 /** Records a one-time marker; true only for the caller that wrote it first. */
 export async function claimAppState(db: Db, key: string, value: string): Promise<boolean> {
   const rows = await db

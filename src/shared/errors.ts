@@ -17,6 +17,7 @@ export const ERRORS = {
   requestTimeout: { status: 408, message: 'The request took too long to arrive.' },
   bodyTooLarge: { status: 413, message: 'Request body too large.' },
   rateLimited: { status: 429, message: 'Too many requests.' },
+  tooManyConnections: { status: 429, message: 'Too many connections from your address.' },
   headersTooLarge: { status: 431, message: 'Request headers too large.' },
   internal: { status: 500, message: 'Internal server error.' },
   unavailable: { status: 503, message: 'Service temporarily unavailable.' },

@@ -144,13 +144,13 @@ describe('lipira serve', () => {
     assert.equal(await second.stop(), 0);
   });
 
-  test('the first start\'s banner, followed command by command, ends in a verified payment, a delivered webhook and receipts', async (t) => {
+  test('the first start\'s banner, followed command by command, ends in a verified payment, a delivered webhook, receipts and the dashboard\'s first user', async (t) => {
     const { dir, serve } = useServeDirectory(t);
     const base = `http://127.0.0.1:${await freePort()}`;
     const banner = (await serve({ PORT: new URL(base).port, WEBHOOK_ALLOW_LOOPBACK: 'on', SANDBOX_MOBILE_DELAY: '100ms', WORKER_INTERVAL: '50ms' })).stdout;
     assert.ok(banner.includes(`The API reference: ${base}/docs\n`), banner);
     assert.equal((await fetch(`${base}/docs`)).status, 200);
-    const [create, verify, listWebhooks, ...rest] = bannerCommands(banner);
+    const [create, verify, listWebhooks, createUser, ...rest] = bannerCommands(banner);
     assert.deepEqual(rest, [], banner);
 
     const created = await curl(create!);
@@ -170,6 +170,15 @@ describe('lipira serve', () => {
     const outbox = /Its receipts are written to (.+)\.\n/.exec(banner)![1]!;
     assert.equal(outbox, path.join(fs.realpathSync(dir), 'data', 'outbox'));
     await eventually('the receipts', async () => fs.existsSync(outbox) && fs.readdirSync(outbox).length === 2);
+
+    assert.ok(banner.includes(`The dashboard, ${base}/dashboard, shows`), banner);
+    assert.deepEqual(createUser!.slice(0, 5), ['npx', 'lipira', 'users', 'create', '--operator']);
+    // In the gateway's environment, as its operator would run it: the link names PUBLIC_BASE_URL.
+    const user = await lipira(createUser!.slice(2), { PORT: new URL(base).port }, dir);
+    assert.equal(user.code, 0, user.stderr);
+    const link = /Set-password link[^\n]*\n +(\S+)/.exec(user.stdout)?.[1];
+    assert.ok(link?.startsWith(`${base}/dashboard/`), user.stdout);
+    assert.equal((await fetch(link!)).status, 200, 'the link opens the page that sets the first password');
   });
 
   test('bad configuration refuses to start, naming the variable', async () => {

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/mobile-money.ts';
 import { randomBase62 } from '../../src/shared/ids.ts';
 
 /** A raw connection to the gateway: what it has received, and when the server closed it. */
@@ -14,10 +15,11 @@ interface RawClient {
   closedWithin(limitMs: number): Promise<number>;
 }
 
-function connect(url: string): Promise<RawClient> {
+/** `from` is the local address to connect from: loopback accepts any of 127.0.0.0/8, so tests can be several clients. */
+function connect(url: string, from?: string): Promise<RawClient> {
   const { port, hostname } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname);
+    const socket = net.connect({ port: Number(port), host: hostname, localAddress: from });
     const started = performance.now();
     let text = '';
     let closedAt: number | null = null;
@@ -51,6 +53,26 @@ async function answered(client: RawClient, status: number, limitMs = 2_000): Pro
   }
 }
 
+const HEALTHZ = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+
+/** A connection from `from` that has sent GET /healthz. */
+async function probeFrom(url: string, from?: string): Promise<RawClient> {
+  const client = await connect(url, from);
+  client.socket.write(HEALTHZ);
+  return client;
+}
+
+/** Whether the connection `open` makes is answered 200 within `limitMs`; it is closed after. */
+async function served(open: () => Promise<RawClient>, limitMs = 2_000): Promise<boolean> {
+  const client = await open();
+  const ok = await answered(client, 200, limitMs).then(() => true, () => false);
+  client.socket.destroy();
+  return ok;
+}
+
+/** The server notices a close asynchronously: new connections are tried until one is served. */
+const servedAgain = (what: string, open: () => Promise<RawClient>) => eventually(what, () => served(open, 300), 3_000);
+
 describe('clients that send their headers slowly', () => {
   let gw: TestGateway;
   before(async () => {
@@ -82,31 +104,100 @@ describe('connections over MAX_CONNECTIONS', () => {
   after(() => gw.close());
 
   test('are closed as they arrive, while those within the cap are served; a freed place is taken again', async () => {
-    const healthz = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
     const open = await Promise.all([connect(gw.url), connect(gw.url), connect(gw.url)]);
-    for (const client of open) client.socket.write(healthz);
+    for (const client of open) client.socket.write(HEALTHZ);
     for (const client of open) await answered(client, 200);
 
     const refused = await connect(gw.url);
-    refused.socket.write(healthz);
+    refused.socket.write(HEALTHZ);
     await refused.closedWithin(2_000);
     assert.equal(refused.received(), '', 'nothing is answered over the cap');
 
     open[0]!.socket.destroy();
-    // The server notices the close asynchronously: a new connection is served once it has.
-    let served = false;
-    for (const deadline = performance.now() + 2_000; !served && performance.now() < deadline; ) {
-      const next = await connect(gw.url);
-      next.socket.write(healthz);
-      served = await answered(next, 200, 300).then(() => true, () => false);
-      next.socket.destroy();
-    }
-    assert.ok(served, 'a connection is served again once one has closed');
+    await servedAgain('a connection served again once one has closed', () => probeFrom(gw.url));
     for (const client of open) client.socket.destroy();
   });
 });
 
 for (const kind of DATABASE_KINDS) {
+  describe(`connections over MAX_CONNECTIONS_PER_ADDRESS from the socket's address on ${kind}`, () => {
+    let gw: TestGateway;
+    before(async () => {
+      gw = await startTestGateway(kind, { MAX_CONNECTIONS: '8', MAX_CONNECTIONS_PER_ADDRESS: '3' });
+    });
+    after(() => gw.close());
+
+    test('one address holding idle sockets over its cap cannot starve another: its extra sockets are closed unanswered, the other is served', async () => {
+      const flood = await Promise.all(Array.from({ length: 10 }, () => connect(gw.url, '127.0.0.1')));
+      try {
+        // Without the cap, the flood's first 8 sockets would take every place MAX_CONNECTIONS has.
+        const closed = await Promise.all(flood.map((client) => client.closedWithin(1_000).then(() => true, () => false)));
+        assert.equal(closed.filter(Boolean).length, 7, 'all but the cap are closed');
+        assert.ok(flood.filter((_client, index) => closed[index]).every((client) => client.received() === ''), 'nothing is answered over the cap');
+        assert.ok(await served(() => probeFrom(gw.url, '127.0.0.2')), 'a probe from another address is served');
+        const kept = flood.filter((_client, index) => !closed[index]);
+        for (const client of kept) client.socket.write(HEALTHZ);
+        for (const client of kept) await answered(client, 200);
+
+        kept[0]!.socket.destroy();
+        await servedAgain('a freed place taken again by the address', () => probeFrom(gw.url, '127.0.0.1'));
+      } finally {
+        for (const client of flood) client.socket.destroy();
+      }
+    });
+  });
+
+  describe(`connections over MAX_CONNECTIONS_PER_ADDRESS behind a trusted proxy on ${kind}`, () => {
+    let gw: TestGateway;
+    before(async () => {
+      gw = await startTestGateway(kind, { MAX_CONNECTIONS_PER_ADDRESS: '3', CLIENT_ADDRESS_HEADER: 'x-forwarded-for' });
+    });
+    after(() => gw.close());
+
+    const forwardedRequest = (client: string) => `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 10.9.9.9, ${client}\r\n\r\n`;
+    /** A connection from the proxy (every one comes from 127.0.0.1) that has sent a request of `client`'s. */
+    async function forwarded(client: string): Promise<RawClient> {
+      const connection = await connect(gw.url);
+      connection.socket.write(forwardedRequest(client));
+      return connection;
+    }
+
+    test('the proxy\'s sockets are not capped; a client\'s connection over the cap is answered 429 in the envelope and closed', async () => {
+      const held = await Promise.all(['203.0.113.7', '203.0.113.7', '203.0.113.7'].map(forwarded));
+      const others = await Promise.all(['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.4'].map(forwarded));
+      try {
+        for (const connection of [...held, ...others]) await answered(connection, 200);
+        const over = await forwarded('203.0.113.7');
+        await over.closedWithin(2_000);
+        const text = await answered(over, 429, 0);
+        assert.match(text, /\r\nconnection: close\r\n/i);
+        assert.ok(text.endsWith('{"status":"failed","message":"Too many connections from your address.","data":null}'), text);
+        held[1]!.socket.write(forwardedRequest('203.0.113.7'));
+        await eventually('a second answer on a connection within the cap', async () => held[1]!.received().split('HTTP/1.1 200 ').length === 3);
+
+        held[0]!.socket.destroy();
+        await servedAgain('a freed place taken again by the client', () => forwarded('203.0.113.7'));
+      } finally {
+        for (const connection of [...held, ...others]) connection.socket.destroy();
+      }
+    });
+
+    test('an IPv6 client counts by its /64, and a connection counts for the client of its latest request', async () => {
+      const held = await Promise.all(['2001:db8:5:6::1', '2001:db8:5:6::2', '2001:db8:5:6:ffff::3'].map(forwarded));
+      try {
+        for (const connection of held) await answered(connection, 200);
+        assert.equal(await served(() => forwarded('2001:db8:5:6::9')), false, 'a fourth address of the /64 is over its cap');
+
+        // A proxy reuses its connections for other clients: the first one now counts for another.
+        held[0]!.socket.write(forwardedRequest('192.0.2.10'));
+        await eventually('the reused connection\'s answer', async () => held[0]!.received().split('HTTP/1.1 200 ').length === 3);
+        await servedAgain('the /64 served again', () => forwarded('2001:db8:5:6::9'));
+      } finally {
+        for (const connection of held) connection.socket.destroy();
+      }
+    });
+  });
+
   describe(`a request refused before its body arrived on ${kind}`, () => {
     let gw: TestGateway;
     before(async () => {
@@ -142,7 +233,7 @@ for (const kind of DATABASE_KINDS) {
       client.socket.write(`GET /verify-payment/x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${unknownKey()}\r\n\r\n`);
       const first = await answered(client, 401);
       assert.doesNotMatch(first, /\r\nconnection: close\r\n/i);
-      client.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      client.socket.write(HEALTHZ);
       for (const deadline = performance.now() + 2_000; !client.received().includes('HTTP/1.1 200 ') && performance.now() < deadline; ) await sleep(10);
       assert.ok(client.received().includes('HTTP/1.1 200 '), client.received());
       client.socket.destroy();

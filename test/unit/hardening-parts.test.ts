@@ -69,6 +69,7 @@ describe('abuse limit settings', () => {
   test('defaults', () => {
     const config = loadConfig({});
     assert.equal(config.maxConnections, 2048);
+    assert.equal(config.maxConnectionsPerAddress, 256);
     assert.equal(config.rateLimitPerAddressPerSecond, 100);
     assert.equal(config.rateLimitAddressBurst, 400);
     assert.equal(config.clientAddressHeader, null);
@@ -82,6 +83,7 @@ describe('abuse limit settings', () => {
     const cases: Array<[Record<string, string>, string]> = [
       [{ MAX_CONNECTIONS: '0' }, 'MAX_CONNECTIONS'],
       [{ MAX_CONNECTIONS: 'lots' }, 'MAX_CONNECTIONS'],
+      [{ MAX_CONNECTIONS_PER_ADDRESS: '0' }, 'MAX_CONNECTIONS_PER_ADDRESS'],
       [{ RATE_LIMIT_PER_ADDRESS_PER_SECOND: '0' }, 'RATE_LIMIT_PER_ADDRESS_PER_SECOND'],
       [{ RATE_LIMIT_ADDRESS_BURST: '-1' }, 'RATE_LIMIT_ADDRESS_BURST'],
       [{ CLIENT_ADDRESS_HEADER: 'x-forwarded-for: 1.2.3.4' }, 'CLIENT_ADDRESS_HEADER'],
