@@ -2,6 +2,7 @@ import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import type { CallbackVerdict, IncomingCallback } from '../connectors/connector.ts';
 import { refreshCharge } from '../payments/charge-completion.ts';
 import { findCharge } from '../payments/charge-repository.ts';
+import { claimCallbackAsk } from '../payments/provider-asks.ts';
 import { findPendingRefundsAbout } from '../refunds/refund-repository.ts';
 import { advanceRefund } from '../refunds/refund-service.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -12,9 +13,12 @@ export type CallbackResult = 'confirmed' | 'unknown';
 /**
  * An operator's callback, through the one path every connector's takes: authenticated by its
  * connector (refused, with nothing changed, when it is not), then taken as a hint only. The record
- * it names is asked about with the connector's `sync` at once, and what that says is what gets
- * recorded, through the same completion as the settler's. So a forged, duplicated, late or
- * out-of-order callback can move no money: a duplicate finds the record already final.
+ * it names is asked about with the connector's `sync`, and what that says is what gets recorded,
+ * through the same completion as the settler's. So a forged, duplicated, late or out-of-order
+ * callback can move no money: a duplicate finds the record already final.
+ *
+ * Asking costs an operator query, so a callback asks at once only when nobody asked within the
+ * window (`claimCallbackAsk`), and otherwise leaves the ask to the settler at the window's end.
  */
 export async function receiveCallback(deps: PaymentDeps, connectorName: string, callback: IncomingCallback, now = Date.now()): Promise<CallbackResult> {
   const connector = deps.liveConnectors.get(connectorName);
@@ -23,12 +27,14 @@ export async function receiveCallback(deps: PaymentDeps, connectorName: string, 
   if (!verdict.accepted) throw new ApiError('callbackRefused');
   if (verdict.flow === 'refund') {
     const refunds = await findPendingRefundsAbout(deps.db, verdict.reference, 'live');
-    for (const refund of refunds) await advanceRefund(deps, refund, now);
+    for (const refund of refunds) {
+      if (await deps.transact((trx) => claimCallbackAsk(trx, 'refunds', refund.id, now))) await advanceRefund(deps, refund, now);
+    }
     return refunds.length > 0 ? 'confirmed' : 'unknown';
   }
   const charge = await findCharge(deps.db, verdict.reference);
   if (!charge || charge.mode !== 'live') return 'unknown';
-  await refreshCharge(deps, charge, now, { now: true });
+  if (await deps.transact((trx) => claimCallbackAsk(trx, 'charges', charge.id, now))) await refreshCharge(deps, charge, now, { now: true });
   return 'confirmed';
 }
 
