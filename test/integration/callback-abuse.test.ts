@@ -99,6 +99,29 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(paid.trans_id, airtel.transaction(charge.id)!.airtelMoneyId);
     });
 
+    test("Airtel's callback route naming a charge routed to PayChangu asks PayChangu nothing, and is answered as an unknown reference", async () => {
+      const charge = await liveCharge(chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF }));
+      const readsBefore = await upstream.readsAnswered();
+      const named = await forgedAirtel(charge.id);
+      const unknown = await forgedAirtel('no-such-charge');
+      assert.equal(named.status, 200, named.text);
+      assert.deepEqual(named.body, unknown.body, 'nothing tells the caller that the charge exists');
+      assert.equal(await upstream.readsAnswered(), readsBefore, 'no query reached PayChangu');
+      assert.equal((await row(charge.charge_id)).status, 'pending');
+    });
+
+    test("PayChangu's callback route naming a charge routed to Airtel asks Airtel nothing, and is answered as an unknown reference", async () => {
+      const customer = freshAirtelNumber();
+      airtel.script(customer.local, { states: ['TS'] });
+      const charge = await liveCharge(chargeBody({ mobile: customer.mobile }));
+      const named = await signedPaychangu({ event_type: 'api.charge.payment', charge_id: charge.id, status: 'success' });
+      const unknown = await signedPaychangu({ event_type: 'api.charge.payment', charge_id: 'no-such-charge', status: 'success' });
+      assert.equal(named.status, 200, named.text);
+      assert.deepEqual(named.body, unknown.body, 'nothing tells the caller that the charge exists');
+      assert.equal(airtel.transaction(charge.id)!.enquiries, 0, 'no enquiry reached Airtel');
+      assert.equal((await row(charge.charge_id)).status, 'pending');
+    });
+
     test("30 copies of the upstream's refund webhook arriving at once ask PayChangu about the refund once, and it completes", async () => {
       const charge = await liveCharge(chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF, amount: 2000 }));
       await eventually('the upstream to take the payment', async () => {
