@@ -10,6 +10,7 @@ import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { freshAirtelNumber, liveAirtelEnv } from '../helpers/live-airtel.ts';
 import { chargeBody, chargeRows, eventCount, eventually, initializeCharge, TEST_NUMBERS, TNM_REF } from '../helpers/mobile-money.ts';
+import { startServe } from '../helpers/serve-process.ts';
 
 /**
  * Callbacks as an attacker sends them: Airtel's route without AIRTEL_CALLBACK_SECRET accepts
@@ -144,3 +145,25 @@ for (const kind of DATABASE_KINDS) {
     });
   });
 }
+
+describe('lipira serve with live routes to Airtel', () => {
+  const airtelRoutes = { LIVE_ROUTES: 'airtel:airtel', AIRTEL_CLIENT_ID: 'client', AIRTEL_CLIENT_SECRET: 'secret' };
+
+  test('warns at start, in its log and on the terminal, when Airtel callbacks are not authenticated; not once AIRTEL_CALLBACK_SECRET is set', async () => {
+    const open = await startServe(airtelRoutes);
+    try {
+      const warned = await eventually('the warning', async () => (open.output.includes('AIRTEL_CALLBACK_SECRET') ? open.output : null));
+      const logged = warned.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
+      assert.ok(logged.some((line) => line.level === 40 && /AIRTEL_CALLBACK_SECRET/.test(line.msg)), `a warn log line:\n${warned}`);
+      const printed = warned.split('\n').find((line) => line.startsWith('lipira: warning:'));
+      assert.ok(printed, `a line for the operator:\n${warned}`);
+      assert.match(printed, /forged callbacks cannot move money/i);
+      assert.match(printed, /AIRTEL_CALLBACK_SECRET/);
+    } finally {
+      await open.stop();
+    }
+    const authenticated = await startServe({ ...airtelRoutes, AIRTEL_CALLBACK_SECRET: 'airtel-callback-key' });
+    await authenticated.stop();
+    assert.doesNotMatch(authenticated.output, /AIRTEL_CALLBACK_SECRET|warning/);
+  });
+});
