@@ -3,8 +3,9 @@ import type { Config } from '../config.ts';
 import { noMorePositionals, parseArgs } from './args.ts';
 import { introduceDemoMerchant } from './demo-merchant.ts';
 import { tuneHeapForServing } from './heap-tuning.ts';
-import { print } from './output.ts';
+import { print, printError } from './output.ts';
 import { serveLogger } from './serve-logger.ts';
+import { startWarnings } from './start-warnings.ts';
 import { openMigratedDatabase } from '../db/migrate.ts';
 
 export async function migrateCommand(argv: string[], config: Config): Promise<number> {
@@ -19,6 +20,10 @@ export async function serveCommand(argv: string[], config: Config): Promise<numb
   noMorePositionals(parseArgs(argv, []), 0);
   tuneHeapForServing();
   const logger = serveLogger(config.logLevel);
+  for (const warning of startWarnings(config)) {
+    logger.warn(warning);
+    printError(`warning: ${warning}`);
+  }
   const database = await openMigratedDatabase(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs });
   await introduceDemoMerchant(database, config);
   const gateway = await startGateway(config, database, logger);

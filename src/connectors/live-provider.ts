@@ -122,6 +122,8 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
       return state ? sync(state, charge.id, methodOf(charge), now) : null;
     },
 
+    connectorOf: (charge) => stateOf(charge)?.connector ?? null,
+
     async payout({ reference, mobile, amountMinor, currency }) {
       const connector = routes.payout;
       if (!connector) return { status: 'refused', message: NOT_CONNECTED };

@@ -24,6 +24,11 @@ export interface PaymentProvider {
    * not answered yet).
    */
   check(charge: ChargeForProvider, now: number): Promise<Outcome | Pending | null>;
+  /**
+   * The live connector a charge is with, the one whose callbacks may be about it (its refunds'
+   * too: a refund goes through the connector that collected); null for the sandbox's.
+   */
+  connectorOf(charge: ChargeForProvider): string | null;
   /** The one-time code a card charge waits for. */
   confirmOtp(charge: ProviderCharge, otp: string): Promise<Outcome>;
   /** Sends money to a wallet. `requestedOutcome` is the sandbox's `transaction_status`; live connectors ignore it. */

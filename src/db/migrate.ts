@@ -16,6 +16,7 @@ import { usersMigration } from './migrations/0015_users.ts';
 import { dashboardPaymentIndexesMigration } from './migrations/0016_dashboard_payment_indexes.ts';
 import { merchantBrandingMigration } from './migrations/0017_merchant_branding.ts';
 import { workNoticesMigration } from './migrations/0018_work_notices.ts';
+import { callbackAsksMigration } from './migrations/0019_callback_asks.ts';
 import { bankTransferAccountsMigration } from './migrations/0011_bank_transfer_accounts.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -37,6 +38,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0016_dashboard_payment_indexes': dashboardPaymentIndexesMigration,
     '0017_merchant_branding': merchantBrandingMigration,
     '0018_work_notices': workNoticesMigration(database.dialect),
+    '0019_callback_asks': callbackAsksMigration,
   };
 }
 

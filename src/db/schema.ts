@@ -113,6 +113,8 @@ export interface ChargesTable {
   provider_state: string | null;
   /** When to ask the provider again about a pending charge. */
   check_at: number | null;
+  /** When a callback last made the gateway ask its provider about it: what keeps callbacks to one ask per window (src/payments/provider-asks.ts). */
+  callback_asked_at: Generated<number | null>;
   /** Why a person should look at this live charge (no final answer from its operator for too long); null when nothing is wrong. */
   review_reason: Generated<string | null>;
   amount_minor: number;
@@ -242,6 +244,8 @@ export interface RefundsTable {
   provider_state: string | null;
   /** When to hand the refund to the provider, or ask it again. */
   check_at: number | null;
+  /** As a charge's: when a callback last made the gateway ask its provider about it. */
+  callback_asked_at: Generated<number | null>;
   /** As a charge's: why a person should look at this live refund, or null. */
   review_reason: Generated<string | null>;
   created_at: number;

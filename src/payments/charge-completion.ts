@@ -1,6 +1,7 @@
 import { completeCheckoutCharge, type PaymentDeps } from '../checkout/checkout-payments.ts';
 import { expiredOutcome } from './bank-transfer-expiry.ts';
-import { findCharge, flagChargeForReview, recordStillPending, type Charge } from './charge-repository.ts';
+import { findCharge, flagChargeForReview, type Charge } from './charge-repository.ts';
+import { recordStillPending } from './provider-asks.ts';
 import { addLog } from '../logs/log-repository.ts';
 import { completeDirectCharge } from './direct-charges.ts';
 import { completePayoutCharge } from '../payouts/payout-completion.ts';
@@ -35,7 +36,7 @@ export async function refreshCharge(deps: PaymentDeps, charge: Charge, now = Dat
  */
 async function keepAsking(deps: PaymentDeps, charge: Charge, pending: Pending, now: number): Promise<Charge> {
   await deps.transact(async (trx) => {
-    await recordStillPending(trx, charge.id, pending, now);
+    await recordStillPending(trx, 'charges', charge.id, pending, now);
     if (pending.review === null || !(await flagChargeForReview(trx, charge.id, pending.review, now))) return;
     const line = `Flagged for review: ${pending.review}`;
     await addLog(trx, charge.id, line, now);

@@ -91,11 +91,6 @@ export async function recordStarted(db: Db, id: string, started: { nextAction: C
     .executeTakeFirst();
 }
 
-/** Keeps a charge pending whose provider has no final answer yet: its new state, and when to ask again. */
-export async function recordStillPending(db: Db, id: string, pending: { providerState: string; checkAt: number }, now: number): Promise<void> {
-  await db.updateTable('charges').set({ provider_state: pending.providerState, check_at: pending.checkAt, updated_at: now }).where('id', '=', id).where('status', '=', 'pending').execute();
-}
-
 /** Flags a pending charge for a person to look at, once: true for the one caller that flagged it. */
 export async function flagChargeForReview(db: Db, id: string, reason: string, now: number): Promise<boolean> {
   const result = await db

@@ -35,5 +35,6 @@ export function newPendingCharge(fields: PendingChargeFields, now: number): Char
     updated_at: now,
     refunded_minor: 0,
     review_reason: null,
+    callback_asked_at: null,
   };
 }

@@ -8,6 +8,7 @@ import { completeRefund, holdForRefund, InsufficientFunds, releaseRefund, reserv
 import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { findCharge, findChargeByChargeId, type Charge } from '../payments/charge-repository.ts';
+import { recordStillPending } from '../payments/provider-asks.ts';
 import type { Outcome, Pending, ProviderFor } from '../connectors/provider.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
@@ -68,6 +69,7 @@ function newRefund(charge: Charge, source: Refund['source'], amountMinor: number
     provider_state: null,
     review_reason: null,
     check_at: now,
+    callback_asked_at: null,
     created_at: now,
     completed_at: null,
     updated_at: now,
@@ -222,7 +224,7 @@ export async function advanceRefund(deps: RefundDeps, refund: Refund, now = Date
 /** As for a charge: no final answer yet, so the refund is asked about again later, and flagged for review once the provider says so. */
 async function keepAskingAboutRefund(deps: RefundDeps, refund: Refund, charge: Charge, pending: Pending, now: number): Promise<void> {
   await deps.transact(async (trx) => {
-    await recordHandedOver(trx, refund.id, pending.providerState, pending.checkAt, now);
+    await recordStillPending(trx, 'refunds', refund.id, pending, now);
     if (pending.review !== null && (await flagRefundForReview(trx, refund.id, pending.review, now))) {
       await logOnPayment(trx, charge, `Refund ${refund.refund_id} flagged for review: ${pending.review}`, now);
     }

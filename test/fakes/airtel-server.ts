@@ -83,6 +83,8 @@ export interface FakeAirtel {
   /** Makes every token issued so far invalid (401), as if it expired early. */
   revokeTokens(): void;
   transaction(id: string): FakeTransaction | undefined;
+  /** The customer approves transaction `id` now: its enquiries report TS from here on, whatever it was scripted to say. */
+  approve(id: string): void;
   /** The requests that hit `path` with `method`. */
   received(method: string, path: string): ReceivedRequest[];
   /** Posts Airtel's callback for transaction `id` (its current state) to `callbackUrl`; the HTTP statuses it got. */
@@ -296,6 +298,11 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
     script: (key, behaviour) => void scripts.set(key, behaviour),
     revokeTokens: () => tokens.clear(),
     transaction: (id) => transactions.get(id),
+    approve(id) {
+      const stored = transactions.get(id);
+      if (!stored) throw new Error(`no transaction ${id}`);
+      stored.behaviour = { approveAfterMs: 0 };
+    },
     received: (method, path) => requests.filter((request) => request.method === method && request.path === path),
     async sendCallback(id, callbackOptions = {}) {
       const stored = transactions.get(id);

@@ -1,7 +1,7 @@
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { paychanguConnector, type PaychanguOptions } from '../../src/connectors/paychangu/paychangu-connector.ts';
 import type { Connector } from '../../src/connectors/connector.ts';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 
 export interface UpstreamPaychangu {
@@ -14,6 +14,8 @@ export interface UpstreamPaychangu {
   liveEnv(routes: string): Record<string, string>;
   /** A connector to this upstream with the account's test keys; `overrides` point it elsewhere or shorten its timeout. */
   connector(overrides?: Partial<PaychanguOptions>): Connector;
+  /** How many reads (GET requests: status queries) its API has answered so far, as its own metrics count them. */
+  readsAnswered(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,11 @@ export async function startUpstreamPaychangu(env: Record<string, string> = {}): 
       PAYCHANGU_UPSTREAM_SECRET_KEY: merchant.test_secret_key,
       PAYCHANGU_UPSTREAM_WEBHOOK_SECRET: merchant.webhook_secret,
     }),
+    async readsAnswered() {
+      const metrics = await call(gw.url, '/metrics');
+      const reads = [...metrics.text.matchAll(/^lipira_http_requests_total\{route="([^"]*)",method="GET"[^}]*\} (\d+)$/gm)];
+      return reads.filter(([, route]) => route !== '/metrics').reduce((sum, [, , count]) => sum + Number(count), 0);
+    },
     connector: (overrides = {}) => paychanguConnector({ url: gw.url, secretKey: merchant.test_secret_key, webhookSecret: merchant.webhook_secret, timeoutMs: 5_000, ...overrides }),
     async close() {
       await webhooks.close();

@@ -546,6 +546,7 @@ async function paidLiveAttempt(gw: TestGateway, deps: ReturnType<typeof paymentD
     type: 'API Payment (Checkout)',
     refunded_minor: 0,
     review_reason: null,
+    callback_asked_at: null,
   };
   assert.ok(await claimAttemptSlot(db, session.id, charge.id, now), 'the attempt is the session\'s attempt in flight');
   assert.ok(await insertChargeIfNew(db, charge));

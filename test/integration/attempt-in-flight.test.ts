@@ -166,7 +166,7 @@ for (const kind of DATABASE_KINDS) {
         id: ids.charge(), merchant_id: row.merchant_id, mode: row.mode, charge_id: ids.attemptChargeId(), ref_id: ids.reference(), session_id: row.id, kind: 'payment',
         channel: 'mobile_money', operator: 'airtel', mobile: '+265990xxxx00', card_brand: null, card_number: null, card_expiry: null, status: 'pending', next_action: 'approve',
         failure_reason: null, failure_code: null, provider_state: null, check_at: now - 1, amount_minor: row.amount_minor, currency: row.currency, fee_minor: 0, first_name: row.first_name,
-        last_name: row.last_name, email: row.email, trans_id: null, attempts: 1, created_at: now, completed_at: null, updated_at: now, request_hash: null, type: 'API Payment (Checkout)', refunded_minor: 0, review_reason: null,
+        last_name: row.last_name, email: row.email, trans_id: null, attempts: 1, created_at: now, completed_at: null, updated_at: now, request_hash: null, type: 'API Payment (Checkout)', refunded_minor: 0, review_reason: null, callback_asked_at: null,
       };
       // What the first transaction of an attempt writes, without the provider ever being asked.
       assert.ok(await claimAttemptSlot(db(), row.id, charge.id, now));
@@ -208,7 +208,7 @@ for (const kind of DATABASE_KINDS) {
         id: ids.charge(), merchant_id: merchant.id, mode: 'test', charge_id: ids.attemptChargeId(), ref_id: ids.reference(), session_id: session.id, kind: 'payment',
         channel: 'mobile_money', operator: 'airtel', mobile: '+265990xxxx00', card_brand: null, card_number: null, card_expiry: null, status: 'pending', next_action: 'approve',
         failure_reason: null, failure_code: null, provider_state: null, check_at: null, amount_minor: 1000_00, currency: 'MWK', fee_minor: 0, first_name: 'Ada', last_name: null, email: null,
-        trans_id: null, attempts: 1, created_at: now, completed_at: null, updated_at: now, request_hash: null, type: 'API Payment (Checkout)', refunded_minor: 0, review_reason: null,
+        trans_id: null, attempts: 1, created_at: now, completed_at: null, updated_at: now, request_hash: null, type: 'API Payment (Checkout)', refunded_minor: 0, review_reason: null, callback_asked_at: null,
       };
       assert.ok(await insertChargeIfNew(opened.db, charge));
       await finalizeCharge(opened.db, charge.id, { status: 'success', transId: null }, 0, now);

@@ -111,6 +111,9 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
       return outcomeOf(charge);
     },
 
+    // Test charges are with no connector: no operator's callback is about them.
+    connectorOf: () => null,
+
     async payout({ requestedOutcome }) {
       return requestedOutcome === 'successful' ? { status: 'success' as const, transId: randomUUID() } : { status: 'failed' as const, reason: 'The payout failed (test mode, transaction_status=failed).' };
     },
