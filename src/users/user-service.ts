@@ -5,6 +5,7 @@ import { queueSetPasswordEmail } from '../emails/set-password-email.ts';
 import { findMerchant } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
 import { recordAudit } from './audit.ts';
+import { personalWords } from './password-strength.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
 import { deleteUserSessions, findUsableLink, findUser, insertPasswordLink, insertUser, updateUser, useLink, useUpLinks, type User } from './user-repository.ts';
 import { isWellFormedToken, newToken, tokenId } from './tokens.ts';
@@ -53,7 +54,7 @@ export async function createUser(db: Db, config: Pick<Config, 'publicBaseUrl'>, 
   if ((input.role === 'operator') !== (input.merchantId === null)) throw new UserError('An operator belongs to no merchant; every other user belongs to one.');
   const merchant = input.merchantId === null ? null : await findMerchant(db, input.merchantId);
   if (input.merchantId !== null && !merchant) throw new UserError(`No merchant ${input.merchantId}.`);
-  const problem = input.password === undefined ? null : passwordProblem(input.password);
+  const problem = input.password === undefined ? null : await passwordProblem(input.password, personalWords(email, merchant?.name ?? ''));
   if (problem) throw new UserError(problem);
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   const user: User = { id: ids.user(), merchant_id: input.merchantId, email, role: input.role, password_hash: passwordHash, totp_secret: null, totp_last_step: null, failed_logins: 0, locked_until: null, created_at: now, updated_at: now };
@@ -87,9 +88,12 @@ export async function linkUser(db: Db, token: unknown, now = Date.now()): Promis
  * Null when the link does not work (used, expired, or never issued).
  */
 export async function setPasswordWithLink(db: Db, token: unknown, password: string, now = Date.now()): Promise<User | null> {
-  const problem = passwordProblem(password);
-  if (problem) throw new UserError(problem);
   if (!isWellFormedToken(token)) return null;
+  const owner = await linkUser(db, token, now);
+  if (!owner) return null;
+  const merchant = owner.merchant_id === null ? null : await findMerchant(db, owner.merchant_id);
+  const problem = await passwordProblem(password, personalWords(owner.email, merchant?.name ?? ''));
+  if (problem) throw new UserError(problem);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     const userId = await useLink(trx, tokenId(token), now);

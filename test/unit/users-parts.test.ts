@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { addressFailures, type AddressFailures } from '../../src/users/address-failures.ts';
+import { personalWords } from '../../src/users/password-strength.ts';
 import { hashPassword, passwordProblem, verifyPassword } from '../../src/users/passwords.ts';
 import { acceptedStep, newTotpSecret } from '../../src/users/totp.ts';
 import { totpCode } from '../helpers/dashboard.ts';
@@ -25,10 +26,33 @@ describe('passwords', () => {
     assert.equal(await verifyPassword(stored.replace('$1024$', '$2048$'), 'an older password'), false);
   });
 
-  test('at least 12 characters, at most 256', () => {
-    assert.match(passwordProblem('eleven char')!, /at least 12/);
-    assert.equal(passwordProblem('twelve chars'), null);
-    assert.match(passwordProblem('x'.repeat(257))!, /at most 256/);
+  test('at least 12 characters, at most 256', async () => {
+    assert.match((await passwordProblem('eleven char', []))!, /at least 12/);
+    assert.equal(await passwordProblem('Kx7!mQ2@vL9z', []), null);
+    assert.match((await passwordProblem('x'.repeat(257), []))!, /at most 256/);
+  });
+
+  test('common and trivially guessable passwords are refused, saying what would pass', async () => {
+    const advice = /Choose a longer password: a few unrelated words, 12 characters or more; avoid names, dates and repeated letters\./;
+    for (const weak of ['aaaaaaaaaaaa', 'Password1234', 'qwertyuiop12', 'abcabcabcabcabc', '123456789012', 'iloveyou2026', 'password password', 'twelve chars', 'x'.repeat(256)]) {
+      const problem = await passwordProblem(weak, personalWords('owner@example.com'));
+      assert.match(problem ?? '', advice, weak);
+      assert.match(problem!, /^This password is too easy to guess\./);
+    }
+    assert.match((await passwordProblem('Password1234', []))!, /similar to a commonly used password/, "the estimator's reason, when it has one");
+    for (const strong of ['correct horse battery staple', 'kettle violin marsh 42', 'purple cactus ferry tuesday']) assert.equal(await passwordProblem(strong, personalWords('owner@example.com')), null, strong);
+  });
+
+  test("the user's own address and business name make a password weak", async () => {
+    assert.equal(await passwordProblem('mangoshop2026', personalWords('owner@example.com', 'Chikondi Crafts')), null, 'strong enough for someone else');
+    for (const [password, email, business] of [
+      ['mangoshop2026', 'owner@example.com', 'Mango Shop'],
+      ['Mango Shop 2026', 'owner@example.com', 'Mango Shop'],
+      ['mangoshop2026', 'owner@mangoshop.mw', ''],
+      ['lipiragateway', 'owner@example.com', ''],
+    ] as const) {
+      assert.match((await passwordProblem(password, personalWords(email, business))) ?? '', /too easy to guess/, `${password} for ${email}, ${business}`);
+    }
   });
 });
 
