@@ -63,20 +63,24 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
 
   app.post<{ Body: Form }>('/dashboard/login', FORM, async (request, reply) => {
     if (!formIsOurs(request, reply)) return reply;
-    const address = clientAddress(request, config.clientAddressHeader);
-    if (!failures.allows(address, Date.now())) return html(reply, 429, views.renderTooManyPage());
-    const pending = await current(request);
-    const { email = '', password = '', code } = request.body;
-    // A password form posted from a tab opened earlier starts again rather than counting as a wrong code.
-    const codeStep = pending?.session.awaiting_code === 1 && code !== undefined;
-    const result: SignInOutcome = codeStep ? await signInWithCode(db, pending, code) : await signInWithPassword(db, email, password);
-    if (result.outcome === 'refused') {
-      failures.count(address, Date.now());
-      if (codeStep) return html(reply, 401, views.renderCodePage(csrf(request, reply), WRONG_CODE));
-      return html(reply, 401, views.renderLoginPage(csrf(request, reply), { email, error: REFUSED }));
+    const attempt = failures.begin(clientAddress(request, config.clientAddressHeader), Date.now());
+    if (!attempt) return html(reply, 429, views.renderTooManyPage());
+    try {
+      const pending = await current(request);
+      const { email = '', password = '', code } = request.body;
+      // A password form posted from a tab opened earlier starts again rather than counting as a wrong code.
+      const codeStep = pending?.session.awaiting_code === 1 && code !== undefined;
+      const result: SignInOutcome = codeStep ? await signInWithCode(db, pending, code) : await signInWithPassword(db, email, password);
+      if (result.outcome === 'refused') {
+        attempt.failed(Date.now());
+        if (codeStep) return html(reply, 401, views.renderCodePage(csrf(request, reply), WRONG_CODE));
+        return html(reply, 401, views.renderLoginPage(csrf(request, reply), { email, error: REFUSED }));
+      }
+      reply.header('set-cookie', sessionCookie(result.token, secure));
+      return reply.redirect(result.outcome === 'code_needed' ? '/dashboard/login' : '/dashboard', 303);
+    } finally {
+      attempt.end(Date.now());
     }
-    reply.header('set-cookie', sessionCookie(result.token, secure));
-    return reply.redirect(result.outcome === 'code_needed' ? '/dashboard/login' : '/dashboard', 303);
   });
 
   app.post<{ Body: Form }>('/dashboard/logout', FORM, async (request, reply) => {

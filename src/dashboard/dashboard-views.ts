@@ -42,7 +42,7 @@ ${errorBox(error)}
 <form class="stack" method="post" action="/dashboard/set-password">${csrfField(csrf)}
 <input type="hidden" name="token" value="${escapeHtml(token)}">
 <input type="email" name="email" autocomplete="username" value="${escapeHtml(email)}" hidden>
-<label>New password <span class="hint" id="password-hint">At least ${MIN_PASSWORD_LENGTH} characters. A few unrelated words make a good one.</span><input type="password" name="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required aria-describedby="password-hint"></label>
+<label>New password <span class="hint" id="password-hint">At least ${MIN_PASSWORD_LENGTH} characters and hard to guess: a few unrelated words make a good one.</span><input type="password" name="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required aria-describedby="password-hint"></label>
 <label>The same password again<input type="password" name="confirm" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required></label>
 <button type="submit">Set password</button>
 </form>`,

@@ -303,12 +303,12 @@ export interface WebhookAttemptsTable {
 
 export interface EmailsTable {
   id: string;
-  /** The payment's or refund's event a receipt tells about; null for a dashboard user's set-password link. */
+  /** The payment's or refund's event a receipt tells about; null for an email about a dashboard account. */
   event_id: string | null;
   /** Null for a gateway operator's set-password link. */
   merchant_id: string | null;
   /** One of each per payment or refund: the unique (event_id, kind) makes a receipt go out once. */
-  kind: 'merchant_receipt' | 'customer_receipt' | 'merchant_refund_receipt' | 'customer_refund_receipt' | 'set_password';
+  kind: 'merchant_receipt' | 'customer_receipt' | 'merchant_refund_receipt' | 'customer_refund_receipt' | AccountEmailKind;
   recipient: string;
   subject: string;
   text_body: string;
@@ -334,6 +334,9 @@ export interface AppStateTable {
   key: string;
   value: string;
 }
+
+/** Emails about a dashboard account: its set-password link, or an invitation its address could not take. */
+export type AccountEmailKind = 'set_password' | 'invitation_refused';
 
 /** `removed`: taken off the team; the row stays so that the audit log still names who did what. */
 export type UserRole = 'owner' | 'developer' | 'viewer' | 'operator' | 'removed';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.ts';
+import type { AccountEmailKind, DB } from '../db/schema.ts';
 import { escapeHtml } from '../shared/html.ts';
 import { ids } from '../shared/ids.ts';
 import { insertEmails } from './email-repository.ts';
@@ -39,8 +39,13 @@ export function composeSetPasswordEmail({ accountOf, link, validHours }: SetPass
  * sends it (SMTP, or an .eml file in OUTBOX_DIR) with the receipts' retries.
  */
 export async function queueSetPasswordEmail(trx: Kysely<DB>, invite: SetPasswordInvite, now: number): Promise<void> {
-  const { subject, text, html } = composeSetPasswordEmail(invite);
+  await queueAccountEmail(trx, { recipient: invite.recipient, merchantId: invite.merchantId, kind: 'set_password', email: composeSetPasswordEmail(invite) }, now);
+}
+
+/** An email about a dashboard account, which no event causes: queued in the caller's transaction. */
+export async function queueAccountEmail(trx: Kysely<DB>, account: { recipient: string; merchantId: string | null; kind: AccountEmailKind; email: ComposedEmail }, now: number): Promise<void> {
+  const { subject, text, html } = account.email;
   await insertEmails(trx, [
-    { id: ids.email(), event_id: null, merchant_id: invite.merchantId, kind: 'set_password', recipient: invite.recipient, subject, text_body: text, html_body: html, status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null, last_error: null, created_at: now, sent_at: null },
+    { id: ids.email(), event_id: null, merchant_id: account.merchantId, kind: account.kind, recipient: account.recipient, subject, text_body: text, html_body: html, status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null, last_error: null, created_at: now, sent_at: null },
   ]);
 }

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { weaknessOf } from './password-strength.ts';
 
 /**
  * scrypt at N=2^15, r=8, p=1: 32 MiB and about 60 ms a hash on a small server. OWASP's first
@@ -9,7 +10,7 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 const COST = { N: 2 ** 15, r: 8, p: 1 };
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
-/** The shortest password accepted; long passphrases are welcome, nothing else is demanded of them. */
+/** The shortest password accepted; long passphrases are welcome, and must only be hard to guess. */
 export const MIN_PASSWORD_LENGTH = 12;
 /** scrypt's cost does not grow with the input, but a megabyte posted as a password need not be hashed. */
 export const MAX_PASSWORD_LENGTH = 256;
@@ -42,9 +43,12 @@ export async function verifyPassword(stored: string, password: string): Promise<
  */
 export const NOBODY_HASH = ['scrypt', COST.N, COST.r, COST.p, randomBytes(SALT_BYTES).toString('base64url'), randomBytes(KEY_BYTES).toString('base64url')].join('$');
 
-/** Why a new password is refused, or null when it will do. */
-export function passwordProblem(password: string): string | null {
+/**
+ * Why a new password is refused, or null when it will do: its length, then how easily it is
+ * guessed, given the `personal` words (personalWords) it must not be made of.
+ */
+export async function passwordProblem(password: string, personal: string[]): Promise<string | null> {
   if (password.length < MIN_PASSWORD_LENGTH) return `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
   if (password.length > MAX_PASSWORD_LENGTH) return `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`;
-  return null;
+  return weaknessOf(password, personal);
 }

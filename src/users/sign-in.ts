@@ -3,7 +3,7 @@ import type { DB } from '../db/schema.ts';
 import { recordAudit } from './audit.ts';
 import { MAX_PASSWORD_LENGTH, NOBODY_HASH, verifyPassword } from './passwords.ts';
 import { openSession, type SignedIn } from './sessions.ts';
-import { countFailedLogin, deleteSession, findUserByEmail, takeTotpStep, updateUser, type User } from './user-repository.ts';
+import { clearSignInAttempts, deleteSession, findUserByEmail, lockWhenAttemptsUsed, returnSignInAttempt, takeSignInAttempt, takeTotpStep, type User } from './user-repository.ts';
 import { isEmailAddress, normaliseEmail } from './user-service.ts';
 import { acceptedStep } from './totp.ts';
 
@@ -21,55 +21,56 @@ export const LOCK_MS = 15 * 60_000;
  */
 export type SignInOutcome = { outcome: 'refused' } | { outcome: 'code_needed'; token: string } | { outcome: 'signed_in'; token: string; user: User };
 
-const isLocked = (user: User, now: number) => user.locked_until !== null && user.locked_until > now;
+const REFUSED: SignInOutcome = { outcome: 'refused' };
 
 /**
- * The first step: email and password. A locked account is refused even with the right password,
- * and its failures are not counted further (the lock would otherwise never end for a user an
- * attacker keeps trying). An unknown address costs the same hash as a known one; text that is
- * no address is not looked up at all.
+ * The first step: email and password. Every password judged has first taken one of the
+ * account's attempts (takeSignInAttempt), so however many arrive at once, at most
+ * MAX_FAILED_LOGINS are judged before the account locks; a locked account is refused even with
+ * the right password, and its failures are not counted further (the lock would otherwise never
+ * end for a user an attacker keeps trying). A password judged right is refused too if the
+ * account locked while it was hashed. A guess not judged (an unknown address, a locked account,
+ * its attempts all taken) costs the same hash as one judged, so the answer's timing tells nobody
+ * which addresses have accounts or which are locked; text that is no address is not looked up.
  */
 export async function signInWithPassword(db: Db, email: string, password: string, now = Date.now()): Promise<SignInOutcome> {
   const address = normaliseEmail(email);
-  const user = isEmailAddress(address) ? await findUserByEmail(db, address) : undefined;
-  const candidate = password.slice(0, MAX_PASSWORD_LENGTH + 1);
-  const matches = await verifyPassword(user?.password_hash ?? NOBODY_HASH, candidate);
-  if (!user || user.password_hash === null || isLocked(user, now)) return { outcome: 'refused' };
-  if (!matches) {
-    await countFailure(db, user, now);
-    return { outcome: 'refused' };
-  }
-  if (user.totp_secret !== null) return { outcome: 'code_needed', token: await openSession(db, user.id, true, now) };
-  await updateUser(db, user.id, { failed_logins: 0, updated_at: now });
+  const found = isEmailAddress(address) ? await findUserByEmail(db, address) : undefined;
+  const user = found?.password_hash && (await takeAttempt(db, found, now)) ? found : null;
+  const matches = await verifyPassword(user?.password_hash ?? NOBODY_HASH, password.slice(0, MAX_PASSWORD_LENGTH + 1));
+  if (!user) return REFUSED;
+  if (!matches) return failed(db, user, now);
+  if (user.totp_secret !== null) return (await returnSignInAttempt(db, user.id, now)) ? { outcome: 'code_needed', token: await openSession(db, user.id, true, now) } : REFUSED;
+  if (!(await clearSignInAttempts(db, user.id, now))) return REFUSED;
   return { outcome: 'signed_in', token: await openSession(db, user.id, false, now), user };
 }
 
 /**
  * The second step: the authenticator's code for a session that gave the right password. The
  * half-open session is replaced by a new one with a new token, so the token a browser held
- * before the code never becomes a signed-in one. Wrong codes count towards the lock as wrong
- * passwords do.
+ * before the code never becomes a signed-in one. A code takes an attempt as a password does, and
+ * a wrong one counts towards the lock.
  */
 export async function signInWithCode(db: Db, pending: SignedIn, code: string, now = Date.now()): Promise<SignInOutcome> {
   const { user, session } = pending;
-  if (session.awaiting_code !== 1 || user.totp_secret === null || isLocked(user, now)) return { outcome: 'refused' };
+  if (session.awaiting_code !== 1 || user.totp_secret === null || !(await takeAttempt(db, user, now))) return REFUSED;
   const step = acceptedStep(user.totp_secret, code, user.totp_last_step, now);
-  if (step === null || !(await takeTotpStep(db, user.id, step, now))) {
-    await countFailure(db, user, now);
-    return { outcome: 'refused' };
-  }
+  if (step === null || !(await takeTotpStep(db, user.id, step, now))) return failed(db, user, now);
   await deleteSession(db, session.id);
   return { outcome: 'signed_in', token: await openSession(db, user.id, false, now), user };
 }
 
+const takeAttempt = (db: Db, user: User, now: number) => takeSignInAttempt(db, user.id, MAX_FAILED_LOGINS, now - LOCK_MS, now);
+
 /**
- * Counts a failure; the last one allowed locks the account, recorded in the audit log. Sessions
- * already open stay open: whoever guesses at an account must not be able to sign its user out.
+ * A wrong password or code, already counted when its attempt was taken. The failure that finds
+ * every attempt used locks the account, recorded in the audit log once. Sessions already open
+ * stay open: whoever guesses at an account must not be able to sign its user out.
  */
-async function countFailure(db: Db, user: User, now: number): Promise<void> {
-  if ((await countFailedLogin(db, user.id, now)) < MAX_FAILED_LOGINS) return;
+async function failed(db: Db, user: User, now: number): Promise<SignInOutcome> {
   await db.transaction().execute(async (trx) => {
-    await updateUser(trx, user.id, { failed_logins: 0, locked_until: now + LOCK_MS, updated_at: now });
+    if (!(await lockWhenAttemptsUsed(trx, user.id, MAX_FAILED_LOGINS, now + LOCK_MS, now))) return;
     await recordAudit(trx, { merchantId: user.merchant_id, userId: null, action: 'user.locked', subject: user.id, detail: { minutes: LOCK_MS / 60_000 } }, now);
   });
+  return REFUSED;
 }

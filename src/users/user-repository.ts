@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { AuditLogTable, DB, PasswordLinksTable, UserSessionsTable, UsersTable } from '../db/schema.ts';
 
 export type User = Selectable<UsersTable>;
@@ -22,26 +22,75 @@ export async function updateUser(db: Db, id: string, patch: Updateable<UsersTabl
   await db.updateTable('users').set(patch).where('id', '=', id).execute();
 }
 
-/** Counts a failed sign-in; the count after it. */
-export async function countFailedLogin(db: Db, id: string, now: number): Promise<number> {
-  const row = await db
+/** Where the user's account is not locked at `now`. */
+const unlocked = (now: number) => (eb: ExpressionBuilder<DB, 'users'>) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]);
+
+/**
+ * Takes one of the `limit` sign-in attempts an account has between locks, before its password or
+ * code is judged: `failed_logins` counts the attempts not known to be right, those still being
+ * judged included, and one conditional statement reads and raises it, so attempts made at once
+ * each see the others. False while the account is locked or every attempt is taken. A count left
+ * at the limit without a lock can only be a process's that stopped mid-attempt: it is started
+ * again once the row has been left alone since `staleBefore`.
+ */
+export async function takeSignInAttempt(db: Db, id: string, limit: number, staleBefore: number, now: number): Promise<boolean> {
+  const updated = await db
     .updateTable('users')
-    .set((eb) => ({ failed_logins: eb('failed_logins', '+', 1), updated_at: now }))
+    .set((eb) => ({ failed_logins: eb.case().when('failed_logins', '<', limit).then(eb('failed_logins', '+', 1)).else(1).end(), updated_at: now }))
     .where('id', '=', id)
-    .returning('failed_logins')
+    .where(unlocked(now))
+    .where((eb) => eb.or([eb('failed_logins', '<', limit), eb('updated_at', '<=', staleBefore)]))
     .executeTakeFirst();
-  return row?.failed_logins ?? 0;
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/** A right password (without a second factor): the attempts start again from none. False when a lock came first. */
+export async function clearSignInAttempts(db: Db, id: string, now: number): Promise<boolean> {
+  const updated = await db.updateTable('users').set({ failed_logins: 0, updated_at: now }).where('id', '=', id).where(unlocked(now)).executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
 }
 
 /**
- * Takes a second factor's time step for the user unless it, or a later one, was taken already:
- * two sign-ins racing with the same code cannot both win.
+ * A right password that still needs its code gives its attempt back (the code takes one of its
+ * own), without clearing the others: knowing the password must not buy more tries at the code.
+ * False when a lock came first.
+ */
+export async function returnSignInAttempt(db: Db, id: string, now: number): Promise<boolean> {
+  const updated = await db
+    .updateTable('users')
+    .set((eb) => ({ failed_logins: eb.case().when('failed_logins', '>', 0).then(eb('failed_logins', '-', 1)).else(0).end(), updated_at: now }))
+    .where('id', '=', id)
+    .where(unlocked(now))
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/**
+ * After a failed attempt: locks the account until `until` when every attempt is taken. Conditional
+ * on the count and on no lock yet, so of the failures that find the attempts used up, one locks.
+ */
+export async function lockWhenAttemptsUsed(db: Db, id: string, limit: number, until: number, now: number): Promise<boolean> {
+  const updated = await db
+    .updateTable('users')
+    .set({ failed_logins: 0, locked_until: until, updated_at: now })
+    .where('id', '=', id)
+    .where('failed_logins', '>=', limit)
+    .where(unlocked(now))
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/**
+ * Takes a second factor's time step for the user unless it, or a later one, was taken already
+ * (two sign-ins racing with the same code cannot both win), or the account was locked while the
+ * code was judged; the attempts then start again from none.
  */
 export async function takeTotpStep(db: Db, id: string, step: number, now: number): Promise<boolean> {
   const updated = await db
     .updateTable('users')
     .set({ totp_last_step: step, failed_logins: 0, updated_at: now })
     .where('id', '=', id)
+    .where(unlocked(now))
     .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;

@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { DB, UserRole } from '../db/schema.ts';
+import { queueInvitationRefusedEmail } from '../emails/invitation-refused-email.ts';
 import { queueSetPasswordEmail } from '../emails/set-password-email.ts';
 import { findMerchant } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
 import { recordAudit } from './audit.ts';
+import { personalWords } from './password-strength.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
-import { deleteUserSessions, findUsableLink, findUser, insertPasswordLink, insertUser, updateUser, useLink, useUpLinks, type User } from './user-repository.ts';
+import { deleteUserSessions, findUsableLink, findUser, findUserByEmail, insertPasswordLink, insertUser, updateUser, useLink, useUpLinks, type User } from './user-repository.ts';
 import { isWellFormedToken, newToken, tokenId } from './tokens.ts';
 import { acceptedStep } from './totp.ts';
 
@@ -19,6 +21,9 @@ const EMAIL = /^(?=.{3,254}$)[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 
 /** A request the users' rules refuse, with the sentence to show. */
 export class UserError extends Error {}
+
+/** The address is a user's already: any merchant's, or an operator's. */
+export class EmailTakenError extends UserError {}
 
 export interface NewUser {
   /** Null for a gateway operator. */
@@ -53,12 +58,12 @@ export async function createUser(db: Db, config: Pick<Config, 'publicBaseUrl'>, 
   if ((input.role === 'operator') !== (input.merchantId === null)) throw new UserError('An operator belongs to no merchant; every other user belongs to one.');
   const merchant = input.merchantId === null ? null : await findMerchant(db, input.merchantId);
   if (input.merchantId !== null && !merchant) throw new UserError(`No merchant ${input.merchantId}.`);
-  const problem = input.password === undefined ? null : passwordProblem(input.password);
+  const problem = input.password === undefined ? null : await passwordProblem(input.password, personalWords(email, merchant?.name ?? ''));
   if (problem) throw new UserError(problem);
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   const user: User = { id: ids.user(), merchant_id: input.merchantId, email, role: input.role, password_hash: passwordHash, totp_secret: null, totp_last_step: null, failed_logins: 0, locked_until: null, created_at: now, updated_at: now };
   return db.transaction().execute(async (trx) => {
-    if (!(await insertUser(trx, user))) throw new UserError(`A user with the email ${email} already exists.`);
+    if (!(await insertUser(trx, user))) throw new EmailTakenError(`A user with the email ${email} already exists.`);
     await recordAudit(trx, { merchantId: user.merchant_id, userId: input.actorId ?? null, action: 'user.create', subject: user.id, detail: { email, role: user.role } }, now);
     const link = passwordHash === null ? await issuePasswordLink(trx, config, user, merchant?.name ?? 'Lipira gateway', now) : null;
     return { user, link };
@@ -87,9 +92,12 @@ export async function linkUser(db: Db, token: unknown, now = Date.now()): Promis
  * Null when the link does not work (used, expired, or never issued).
  */
 export async function setPasswordWithLink(db: Db, token: unknown, password: string, now = Date.now()): Promise<User | null> {
-  const problem = passwordProblem(password);
-  if (problem) throw new UserError(problem);
   if (!isWellFormedToken(token)) return null;
+  const owner = await linkUser(db, token, now);
+  if (!owner) return null;
+  const merchant = owner.merchant_id === null ? null : await findMerchant(db, owner.merchant_id);
+  const problem = await passwordProblem(password, personalWords(owner.email, merchant?.name ?? ''));
+  if (problem) throw new UserError(problem);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     const userId = await useLink(trx, tokenId(token), now);
@@ -138,6 +146,35 @@ export async function signOutEverywhere(db: Db, user: User, now = Date.now()): P
 /** The roles a merchant's team members may have. */
 export const TEAM_ROLES = ['owner', 'developer', 'viewer'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];
+
+export interface Invitation {
+  merchantId: string;
+  email: string;
+  role: TeamRole;
+  /** Who invites. */
+  actorId: string;
+}
+
+/**
+ * Invites someone to a merchant's team: a user with a one-time set-password link, as createUser
+ * makes. An address already on this team is said to be. An address with an account anywhere else
+ * (another merchant's user, an operator) is answered as a new one is, so that invitations tell
+ * nobody who else uses the gateway: nothing is made, and the address's owner alone is told by
+ * email why no invitation came (a write, as an invitation is, so the answer takes as long).
+ */
+export async function inviteTeamMember(db: Db, config: Pick<Config, 'publicBaseUrl'>, invitation: Invitation, now = Date.now()): Promise<void> {
+  try {
+    await createUser(db, config, invitation, now);
+  } catch (error) {
+    if (!(error instanceof EmailTakenError)) throw error;
+    const holder = (await findUserByEmail(db, normaliseEmail(invitation.email)))!;
+    if (holder.merchant_id === invitation.merchantId) {
+      throw new UserError(holder.role === 'removed' ? `${holder.email} was removed from this team, and a removed member's address cannot be invited again.` : `${holder.email} is already on this team.`);
+    }
+    const merchant = (await findMerchant(db, invitation.merchantId))!;
+    await queueInvitationRefusedEmail(db, { recipient: holder.email, merchantId: merchant.id, merchantName: merchant.name }, now);
+  }
+}
 
 export interface TeamChange {
   merchantId: string;

@@ -124,6 +124,29 @@ for (const kind of DATABASE_KINDS) {
       await browser.post('/dashboard/logout', {});
     });
 
+    test('a password easy to guess is refused from the command line and from the link, saying what would pass', async () => {
+      const advice = 'Choose a longer password: a few unrelated words, 12 characters or more; avoid names, dates and repeated letters.';
+      const email = `weak${++emails}@example.com`;
+      for (const weak of ['aaaaaaaaaaaa', 'chikondicrafts2026']) {
+        const refused = await cli(['--merchant', merchant.id, '--email', email, '--role', 'owner', '--password-stdin'], `${weak}\n`);
+        assert.equal(refused.code, 2, weak);
+        assert.ok(refused.stderr.includes(advice), refused.stderr);
+      }
+      assert.equal(await db().selectFrom('users').select('id').where('email', '=', email).executeTakeFirst(), undefined, 'no user was made');
+
+      const made = await cli(['--merchant', merchant.id, '--email', email, '--role', 'owner']);
+      const [, , token] = LINK.exec(made.stdout)!;
+      const browser = new DashboardBrowser(gw.url);
+      await browser.get(`/dashboard/set-password?token=${token}`);
+      for (const weak of ['Password1234', 'Chikondi Crafts 2026']) {
+        const refused = await browser.post('/dashboard/set-password', { token: token!, password: weak, confirm: weak });
+        assert.equal(refused.status, 422, weak);
+        assert.ok(refused.text.includes(advice), weak);
+      }
+      assert.equal((await userRow(email)).password_hash, null);
+      assert.equal((await browser.post('/dashboard/set-password', { token: token!, password: PASSWORD, confirm: PASSWORD })).location, '/dashboard/login?password_set=1', 'the link still works for a strong one');
+    });
+
     test('an expired set-password link no longer works', async () => {
       const made = await cli(['--merchant', merchant.id, '--email', `late${++emails}@example.com`, '--role', 'developer']);
       const [, , token] = LINK.exec(made.stdout)!;

@@ -123,6 +123,37 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await second.post(`/dashboard/settings/team/${owner.id}/role`, { role: 'developer' })).status, 303, 'with another owner, an owner may be demoted');
     });
 
+    test("inviting an address another merchant's user or an operator has is answered as a new address is, makes nothing, and tells only the address", async () => {
+      const team = await gw.newMerchant('Curious <Shop>');
+      const { browser } = await signedIn('owner', team.id);
+      const fresh = await browser.post('/dashboard/settings/team/invite', { email: 'newcomer@example.com', role: 'viewer' });
+      assert.equal(fresh.location, '/dashboard/settings?done=invited');
+      const taken = [await dashboardUser(gw, 'developer', other.id), await dashboardUser(gw, 'operator')];
+      const users = async () => (await db().selectFrom('users').select('id').execute()).length;
+      const entries = async () => (await db().selectFrom('audit_log').select('id').where('merchant_id', '=', team.id).execute()).length;
+      const [usersBefore, entriesBefore] = [await users(), await entries()];
+      for (const email of taken) {
+        const answer = await browser.post('/dashboard/settings/team/invite', { email: email.toUpperCase(), role: 'owner' });
+        assert.deepEqual([answer.status, answer.location, answer.text], [fresh.status, fresh.location, fresh.text], `${email}: as for a new address`);
+        const holder = await userRow(email);
+        assert.notEqual(holder.merchant_id, team.id, 'the holder stays where they were');
+        assert.notEqual(holder.role, 'owner');
+        const mail = await db().selectFrom('emails').selectAll().where('recipient', '=', email).where('kind', '<>', 'set_password').executeTakeFirstOrThrow();
+        assert.equal(mail.kind, 'invitation_refused', 'the address is told why no invitation came');
+        assert.match(mail.text_body, /Someone on the Curious <Shop> team tried to invite this address/);
+        assert.ok(mail.html_body.includes('Curious &lt;Shop&gt;') && !mail.html_body.includes('<Shop>'), 'the merchant name escaped');
+      }
+      assert.equal(await users(), usersBefore, 'no user made');
+      assert.equal(await entries(), entriesBefore, 'nothing in the inviting merchant’s audit log');
+      const page = await browser.get('/dashboard/settings?done=invited');
+      assert.ok(page.text.includes('The invitation is on its way.'));
+      assert.ok(taken.every((email) => !page.text.includes(email)), 'no other user is shown');
+
+      const again = await browser.post('/dashboard/settings/team/invite', { email: 'newcomer@example.com', role: 'viewer' });
+      assert.equal(again.status, 422);
+      assert.match(again.text, /newcomer@example.com is already on this team\./, 'an address on the own team may be named');
+    });
+
     test('a developer or viewer sees the settings but cannot change them or the team', async () => {
       for (const role of ['developer', 'viewer'] as const) {
         const { browser } = await signedIn(role);

@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.ts';
 import { isBrandColor, isBrandLogoUrl, updateMerchantSettings } from '../../merchants/merchant-service.ts';
 import type { Merchant } from '../../merchants/merchant-repository.ts';
 import { recordAudit } from '../../users/audit.ts';
-import { changeTeamMember, createUser, TEAM_ROLES, UserError, type TeamRole } from '../../users/user-service.ts';
+import { changeTeamMember, inviteTeamMember, TEAM_ROLES, UserError, type TeamRole } from '../../users/user-service.ts';
 import { FORM, PAGE, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
 import { renderSettingsPage, type BusinessForm, type SettingsState } from './settings-views.ts';
 import { listTeam } from './team-repository.ts';
@@ -73,7 +73,7 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
     const invite = { email: (request.body.email ?? '').trim(), role: request.body.role ?? '' };
     if (!isTeamRole(invite.role)) return show(reply, page, 422, { invite, error: 'Choose a role: owner, developer or viewer.' });
     try {
-      await createUser(db, config, { merchantId: page.merchant.id, email: invite.email, role: invite.role, actorId: page.user.id });
+      await inviteTeamMember(db, config, { merchantId: page.merchant.id, email: invite.email, role: invite.role, actorId: page.user.id });
     } catch (error) {
       if (error instanceof UserError) return show(reply, page, 422, { invite, error: error.message });
       throw error;
