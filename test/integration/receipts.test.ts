@@ -282,7 +282,7 @@ for (const kind of DATABASE_KINDS) {
       const references = [byMobile.txRef, byCard.txRef, byTransfer, String(directMobile.charge_id), String(directCard.charge_id), String(directTransfer.charge_id)];
       await waitUntil('two receipts for each payment', () => references.every((reference) => mailsAbout(reference).length >= 2));
 
-      const refunds = [];
+      const refunds: Array<{ refundId: string; reference: string }> = [];
       for (const body of [{ tx_ref: byCard.txRef, amount: 100 }, { charge_id: directMobile.charge_id, amount: 100 }]) {
         const created = await call(ctx.gw.url, '/refunds', { key, body });
         assert.equal(created.status, 201, created.text);
