@@ -459,7 +459,7 @@ for (const kind of DATABASE_KINDS) {
       try {
         const merchant = await createMerchant(opened.db, { name: 'Throwaway', email: 'x@example.com', webhookUrl: null, feeBasisPoints: 300 });
         const now = Date.now();
-        const session = await createSession({ db: opened.db, transact: opened.transact, checkoutTtlMs: 60_000 }, { merchantId: merchant.id, mode: 'test' }, { generation: 'current', amount: 1000, currency: 'MWK', first_name: 'Ada' }, now);
+        const session = await createSession({ db: opened.db, transact: opened.transact, checkoutTtlMs: 60_000, liveRoutes: {} }, { merchantId: merchant.id, mode: 'test' }, { generation: 'current', amount: 1000, currency: 'MWK', first_name: 'Ada' }, now);
         assert.ok(await claimAttemptSlot(opened.db, session.id, 'chg_paid', now));
         assert.ok(await markPaid(opened.db, session.id, 'chg_paid', 30_00, now));
         assert.deepEqual(await checkLedger(opened.db), [`paid session ${session.id} has 0 credited payments, not 1`]);
