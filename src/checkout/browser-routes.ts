@@ -36,7 +36,7 @@ import { renderUnavailablePage } from './page/views.ts';
 const validateFormAsCreate = ajvPlugin(new Ajv(AJV_OPTIONS)).compile(CurrentCreateBody);
 
 export function registerBrowserRoutes(app: App, { config, db, transact }: { config: Config; db: Database['db']; transact: Transact }): void {
-  const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs };
+  const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs, liveRoutes: config.liveRoutes };
 
   app.get('/js/popup.js', { schema: scriptSchema('The inline popup: defines `PaychanguCheckout(options)` for a merchant\'s page') }, async (_request, reply) => sendScript(reply, BROWSER_SCRIPTS.popup));
   app.get('/js/frame-result.js', { schema: { hide: true } }, async (_request, reply) => sendScript(reply, BROWSER_SCRIPTS.frameResult));

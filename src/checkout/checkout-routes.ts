@@ -22,7 +22,7 @@ import { normalizing } from '../http/tolerance.ts';
 import { checkoutUrl, createdView, currentVerifyView, legacyVerifyView } from './checkout-views.ts';
 
 export function registerCheckoutRoutes(app: App, { config, db, transact }: { config: Config; db: Kysely<DB>; transact: Transact }): void {
-  const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs };
+  const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs, liveRoutes: config.liveRoutes };
   const normalize = normalizing(normalizeCheckoutBody);
 
   app.post(

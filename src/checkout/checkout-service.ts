@@ -1,4 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
+import type { LiveRoutes } from '../config.ts';
+import { liveNotSetUpMessage, takesLivePayments } from '../connectors/live-readiness.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { DB, LogsTable } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
@@ -35,6 +37,8 @@ export interface CheckoutDeps {
   /** Where a create's writes commit: grouped with concurrent ones on SQLite. */
   transact: Transact;
   checkoutTtlMs: number;
+  /** The live methods the operator routed: a live session no routed method could pay is refused. */
+  liveRoutes: LiveRoutes;
 }
 
 /** Fresh ids can collide with a stored reference or token; a handful of tries is beyond enough. */
@@ -45,6 +49,8 @@ const MAX_ID_TRIES = 5;
  * (contract §5): same `tx_ref`, same parameters, still pending → the original session.
  */
 export async function createSession(deps: CheckoutDeps, owner: Principal, request: SessionRequest, now = Date.now()): Promise<CheckoutSession> {
+  // Refused now rather than shown as a page whose Pay button fails: the shopper would learn last.
+  if (owner.mode === 'live' && !takesLivePayments(deps.liveRoutes, request.currency)) throw new ApiError('liveNotSetUp', liveNotSetUpMessage(request.currency));
   const txRef = request.tx_ref ?? ids.txRef();
   const requestHash = hashRequest(request, txRef);
   for (let attempt = 0; attempt < MAX_ID_TRIES; attempt++) {

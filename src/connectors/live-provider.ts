@@ -1,7 +1,9 @@
 import type { CollectMethod, Connector, PendingStep, Step } from './connector.ts';
 import type { ChargeForProvider, Outcome, PaymentProvider, Pending } from './provider.ts';
+import { OPERATOR_NAMES } from '../shared/phone.ts';
 
-const NOT_CONNECTED = 'Live payments are not available yet: no mobile money operator, bank or card acquirer is connected to this gateway. No money was moved.';
+/** Why a live flow is refused before anything is sent: no route serves it, whatever other routes exist. */
+const notConnected = (what: string) => `Live payments are not available yet: this gateway's operator has not connected ${what}. No money was moved.`;
 
 /** The live channels, as `LIVE_ROUTES` names them: mobile money by operator, cards, bank transfer and bank payouts, payouts to wallets. */
 export const LIVE_CHANNELS = ['airtel', 'tnm', 'card', 'bank', 'payout'] as const;
@@ -85,7 +87,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
   return {
     async startMobileMoney({ reference, mobile, amountMinor, currency }) {
       const connector = routes[mobile.operator];
-      if (!connector) return { accepted: false, message: NOT_CONNECTED };
+      if (!connector) return { accepted: false, message: notConnected(OPERATOR_NAMES[mobile.operator]) };
       const now = Date.now();
       const step = await answerOf(() => connector.collect({ reference, amountMinor, currency, method: 'mobile_money', mobile }));
       if (step.state === 'refused') return { accepted: false, message: step.reason };
@@ -95,7 +97,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     // The customer confirms a live card on the acquirer's own 3-D Secure page, which sends them back to `returnUrl`.
     async startCard({ reference, card, cvv, cardholderName, amountMinor, currency, returnUrl }) {
       const connector = routes.card;
-      if (!connector) return { accepted: false, message: NOT_CONNECTED };
+      if (!connector) return { accepted: false, message: notConnected('a card acquirer') };
       const now = Date.now();
       const step = await answerOf(() => connector.collect({ reference, amountMinor, currency, method: 'card', card: { ...card, cvv }, cardholderName, returnUrl }));
       if (step.state === 'refused') return { accepted: false, message: step.reason };
@@ -105,11 +107,11 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     customerRedirect: (charge) => parsed(charge.provider_state)?.redirectUrl ?? null,
 
     // A live card's code is typed on its acquirer's page, never on ours: no code is ever sent from here.
-    confirmOtp: async () => ({ status: 'failed', reason: NOT_CONNECTED }),
+    confirmOtp: async () => ({ status: 'failed', reason: "A live card's code is typed on its acquirer's own page, never here. No money was moved." }),
 
     async startBankTransfer({ reference, amountMinor, currency, accountName, expiresAt }) {
       const connector = routes.bank;
-      if (!connector) return { accepted: false, message: NOT_CONNECTED };
+      if (!connector) return { accepted: false, message: notConnected('a bank for transfers') };
       const now = Date.now();
       const step = await answerOf(() => connector.collect({ reference, amountMinor, currency, method: 'bank_transfer', accountName, expiresAt }));
       if (step.state === 'refused') return { accepted: false, message: step.reason };
@@ -126,7 +128,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
 
     async payout({ reference, mobile, amountMinor, currency }) {
       const connector = routes.payout;
-      if (!connector) return { status: 'refused', message: NOT_CONNECTED };
+      if (!connector) return { status: 'refused', message: notConnected('a mobile money operator for payouts') };
       const now = Date.now();
       const step = await answerOf(() => connector.payout({ reference, amountMinor, currency, method: 'mobile_money', mobile }));
       if (step.state === 'refused') return { status: 'refused', message: step.reason };
@@ -135,7 +137,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
 
     async startBankPayout({ reference, recipient, amountMinor, currency }) {
       const connector = routes.bank;
-      if (!connector) return { accepted: false, message: NOT_CONNECTED };
+      if (!connector) return { accepted: false, message: notConnected('a bank for payouts') };
       const now = Date.now();
       const step = await answerOf(() => connector.payout({ reference, amountMinor, currency, method: 'bank', recipient }));
       if (step.state === 'refused') return { accepted: false, message: step.reason };
@@ -145,7 +147,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     async refund({ reference, transId, amountMinor, currency, charge }) {
       const collected = stateOf(charge);
       const connector = collected && connectorNamed(collected.connector);
-      if (!collected || !connector) return { accepted: false, message: NOT_CONNECTED };
+      if (!collected || !connector) return { accepted: false, message: notConnected('the service that took this payment') };
       const now = Date.now();
       const step = await answerOf(() =>
         connector.refund({ reference, amountMinor, currency, // The operator's id for a paid charge is its `trans_id`, given with its success.

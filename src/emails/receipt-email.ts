@@ -19,7 +19,8 @@ export interface PaymentFacts {
   /** `MWK 1,000.00` */
   amount: string;
   reference: string;
-  txRef: string;
+  /** The reference the merchant gave the payment, named as its API names it: a checkout's `tx_ref`, a direct charge's `charge_id`. */
+  merchantReference: MerchantReference;
   paidAt: string;
   /** `Airtel Money (+265990xxxx00)` or `VISA 424242******4242`. */
   method: string | null;
@@ -27,6 +28,11 @@ export interface PaymentFacts {
   title: string | null;
   /** `Jane Banda <jane@example.com>`, for the merchant. */
   customer: string | null;
+}
+
+export interface MerchantReference {
+  label: string;
+  value: string;
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
@@ -43,12 +49,21 @@ export function paymentFacts(merchantName: string, payload: Record<string, unkno
     merchantName,
     amount: `${String(payload.currency)} ${formatMoneyText(toMinor(Number(payload.amount)))}`,
     reference: String(payload.reference),
-    txRef: String(payload.tx_ref),
+    merchantReference: merchantReferenceOf(payload),
     paidAt: formatHumanDate(paidAt, timeZone),
     method: paymentMethod(record(payload.authorization)),
     title: text(record(payload.customization).title),
     customer: email ? `${name} <${email}>`.trim() : name || null,
   };
+}
+
+/**
+ * A checkout payment's event names the merchant's order by `tx_ref` (its `charge_id` is the
+ * attempt's, ours); a direct charge has no `tx_ref`, and its `charge_id` is the merchant's.
+ */
+function merchantReferenceOf(payload: Record<string, unknown>): MerchantReference {
+  const txRef = text(payload.tx_ref);
+  return txRef ? { label: 'Transaction reference (tx_ref)', value: txRef } : { label: 'Charge (charge_id)', value: String(payload.charge_id) };
 }
 
 /** Names the method from the event's masked `authorization`, as pages and logs name it. */
@@ -120,7 +135,7 @@ export function brandOf(merchant: { logo_url: string | null; brand_color: string
 
 export function composeReceipt(kind: ReceiptKind, facts: PaymentFacts, brand: Brand = NO_BRAND): ComposedEmail {
   const forCustomer = kind === 'customer_receipt';
-  const subject = forCustomer ? `Your receipt from ${facts.merchantName}: ${facts.amount}` : `Payment received: ${facts.amount} (${facts.txRef})`;
+  const subject = forCustomer ? `Your receipt from ${facts.merchantName}: ${facts.amount}` : `Payment received: ${facts.amount} (${facts.merchantReference.value})`;
   const intro = forCustomer ? `Thank you for your payment to ${facts.merchantName}. Keep this email as your receipt.` : `${facts.merchantName} received a payment.`;
   const rows: Row[] = [
     ['Amount', facts.amount],
@@ -129,7 +144,7 @@ export function composeReceipt(kind: ReceiptKind, facts: PaymentFacts, brand: Br
     ['Payment method', facts.method],
     ['Date', facts.paidAt],
     ['Reference', facts.reference],
-    ['Transaction reference (tx_ref)', facts.txRef],
+    [facts.merchantReference.label, facts.merchantReference.value],
   ];
   const shown = rows.filter((row): row is [string, string] => row[1] !== null);
   return { subject, text: textBody(intro, shown), html: htmlBody(facts.merchantName, subject, intro, shown, brand) };
@@ -155,7 +170,8 @@ export function composeRefundReceipt(kind: RefundReceiptKind, facts: RefundFacts
     ['Refund', facts.refundId],
     ['Payment reference', facts.reference],
     ['Transaction reference (tx_ref)', facts.txRef],
-    ['Charge (charge_id)', forCustomer ? null : facts.chargeId],
+    // The customer is shown the merchant's reference only: a checkout attempt's charge_id is ours.
+    ['Charge (charge_id)', forCustomer && facts.txRef !== null ? null : facts.chargeId],
   ];
   const shown = rows.filter((row): row is [string, string] => row[1] !== null);
   return { subject, text: textBody(intro, shown), html: htmlBody(facts.merchantName, subject, intro, shown, brand) };

@@ -8,7 +8,7 @@ import { transferAuthorization } from './bank-transfer-views.ts';
 import { emitChargeOutcome } from './charge-events.ts';
 import { discardUnstarted, finalizeCharge, findCharge, recordStarted, type Charge } from './charge-repository.ts';
 import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../checkout/checkout-payments.ts';
-import { existingFor, hashDirectRequest, insertDirectRecord, walletOf, type DirectRequest } from './direct-records.ts';
+import { existingFor, hashDirectRequest, insertDirectRecord, refuseOtherThanKwacha, walletOf, type DirectRequest } from './direct-records.ts';
 import { collectionFee } from './fees.ts';
 import type { Outcome } from '../connectors/provider.ts';
 
@@ -22,10 +22,8 @@ import type { Outcome } from '../connectors/provider.ts';
  * leaves a charge the settler asks about, never money taken without a record. A provider that
  * refuses at once moved no money, so the record goes and the refusal is the answer.
  */
-export async function initializeCharge(deps: PaymentDeps, owner: Principal, request: DirectRequest & { currency?: string | undefined }, now = Date.now()): Promise<Charge> {
-  if (request.currency !== undefined && request.currency !== 'MWK') {
-    throw ApiError.field('currency', 'The currency must be MWK: Airtel Money and TNM Mpamba take payments in MWK only.');
-  }
+export async function initializeCharge(deps: PaymentDeps, owner: Principal, request: DirectRequest, now = Date.now()): Promise<Charge> {
+  refuseOtherThanKwacha(request.currency, 'The currency must be MWK: Airtel Money and TNM Mpamba take payments in MWK only.');
   const hash = hashDirectRequest('payment', request);
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return existing;

@@ -20,6 +20,16 @@ export interface DirectRequest {
   email?: string | undefined;
   first_name?: string | undefined;
   last_name?: string | undefined;
+  /** Optional: Airtel Money and TNM Mpamba move MWK only (`refuseOtherThanKwacha`). */
+  currency?: string | undefined;
+}
+
+/**
+ * Refuses a currency other than MWK by name, whatever the route would otherwise do: a wallet
+ * receives and pays kwacha only, so `"USD"` left unread would move that many kwacha instead.
+ */
+export function refuseOtherThanKwacha(currency: string | undefined, message: string): void {
+  if (currency !== undefined && currency !== 'MWK') throw ApiError.field('currency', message);
 }
 
 /** The wallet a request names: a Malawian number that belongs to the operator it names. */

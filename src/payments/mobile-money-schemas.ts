@@ -14,10 +14,11 @@ export const DirectFields = {
   email: Type.Optional(Type.String({ format: 'email', maxLength: 255 })),
   first_name: Type.Optional(Name),
   last_name: Type.Optional(Name),
+  /** Optional (MWK); any other is refused by name (`refuseOtherThanKwacha`), since the operators move MWK only. */
+  currency: Type.Optional(Type.String({ maxLength: 16 })),
 };
 
-/** `currency` is optional (MWK); any other is refused by name in direct-charges.ts, since the operators take MWK only. */
-export const InitializeChargeBody = Type.Object({ ...DirectFields, currency: Type.Optional(Type.String({ maxLength: 16 })) });
+export const InitializeChargeBody = Type.Object(DirectFields);
 export type InitializeChargeInput = Static<typeof InitializeChargeBody>;
 
 export const ChargeIdParams = Type.Object({ charge_id: Type.String() });

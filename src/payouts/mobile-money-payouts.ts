@@ -3,7 +3,7 @@ import { reservePayout } from '../ledger/ledger-service.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { findCharge, recordStarted, type Charge } from '../payments/charge-repository.ts';
-import { existingFor, hashDirectRequest, insertDirectRecord, walletOf, type DirectRequest } from '../payments/direct-records.ts';
+import { existingFor, hashDirectRequest, insertDirectRecord, refuseOtherThanKwacha, walletOf, type DirectRequest } from '../payments/direct-records.ts';
 import { operatorByRef } from '../payments/operators.ts';
 import type { Outcome } from '../connectors/provider.ts';
 import { completePayoutCharge } from './payout-completion.ts';
@@ -21,6 +21,7 @@ export interface PayoutRequest extends DirectRequest {
  */
 export async function initializePayout(deps: PaymentDeps, owner: Principal, request: PayoutRequest, now = Date.now()): Promise<Charge> {
   refuseChosenOutcomeWhenLive(owner, request.transaction_status);
+  refuseOtherThanKwacha(request.currency, 'Mobile money payouts are paid in MWK only.');
   const hash = hashDirectRequest('payout', request);
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return existing;

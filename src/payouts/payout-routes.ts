@@ -1,12 +1,16 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { PaymentDeps } from '../checkout/checkout-payments.ts';
 import type { Config } from '../config.ts';
 import type { App } from '../http/app-type.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
+import { sendError, toApiError } from '../http/error-reply.ts';
 import { normalizeBody, normalizing } from '../http/tolerance.ts';
+import { ApiError } from '../shared/errors.ts';
 import { chargeRecord } from '../payments/charge-views.ts';
 import { ChargeIdParams, ChargeRecordResponse } from '../payments/mobile-money-schemas.ts';
 import { PAYOUT_BANKS } from './banks.ts';
+import { bankPayoutFieldErrors } from './bank-payout-errors.ts';
 import { normalizeBankPayoutBody } from './bank-payout-tolerance.ts';
 import { bankPayoutDetails, bankPayoutPage, initializeBankPayout } from './bank-payouts.ts';
 import { bankPayoutDetailsRecord, bankPayoutListPage, bankPayoutRecord } from './bank-payout-views.ts';
@@ -49,6 +53,7 @@ export function registerPayoutRoutes(app: App, payments: PaymentDeps, config: Co
     {
       config: { auth: 'secret' },
       preValidation: normalizing(normalizeBankPayoutBody),
+      errorHandler: answerBankPayoutError,
       schema: { summary: 'Pay out to a bank account or a wallet of the banks list; answers pending', body: InitializeBankPayoutBody, response: { 201: BankPayoutResponse, ...errorResponses } },
     },
     async (request, reply) => {
@@ -76,4 +81,10 @@ export function registerPayoutRoutes(app: App, payments: PaymentDeps, config: Co
       return success('Transactions retrieved successfully.', bankPayoutListPage(page, rows, total, config.publicBaseUrl));
     },
   );
+}
+
+/** As every route answers, but a body's refusals read with the bank it names (a wallet's holder name). */
+function answerBankPayoutError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const failure = error.validation ? new ApiError('validation', bankPayoutFieldErrors(error.validation, request.body)) : toApiError(error, request.log);
+  return sendError(reply, failure);
 }

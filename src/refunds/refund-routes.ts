@@ -40,8 +40,8 @@ export function registerRefundRoutes(app: App, database: Database): void {
       schema: { summary: 'Refund a payment of any channel by charge_id or tx_ref, in full or in part', body: RefundBody, response: { 201: RefundCreatedResponse, ...errorResponses } },
     },
     async (request, reply) => {
-      const { charge_id: chargeId, tx_ref: txRef, amount, reason } = request.body;
-      const refund = await refundPayment(database, principalOf(request), oneTarget(chargeId, txRef), { amount, reason });
+      const { charge_id: chargeId, tx_ref: txRef, amount, currency, reason } = request.body;
+      const refund = await refundPayment(database, principalOf(request), oneTarget(chargeId, txRef), { amount, currency, reason });
       return reply.code(201).send(success(INITIATED, refundView(refund)));
     },
   );

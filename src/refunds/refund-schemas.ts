@@ -4,17 +4,19 @@ import { SuccessEnvelope } from '../http/envelope.ts';
 
 const Amount = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 const Reason = Type.String({ maxLength: 500 });
+/** Optional: a refund is made in its payment's currency, and one naming another is refused rather than made in that one. */
+const Currency = Type.Optional(Type.String({ maxLength: 16, description: "The payment's currency, when given." }));
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 /** `POST /charge-card/refund/{charge_id}`: no body for all that is left, or part of it. */
 export const CardRefundBody = Type.Object(
-  { amount: Type.Optional(Amount), reason: Type.Optional(Reason) },
+  { amount: Type.Optional(Amount), currency: Currency, reason: Type.Optional(Reason) },
   { description: 'May be left out: no body (or `{}`) refunds all that is left of the payment.', examples: [{ amount: 400, reason: 'One of two items returned' }] },
 );
 
 /** `POST /refunds`: the payment by `charge_id` or by its checkout `tx_ref` (one of them), all or part of it. */
 export const RefundBody = Type.Object(
-  { charge_id: Type.Optional(Reference), tx_ref: Type.Optional(Reference), amount: Type.Optional(Amount), reason: Type.Optional(Reason) },
+  { charge_id: Type.Optional(Reference), tx_ref: Type.Optional(Reference), amount: Type.Optional(Amount), currency: Currency, reason: Type.Optional(Reason) },
   { examples: [{ tx_ref: 'order-1001', amount: 400, reason: 'One of two items returned' }, { charge_id: 'charge-2001' }] },
 );
 

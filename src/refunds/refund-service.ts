@@ -98,6 +98,8 @@ export type RefundTarget = { chargeId: string } | { txRef: string };
 export interface RefundRequest {
   /** Whole major units; the whole of what is left to refund when absent. */
   amount?: number | undefined;
+  /** The payment's currency, when given: the amount is read in it. */
+  currency?: string | undefined;
   reason?: string | undefined;
 }
 
@@ -125,6 +127,7 @@ export async function refundPayment(
   for (;;) {
     // Read again after losing a race: what is left decides between refusing and trying again.
     const charge = await refundableCharge(db, owner, target, cardOnly);
+    refuseOtherCurrency(charge, request.currency);
     const amountMinor = request.amount === undefined ? leftToRefund(charge) : toMinor(request.amount);
     refuseBeyond(charge, amountMinor);
     const refund = newRefund(charge, 'merchant', amountMinor, request.reason ?? null, now);
@@ -145,6 +148,11 @@ export async function refundPayment(
 }
 
 const leftToRefund = (charge: Charge) => charge.amount_minor - charge.refunded_minor;
+
+/** A refund gives back the payment's own currency: an amount said in another is refused, not given back as if it were that currency. */
+function refuseOtherCurrency(charge: Charge, currency: string | undefined): void {
+  if (currency !== undefined && currency !== charge.currency) throw ApiError.field('currency', `This payment was made in ${charge.currency}: it is refunded in ${charge.currency} only.`);
+}
 
 /** Refuses a refund of more than is left of the payment. */
 function refuseBeyond(charge: Charge, amountMinor: number): void {

@@ -8,6 +8,7 @@ export const ERRORS = {
   notJsonObject: { status: 400, message: 'The request body must be a JSON object.' },
   unauthenticated: { status: 401, message: 'Unauthenticated.' },
   callbackRefused: { status: 401, message: 'The callback could not be authenticated.' },
+  liveNotSetUp: { status: 400, message: 'Live payments are not set up on this gateway.' },
   publicKeyRefused: { status: 401, message: 'A public key can only create checkout sessions: use your secret key on your server.' },
   secretKeyRefused: { status: 401, message: 'This route takes a public key: a secret key must never be sent from a browser.' },
   transactionNotFound: { status: 404, message: 'Transaction not found.' },
@@ -32,10 +33,11 @@ export class ApiError extends Error {
   readonly status: number;
   readonly body: string | FieldErrors;
 
-  constructor(readonly code: ErrorCode, fields?: FieldErrors) {
+  /** `body`: the field errors, or a message saying more than the table's. */
+  constructor(readonly code: ErrorCode, body?: FieldErrors | string) {
     super(ERRORS[code].message);
     this.status = ERRORS[code].status;
-    this.body = fields ?? ERRORS[code].message;
+    this.body = body ?? ERRORS[code].message;
   }
 
   static field(field: string, message: string): ApiError {

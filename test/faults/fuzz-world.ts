@@ -9,6 +9,7 @@ import { updateMerchantSettings, type MerchantCredentials } from '../../src/merc
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { currentBody, legacyBody } from '../helpers/fixtures.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { LIVE_SESSIONS_ONLY } from '../helpers/live-routes.ts';
 import { bankPayoutBody, initializeBankPayout } from '../helpers/bank-payouts.ts';
 import { bankTransferBody, initializeBankTransfer } from '../helpers/bank-transfers.ts';
 import { AIRTEL_REF, chargeBody, fundMainBalance, initializeCharge, initializePayout, payoutBody, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
@@ -98,6 +99,8 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
       OUTBOX_DIR: outbox,
       SMTP_URL: '',
       METRICS_TOKEN: metricsToken,
+      // Live sessions may be made; every live attempt is still refused (see LIVE_SESSIONS_ONLY).
+      ...LIVE_SESSIONS_ONLY,
     },
     pino({ level: 'error' }, logSink),
   );
@@ -124,7 +127,7 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
   chargeIds.own.push(...(await attemptChargeIds(gw, a.id, 'test')));
 
   // Merchant A, live mode: sessions (live providers move no money, so no live charge exists).
-  txRefs.ownLive.push(await createdTxRef(gw, a.live_secret_key, '/payment'), await createdTxRef(gw, a.live_secret_key, '/api/payment'));
+  txRefs.ownLive.push(await createdTxRef(gw, a.live_secret_key, '/payment'), await createdTxRef(gw, a.live_secret_key, '/api/payment', { currency: 'MWK' }));
 
   // Merchant B, test mode: the same kinds of records, some with the very references A uses.
   txRefs.other.push(await createdTxRef(gw, b.test_secret_key, '/payment'), (await paidByCard(gw, b.test_secret_key)).txRef);

@@ -21,6 +21,7 @@ import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, startTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
+import { LIVE_SESSIONS_ONLY } from '../helpers/live-routes.ts';
 import { bankPayoutBody, initializeBankPayout } from '../helpers/bank-payouts.ts';
 import { bankTransferBody, initializeBankTransfer } from '../helpers/bank-transfers.ts';
 import { AIRTEL_REF, chargeBody, eventually, initializeCharge, initializePayout, payoutBody, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
@@ -83,6 +84,8 @@ for (const kind of DATABASE_KINDS) {
       WORKER_INTERVAL: '50ms',
       WEBHOOK_RETRY_SCHEDULE: '1h',
       OUTBOX_DIR: outbox,
+      // Live sessions may be made; every live attempt is still refused (see LIVE_SESSIONS_ONLY).
+      ...LIVE_SESSIONS_ONLY,
     });
     const receivers: Receiver[] = [];
     const figures = { requests: 0, ownAnswers: 0, notFound: 0, refusedChanges: 0, crossMerchant: 0, crossMode: 0, leaks: 0, webhooksReceived: 0 };
@@ -441,8 +444,8 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
   await useReceivers('test');
 
   // Part of each scope's paid-only charge refunded through the API: a test refund stays pending (the
-  // sandbox completes it after SANDBOX_MOBILE_DELAY, an hour here), a live one fails at once (no live
-  // provider is connected) and its webhook is refused like every live one.
+  // sandbox completes it after SANDBOX_MOBILE_DELAY, an hour here), a live one fails at once (Airtel
+  // Money, the one live route, refunds whole payments only) and its webhook is refused like every live one.
   for (const mode of ['test', 'live'] as const) {
     await useReceivers(mode);
     for (const scope of scopes.filter((s) => s.mode === mode)) {

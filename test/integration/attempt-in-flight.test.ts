@@ -203,7 +203,7 @@ for (const kind of DATABASE_KINDS) {
     try {
       const merchant = await createMerchant(opened.db, { name: 'Throwaway', email: 'x@example.com', webhookUrl: null, feeBasisPoints: 300 });
       const now = Date.now();
-      const session = await createSession({ db: opened.db, transact: opened.transact, checkoutTtlMs: 60_000 }, { merchantId: merchant.id, mode: 'test' }, { generation: 'current', amount: 1000, currency: 'MWK', first_name: 'Ada' }, now);
+      const session = await createSession({ db: opened.db, transact: opened.transact, checkoutTtlMs: 60_000, liveRoutes: {} }, { merchantId: merchant.id, mode: 'test' }, { generation: 'current', amount: 1000, currency: 'MWK', first_name: 'Ada' }, now);
       const charge: Charge = {
         id: ids.charge(), merchant_id: merchant.id, mode: 'test', charge_id: ids.attemptChargeId(), ref_id: ids.reference(), session_id: session.id, kind: 'payment',
         channel: 'mobile_money', operator: 'airtel', mobile: '+265990xxxx00', card_brand: null, card_number: null, card_expiry: null, status: 'pending', next_action: 'approve',

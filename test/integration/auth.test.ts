@@ -4,13 +4,14 @@ import { rollSecretKey } from '../../src/merchants/merchant-service.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody, legacyBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
+import { LIVE_SESSIONS_ONLY } from '../helpers/live-routes.ts';
 
 const UNAUTHENTICATED = { status: 'failed', message: 'Unauthenticated.', data: null };
 const NOT_FOUND = { status: 'failed', message: 'Transaction not found.', data: null };
 
 for (const kind of DATABASE_KINDS) {
   describe(`authentication and modes on ${kind}`, () => {
-    const ctx = useTestGateway(kind);
+    const ctx = useTestGateway(kind, LIVE_SESSIONS_ONLY);
 
     const badAuthorizations: Array<[string, Record<string, string>]> = [
       ['no Authorization header', {}],

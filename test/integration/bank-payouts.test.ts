@@ -307,6 +307,30 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(await walletBalance(ctx.gw, key), { main: '1940.00', collection: 0 });
     });
 
+    test('a wallet payout without its holder\'s name is asked for the wallet holder\'s name, not a bank account\'s, with no record', async () => {
+      const merchant = await fundedMerchant();
+      const key = merchant.test_secret_key;
+      const cases = [
+        [AIRTEL_REF, '265990000000', 'an Airtel Money'],
+        [TNM_REF, TEST_NUMBERS.tnmSuccess, 'a TNM Mpamba'],
+      ] as const;
+      for (const [bank_uuid, bank_account_number, wallet] of cases) {
+        for (const name of [undefined, null, '']) {
+          const body = bankPayoutBody({ bank_uuid, bank_account_number, bank_account_name: name });
+          assertFieldError(await initializeBankPayout(ctx.gw, key, JSON.parse(JSON.stringify(body))), 'bank_account_name', `The bank account name field is required: for ${wallet} wallet, the name of its holder.`);
+          await assertNoRecord(merchant.id, body.charge_id);
+        }
+      }
+      const both = await initializeBankPayout(ctx.gw, key, JSON.parse(JSON.stringify(bankPayoutBody({ bank_uuid: AIRTEL_REF, bank_account_number: '265990000000', bank_account_name: null, amount: 0 }))));
+      assert.deepEqual(both.body.message, {
+        amount: ['The amount must be at least 1.'],
+        bank_account_name: ['The bank account name field is required: for an Airtel Money wallet, the name of its holder.'],
+      }, 'every refusal at once, as for any body');
+      const bank = bankPayoutBody({ bank_account_name: null });
+      assertFieldError(await initializeBankPayout(ctx.gw, key, JSON.parse(JSON.stringify(bank))), 'bank_account_name', 'The bank account name field is required.');
+      assert.deepEqual(await walletBalance(ctx.gw, key), { main: '1940.00', collection: 0 });
+    });
+
     test('a wallet of the banks list takes its mobile number as the account number; TNM Mpamba too, which the mobile money route refuses', async () => {
       const merchant = await fundedMerchant();
       const airtel = bankPayoutBody({ bank_uuid: AIRTEL_REF, bank_account_number: '265990000000', amount: 200 });

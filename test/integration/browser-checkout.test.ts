@@ -5,6 +5,7 @@ import { CheckoutClient, textOf, type PageResponse } from '../helpers/checkout-c
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody, uniqueRef } from '../helpers/fixtures.ts';
 import { call, refusedKeyBody, startTestGateway, useTestGateway } from '../helpers/gateway.ts';
+import { LIVE_SESSIONS_ONLY } from '../helpers/live-routes.ts';
 
 const SHOP = 'http://shop.example.com:8080';
 const PUBLIC_KEY_REFUSED = refusedKeyBody('pub-');
@@ -41,7 +42,7 @@ function formFields(publicKey: string, overrides: Record<string, string> = {}): 
 
 for (const kind of DATABASE_KINDS) {
   describe(`the browser integrations on ${kind}`, () => {
-    const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '100ms' });
+    const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '100ms', ...LIVE_SESSIONS_ONLY });
 
     async function popupSession(body = currentBody(), key = ctx.merchant.test_public_key, origin: string | null = SHOP) {
       const created = await call(ctx.gw.url, '/popup/payment', { key, body, headers: origin ? { origin } : {} });

@@ -3,10 +3,11 @@ import { describe, test } from 'node:test';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody, legacyBody, uniqueRef, without } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
+import { LIVE_SESSIONS_ONLY } from '../helpers/live-routes.ts';
 
 for (const kind of DATABASE_KINDS) {
   describe(`creating checkout sessions on ${kind}`, () => {
-    const ctx = useTestGateway(kind);
+    const ctx = useTestGateway(kind, LIVE_SESSIONS_ONLY);
     const create = (body: unknown, path = '/payment') => call(ctx.gw.url, path, { key: ctx.merchant.test_secret_key, body });
 
 

@@ -7,6 +7,7 @@ import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { LIVE_SESSIONS_ONLY } from '../helpers/live-routes.ts';
 import { chargeBody, eventually, initializeCharge, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
 import { payAtCheckout, payByCard } from '../helpers/payments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
@@ -28,7 +29,7 @@ for (const kind of DATABASE_KINDS) {
     let answer = 500;
 
     before(async () => {
-      gw = await startTestGateway(kind, { WEBHOOK_RETRY_SCHEDULE: '100ms', WORKER_INTERVAL: '100ms' });
+      gw = await startTestGateway(kind, { WEBHOOK_RETRY_SCHEDULE: '100ms', WORKER_INTERVAL: '100ms', ...LIVE_SESSIONS_ONLY });
       receiver = await startReceiver(() => ({ status: answer, body: answer === 200 ? 'ok' : 'receiver down' }));
       merchant = await gw.newMerchant('Chikondi Crafts');
       await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url });

@@ -127,6 +127,9 @@ for (const kind of DATABASE_KINDS) {
       const wrong = await browser.post('/dashboard/payouts/new/confirm', { ...WALLET_FORM, mobile: '0123', amount: 'ten' });
       assert.equal(wrong.status, 422);
       assert.match(wrong.text, /Enter an Airtel Money or TNM Mpamba number/);
+      const nameless = await browser.post('/dashboard/payouts/new/confirm', { ...WALLET_FORM, bank_account_name: ' ' });
+      assert.equal(nameless.status, 422);
+      assert.match(nameless.text, /<p class="field-error" id="bank_account_name-error">The bank account name field is required: for an Airtel Money wallet, the name of its holder\.<\/p>/);
       const badAccount = await browser.post('/dashboard/payouts/new/confirm', { ...WALLET_FORM, kind: 'bank', bank_uuid: NBM_UUID, bank_account_number: '12', amount: 'ten' });
       assert.equal(badAccount.status, 422);
       assert.match(badAccount.text, /The amount must be an integer\./, "the API's own message");

@@ -135,10 +135,10 @@ describe('the API reference', () => {
       (status ? operation.responses[status]! : operation.requestBody!).content['application/json'] as { schema: { properties: Record<string, unknown> }; example?: unknown; examples?: unknown };
     const created = doc.paths['/refunds'].post;
     assert.deepEqual(created.security, [{ bearerAuth: [] }]);
-    assert.deepEqual(Object.keys(media(created).schema.properties), ['charge_id', 'tx_ref', 'amount', 'reason']);
+    assert.deepEqual(Object.keys(media(created).schema.properties), ['charge_id', 'tx_ref', 'amount', 'currency', 'reason']);
     assert.ok(media(created).examples, 'examples of a refund by tx_ref and by charge_id');
     const card = doc.paths['/charge-card/refund/{charge_id}'].post;
-    assert.deepEqual(Object.keys(media(card).schema.properties), ['amount', 'reason']);
+    assert.deepEqual(Object.keys(media(card).schema.properties), ['amount', 'currency', 'reason']);
     assert.match(card.requestBody.description, /no body/);
     for (const [operation, status] of [[created, '201'], [card, '200'], [doc.paths['/refunds/{refund_id}'].get, '200'], [doc.paths['/refunds'].get, '200']] as const) {
       assert.ok(operation.summary);

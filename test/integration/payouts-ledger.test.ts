@@ -298,6 +298,23 @@ for (const kind of DATABASE_KINDS) {
       assertFieldError(await initializePayout(ctx.gw, key, payoutBody({ charge_id: 'has space' })), 'charge_id', 'The charge id format is invalid.');
     });
 
+    test('a payout in any currency but MWK is refused on currency, with no record and no money moved; MWK, said or not, is paid', async () => {
+      const merchant = await ctx.gw.newMerchant();
+      await fundMainBalance(ctx.gw, merchant, 1000);
+      for (const currency of ['USD', 'GBP', 'mwk']) {
+        const body = payoutBody({ amount: 100, currency });
+        assertFieldError(await initializePayout(ctx.gw, merchant.test_secret_key, body), 'currency', 'Mobile money payouts are paid in MWK only.');
+        assert.equal((await chargeRows(ctx.gw, merchant.id, String(body.charge_id))).length, 0, `${currency}: no record`);
+      }
+      assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), { main: '970.00', collection: 0 }, 'nothing reserved');
+      for (const currency of ['MWK', undefined]) {
+        const res = await initializePayout(ctx.gw, merchant.test_secret_key, payoutBody({ amount: 100, currency }));
+        assert.equal(res.status, 201, res.text);
+        assert.equal(res.body.data.currency, 'MWK');
+      }
+      assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), { main: '768.00', collection: 0 }, '970 less two payouts of 100 and their fees');
+    });
+
     test('transaction_status with a live key is 400 and leaves no record', async () => {
       for (const transactionStatus of ['successful', 'failed']) {
         const body = payoutBody({ amount: 100, transaction_status: transactionStatus });
@@ -442,7 +459,7 @@ for (const kind of DATABASE_KINDS) {
       try {
         const merchant = await createMerchant(opened.db, { name: 'Throwaway', email: 'x@example.com', webhookUrl: null, feeBasisPoints: 300 });
         const now = Date.now();
-        const session = await createSession({ db: opened.db, transact: opened.transact, checkoutTtlMs: 60_000 }, { merchantId: merchant.id, mode: 'test' }, { generation: 'current', amount: 1000, currency: 'MWK', first_name: 'Ada' }, now);
+        const session = await createSession({ db: opened.db, transact: opened.transact, checkoutTtlMs: 60_000, liveRoutes: {} }, { merchantId: merchant.id, mode: 'test' }, { generation: 'current', amount: 1000, currency: 'MWK', first_name: 'Ada' }, now);
         assert.ok(await claimAttemptSlot(opened.db, session.id, 'chg_paid', now));
         assert.ok(await markPaid(opened.db, session.id, 'chg_paid', 30_00, now));
         assert.deepEqual(await checkLedger(opened.db), [`paid session ${session.id} has 0 credited payments, not 1`]);

@@ -13,8 +13,12 @@ import { paymentDeps } from '../../src/payments/payment-deps.ts';
 import { parseMalawiMobile } from '../../src/shared/phone.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { call, freePort, useTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { AIRTEL_REF } from '../helpers/mobile-money.ts';
-import { payByMobileMoney } from '../helpers/payments.ts';
+import { AIRTEL_REF, chargeBody, initializeCharge } from '../helpers/mobile-money.ts';
+import { bankTransferBody, initializeBankTransfer } from '../helpers/bank-transfers.ts';
+import { cardBody, payByDirectCard } from '../helpers/cards.ts';
+import { CheckoutClient } from '../helpers/checkout-client.ts';
+import { currentBody } from '../helpers/fixtures.ts';
+import { payByCard, payByMobileMoney } from '../helpers/payments.ts';
 import { parseMessage, startSmtp, type Mail, type SmtpPeer } from '../helpers/smtp.ts';
 
 /** Timings short enough for a test: the sandbox settles in 100 ms and a failed send is retried three times, 300 ms apart. */
@@ -120,6 +124,9 @@ let customers = 0;
 /** A customer address no other test uses, so that each test finds its own messages. */
 const newCustomerEmail = () => `customer${++customers}@example.com`;
 
+/** What a receipt shows when it reads a field its event lacks. */
+const LEAKED = /\b(undefined|null|NaN)\b/;
+
 function assertReceiptContent(mail: Mail, parts: string[]): void {
   for (const part of parts) {
     assert.ok(mail.text.includes(part), `text has ${part}:\n${mail.text}`);
@@ -145,6 +152,20 @@ for (const kind of DATABASE_KINDS) {
 
     const mailsTo = (address: string) => smtp.mails.filter((mail) => mail.envelopeTo.includes(address));
     const mailsAbout = (txRef: string) => smtp.mails.filter((mail) => mail.text.includes(txRef));
+
+    /** A session paid by bank transfer on its hosted page (the sandbox's transfer arrives after its delay); its tx_ref. */
+    async function transferAtCheckout(key: string, email: string): Promise<string> {
+      const body = currentBody({ email });
+      const created = await call(ctx.gw.url, '/payment', { key, body });
+      assert.equal(created.status, 201, created.text);
+      const client = new CheckoutClient(ctx.gw.url);
+      const pagePath = new URL(created.body.data.checkout_url).pathname;
+      assert.equal((await client.get(pagePath)).status, 200);
+      assert.equal((await client.post(`${pagePath}/pay/bank-transfer`, {})).status, 303);
+      const txRef = String(body.tx_ref);
+      await waitUntil('the transfer to arrive', async () => (await verify(ctx.gw, key, txRef)).status === 'success');
+      return txRef;
+    }
 
     test('a payment sends the merchant and the customer one receipt each, with escaped merchant text', async () => {
       const merchant = await ctx.gw.newMerchant('<b>Bad & Co</b>');
@@ -243,6 +264,45 @@ for (const kind of DATABASE_KINDS) {
       }
       assert.ok(toCustomer.text.includes('The money goes back the way you paid.'), toCustomer.text);
       assert.ok(toMerchant.text.includes(`Customer: Jane Banda <${customer}>`), toMerchant.text);
+    });
+
+    test('every kind of payment, and refunds of a checkout and of a direct charge, mail receipts naming the merchant\'s reference, with no undefined, null or NaN', async () => {
+      const merchant = await ctx.gw.newMerchant('Every Kind Shop');
+      const key = merchant.test_secret_key;
+      const customer = newCustomerEmail();
+      const byMobile = await payByMobileMoney(ctx.gw.url, key, PAYS, { email: customer });
+      const byCard = await payByCard(ctx.gw.url, key, { email: customer });
+      const byTransfer = await transferAtCheckout(key, customer);
+      const directMobile = chargeBody({ email: customer, first_name: 'Thoko' });
+      assert.equal((await initializeCharge(ctx.gw, key, directMobile)).status, 201);
+      const directCard = cardBody({ email: customer });
+      assert.equal((await payByDirectCard(ctx.gw, key, directCard)).status, 303);
+      const directTransfer = bankTransferBody({ email: customer });
+      assert.equal((await initializeBankTransfer(ctx.gw, key, directTransfer)).status, 201);
+      const references = [byMobile.txRef, byCard.txRef, byTransfer, String(directMobile.charge_id), String(directCard.charge_id), String(directTransfer.charge_id)];
+      await waitUntil('two receipts for each payment', () => references.every((reference) => mailsAbout(reference).length >= 2));
+
+      const refunds: Array<{ refundId: string; reference: string }> = [];
+      for (const body of [{ tx_ref: byCard.txRef, amount: 100 }, { charge_id: directMobile.charge_id, amount: 100 }]) {
+        const created = await call(ctx.gw.url, '/refunds', { key, body });
+        assert.equal(created.status, 201, created.text);
+        refunds.push({ refundId: String(created.body.data.refund_id), reference: String(body.tx_ref ?? body.charge_id) });
+      }
+      await waitUntil('two receipts for each refund', () => refunds.every(({ refundId }) => mailsAbout(refundId).length >= 2));
+
+      const receipts = [
+        ...references.map((reference) => ({ reference, mails: mailsAbout(reference).filter((mail) => !mail.text.includes('rf_')) })),
+        ...refunds.map(({ refundId, reference }) => ({ reference, mails: mailsAbout(refundId) })),
+      ];
+      for (const { reference, mails } of receipts) {
+        assert.deepEqual(mails.map((mail) => mail.envelopeTo).sort(), [[customer], [merchant.email]], `one receipt each for ${reference}`);
+        for (const mail of mails) {
+          const subject = mail.headers.get('subject')!;
+          for (const content of [subject, mail.text, mail.html]) assert.doesNotMatch(content, LEAKED, content);
+          assertReceiptContent(mail, [reference]);
+          if (mail.envelopeTo.includes(merchant.email)) assert.ok(subject.includes(`(${reference})`), subject);
+        }
+      }
     });
 
     test('a failed payment sends no receipt', async () => {

@@ -277,6 +277,28 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await testChargeRow(ctx.gw, merchant.id, paid)).refunded_minor, 0);
     });
 
+    test('a refund naming a currency other than its payment\'s is refused on currency, with no refund and no money moved; the payment\'s own goes through', async () => {
+      const merchant = await ctx.gw.newMerchant();
+      const key = merchant.test_secret_key;
+      await fundMainBalance(ctx.gw, merchant, 5000);
+      const paid = await paidCharge(merchant, 1000);
+      const card = await payByCard(ctx.gw.url, key, { amount: 500 });
+      const before = await merchantAccounts(merchant.id);
+      const refused = { status: 'failed', message: { currency: ['This payment was made in MWK: it is refunded in MWK only.'] }, data: null };
+      for (const currency of ['USD', 'GBP', 'mwk']) {
+        assert.deepEqual((await refund(key, { charge_id: paid, amount: 100, currency })).body, refused, currency);
+        assert.deepEqual((await refund(key, { tx_ref: card.txRef, currency })).body, refused, currency);
+        assert.deepEqual((await cardRefund(key, card.chargeId, { amount: 100, currency })).body, refused, currency);
+      }
+      assert.deepEqual(await refundRows(merchant.id), []);
+      assert.deepEqual(await merchantAccounts(merchant.id), before);
+
+      const res = await refund(key, { charge_id: paid, amount: 100, currency: 'MWK' });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual([res.body.data.amount, res.body.data.currency], [100, 'MWK']);
+      assert.equal((await cardRefund(key, card.chargeId, { amount: 100, currency: 'MWK' })).status, 200);
+    });
+
     test('keys: none or a public key is 401 on every refund route; a live key does not see test payments or refunds (404)', async () => {
       const merchant = await ctx.gw.newMerchant();
       const chargeId = await paidCharge(merchant);

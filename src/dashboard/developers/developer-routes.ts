@@ -4,6 +4,7 @@ import { listKeys, rollSecretKey, rollWebhookSecret, updateMerchantSettings } fr
 import { formatHumanDate, parseDuration } from '../../shared/time.ts';
 import { recordAudit } from '../../users/audit.ts';
 import { DEFAULT_PER_PAGE, listDeliveries, showDelivery } from '../../webhooks/webhook-service.ts';
+import { liveNoticeBox } from '../live-notice.ts';
 import { FORM, PAGE, principalOf, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
 import { deliveryFilter, renderDevelopersPage, renderNewSecretPage, type DevelopersState } from './developer-views.ts';
 import { sendTestEvent, webhookUrlProblem } from './webhook-target.ts';
@@ -43,6 +44,7 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
       page: wanted,
       pages: Math.max(1, Math.ceil(found.total / DEFAULT_PER_PAGE)),
       timeZone: config.timeZone,
+      liveNotice: liveNoticeBox(page.mode, config.liveRoutes),
       ...extra,
     };
     return guard.html(reply, status, renderDevelopersPage(page, state));

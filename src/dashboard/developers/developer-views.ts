@@ -27,13 +27,15 @@ export interface DevelopersState {
   page: number;
   pages: number;
   timeZone: string;
+  /** Said in live mode while no live payment method is set up (`liveNoticeBox`); empty otherwise. */
+  liveNotice: string;
 }
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 export function renderDevelopersPage(page: MerchantPage, state: DevelopersState): string {
   const body = `<h1>Developers</h1>
-${errorBox(state.error)}${noticeBox(state.notice)}
+${state.liveNotice}${errorBox(state.error)}${noticeBox(state.notice)}
 ${keysSection(page, state)}
 ${webhookSection(page, state)}
 ${deliverySection(page, state)}`;

@@ -1,5 +1,6 @@
 import type { App } from '../../http/app-type.ts';
 import { merchantBalances } from '../../ledger/ledger-service.ts';
+import { liveNoticeBox } from '../live-notice.ts';
 import { PAGE, type DashboardDeps, type PageGuard } from '../page-context.ts';
 import { balanceCurrencies, finishedPaymentsByDay, recentPayments, type DayTally } from './overview-repository.ts';
 import { renderOverviewPage, type PeriodFigures } from './overview-views.ts';
@@ -51,6 +52,7 @@ export function registerOverviewPages(app: App, { config, database }: DashboardD
         chart: { currency: chartCurrency, days: chartDays },
         recent,
         timeZone: config.timeZone,
+        liveNotice: liveNoticeBox(mode, config.liveRoutes),
       }),
     );
   });

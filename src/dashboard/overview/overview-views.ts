@@ -22,6 +22,8 @@ export interface OverviewView {
   chart: { currency: string; days: DayVolume[] };
   recent: RecentPayment[];
   timeZone: string;
+  /** Said in live mode while no live payment method is set up (`liveNoticeBox`); empty otherwise. */
+  liveNotice: string;
 }
 
 export function renderOverviewPage(view: OverviewView): string {
@@ -42,6 +44,7 @@ export function renderOverviewPage(view: OverviewView): string {
     'Overview',
     `<h1>Overview</h1>
 <p>Signed in as <strong>${escapeHtml(viewer.email)}</strong> (${escapeHtml(viewer.role)}) for <strong>${escapeHtml(view.merchantName)}</strong>. Every figure below is ${modeWord} data.</p>
+${view.liveNotice}
 ${view.acting ? `<p class="acting">You are acting for this merchant as the gateway's operator. ${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</p>` : ''}
 <h2>Balances</h2>
 <div class="cards">${balanceCards}</div>

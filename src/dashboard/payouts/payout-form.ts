@@ -1,7 +1,8 @@
 import { Ajv } from 'ajv';
 import type { FastifySchemaValidationError } from 'fastify';
-import { laravelFieldErrors, ajvPlugin, AJV_OPTIONS } from '../../http/validation.ts';
+import { ajvPlugin, AJV_OPTIONS } from '../../http/validation.ts';
 import { operatorByCode } from '../../payments/operators.ts';
+import { bankPayoutFieldErrors } from '../../payouts/bank-payout-errors.ts';
 import { destinationOf, type BankPayoutRequest } from '../../payouts/bank-payouts.ts';
 import { InitializeBankPayoutBody } from '../../payouts/payout-schemas.ts';
 import { ApiError, type FieldErrors } from '../../shared/errors.ts';
@@ -57,7 +58,7 @@ export function payoutRequestOf(form: PayoutForm, chargeId: string): { request: 
   const built = bodyOf(form, chargeId);
   if ('errors' in built) return built;
   const { body } = built;
-  if (!validateAsCreate(body)) return { errors: byFormField(form, laravelFieldErrors(validateAsCreate.errors as FastifySchemaValidationError[])) };
+  if (!validateAsCreate(body)) return { errors: byFormField(form, bankPayoutFieldErrors(validateAsCreate.errors as FastifySchemaValidationError[], body)) };
   const request = body as unknown as BankPayoutRequest;
   try {
     destinationOf(request);
