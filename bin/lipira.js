@@ -14,6 +14,9 @@ const SOURCES = path.join(ROOT, 'src');
 // Files the hosted checkout page reads at start, beside its module (`import.meta.url`): the
 // bundle's module is the bundle, so they go beside it.
 const PAGE_ASSETS = path.join(SOURCES, 'checkout', 'page');
+// Modules started as worker threads, which start from a file: each an entry of the bundle of its
+// own, found by its module beside it (`import.meta.url`), as the page assets are.
+const WORKER_ENTRIES = { 'password-strength-worker': path.join(SOURCES, 'users', 'password-strength-worker.ts') };
 
 /** Every source file with its size and modification time: the bundle is rebuilt when any changes. */
 function sourceFingerprint() {
@@ -58,7 +61,7 @@ async function bundledMain() {
   // Loaded only to rebuild: most starts find the bundle in place.
   const { build } = await import('esbuild');
   await build({
-    entryPoints: [path.join(SOURCES, 'cli', 'main.ts')],
+    entryPoints: { main: path.join(SOURCES, 'cli', 'main.ts'), ...WORKER_ENTRIES },
     outdir: staging,
     outExtension: { '.js': '.mjs' },
     bundle: true,

@@ -147,6 +147,32 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await browser.post('/dashboard/set-password', { token: token!, password: PASSWORD, confirm: PASSWORD })).location, '/dashboard/login?password_set=1', 'the link still works for a strong one');
     });
 
+    test('a long password is judged off the event loop: /healthz keeps answering while the set-password form is judged', async () => {
+      const made = await cli(['--merchant', merchant.id, '--email', `patient${++emails}@example.com`, '--role', 'viewer']);
+      const [, , token] = LINK.exec(made.stdout)!;
+      const browser = new DashboardBrowser(gw.url);
+      await browser.get(`/dashboard/set-password?token=${token}`);
+      const long = 'x7$Kq!2mZp@9vLw#'.repeat(7).slice(0, 100);
+      const answered: number[] = [];
+      let judging = true;
+      const probing = (async () => {
+        while (judging) {
+          await (await fetch(`${gw.url}/healthz`)).arrayBuffer();
+          answered.push(performance.now());
+        }
+      })();
+      const started = performance.now();
+      const set = await browser.post('/dashboard/set-password', { token: token!, password: long, confirm: long });
+      const ended = performance.now();
+      judging = false;
+      await probing;
+      assert.equal(set.location, '/dashboard/login?password_set=1', set.text);
+      // Measured against the answer's own duration, most of which is the judging: on the event loop, one wait spans it.
+      const marks = [started, ...answered.filter((at) => at > started && at < ended), ended];
+      const longestWait = Math.max(...marks.slice(1).map((at, index) => at - marks[index]!));
+      assert.ok(marks.length - 2 >= 3 && longestWait < (ended - started) / 2, `${marks.length - 2} probes answered in ${Math.round(ended - started)} ms, the longest wait ${Math.round(longestWait)} ms`);
+    });
+
     test('an expired set-password link no longer works', async () => {
       const made = await cli(['--merchant', merchant.id, '--email', `late${++emails}@example.com`, '--role', 'developer']);
       const [, , token] = LINK.exec(made.stdout)!;
