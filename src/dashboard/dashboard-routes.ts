@@ -8,6 +8,7 @@ import { addressFailures } from '../users/address-failures.ts';
 import { clearedSessionCookie, endSession, SESSION_COOKIE, sessionCookie, sessionOf } from '../users/sessions.ts';
 import { signInWithCode, signInWithPassword, type SignInOutcome } from '../users/sign-in.ts';
 import { newTotpSecret, totpUri } from '../users/totp.ts';
+import { acceptInvitation, invitationOf } from '../users/invitations.ts';
 import { disableTwoFactor, enableTwoFactor, linkUser, setPasswordWithLink, signOutEverywhere, UserError } from '../users/user-service.ts';
 import { DASHBOARD_CSS } from './dashboard-styles.ts';
 import * as views from './dashboard-views.ts';
@@ -105,21 +106,25 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
     return reply.redirect(dashboardPath(request.body.back), 303);
   });
 
+  /** The address a set-password link, or an invitation's, is for while it works; null otherwise. */
+  const linkEmail = async (token: unknown) => (await linkUser(db, token))?.email ?? (await invitationOf(db, token))?.email ?? null;
+
   app.get<{ Querystring: Query }>('/dashboard/set-password', PAGE, async (request, reply) => {
-    const user = await linkUser(db, request.query.token);
-    if (!user) return html(reply, 404, views.renderLinkUnusablePage());
-    return html(reply, 200, views.renderSetPasswordPage(csrf(request, reply), request.query.token!, user.email, null));
+    const email = await linkEmail(request.query.token);
+    if (email === null) return html(reply, 404, views.renderLinkUnusablePage());
+    return html(reply, 200, views.renderSetPasswordPage(csrf(request, reply), request.query.token!, email, null));
   });
 
   app.post<{ Body: Form }>('/dashboard/set-password', FORM, async (request, reply) => {
     if (!formIsOurs(request, reply)) return reply;
     const { token = '', password = '', confirm = '' } = request.body;
-    const user = await linkUser(db, token);
-    if (!user) return html(reply, 404, views.renderLinkUnusablePage());
-    const again = (error: string) => html(reply, 422, views.renderSetPasswordPage(csrf(request, reply), token, user.email, error));
+    const email = await linkEmail(token);
+    if (email === null) return html(reply, 404, views.renderLinkUnusablePage());
+    const again = (error: string) => html(reply, 422, views.renderSetPasswordPage(csrf(request, reply), token, email, error));
     if (password !== confirm) return again('The two passwords differ: type the same password twice.');
     try {
-      if (!(await setPasswordWithLink(db, token, password))) return html(reply, 404, views.renderLinkUnusablePage());
+      const set = (await setPasswordWithLink(db, token, password)) ?? (await acceptInvitation(db, token, password));
+      if (!set) return html(reply, 404, views.renderLinkUnusablePage());
     } catch (error) {
       if (error instanceof UserError) return again(error.message);
       throw error;

@@ -17,6 +17,7 @@ import { dashboardPaymentIndexesMigration } from './migrations/0016_dashboard_pa
 import { merchantBrandingMigration } from './migrations/0017_merchant_branding.ts';
 import { workNoticesMigration } from './migrations/0018_work_notices.ts';
 import { callbackAsksMigration } from './migrations/0019_callback_asks.ts';
+import { teamInvitationsMigration } from './migrations/0020_team_invitations.ts';
 import { bankTransferAccountsMigration } from './migrations/0011_bank_transfer_accounts.ts';
 
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -39,6 +40,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0017_merchant_branding': merchantBrandingMigration,
     '0018_work_notices': workNoticesMigration(database.dialect),
     '0019_callback_asks': callbackAsksMigration,
+    '0020_team_invitations': teamInvitationsMigration,
   };
 }
 

@@ -372,6 +372,27 @@ export interface UserSessionsTable {
   expires_at: number;
 }
 
+/**
+ * An invitation to a merchant's team: listed on its team page while pending and unexpired. The
+ * user is made when its link is used; an address with an account elsewhere is sent no link.
+ */
+export interface InvitationsTable {
+  id: string;
+  merchant_id: string;
+  /** Lowercased, as users' addresses are. */
+  email: string;
+  role: Exclude<UserRole, 'operator' | 'removed'>;
+  /** The user who invited. */
+  invited_by: string;
+  /** SHA-256 of the link's token (a token never sent when the address has an account elsewhere). */
+  token_hash: string;
+  status: 'pending' | 'accepted' | 'cancelled';
+  created_at: number;
+  expires_at: number;
+  /** When it was accepted or cancelled. */
+  ended_at: number | null;
+}
+
 /** A one-time set-password link; the id is the SHA-256 of the link's token. */
 export interface PasswordLinksTable {
   id: string;
@@ -417,4 +438,5 @@ export interface DB {
   user_sessions: UserSessionsTable;
   password_links: PasswordLinksTable;
   audit_log: AuditLogTable;
+  invitations: InvitationsTable;
 }

@@ -17,7 +17,7 @@ export interface SetPasswordInvite {
 
 export function composeSetPasswordEmail({ accountOf, link, validHours }: SetPasswordInvite): ComposedEmail {
   const subject = `Set your password for the ${accountOf} dashboard`;
-  const intro = `An account on the ${accountOf} payments dashboard was made for this address. Choose your password with this link, within ${validHours} hours; it works once.`;
+  const intro = `This address is invited to the ${accountOf} payments dashboard. Choose your password with this link, within ${validHours} hours; it works once.`;
   const ignore = 'If you did not expect this, ignore this message: nothing happens until the link is used.';
   return {
     subject,

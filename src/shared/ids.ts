@@ -65,5 +65,6 @@ export const ids = {
   ledgerAccount: () => `acc_${randomBase62(16)}`,
   ledgerTransaction: () => `ltx_${randomBase62(20)}`,
   user: () => `usr_${randomBase62(16)}`,
+  invitation: () => `inv_${randomBase62(16)}`,
   auditEntry: () => `aud_${randomBase62(20)}`,
 };

@@ -1,14 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { DB, UserRole } from '../db/schema.ts';
-import { queueInvitationRefusedEmail } from '../emails/invitation-refused-email.ts';
 import { queueSetPasswordEmail } from '../emails/set-password-email.ts';
 import { findMerchant } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
 import { recordAudit } from './audit.ts';
 import { personalWords } from './password-strength.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
-import { deleteUserSessions, findUsableLink, findUser, findUserByEmail, insertPasswordLink, insertUser, updateUser, useLink, useUpLinks, type User } from './user-repository.ts';
+import { deleteUserSessions, findUsableLink, findUser, insertPasswordLink, insertUser, updateUser, useLink, useUpLinks, type User } from './user-repository.ts';
 import { isWellFormedToken, newToken, tokenId } from './tokens.ts';
 import { acceptedStep } from './totp.ts';
 
@@ -74,10 +73,13 @@ export async function createUser(db: Db, config: Pick<Config, 'publicBaseUrl'>, 
 async function issuePasswordLink(trx: Db, config: Pick<Config, 'publicBaseUrl'>, user: User, accountOf: string, now: number): Promise<string> {
   const token = newToken();
   await insertPasswordLink(trx, { id: tokenId(token), user_id: user.id, expires_at: now + LINK_VALID_HOURS * 3_600_000, used_at: null, created_at: now });
-  const link = `${config.publicBaseUrl}/dashboard/set-password?token=${token}`;
+  const link = setPasswordUrl(config, token);
   await queueSetPasswordEmail(trx, { recipient: user.email, merchantId: user.merchant_id, accountOf, link, validHours: LINK_VALID_HOURS }, now);
   return link;
 }
+
+/** The page a set-password link or an invitation's token opens. */
+export const setPasswordUrl = (config: Pick<Config, 'publicBaseUrl'>, token: string): string => `${config.publicBaseUrl}/dashboard/set-password?token=${token}`;
 
 /** The user a set-password link is for, while it still works. */
 export async function linkUser(db: Db, token: unknown, now = Date.now()): Promise<User | null> {
@@ -147,35 +149,6 @@ export async function signOutEverywhere(db: Db, user: User, now = Date.now()): P
 export const TEAM_ROLES = ['owner', 'developer', 'viewer'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];
 
-export interface Invitation {
-  merchantId: string;
-  email: string;
-  role: TeamRole;
-  /** Who invites. */
-  actorId: string;
-}
-
-/**
- * Invites someone to a merchant's team: a user with a one-time set-password link, as createUser
- * makes. An address already on this team is said to be. An address with an account anywhere else
- * (another merchant's user, an operator) is answered as a new one is, so that invitations tell
- * nobody who else uses the gateway: nothing is made, and the address's owner alone is told by
- * email why no invitation came (a write, as an invitation is, so the answer takes as long).
- */
-export async function inviteTeamMember(db: Db, config: Pick<Config, 'publicBaseUrl'>, invitation: Invitation, now = Date.now()): Promise<void> {
-  try {
-    await createUser(db, config, invitation, now);
-  } catch (error) {
-    if (!(error instanceof EmailTakenError)) throw error;
-    const holder = (await findUserByEmail(db, normaliseEmail(invitation.email)))!;
-    if (holder.merchant_id === invitation.merchantId) {
-      throw new UserError(holder.role === 'removed' ? `${holder.email} was removed from this team, and a removed member's address cannot be invited again.` : `${holder.email} is already on this team.`);
-    }
-    const merchant = (await findMerchant(db, invitation.merchantId))!;
-    await queueInvitationRefusedEmail(db, { recipient: holder.email, merchantId: merchant.id, merchantName: merchant.name }, now);
-  }
-}
-
 export interface TeamChange {
   merchantId: string;
   /** Who makes the change. */
@@ -184,15 +157,23 @@ export interface TeamChange {
 }
 
 /**
+ * Makes the transaction's later changes to a merchant's team wait for any other transaction
+ * changing it: the merchant's row is written first (a row lock on PostgreSQL, the write lock on
+ * SQLite). Checks made after it (the last owner, an invitation already open) then hold.
+ */
+export async function holdTeam(trx: Db, merchantId: string, now: number): Promise<void> {
+  await trx.updateTable('merchants').set({ updated_at: now }).where('id', '=', merchantId).execute();
+}
+
+/**
  * Gives a team member another role, or takes them off the team (`removed`: no password, no
  * working link, no session; the row stays for the audit log). Refused when it would leave the
- * merchant without an owner. The merchant's row is written first, which makes concurrent team
- * changes of one merchant wait for each other (a row lock on PostgreSQL, the write lock on
- * SQLite): two owners demoting each other at once cannot both pass the last-owner check.
+ * merchant without an owner; concurrent team changes wait for each other (holdTeam), so two
+ * owners demoting each other at once cannot both pass the last-owner check.
  */
 export async function changeTeamMember(db: Db, change: TeamChange, to: TeamRole | 'removed', now = Date.now()): Promise<User> {
   return db.transaction().execute(async (trx) => {
-    await trx.updateTable('merchants').set({ updated_at: now }).where('id', '=', change.merchantId).execute();
+    await holdTeam(trx, change.merchantId, now);
     const user = await findUser(trx, change.userId);
     if (!user || user.merchant_id !== change.merchantId || user.role === 'removed' || user.role === 'operator') throw new UserError('No such team member.');
     if (user.role === to) return user;

@@ -69,6 +69,11 @@ describe('the developers, settings and audit log pages in a real browser', brows
         await submitForm(page, 'button:text("Send the invitation")');
         assert.match((await page.locator('[role=status]').textContent()) ?? '', /invitation is on its way/);
         await checkDashboardPage(page, 'the settings and team page', 'settings');
+        await page.getByRole('link', { name: 'Cancel the invitation of thoko@example.com' }).click();
+        await page.waitForURL(/\/dashboard\/settings\/team\/invitations\/inv_\w+\/cancel$/);
+        await checkDashboardPage(page, 'the page confirming an invitation is cancelled');
+        await submitForm(page, 'button:text("Cancel the invitation")');
+        assert.match((await page.locator('[role=status]').textContent()) ?? '', /invitation is cancelled/);
 
         await page.goto(`${base}/dashboard/audit`);
         const log = (await page.locator('main').textContent()) ?? '';

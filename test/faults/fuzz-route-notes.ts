@@ -416,6 +416,7 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'POST /dashboard/settings/team/invite': { form: dashboardForm },
   'POST /dashboard/settings/team/:id/role': { form: dashboardForm },
   'POST /dashboard/settings/team/:id/remove': { form: dashboardForm },
+  'POST /dashboard/settings/team/invitations/:id/cancel': { form: dashboardForm },
   'POST /dashboard/operator/act': { form: dashboardForm },
   'POST /dashboard/operator/merchants/new': { form: dashboardForm },
   'POST /dashboard/operator/merchants/:id/fees': { form: dashboardForm },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DashboardBrowser } from '../helpers/dashboard.ts';
+import { DashboardBrowser, type PageAnswer } from '../helpers/dashboard.ts';
 import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
@@ -26,6 +26,12 @@ for (const kind of DATABASE_KINDS) {
 
     const db = () => gw.gateway.database.db;
     const userRow = (email: string) => db().selectFrom('users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+    const invitationRow = (id: string) => db().selectFrom('invitations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    /** The token of the link emailed to an invited address (the latest). */
+    async function invitationToken(email: string): Promise<string> {
+      const mail = await db().selectFrom('emails').selectAll().where('recipient', '=', email).where('kind', '=', 'set_password').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      return LINK.exec(mail.text_body)![1]!;
+    }
     const merchantRow = () => db().selectFrom('merchants').selectAll().where('id', '=', merchant.id).executeTakeFirstOrThrow();
     async function signedIn(role: 'owner' | 'developer' | 'viewer', merchantId = merchant.id): Promise<{ browser: DashboardBrowser; email: string }> {
       const browser = new DashboardBrowser(gw.url);
@@ -76,26 +82,43 @@ for (const kind of DATABASE_KINDS) {
       await browser.post('/dashboard/settings', { name: 'Chikondi Crafts', logo_url: '', brand_color: '', receipts: 'on' });
     });
 
-    test('an owner invites a member (set-password link in the outbox), changes roles, removes them; the last owner is kept', async () => {
+    test('an owner invites a member (set-password link in the outbox), who joins with it; changes roles, removes them; the last owner is kept', async () => {
       const team = await gw.newMerchant('Team Shop');
       const { browser, email: ownerEmail } = await signedIn('owner', team.id);
       assert.equal((await browser.post('/dashboard/settings/team/invite', { email: 'not-an-address', role: 'viewer' })).status, 422);
       assert.equal((await browser.post('/dashboard/settings/team/invite', { email: 'x@example.com', role: 'operator' })).status, 422, 'no operator from a merchant');
       const invited = await browser.post('/dashboard/settings/team/invite', { email: 'Thoko@Example.com', role: 'developer' });
       assert.equal(invited.location, '/dashboard/settings?done=invited');
+      const token = await invitationToken('thoko@example.com');
+      const owner = await userRow(ownerEmail);
+      const [audited] = await db().selectFrom('audit_log').selectAll().where('action', '=', 'user.invite').where('merchant_id', '=', team.id).execute();
+      assert.equal(audited!.user_id, owner.id, 'audited as done by the owner');
+      assert.deepEqual(JSON.parse(audited!.detail!), { email: 'thoko@example.com', role: 'developer' });
+      assert.equal(await db().selectFrom('users').select('id').where('email', '=', 'thoko@example.com').executeTakeFirst(), undefined, 'no user until the link is used');
+      const twice = await browser.post('/dashboard/settings/team/invite', { email: 'thoko@example.com', role: 'viewer' });
+      assert.equal(twice.status, 422, 'once per address while the invitation is open');
+      assert.match(twice.text, /thoko@example.com is invited already/);
+
+      const invitee = new DashboardBrowser(gw.url);
+      const form = await invitee.get(`/dashboard/set-password?token=${token}`);
+      assert.match(form.text, /For <strong>thoko@example.com<\/strong>/);
+      const weak = await invitee.post('/dashboard/set-password', { token, password: 'teamshop2026', confirm: 'teamshop2026' });
+      assert.equal(weak.status, 422, "the team's name makes a password weak");
+      assert.equal((await invitee.post('/dashboard/set-password', { token, password: DASHBOARD_PASSWORD, confirm: DASHBOARD_PASSWORD })).location, '/dashboard/login?password_set=1');
       const thoko = await userRow('thoko@example.com');
-      assert.deepEqual([thoko.merchant_id, thoko.role, thoko.password_hash], [team.id, 'developer', null]);
-      const mail = await db().selectFrom('emails').selectAll().where('recipient', '=', 'thoko@example.com').where('kind', '=', 'set_password').executeTakeFirstOrThrow();
-      const token = LINK.exec(mail.text_body)![1]!;
-      const [created] = await db().selectFrom('audit_log').selectAll().where('action', '=', 'user.create').where('subject', '=', thoko.id).execute();
-      assert.equal(created!.user_id, (await userRow(ownerEmail)).id, 'audited as done by the owner');
-      assert.equal((await browser.post('/dashboard/settings/team/invite', { email: 'thoko@example.com', role: 'viewer' })).status, 422, 'once per address');
+      assert.deepEqual([thoko.merchant_id, thoko.role], [team.id, 'developer']);
+      assert.equal((await invitee.signIn('thoko@example.com', DASHBOARD_PASSWORD)).location, '/dashboard');
+      assert.equal((await invitee.get(`/dashboard/set-password?token=${token}`)).status, 404, 'the link works once');
+      const [joined] = await db().selectFrom('audit_log').selectAll().where('action', '=', 'user.invitation_accept').where('subject', '=', thoko.id).execute();
+      assert.equal(joined!.user_id, thoko.id);
+      const listed = await browser.get('/dashboard/settings');
+      assert.ok(listed.text.includes('<td>thoko@example.com</td><td>developer</td>') && !listed.text.includes('/team/invitations/'), 'a member now, no longer invited');
+      assert.match((await browser.post('/dashboard/settings/team/invite', { email: 'thoko@example.com', role: 'viewer' })).text, /thoko@example.com is already on this team\./);
 
       assert.equal((await browser.post(`/dashboard/settings/team/${thoko.id}/role`, { role: 'viewer' })).location, '/dashboard/settings?done=role');
       assert.equal((await userRow('thoko@example.com')).role, 'viewer');
       assert.equal((await browser.post(`/dashboard/settings/team/${thoko.id}/role`, { role: 'operator' })).status, 422);
 
-      const owner = await userRow(ownerEmail);
       const alone = await browser.post(`/dashboard/settings/team/${owner.id}/role`, { role: 'viewer' });
       assert.equal(alone.status, 422);
       assert.match(alone.text, /last owner/);
@@ -113,9 +136,10 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await member.get('/dashboard/settings')).location, '/dashboard/login', "removal ends the member's sessions");
       assert.equal((await new DashboardBrowser(gw.url).signIn(memberEmail, DASHBOARD_PASSWORD)).status, 401, 'and they cannot sign in again');
       assert.equal((await browser.post(`/dashboard/settings/team/${thoko.id}/remove`, {})).status, 303);
-      assert.equal((await fetch(`${gw.url}/dashboard/set-password?token=${token}`)).status, 404, "a removed invitee's link no longer works");
-      const listed = await browser.get('/dashboard/settings');
-      assert.ok(!listed.text.includes(memberEmail) && !listed.text.includes('thoko@example.com'), 'removed members are not listed');
+      assert.equal((await invitee.get('/dashboard/settings')).location, '/dashboard/login', 'the member who joined by invitation is removed alike');
+      const left = await browser.get('/dashboard/settings');
+      assert.ok(!left.text.includes(memberEmail) && !left.text.includes('thoko@example.com'), 'removed members are not listed');
+      assert.match((await browser.post('/dashboard/settings/team/invite', { email: 'thoko@example.com', role: 'viewer' })).text, /was removed from this team/);
       const actions = (await db().selectFrom('audit_log').select('action').where('merchant_id', '=', team.id).execute()).map((row) => row.action);
       assert.ok(actions.includes('user.role_change') && actions.includes('user.remove'));
 
@@ -123,35 +147,102 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await second.post(`/dashboard/settings/team/${owner.id}/role`, { role: 'developer' })).status, 303, 'with another owner, an owner may be demoted');
     });
 
-    test("inviting an address another merchant's user or an operator has is answered as a new address is, makes nothing, and tells only the address", async () => {
-      const team = await gw.newMerchant('Curious <Shop>');
-      const { browser } = await signedIn('owner', team.id);
-      const fresh = await browser.post('/dashboard/settings/team/invite', { email: 'newcomer@example.com', role: 'viewer' });
-      assert.equal(fresh.location, '/dashboard/settings?done=invited');
-      const taken = [await dashboardUser(gw, 'developer', other.id), await dashboardUser(gw, 'operator')];
-      const users = async () => (await db().selectFrom('users').select('id').execute()).length;
-      const entries = async () => (await db().selectFrom('audit_log').select('id').where('merchant_id', '=', team.id).execute()).length;
-      const [usersBefore, entriesBefore] = [await users(), await entries()];
-      for (const email of taken) {
-        const answer = await browser.post('/dashboard/settings/team/invite', { email: email.toUpperCase(), role: 'owner' });
-        assert.deepEqual([answer.status, answer.location, answer.text], [fresh.status, fresh.location, fresh.text], `${email}: as for a new address`);
-        const holder = await userRow(email);
-        assert.notEqual(holder.merchant_id, team.id, 'the holder stays where they were');
-        assert.notEqual(holder.role, 'owner');
-        const mail = await db().selectFrom('emails').selectAll().where('recipient', '=', email).where('kind', '<>', 'set_password').executeTakeFirstOrThrow();
+    test("inviting an address another merchant's user or an operator has looks to the inviter exactly as inviting a new one: listed, audited, cancellable; only the address is told", async () => {
+      // Two teams alike: one invites new addresses, the other addresses with accounts elsewhere.
+      const [fresh, taken] = [await gw.newMerchant('Curious <Shop>'), await gw.newMerchant('Curious <Shop>')];
+      const [inviter, twin] = [await signedIn('owner', fresh.id), await signedIn('owner', taken.id)];
+      const holders = [await dashboardUser(gw, 'developer', other.id), await dashboardUser(gw, 'operator')];
+      const newcomers = holders.map((_, round) => `newcomer${round}-${kind}@example.com`);
+      const alike = (what: string, answers: [PageAnswer, PageAnswer]) => {
+        const [forNew, forTaken] = answers.map((answer, side) => ({
+          status: answer.status,
+          location: answer.location,
+          text: (side === 0 ? newcomers : holders)
+            .reduce((text, invitee, round) => text.replaceAll(invitee, `INVITEE${round}`), answer.text)
+            .replaceAll(side === 0 ? inviter.email : twin.email, 'OWNER')
+            .replace(/(inv|usr|mer)_[A-Za-z0-9]+/g, '$1_ID')
+            .replace(/name="csrf" value="[^"]+"/g, 'CSRF')
+            .replace(/\d{1,2}:\d{2}/g, 'HH:MM'),
+        }));
+        assert.deepEqual(forTaken, forNew, `${what} as for a new address`);
+      };
+      for (const [round, holder] of holders.entries()) {
+        const newcomer = newcomers[round]!;
+        const invite = (browser: DashboardBrowser, email: string) => browser.post('/dashboard/settings/team/invite', { email, role: 'owner' });
+        alike('the invitation', [await invite(inviter.browser, newcomer), await invite(twin.browser, holder.toUpperCase())]);
+        const pages = async (path: string) => [await inviter.browser.get(path), await twin.browser.get(path)] as [PageAnswer, PageAnswer];
+        const teamPages = await pages('/dashboard/settings?done=invited');
+        assert.ok(teamPages[0].text.includes('The invitation is on its way.') && teamPages[0].text.includes(`<td>${newcomer}</td><td>owner</td><td>${inviter.email}</td>`), 'listed as invited, with role and inviter');
+        alike('the team page', teamPages);
+        alike('the audit log', await pages('/dashboard/audit'));
+        const cancels = teamPages.map((page) => /href="(\/dashboard\/settings\/team\/invitations\/inv_[A-Za-z0-9]+\/cancel)"/.exec(page.text)![1]!);
+        alike('the cancel page', [await inviter.browser.get(cancels[0]!), await twin.browser.get(cancels[1]!)]);
+        alike('the cancellation', [await inviter.browser.post(cancels[0]!, {}), await twin.browser.post(cancels[1]!, {})]);
+        alike('the team page after it', await pages('/dashboard/settings?done=cancelled'));
+        alike('the audit log after it', await pages('/dashboard/audit'));
+
+        const holderRow = await userRow(holder);
+        assert.notEqual(holderRow.merchant_id, taken.id, 'the holder stays where they were');
+        assert.notEqual(holderRow.role, 'owner');
+        const mail = await db().selectFrom('emails').selectAll().where('recipient', '=', holder).where('kind', '<>', 'set_password').executeTakeFirstOrThrow();
         assert.equal(mail.kind, 'invitation_refused', 'the address is told why no invitation came');
         assert.match(mail.text_body, /Someone on the Curious <Shop> team tried to invite this address/);
         assert.ok(mail.html_body.includes('Curious &lt;Shop&gt;') && !mail.html_body.includes('<Shop>'), 'the merchant name escaped');
+        assert.ok(!mail.text_body.includes('set-password'), 'and sent no link');
       }
-      assert.equal(await users(), usersBefore, 'no user made');
-      assert.equal(await entries(), entriesBefore, 'nothing in the inviting merchant’s audit log');
-      const page = await browser.get('/dashboard/settings?done=invited');
-      assert.ok(page.text.includes('The invitation is on its way.'));
-      assert.ok(taken.every((email) => !page.text.includes(email)), 'no other user is shown');
+      assert.equal((await db().selectFrom('users').select('id').where('merchant_id', '=', taken.id).execute()).length, 1, 'no user made: the owner alone');
+    });
 
-      const again = await browser.post('/dashboard/settings/team/invite', { email: 'newcomer@example.com', role: 'viewer' });
-      assert.equal(again.status, 422);
-      assert.match(again.text, /newcomer@example.com is already on this team\./, 'an address on the own team may be named');
+    test('an invitation is cancelled after a confirmation, by those who may manage the team only; its link then stops working', async () => {
+      const team = await gw.newMerchant('Cancel Shop');
+      const { browser, email: ownerEmail } = await signedIn('owner', team.id);
+      await browser.post('/dashboard/settings/team/invite', { email: 'maybe@example.com', role: 'viewer' });
+      const token = await invitationToken('maybe@example.com');
+      const cancel = /href="(\/dashboard\/settings\/team\/invitations\/(inv_[A-Za-z0-9]+)\/cancel)"/.exec((await browser.get('/dashboard/settings')).text)!;
+      const [, path, id] = cancel;
+      const confirmation = await browser.get(path!);
+      assert.equal(confirmation.status, 200);
+      assert.match(confirmation.text, /Cancel this invitation\?/);
+      assert.match(confirmation.text, /<dd>maybe@example.com<\/dd><dt>Role<\/dt><dd>viewer<\/dd><dt>Invited by<\/dt><dd>[^<]+<\/dd>/);
+      assert.ok(confirmation.text.includes(`<form class="inline" method="post" action="${path}"><input type="hidden" name="csrf"`), 'a form with its token');
+
+      for (const role of ['developer', 'viewer'] as const) {
+        const { browser: member } = await signedIn(role, team.id);
+        assert.ok(!(await member.get('/dashboard/settings')).text.includes(path!), `${role}: listed without a way to cancel`);
+        assert.equal((await member.get(path!)).status, 403, role);
+        assert.equal((await member.post(path!, {})).status, 403, role);
+      }
+      const { browser: stranger } = await signedIn('owner', other.id);
+      assert.equal((await stranger.get(path!)).status, 404, "another merchant's owner");
+      assert.equal((await stranger.post(path!, {})).status, 422);
+      assert.equal((await browser.post(path!, {}, { csrf: null })).status, 403, 'not without the form token');
+      assert.equal((await invitationRow(id!)).status, 'pending');
+
+      assert.equal((await browser.post(path!, {})).location, '/dashboard/settings?done=cancelled');
+      const after = await browser.get('/dashboard/settings?done=cancelled');
+      assert.ok(after.text.includes('The invitation is cancelled') && !after.text.includes('maybe@example.com'));
+      assert.equal((await fetch(`${gw.url}/dashboard/set-password?token=${token}`)).status, 404, 'the link no longer works');
+      const [entry] = await db().selectFrom('audit_log').selectAll().where('action', '=', 'user.invitation_cancel').where('subject', '=', id!).execute();
+      assert.equal(entry!.user_id, (await userRow(ownerEmail)).id);
+      assert.match((await browser.post(path!, {})).text, /No such invitation/, 'once');
+      assert.equal((await browser.get(path!)).status, 404);
+      assert.equal((await browser.post('/dashboard/settings/team/invite', { email: 'maybe@example.com', role: 'viewer' })).location, '/dashboard/settings?done=invited', 'the address can be invited again');
+    });
+
+    test('an invitation expires with its link: no longer listed nor usable, and the address can be invited again', async () => {
+      const team = await gw.newMerchant('Slow Shop');
+      const { browser } = await signedIn('owner', team.id);
+      await browser.post('/dashboard/settings/team/invite', { email: 'later@example.com', role: 'developer' });
+      const token = await invitationToken('later@example.com');
+      const row = await db().selectFrom('invitations').selectAll().where('merchant_id', '=', team.id).executeTakeFirstOrThrow();
+      assert.ok(Math.abs(row.expires_at - row.created_at - 24 * 3_600_000) < 1_000, 'as long as a set-password link');
+      await db().updateTable('invitations').set({ expires_at: Date.now() - 1 }).where('id', '=', row.id).execute();
+      assert.ok(!(await browser.get('/dashboard/settings')).text.includes('later@example.com'));
+      const invitee = new DashboardBrowser(gw.url);
+      assert.equal((await invitee.get(`/dashboard/set-password?token=${token}`)).status, 404);
+      assert.equal((await invitee.post('/dashboard/set-password', { token, password: DASHBOARD_PASSWORD, confirm: DASHBOARD_PASSWORD }, { csrf: null })).status, 403);
+      assert.equal((await browser.post(`/dashboard/settings/team/invitations/${row.id}/cancel`, {})).status, 422, 'nothing left to cancel');
+      assert.equal((await browser.post('/dashboard/settings/team/invite', { email: 'later@example.com', role: 'developer' })).location, '/dashboard/settings?done=invited');
     });
 
     test('a developer or viewer sees the settings but cannot change them or the team', async () => {

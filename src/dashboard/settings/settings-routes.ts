@@ -3,16 +3,18 @@ import type { App } from '../../http/app-type.ts';
 import { isBrandColor, isBrandLogoUrl, updateMerchantSettings } from '../../merchants/merchant-service.ts';
 import type { Merchant } from '../../merchants/merchant-repository.ts';
 import { recordAudit } from '../../users/audit.ts';
-import { changeTeamMember, inviteTeamMember, TEAM_ROLES, UserError, type TeamRole } from '../../users/user-service.ts';
-import { FORM, PAGE, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
-import { renderSettingsPage, type BusinessForm, type SettingsState } from './settings-views.ts';
-import { listTeam } from './team-repository.ts';
+import { cancelInvitation, inviteTeamMember } from '../../users/invitations.ts';
+import { changeTeamMember, TEAM_ROLES, UserError, type TeamRole } from '../../users/user-service.ts';
+import { FORM, PAGE, renderNotFoundPage, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
+import { renderCancelInvitationPage, renderSettingsPage, type BusinessForm, type SettingsState } from './settings-views.ts';
+import { findOpenInvitation, listOpenInvitations, listTeam } from './team-repository.ts';
 
 const NOTICES: Record<string, string> = {
   settings: 'The settings are saved.',
   invited: 'The invitation is on its way.',
   role: 'The role is changed.',
   removed: 'The team member is removed and signed out.',
+  cancelled: 'The invitation is cancelled: its link no longer works.',
 };
 
 /** How the audit entry names each changed field: as the form does. */
@@ -31,14 +33,16 @@ function businessProblem(form: BusinessForm): string | null {
 }
 
 /**
- * The business (name, logo, brand colour, receipts: 'settings') and the team (invite, change role,
- * remove: 'team'). Every change is audited in its transaction; team changes go through the users' service.
+ * The business (name, logo, brand colour, receipts: 'settings') and the team (invite, cancel an
+ * invitation, change role, remove: 'team'). Every change is audited in its transaction; team
+ * changes go through the users' services.
  */
 export function registerSettingsPages(app: App, { config, database }: DashboardDeps, guard: PageGuard): void {
   const db = database.db;
 
   async function show(reply: FastifyReply, page: MerchantPage, status: number, extra: Partial<SettingsState> = {}) {
-    const state: SettingsState = { business: businessOf(page.merchant), team: await listTeam(db, page.merchant.id), invite: { email: '', role: 'viewer' }, ...extra };
+    const [team, invitations] = await Promise.all([listTeam(db, page.merchant.id), listOpenInvitations(db, page.merchant.id, Date.now())]);
+    const state: SettingsState = { business: businessOf(page.merchant), team, invitations, timeZone: config.timeZone, invite: { email: '', role: 'viewer' }, ...extra };
     return guard.html(reply, status, renderSettingsPage(page, state));
   }
 
@@ -79,6 +83,26 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
       throw error;
     }
     return reply.redirect('/dashboard/settings?done=invited', 303);
+  });
+
+  app.get<{ Params: { id: string } }>('/dashboard/settings/team/invitations/:id/cancel', PAGE, async (request, reply) => {
+    const page = await guard.merchantPage(request, reply, 'team');
+    if (!page) return reply;
+    const invitation = await findOpenInvitation(db, page.merchant.id, request.params.id, Date.now());
+    if (!invitation) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'open invitation'));
+    return guard.html(reply, 200, renderCancelInvitationPage(page, invitation, config.timeZone));
+  });
+
+  app.post<{ Params: { id: string }; Body: Form }>('/dashboard/settings/team/invitations/:id/cancel', FORM, async (request, reply) => {
+    const page = await guard.merchantForm(request, reply, 'team');
+    if (!page) return reply;
+    try {
+      await cancelInvitation(db, { merchantId: page.merchant.id, actorId: page.user.id, invitationId: request.params.id });
+    } catch (error) {
+      if (error instanceof UserError) return show(reply, page, 422, { error: error.message });
+      throw error;
+    }
+    return reply.redirect('/dashboard/settings?done=cancelled', 303);
   });
 
   /** A change to one member: `to` reads the wanted role from the form (null: not a role). */

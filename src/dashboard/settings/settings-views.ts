@@ -1,9 +1,10 @@
 /** The settings page: the business as customers see it, and the team. Every stored string is escaped here. */
 import { escapeHtml } from '../../shared/html.ts';
-import { TEAM_ROLES } from '../../users/user-service.ts';
+import { formatHumanDate } from '../../shared/time.ts';
+import { LINK_VALID_HOURS, TEAM_ROLES } from '../../users/user-service.ts';
 import { csrfField, errorBox, noticeBox, postButton, shell, table } from '../layout.ts';
 import type { MerchantPage } from '../page-context.ts';
-import type { TeamMember } from './team-repository.ts';
+import type { OpenInvitation, TeamMember } from './team-repository.ts';
 
 export interface BusinessForm {
   name: string;
@@ -15,6 +16,9 @@ export interface BusinessForm {
 export interface SettingsState {
   business: BusinessForm;
   team: TeamMember[];
+  invitations: OpenInvitation[];
+  /** The gateway's, for the invitations' times. */
+  timeZone: string;
   invite: { email: string; role: string };
   error?: string | null;
   notice?: string | null;
@@ -63,7 +67,7 @@ function teamSection(page: MerchantPage, state: SettingsState): string {
   const headings = manage ? ['Email', 'Role', 'Two-factor', 'Change role', ''] : ['Email', 'Role', 'Two-factor'];
   const invite = manage
     ? `<h3>Invite someone</h3>
-<p class="muted">They get an email with a link to set their password (it works once, for 24 hours).</p>
+<p class="muted">They get an email with a link to set their password (it works once, for ${LINK_VALID_HOURS} hours).</p>
 <form class="stack" method="post" action="/dashboard/settings/team/invite">${csrfField(page.csrf)}
 <label>Email<input type="email" name="email" value="${escapeHtml(state.invite.email)}" required maxlength="254"></label>
 <label>Role<select name="role">${roleOptions(state.invite.role || 'viewer')}</select></label>
@@ -74,8 +78,34 @@ function teamSection(page: MerchantPage, state: SettingsState): string {
 <h2 id="team-heading">Team</h2>
 <p class="muted">Owners do everything; developers manage keys and webhooks; viewers only look.</p>
 ${table('Team members', headings, rows, 'No team members.')}
+${invitedList(page, state)}
 ${invite}
 </section>`;
+}
+
+/** Open invitations: until accepted, cancelled, or their link expires (then the address may be invited again). */
+function invitedList(page: MerchantPage, state: SettingsState): string {
+  if (state.invitations.length === 0) return '';
+  const manage = page.may('team');
+  const rows = state.invitations.map((invitation) => {
+    const cells = [escapeHtml(invitation.email), escapeHtml(invitation.role), escapeHtml(invitation.invited_by_email), escapeHtml(formatHumanDate(invitation.created_at, state.timeZone))];
+    if (manage) cells.push(`<a href="/dashboard/settings/team/invitations/${escapeHtml(invitation.id)}/cancel" aria-label="Cancel the invitation of ${escapeHtml(invitation.email)}">Cancel</a>`);
+    return cells;
+  });
+  const headings = manage ? ['Email', 'Role', 'Invited by', 'When', ''] : ['Email', 'Role', 'Invited by', 'When'];
+  return `<h3>Invited</h3>
+<p class="muted">Each invitation's link works for ${LINK_VALID_HOURS} hours; once it expires the invitation leaves this list and the address can be invited again.</p>
+${table('Invited', headings, rows, 'No open invitations.')}`;
+}
+
+/** The confirmation asked before an invitation is cancelled. */
+export function renderCancelInvitationPage(page: MerchantPage, invitation: OpenInvitation, timeZone: string): string {
+  const action = `/dashboard/settings/team/invitations/${invitation.id}/cancel`;
+  const body = `<h1>Cancel this invitation?</h1>
+<dl class="facts"><dt>Email</dt><dd>${escapeHtml(invitation.email)}</dd><dt>Role</dt><dd>${escapeHtml(invitation.role)}</dd><dt>Invited by</dt><dd>${escapeHtml(invitation.invited_by_email)}</dd><dt>When</dt><dd>${escapeHtml(formatHumanDate(invitation.created_at, timeZone))}</dd></dl>
+<p>The link in the invitation will stop working. You can invite the address again afterwards.</p>
+<p class="actions">${postButton(action, page.csrf, 'Cancel the invitation', 'danger')}<a href="/dashboard/settings">Keep it</a></p>`;
+  return shell('Cancel an invitation', body, { viewer: page.viewer });
 }
 
 function roleOptions(selected: string): string {

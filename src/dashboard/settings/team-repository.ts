@@ -22,3 +22,33 @@ export async function listTeam(db: Kysely<DB>, merchantId: string): Promise<Team
     .execute();
   return rows.map((row) => ({ id: row.id, email: row.email, role: row.role, two_factor: row.totp_secret !== null, invited: row.password_hash === null }));
 }
+
+export interface OpenInvitation {
+  id: string;
+  email: string;
+  role: string;
+  /** Who invited. */
+  invited_by_email: string;
+  created_at: number;
+}
+
+/** The merchant's invitations still open at `now`, with who invited. */
+function openInvitations(db: Kysely<DB>, merchantId: string, now: number) {
+  return db
+    .selectFrom('invitations')
+    .innerJoin('users', 'users.id', 'invitations.invited_by')
+    .select(['invitations.id', 'invitations.email', 'invitations.role', 'users.email as invited_by_email', 'invitations.created_at'])
+    .where('invitations.merchant_id', '=', merchantId)
+    .where('invitations.status', '=', 'pending')
+    .where('invitations.expires_at', '>', now);
+}
+
+/** The merchant's open invitations as the team page lists them, oldest first. */
+export function listOpenInvitations(db: Kysely<DB>, merchantId: string, now: number): Promise<OpenInvitation[]> {
+  return openInvitations(db, merchantId, now).orderBy('invitations.created_at').orderBy('invitations.id').execute();
+}
+
+/** One of the merchant's open invitations, as its cancel page shows it. */
+export function findOpenInvitation(db: Kysely<DB>, merchantId: string, id: string, now: number): Promise<OpenInvitation | undefined> {
+  return openInvitations(db, merchantId, now).where('invitations.id', '=', id).executeTakeFirst();
+}
