@@ -229,6 +229,24 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await browser.post('/dashboard/settings/team/invite', { email: 'maybe@example.com', role: 'viewer' })).location, '/dashboard/settings?done=invited', 'the address can be invited again');
     });
 
+    test('an address two teams invited joins the one whose link it uses first; the other link then says the address has an account', async () => {
+      const [first, second] = [await gw.newMerchant('First Shop'), await gw.newMerchant('Second Shop')];
+      for (const team of [first, second]) await (await signedIn('owner', team.id)).browser.post('/dashboard/settings/team/invite', { email: 'popular@example.com', role: 'viewer' });
+      const mails = await db().selectFrom('emails').select('text_body').where('recipient', '=', 'popular@example.com').where('kind', '=', 'set_password').orderBy('created_at').execute();
+      const [firstToken, secondToken] = mails.map((mail) => LINK.exec(mail.text_body)![1]!);
+      const invitee = new DashboardBrowser(gw.url);
+      await invitee.get(`/dashboard/set-password?token=${secondToken}`);
+      assert.equal((await invitee.post('/dashboard/set-password', { token: secondToken!, password: DASHBOARD_PASSWORD, confirm: DASHBOARD_PASSWORD })).location, '/dashboard/login?password_set=1');
+      assert.equal((await userRow('popular@example.com')).merchant_id, second.id);
+      await invitee.get(`/dashboard/set-password?token=${firstToken}`);
+      const refused = await invitee.post('/dashboard/set-password', { token: firstToken!, password: DASHBOARD_PASSWORD, confirm: DASHBOARD_PASSWORD });
+      assert.equal(refused.status, 422);
+      assert.match(refused.text, /popular@example.com already has a dashboard account: sign in with it\./);
+      assert.equal((await userRow('popular@example.com')).merchant_id, second.id, 'still on the team it joined');
+      const open = await db().selectFrom('invitations').select('status').where('merchant_id', '=', first.id).executeTakeFirstOrThrow();
+      assert.equal(open.status, 'pending', 'the other invitation stays open until it expires or is cancelled');
+    });
+
     test('an invitation expires with its link: no longer listed nor usable, and the address can be invited again', async () => {
       const team = await gw.newMerchant('Slow Shop');
       const { browser } = await signedIn('owner', team.id);
