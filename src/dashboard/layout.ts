@@ -41,6 +41,17 @@ export function errorBox(message: string | null | undefined): string {
   return message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : '';
 }
 
+/**
+ * The notice a page's `?done=` names, or null. Only the table's own names count: `constructor`
+ * or `__proto__` would otherwise find what every object inherits.
+ */
+export function noticeNamed(notices: Record<string, string>, name: string | undefined): string | null {
+  return name !== undefined && Object.hasOwn(notices, name) ? notices[name]! : null;
+}
+
+/** The notice of a form sent with the values already saved: nothing is written, not even to the audit log. */
+export const NOTHING_CHANGED = 'Nothing changed: that is what was already saved.';
+
 export function noticeBox(message: string | null | undefined): string {
   return message ? `<p class="notice" role="status">${escapeHtml(message)}</p>` : '';
 }

@@ -4,6 +4,7 @@ import { isBrandColor, isBrandLogoUrl, updateMerchantSettings } from '../../merc
 import type { Merchant } from '../../merchants/merchant-repository.ts';
 import { recordAudit } from '../../users/audit.ts';
 import { changeTeamMember, createUser, TEAM_ROLES, UserError, type TeamRole } from '../../users/user-service.ts';
+import { noticeNamed, NOTHING_CHANGED } from '../layout.ts';
 import { FORM, PAGE, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
 import { renderSettingsPage, type BusinessForm, type SettingsState } from './settings-views.ts';
 import { listTeam } from './team-repository.ts';
@@ -13,6 +14,7 @@ const NOTICES: Record<string, string> = {
   invited: 'The invitation is on its way.',
   role: 'The role is changed.',
   removed: 'The team member is removed and signed out.',
+  unchanged: NOTHING_CHANGED,
 };
 
 /** How the audit entry names each changed field: as the form does. */
@@ -45,7 +47,7 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
   app.get<{ Querystring: Query }>('/dashboard/settings', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
-    return show(reply, page, 200, { notice: NOTICES[request.query.done ?? ''] ?? null });
+    return show(reply, page, 200, { notice: noticeNamed(NOTICES, request.query.done) });
   });
 
   app.post<{ Body: Form }>('/dashboard/settings', FORM, async (request, reply) => {
@@ -59,6 +61,7 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
     const changed = Object.fromEntries(
       (Object.keys(AUDIT_NAMES) as Array<keyof BusinessForm>).filter((field) => form[field] !== before[field]).map((field) => [AUDIT_NAMES[field], { from: before[field], to: form[field] }]),
     );
+    if (Object.keys(changed).length === 0) return reply.redirect('/dashboard/settings?done=unchanged', 303);
     const now = Date.now();
     await database.transact(async (trx) => {
       await updateMerchantSettings(trx, page.merchant.id, { name: form.name, logoUrl: form.logoUrl || null, brandColor: form.brandColor || null, receiptsEnabled: form.receipts }, now);
@@ -88,13 +91,15 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
       if (!page) return reply;
       const role = to(request.body);
       if (role === null) return show(reply, page, 422, { error: 'Choose a role: owner, developer or viewer.' });
+      let changed: boolean;
       try {
-        await changeTeamMember(db, { merchantId: page.merchant.id, actorId: page.user.id, userId: request.params.id }, role);
+        changed = await changeTeamMember(db, { merchantId: page.merchant.id, actorId: page.user.id, userId: request.params.id }, role);
       } catch (error) {
         if (error instanceof UserError) return show(reply, page, 422, { error: error.message });
         throw error;
       }
-      return reply.redirect(`/dashboard/settings?done=${role === 'removed' ? 'removed' : 'role'}`, 303);
+      const done = !changed ? 'unchanged' : role === 'removed' ? 'removed' : 'role';
+      return reply.redirect(`/dashboard/settings?done=${done}`, 303);
     });
   }
   memberChange('/dashboard/settings/team/:id/role', (form) => (isTeamRole(form.role) ? form.role : null));
