@@ -62,6 +62,26 @@ export function postButton(action: string, csrf: string, label: string, kind: 's
   return `<form class="inline" method="post" action="${escapeHtml(action)}">${csrfField(csrf)}${hidden}<button type="submit"${kind ? ` class="${kind}"` : ''}>${escapeHtml(label)}</button></form>`;
 }
 
+/** Every status the dashboard shows, in one set of words: a payment's, a payout's, a refund's, a webhook's, an email's. */
+const STATUS_WORDS: Record<string, string> = {
+  pending: 'Pending',
+  success: 'Successful',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+  expired: 'Expired',
+  delivered: 'Delivered',
+  sent: 'Sent',
+};
+
+export function statusWord(status: string): string {
+  return Object.hasOwn(STATUS_WORDS, status) ? STATUS_WORDS[status]! : status;
+}
+
+/** A status as a coloured badge (the stylesheet's `status-<status>`). */
+export function statusBadge(status: string): string {
+  return `<span class="status status-${escapeHtml(status)}">${escapeHtml(statusWord(status))}</span>`;
+}
+
 /** An amount in minor units with its currency, as `MWK 1,250.00`. */
 export function money(minor: number, currency: string): string {
   return `${escapeHtml(currency)} ${formatMoneyText(minor)}`;

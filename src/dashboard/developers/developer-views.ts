@@ -7,7 +7,7 @@ import type { ApiKey } from '../../merchants/merchant-repository.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import type { Attempt, Delivery } from '../../webhooks/delivery-repository.ts';
-import { csrfField, errorBox, noticeBox, postButton, shell, table } from '../layout.ts';
+import { csrfField, errorBox, noticeBox, postButton, shell, statusBadge, statusWord, table } from '../layout.ts';
 import type { MerchantPage, Query } from '../page-context.ts';
 
 export interface DeliveryRow {
@@ -80,12 +80,12 @@ ${forms}
 
 function deliverySection(page: MerchantPage, state: DevelopersState): string {
   const { filter } = state;
-  const options = ['', ...DELIVERY_STATUSES].map((status) => `<option value="${status}"${status === filter.status ? ' selected' : ''}>${status === '' ? 'Any' : status}</option>`).join('');
+  const options = ['', ...DELIVERY_STATUSES].map((status) => `<option value="${status}"${status === filter.status ? ' selected' : ''}>${status === '' ? 'Any' : statusWord(status)}</option>`).join('');
   const rows = state.deliveries.map(({ delivery, last }) => [
     `${escapeHtml(formatHumanDate(delivery.created_at, state.timeZone))}<br><span class="muted">${escapeHtml(delivery.id)}</span>`,
     escapeHtml(delivery.event_type),
     escapeHtml(delivery.tx_ref ?? delivery.charge_id ?? '—'),
-    `<span class="status status-${escapeHtml(delivery.status)}">${escapeHtml(delivery.status)}</span>`,
+    statusBadge(delivery.status),
     String(delivery.attempts),
     exchange(delivery, last, state.timeZone),
     page.may('webhooks') ? postButton(`/dashboard/deliveries/${delivery.id}/retry`, page.csrf, 'Retry', 'secondary', { back: '/dashboard/developers' }) : '',

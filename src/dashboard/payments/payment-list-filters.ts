@@ -7,7 +7,8 @@ import { maskMsisdn, parseMalawiMobile } from '../../shared/phone.ts';
 import type { Query } from '../page-context.ts';
 import { startOfDay, startOfNextDay } from '../zone-days.ts';
 
-export const PAYMENT_STATUSES = ['pending', 'success', 'failed'] as const;
+/** A session's by how it ended (`sessionOutcome`): a direct charge is never cancelled nor expired. */
+export const PAYMENT_STATUSES = ['pending', 'success', 'failed', 'cancelled', 'expired'] as const;
 export const PAYMENT_CHANNELS = ['mobile_money', 'card', 'bank_transfer'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export type PaymentChannel = (typeof PAYMENT_CHANNELS)[number];
