@@ -113,7 +113,7 @@ function header(viewer: Viewer): string {
 <nav class="account" aria-label="Account"><span class="who">${escapeHtml(viewer.email)} · ${escapeHtml(viewer.role)}</span><a href="/dashboard/settings/two-factor">Two-factor sign-in</a>${postButton('/dashboard/logout', viewer.csrf, 'Sign out', 'secondary')}</nav>
 </header>
 <nav class="sections" aria-label="Dashboard">${links}</nav>
-${viewer.mode === 'test' ? '<p class="test-banner">You are viewing test data: nothing here is real money.</p>' : ''}`;
+${viewer.mode === 'test' ? '<aside class="test-banner" aria-label="Test mode"><p>You are viewing test data: nothing here is real money.</p></aside>' : ''}`;
 }
 
 /**

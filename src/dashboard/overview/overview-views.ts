@@ -45,7 +45,7 @@ export function renderOverviewPage(view: OverviewView): string {
     'Overview',
     `<h1>Overview</h1>
 <p>Signed in as <strong>${escapeHtml(viewer.email)}</strong> (${escapeHtml(viewer.role)}) for <strong>${escapeHtml(view.merchantName)}</strong>. Every figure below is ${modeWord} data.</p>
-${view.acting ? `<p class="acting">You are acting for this merchant as the gateway's operator. ${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</p>` : ''}
+${view.acting ? `<div class="acting"><p>You are acting for this merchant as the gateway's operator.</p>${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</div>` : ''}
 <h2>Balances</h2>
 <div class="cards">${balanceCards}</div>
 <h2>Payments</h2>
