@@ -106,9 +106,10 @@ ${pager}
 function deliveryItem(page: MerchantPage, { delivery, last }: DeliveryRow, timeZone: string): string {
   const tries = `${delivery.attempts} ${delivery.attempts === 1 ? 'try' : 'tries'}`;
   const retry = page.may('webhooks') ? `<div class="actions">${postButton(`/dashboard/deliveries/${delivery.id}/retry`, page.csrf, 'Retry', 'secondary', { back: '/dashboard/developers' })}</div>` : '';
+  const reference = delivery.tx_ref ?? delivery.charge_id;
   return `<li class="delivery">
 <p><strong>${escapeHtml(delivery.event_type)}</strong> ${statusBadge(delivery.status)} <span class="muted">${tries}</span></p>
-<p class="muted">${escapeHtml(formatHumanDate(delivery.created_at, timeZone))} · for <span class="ref">${escapeHtml(delivery.tx_ref ?? delivery.charge_id ?? '—')}</span> · <span class="ref">${escapeHtml(delivery.id)}</span></p>
+<p class="muted">${escapeHtml(formatHumanDate(delivery.created_at, timeZone))}${reference ? ` · for <span class="ref">${escapeHtml(reference)}</span>` : ''} · <span class="ref">${escapeHtml(delivery.id)}</span></p>
 ${exchange(delivery, last, timeZone)}
 ${retry}
 </li>`;
