@@ -16,6 +16,7 @@ import { failureRedirect, merchantOrigins, successRedirect } from './checkout-re
 import { findPageSession, findSessionById, type CheckoutSession, type PageSession } from './checkout-repository.ts';
 import { REFERENCE_PATTERN } from './checkout-schemas.ts';
 import { expireIfDue } from './checkout-service.ts';
+import { sessionOutcome } from './session-outcome.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from '../web/csrf.ts';
 import { cardName, instrumentName } from './customer-names.ts';
 import { adviceSentence, failureAdvice, triesLeftText } from './page/failure-advice.ts';
@@ -342,9 +343,8 @@ function setAside(session: CheckoutSession, charge: Charge): boolean {
 
 /** Why a failed session ended, for the page that says so. */
 function whyEnded(session: CheckoutSession, maxFailedAttempts: number): views.EndedState['why'] {
-  if (session.failed_attempts >= maxFailedAttempts) return 'failed';
-  if (session.completed_at !== null && session.completed_at >= session.expires_at) return 'expired';
-  return 'cancelled';
+  const outcome = sessionOutcome(session, maxFailedAttempts);
+  return outcome === 'cancelled' || outcome === 'expired' ? outcome : 'failed';
 }
 
 /** How a page route is documented: HTML answers (and redirects) with what each status means. */

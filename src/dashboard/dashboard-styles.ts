@@ -42,6 +42,7 @@ a { color: var(--accent-strong); }
 .mode-test .mode-label { background: #fff4e5; color: #93370d; border: 1px solid #f79009; }
 .mode-live .mode-label { background: var(--ok-soft); color: var(--ok); border: 1px solid #75e0a7; }
 body.mode-test { border-top: 4px solid #f79009; }
+.test-banner p { margin: 0; }
 .test-banner { margin: 0; padding: 6px 16px; background: #fff4e5; color: #93370d; font-size: 0.875rem; text-align: center; }
 .sections { display: flex; flex-wrap: wrap; gap: 4px 16px; padding: 8px 16px; background: var(--surface); border-bottom: 1px solid var(--border); }
 .sections a { text-decoration: none; padding: 6px 2px; color: var(--muted); font-weight: 600; }
@@ -100,7 +101,7 @@ form.refund { max-width: 480px; margin: 0 0 16px; }
 .pager { display: flex; gap: 16px; justify-content: flex-end; }
 .pager a { display: inline-block; padding: 10px 4px; font-weight: 600; }
 /* overview and operator */
-.card p { margin: 0; }
+.card p, .acting p { margin: 0; }
 .card .hint { margin-top: 4px; }
 .chart { margin: 0 0 8px; }
 .chart svg { display: block; width: 100%; height: auto; }
@@ -111,7 +112,7 @@ form.refund { max-width: 480px; margin: 0 0 16px; }
 .chart figcaption { color: var(--muted); font-size: 0.875rem; margin-top: 4px; }
 .chart-numbers { margin: 0 0 16px; }
 .chart-numbers summary { cursor: pointer; color: var(--accent-strong); font-weight: 600; padding: 8px 0; }
-.acting { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; padding: 8px 12px; border: 1px solid #f79009; border-radius: 8px; background: #fff4e5; color: #93370d; }
+.acting { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; justify-content: space-between; margin: 0 0 12px; padding: 8px 12px; border: 1px solid #f79009; border-radius: 8px; background: #fff4e5; color: #93370d; }
 a.button-link { display: inline-block; padding: 10px 16px; border-radius: 8px; background: var(--accent); color: #fff; font-weight: 600; text-decoration: none; min-height: 44px; }
 a.button-link:hover { background: var(--accent-strong); }
 h3 { font-size: 1rem; margin: 16px 0 8px; }
@@ -121,7 +122,11 @@ form.narrow { max-width: 420px; }
 /* developers, settings, audit log */
 code.key { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; }
 .new-secret { display: block; font-size: 1rem; user-select: all; }
-pre.exchange { max-width: 36rem; max-height: 16rem; overflow: auto; white-space: pre-wrap; word-break: break-all; padding: 8px; background: var(--bg); border-radius: 6px; font-size: 0.8125rem; }
+ol.deliveries { list-style: none; margin: 0 0 16px; padding: 0; display: grid; gap: 8px; }
+ol.deliveries > .delivery { margin: 0; }
+.delivery .ref { overflow-wrap: anywhere; }
+.delivery .actions { margin-top: 8px; }
+pre.exchange { margin: 0 0 8px; white-space: pre-wrap; overflow-wrap: anywhere; padding: 8px; background: var(--bg); border-radius: 6px; font-size: 0.8125rem; }
 details summary { cursor: pointer; }
 form.stack input[type=url] { width: 100%; }
 label.check { display: flex; gap: 8px; align-items: center; }

@@ -41,6 +41,17 @@ export function errorBox(message: string | null | undefined): string {
   return message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : '';
 }
 
+/**
+ * The notice a page's `?done=` names, or null. Only the table's own names count: `constructor`
+ * or `__proto__` would otherwise find what every object inherits.
+ */
+export function noticeNamed(notices: Record<string, string>, name: string | undefined): string | null {
+  return name !== undefined && Object.hasOwn(notices, name) ? notices[name]! : null;
+}
+
+/** The notice of a form sent with the values already saved: nothing is written, not even to the audit log. */
+export const NOTHING_CHANGED = 'Nothing changed: that is what was already saved.';
+
 export function noticeBox(message: string | null | undefined): string {
   return message ? `<p class="notice" role="status">${escapeHtml(message)}</p>` : '';
 }
@@ -49,6 +60,26 @@ export function noticeBox(message: string | null | undefined): string {
 export function postButton(action: string, csrf: string, label: string, kind: 'secondary' | 'danger' | '' = '', fields: Record<string, string> = {}): string {
   const hidden = Object.entries(fields).map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`).join('');
   return `<form class="inline" method="post" action="${escapeHtml(action)}">${csrfField(csrf)}${hidden}<button type="submit"${kind ? ` class="${kind}"` : ''}>${escapeHtml(label)}</button></form>`;
+}
+
+/** Every status the dashboard shows, in one set of words: a payment's, a payout's, a refund's, a webhook's, an email's. */
+const STATUS_WORDS: Record<string, string> = {
+  pending: 'Pending',
+  success: 'Successful',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+  expired: 'Expired',
+  delivered: 'Delivered',
+  sent: 'Sent',
+};
+
+export function statusWord(status: string): string {
+  return Object.hasOwn(STATUS_WORDS, status) ? STATUS_WORDS[status]! : status;
+}
+
+/** A status as a coloured badge (the stylesheet's `status-<status>`). */
+export function statusBadge(status: string): string {
+  return `<span class="status status-${escapeHtml(status)}">${escapeHtml(statusWord(status))}</span>`;
 }
 
 /** An amount in minor units with its currency, as `MWK 1,250.00`. */
@@ -82,7 +113,7 @@ function header(viewer: Viewer): string {
 <nav class="account" aria-label="Account"><span class="who">${escapeHtml(viewer.email)} · ${escapeHtml(viewer.role)}</span><a href="/dashboard/settings/two-factor">Two-factor sign-in</a>${postButton('/dashboard/logout', viewer.csrf, 'Sign out', 'secondary')}</nav>
 </header>
 <nav class="sections" aria-label="Dashboard">${links}</nav>
-${viewer.mode === 'test' ? '<p class="test-banner">You are viewing test data: nothing here is real money.</p>' : ''}`;
+${viewer.mode === 'test' ? '<aside class="test-banner" aria-label="Test mode"><p>You are viewing test data: nothing here is real money.</p></aside>' : ''}`;
 }
 
 /**

@@ -23,6 +23,14 @@ export const DOCS_SCRIPT = `window.onload = function () {
       // Swagger UI wraps the server list in an empty <label>: screen readers would announce a nameless list.
       var servers = document.getElementById('servers');
       if (servers) servers.setAttribute('aria-label', 'Server');
+      // Only its operations are a landmark: the title and the server list are named regions, so that none of the page is outside one.
+      [['.information-container', 'About this API'], ['.schemes-server-container', 'Servers']].forEach(function (part) {
+        var element = document.querySelector(part[0]);
+        if (element) {
+          element.setAttribute('role', 'region');
+          element.setAttribute('aria-label', part[1]);
+        }
+      });
     },
   });
 };
@@ -30,7 +38,9 @@ export const DOCS_SCRIPT = `window.onload = function () {
 
 /**
  * Swagger UI's colours that fail WCAG AA contrast (4.5:1) for their text, darkened: the method
- * badges, the version stamp, links and the buttons.
+ * badges, the version stamp, links and the buttons. Then what ran past its box on a 360 px phone
+ * (the server list, a schema's arrow) and buttons that touched (Execute and Clear, a schema's
+ * name and "Expand all").
  */
 export const DOCS_STYLESHEET = `.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1a64b7; }
 .swagger-ui .opblock.opblock-post .opblock-summary-method { background: #0b7344; }
@@ -45,6 +55,11 @@ export const DOCS_STYLESHEET = `.swagger-ui .opblock.opblock-get .opblock-summar
 .swagger-ui .btn.execute { background-color: #1a64b7; border-color: #1a64b7; }
 .swagger-ui .btn.cancel { color: #b42318; border-color: #b42318; }
 .swagger-ui .download-contents { background: #4d5262; }
+.swagger-ui .servers > label { margin-right: 0; }
+.swagger-ui .json-schema-2020-12-accordion__icon svg { display: block; width: 100%; height: 100%; }
+.swagger-ui .json-schema-2020-12-expand-deep-button { margin-left: 8px; }
+.swagger-ui .btn-group { gap: 8px; }
+.swagger-ui .btn-group .btn, .swagger-ui .btn-group .btn:first-child, .swagger-ui .btn-group .btn:last-child { border-radius: 4px; }
 `;
 
 /** Lipira's mark: an L on the checkout's accent colour. */

@@ -170,13 +170,14 @@ export async function holdTeam(trx: Db, merchantId: string, now: number): Promis
  * working link, no session; the row stays for the audit log). Refused when it would leave the
  * merchant without an owner; concurrent team changes wait for each other (holdTeam), so two
  * owners demoting each other at once cannot both pass the last-owner check.
+ * Whether anything changed: a member given the role they have is left as they are, unaudited.
  */
-export async function changeTeamMember(db: Db, change: TeamChange, to: TeamRole | 'removed', now = Date.now()): Promise<User> {
+export async function changeTeamMember(db: Db, change: TeamChange, to: TeamRole | 'removed', now = Date.now()): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await holdTeam(trx, change.merchantId, now);
     const user = await findUser(trx, change.userId);
     if (!user || user.merchant_id !== change.merchantId || user.role === 'removed' || user.role === 'operator') throw new UserError('No such team member.');
-    if (user.role === to) return user;
+    if (user.role === to) return false;
     if (user.role === 'owner' && to !== 'owner') {
       const owners = await trx.selectFrom('users').select('id').where('merchant_id', '=', change.merchantId).where('role', '=', 'owner').execute();
       if (owners.length <= 1) throw new UserError(`${user.email} is the account's last owner: make someone else an owner first.`);
@@ -190,6 +191,6 @@ export async function changeTeamMember(db: Db, change: TeamChange, to: TeamRole 
       await updateUser(trx, user.id, { role: to, updated_at: now });
       await recordAudit(trx, { merchantId: change.merchantId, userId: change.actorId, action: 'user.role_change', subject: user.id, detail: { email: user.email, from: user.role, to } }, now);
     }
-    return { ...user, role: to };
+    return true;
   });
 }

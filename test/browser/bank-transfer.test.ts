@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { browserSuiteOptions, submitForm, useBrowser, useMerchantSite, type Tab } from '../helpers/browser.ts';
 import { assertAccessible } from './axe.ts';
+import { assertFitsEveryWidth } from './layout.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
@@ -67,6 +68,7 @@ describe('bank transfer on the hosted checkout in a real browser', browserSuiteO
         await page.click('#method-bank');
         await submitForm(page, '#pay-bank');
         await page.locator('#transfer').waitFor();
+        await assertFitsEveryWidth(page, 'the bank transfer page');
         await submitForm(page, '#use-another-method');
         await page.locator('#mobile-form').waitFor();
         await page.click('#method-mobile');

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Page, ViewportSize } from 'playwright-core';
+import type { ViewportSize } from 'playwright-core';
 import { browserSuiteOptions, submitForm, useBrowser, useMerchantSite, type Tab } from '../helpers/browser.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/mobile-money.ts';
 import { assertAccessible } from './axe.ts';
+import { assertFitsEveryWidth } from './layout.ts';
 
 /**
  * The hosted checkout's hard moments in headless Chromium, as a shopper on a cheap phone meets
@@ -21,16 +22,10 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
   const browser = useBrowser();
   const shop = useMerchantSite();
 
-  const scrollWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
-
-  async function assertFits(page: Page, viewport: ViewportSize, what: string): Promise<void> {
-    assert.ok((await scrollWidth(page)) <= viewport.width, `${what} fits ${viewport.width} px without scrolling sideways (scrollWidth ${await scrollWidth(page)})`);
-  }
-
   for (const kind of DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       // Long enough to give up on a request before it is approved, as a customer whose phone shows nothing would.
-      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '4s', WORKER_INTERVAL: '100ms' });
+      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '8s', WORKER_INTERVAL: '100ms' });
       const db = () => ctx.gw.gateway.database.db;
 
       async function openCheckout(viewport: ViewportSize = PHONE, overrides: Record<string, unknown> = {}): Promise<Tab & { txRef: string }> {
@@ -52,7 +47,7 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
         const first = await page.textContent('#elapsed');
         await page.waitForFunction((shown) => document.getElementById('elapsed')?.textContent !== shown, first);
         await assertAccessible(page, 'the waiting page');
-        await assertFits(page, PHONE, 'the waiting page');
+        await assertFitsEveryWidth(page, 'the waiting page');
 
         await submitForm(page, '#use-another-number');
         await page.locator('#mobile-form').waitFor();
@@ -79,7 +74,7 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
         await submitForm(page, '#pay-mobile');
         await page.locator('#approval').waitFor();
         await assertAccessible(page, 'the waiting page at 1280 px');
-        await assertFits(page, DESKTOP, 'the waiting page');
+        await assertFitsEveryWidth(page, 'the waiting page');
         await page.waitForURL((url) => url.origin === shop.origin);
       });
     });
@@ -107,7 +102,7 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
         assert.equal(await page.getAttribute('.contact a', 'href'), 'mailto:shop@example.com');
         assert.equal((await page.textContent('.secure'))?.trim(), 'Secured by Lipira');
         await assertAccessible(page, `the payment page at ${viewport.width} px`);
-        await assertFits(page, viewport, 'the payment page');
+        await assertFitsEveryWidth(page, 'the payment page');
         assert.deepEqual(problems, []);
       });
     }
@@ -127,7 +122,7 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
         assert.ok(await page.isVisible('#card-number'), 'the card form is open even with the script running');
         assert.match((await page.textContent('#card-only')) ?? '', /Airtel Money and TNM Mpamba take payments in MWK only, so this USD payment is made by card\./);
         await assertAccessible(page, `a USD payment page at ${viewport.width} px`);
-        await assertFits(page, viewport, 'a USD payment page');
+        await assertFitsEveryWidth(page, 'a USD payment page');
       });
     }
 
@@ -172,7 +167,7 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
       await page.click('#cancel');
       await page.locator('#cancel-page').waitFor();
       assert.equal(await page.textContent('h1'), 'Cancel this payment?');
-      await assertFits(page, PHONE, 'the cancel confirmation page');
+      await assertFitsEveryWidth(page, 'the cancel confirmation page');
       await page.click('#keep-paying');
       await page.waitForURL(pageUrl);
       await page.click('#cancel');
@@ -198,7 +193,7 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
       await submitForm(page, '#pay-card');
       assert.equal(await page.textContent('#otp-card'), 'Mastercard •••• 4444');
       await assertAccessible(page, 'the one-time code page at 1280 px');
-      await assertFits(page, DESKTOP, 'the one-time code page');
+      await assertFitsEveryWidth(page, 'the one-time code page');
     });
   });
 });

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import type { Page, ViewportSize } from 'playwright-core';
 import { browserSuiteOptions, submitForm, useBrowser, useMerchantSite, type Tab } from '../helpers/browser.ts';
 import { assertAccessible } from './axe.ts';
+import { assertFitsEveryWidth } from './layout.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
@@ -94,7 +95,10 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
           await attemptMobile(page, '0990000001');
           assert.equal((await failureShown(page)).trim(), `Not enough money in the wallet — top up or use another number. ${tries}.`);
           assert.equal(await page.inputValue('#mobile'), '0990000001', 'the number typed is still there, to correct or try again');
-          if (i === 1) await assertAccessible(page, 'the payment page after a failed attempt');
+          if (i === 1) {
+            await assertAccessible(page, 'the payment page after a failed attempt');
+            await assertFitsEveryWidth(page, 'the payment page after a failed attempt');
+          }
           const data = await verify(txRef);
           assert.equal(data.status, 'pending');
           assert.equal(data.number_of_attempts, i);
@@ -123,6 +127,7 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         const shown = Number(await page.textContent('#countdown-seconds'));
         await page.waitForFunction((before) => Number(document.getElementById('countdown-seconds')?.textContent) < before, shown);
         await assertAccessible(page, 'the last try\'s page');
+        await assertFitsEveryWidth(page, 'the last try\'s page');
         await page.click('#return');
         const landed = await landingOn(page, '/cancelled');
         assert.equal(landed.searchParams.get('tx_ref'), txRef);
@@ -142,6 +147,7 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         assert.equal(await page.evaluate(() => document.activeElement?.id), 'cancel-question', 'the question takes the focus, so a screen reader reads it');
         assert.match((await page.textContent('#cancel-question')) ?? '', /Cancel this payment\? You will go back to Test Shop without paying MWK 1,000\.00\./);
         await assertAccessible(page, 'the payment page asking to confirm the cancel');
+        await assertFitsEveryWidth(page, 'the payment page asking to confirm the cancel');
         await page.click('#keep-paying');
         assert.ok(await page.isHidden('#cancel-confirm'));
         assert.equal(await page.evaluate(() => document.activeElement?.id), 'cancel');
@@ -166,6 +172,7 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         await submitForm(page, '#pay-card');
         assert.equal(await page.textContent('#otp-card'), 'Visa •••• 4242', 'the card as its holder knows it');
         await assertAccessible(page, 'the one-time code page');
+        await assertFitsEveryWidth(page, 'the one-time code page');
         await page.fill('#otp', '1234');
         await submitForm(page, '#submit-otp');
         const landed = await landingOn(page, '/paid');
@@ -189,17 +196,19 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         assert.equal(await page.evaluate(() => (window as { __xss?: unknown }).__xss), undefined);
       });
 
-      test('on a phone the page fits the screen and says TEST MODE', async () => {
-        const width = 360;
-        const { page } = await openCheckout({}, { width, height: 740 });
+      test('on a phone the page says TEST MODE, and at every width it fits, with the test numbers and cards open too', async () => {
+        const { page } = await openCheckout({}, { width: 360, height: 740 });
         await assertAccessible(page, 'the payment page at 360 px');
-        const scrollWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
         assert.ok(await page.isVisible('.test-banner'));
         assert.match((await page.textContent('.test-banner')) ?? '', /TEST MODE/);
-        assert.ok((await scrollWidth()) <= width, `no horizontal scroll (scrollWidth ${await scrollWidth()})`);
+        await assertFitsEveryWidth(page, 'the payment page');
         // The list of test numbers and cards is the widest thing on the page once it is open.
         await page.click('details.test-instruments > summary');
-        assert.ok((await scrollWidth()) <= width, `no horizontal scroll with the test instruments open (scrollWidth ${await scrollWidth()})`);
+        await assertFitsEveryWidth(page, 'the payment page with the test instruments open');
+        for (const method of ['#method-card', '#method-bank']) {
+          await page.click(method);
+          await assertFitsEveryWidth(page, `the payment page with ${method} chosen`);
+        }
       });
     });
   }

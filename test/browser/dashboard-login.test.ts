@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
 import { totpCode } from '../helpers/dashboard.ts';
-import { assertFitsPhone, saveDashboardScreenshot, signInPage as signIn } from '../helpers/dashboard-pages.ts';
+import { saveDashboardScreenshot, signInPage as signIn } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { createUser } from '../../src/users/user-service.ts';
 import { assertAccessible } from './axe.ts';
+import { assertFitsEveryWidth } from './layout.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -32,7 +33,7 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await page.waitForURL(`${ctx.gw.url}/dashboard`);
         assert.match((await page.locator('main').textContent()) ?? '', new RegExp(`Signed in as ${email} \\(owner\\) for Test Shop`));
         await assertAccessible(page, 'the home page');
-        await assertFitsPhone(page, 'the home page');
+        await assertFitsEveryWidth(page, 'the home page');
         await submitForm(page, 'main button:text("Sign out")');
         await page.waitForURL(/\/dashboard\/login\?signed_out=1$/);
         assert.match((await page.locator('[role=status]').textContent()) ?? '', /You are signed out/);
@@ -47,13 +48,13 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         assert.equal(await page.title(), 'Set your password · Lipira dashboard');
         await assertAccessible(page, 'the set-password page');
         await saveDashboardScreenshot(page, 'set-password-phone');
-        await assertFitsPhone(page, 'the set-password page');
+        await assertFitsEveryWidth(page, 'the set-password page');
         await page.getByLabel('New password').fill(PASSWORD);
         await page.getByLabel('The same password again').fill(PASSWORD);
         await submitForm(page, 'button[type=submit]');
         await page.waitForURL(/\/dashboard\/login\?password_set=1$/);
         await assertAccessible(page, 'the sign-in page');
-        await assertFitsPhone(page, 'the sign-in page');
+        await assertFitsEveryWidth(page, 'the sign-in page');
 
         await page.getByLabel('Email').fill(email);
         await page.getByLabel('Password').fill(PASSWORD);
@@ -62,7 +63,7 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await page.click('text=Two-factor sign-in');
         await page.waitForURL(`${ctx.gw.url}/dashboard/settings/two-factor`);
         await assertAccessible(page, 'the two-factor enrolment page');
-        await assertFitsPhone(page, 'the two-factor enrolment page');
+        await assertFitsEveryWidth(page, 'the two-factor enrolment page');
         await saveDashboardScreenshot(page, 'two-factor-phone');
         assert.ok(await page.locator('img.qr').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0), 'the QR code is drawn');
         const secret = (await page.locator('.secret').textContent())!;
@@ -71,12 +72,14 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await page.waitForURL(/two-factor\?done=on$/);
         assert.match((await page.locator('main').textContent()) ?? '', /Two-factor sign-in is on/);
         await assertAccessible(page, 'the two-factor page once it is on');
+        await assertFitsEveryWidth(page, 'the two-factor page once it is on');
         await saveDashboardScreenshot(page, 'two-factor-on-phone');
         await submitForm(page, 'header button:text("Sign out")');
 
         await signIn(page, ctx.gw.url, email, PASSWORD);
         await page.waitForURL(`${ctx.gw.url}/dashboard/login`);
         await assertAccessible(page, 'the code step of sign-in');
+        await assertFitsEveryWidth(page, 'the code step of sign-in');
         await saveDashboardScreenshot(page, 'login-code-phone');
         await page.getByLabel('Code').fill(totpCode(secret, 1));
         await submitForm(page, 'button[type=submit]');
@@ -103,6 +106,7 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         assert.match((await page.locator('[role=alert]').textContent()) ?? '', /wrong, or the account is locked/);
         assert.equal(await page.getByLabel('Email').inputValue(), email, 'the address typed is kept');
         await assertAccessible(page, 'the sign-in page with its error');
+        await assertFitsEveryWidth(page, 'the sign-in page with its error');
         await saveDashboardScreenshot(page, 'login-refused');
         assert.equal(await tryPassword(PASSWORD), 401, 'the right password is refused while the account is locked');
         await page.waitForSelector('[role=alert]');

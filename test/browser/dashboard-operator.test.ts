@@ -7,6 +7,7 @@ import { useTestGateway } from '../helpers/gateway.ts';
 import { chargeBody, initializeCharge, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { assertAccessible } from './axe.ts';
+import { assertFitsEveryWidth } from './layout.ts';
 
 /**
  * The operator's pages and the overview in headless Chromium, through the real CSP: the operator
@@ -87,13 +88,14 @@ describe('the operator pages and the overview in a real browser', browserSuiteOp
         assert.equal(await page.locator('svg rect.bar').count(), 30);
         assert.ok((await page.locator('svg rect.bar').last().boundingBox())!.height > 0, "today's bar has a height");
         assert.match((await page.locator('figcaption').textContent()) ?? '', /^MWK 23,750\.00 from /);
-        assert.match((await page.locator('main').textContent()) ?? '', /3 of 4 finished payments succeeded/);
+        assert.match((await page.locator('main').textContent()) ?? '', /3 of 4 succeeded, 1 failed\./);
         assert.equal(await page.locator('main table').last().locator('tbody tr').count(), 4, 'the recent payments');
         await checkDashboardPage(page, 'the overview', 'overview');
         await page.click('text=Show the numbers');
         assert.ok(await page.locator('.chart-numbers table').isVisible());
         assert.match((await page.locator('.chart-numbers tbody tr').first().textContent()) ?? '', /MWK 23,750\.00/, "today's volume first");
         await assertAccessible(page, 'the overview with the numbers of the chart open');
+        await assertFitsEveryWidth(page, 'the overview with the numbers of the chart open');
         assert.deepEqual(problems, [], 'no console error or CSP violation');
       });
     });

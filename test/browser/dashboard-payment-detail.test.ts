@@ -3,13 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
-import { assertFitsPhone, dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
+import { dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { assertLedgerBalanced, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, TEST_NUMBERS } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { assertAccessible } from './axe.ts';
+import { assertFitsEveryWidth } from './layout.ts';
 
 
 /**
@@ -57,10 +58,10 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
       const text = async (page: Page, selector: string) => ((await page.locator(selector).textContent()) ?? '').replace(/\s+/g, ' ');
       /** The collection balance the page shows, in MWK. */
       const collectionBalance = async (page: Page) => Number((await text(page, 'dl.balance dd >> nth=0')).replace(/[^\d.]/g, ''));
-      /** Checked on a phone too: the same page, narrowed to 360 px. */
+      /** Checked at every width, and by axe on a phone too. */
       async function checkPhone(page: Page, what: string) {
+        await assertFitsEveryWidth(page, what);
         await page.setViewportSize({ width: 360, height: 740 });
-        await assertFitsPhone(page, what);
         await assertAccessible(page, `${what} on a phone`);
         await page.setViewportSize({ width: 1280, height: 800 });
       }
@@ -82,9 +83,10 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         assert.match(await text(page, '[role=status]'), /Refund \S+ of MWK 250.00 requested/);
         assert.match(await text(page, 'main'), /Already refunded MWK 250.00 of MWK 1,000.00/);
         assert.equal(await collectionBalance(page), balanceBefore - 250, 'the balance is MWK 250 lower');
-        assert.match(await text(page, 'ol.timeline'), /Refund \S+ of MWK 250.00 (pending|success).*One bag returned/);
+        assert.match(await text(page, 'ol.timeline'), /Refund \S+ of MWK 250.00 (Pending|Successful).*One bag returned/);
         assert.equal(await page.getByLabel('Amount to refund (MWK)').inputValue(), '750', 'what is left, offered next');
         await assertAccessible(page, 'the payment page after a refund');
+        await assertFitsEveryWidth(page, 'the payment page after a refund');
         await saveDashboardScreenshot(page, 'payment-detail');
 
         await page.getByLabel('Amount to refund (MWK)').fill('5000');
@@ -92,6 +94,7 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         await page.waitForSelector('[role=alert]');
         assert.match(await text(page, '[role=alert]'), /must not be greater than 750/);
         await assertAccessible(page, 'the refund form with its error');
+        await assertFitsEveryWidth(page, 'the refund form with its error');
         assert.deepEqual(problems.filter((problem) => !/status of 422 /.test(problem)), [], 'no console error or CSP violation, the refused form\'s 422 aside');
       });
 
@@ -105,8 +108,9 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         const { page, problems } = await signedIn('developer');
         await page.goto(`${gw.url}/dashboard/payments/${id}`);
         const block = `#delivery-${delivery.id}`;
-        assert.match(await text(page, block), /failed after 2 attempts/);
+        assert.match(await text(page, block), /Failed after 2 attempts/);
         await assertAccessible(page, 'the payment page with a failed webhook');
+        await assertFitsEveryWidth(page, 'the payment page with a failed webhook');
         answer = 200;
         try {
           await submitForm(page, `${block} button:text("Retry")`);
@@ -114,10 +118,11 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
           assert.match(await text(page, '[role=status]'), new RegExp(`Webhook ${delivery.id} is queued to be sent again`));
           await eventually('the page to show it delivered', async () => {
             await page.reload();
-            return /delivered after 3 attempts/.test(await text(page, block));
+            return /Delivered after 3 attempts/.test(await text(page, block));
           });
           assert.match(await text(page, block), /HTTP 200/);
           await assertAccessible(page, 'the payment page once the webhook is delivered');
+          await assertFitsEveryWidth(page, 'the payment page once the webhook is delivered');
         } finally {
           answer = 500;
         }

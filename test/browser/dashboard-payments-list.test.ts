@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { browserSuiteOptions, useBrowser } from '../helpers/browser.ts';
-import { assertFitsPhone, dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
+import { dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 import { chargeBody, initializeCharge, TEST_NUMBERS } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { assertAccessible } from './axe.ts';
+import { assertFitsEveryWidth } from './layout.ts';
 
 /**
  * The payments list in headless Chromium: find a payment by its tx_ref through the search form,
@@ -41,6 +42,7 @@ describe('the dashboard payments list in a real browser', browserSuiteOptions(),
         await page.waitForURL(`${ctx.gw.url}/dashboard/payments`);
         assert.equal(await page.locator('tbody tr').count(), 5, 'sessions and direct charges in one list');
         await assertAccessible(page, 'the payments list');
+        await assertFitsEveryWidth(page, 'the payments list');
         await saveDashboardScreenshot(page, 'payments');
 
         const wanted = txRefs[0]!;
@@ -73,7 +75,7 @@ describe('the dashboard payments list in a real browser', browserSuiteOptions(),
         await page.goto(`${ctx.gw.url}/dashboard/payments?status=nonsense`);
         assert.match((await page.locator('.warning').textContent()) ?? '', /status "nonsense" is not one of the list's/);
         await assertAccessible(page, 'the payments list on a phone');
-        await assertFitsPhone(page, 'the payments list');
+        await assertFitsEveryWidth(page, 'the payments list with a warning');
         assert.deepEqual(problems, [], 'no console error or CSP violation');
       });
     });

@@ -6,6 +6,7 @@ import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { fundMainBalance, TEST_NUMBERS } from '../helpers/mobile-money.ts';
 import { assertAccessible } from './axe.ts';
+import { assertFitsEveryWidth } from './layout.ts';
 
 /**
  * A merchant's owner pays out from the balance a sandbox payment made: Payouts → New payout, a
@@ -30,6 +31,7 @@ describe('dashboard payouts in a real browser', browserSuiteOptions(), () => {
         await page.waitForURL(`${ctx.gw.url}/dashboard/payouts`);
         assert.match((await page.locator('main').textContent()) ?? '', /No payouts in test mode yet/);
         await assertAccessible(page, 'the empty payouts list');
+        await assertFitsEveryWidth(page, 'the empty payouts list');
 
         await page.click('main a:text("New payout")');
         await page.waitForURL(`${ctx.gw.url}/dashboard/payouts/new`);

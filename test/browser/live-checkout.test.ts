@@ -11,6 +11,7 @@ import { AIRTEL_CALLBACK_SECRET, freshAirtelNumber, liveAirtelEnv } from '../hel
 import { eventually } from '../helpers/mobile-money.ts';
 import { startSmtp, type SmtpPeer } from '../helpers/smtp.ts';
 import { assertAccessible } from './axe.ts';
+import { assertFitsEveryWidth } from './layout.ts';
 
 /** Long enough for the waiting page to be seen and checked before the customer's approval reaches us. */
 const APPROVES_AFTER_MS = 3000;
@@ -131,6 +132,7 @@ describe('a live hosted checkout paid with Airtel Money in a real browser', brow
         await page.locator('#receipt').waitFor();
         assert.match((await page.textContent('#receipt')) ?? '', /Payment received/);
         await assertAccessible(page, 'the live receipt page');
+        await assertFitsEveryWidth(page, 'the live receipt page');
         assert.deepEqual(problems, [], 'no console errors, script errors or CSP violations on the way');
       });
 
@@ -145,6 +147,7 @@ describe('a live hosted checkout paid with Airtel Money in a real browser', brow
         assert.equal((await error.textContent())?.trim(), 'The PIN was wrong — try again and enter your mobile money PIN on your phone. 2 tries left.');
         assert.equal(await page.inputValue('#mobile'), customer.mobile, 'the number typed is still there, to try again');
         await assertAccessible(page, 'the live payment page after a wrong PIN');
+        await assertFitsEveryWidth(page, 'the live payment page after a wrong PIN');
         const failed = await verifyLive(txRef);
         assert.equal(failed.status, 'pending', 'the session is still payable');
         assert.equal(failed.number_of_attempts, 1);

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { browserSuiteOptions, useBrowser, type MerchantSite } from '../helpers/browser.ts';
 import { assertAccessible } from './axe.ts';
+import { assertFitsEveryWidth } from './layout.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { startExampleShop } from '../helpers/example-shop.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
@@ -46,6 +47,8 @@ describe('the inline popup and the HTML checkout in a real browser', browserSuit
         assert.equal(await dialog.getAttribute('aria-modal'), 'true');
         assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Close payment', 'focus moves into the dialog');
         await assertAccessible(page, 'the shop with the popup open');
+        await assertFitsEveryWidth(page, 'the shop with the popup open');
+        await assertFitsEveryWidth(page, 'the checkout in the popup', () => page.frames().find((framed) => framed.url().includes('/checkout/'))!);
 
         await frame.locator('#mobile').pressSequentially('0990000000');
         await frame.locator('#pay-mobile').click();
@@ -93,6 +96,7 @@ describe('the inline popup and the HTML checkout in a real browser', browserSuit
         await page.waitForURL((url) => url.origin === ctx.gw.url && url.pathname.startsWith('/checkout/'));
         await page.locator('#mobile').waitFor();
         assert.match((await page.textContent('main')) ?? '', /MWK 2,500\.00/);
+        await assertFitsEveryWidth(page, "the HTML form's hosted page");
         const verified = await verify(txRef);
         assert.equal(verified.status, 'pending');
         assert.deepEqual(verified.customization, { title: 'Chikondi Crafts', description: 'Woven basket', logo: null });

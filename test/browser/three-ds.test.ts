@@ -5,6 +5,7 @@ import { cardBody, chargeCard } from '../helpers/cards.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { assertAccessible } from './axe.ts';
+import { assertFits, assertFitsEveryWidth } from './layout.ts';
 
 /**
  * A direct card charge's 3-D Secure page in headless Chromium: the merchant's server starts the
@@ -28,6 +29,7 @@ describe('the 3-D Secure page in a real browser', browserSuiteOptions(), () => {
         assert.equal(await page.title(), 'Confirm your card payment');
         assert.match((await page.locator('#otp-card').textContent()) ?? '', /4242$/);
         await assertAccessible(page, 'the 3-D Secure page');
+        await assertFitsEveryWidth(page, 'the 3-D Secure page');
 
         await page.fill('#otp', '9999');
         const wrong = page.waitForResponse((response) => response.request().method() === 'POST');
@@ -35,6 +37,7 @@ describe('the 3-D Secure page in a real browser', browserSuiteOptions(), () => {
         assert.equal((await wrong).status(), 422);
         assert.match((await page.locator('.error[role=alert]').textContent()) ?? '', /2 tries left/);
         await assertAccessible(page, 'the 3-D Secure page after a wrong code');
+        await assertFitsEveryWidth(page, 'the 3-D Secure page after a wrong code');
 
         await page.fill('#otp', '1234');
         await submitForm(page, '#submit-otp');
@@ -50,8 +53,8 @@ describe('the 3-D Secure page in a real browser', browserSuiteOptions(), () => {
         const started = await chargeCard(ctx.gw, ctx.merchant.test_secret_key, body);
         const { page, problems } = await browser.newTab({ width: 320, height: 640 }, { javaScriptEnabled: false });
         await page.goto(started.body['3ds_auth_link']);
-        const width = await page.evaluate(() => document.documentElement.scrollWidth);
-        assert.ok(width <= 320, `no sideways scrolling (${width}px)`);
+        await assertFits(page, 'the 3-D Secure page without JavaScript at 320 px');
+        await assertFitsEveryWidth(page, 'the 3-D Secure page without JavaScript');
         await page.fill('#otp', '1234');
         await submitForm(page, '#submit-otp');
         await page.waitForURL((url) => url.origin === shop.origin && url.pathname === '/card-paid');

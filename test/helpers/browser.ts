@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page, type ViewportSize } from 'playwright-core';
@@ -48,24 +47,6 @@ export async function openTab(browser: Browser, viewport: ViewportSize = { width
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   return { context, page, problems };
-}
-
-let axeSource: string | undefined;
-
-/**
- * axe-core's serious and critical findings on the page as it is now, one line each (rule, what
- * it asks, where). Evaluated through the DevTools protocol, which the page's CSP does not govern.
- */
-export async function seriousAccessibilityViolations(page: Page): Promise<string[]> {
-  axeSource ??= fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
-    return (await axe.run(document)).violations;
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import type { TestGateway } from './gateway.ts';
 import { submitForm } from './browser.ts';
 import { assertAccessible } from '../browser/axe.ts';
+import { assertFitsEveryWidth } from '../browser/layout.ts';
 import { createUser } from '../../src/users/user-service.ts';
 
 /** The password every dashboard test user gets. */
@@ -29,12 +30,6 @@ export async function signInPage(page: Page, base: string, email: string, passwo
   await submitForm(page, 'button[type=submit]');
 }
 
-/** The page fits a 360 px phone without sideways scrolling (a wide table scrolls inside its own frame). */
-export async function assertFitsPhone(page: Page, what: string): Promise<void> {
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(width <= 360, `${what}: no sideways scrolling (${width}px)`);
-}
-
 /**
  * With LIPIRA_DASHBOARD_SCREENSHOTS=1, saves the page as docs/dashboard/<name>.png for the README
  * (the whole page, animations stopped); otherwise does nothing, so test runs write no files.
@@ -45,15 +40,15 @@ export async function saveDashboardScreenshot(page: Page, name: string): Promise
 }
 
 /**
- * A dashboard page checked as it is: axe finds nothing serious or critical on the desktop, its
- * screenshot is saved when asked (saveDashboardScreenshot), and on a 360 px phone it fits without
- * sideways scrolling and axe again finds nothing. The tab is left at 1280 × 800.
+ * A dashboard page checked as it is: axe finds nothing on the desktop, its screenshot is saved
+ * when asked (saveDashboardScreenshot), it fits 360, 768 and 1280 px (assertFitsEveryWidth), and
+ * on a 360 px phone axe again finds nothing. The tab is left at 1280 × 800.
  */
 export async function checkDashboardPage(page: Page, what: string, screenshot: string | null = null): Promise<void> {
   await assertAccessible(page, what);
   if (screenshot) await saveDashboardScreenshot(page, screenshot);
+  await assertFitsEveryWidth(page, what);
   await page.setViewportSize({ width: 360, height: 740 });
-  await assertFitsPhone(page, what);
   await assertAccessible(page, `${what} on a phone`);
   await page.setViewportSize({ width: 1280, height: 800 });
 }

@@ -86,6 +86,9 @@ for (const kind of DATABASE_KINDS) {
       const bad = await browser.get('/dashboard/balance?from=2026-02-31');
       assert.equal(bad.status, 200);
       assert.match(bad.text, /the date filter was ignored/);
+      const reversed = await browser.get(`/dashboard/balance?from=${tomorrow}&to=${today}`);
+      assert.match(reversed.text, new RegExp(`The from date ${tomorrow} is after the to date ${today}, so no entry could match: the date filter was ignored\\.`));
+      assert.doesNotMatch(reversed.text, /No money has moved/, "today's entries are shown, not an empty range");
       assert.equal((await browser.post('/dashboard/mode', { mode: 'live', back: '/dashboard/balance' })).status, 303);
       assert.match((await browser.get('/dashboard/balance')).text, /No money has moved in live mode yet/);
       assert.equal(csvRows((await browser.get('/dashboard/balance.csv')).text).length, 1);

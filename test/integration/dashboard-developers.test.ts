@@ -143,7 +143,7 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(log.text.includes(delivery.id));
       assert.ok(log.text.includes(`/dashboard/deliveries/${delivery.id}/retry`));
       assert.match(log.text, /HTTP 500 in \d+ ms/);
-      assert.ok(log.text.includes('&quot;event_type&quot;:&quot;webhook.test&quot;'), 'the request body of the last try, escaped');
+      assert.ok(log.text.includes('{\n  &quot;event_type&quot;: &quot;webhook.test&quot;,\n'), 'the request body of the last try, escaped and indented a field a line');
       assert.match(log.text, /No response body kept/, 'a loopback receiver’s answer is never stored');
       assert.ok(!(await owner.get('/dashboard/developers?status=delivered')).text.includes(delivery.id), 'filtered by status');
       assert.ok(!(await owner.get('/dashboard/developers?tx_ref=other-ref')).text.includes(delivery.id), 'filtered by tx_ref');

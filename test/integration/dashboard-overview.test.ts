@@ -3,9 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { DashboardBrowser } from '../helpers/dashboard.ts';
 import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
-import { assertLedgerBalanced, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { chargeBody, initializeCharge, TEST_NUMBERS, verify, walletBalance } from '../helpers/mobile-money.ts';
-import { payByCard, payByMobileMoney } from '../helpers/payments.ts';
+import { CheckoutClient } from '../helpers/checkout-client.ts';
+import { currentBody } from '../helpers/fixtures.ts';
+import { payAtCheckout, payByCard, payByMobileMoney } from '../helpers/payments.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { formatMoneyText } from '../../src/shared/money.ts';
 
@@ -55,8 +57,8 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(cardFigure(home.text, 'Collection balance \\(MWK\\)'), 'MWK 0.00 | Collected, not yet settled');
       assert.equal(cardFigure(home.text, 'Main balance \\(MWK\\)'), 'MWK 0.00 | Available for payouts and refunds');
       assert.equal(cardFigure(home.text, 'Today: volume'), 'MWK 0.00 | Successful payments');
-      assert.equal(cardFigure(home.text, 'Today: success rate'), '— | No finished payments');
-      assert.equal(cardFigure(home.text, 'Last 30 days: success rate'), '— | No finished payments');
+      assert.equal(cardFigure(home.text, 'Today: success rate'), '— | No payment succeeded or failed.');
+      assert.equal(cardFigure(home.text, 'Last 30 days: success rate'), '— | No payment succeeded or failed.');
       assert.match(home.text, /<svg viewBox="0 0 720 220" role="img" aria-labelledby="volume-chart-title volume-chart-summary"/);
       assert.match(home.text, /<title id="volume-chart-title">Successful payments per day, MWK, last 30 days<\/title>/);
       assert.match(home.text, /<figcaption id="volume-chart-summary">No successful payments from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d\.<\/figcaption>/);
@@ -77,8 +79,8 @@ for (const kind of DATABASE_KINDS) {
       // 1,000 + 2,500 + 1,500 succeeded; 700 failed: 3 of 4 finished payments.
       assert.equal(cardFigure(home.text, 'Today: volume'), 'MWK 5,000.00 | Successful payments');
       assert.equal(cardFigure(home.text, 'Last 30 days: volume'), 'MWK 5,000.00 | Successful payments');
-      assert.equal(cardFigure(home.text, 'Today: success rate'), '75 % | 3 of 4 finished payments succeeded');
-      assert.equal(cardFigure(home.text, 'Last 30 days: success rate'), '75 % | 3 of 4 finished payments succeeded');
+      assert.equal(cardFigure(home.text, 'Today: success rate'), '75 % | 3 of 4 succeeded, 1 failed.');
+      assert.equal(cardFigure(home.text, 'Last 30 days: success rate'), '75 % | 3 of 4 succeeded, 1 failed.');
       const wallet = await walletBalance(gw, merchant.test_secret_key);
       assert.equal(cardFigure(home.text, 'Collection balance \\(MWK\\)'), `MWK ${formatMoneyText(Math.round(wallet.collection * 100))} | Collected, not yet settled`, 'as GET /wallet-balance reads it');
       assert.equal(wallet.main, '0.00', 'nothing settled yet');
@@ -109,9 +111,9 @@ for (const kind of DATABASE_KINDS) {
       const home = await (await ownerOf(merchant)).get('/dashboard');
       assert.ok(home.text.includes(today));
       assert.equal(cardFigure(home.text, 'Today: volume'), 'MWK 1,000.00 | Successful payments');
-      assert.equal(cardFigure(home.text, 'Today: success rate'), '100 % | 1 of 1 finished payments succeeded');
+      assert.equal(cardFigure(home.text, 'Today: success rate'), '100 % | 1 of 1 succeeded, 0 failed.');
       assert.equal(cardFigure(home.text, 'Last 30 days: volume'), 'MWK 5,000.00 | Successful payments');
-      assert.equal(cardFigure(home.text, 'Last 30 days: success rate'), '100 % | 2 of 2 finished payments succeeded', 'the failure 40 days ago is outside');
+      assert.equal(cardFigure(home.text, 'Last 30 days: success rate'), '100 % | 2 of 2 succeeded, 0 failed.', 'the failure 40 days ago is outside');
       const localDate = (epochMs: number) => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(epochMs);
       assert.ok(home.text.includes(`<td>${localDate(now - 3 * 86_400_000)}</td><td>MWK 4,000.00</td>`), 'the earlier payment on its own day');
       assert.ok(home.text.includes(`<td>${localDate(now)}</td><td>MWK 1,000.00</td>`), "today's on today");
@@ -145,6 +147,62 @@ for (const kind of DATABASE_KINDS) {
       assert.match(live.text, /No live payments yet\./);
       await browser.post('/dashboard/mode', { mode: 'test', back: '/dashboard' });
       assert.equal(cardFigure((await browser.get('/dashboard')).text, 'Today: volume'), 'MWK 1,200.00 | Successful payments');
+    });
+
+    test('a session the customer cancelled or let expire is counted apart from the success rate, and every page names each status with the same words', async () => {
+      const merchant = await gw.newMerchant('Mixed Shop');
+      const db = gw.gateway.database.db;
+      const sessionOf = async (txRef: string) => (await db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', txRef).executeTakeFirstOrThrow()).id;
+      /** A new session and a customer on its page; the session's id and the page's path. */
+      async function opened(): Promise<{ id: string; path: string; customer: CheckoutClient }> {
+        const body = currentBody();
+        const created = await call(gw.url, '/payment', { key: merchant.test_secret_key, body });
+        assert.equal(created.status, 201, created.text);
+        const customer = new CheckoutClient(gw.url);
+        const path = new URL(created.body.data.checkout_url).pathname;
+        assert.equal((await customer.get(path)).status, 200);
+        return { id: await sessionOf(String(body.tx_ref)), path, customer };
+      }
+      const paid = await directCharge(gw, merchant, 1000, 'success');
+      const declined = await directCharge(gw, merchant, 700, 'failed');
+      const cancelled = await opened();
+      assert.equal((await cancelled.customer.post(`${cancelled.path}/cancel`, {})).status, 303);
+      const expired = await opened();
+      await db.updateTable('checkout_sessions').set({ expires_at: Date.now() - 1000 }).where('id', '=', expired.id).execute();
+      await expired.customer.get(expired.path);
+      const tried = await opened();
+      for (let attempt = 0; attempt < 3; attempt++) await payAtCheckout(gw.url, `${gw.url}${tried.path}`, TEST_NUMBERS.airtelFailed);
+      const statuses = await db.selectFrom('checkout_sessions').select(['id', 'status']).where('merchant_id', '=', merchant.id).execute();
+      assert.deepEqual(statuses.map((row) => row.status), ['failed', 'failed', 'failed'], 'the API says failed for all three');
+
+      const browser = await ownerOf(merchant);
+      const home = await browser.get('/dashboard');
+      // 1,000 succeeded; the 700 charge and the session whose three tries failed failed; the other two are not counted.
+      assert.equal(cardFigure(home.text, 'Today: success rate'), '33.3 % | 1 of 3 succeeded, 2 failed. Not counted: 1 cancelled, 1 expired.');
+      assert.equal(cardFigure(home.text, 'Last 30 days: success rate'), '33.3 % | 1 of 3 succeeded, 2 failed. Not counted: 1 cancelled, 1 expired.');
+      const chargeIds = new Map((await db.selectFrom('charges').select(['id', 'charge_id']).where('merchant_id', '=', merchant.id).execute()).map((row) => [row.charge_id, row.id]));
+      const expected: Array<[string, string, string]> = [
+        [chargeIds.get(paid)!, 'success', 'Successful'],
+        [chargeIds.get(declined)!, 'failed', 'Failed'],
+        [cancelled.id, 'cancelled', 'Cancelled'],
+        [expired.id, 'expired', 'Expired'],
+        [tried.id, 'failed', 'Failed'],
+      ];
+      const list = await browser.get('/dashboard/payments');
+      for (const [id, status, word] of expected) {
+        const badge = `<span class="status status-${status}">${word}</span>`;
+        const rowOf = (html: string) => html.split('<tr>').find((row) => row.includes(`/dashboard/payments/${id}"`)) ?? '';
+        assert.ok(rowOf(home.text).includes(badge), `the overview's recent payments: ${word} for ${id}`);
+        assert.ok(rowOf(list.text).includes(badge), `the payments list: ${word} for ${id}`);
+        assert.match((await browser.get(`/dashboard/payments/${id}`)).text, new RegExp(`<h1>Payment [^<]+ ${badge}</h1>`), `the payment's page: ${word}`);
+      }
+      const shown = async (query: string) => [...(await browser.get(`/dashboard/payments?${query}`)).text.matchAll(/<a href="\/dashboard\/payments\/([^"]+)">/g)].map((match) => match[1]).sort();
+      assert.deepEqual(await shown('status=cancelled'), [cancelled.id]);
+      assert.deepEqual(await shown('status=expired'), [expired.id]);
+      assert.deepEqual(await shown('status=failed'), [chargeIds.get(declined)!, tried.id].sort());
+      assert.match((await browser.get('/dashboard/payments')).text, /<option value="cancelled">Cancelled<\/option>/);
+      const csv = (await browser.get('/dashboard/payments.csv?status=cancelled')).text.split('\r\n')[1]!.split(',');
+      assert.deepEqual([csv[0], csv.at(-1)], [cancelled.id, 'cancelled']);
     });
 
     test('every role of the merchant may read the overview', async () => {

@@ -86,10 +86,10 @@ for (const kind of DATABASE_KINDS) {
       assert.match(page.text, /<dt>Method<\/dt><dd>VISA ending 4242<\/dd>/, 'the method by brand and last four digits only');
       const timeline = /<ol class="timeline">([\s\S]*?)<\/ol>/.exec(page.text)?.[1] ?? '';
       assert.match(timeline, /Attempt ch_\w+<\/strong> by VISA ending 4242 <span class="status status-success">/);
-      assert.match(timeline, new RegExp(`Webhook ${delivery.id} to .*status-failed">failed</span> after 2 attempts`));
+      assert.match(timeline, new RegExp(`Webhook ${delivery.id} to .*status-failed">Failed</span> after 2 attempts`));
       assert.match(timeline, /HTTP 500 in \d+ ms<\/li>/, 'a loopback receiver\'s answer is not kept');
       assert.match(timeline, /Request: event_type: checkout.payment, status: success/);
-      assert.match(timeline, /Receipt to the customer \(jane@example.com\) <span class="status status-sent">sent/);
+      assert.match(timeline, /Receipt to the customer \(jane@example.com\) <span class="status status-sent">Sent/);
       assert.match(timeline, /<strong>Log<\/strong>/);
       assert.match(page.text, /<time datetime="[^"]+">\d{1,2} \w+ \d{4} at \d{2}:\d{2} CAT<\/time>/, 'times in the gateway time zone (Africa/Blantyre)');
     });
@@ -187,7 +187,7 @@ for (const kind of DATABASE_KINDS) {
       const delivery = await settledOutside(txRef);
       const owner = await signedIn('owner');
       const failed = await owner.get(`/dashboard/payments/${id}`);
-      assert.match(failed.text, new RegExp(`Webhook ${delivery.id} to .*status-failed">failed</span>`));
+      assert.match(failed.text, new RegExp(`Webhook ${delivery.id} to .*status-failed">Failed</span>`));
       answer = 200;
       try {
         const retried = await owner.post(`/dashboard/deliveries/${delivery.id}/retry`, { back: `/dashboard/payments/${id}` });
@@ -196,7 +196,7 @@ for (const kind of DATABASE_KINDS) {
         assert.match(notice.text, new RegExp(`role="status">Webhook ${delivery.id} is queued to be sent again`));
         await eventually('the delivery to be delivered', async () => (await deliveryOf(txRef))?.status === 'delivered');
         const delivered = await owner.get(`/dashboard/payments/${id}`);
-        assert.match(delivered.text, new RegExp(`Webhook ${delivery.id} to .*status-delivered">delivered</span> after 3 attempts`));
+        assert.match(delivered.text, new RegExp(`Webhook ${delivery.id} to .*status-delivered">Delivered</span> after 3 attempts`));
         assert.match(delivered.text, /HTTP 200 in \d+ ms<\/li>/);
       } finally {
         answer = 500;

@@ -211,6 +211,16 @@ for (const kind of DATABASE_KINDS) {
       assert.match(exported.headers.get('content-disposition') ?? '', /payments-live\.csv/);
     });
 
+    test('a range the wrong way round (dates, amounts) is ignored with a message saying why, rather than showing nothing', async () => {
+      const today = new Intl.DateTimeFormat('en-CA', { timeZone: TIME_ZONE }).format(Date.now());
+      const yesterday = new Intl.DateTimeFormat('en-CA', { timeZone: TIME_ZONE }).format(Date.now() - 86_400_000);
+      const page = await list(`from=${today}&to=${yesterday}&min=2500&max=1000`);
+      assert.ok(page.text.includes(escapeQuotes(`The from date "${today}" is after the to date "${yesterday}", so no payment could match; both dates were ignored.`)), 'says why the dates were ignored');
+      assert.ok(page.text.includes(escapeQuotes('The least amount "2500" is more than the greatest "1000", so no payment could match; both amounts were ignored.')), 'and the amounts');
+      assert.deepEqual(shownIds(page.text), shownIds((await list()).text), 'the list as if unfiltered');
+      assert.deepEqual(shownIds((await list(`from=${today}&to=${today}&min=2500&max=2500`)).text), [made.failed.id], 'a range of one day and one amount is not reversed');
+    });
+
     test('filters that cannot be read are ignored with a message, never an error', async () => {
       const page = await list('status=refunded&channel=cash&from=2026-02-30&to=yesterday&min=abc&max=1e9&before=nonsense');
       for (const said of ['status "refunded"', 'channel "cash"', 'from date "2026-02-30"', 'to date "yesterday"', 'least amount "abc"', 'greatest amount "1e9"', 'page link is not one of ours']) {

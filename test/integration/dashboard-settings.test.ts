@@ -263,6 +263,57 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await browser.post('/dashboard/settings/team/invite', { email: 'later@example.com', role: 'developer' })).location, '/dashboard/settings?done=invited');
     });
 
+    test('a change is audited with the fields it changed only; a form sent again unchanged writes no entry and says nothing changed', async () => {
+      const shop = await gw.newMerchant('Same Shop');
+      const { browser } = await signedIn('owner', shop.id);
+      const entries = async (action: string) => (await db().selectFrom('audit_log').select('detail').where('merchant_id', '=', shop.id).where('action', '=', action).execute()).map((row) => JSON.parse(row.detail ?? 'null'));
+      const saysUnchanged = async (location: string | null) => assert.match((await browser.get(location!)).text, /<p class="notice" role="status">Nothing changed/);
+
+      const business = { name: 'Same Shop', logo_url: '', brand_color: '#1a7f5a', receipts: 'on' };
+      assert.equal((await browser.post('/dashboard/settings', business)).location, '/dashboard/settings?done=settings');
+      assert.deepEqual(await entries('merchant.settings'), [{ brand_color: { from: '', to: '#1a7f5a' } }], 'the brand colour alone changed');
+      const again = await browser.post('/dashboard/settings', { ...business, brand_color: '#1A7F5A ' });
+      assert.equal(again.location, '/dashboard/settings?done=unchanged');
+      await saysUnchanged(again.location);
+      assert.equal((await entries('merchant.settings')).length, 1, 'no entry for the same settings');
+
+      const url = 'https://hooks.example.com/lipira';
+      assert.equal((await browser.post('/dashboard/developers/webhook', { url })).location, '/dashboard/developers?done=url');
+      const sameUrl = await browser.post('/dashboard/developers/webhook', { url: ` ${url} ` });
+      assert.equal(sameUrl.location, '/dashboard/developers?done=unchanged');
+      await saysUnchanged(sameUrl.location);
+      assert.deepEqual(await entries('webhook.url_change'), [{ from: null, to: url }]);
+
+      const member = await userRow(await dashboardUser(gw, 'developer', shop.id));
+      const sameRole = await browser.post(`/dashboard/settings/team/${member.id}/role`, { role: 'developer' });
+      assert.equal(sameRole.location, '/dashboard/settings?done=unchanged');
+      await saysUnchanged(sameRole.location);
+      assert.deepEqual(await entries('user.role_change'), []);
+
+      const operator = new DashboardBrowser(gw.url);
+      await operator.signIn(await dashboardUser(gw, 'operator'), DASHBOARD_PASSWORD);
+      const fees = `/dashboard/operator/merchants/${shop.id}`;
+      await operator.get(fees);
+      const fee = String((await db().selectFrom('merchants').select('fee_bps').where('id', '=', shop.id).executeTakeFirstOrThrow()).fee_bps / 100);
+      const sameFee = await operator.post(`${fees}/fees`, { fee_percent: fee });
+      assert.equal(sameFee.location, `${fees}?saved=unchanged`);
+      assert.match((await operator.get(sameFee.location!)).text, /<p class="notice" role="status">Nothing changed/);
+      assert.deepEqual(await entries('merchant.fees'), []);
+    });
+
+    test("a notice asked for by a name every object has (constructor, __proto__) shows no notice, and no error page", async () => {
+      const { browser } = await signedIn('owner');
+      const operator = new DashboardBrowser(gw.url);
+      await operator.signIn(await dashboardUser(gw, 'operator'), DASHBOARD_PASSWORD);
+      for (const name of ['constructor', '__proto__', 'toString']) {
+        for (const [who, path] of [[browser, `/dashboard/settings?done=${name}`], [browser, `/dashboard/developers?done=${name}`], [operator, `/dashboard/operator/merchants/${merchant.id}?saved=${name}`]] as const) {
+          const page = await who.get(path);
+          assert.equal(page.status, 200, path);
+          assert.ok(!page.text.includes('class="notice"'), `${path}: no notice`);
+        }
+      }
+    });
+
     test('a developer or viewer sees the settings but cannot change them or the team', async () => {
       for (const role of ['developer', 'viewer'] as const) {
         const { browser } = await signedIn(role);

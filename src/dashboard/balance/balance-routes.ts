@@ -24,6 +24,7 @@ function dateFilter(query: Query, timeZone: string): DateFilter {
   const start = from ? startOfDay(from, timeZone) : null;
   const end = to ? startOfNextDay(to, timeZone) : null;
   if ((from && start === null) || (to && end === null)) return { from: '', to: '', range: { from: null, to: null }, error: 'Dates are written as YYYY-MM-DD: the date filter was ignored.' };
+  if (start !== null && end !== null && start >= end) return { from: '', to: '', range: { from: null, to: null }, error: `The from date ${from} is after the to date ${to}, so no entry could match: the date filter was ignored.` };
   return { from, to, range: { from: start, to: end }, error: null };
 }
 

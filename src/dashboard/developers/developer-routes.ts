@@ -5,6 +5,7 @@ import { formatHumanDate, parseDuration } from '../../shared/time.ts';
 import { recordAudit } from '../../users/audit.ts';
 import { DEFAULT_PER_PAGE, listDeliveries, showDelivery } from '../../webhooks/webhook-service.ts';
 import { liveNoticeBox } from '../live-notice.ts';
+import { noticeNamed, NOTHING_CHANGED } from '../layout.ts';
 import { FORM, PAGE, principalOf, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
 import { deliveryFilter, renderDevelopersPage, renderNewSecretPage, type DevelopersState } from './developer-views.ts';
 import { sendTestEvent, webhookUrlProblem } from './webhook-target.ts';
@@ -12,6 +13,7 @@ import { sendTestEvent, webhookUrlProblem } from './webhook-target.ts';
 const NOTICES: Record<string, string> = {
   url: 'The webhook URL is saved.',
   test: 'A test event is on its way: it shows in the delivery log below.',
+  unchanged: NOTHING_CHANGED,
 };
 
 /**
@@ -38,7 +40,7 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
     const state: DevelopersState = {
       keys,
       webhookUrl: page.merchant.webhook_url,
-      notice: NOTICES[query.done ?? ''] ?? retried,
+      notice: noticeNamed(NOTICES, query.done) ?? retried,
       filter,
       deliveries,
       page: wanted,
@@ -75,6 +77,7 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
     const problem = typed === '' ? null : webhookUrlProblem(typed, config);
     if (problem) return show(reply, page, {}, 422, { error: problem, typedUrl: typed });
     const url = typed === '' ? null : typed;
+    if (url === page.merchant.webhook_url) return reply.redirect('/dashboard/developers?done=unchanged', 303);
     const now = Date.now();
     await database.transact(async (trx) => {
       await updateMerchantSettings(trx, page.merchant.id, { webhookUrl: url }, now);

@@ -7,7 +7,7 @@ import type { ApiKey } from '../../merchants/merchant-repository.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import type { Attempt, Delivery } from '../../webhooks/delivery-repository.ts';
-import { csrfField, errorBox, noticeBox, postButton, shell, table } from '../layout.ts';
+import { csrfField, errorBox, noticeBox, postButton, shell, statusBadge, statusWord, table } from '../layout.ts';
 import type { MerchantPage, Query } from '../page-context.ts';
 
 export interface DeliveryRow {
@@ -71,7 +71,7 @@ function webhookSection(page: MerchantPage, state: DevelopersState): string {
 <label>Webhook URL <span class="hint" id="url-hint">Leave empty to stop sending webhooks.</span><input type="url" name="url" value="${escapeHtml(state.typedUrl ?? state.webhookUrl ?? '')}" maxlength="2000" aria-describedby="url-hint"></label>
 <button type="submit">Save the webhook URL</button>
 </form>
-<p class="actions">${postButton('/dashboard/developers/webhook/secret', page.csrf, 'Roll the webhook secret', 'danger')}${postButton('/dashboard/developers/webhook/test', page.csrf, `Send a test event (${page.mode} mode)`, 'secondary')}</p>`
+<div class="actions">${postButton('/dashboard/developers/webhook/secret', page.csrf, 'Roll the webhook secret', 'danger')}${postButton('/dashboard/developers/webhook/test', page.csrf, `Send a test event (${page.mode} mode)`, 'secondary')}</div>`
     : '';
   return `<section aria-labelledby="webhook-heading">
 <h2 id="webhook-heading">Webhooks</h2>
@@ -82,18 +82,12 @@ ${forms}
 
 function deliverySection(page: MerchantPage, state: DevelopersState): string {
   const { filter } = state;
-  const options = ['', ...DELIVERY_STATUSES].map((status) => `<option value="${status}"${status === filter.status ? ' selected' : ''}>${status === '' ? 'Any' : status}</option>`).join('');
-  const rows = state.deliveries.map(({ delivery, last }) => [
-    `${escapeHtml(formatHumanDate(delivery.created_at, state.timeZone))}<br><span class="muted">${escapeHtml(delivery.id)}</span>`,
-    escapeHtml(delivery.event_type),
-    escapeHtml(delivery.tx_ref ?? delivery.charge_id ?? '—'),
-    `<span class="status status-${escapeHtml(delivery.status)}">${escapeHtml(delivery.status)}</span>`,
-    String(delivery.attempts),
-    exchange(delivery, last, state.timeZone),
-    page.may('webhooks') ? postButton(`/dashboard/deliveries/${delivery.id}/retry`, page.csrf, 'Retry', 'secondary', { back: '/dashboard/developers' }) : '',
-  ]);
+  const options = ['', ...DELIVERY_STATUSES].map((status) => `<option value="${status}"${status === filter.status ? ' selected' : ''}>${status === '' ? 'Any' : statusWord(status)}</option>`).join('');
   const link = (to: number, label: string) => `<a href="/dashboard/developers?${escapeHtml(new URLSearchParams({ ...filter, page: String(to) }).toString())}#deliveries-heading">${label}</a>`;
-  const pager = state.pages > 1 ? `<p class="actions">${state.page > 1 ? link(state.page - 1, 'Newer') : ''} Page ${state.page} of ${state.pages} ${state.page < state.pages ? link(state.page + 1, 'Older') : ''}</p>` : '';
+  const pager = state.pages > 1 ? `<div class="actions">${state.page > 1 ? link(state.page - 1, 'Newer') : ''} Page ${state.page} of ${state.pages} ${state.page < state.pages ? link(state.page + 1, 'Older') : ''}</div>` : '';
+  const log = state.deliveries.length === 0
+    ? '<p class="muted">No deliveries match.</p>'
+    : `<ol class="deliveries">${state.deliveries.map((row) => deliveryItem(page, row, state.timeZone)).join('\n')}</ol>`;
   return `<section aria-labelledby="deliveries-heading">
 <h2 id="deliveries-heading">Webhook deliveries (${page.mode} mode)</h2>
 <form class="filters" method="get" action="/dashboard/developers">
@@ -102,20 +96,45 @@ function deliverySection(page: MerchantPage, state: DevelopersState): string {
 <label>Charge id<input type="text" name="charge_id" value="${escapeHtml(filter.charge_id)}" maxlength="100"></label>
 <button type="submit" class="secondary">Filter</button>
 </form>
-${table('Webhook deliveries', ['Created', 'Event', 'Reference', 'Status', 'Tries', 'Last try', ''], rows, 'No deliveries match.')}
+${log}
 ${pager}
 </section>`;
 }
 
-/** What was sent and what came back on the last try, folded away. */
+/**
+ * One delivery as a block of its own rather than a table row: its exchange, once opened, takes
+ * the log's whole width, which a table's cell never has on a phone.
+ */
+function deliveryItem(page: MerchantPage, { delivery, last }: DeliveryRow, timeZone: string): string {
+  const tries = `${delivery.attempts} ${delivery.attempts === 1 ? 'try' : 'tries'}`;
+  const retry = page.may('webhooks') ? `<div class="actions">${postButton(`/dashboard/deliveries/${delivery.id}/retry`, page.csrf, 'Retry', 'secondary', { back: '/dashboard/developers' })}</div>` : '';
+  const reference = delivery.tx_ref ?? delivery.charge_id;
+  return `<li class="delivery">
+<p><strong>${escapeHtml(delivery.event_type)}</strong> ${statusBadge(delivery.status)} <span class="muted">${tries}</span></p>
+<p class="muted">${escapeHtml(formatHumanDate(delivery.created_at, timeZone))}${reference ? ` · for <span class="ref">${escapeHtml(reference)}</span>` : ''} · <span class="ref">${escapeHtml(delivery.id)}</span></p>
+${exchange(delivery, last, timeZone)}
+${retry}
+</li>`;
+}
+
+/** What was sent and what came back on the last try, folded away; the request body laid out to be read. */
 function exchange(delivery: Delivery & { payload: string }, last: Attempt | null, timeZone: string): string {
-  if (!last) return '<span class="muted">Not tried yet</span>';
+  if (!last) return '<p class="muted">Not tried yet</p>';
   const answer = last.status_code === null ? `No answer: ${last.error ?? 'unknown error'}` : `HTTP ${last.status_code} in ${last.latency_ms} ms`;
-  return `<details><summary>${escapeHtml(answer)}</summary>
-<p class="muted">${escapeHtml(formatHumanDate(last.attempted_at, timeZone))}, POST ${escapeHtml(delivery.url)}</p>
-<p>Request body</p><pre class="exchange">${escapeHtml(delivery.payload)}</pre>
-${last.response_body === null ? '<p class="muted">No response body kept (none, or from a loopback address, whose answers are never stored).</p>' : `<p>Response body</p><pre class="exchange">${escapeHtml(last.response_body)}</pre>`}
+  return `<details><summary>Last try: ${escapeHtml(answer)}</summary>
+<p class="muted">${escapeHtml(formatHumanDate(last.attempted_at, timeZone))}, POST <span class="ref">${escapeHtml(delivery.url)}</span></p>
+<p>Request body</p><pre class="exchange">${escapeHtml(prettyJson(delivery.payload))}</pre>
+${last.response_body === null ? '<p class="muted">No response body kept (none, or from a loopback address, whose answers are never stored).</p>' : `<p>Response body</p><pre class="exchange">${escapeHtml(prettyJson(last.response_body))}</pre>`}
 </details>`;
+}
+
+/** JSON indented, one field a line; anything else (a receiver's HTML or text) as it came. */
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
 }
 
 /** The one time a new secret is shown. */

@@ -6,11 +6,18 @@ import { listInReview } from '../../payments/review-repository.ts';
 import { isHttpUrl } from '../../shared/urls.ts';
 import { recordAudit } from '../../users/audit.ts';
 import { createUser, isEmailAddress, normaliseEmail, UserError } from '../../users/user-service.ts';
+import { noticeNamed, NOTHING_CHANGED } from '../layout.ts';
 import { ACTING_COOKIE, dashboardCookie, FORM, PAGE, renderNotFoundPage, type DashboardDeps, type DashboardPage, type Form, type PageGuard, type Query } from '../page-context.ts';
 import { OVERVIEW_DAYS } from '../overview/overview-routes.ts';
 import { lastDays } from '../zone-days.ts';
 import { gatewayHealth, merchantUsers, userCounts, volumesSince } from './operator-repository.ts';
 import * as views from './operator-views.ts';
+
+const SAVED_NOTICES: Record<string, string> = {
+  fee: 'The fee is saved.',
+  user: 'The user is added: a link to set a password was emailed to them.',
+  unchanged: NOTHING_CHANGED,
+};
 
 /**
  * The gateway operator's pages: every merchant with its recent volume, creating one (its keys
@@ -101,7 +108,7 @@ export function registerOperatorPages(app: App, deps: DashboardDeps, guard: Page
     const merchant = await foundMerchant(request, reply, page);
     if (!merchant) return reply;
     const { saved } = request.query;
-    const notice = saved === 'fee' ? 'The fee is saved.' : saved === 'user' ? 'The user is added: a link to set a password was emailed to them.' : null;
+    const notice = noticeNamed(SAVED_NOTICES, saved);
     return guard.html(reply, 200, await renderMerchant(page, merchant.id, { notice }));
   });
 
@@ -115,6 +122,7 @@ export function registerOperatorPages(app: App, deps: DashboardDeps, guard: Page
     if (feeBasisPoints === null) {
       return guard.html(reply, 422, await renderMerchant(page, merchant.id, { fee: { value, error: 'The fee must be a percentage from 0 to 100 with at most two decimals.' } }));
     }
+    if (feeBasisPoints === merchant.fee_bps) return reply.redirect(`/dashboard/operator/merchants/${encodeURIComponent(merchant.id)}?saved=unchanged`, 303);
     const now = Date.now();
     await database.transact(async (trx) => {
       await updateMerchantSettings(trx, merchant.id, { feeBasisPoints }, now);

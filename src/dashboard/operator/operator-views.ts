@@ -43,7 +43,7 @@ function actButton(viewer: Viewer, merchant: Merchant): string {
 
 export function actingLine(viewer: Viewer, actingFor: Merchant | null): string {
   if (actingFor === null) return '<p class="muted">You act for no merchant: the merchant pages open once you act for one.</p>';
-  return `<p class="acting">You act for <strong>${escapeHtml(actingFor.name)}</strong>. ${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</p>`;
+  return `<div class="acting"><p>You act for <strong>${escapeHtml(actingFor.name)}</strong>.</p>${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</div>`;
 }
 
 export function renderOperatorPage(view: OperatorView): string {

@@ -1,15 +1,24 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { sessionOutcomeSql, type SessionOutcome } from '../../checkout/session-outcome.ts';
 import { DIRECT_PAYMENTS } from '../direct-payments.ts';
 import type { Mode } from '../../shared/ids.ts';
 
 type Db = Kysely<DB>;
 
+/** Whose payments, in which mode, and how a session's ending is told (`sessionOutcome`). */
+export interface OverviewScope {
+  merchantId: string;
+  mode: Mode;
+  maxFailedAttempts: number;
+}
 
 /**
  * A merchant's payments are its checkout sessions and its direct charges (charges of kind
  * `payment` made without a session: a session's attempts are counted through their session).
- * A payment is finished once it succeeded or failed; its volume is what succeeded.
+ * A payment is finished once it succeeded or failed; its volume is what succeeded. A session
+ * that ended unpaid is `failed` only when its attempts failed: one the customer cancelled or let
+ * expire is counted apart (`sessionOutcome`), since no payment of it failed.
  */
 export interface DayTally {
   /** Index into the days asked for (0 = the oldest). */
@@ -17,13 +26,15 @@ export interface DayTally {
   currency: string;
   succeeded: number;
   failed: number;
+  cancelled: number;
+  expired: number;
   /** Sum of the successful payments, minor units. */
   volumeMinor: number;
 }
 
 interface TallyRow {
   day: number | string;
-  status: string;
+  status: SessionOutcome;
   currency: string;
   count: number | string;
   amount: number | string | null;
@@ -35,11 +46,12 @@ interface TallyRow {
  * by the gateway's time zone the same way; every row read is bounded by merchant, mode and
  * `created_at ≥ the first day`.
  */
-export async function finishedPaymentsByDay(db: Db, merchantId: string, mode: Mode, dayStarts: number[]): Promise<DayTally[]> {
+export async function finishedPaymentsByDay(db: Db, scope: OverviewScope, dayStarts: number[]): Promise<DayTally[]> {
+  const { merchantId, mode } = scope;
   const since = dayStarts[0]!;
   const day = dayIndex(dayStarts);
   const [sessions, charges] = await Promise.all([
-    sql<TallyRow>`select ${day} as day, status, currency, count(*) as count, sum(amount_minor) as amount
+    sql<TallyRow>`select ${day} as day, ${sessionOutcomeSql('checkout_sessions', scope.maxFailedAttempts)} as status, currency, count(*) as count, sum(amount_minor) as amount
       from checkout_sessions
       where merchant_id = ${merchantId} and mode = ${mode} and created_at >= ${since} and status in ('success', 'failed')
       group by 1, 2, 3`.execute(db),
@@ -51,12 +63,15 @@ export async function finishedPaymentsByDay(db: Db, merchantId: string, mode: Mo
   const tallies = new Map<string, DayTally>();
   for (const row of [...sessions.rows, ...charges.rows]) {
     const key = `${row.day}/${row.currency}`;
-    const tally = tallies.get(key) ?? { day: Number(row.day), currency: row.currency, succeeded: 0, failed: 0, volumeMinor: 0 };
+    const tally = tallies.get(key) ?? { day: Number(row.day), currency: row.currency, succeeded: 0, failed: 0, cancelled: 0, expired: 0, volumeMinor: 0 };
+    const count = Number(row.count);
     if (row.status === 'success') {
-      tally.succeeded += Number(row.count);
+      tally.succeeded += count;
       tally.volumeMinor += Number(row.amount ?? 0);
+    } else if (row.status === 'cancelled' || row.status === 'expired') {
+      tally[row.status] += count;
     } else {
-      tally.failed += Number(row.count);
+      tally.failed += count;
     }
     tallies.set(key, tally);
   }
@@ -83,11 +98,11 @@ export interface RecentPayment {
 }
 
 /** The newest payments of the merchant in a mode, checkout sessions and direct charges together. */
-export async function recentPayments(db: Db, merchantId: string, mode: Mode, limit: number): Promise<RecentPayment[]> {
+export async function recentPayments(db: Db, { merchantId, mode, maxFailedAttempts }: OverviewScope, limit: number): Promise<RecentPayment[]> {
   const [sessions, charges] = await Promise.all([
     db
       .selectFrom('checkout_sessions')
-      .select(['id', 'tx_ref', 'status', 'amount_minor', 'currency', 'first_name', 'last_name', 'email', 'created_at'])
+      .select(['id', 'tx_ref', sessionOutcomeSql('checkout_sessions', maxFailedAttempts).as('status'), 'amount_minor', 'currency', 'first_name', 'last_name', 'email', 'created_at'])
       .where('merchant_id', '=', merchantId)
       .where('mode', '=', mode)
       .orderBy('created_at', 'desc')

@@ -24,9 +24,10 @@ export function registerOverviewPages(app: App, { config, database }: DashboardD
     if (!page) return reply;
     const { merchant, mode } = page;
     const days = lastDays(Date.now(), OVERVIEW_DAYS, config.timeZone);
+    const scope = { merchantId: merchant.id, mode, maxFailedAttempts: config.checkoutMaxFailedAttempts };
     const [tallies, recent, accounts] = await Promise.all([
-      finishedPaymentsByDay(db, merchant.id, mode, days.map((day) => day.start)),
-      recentPayments(db, merchant.id, mode, RECENT),
+      finishedPaymentsByDay(db, scope, days.map((day) => day.start)),
+      recentPayments(db, scope, RECENT),
       balanceCurrencies(db, merchant.id, mode),
     ]);
     const month = figuresOf(tallies);
@@ -58,15 +59,13 @@ export function registerOverviewPages(app: App, { config, database }: DashboardD
   });
 }
 
-/** Days' tallies added up: volume per currency, successes and failures over every currency. */
+/** Days' tallies added up: volume per currency, and how many payments ended each way over every currency. */
 function figuresOf(tallies: DayTally[]): PeriodFigures {
   const volumes = new Map<string, number>();
-  let succeeded = 0;
-  let failed = 0;
+  const figures = { succeeded: 0, failed: 0, cancelled: 0, expired: 0 };
   for (const tally of tallies) {
-    succeeded += tally.succeeded;
-    failed += tally.failed;
+    for (const outcome of ['succeeded', 'failed', 'cancelled', 'expired'] as const) figures[outcome] += tally[outcome];
     if (tally.volumeMinor > 0) volumes.set(tally.currency, (volumes.get(tally.currency) ?? 0) + tally.volumeMinor);
   }
-  return { volumes: [...volumes].map(([currency, volumeMinor]) => ({ currency, volumeMinor })).sort((a, b) => a.currency.localeCompare(b.currency)), succeeded, failed };
+  return { volumes: [...volumes].map(([currency, volumeMinor]) => ({ currency, volumeMinor })).sort((a, b) => a.currency.localeCompare(b.currency)), ...figures };
 }

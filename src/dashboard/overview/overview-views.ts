@@ -1,6 +1,6 @@
 import { escapeHtml } from '../../shared/html.ts';
 import { formatHumanDate } from '../../shared/time.ts';
-import { money, postButton, shell, table, type Viewer } from '../layout.ts';
+import { money, postButton, shell, statusBadge, table, type Viewer } from '../layout.ts';
 import type { RecentPayment } from './overview-repository.ts';
 import { volumeChart, type DayVolume } from './volume-chart.ts';
 
@@ -9,6 +9,9 @@ export interface PeriodFigures {
   volumes: Array<{ currency: string; volumeMinor: number }>;
   succeeded: number;
   failed: number;
+  /** Sessions the customer cancelled or let expire: apart from the success rate, since no payment of theirs failed. */
+  cancelled: number;
+  expired: number;
 }
 
 export interface OverviewView {
@@ -35,7 +38,7 @@ export function renderOverviewPage(view: OverviewView): string {
   const recentRows = view.recent.map((payment) => [
     `<a href="/dashboard/payments/${encodeURIComponent(payment.id)}">${escapeHtml(payment.reference)}</a>`,
     payment.kind === 'checkout' ? 'Checkout' : 'Direct charge',
-    `<span class="status status-${escapeHtml(payment.status)}">${escapeHtml(payment.status)}</span>`,
+    statusBadge(payment.status),
     money(payment.amountMinor, payment.currency),
     escapeHtml(payment.customer ?? '—'),
     escapeHtml(formatHumanDate(payment.createdAt, view.timeZone)),
@@ -45,7 +48,7 @@ export function renderOverviewPage(view: OverviewView): string {
     `<h1>Overview</h1>
 <p>Signed in as <strong>${escapeHtml(viewer.email)}</strong> (${escapeHtml(viewer.role)}) for <strong>${escapeHtml(view.merchantName)}</strong>. Every figure below is ${modeWord} data.</p>
 ${view.liveNotice}
-${view.acting ? `<p class="acting">You are acting for this merchant as the gateway's operator. ${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</p>` : ''}
+${view.acting ? `<div class="acting"><p>You are acting for this merchant as the gateway's operator.</p>${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</div>` : ''}
 <h2>Balances</h2>
 <div class="cards">${balanceCards}</div>
 <h2>Payments</h2>
@@ -69,8 +72,9 @@ function periodCards(label: string, figures: PeriodFigures): string {
   const volumes = figures.volumes.length === 0 ? money(0, 'MWK') : figures.volumes.map((volume) => money(volume.volumeMinor, volume.currency)).join('<br>');
   const finished = figures.succeeded + figures.failed;
   const rate = finished === 0 ? '—' : formatRate(figures.succeeded / finished);
-  const rateNote = finished === 0 ? 'No finished payments' : `${figures.succeeded} of ${finished} finished payments succeeded`;
-  return `${card(`${label}: volume`, volumes, 'Successful payments')}${card(`${label}: success rate`, rate, rateNote)}`;
+  const counted = finished === 0 ? 'No payment succeeded or failed.' : `${figures.succeeded} of ${finished} succeeded, ${figures.failed} failed.`;
+  const apart = figures.cancelled + figures.expired === 0 ? '' : ` Not counted: ${figures.cancelled} cancelled, ${figures.expired} expired.`;
+  return `${card(`${label}: volume`, volumes, 'Successful payments')}${card(`${label}: success rate`, rate, counted + apart)}`;
 }
 
 /** A share as a percentage with at most one decimal: 66.7 %, 100 %. */

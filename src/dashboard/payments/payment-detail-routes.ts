@@ -28,7 +28,7 @@ export function registerPaymentDetailPages(app: App, { config, database }: Dashb
     const owner = principalOf(page);
     const record = await findPaymentRecord(db, owner, id);
     if (!record) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payment'));
-    const payment = summarize(record);
+    const payment = summarize(record, config.checkoutMaxFailedAttempts);
     const refunds = await refundsOf(db, owner, payment.refundTarget);
     const subjects = [...payment.logOwners, ...refunds.map((refund) => refund.id)];
     const [history, balances] = await Promise.all([paymentHistory(db, owner, payment.logOwners, subjects), merchantBalances(db, owner.merchantId, owner.mode, payment.currency)]);
@@ -49,7 +49,7 @@ export function registerPaymentDetailPages(app: App, { config, database }: Dashb
     const owner = principalOf(page);
     const record = await findPaymentRecord(db, owner, request.params.id);
     if (!record) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payment'));
-    const payment = summarize(record);
+    const payment = summarize(record, config.checkoutMaxFailedAttempts);
     const typed = { amount: (request.body.amount ?? '').trim(), reason: (request.body.reason ?? '').trim() };
     const refused = (error: string) => show(reply, page, payment.id, 422, { form: { ...typed, error } });
     const amount = amountToRefund(typed.amount, payment);

@@ -1,11 +1,12 @@
 import type { Charge } from '../../payments/charge-repository.ts';
+import { sessionOutcome } from '../../checkout/session-outcome.ts';
 import type { RefundTarget } from '../../refunds/refund-service.ts';
 import type { RefundWithCharge } from '../../refunds/refund-repository.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { formatMoneyText } from '../../shared/money.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import type { Balances } from '../../ledger/ledger-service.ts';
-import { csrfField, errorBox, money, noticeBox, postButton, shell } from '../layout.ts';
+import { csrfField, errorBox, money, noticeBox, postButton, shell, statusBadge } from '../layout.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type { DeliveryWithAttempts, EmailRow, EventRow, LogLine, PaymentHistory, PaymentRecord } from './payment-detail-repository.ts';
 
@@ -14,6 +15,7 @@ export interface PaymentSummary {
   /** The id the page goes by: the session's, or the direct charge's own (whichever of its ids opened it). */
   id: string;
   kind: PaymentRecord['kind'];
+  /** A session's by how it ended (`sessionOutcome`), a direct charge's as it is. */
   status: string;
   amountMinor: number;
   feeMinor: number;
@@ -37,14 +39,14 @@ export interface PaymentSummary {
   attempts: Charge[];
 }
 
-export function summarize(record: PaymentRecord): PaymentSummary {
+export function summarize(record: PaymentRecord, maxFailedAttempts: number): PaymentSummary {
   if (record.kind === 'checkout') {
     const { session, attempts } = record;
     const paid = attempts.find((attempt) => attempt.id === session.paid_charge_id);
     return {
       id: session.id,
       kind: 'checkout',
-      status: session.status,
+      status: sessionOutcome(session, maxFailedAttempts),
       amountMinor: session.amount_minor,
       feeMinor: session.fee_minor,
       currency: session.currency,
@@ -108,7 +110,7 @@ export interface PaymentPageView {
 export function renderPaymentPage(view: PaymentPageView): string {
   const { payment } = view;
   const body = `<p><a href="/dashboard/payments">← All payments</a></p>
-<h1>Payment ${escapeHtml(payment.reference)} <span class="status status-${escapeHtml(payment.status)}">${escapeHtml(payment.status)}</span></h1>
+<h1>Payment ${escapeHtml(payment.reference)} ${statusBadge(payment.status)}</h1>
 ${noticeBox(view.notice)}
 ${factsOf(view)}
 <h2>Refund</h2>
@@ -199,12 +201,11 @@ function firstOfEach(line: LogLine, index: number, lines: LogLine[]): boolean {
 }
 
 const timeOf = (ms: number, timeZone: string) => `<time datetime="${new Date(ms).toISOString()}">${escapeHtml(formatHumanDate(ms, timeZone))}</time>`;
-const badge = (status: string) => `<span class="status status-${escapeHtml(status)}">${escapeHtml(status)}</span>`;
 
 function attemptEntry(attempt: Charge, payment: PaymentSummary): string {
   const what = payment.kind === 'checkout' ? `Attempt ${escapeHtml(attempt.charge_id)}` : 'Charge';
   const failure = attempt.failure_reason ? `: ${escapeHtml(attempt.failure_reason)}` : '';
-  return `<strong>${what}</strong> by ${escapeHtml(methodOf(attempt))} ${badge(attempt.status)}${failure}`;
+  return `<strong>${what}</strong> by ${escapeHtml(methodOf(attempt))} ${statusBadge(attempt.status)}${failure}`;
 }
 
 const logEntry = (line: LogLine) => `<strong>Log</strong> ${escapeHtml(line.message)}`;
@@ -212,7 +213,7 @@ const logEntry = (line: LogLine) => `<strong>Log</strong> ${escapeHtml(line.mess
 function refundEntry(refund: RefundWithCharge): string {
   const why = refund.reason ? ` · ${escapeHtml(refund.reason)}` : '';
   const failure = refund.failure_reason ? `: ${escapeHtml(refund.failure_reason)}` : '';
-  return `<strong>Refund ${escapeHtml(refund.refund_id)}</strong> of ${money(refund.amount_minor, refund.currency)} ${badge(refund.status)}${failure}${why}`;
+  return `<strong>Refund ${escapeHtml(refund.refund_id)}</strong> of ${money(refund.amount_minor, refund.currency)} ${statusBadge(refund.status)}${failure}${why}`;
 }
 
 const RECEIPTS: Record<string, string> = {
@@ -225,7 +226,7 @@ const RECEIPTS: Record<string, string> = {
 function emailEntry(email: EmailRow, timeZone: string): string {
   const sent = email.sent_at === null ? '' : ` at ${escapeHtml(formatHumanDate(email.sent_at, timeZone))}`;
   const error = email.status !== 'sent' && email.last_error ? `: ${escapeHtml(email.last_error)}` : '';
-  return `<strong>Email</strong> ${escapeHtml(RECEIPTS[email.kind] ?? email.kind)} (${escapeHtml(email.recipient)}) ${badge(email.status === 'sent' ? 'sent' : email.status)}${sent}${error}`;
+  return `<strong>Email</strong> ${escapeHtml(RECEIPTS[email.kind] ?? email.kind)} (${escapeHtml(email.recipient)}) ${statusBadge(email.status === 'sent' ? 'sent' : email.status)}${sent}${error}`;
 }
 
 function eventEntry(event: EventRow, deliveries: DeliveryWithAttempts[], page: MerchantPage, paymentId: string, timeZone: string): string {
@@ -259,7 +260,7 @@ function deliveryBlock(delivery: DeliveryWithAttempts, event: EventRow, page: Me
   });
   const retry = page.may('webhooks') ? postButton(`/dashboard/deliveries/${encodeURIComponent(delivery.id)}/retry`, page.csrf, 'Retry', 'secondary', { back: `/dashboard/payments/${paymentId}` }) : '';
   return `<div class="delivery" id="delivery-${escapeHtml(delivery.id)}">
-<p>Webhook ${escapeHtml(delivery.id)} to <span class="url">${escapeHtml(delivery.url)}</span> ${badge(delivery.status)} after ${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}</p>
+<p>Webhook ${escapeHtml(delivery.id)} to <span class="url">${escapeHtml(delivery.url)}</span> ${statusBadge(delivery.status)} after ${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}</p>
 <p class="muted">Request: ${requestSummary(event.payload)}</p>
 ${tries.length === 0 ? '' : `<ul class="tries">${tries.join('')}</ul>`}
 ${retry}

@@ -1,13 +1,14 @@
 /**
  * The payments list's filters, read from its query string. A value that cannot be read is left
- * out (the list shows everything it would otherwise) and named in `problems`, which the page
- * shows: a bad filter never fails the page.
+ * out (the list shows everything it would otherwise), as are both ends of a range given the wrong
+ * way round, and named in `problems`, which the page shows: a bad filter never fails the page.
  */
 import { maskMsisdn, parseMalawiMobile } from '../../shared/phone.ts';
 import type { Query } from '../page-context.ts';
 import { startOfDay, startOfNextDay } from '../zone-days.ts';
 
-export const PAYMENT_STATUSES = ['pending', 'success', 'failed'] as const;
+/** A session's by how it ended (`sessionOutcome`): a direct charge is never cancelled nor expired. */
+export const PAYMENT_STATUSES = ['pending', 'success', 'failed', 'cancelled', 'expired'] as const;
 export const PAYMENT_CHANNELS = ['mobile_money', 'card', 'bank_transfer'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export type PaymentChannel = (typeof PAYMENT_CHANNELS)[number];
@@ -66,18 +67,27 @@ export function parsePaymentFilters(query: Query, timeZone: string): { filters: 
     return null;
   };
 
+  const status = oneOf('status', PAYMENT_STATUSES, 'status');
+  const channel = oneOf('channel', PAYMENT_CHANNELS, 'channel');
   const from = day('from', 'from', startOfDay);
   const to = day('to', 'to', startOfNextDay);
+  const least = amount('min', 'least');
+  const greatest = amount('max', 'greatest');
+  // A range the wrong way round would match nothing, silently: both its ends are ignored, and said so.
+  const datesReversed = from !== null && to !== null && from >= to;
+  if (datesReversed) problems.push(`The from date "${text('from')}" is after the to date "${text('to')}", so no payment could match; both dates were ignored.`);
+  const amountsReversed = least !== null && greatest !== null && least > greatest;
+  if (amountsReversed) problems.push(`The least amount "${text('min')}" is more than the greatest "${text('max')}", so no payment could match; both amounts were ignored.`);
   const search = text('q').slice(0, 200);
   const mobile = search === '' ? null : parseMalawiMobile(search);
   return {
     filters: {
-      status: oneOf('status', PAYMENT_STATUSES, 'status'),
-      channel: oneOf('channel', PAYMENT_CHANNELS, 'channel'),
-      createdFrom: from,
-      createdBefore: to,
-      minMinor: amount('min', 'least'),
-      maxMinor: amount('max', 'greatest'),
+      status,
+      channel,
+      createdFrom: datesReversed ? null : from,
+      createdBefore: datesReversed ? null : to,
+      minMinor: amountsReversed ? null : least,
+      maxMinor: amountsReversed ? null : greatest,
       search: search === '' ? null : search,
       searchMobile: mobile ? maskMsisdn(mobile.msisdn) : null,
     },

@@ -10,6 +10,7 @@
  * along the same index.
  */
 import { sql, type Kysely } from 'kysely';
+import { recordedStatus, sessionOutcomeSql } from '../../checkout/session-outcome.ts';
 import { DIRECT_PAYMENTS } from '../direct-payments.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
@@ -45,20 +46,26 @@ export interface PaymentPage {
 
 export const PAGE_SIZE = 50;
 
+/** What the list reads besides the filters: whose payments, and how a session's ending is told (`sessionOutcome`). */
+export interface ListScope {
+  principal: Principal;
+  maxFailedAttempts: number;
+}
+
 /** A page of the list, newest first, starting after `cursor` (or at the newest). */
-export async function paymentPage(db: Db, principal: Principal, filters: PaymentFilters, cursor: Cursor | null): Promise<PaymentPage> {
-  const { rows, more } = await paymentRows(db, principal, filters, cursor, PAGE_SIZE);
+export async function paymentPage(db: Db, scope: ListScope, filters: PaymentFilters, cursor: Cursor | null): Promise<PaymentPage> {
+  const { rows, more } = await paymentRows(db, scope, filters, cursor, PAGE_SIZE);
   if (cursor?.direction !== 'newer') return { rows, hasOlder: more, hasNewer: cursor !== null };
   // Back at the top: the newest page in full, as the list opens, rather than the few rows left.
-  if (!more) return paymentPage(db, principal, filters, null);
+  if (!more) return paymentPage(db, scope, filters, null);
   return { rows: rows.reverse(), hasOlder: true, hasNewer: true };
 }
 
 /** Every row the filters select, newest first, read `batch` at a time: what the CSV export writes. */
-export async function* allPaymentRows(db: Db, principal: Principal, filters: PaymentFilters, batch = 500): AsyncGenerator<PaymentListRow[]> {
+export async function* allPaymentRows(db: Db, scope: ListScope, filters: PaymentFilters, batch = 500): AsyncGenerator<PaymentListRow[]> {
   let cursor: Cursor | null = null;
   for (;;) {
-    const { rows, more } = await paymentRows(db, principal, filters, cursor, batch);
+    const { rows, more } = await paymentRows(db, scope, filters, cursor, batch);
     if (rows.length > 0) yield rows;
     if (!more) return;
     const last = rows.at(-1)!;
@@ -71,9 +78,9 @@ export async function* allPaymentRows(db: Db, principal: Principal, filters: Pay
  * `newer`), and whether there are more. Each table gives at most limit + 1; merged, the first
  * limit + 1 are the answer's and its "more".
  */
-async function paymentRows(db: Db, principal: Principal, filters: PaymentFilters, cursor: Cursor | null, limit: number): Promise<{ rows: PaymentListRow[]; more: boolean }> {
+async function paymentRows(db: Db, scope: ListScope, filters: PaymentFilters, cursor: Cursor | null, limit: number): Promise<{ rows: PaymentListRow[]; more: boolean }> {
   const newer = cursor?.direction === 'newer';
-  const [sessions, charges] = await Promise.all([sessionRows(db, principal, filters, cursor, limit + 1), chargeRows(db, principal, filters, cursor, limit + 1)]);
+  const [sessions, charges] = await Promise.all([sessionRows(db, scope, filters, cursor, limit + 1), chargeRows(db, scope.principal, filters, cursor, limit + 1)]);
   const merged = merge(sessions, charges, newer).slice(0, limit + 1);
   return { rows: merged.slice(0, limit), more: merged.length > limit };
 }
@@ -108,8 +115,9 @@ function beyond(table: 's' | 'c', cursor: Cursor) {
     : sql<boolean>`${createdAt} <= ${cursor.createdAt} and (${createdAt} < ${cursor.createdAt} or ${id} < ${cursor.id})`;
 }
 
-async function sessionRows(db: Db, principal: Principal, filters: PaymentFilters, cursor: Cursor | null, limit: number): Promise<PaymentListRow[]> {
+async function sessionRows(db: Db, { principal, maxFailedAttempts }: ListScope, filters: PaymentFilters, cursor: Cursor | null, limit: number): Promise<PaymentListRow[]> {
   const newer = cursor?.direction === 'newer';
+  const outcome = sessionOutcomeSql('s', maxFailedAttempts);
   let query = db
     .selectFrom('checkout_sessions as s')
     .leftJoin('charges as pc', 'pc.id', 's.paid_charge_id')
@@ -124,11 +132,12 @@ async function sessionRows(db: Db, principal: Principal, filters: PaymentFilters
       sql<PaymentChannel | null>`pc.channel`.as('channel'),
       's.amount_minor',
       's.currency',
-      's.status',
+      outcome.as('status'),
     ])
     .where('s.merchant_id', '=', principal.merchantId)
     .where('s.mode', '=', principal.mode);
-  if (filters.status) query = query.where('s.status', '=', filters.status);
+  // The recorded status first, which the index is ordered by.
+  if (filters.status) query = query.where('s.status', '=', recordedStatus(filters.status)).where(outcome, '=', filters.status);
   if (filters.channel) query = query.where('pc.channel', '=', filters.channel);
   if (filters.createdFrom !== null) query = query.where('s.created_at', '>=', filters.createdFrom);
   if (filters.createdBefore !== null) query = query.where('s.created_at', '<', filters.createdBefore);
@@ -153,6 +162,7 @@ async function sessionRows(db: Db, principal: Principal, filters: PaymentFilters
 }
 
 async function chargeRows(db: Db, principal: Principal, filters: PaymentFilters, cursor: Cursor | null, limit: number): Promise<PaymentListRow[]> {
+  if (filters.status === 'cancelled' || filters.status === 'expired') return [];
   const newer = cursor?.direction === 'newer';
   let query = db
     .selectFrom('charges as c')

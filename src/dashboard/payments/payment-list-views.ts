@@ -1,13 +1,13 @@
 /** The payments list page and its CSV export. */
 import { escapeHtml } from '../../shared/html.ts';
 import { formatHumanDate, formatTimestamp } from '../../shared/time.ts';
-import { money, shell, table, type Viewer } from '../layout.ts';
+import { money, shell, statusBadge, statusWord, table, type Viewer } from '../layout.ts';
 import { cursorParam, FILTER_FIELDS, PAYMENT_CHANNELS, PAYMENT_STATUSES, type PaymentChannel } from './payment-list-filters.ts';
 import type { PaymentListRow, PaymentPage } from './payment-list-repository.ts';
 import type { Query } from '../page-context.ts';
 
 const CHANNEL_NAMES: Record<PaymentChannel, string> = { mobile_money: 'Mobile money', card: 'Card', bank_transfer: 'Bank transfer' };
-const STATUS_NAMES: Record<string, string> = { pending: 'Pending', success: 'Successful', failed: 'Failed' };
+const STATUS_NAMES = Object.fromEntries(PAYMENT_STATUSES.map((status) => [status, statusWord(status)]));
 
 export interface PaymentsView {
   viewer: Viewer;
@@ -41,7 +41,7 @@ export function renderPaymentsPage({ viewer, query, problems, page, timeZone }: 
     escapeHtml(row.email ?? row.mobile ?? '—'),
     escapeHtml(channelName(row)),
     money(row.amount_minor, row.currency),
-    `<span class="status status-${row.status}">${STATUS_NAMES[row.status] ?? escapeHtml(row.status)}</span>`,
+    statusBadge(row.status),
   ]);
   const first = page.rows[0];
   const last = page.rows.at(-1);

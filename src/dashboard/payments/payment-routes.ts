@@ -11,7 +11,7 @@ import { CSV_HEADER, csvLine, csvLines, renderPaymentsPage } from './payment-lis
  */
 export function registerPaymentPages(app: App, deps: DashboardDeps, guard: PageGuard): void {
   const db = deps.database.db;
-  const { timeZone } = deps.config;
+  const { timeZone, checkoutMaxFailedAttempts: maxFailedAttempts } = deps.config;
 
   app.get<{ Querystring: Query }>('/dashboard/payments', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
@@ -19,7 +19,7 @@ export function registerPaymentPages(app: App, deps: DashboardDeps, guard: PageG
     const { filters, problems } = parsePaymentFilters(request.query, timeZone);
     const { cursor, problem } = parseCursor(request.query);
     if (problem) problems.push(problem);
-    const found = await paymentPage(db, principalOf(page), filters, cursor);
+    const found = await paymentPage(db, { principal: principalOf(page), maxFailedAttempts }, filters, cursor);
     return guard.html(reply, 200, renderPaymentsPage({ viewer: page.viewer, query: request.query, problems, page: found, timeZone }));
   });
 
@@ -28,7 +28,7 @@ export function registerPaymentPages(app: App, deps: DashboardDeps, guard: PageG
     if (!page) return reply;
     // Filters that cannot be read are left out, as the list page leaves them out (and says so).
     const { filters } = parsePaymentFilters(request.query, timeZone);
-    const batches = allPaymentRows(db, principalOf(page), filters);
+    const batches = allPaymentRows(db, { principal: principalOf(page), maxFailedAttempts }, filters);
     async function* lines() {
       yield csvLine(CSV_HEADER);
       for await (const rows of batches) yield csvLines(rows);

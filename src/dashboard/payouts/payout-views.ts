@@ -4,16 +4,10 @@ import type { FieldErrors } from '../../shared/errors.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { localMaskedMobile, OPERATOR_NAMES } from '../../shared/phone.ts';
 import { formatHumanDate } from '../../shared/time.ts';
-import { csrfField, errorBox, money, noticeBox, shell, table } from '../layout.ts';
+import { csrfField, errorBox, money, noticeBox, shell, statusBadge, table } from '../layout.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type { PayoutForm } from './payout-form.ts';
 import type { PayoutRow } from './payout-repository.ts';
-
-const STATUS_WORDS: Record<string, string> = { pending: 'Pending', success: 'Paid out', failed: 'Failed' };
-
-export function statusBadge(status: string): string {
-  return `<span class="status status-${escapeHtml(status)}">${escapeHtml(STATUS_WORDS[status] ?? status)}</span>`;
-}
 
 /** Where the money went, without the whole account: a wallet's masked number, a bank's name and the account's last four digits. */
 export function recipientText(payout: PayoutRow): string {

@@ -8,6 +8,7 @@ import { changeTeamMember, TEAM_ROLES, UserError, type TeamRole } from '../../us
 import { FORM, PAGE, renderNotFoundPage, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
 import { renderCancelInvitationPage, renderSettingsPage, type BusinessForm, type SettingsState } from './settings-views.ts';
 import { findOpenInvitation, listOpenInvitations, listTeam } from './team-repository.ts';
+import { noticeNamed, NOTHING_CHANGED } from '../layout.ts';
 
 const NOTICES: Record<string, string> = {
   settings: 'The settings are saved.',
@@ -15,6 +16,7 @@ const NOTICES: Record<string, string> = {
   role: 'The role is changed.',
   removed: 'The team member is removed and signed out.',
   cancelled: 'The invitation is cancelled: its link no longer works.',
+  unchanged: NOTHING_CHANGED,
 };
 
 /** How the audit entry names each changed field: as the form does. */
@@ -49,7 +51,7 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
   app.get<{ Querystring: Query }>('/dashboard/settings', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
-    return show(reply, page, 200, { notice: NOTICES[request.query.done ?? ''] ?? null });
+    return show(reply, page, 200, { notice: noticeNamed(NOTICES, request.query.done) });
   });
 
   app.post<{ Body: Form }>('/dashboard/settings', FORM, async (request, reply) => {
@@ -63,6 +65,7 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
     const changed = Object.fromEntries(
       (Object.keys(AUDIT_NAMES) as Array<keyof BusinessForm>).filter((field) => form[field] !== before[field]).map((field) => [AUDIT_NAMES[field], { from: before[field], to: form[field] }]),
     );
+    if (Object.keys(changed).length === 0) return reply.redirect('/dashboard/settings?done=unchanged', 303);
     const now = Date.now();
     await database.transact(async (trx) => {
       await updateMerchantSettings(trx, page.merchant.id, { name: form.name, logoUrl: form.logoUrl || null, brandColor: form.brandColor || null, receiptsEnabled: form.receipts }, now);
@@ -112,13 +115,15 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
       if (!page) return reply;
       const role = to(request.body);
       if (role === null) return show(reply, page, 422, { error: 'Choose a role: owner, developer or viewer.' });
+      let changed: boolean;
       try {
-        await changeTeamMember(db, { merchantId: page.merchant.id, actorId: page.user.id, userId: request.params.id }, role);
+        changed = await changeTeamMember(db, { merchantId: page.merchant.id, actorId: page.user.id, userId: request.params.id }, role);
       } catch (error) {
         if (error instanceof UserError) return show(reply, page, 422, { error: error.message });
         throw error;
       }
-      return reply.redirect(`/dashboard/settings?done=${role === 'removed' ? 'removed' : 'role'}`, 303);
+      const done = !changed ? 'unchanged' : role === 'removed' ? 'removed' : 'role';
+      return reply.redirect(`/dashboard/settings?done=${done}`, 303);
     });
   }
   memberChange('/dashboard/settings/team/:id/role', (form) => (isTeamRole(form.role) ? form.role : null));

@@ -64,7 +64,7 @@ function teamSection(page: MerchantPage, state: SettingsState): string {
     if (manage) cells.push(roleForm(page, member), postButton(`/dashboard/settings/team/${member.id}/remove`, page.csrf, 'Remove', 'danger'));
     return cells;
   });
-  const headings = manage ? ['Email', 'Role', 'Two-factor', 'Change role', ''] : ['Email', 'Role', 'Two-factor'];
+  const headings = manage ? ['Email', 'Role', 'Two-factor', 'Change role', 'Remove from the team'] : ['Email', 'Role', 'Two-factor'];
   const invite = manage
     ? `<h3>Invite someone</h3>
 <p class="muted">They get an email with a link to set their password (it works once, for ${LINK_VALID_HOURS} hours).</p>
