@@ -92,7 +92,7 @@ function invitedList(page: MerchantPage, state: SettingsState): string {
     if (manage) cells.push(`<a href="/dashboard/settings/team/invitations/${escapeHtml(invitation.id)}/cancel" aria-label="Cancel the invitation of ${escapeHtml(invitation.email)}">Cancel</a>`);
     return cells;
   });
-  const headings = manage ? ['Email', 'Role', 'Invited by', 'When', ''] : ['Email', 'Role', 'Invited by', 'When'];
+  const headings = manage ? ['Email', 'Role', 'Invited by', 'When', 'Cancel the invitation'] : ['Email', 'Role', 'Invited by', 'When'];
   return `<h3>Invited</h3>
 <p class="muted">Each invitation's link works for ${LINK_VALID_HOURS} hours; once it expires the invitation leaves this list and the address can be invited again.</p>
 ${table('Invited', headings, rows, 'No open invitations.')}`;
