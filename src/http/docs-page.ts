@@ -60,7 +60,7 @@ export const DOCS_STYLESHEET = `.swagger-ui .opblock.opblock-get .opblock-summar
 .swagger-ui .json-schema-2020-12-expand-deep-button { margin-left: 8px; }
 .swagger-ui .btn-group { gap: 8px; }
 .swagger-ui .btn-group .btn, .swagger-ui .btn-group .btn:first-child, .swagger-ui .btn-group .btn:last-child { border-radius: 4px; }
-.swagger-ui .headerline { white-space: pre-wrap; overflow-wrap: anywhere; }
+.swagger-ui .headerline { white-space: normal; overflow-wrap: anywhere; }
 `;
 
 /** Lipira's mark: an L on the checkout's accent colour. */

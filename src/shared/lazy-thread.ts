@@ -3,6 +3,13 @@ import { Worker } from 'node:worker_threads';
 export interface LazyThreadLimits {
   /** A question's whole time, its wait for its turn included; past it the question fails. */
   answerWithinMs: number;
+  /**
+   * How much longer the questions a thread gets before its first answer may take: its start
+   * (loading what it works with) is paid once, and on a busy machine can take several times a
+   * question's own time. Without it, a start slower than `answerWithinMs` would fail every
+   * question, each thread ended before it was ready and the next started cold again.
+   */
+  startWithinMs: number;
   /** Idle this long, the thread ends (and its memory goes back); the next question starts another. */
   endIdleAfterMs: number;
 }
@@ -36,6 +43,8 @@ function importedThroughTsx(module: URL): string {
 export class LazyThread<Q, A> {
   private readonly waiting: Array<Question<Q, A>> = [];
   private thread: Worker | null = null;
+  /** Whether the thread has answered once: started and loaded. */
+  private ready = false;
   private current: Question<Q, A> | null = null;
   private overdue: NodeJS.Timeout | undefined;
   private idle: NodeJS.Timeout | undefined;
@@ -47,7 +56,7 @@ export class LazyThread<Q, A> {
 
   ask(question: Q): Promise<A> {
     return new Promise((answer, fail) => {
-      this.waiting.push({ question, deadline: Date.now() + this.limits.answerWithinMs, answer, fail });
+      this.waiting.push({ question, deadline: Date.now() + this.allowedMs(), answer, fail });
       this.askNext();
     });
   }
@@ -63,6 +72,7 @@ export class LazyThread<Q, A> {
     }
     let thread: Worker;
     try {
+      if (!this.thread) next.deadline = Math.max(next.deadline, Date.now() + this.limits.answerWithinMs + this.limits.startWithinMs);
       thread = this.started();
     } catch (error) {
       next.fail(new ThreadUnavailableError(`the thread could not start: ${error instanceof Error ? error.message : String(error)}`));
@@ -74,12 +84,18 @@ export class LazyThread<Q, A> {
     thread.postMessage(next.question);
   }
 
+  private allowedMs(): number {
+    return this.limits.answerWithinMs + (this.thread && this.ready ? 0 : this.limits.startWithinMs);
+  }
+
   private started(): Worker {
     if (this.thread) return this.thread;
     const thread = this.workerModule.pathname.endsWith('.ts') ? new Worker(importedThroughTsx(this.workerModule), { eval: true }) : new Worker(this.workerModule);
     thread.on('message', (answer: A) => {
       // A thread given up on may still have answered: its answer is no one's now.
-      if (this.thread === thread) this.settle((question) => question.answer(answer));
+      if (this.thread !== thread) return;
+      this.ready = true;
+      this.settle((question) => question.answer(answer));
     });
     // An uncaught error ends the thread: its exit, which follows, fails the question. Without a listener it would end the process.
     let uncaught = '';
@@ -88,6 +104,7 @@ export class LazyThread<Q, A> {
       if (this.thread === thread) this.abandon(thread, `the thread ended (exit code ${code}${uncaught})`);
     });
     this.thread = thread;
+    this.ready = false;
     return thread;
   }
 

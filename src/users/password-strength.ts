@@ -19,10 +19,11 @@ const WORKER_MODULE = new URL(`./password-strength-worker${path.extname(fileURLT
  * about a second): in the gateway's event loop, anyone holding a set-password link could stall
  * every payment. It runs in a thread of its own, started on the first check and ended after a
  * minute without one, so that a gateway that never sets a password pays nothing (~25 MB of word
- * lists, ~10 MB of thread). A check takes 0.2 s at worst once the lists are loaded; 5 s, waiting
- * its turn included, allows for loading them on a busy machine.
+ * lists, ~10 MB of thread). A check takes 0.2 s at worst once the lists are loaded: 5 s, waiting
+ * its turn included, is a stuck thread. The thread's start (loading the lists, about a second;
+ * several on a busy machine, more where the sources run through tsx) is allowed 30 s more.
  */
-const judge = new LazyThread<StrengthQuestion, StrengthAnswer>(WORKER_MODULE, { answerWithinMs: 5_000, endIdleAfterMs: 60_000 });
+const judge = new LazyThread<StrengthQuestion, StrengthAnswer>(WORKER_MODULE, { answerWithinMs: 5_000, startWithinMs: 30_000, endIdleAfterMs: 60_000 });
 
 /**
  * What a password must not be made of: the user's own texts (their address, their business's

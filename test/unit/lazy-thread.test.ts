@@ -7,7 +7,7 @@ import { outputOf, ROOT } from '../helpers/cli.ts';
 import type { TestAnswer, TestQuestion } from '../helpers/question-thread.ts';
 
 const MODULE = new URL('../helpers/question-thread.ts', import.meta.url);
-const thread = (limits: Partial<LazyThreadLimits> = {}) => new LazyThread<TestQuestion, TestAnswer>(MODULE, { answerWithinMs: 20_000, endIdleAfterMs: 60_000, ...limits });
+const thread = (limits: Partial<LazyThreadLimits> = {}) => new LazyThread<TestQuestion, TestAnswer>(MODULE, { answerWithinMs: 20_000, startWithinMs: 0, endIdleAfterMs: 60_000, ...limits });
 
 describe('a lazy worker thread', () => {
   test('answers questions one at a time, in the order asked, in one thread', async () => {
@@ -26,6 +26,15 @@ describe('a lazy worker thread', () => {
     await assert.rejects(asked.ask({ busyMs: 20_000 }), (error) => error instanceof ThreadUnavailableError && /in time/.test(error.message));
     assert.ok(Date.now() - started < 10_000, 'failed at its time, not when the work would have ended');
     assert.notEqual((await asked.ask({})).threadId, first.threadId);
+  });
+
+  test("a thread's start is allowed its own time: the questions it gets before its first answer may take longer, later ones may not", async () => {
+    const asked = thread({ answerWithinMs: 1_000, startWithinMs: 10_000 });
+    const [first, queued] = await Promise.all([asked.ask({ busyMs: 1_500 }), asked.ask({})]);
+    assert.equal(queued.threadId, first.threadId, 'both answered by the starting thread');
+    await assert.rejects(asked.ask({ busyMs: 1_500 }), (error) => error instanceof ThreadUnavailableError && /in time/.test(error.message), 'once started, the question has its own time only');
+    assert.ok((await asked.ask({ busyMs: 1_500 })).threadId !== first.threadId, 'and a new thread gets the allowance again');
+    await assert.rejects(thread({ answerWithinMs: 1_000 }).ask({ busyMs: 1_500 }), ThreadUnavailableError, 'without an allowance a slow start fails');
   });
 
   test('the time includes the wait for its turn: a question still waiting when it runs out fails', async () => {
@@ -56,7 +65,7 @@ describe('a lazy worker thread', () => {
 
   test('a question keeps the process alive until answered, the first or a later one; an idle thread does not', async () => {
     const script = `import { LazyThread } from './src/shared/lazy-thread.ts';
-const asked = new LazyThread(new URL('./test/helpers/question-thread.ts', import.meta.url), { answerWithinMs: 20_000, endIdleAfterMs: 60_000 });
+const asked = new LazyThread(new URL('./test/helpers/question-thread.ts', import.meta.url), { answerWithinMs: 20_000, startWithinMs: 0, endIdleAfterMs: 60_000 });
 await asked.ask({});
 asked.ask({ busyMs: 300 }).then((answer) => console.log('answered by', answer.threadId));`;
     const started = Date.now();
