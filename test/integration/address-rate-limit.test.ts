@@ -119,7 +119,12 @@ for (const kind of DATABASE_KINDS) {
 
     test('a merchant with a valid key is not limited by its address, nor are health probes', async () => {
       const address = freshAddress();
-      const emptyTheBucket = async () => assertRefused((await sequentially(BURST + 2, () => probe(gw.url, ids.secretKey('test'), address))).at(-1)!);
+      // Until refused: on a loaded machine the bucket refills while the burst is sent.
+      const emptyTheBucket = async () => {
+        let last: ApiResponse | undefined;
+        for (let sent = 0; sent < 3 * BURST && last?.status !== 429; sent += 1) last = await probe(gw.url, ids.secretKey('test'), address);
+        assertRefused(last!);
+      };
       assert.equal((await probe(gw.url, merchant.test_secret_key, address)).status, 404);
       await emptyTheBucket();
       const merchantCalls = await sequentially(3 * BURST, () => probe(gw.url, merchant.test_secret_key, address));
