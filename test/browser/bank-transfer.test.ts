@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { browserSuiteOptions, submitForm, useBrowser, useMerchantSite, type Tab } from '../helpers/browser.ts';
 import { assertAccessible } from './axe.ts';
 import { assertFitsEveryWidth } from './layout.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 
@@ -16,7 +16,7 @@ describe('bank transfer on the hosted checkout in a real browser', browserSuiteO
   const browser = useBrowser();
   const shop = useMerchantSite();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       // Long enough for the account page to be read and checked with axe before the transfer
       // arrives and the page moves on (1.5 s was not, once, on a loaded machine: the check's

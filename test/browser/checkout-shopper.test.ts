@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ViewportSize } from 'playwright-core';
 import { browserSuiteOptions, submitForm, useBrowser, useMerchantSite, type Tab } from '../helpers/browser.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/mobile-money.ts';
@@ -22,7 +22,7 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
   const browser = useBrowser();
   const shop = useMerchantSite();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       // Long enough to give up on a request before it is approved, as a customer whose phone shows nothing would.
       const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '8s', WORKER_INTERVAL: '100ms' });

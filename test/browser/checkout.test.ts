@@ -4,7 +4,7 @@ import type { Page, ViewportSize } from 'playwright-core';
 import { browserSuiteOptions, submitForm, useBrowser, useMerchantSite, type Tab } from '../helpers/browser.ts';
 import { assertAccessible } from './axe.ts';
 import { assertFitsEveryWidth } from './layout.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 
@@ -17,7 +17,7 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
   const browser = useBrowser();
   const shop = useMerchantSite();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       // Long enough for the approval page to be seen, short enough to keep the suite quick.
       const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '300ms' });

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
 import { checkDashboardPage, dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 
@@ -19,7 +19,7 @@ const keyStatus = async (base: string, key: string) => (await call(base, '/verif
 describe('the developers, settings and audit log pages in a real browser', browserSuiteOptions(), () => {
   const browser = useBrowser();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       const ctx = useTestGateway(kind, { WORKER_INTERVAL: '100ms' });
       let receiver: Receiver;

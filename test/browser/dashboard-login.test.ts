@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
 import { totpCode } from '../helpers/dashboard.ts';
 import { saveDashboardScreenshot, signInPage as signIn } from '../helpers/dashboard-pages.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { createUser } from '../../src/users/user-service.ts';
 import { assertAccessible } from './axe.ts';
@@ -20,7 +20,7 @@ const PASSWORD = 'correct horse battery staple';
 describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () => {
   const browser = useBrowser();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       const ctx = useTestGateway(kind);
       let users = 0;

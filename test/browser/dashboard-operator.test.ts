@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
 import { checkDashboardPage, dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { chargeBody, initializeCharge, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
@@ -18,7 +18,7 @@ import { assertFitsEveryWidth } from './layout.ts';
 describe('the operator pages and the overview in a real browser', browserSuiteOptions(), () => {
   const browser = useBrowser();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       const ctx = useTestGateway(kind);
 

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
 import { dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { assertLedgerBalanced, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, TEST_NUMBERS } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
@@ -23,7 +23,7 @@ import { assertFitsEveryWidth } from './layout.ts';
 describe('the payment detail page in a real browser', browserSuiteOptions(), () => {
   const browser = useBrowser();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       let gw: TestGateway;
       let merchant: MerchantCredentials;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { browserSuiteOptions, useBrowser } from '../helpers/browser.ts';
 import { dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 import { chargeBody, initializeCharge, TEST_NUMBERS } from '../helpers/mobile-money.ts';
@@ -17,7 +17,7 @@ import { assertFitsEveryWidth } from './layout.ts';
 describe('the dashboard payments list in a real browser', browserSuiteOptions(), () => {
   const browser = useBrowser();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '0', WORKER_INTERVAL: '50ms' });
       const txRefs: string[] = [];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
 import { checkDashboardPage, dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { fundMainBalance, TEST_NUMBERS } from '../helpers/mobile-money.ts';
 import { assertAccessible } from './axe.ts';
@@ -16,7 +16,7 @@ import { assertFitsEveryWidth } from './layout.ts';
 describe('dashboard payouts in a real browser', browserSuiteOptions(), () => {
   const browser = useBrowser();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '50ms', WORKER_INTERVAL: '50ms' });
 

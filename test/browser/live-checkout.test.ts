@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { startFakeAirtel, type FakeAirtel } from '../fakes/airtel-server.ts';
 import { browserSuiteOptions, submitForm, useBrowser, useMerchantSite, type Tab } from '../helpers/browser.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { AIRTEL_CALLBACK_SECRET, freshAirtelNumber, liveAirtelEnv } from '../helpers/live-airtel.ts';
@@ -25,7 +25,7 @@ describe('a live hosted checkout paid with Airtel Money in a real browser', brow
   const browser = useBrowser();
   const shop = useMerchantSite();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       let fake: FakeAirtel;
       let smtp: SmtpPeer;

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { browserSuiteOptions, useBrowser, type MerchantSite } from '../helpers/browser.ts';
 import { assertAccessible } from './axe.ts';
 import { assertFitsEveryWidth } from './layout.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { startExampleShop } from '../helpers/example-shop.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 
@@ -16,7 +16,7 @@ import { call, useTestGateway } from '../helpers/gateway.ts';
 describe('the inline popup and the HTML checkout in a real browser', browserSuiteOptions(), () => {
   const browser = useBrowser();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '300ms' });
       let shop: MerchantSite;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { browserSuiteOptions, submitForm, useBrowser, useMerchantSite } from '../helpers/browser.ts';
 import { cardBody, chargeCard } from '../helpers/cards.ts';
-import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { assertAccessible } from './axe.ts';
 import { assertFits, assertFitsEveryWidth } from './layout.ts';
@@ -16,7 +16,7 @@ describe('the 3-D Secure page in a real browser', browserSuiteOptions(), () => {
   const browser = useBrowser();
   const shop = useMerchantSite();
 
-  for (const kind of DATABASE_KINDS) {
+  for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
       const ctx = useTestGateway(kind);
 

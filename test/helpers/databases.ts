@@ -16,6 +16,14 @@ export interface TestDatabase {
 /** The backends every integration suite runs on: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export const DATABASE_KINDS: Array<'sqlite' | 'postgres'> = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
+/**
+ * The backends the browser suites run on: SQLite, and PostgreSQL too with
+ * TEST_BROWSER_DATABASES=all. A page reads and writes through the same services the integration
+ * suites run on both databases; what a browser adds (layout, scripts, forms, axe) does not depend
+ * on the database, and running it twice was a quarter of `npm test`'s time.
+ */
+export const BROWSER_DATABASE_KINDS: Array<'sqlite' | 'postgres'> = process.env.TEST_BROWSER_DATABASES === 'all' ? DATABASE_KINDS : ['sqlite'];
+
 /** A fresh, empty database of the given kind: a temp SQLite file, or a new PostgreSQL database. */
 export function freshDatabase(kind: 'sqlite' | 'postgres'): TestDatabase {
   if (kind === 'sqlite') {
