@@ -34,5 +34,7 @@ export interface BenchDb {
 
 /** `databaseUrl` as the gateway was given it: `sqlite:PATH` or `postgres://…`. */
 export function openBenchDb(databaseUrl: string): Promise<BenchDb> {
-  return databaseUrl.startsWith('sqlite:') ? Promise.resolve(openSqliteBenchDb(databaseUrl.slice('sqlite:'.length))) : openPostgresBenchDb(databaseUrl);
+  return databaseUrl.startsWith('sqlite:')
+    ? Promise.resolve(openSqliteBenchDb(databaseUrl.slice('sqlite:'.length)))
+    : openPostgresBenchDb(databaseUrl);
 }

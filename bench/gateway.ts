@@ -26,40 +26,58 @@ export interface Gateway extends ServerProcess {
  * `envOverrides` changes the settings below for one kind of run; null leaves a setting unset, at
  * the gateway's own default.
  */
-export async function startGateway(repoRoot: string, db: DbKind, startedAt: Date, cleanup: Cleanup, envOverrides: Record<string, string | null> = {}): Promise<Gateway> {
+export async function startGateway(
+  repoRoot: string,
+  db: DbKind,
+  startedAt: Date,
+  cleanup: Cleanup,
+  envOverrides: Record<string, string | null> = {},
+): Promise<Gateway> {
   const databaseUrl = await freshDatabase(db, startedAt, cleanup);
   // The bench merchant's receipts are off; anything mailed all the same stays out of ./data.
   const outbox = await mkdtemp(path.join(os.tmpdir(), 'lipira-bench-outbox-'));
   cleanup.add(() => rm(outbox, { recursive: true, force: true }));
-  const env = withOverrides({
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: databaseUrl,
-    OUTBOX_DIR: outbox,
-    // One key makes every request here, far above the per-key limit meant for merchants.
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RATE_LIMIT_BURST: '1000000',
-    // Every client here is on loopback: the hosted page rows would be limited by address.
-    RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1000000',
-    RATE_LIMIT_ADDRESS_BURST: '1000000',
-    // …and the soak's clients hold up to 1,024 connections from that one address.
-    MAX_CONNECTIONS_PER_ADDRESS: '2048',
-    // Seeded mobile money charges settle at once, so the verify and details scenarios read final
-    // charges instead of settling them mid-measurement.
-    SANDBOX_MOBILE_DELAY: '0',
-    // Queued webhooks are picked up within 50 ms, so delivery throughput is not the poll interval's.
-    WORKER_INTERVAL: '50ms',
-    // The webhook scenario's receiver listens on loopback, where test-mode webhooks go only when allowed.
-    WEBHOOK_ALLOW_LOOPBACK: 'on',
-    // Nothing is in flight when the bench stops the gateway: no need to wait for clients to leave.
-    SHUTDOWN_GRACE: '0s',
-  }, envOverrides);
-  const cli = async (args: string[]) => (await execFileAsync(process.execPath, ['bin/lipira.js', ...args], { cwd: repoRoot, env: { ...process.env, ...env } })).stdout;
+  const env = withOverrides(
+    {
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: databaseUrl,
+      OUTBOX_DIR: outbox,
+      // One key makes every request here, far above the per-key limit meant for merchants.
+      RATE_LIMIT_PER_SECOND: '1000000',
+      RATE_LIMIT_BURST: '1000000',
+      // Every client here is on loopback: the hosted page rows would be limited by address.
+      RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1000000',
+      RATE_LIMIT_ADDRESS_BURST: '1000000',
+      // …and the soak's clients hold up to 1,024 connections from that one address.
+      MAX_CONNECTIONS_PER_ADDRESS: '2048',
+      // Seeded mobile money charges settle at once, so the verify and details scenarios read final
+      // charges instead of settling them mid-measurement.
+      SANDBOX_MOBILE_DELAY: '0',
+      // Queued webhooks are picked up within 50 ms, so delivery throughput is not the poll interval's.
+      WORKER_INTERVAL: '50ms',
+      // The webhook scenario's receiver listens on loopback, where test-mode webhooks go only when allowed.
+      WEBHOOK_ALLOW_LOOPBACK: 'on',
+      // Nothing is in flight when the bench stops the gateway: no need to wait for clients to leave.
+      SHUTDOWN_GRACE: '0s',
+    },
+    envOverrides,
+  );
+  const cli = async (args: string[]) =>
+    (
+      await execFileAsync(process.execPath, ['bin/lipira.js', ...args], {
+        cwd: repoRoot,
+        env: { ...process.env, ...env },
+      })
+    ).stdout;
   const merchant = await createMerchant(cli);
   // Settled seed charges would otherwise queue receipt emails, whose sending would run behind the
   // next scenarios; email is not in the table.
   await cli(['merchant', 'update', merchant.id, '--receipts', 'off']);
-  const server = await startServer({ name: 'lipira serve', args: ['bin/lipira.js', 'serve'], cwd: repoRoot, env, readyPath: '/healthz' }, cleanup);
+  const server = await startServer(
+    { name: 'lipira serve', args: ['bin/lipira.js', 'serve'], cwd: repoRoot, env, readyPath: '/healthz' },
+    cleanup,
+  );
   return { ...server, merchantId: merchant.id, secretKey: merchant.secretKey, databaseUrl, cli };
 }
 
@@ -95,7 +113,10 @@ async function dropPostgresDatabase(name: string): Promise<void> {
 }
 
 async function createMerchant(cli: Gateway['cli']): Promise<{ id: string; secretKey: string }> {
-  const merchant = JSON.parse(await cli(['merchant', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--json'])) as { id?: unknown; test_secret_key?: unknown };
-  if (typeof merchant.id !== 'string' || typeof merchant.test_secret_key !== 'string') throw new Error('merchant create --json printed no id or test_secret_key');
+  const merchant = JSON.parse(
+    await cli(['merchant', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--json']),
+  ) as { id?: unknown; test_secret_key?: unknown };
+  if (typeof merchant.id !== 'string' || typeof merchant.test_secret_key !== 'string')
+    throw new Error('merchant create --json printed no id or test_secret_key');
   return { id: merchant.id, secretKey: merchant.test_secret_key };
 }

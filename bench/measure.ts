@@ -50,7 +50,11 @@ export const QUIET_BUSY_SHARE = 0.1;
  * minutes earlier would say more about the machine than about the gateway. Taken in turns, every
  * row spans the whole phase and meets the same drift.
  */
-export async function measureInRounds(scenarios: Scenario[], settings: LoadSettings & { rounds: number }, onSlice?: (scenario: Scenario, round: number) => void): Promise<Measurement[]> {
+export async function measureInRounds(
+  scenarios: Scenario[],
+  settings: LoadSettings & { rounds: number },
+  onSlice?: (scenario: Scenario, round: number) => void,
+): Promise<Measurement[]> {
   const slices = scenarios.map((): Measurement[] => []);
   const slice = { connections: settings.connections, durationSeconds: settings.durationSeconds / settings.rounds };
   for (let round = 0; round < settings.rounds; round++) {
@@ -66,7 +70,8 @@ export async function measureInRounds(scenarios: Scenario[], settings: LoadSetti
 function combine(slices: Measurement[]): Measurement {
   const responses = sum(slices, (m) => m.responses);
   const statusCodes: Record<string, number> = {};
-  for (const m of slices) for (const [status, n] of Object.entries(m.statusCodes)) statusCodes[status] = (statusCodes[status] ?? 0) + n;
+  for (const m of slices)
+    for (const [status, n] of Object.entries(m.statusCodes)) statusCodes[status] = (statusCodes[status] ?? 0) + n;
   const p50s = slices.map((m) => m.latencyP50Ms).sort((a, b) => a - b);
   return {
     scenario: slices[0]!.scenario,
@@ -79,13 +84,15 @@ function combine(slices: Measurement[]): Measurement {
     errors: sum(slices, (m) => m.errors),
     timeouts: sum(slices, (m) => m.timeouts),
     statusCodes,
-    serverCpuMicrosPerRequest: responses > 0 ? sum(slices, (m) => m.serverCpuMicrosPerRequest * m.responses) / responses : 0,
+    serverCpuMicrosPerRequest:
+      responses > 0 ? sum(slices, (m) => m.serverCpuMicrosPerRequest * m.responses) / responses : 0,
     serverRssMb: slices.at(-1)!.serverRssMb,
     machineBusyBefore: Math.max(...slices.map((m) => m.machineBusyBefore)),
   };
 }
 
-const sum = (items: Measurement[], value: (m: Measurement) => number) => items.reduce((total, m) => total + value(m), 0);
+const sum = (items: Measurement[], value: (m: Measurement) => number) =>
+  items.reduce((total, m) => total + value(m), 0);
 
 /** Loads one scenario and reads the server's CPU time around it, so the cost is the server's alone. */
 export async function measure(scenario: Scenario, settings: LoadSettings): Promise<Measurement> {
@@ -146,7 +153,7 @@ async function settledCpuMicroseconds(pid: number): Promise<number> {
 async function quietMachine(): Promise<number> {
   const deadline = Date.now() + QUIET_LIMIT_MS;
   let busyShare = 1;
-  for (let last = machineCpuTicks(); Date.now() < deadline && busyShare > QUIET_BUSY_SHARE; ) {
+  for (let last = machineCpuTicks(); Date.now() < deadline && busyShare > QUIET_BUSY_SHARE;) {
     await sleep(QUIET_SAMPLE_MS);
     const now = machineCpuTicks();
     busyShare = (now.busy - last.busy) / Math.max(1, now.total - last.total);
@@ -156,5 +163,7 @@ async function quietMachine(): Promise<number> {
 }
 
 function statusCounts(result: autocannon.Result): Record<string, number> {
-  return Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, stats]) => [status, stats.count ?? 0]));
+  return Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([status, stats]) => [status, stats.count ?? 0]),
+  );
 }

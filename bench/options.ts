@@ -56,13 +56,15 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   const quick = values.quick ?? false;
   const db = parseDb(values.db ?? 'sqlite');
   const soak = soakSeconds === undefined ? null : soakOptions(soakSeconds, quick, db, values.rate);
-  if (soak && (values.only !== undefined || values.duration !== undefined)) throw new BenchUsageError('--soak takes neither --only nor --duration (its length is its own argument)');
+  if (soak && (values.only !== undefined || values.duration !== undefined))
+    throw new BenchUsageError('--soak takes neither --only nor --duration (its length is its own argument)');
   if (!soak && values.rate !== undefined) throw new BenchUsageError('--rate is for --soak');
   return {
     quick,
     only: parseOnly(values.only),
     db,
-    durationSeconds: values.duration === undefined ? (quick ? 3 : 10) : wholeNumber('--duration', values.duration, 'seconds'),
+    durationSeconds:
+      values.duration === undefined ? (quick ? 3 : 10) : wholeNumber('--duration', values.duration, 'seconds'),
     warmUpSeconds: quick ? 0.5 : 2,
     rounds: quick ? 1 : 5,
     seedCount: quick ? 500 : 2000,
@@ -92,7 +94,8 @@ function takeSoakSeconds(argv: string[]): { soakSeconds: string | null | undefin
 const withoutArgs = (argv: string[], at: number, count: number) => [...argv.slice(0, at), ...argv.slice(at + count)];
 
 function soakOptions(rawSeconds: string | null, quick: boolean, db: DbKind, rawRate: string | undefined): SoakOptions {
-  const seconds = rawSeconds === null ? (quick ? QUICK_SOAK_SECONDS : SOAK_SECONDS) : wholeNumber('--soak', rawSeconds, 'seconds');
+  const seconds =
+    rawSeconds === null ? (quick ? QUICK_SOAK_SECONDS : SOAK_SECONDS) : wholeNumber('--soak', rawSeconds, 'seconds');
   return {
     seconds,
     warmUpSeconds: Math.min(SOAK_WARM_UP_SECONDS, seconds * WARM_UP_SHARE),
@@ -106,7 +109,13 @@ function parseFlags(argv: string[]) {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: { quick: { type: 'boolean' }, db: { type: 'string' }, duration: { type: 'string' }, only: { type: 'string' }, rate: { type: 'string' } },
+      options: {
+        quick: { type: 'boolean' },
+        db: { type: 'string' },
+        duration: { type: 'string' },
+        only: { type: 'string' },
+        rate: { type: 'string' },
+      },
     });
   } catch (error) {
     throw new BenchUsageError(error instanceof Error ? error.message : String(error));
@@ -126,6 +135,7 @@ function parseOnly(raw: string | undefined): BenchOptions['only'] {
 }
 
 function wholeNumber(flag: string, raw: string, unit: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new BenchUsageError(`${flag} must be a whole number of ${unit}, at least 1 (got "${raw}")`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new BenchUsageError(`${flag} must be a whole number of ${unit}, at least 1 (got "${raw}")`);
   return Number(raw);
 }

@@ -39,8 +39,18 @@ const STALL_LIMIT_MS = 10_000;
 /** Waits this long after the last one arrives, to catch a delivery sent twice. */
 const DUPLICATE_GRACE_MS = 1_000;
 
-export async function measurePaymentToWebhook(repoRoot: string, db: DbKind, startedAt: Date, cleanup: Cleanup, rate: number, durationSeconds: number): Promise<PaymentToWebhookResult> {
-  const gateway = await startGateway(repoRoot, db, startedAt, cleanup, { WORKER_INTERVAL: SHIPPED_WORKER_INTERVAL, SANDBOX_MOBILE_DELAY: '0' });
+export async function measurePaymentToWebhook(
+  repoRoot: string,
+  db: DbKind,
+  startedAt: Date,
+  cleanup: Cleanup,
+  rate: number,
+  durationSeconds: number,
+): Promise<PaymentToWebhookResult> {
+  const gateway = await startGateway(repoRoot, db, startedAt, cleanup, {
+    WORKER_INTERVAL: SHIPPED_WORKER_INTERVAL,
+    SANDBOX_MOBILE_DELAY: '0',
+  });
   const receiver = new Receiver(true);
   await gateway.cli(['merchant', 'update', gateway.merchantId, '--webhook-url', await receiver.listen(cleanup)]);
   const bench = await openBenchDb(gateway.databaseUrl);
@@ -65,21 +75,34 @@ export async function measurePaymentToWebhook(repoRoot: string, db: DbKind, star
   };
   const warmUp = await load('warm-up', WARM_UP_SECONDS);
   const measured = await load('measured', durationSeconds);
-  if (warmUp.errors + measured.errors + warmUp.non2xx + measured.non2xx > 0) throw new Error('payment to webhook: some payments were refused; the row would time the rest');
+  if (warmUp.errors + measured.errors + warmUp.non2xx + measured.non2xx > 0)
+    throw new Error('payment to webhook: some payments were refused; the row would time the rest');
   // Requests still in flight when the load stopped were made too: what is expected is what the
   // database holds once every charge has ended.
   receiver.lastNewAt = performance.now();
-  const allArrived = async () => (await bench.pendingCharges()) === 0 && receiver.received.size >= (await bench.deliveryEvents(gateway.merchantId)).length;
+  const allArrived = async () =>
+    (await bench.pendingCharges()) === 0 &&
+    receiver.received.size >= (await bench.deliveryEvents(gateway.merchantId)).length;
   while (!(await allArrived()) && performance.now() - receiver.lastNewAt < STALL_LIMIT_MS) await sleep(100);
   await sleep(DUPLICATE_GRACE_MS);
 
-  const deliveries = (await bench.deliveryEvents(gateway.merchantId)).filter((delivery) => delivery.chargeId?.startsWith('measured-'));
+  const deliveries = (await bench.deliveryEvents(gateway.merchantId)).filter((delivery) =>
+    delivery.chargeId?.startsWith('measured-'),
+  );
   const latencies = deliveries.flatMap(({ deliveryId, eventCreatedAt }) => {
     const arrivedAt = receiver.firstArrivedAt.get(deliveryId);
     return arrivedAt === undefined ? [] : [arrivedAt - eventCreatedAt];
   });
   const { count: received, ...figures } = percentiles(latencies);
-  return { rate, achievedRate: deliveries.length / durationSeconds, payments: deliveries.length, received, lost: deliveries.length - received, duplicated: receiver.duplicates(), ...figures };
+  return {
+    rate,
+    achievedRate: deliveries.length / durationSeconds,
+    payments: deliveries.length,
+    received,
+    lost: deliveries.length - received,
+    duplicated: receiver.duplicates(),
+    ...figures,
+  };
 }
 
 /** One line of what was measured, for the report. */

@@ -35,25 +35,41 @@ export async function openPostgresBenchDb(url: string): Promise<BenchDb> {
     }
   };
   const insertRows = (table: string, rows: object[], suffix = '') =>
-    rows.length === 0 ? Promise.resolve({ rows: [] }) : client.query<{ id: string }>(insertJsonSql(table, Object.keys(rows[0]!), suffix), [JSON.stringify(rows)]);
+    rows.length === 0
+      ? Promise.resolve({ rows: [] })
+      : client.query<{ id: string }>(insertJsonSql(table, Object.keys(rows[0]!), suffix), [JSON.stringify(rows)]);
   const count = async (sql: string) => Number((await client.query<{ n: number }>(sql)).rows[0]!.n);
 
   return {
     countSessions: () => count('select count(*) as n from checkout_sessions'),
     findSession: async (merchantId, txRef) =>
-      (await client.query<SessionRow>("select * from checkout_sessions where merchant_id = $1 and mode = 'test' and tx_ref = $2", [merchantId, txRef])).rows[0],
+      (
+        await client.query<SessionRow>(
+          "select * from checkout_sessions where merchant_id = $1 and mode = 'test' and tx_ref = $2",
+          [merchantId, txRef],
+        )
+      ).rows[0],
     insertSessions: (batch) =>
       inTransaction(async () => {
-        const inserted = await insertRows('checkout_sessions', batch.map((s) => s.session), 'on conflict do nothing returning id');
+        const inserted = await insertRows(
+          'checkout_sessions',
+          batch.map((s) => s.session),
+          'on conflict do nothing returning id',
+        );
         const ids = new Set(inserted.rows.map((row) => row.id));
-        await insertRows('logs', batch.filter((s) => ids.has(s.session.id)).map((s) => s.log));
+        await insertRows(
+          'logs',
+          batch.filter((s) => ids.has(s.session.id)).map((s) => s.log),
+        );
         return batch.filter((s) => !ids.has(s.session.id));
       }),
     // A server that had grown to this size gradually would have vacuumed and analyzed along the
     // way; without it the planner still believes the tables hold a few thousand rows.
     afterBulkLoad: async () => void (await client.query('vacuum analyze checkout_sessions, logs')),
     markThirdOfSessionsPaid: async () => {
-      await client.query("update checkout_sessions set status = 'success', completed_at = created_at where status = 'pending' and cast(reference as bigint) % 3 = 0");
+      await client.query(
+        "update checkout_sessions set status = 'success', completed_at = created_at where status = 'pending' and cast(reference as bigint) % 3 = 0",
+      );
       await client.query('vacuum analyze checkout_sessions');
     },
     pendingCharges: () => count("select count(*) as n from charges where status = 'pending'"),

@@ -58,10 +58,16 @@ export function buildReport(results: BatchResults, options: BenchOptions, starte
   const nodeHttp = rateOf(measurements, NODE_HTTP_BASELINE);
   const fastify = rateOf(measurements, FASTIFY_BASELINE);
   const vsNodeHttpOf = (m: Measurement) => m.requestsPerSecond / (m.bareRequestsPerSecond ?? nodeHttp);
-  const floorVsNodeHttp = (name: string) => rateOf(measurements, name) / (measurements.find((m) => m.scenario === name)!.bareRequestsPerSecond ?? nodeHttp);
+  const floorVsNodeHttp = (name: string) =>
+    rateOf(measurements, name) / (measurements.find((m) => m.scenario === name)!.bareRequestsPerSecond ?? nodeHttp);
   const toRow = (m: Measurement, floor = FLOOR_ROWS.get(m.scenario)): Row => {
     const vsNodeHttp = vsNodeHttpOf(m);
-    return { ...m, vsNodeHttp, vsFastify: m.requestsPerSecond / fastify, vsFloor: floor === undefined ? null : vsNodeHttp / floorVsNodeHttp(floor) };
+    return {
+      ...m,
+      vsNodeHttp,
+      vsFastify: m.requestsPerSecond / fastify,
+      vsFloor: floor === undefined ? null : vsNodeHttp / floorVsNodeHttp(floor),
+    };
   };
   // Verify again, at a larger size, in a later phase: still against verify's floor.
   const grownRow = toRow(grown, floorOf(VERIFY));
@@ -91,7 +97,18 @@ export function buildReport(results: BatchResults, options: BenchOptions, starte
     webhooks,
     finalServerRssMb,
     paymentToWebhook,
-    targets: [...evaluateTargets({ db: options.db, rows, growthRow: grownRow, paymentsListRow, growth, webhooks, finalServerRssMb }), ...paymentToWebhookTargets(paymentToWebhook)],
+    targets: [
+      ...evaluateTargets({
+        db: options.db,
+        rows,
+        growthRow: grownRow,
+        paymentsListRow,
+        growth,
+        webhooks,
+        finalServerRssMb,
+      }),
+      ...paymentToWebhookTargets(paymentToWebhook),
+    ],
   };
 }
 
@@ -116,7 +133,18 @@ const COLUMNS: Column<Row>[] = [
   ['rss MB', (r) => r.serverRssMb.toFixed(1), 'right'],
   // A fast row made of error responses, or one measured while something else kept the machine
   // busy, is not a result: make it impossible to miss.
-  ['flag', (r) => [r.non2xx > 0 ? 'NON-2XX' : '', r.errors > 0 ? 'ERRORS' : '', r.machineBusyBefore > QUIET_BUSY_SHARE ? 'BUSY-MACHINE' : ''].filter(Boolean).join(' '), 'left'],
+  [
+    'flag',
+    (r) =>
+      [
+        r.non2xx > 0 ? 'NON-2XX' : '',
+        r.errors > 0 ? 'ERRORS' : '',
+        r.machineBusyBefore > QUIET_BUSY_SHARE ? 'BUSY-MACHINE' : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
+    'left',
+  ],
 ];
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -127,35 +155,45 @@ export function formatReport(report: Report): string {
   const title = `Lipira bench: ${report.db}, ${report.connections} connections, ${report.durationSeconds} s per scenario${rounds}, node ${report.node}`;
   const stored = `Stored sessions: ${count(growth.smallSessions)} while the gateway's reads ran, ${count(growth.largeSessions)} for the last row`;
   const passed = report.targets.filter((t) => t.pass).length;
-  return [
-    title,
-    stored,
-    '',
-    ...formatTable(COLUMNS, report.rows),
-    ...problemNotes(report.rows),
-    '',
-    'x floor: against the row\'s floor (the same route on bare Fastify with the gateway\'s own query, view and schema; create: its rows inserted one transaction per request), each against bare node:http of its phase',
-    `Growth: verify ${growth.smallRequestsPerSecond.toFixed(0)} req/s at ${count(growth.smallSessions)} stored sessions, ` +
-      `${growth.largeRequestsPerSecond.toFixed(0)} req/s at ${count(growth.largeSessions)} (${growth.rawRatio.toFixed(2)}); ` +
-      `against bare node:http in each one's phase: ratio ${growth.ratio.toFixed(2)}`,
-    `Webhooks: ${count(webhooks.events)} queued, ${count(webhooks.events - webhooks.lost)} delivered in ${webhooks.seconds.toFixed(2)} s ` +
-      `(${webhooks.deliveriesPerSecond.toFixed(0)}/s), ${webhooks.lost} lost, ${webhooks.duplicated} duplicated` +
-      (webhooks.unexpected > 0 ? `, ${webhooks.unexpected} unexpected` : ''),
-    `Gateway RSS after the whole run: ${report.finalServerRssMb.toFixed(1)} MB`,
-    `${describePaymentToWebhook(report.paymentToWebhook)} (a gateway of its own, the shipped WORKER_INTERVAL)`,
-    '',
-    `Targets (reads against their floor rows, create against bare node:http, each measured in turns with its row): ${passed} of ${report.targets.length} met`,
-    ...formatTable(TARGET_COLUMNS, report.targets),
-  ].join('\n') + '\n';
+  return (
+    [
+      title,
+      stored,
+      '',
+      ...formatTable(COLUMNS, report.rows),
+      ...problemNotes(report.rows),
+      '',
+      "x floor: against the row's floor (the same route on bare Fastify with the gateway's own query, view and schema; create: its rows inserted one transaction per request), each against bare node:http of its phase",
+      `Growth: verify ${growth.smallRequestsPerSecond.toFixed(0)} req/s at ${count(growth.smallSessions)} stored sessions, ` +
+        `${growth.largeRequestsPerSecond.toFixed(0)} req/s at ${count(growth.largeSessions)} (${growth.rawRatio.toFixed(2)}); ` +
+        `against bare node:http in each one's phase: ratio ${growth.ratio.toFixed(2)}`,
+      `Webhooks: ${count(webhooks.events)} queued, ${count(webhooks.events - webhooks.lost)} delivered in ${webhooks.seconds.toFixed(2)} s ` +
+        `(${webhooks.deliveriesPerSecond.toFixed(0)}/s), ${webhooks.lost} lost, ${webhooks.duplicated} duplicated` +
+        (webhooks.unexpected > 0 ? `, ${webhooks.unexpected} unexpected` : ''),
+      `Gateway RSS after the whole run: ${report.finalServerRssMb.toFixed(1)} MB`,
+      `${describePaymentToWebhook(report.paymentToWebhook)} (a gateway of its own, the shipped WORKER_INTERVAL)`,
+      '',
+      `Targets (reads against their floor rows, create against bare node:http, each measured in turns with its row): ${passed} of ${report.targets.length} met`,
+      ...formatTable(TARGET_COLUMNS, report.targets),
+    ].join('\n') + '\n'
+  );
 }
 
 /** What went wrong on a flagged row, and not only that something did. */
 function problemNotes(rows: Row[]): string[] {
   const notes = rows.flatMap((r) => {
-    const statuses = Object.entries(r.statusCodes).map(([status, n]) => `${status} x${n}`).join(', ');
+    const statuses = Object.entries(r.statusCodes)
+      .map(([status, n]) => `${status} x${n}`)
+      .join(', ');
     return [
-      ...(r.non2xx > 0 || r.errors > 0 ? [`! ${r.scenario}: statuses ${statuses || 'none'}; ${r.errors} connection errors (${r.timeouts} timeouts)`] : []),
-      ...(r.machineBusyBefore > QUIET_BUSY_SHARE ? [`! ${r.scenario}: the machine was still ${(r.machineBusyBefore * 100).toFixed(0)}% busy when the load started`] : []),
+      ...(r.non2xx > 0 || r.errors > 0
+        ? [`! ${r.scenario}: statuses ${statuses || 'none'}; ${r.errors} connection errors (${r.timeouts} timeouts)`]
+        : []),
+      ...(r.machineBusyBefore > QUIET_BUSY_SHARE
+        ? [
+            `! ${r.scenario}: the machine was still ${(r.machineBusyBefore * 100).toFixed(0)}% busy when the load started`,
+          ]
+        : []),
     ];
   });
   return notes.length > 0 ? ['', ...notes] : [];
@@ -165,7 +203,11 @@ function problemNotes(rows: Row[]): string[] {
  * Colons are left out of the ISO timestamp so the file name is valid on every file system; a run
  * other than the batch says which it was (`kind`) in its name.
  */
-export async function saveReport(report: Pick<Report, 'date' | 'db'>, resultsDir: string, kind?: string): Promise<string> {
+export async function saveReport(
+  report: Pick<Report, 'date' | 'db'>,
+  resultsDir: string,
+  kind?: string,
+): Promise<string> {
   await mkdir(resultsDir, { recursive: true });
   const file = path.join(resultsDir, `${report.date.replace(/:/g, '-')}${kind ? `-${kind}` : ''}-${report.db}.json`);
   await writeFile(file, JSON.stringify(report, null, 2) + '\n');

@@ -64,7 +64,15 @@ export function bankPayoutBody(chargeId: string): string {
 
 /** A bank transfer charge (contract §10.1): paid by the sandbox's transfer once due. */
 export function transferBody(chargeId: string): string {
-  return JSON.stringify({ payment_method: 'mobile_bank_transfer', amount: 1000, currency: 'MWK', charge_id: chargeId, email: 'jane@example.com', first_name: 'Jane', last_name: 'Banda' });
+  return JSON.stringify({
+    payment_method: 'mobile_bank_transfer',
+    amount: 1000,
+    currency: 'MWK',
+    charge_id: chargeId,
+    email: 'jane@example.com',
+    first_name: 'Jane',
+    last_name: 'Banda',
+  });
 }
 
 /** Seeded sessions are `seed-0` … `seed-<n-1>`, whether made over HTTP or bulk-loaded, so any index names one. */

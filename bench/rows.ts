@@ -83,7 +83,12 @@ export interface SeededCheckout {
  * A successful `checkout.payment` for `checkout`, queued for delivery to `url` as `emitEvent`
  * would queue it: the payload has the fields of `emitCheckoutPayment`, the delivery is due now.
  */
-export function paymentEvent(merchantId: string, checkout: SeededCheckout, url: string, now: number): { event: EventRow; delivery: DeliveryRow } {
+export function paymentEvent(
+  merchantId: string,
+  checkout: SeededCheckout,
+  url: string,
+  now: number,
+): { event: EventRow; delivery: DeliveryRow } {
   const chargeId = ids.attemptChargeId();
   const { customization, ...fields } = SESSION_REQUEST;
   const payload = {
@@ -105,12 +110,28 @@ export function paymentEvent(merchantId: string, checkout: SeededCheckout, url: 
     email: fields.email,
     customization: { ...customization, logo: null },
     meta: null,
-    authorization: { channel: 'Mobile Money', card_number: null, expiry: null, brand: null, provider: 'Airtel Money', mobile_number: '+265990xxxx00', completed_at: formatTimestamp(now) },
+    authorization: {
+      channel: 'Mobile Money',
+      card_number: null,
+      expiry: null,
+      brand: null,
+      provider: 'Airtel Money',
+      mobile_number: '+265990xxxx00',
+      completed_at: formatTimestamp(now),
+    },
     number_of_attempts: 1,
     created_at: formatTimestamp(now),
     updated_at: formatTimestamp(now),
   };
-  const event: EventRow = { id: ids.event(), merchant_id: merchantId, mode: 'test', type: 'checkout.payment', subject_id: checkout.id, payload: JSON.stringify(payload), created_at: now };
+  const event: EventRow = {
+    id: ids.event(),
+    merchant_id: merchantId,
+    mode: 'test',
+    type: 'checkout.payment',
+    subject_id: checkout.id,
+    payload: JSON.stringify(payload),
+    created_at: now,
+  };
   const delivery: DeliveryRow = {
     id: ids.delivery(),
     event_id: event.id,

@@ -11,12 +11,32 @@ import { measure, measureInRounds, type Measurement, type Scenario } from './mea
 import { BenchUsageError, parseBenchArgs, USAGE, type BenchOptions } from './options.ts';
 import { rssMegabytes } from './proc-stats.ts';
 import { buildReport, formatReport, saveReport } from './report.ts';
-import { CREATE, CREATE_FLOOR, grownVerify, mixedRefundsAndVerifies, paymentsList, scenarios, VERIFY, VERIFY_BESIDE_MIXED, type Seeded } from './scenarios.ts';
+import {
+  CREATE,
+  CREATE_FLOOR,
+  grownVerify,
+  mixedRefundsAndVerifies,
+  paymentsList,
+  scenarios,
+  VERIFY,
+  VERIFY_BESIDE_MIXED,
+  type Seeded,
+} from './scenarios.ts';
 import { signedInDashboardCookie } from './dashboard.ts';
 import { formatTable } from './table.ts';
 import { PAYMENT_TO_WEBHOOK_RATE, paymentsListTarget, paymentToWebhookTargets, TARGET_COLUMNS } from './targets.ts';
 import { describePaymentToWebhook, measurePaymentToWebhook } from './payment-to-webhook.ts';
-import { fillSessions, seedBankPayouts, seedBankTransfers, seedCardCharges, seedCharges, seedRefunds, seedSessions, sessionOwnerFrom, waitForSettledCharges } from './seed.ts';
+import {
+  fillSessions,
+  seedBankPayouts,
+  seedBankTransfers,
+  seedCardCharges,
+  seedCharges,
+  seedRefunds,
+  seedSessions,
+  sessionOwnerFrom,
+  waitForSettledCharges,
+} from './seed.ts';
 import { startServer, type ServerProcess } from './servers.ts';
 import { measureWebhookDelivery } from './webhooks.ts';
 import { runSoak } from './soak/run-soak.ts';
@@ -41,11 +61,17 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   await Promise.allSettled(starting);
   const [nodeHttp, fastify, gateway] = await Promise.all(starting);
   // On the gateway's database, once the gateway has made it; its links are the gateway's.
-  const floors = await baseline('floors', 'baseline-floors.ts', { DATABASE_URL: gateway.databaseUrl, MERCHANT_ID: gateway.merchantId, PUBLIC_BASE_URL: gateway.url });
+  const floors = await baseline('floors', 'baseline-floors.ts', {
+    DATABASE_URL: gateway.databaseUrl,
+    MERCHANT_ID: gateway.merchantId,
+    PUBLIC_BASE_URL: gateway.url,
+  });
   const db = await openBenchDb(gateway.databaseUrl);
   cleanup.add(() => db.close());
 
-  progress(`seeding ${options.seedCount} direct charges, ${options.seedCount} bank transfers, ${options.seedCount} card charges and ${options.seedCount} checkout sessions over HTTP`);
+  progress(
+    `seeding ${options.seedCount} direct charges, ${options.seedCount} bank transfers, ${options.seedCount} card charges and ${options.seedCount} checkout sessions over HTTP`,
+  );
   const chargeIds = await seedCharges(gateway, options.seedCount);
   const transferIds = await seedBankTransfers(gateway, options.seedCount);
   const cardChargeIds = await seedCardCharges(gateway, options.seedCount);
@@ -70,7 +96,10 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   // the floors' server too, which otherwise met its first requests (and, on PostgreSQL, opened its
   // connections) in its measured rows. Creating adds sessions: it is warmed up after the reads.
   const warmed = new Set<ServerProcess>([gateway, floors]);
-  await warmUp(reads.filter((scenario) => warmed.has(scenario.server)), options);
+  await warmUp(
+    reads.filter((scenario) => warmed.has(scenario.server)),
+    options,
+  );
 
   // Three phases, each measured in rounds beside bare node:http: the reads while exactly
   // `smallSessions` are stored; then creating, which adds sessions; then verify again once
@@ -82,22 +111,41 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   measurements.push(...created);
   // Beside verify alone, in turns within one phase: the two rows meet the same machine.
   const verifyAlone = { ...batch.find((scenario) => scenario.name === VERIFY)!, name: VERIFY_BESIDE_MIXED };
-  const [, alone, mixed] = await measurePhase([bareNodeHttp, verifyAlone, mixedRefundsAndVerifies(gateway, seeded)], options);
+  const [, alone, mixed] = await measurePhase(
+    [bareNodeHttp, verifyAlone, mixedRefundsAndVerifies(gateway, seeded)],
+    options,
+  );
   measurements.push(alone!, mixed!);
 
   progress(`bulk-loading sessions up to ${options.largeSessions.toLocaleString('en-US')} stored`);
   const grownSessions = await fillSessions(db, owner, seeded.sessions, options.largeSessions);
-  const [, grown] = await measurePhase([bareNodeHttp, grownVerify(gateway, options.largeSessions, grownSessions)], options);
+  const [, grown] = await measurePhase(
+    [bareNodeHttp, grownVerify(gateway, options.largeSessions, grownSessions)],
+    options,
+  );
   const [, listed] = await measurePhase([bareNodeHttp, await paymentsListAtSize(gateway, db, options)], options);
 
   progress(`webhook delivery of ${options.webhookEvents.toLocaleString('en-US')} queued events`);
   const webhooks = await measureWebhookDelivery(gateway, db, checkouts, options.webhookEvents, cleanup);
 
   const finalServerRssMb = rssMegabytes(gateway.pid);
-  progress(`payments at ${PAYMENT_TO_WEBHOOK_RATE}/s for ${options.durationSeconds} s on a gateway of their own, timing each from its commit to its webhook`);
-  const paymentToWebhook = await measurePaymentToWebhook(REPO_ROOT, options.db, startedAt, cleanup, PAYMENT_TO_WEBHOOK_RATE, options.durationSeconds);
+  progress(
+    `payments at ${PAYMENT_TO_WEBHOOK_RATE}/s for ${options.durationSeconds} s on a gateway of their own, timing each from its commit to its webhook`,
+  );
+  const paymentToWebhook = await measurePaymentToWebhook(
+    REPO_ROOT,
+    options.db,
+    startedAt,
+    cleanup,
+    PAYMENT_TO_WEBHOOK_RATE,
+    options.durationSeconds,
+  );
 
-  const report = buildReport({ measurements, grown: grown!, paymentsList: listed!, webhooks, finalServerRssMb, paymentToWebhook }, options, startedAt);
+  const report = buildReport(
+    { measurements, grown: grown!, paymentsList: listed!, webhooks, finalServerRssMb, paymentToWebhook },
+    options,
+    startedAt,
+  );
   process.stdout.write(formatReport(report));
   process.stdout.write(`\nSaved ${await saveReport(report, RESULTS_DIR)}\n`);
 }
@@ -128,16 +176,29 @@ async function benchPaymentsList(options: BenchOptions, startedAt: Date, cleanup
   progress(`bulk-loading sessions up to ${options.largeSessions.toLocaleString('en-US')} stored`);
   await fillSessions(db, owner, 1, options.largeSessions);
   await waitForSettledCharges(db);
-  const [row] = await measureInRounds([await paymentsListAtSize(gateway, db, options)], options, (scenario, round) => progress(`${scenario.name} (round ${round + 1} of ${options.rounds})`));
+  const [row] = await measureInRounds([await paymentsListAtSize(gateway, db, options)], options, (scenario, round) =>
+    progress(`${scenario.name} (round ${round + 1} of ${options.rounds})`),
+  );
   const { scenario, requestsPerSecond, latencyP50Ms, latencyP99Ms, non2xx, errors } = row!;
-  process.stdout.write(`${scenario}: ${requestsPerSecond.toFixed(0)} req/s, p50 ${latencyP50Ms.toFixed(1)} ms, p99 ${latencyP99Ms.toFixed(1)} ms, ${non2xx} non-2xx, ${errors} errors\n`);
+  process.stdout.write(
+    `${scenario}: ${requestsPerSecond.toFixed(0)} req/s, p50 ${latencyP50Ms.toFixed(1)} ms, p99 ${latencyP99Ms.toFixed(1)} ms, ${non2xx} non-2xx, ${errors} errors\n`,
+  );
   process.stdout.write(`${formatTable(TARGET_COLUMNS, [paymentsListTarget(row!)]).join('\n')}\n`);
 }
 
 /** `--only payment-to-webhook`: payments at a constant rate on a gateway of their own, and how soon each webhook arrives. */
 async function benchPaymentToWebhook(options: BenchOptions, startedAt: Date, cleanup: Cleanup): Promise<void> {
-  progress(`payments at ${PAYMENT_TO_WEBHOOK_RATE}/s for ${options.durationSeconds} s, timing each from its commit to its webhook`);
-  const result = await measurePaymentToWebhook(REPO_ROOT, options.db, startedAt, cleanup, PAYMENT_TO_WEBHOOK_RATE, options.durationSeconds);
+  progress(
+    `payments at ${PAYMENT_TO_WEBHOOK_RATE}/s for ${options.durationSeconds} s, timing each from its commit to its webhook`,
+  );
+  const result = await measurePaymentToWebhook(
+    REPO_ROOT,
+    options.db,
+    startedAt,
+    cleanup,
+    PAYMENT_TO_WEBHOOK_RATE,
+    options.durationSeconds,
+  );
   process.stdout.write(`${describePaymentToWebhook(result)}\n`);
   process.stdout.write(`${formatTable(TARGET_COLUMNS, paymentToWebhookTargets(result)).join('\n')}\n`);
 }
@@ -178,11 +239,25 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', () => void cleanup.run().finally(() => process.exit(130)));
   try {
     if (options.soak) {
-      const valid = await runSoak({ repoRoot: REPO_ROOT, resultsDir: RESULTS_DIR, db: options.db, soak: options.soak, startedAt: new Date(), cleanup, progress });
-      if (!valid) process.stderr.write('bench: the soak\'s validity gate failed (errors, lost or duplicated webhooks, or ledger problems): the run does not count\n');
+      const valid = await runSoak({
+        repoRoot: REPO_ROOT,
+        resultsDir: RESULTS_DIR,
+        db: options.db,
+        soak: options.soak,
+        startedAt: new Date(),
+        cleanup,
+        progress,
+      });
+      if (!valid)
+        process.stderr.write(
+          "bench: the soak's validity gate failed (errors, lost or duplicated webhooks, or ledger problems): the run does not count\n",
+        );
       return valid ? 0 : 1;
     }
-    const run = options.only === null ? bench : { 'payments-list': benchPaymentsList, 'payment-to-webhook': benchPaymentToWebhook }[options.only];
+    const run =
+      options.only === null
+        ? bench
+        : { 'payments-list': benchPaymentsList, 'payment-to-webhook': benchPaymentToWebhook }[options.only];
     await run(options, new Date(), cleanup);
     return 0;
   } catch (error) {

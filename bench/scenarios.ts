@@ -22,7 +22,18 @@ export const VERIFY_BESIDE_MIXED = 'verify, in turns with the mixed row';
 const MIXED_REFUND_SHARE = 0.1;
 export const POPUP_SCRIPT = 'inline popup script GET /js/popup.js';
 /** The gateway's read rows, each beside its floor row (`floorOf`). */
-export const READ_ROWS = [VERIFY, VERIFY_LEGACY, CHARGE_VERIFY, CHARGE_DETAILS, BANK_TRANSFER_DETAILS, CARD_VERIFY, CHECKOUT_PAGE, REFUND_READ, PAYOUTS_LIST, POPUP_SCRIPT];
+export const READ_ROWS = [
+  VERIFY,
+  VERIFY_LEGACY,
+  CHARGE_VERIFY,
+  CHARGE_DETAILS,
+  BANK_TRANSFER_DETAILS,
+  CARD_VERIFY,
+  CHECKOUT_PAGE,
+  REFUND_READ,
+  PAYOUTS_LIST,
+  POPUP_SCRIPT,
+];
 /**
  * A read row's floor: the same requests to bare Fastify answering the route with the gateway's own
  * query, view and response schema (bench/baseline-floors.ts).
@@ -72,7 +83,11 @@ const randomSeedRef = (sessions: number) => seedRef(Math.floor(Math.random() * s
  */
 function lookup(name: string, server: ServerProcess, secretKey: string, path: () => string): Scenario {
   const headers = { authorization: `Bearer ${secretKey}` };
-  return { name, server, request: { method: 'GET', headers, setupRequest: (request) => ({ ...request, path: path() }) } };
+  return {
+    name,
+    server,
+    request: { method: 'GET', headers, setupRequest: (request) => ({ ...request, path: path() }) },
+  };
 }
 
 /** `POST /payment` with a tx_ref of its own each time (unique per merchant): `prefix-<pid>-<n>`. */
@@ -97,7 +112,13 @@ function creating(name: string, server: ServerProcess, secretKey: string, prefix
  * larger size), and creating last, on the gateway and on its floor, since every request adds a
  * session; the two write to the same database, so their references differ.
  */
-export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, floors: ServerProcess, gateway: Gateway, seeded: Seeded): Scenario[] {
+export function scenarios(
+  nodeHttp: ServerProcess,
+  fastify: ServerProcess,
+  floors: ServerProcess,
+  gateway: Gateway,
+  seeded: Seeded,
+): Scenario[] {
   const reads: Array<[name: string, path: () => string]> = [
     [VERIFY, () => `/verify-payment/${randomSeedRef(seeded.sessions)}`],
     [VERIFY_LEGACY, () => `/api/verify-payment/${randomSeedRef(seeded.sessions)}`],
@@ -110,11 +131,18 @@ export function scenarios(nodeHttp: ServerProcess, fastify: ServerProcess, floor
     [PAYOUTS_LIST, () => `/direct-charge/payouts?page=${1 + Math.floor(Math.random() * seeded.payoutPages)}`],
   ];
   // What every page of a shop using the popup loads (unless cached): no key, no database, the address limit only.
-  const popupScript = (name: string, server: ServerProcess): Scenario => ({ name, server, request: { method: 'GET', path: '/js/popup.js' } });
+  const popupScript = (name: string, server: ServerProcess): Scenario => ({
+    name,
+    server,
+    request: { method: 'GET', path: '/js/popup.js' },
+  });
   return [
     { name: NODE_HTTP_BASELINE, server: nodeHttp, request: { method: 'GET', path: '/' } },
     { name: FASTIFY_BASELINE, server: fastify, request: { method: 'GET', path: '/' } },
-    ...reads.flatMap(([name, path]) => [lookup(floorOf(name), floors, gateway.secretKey, path), lookup(name, gateway, gateway.secretKey, path)]),
+    ...reads.flatMap(([name, path]) => [
+      lookup(floorOf(name), floors, gateway.secretKey, path),
+      lookup(name, gateway, gateway.secretKey, path),
+    ]),
     popupScript(floorOf(POPUP_SCRIPT), floors),
     popupScript(POPUP_SCRIPT, gateway),
     creating(CREATE_FLOOR, floors, gateway.secretKey, 'floor'),
@@ -138,15 +166,32 @@ export function mixedRefundsAndVerifies(gateway: Gateway, seeded: Seeded): Scena
     request: {
       setupRequest: (request) =>
         Math.random() < MIXED_REFUND_SHARE
-          ? { ...request, method: 'POST', path: '/refunds', headers: { authorization, 'content-type': 'application/json' }, body: refundBody(pick(seeded.chargeIds)) }
-          : { ...request, method: 'GET', path: `/verify-payment/${randomSeedRef(seeded.sessions)}`, headers: { authorization }, body: undefined },
+          ? {
+              ...request,
+              method: 'POST',
+              path: '/refunds',
+              headers: { authorization, 'content-type': 'application/json' },
+              body: refundBody(pick(seeded.chargeIds)),
+            }
+          : {
+              ...request,
+              method: 'GET',
+              path: `/verify-payment/${randomSeedRef(seeded.sessions)}`,
+              headers: { authorization },
+              body: undefined,
+            },
     },
   };
 }
 
 /** The verify scenario again once `stored` sessions are in the database, looking up any of `seed-0` … `seed-<sessions-1>`. */
 export function grownVerify(gateway: Gateway, stored: number, sessions: number): Scenario {
-  return lookup(`${VERIFY} at ${stored.toLocaleString('en-US')} stored`, gateway, gateway.secretKey, () => `/verify-payment/${randomSeedRef(sessions)}`);
+  return lookup(
+    `${VERIFY} at ${stored.toLocaleString('en-US')} stored`,
+    gateway,
+    gateway.secretKey,
+    () => `/verify-payment/${randomSeedRef(sessions)}`,
+  );
 }
 
 /**

@@ -2,7 +2,19 @@ import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchDb } from './bench-db.ts';
 import type { Gateway } from './gateway.ts';
-import { bankPayoutBody, cardChargeBody, chargeBody, refundBody, seedCardChargeId, seedChargeId, seedPayoutId, seedRef, seedTransferId, sessionBody, transferBody } from './requests.ts';
+import {
+  bankPayoutBody,
+  cardChargeBody,
+  chargeBody,
+  refundBody,
+  seedCardChargeId,
+  seedChargeId,
+  seedPayoutId,
+  seedRef,
+  seedTransferId,
+  sessionBody,
+  transferBody,
+} from './requests.ts';
 import { newSession, withFreshKeys, type NewSession, type SeededCheckout, type SessionOwner } from './rows.ts';
 
 const SEED_CONCURRENCY = 16;
@@ -30,7 +42,8 @@ async function post(gateway: Gateway, path: string, body: string, expected = 201
     body,
   });
   const text = await response.text();
-  if (response.status !== expected) throw new Error(`seeding POST ${path}: HTTP ${response.status} ${text.slice(0, 200)}`);
+  if (response.status !== expected)
+    throw new Error(`seeding POST ${path}: HTTP ${response.status} ${text.slice(0, 200)}`);
   return JSON.parse(text);
 }
 
@@ -38,7 +51,9 @@ async function post(gateway: Gateway, path: string, body: string, expected = 201
 export async function seedSessions(gateway: Gateway, count: number): Promise<SeededCheckout[]> {
   const checkouts: SeededCheckout[] = [];
   await inParallel(count, async (index) => {
-    const answer = (await post(gateway, '/payment', sessionBody(seedRef(index)))) as { data?: { checkout_url?: unknown } };
+    const answer = (await post(gateway, '/payment', sessionBody(seedRef(index)))) as {
+      data?: { checkout_url?: unknown };
+    };
     const url = answer.data?.checkout_url;
     if (typeof url !== 'string') throw new Error(`seeding ${seedRef(index)}: no checkout_url in the answer`);
     checkouts[index] = { id: new URL(url).pathname.split('/').pop()!, txRef: seedRef(index) };
@@ -48,7 +63,9 @@ export async function seedSessions(gateway: Gateway, count: number): Promise<See
 
 /** Direct charges `seed-charge-0` … `seed-charge-<count-1>`, from the sandbox number that succeeds. */
 export async function seedCharges(gateway: Gateway, count: number): Promise<string[]> {
-  await inParallel(count, (index) => post(gateway, '/mobile-money/payments/initialize', chargeBody(seedChargeId(index))).then(() => undefined));
+  await inParallel(count, (index) =>
+    post(gateway, '/mobile-money/payments/initialize', chargeBody(seedChargeId(index))).then(() => undefined),
+  );
   return Array.from({ length: count }, (_, index) => seedChargeId(index));
 }
 
@@ -58,8 +75,11 @@ export async function seedCharges(gateway: Gateway, count: number): Promise<stri
  */
 export async function seedCardCharges(gateway: Gateway, count: number): Promise<string[]> {
   await inParallel(count, async (index) => {
-    const started = (await post(gateway, '/charge-card/payments', cardChargeBody(seedCardChargeId(index)), 200)) as { '3ds_auth_link'?: unknown };
-    if (typeof started['3ds_auth_link'] !== 'string') throw new Error(`seeding ${seedCardChargeId(index)}: no 3ds_auth_link in the answer`);
+    const started = (await post(gateway, '/charge-card/payments', cardChargeBody(seedCardChargeId(index)), 200)) as {
+      '3ds_auth_link'?: unknown;
+    };
+    if (typeof started['3ds_auth_link'] !== 'string')
+      throw new Error(`seeding ${seedCardChargeId(index)}: no 3ds_auth_link in the answer`);
     const link = new URL(started['3ds_auth_link']);
     const page = await fetch(gateway.url + link.pathname + link.search);
     const cookie = page.headers.get('set-cookie')?.split(';')[0] ?? '';
@@ -71,7 +91,8 @@ export async function seedCardCharges(gateway: Gateway, count: number): Promise<
       body: new URLSearchParams({ csrf, otp: '1234' }).toString(),
     });
     const landed = confirmed.headers.get('location') ?? '';
-    if (confirmed.status !== 303 || !landed.includes('status=success')) throw new Error(`seeding ${seedCardChargeId(index)}: the code was answered ${confirmed.status} ${landed}`);
+    if (confirmed.status !== 303 || !landed.includes('status=success'))
+      throw new Error(`seeding ${seedCardChargeId(index)}: the code was answered ${confirmed.status} ${landed}`);
   });
   return Array.from({ length: count }, (_, index) => seedCardChargeId(index));
 }
@@ -80,7 +101,9 @@ export async function seedCardCharges(gateway: Gateway, count: number): Promise<
 export async function seedRefunds(gateway: Gateway, chargeIds: string[]): Promise<string[]> {
   const refundIds: string[] = [];
   await inParallel(chargeIds.length, async (index) => {
-    const answer = (await post(gateway, '/refunds', refundBody(chargeIds[index]!))) as { data?: { refund_id?: unknown } };
+    const answer = (await post(gateway, '/refunds', refundBody(chargeIds[index]!))) as {
+      data?: { refund_id?: unknown };
+    };
     const id = answer.data?.refund_id;
     if (typeof id !== 'string') throw new Error(`seeding a refund of ${chargeIds[index]}: no refund_id in the answer`);
     refundIds[index] = id;
@@ -94,13 +117,17 @@ export async function seedRefunds(gateway: Gateway, chargeIds: string[]): Promis
  */
 export async function seedBankPayouts(gateway: Gateway, count: number): Promise<number> {
   await gateway.cli(['ledger', 'settle']);
-  await inParallel(count, (index) => post(gateway, '/direct-charge/payouts/initialize', bankPayoutBody(seedPayoutId(index))).then(() => undefined));
+  await inParallel(count, (index) =>
+    post(gateway, '/direct-charge/payouts/initialize', bankPayoutBody(seedPayoutId(index))).then(() => undefined),
+  );
   return Math.ceil(count / PAYOUTS_PER_PAGE);
 }
 
 /** Bank transfer charges `seed-transfer-0` … `seed-transfer-<count-1>`, paid by the sandbox once due, as the direct charges are. */
 export async function seedBankTransfers(gateway: Gateway, count: number): Promise<string[]> {
-  await inParallel(count, (index) => post(gateway, '/direct-charge/payments/initialize', transferBody(seedTransferId(index))).then(() => undefined));
+  await inParallel(count, (index) =>
+    post(gateway, '/direct-charge/payments/initialize', transferBody(seedTransferId(index))).then(() => undefined),
+  );
   return Array.from({ length: count }, (_, index) => seedTransferId(index));
 }
 
@@ -108,7 +135,8 @@ export async function seedBankTransfers(gateway: Gateway, count: number): Promis
 export async function waitForSettledCharges(db: BenchDb): Promise<void> {
   const deadline = Date.now() + SETTLE_LIMIT_MS;
   for (let pending = await db.pendingCharges(); pending > 0; pending = await db.pendingCharges()) {
-    if (Date.now() > deadline) throw new Error(`${pending} seeded charges still pending after ${SETTLE_LIMIT_MS / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`${pending} seeded charges still pending after ${SETTLE_LIMIT_MS / 1000} s`);
     await sleep(SETTLE_POLL_MS);
   }
 }
@@ -123,11 +151,18 @@ export async function sessionOwnerFrom(db: BenchDb, merchantId: string, txRef: s
   if (!stored) throw new Error(`seeded session ${txRef} is not in the database`);
   const owner = { merchantId, ttlMs: stored.expires_at - stored.created_at };
   // The same session as the loader would make it, but for its random keys.
-  const ours: Record<string, unknown> = { ...newSession(owner, txRef, stored.created_at).session, id: stored.id, reference: stored.reference };
+  const ours: Record<string, unknown> = {
+    ...newSession(owner, txRef, stored.created_at).session,
+    id: stored.id,
+    reference: stored.reference,
+  };
   const theirs: Record<string, unknown> = { ...stored };
   const columns = new Set([...Object.keys(theirs), ...Object.keys(ours)]);
   const differing = [...columns].filter((column) => !isDeepStrictEqual(theirs[column], ours[column]));
-  if (differing.length > 0) throw new Error(`the bulk loader's sessions differ from the gateway's in: ${differing.join(', ')} (update bench/rows.ts)`);
+  if (differing.length > 0)
+    throw new Error(
+      `the bulk loader's sessions differ from the gateway's in: ${differing.join(', ')} (update bench/rows.ts)`,
+    );
   return owner;
 }
 
@@ -142,7 +177,8 @@ export async function fillSessions(db: BenchDb, owner: SessionOwner, from: numbe
     const end = Math.min(start + BULK_BATCH, from + missing);
     let batch: NewSession[] = Array.from({ length: end - start }, (_, i) => newSession(owner, seedRef(start + i), now));
     for (let tries = 0; batch.length > 0; tries++) {
-      if (tries === MAX_KEY_TRIES) throw new Error(`could not insert ${batch.length} sessions, e.g. ${batch[0]!.session.tx_ref}, with fresh keys`);
+      if (tries === MAX_KEY_TRIES)
+        throw new Error(`could not insert ${batch.length} sessions, e.g. ${batch[0]!.session.tx_ref}, with fresh keys`);
       batch = (await db.insertSessions(batch)).map(withFreshKeys);
     }
   }

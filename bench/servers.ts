@@ -54,7 +54,8 @@ export async function startServer(spec: ServerSpec, cleanup: Cleanup): Promise<S
 async function waitUntilReady(name: string, child: ChildProcess, url: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (hasExited(child)) throw new Error(`${name} exited (code ${child.exitCode ?? child.signalCode}) before answering ${url}`);
+    if (hasExited(child))
+      throw new Error(`${name} exited (code ${child.exitCode ?? child.signalCode}) before answering ${url}`);
     try {
       const response = await fetch(url);
       await response.arrayBuffer();

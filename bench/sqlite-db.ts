@@ -55,13 +55,18 @@ export function openSqliteBenchDb(file: string): BenchDb {
   return {
     countSessions: async () => count('select count(*) as n from checkout_sessions'),
     findSession: async (merchantId, txRef) =>
-      prepared("select * from checkout_sessions where merchant_id = ? and mode = 'test' and tx_ref = ?").get(merchantId, txRef) as SessionRow | undefined,
+      prepared("select * from checkout_sessions where merchant_id = ? and mode = 'test' and tx_ref = ?").get(
+        merchantId,
+        txRef,
+      ) as SessionRow | undefined,
     insertSessions: async (batch) => insertSessions(batch),
     // The load left every page it wrote in the WAL; a gateway that had grown to this size
     // gradually would have checkpointed all along, so copy them into the database file now.
     afterBulkLoad: async () => void db.pragma('wal_checkpoint(TRUNCATE)'),
     markThirdOfSessionsPaid: async () => {
-      db.prepare("update checkout_sessions set status = 'success', completed_at = created_at where status = 'pending' and cast(reference as integer) % 3 = 0").run();
+      db.prepare(
+        "update checkout_sessions set status = 'success', completed_at = created_at where status = 'pending' and cast(reference as integer) % 3 = 0",
+      ).run();
       db.pragma('wal_checkpoint(TRUNCATE)');
     },
     pendingCharges: async () => count("select count(*) as n from charges where status = 'pending'"),

@@ -76,7 +76,15 @@ const MAX_PAYMENT_TO_WEBHOOK_P99_MS = 100;
 
 const clean = (row: Pick<RowFigures, 'non2xx' | 'errors'>) => row.non2xx === 0 && row.errors === 0;
 
-export function check(target: string, comparison: TargetResult['comparison'], limit: number, measured: number, unit: TargetResult['unit'], valid = true, whyInvalid = 'error answers'): TargetResult {
+export function check(
+  target: string,
+  comparison: TargetResult['comparison'],
+  limit: number,
+  measured: number,
+  unit: TargetResult['unit'],
+  valid = true,
+  whyInvalid = 'error answers',
+): TargetResult {
   const met = comparison === '>=' ? measured >= limit : measured <= limit;
   return { target, comparison, limit, measured, unit, pass: met && valid, note: valid ? null : whyInvalid };
 }
@@ -98,16 +106,40 @@ export function evaluateTargets(outcomes: Outcomes): TargetResult[] {
     const row = rowOf(scenario);
     if (row.vsFloor === null) throw new Error(`no floor ratio for target scenario "${scenario}"`);
     // A floor answered with errors is no floor: the ratio fails with the row's.
-    results.push(check(`${scenario}: req/s vs its floor`, '>=', MIN_READ_VS_FLOOR, row.vsFloor, 'ratio', clean(row) && clean(rowOf(FLOOR_ROWS.get(scenario)!))));
+    results.push(
+      check(
+        `${scenario}: req/s vs its floor`,
+        '>=',
+        MIN_READ_VS_FLOOR,
+        row.vsFloor,
+        'ratio',
+        clean(row) && clean(rowOf(FLOOR_ROWS.get(scenario)!)),
+      ),
+    );
     const maxP99 = MAX_READ_P99_MS.get(scenario);
     if (maxP99 !== undefined) results.push(check(`${scenario}: p99`, '<=', maxP99, row.latencyP99Ms, 'ms', clean(row)));
   }
   const sizes = `${growth.largeSessions.toLocaleString('en-US')} vs ${growth.smallSessions.toLocaleString('en-US')} stored sessions`;
-  results.push(check(`growth: verify req/s at ${sizes}`, '>=', MIN_GROWTH_RATIO, growth.ratio, 'ratio', clean(growthRow) && clean(rowOf(VERIFY))));
+  results.push(
+    check(
+      `growth: verify req/s at ${sizes}`,
+      '>=',
+      MIN_GROWTH_RATIO,
+      growth.ratio,
+      'ratio',
+      clean(growthRow) && clean(rowOf(VERIFY)),
+    ),
+  );
   const events = `${webhooks.events.toLocaleString('en-US')} queued events`;
   results.push(
     paymentsListTarget(paymentsListRow),
-    check(`webhook deliveries/s, ${events}`, '>=', MIN_DELIVERIES_PER_SECOND[outcomes.db], webhooks.deliveriesPerSecond, '/s'),
+    check(
+      `webhook deliveries/s, ${events}`,
+      '>=',
+      MIN_DELIVERIES_PER_SECOND[outcomes.db],
+      webhooks.deliveriesPerSecond,
+      '/s',
+    ),
     check('webhooks lost', '<=', 0, webhooks.lost, 'count'),
     check('webhooks duplicated', '<=', 0, webhooks.duplicated, 'count'),
     check('gateway RSS after the whole run', '<=', MAX_RSS_MB, outcomes.finalServerRssMb, 'MB'),
@@ -116,7 +148,9 @@ export function evaluateTargets(outcomes: Outcomes): TargetResult[] {
 }
 
 /** A page of a merchant's payments however many there are: the list's indexes at work. */
-export function paymentsListTarget(row: Pick<RowFigures, 'scenario' | 'latencyP99Ms' | 'non2xx' | 'errors'>): TargetResult {
+export function paymentsListTarget(
+  row: Pick<RowFigures, 'scenario' | 'latencyP99Ms' | 'non2xx' | 'errors'>,
+): TargetResult {
   return check(`${row.scenario}: p99`, '<=', MAX_PAYMENTS_LIST_P99_MS, row.latencyP99Ms, 'ms', clean(row));
 }
 

@@ -85,18 +85,30 @@ export class Receiver {
  * changes would, and times the gateway's webhook worker delivering them to a loopback receiver.
  * The merchant gets the receiver's URL through the CLI first, as an operator would set it.
  */
-export async function measureWebhookDelivery(gateway: Gateway, db: BenchDb, checkouts: SeededCheckout[], count: number, cleanup: Cleanup): Promise<WebhookResult> {
+export async function measureWebhookDelivery(
+  gateway: Gateway,
+  db: BenchDb,
+  checkouts: SeededCheckout[],
+  count: number,
+  cleanup: Cleanup,
+): Promise<WebhookResult> {
   const receiver = new Receiver();
   const url = await receiver.listen(cleanup);
   await gateway.cli(['merchant', 'update', gateway.merchantId, '--webhook-url', url]);
 
   const now = Date.now();
-  const queued = Array.from({ length: count }, (_, i) => paymentEvent(gateway.merchantId, checkouts[i % checkouts.length]!, url, now));
+  const queued = Array.from({ length: count }, (_, i) =>
+    paymentEvent(gateway.merchantId, checkouts[i % checkouts.length]!, url, now),
+  );
   receiver.expect(queued.map((q) => q.delivery.id));
   const started = performance.now();
-  await db.queueEvents(queued.map((q) => q.event), queued.map((q) => q.delivery));
+  await db.queueEvents(
+    queued.map((q) => q.event),
+    queued.map((q) => q.delivery),
+  );
 
-  while (receiver.received.size < count && performance.now() - receiver.lastNewAt < STALL_LIMIT_MS) await sleep(POLL_MS);
+  while (receiver.received.size < count && performance.now() - receiver.lastNewAt < STALL_LIMIT_MS)
+    await sleep(POLL_MS);
   const lost = count - receiver.received.size;
   const seconds = ((lost === 0 ? receiver.lastNewAt : performance.now()) - started) / 1000;
   await sleep(DUPLICATE_GRACE_MS);

@@ -31,7 +31,10 @@ function sourceFingerprint() {
 }
 
 function cacheDirectory() {
-  for (const dir of [path.join(ROOT, 'node_modules', '.cache', 'lipira'), path.join(os.tmpdir(), `lipira-bundle-${process.getuid?.() ?? 'user'}`)]) {
+  for (const dir of [
+    path.join(ROOT, 'node_modules', '.cache', 'lipira'),
+    path.join(os.tmpdir(), `lipira-bundle-${process.getuid?.() ?? 'user'}`),
+  ]) {
     try {
       mkdirSync(dir, { recursive: true });
       return dir;
@@ -46,7 +49,8 @@ function cacheDirectory() {
 function pruneOldBundles(cache, current) {
   for (const name of readdirSync(cache)) {
     const dir = path.join(cache, name);
-    if (name !== current && Date.now() - statSync(dir).mtimeMs > 3_600_000) rmSync(dir, { recursive: true, force: true });
+    if (name !== current && Date.now() - statSync(dir).mtimeMs > 3_600_000)
+      rmSync(dir, { recursive: true, force: true });
   }
 }
 

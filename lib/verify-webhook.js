@@ -34,26 +34,33 @@ const STANDARD_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'
  */
 export function verifyWebhook(rawBody, headers, secret, options = {}) {
   const { toleranceSeconds = 300, allowSignatureOnly = false, now = Date.now() } = options;
-  if (typeof toleranceSeconds !== 'number' || !(toleranceSeconds >= 0)) throw new TypeError('toleranceSeconds must be a number of seconds, 0 or more.');
+  if (typeof toleranceSeconds !== 'number' || !(toleranceSeconds >= 0))
+    throw new TypeError('toleranceSeconds must be a number of seconds, 0 or more.');
   const body = Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody);
   const header = headerReader(headers);
 
   if (STANDARD_HEADERS.every((name) => header(name) === undefined)) {
     if (!allowSignatureOnly) {
-      throw new WebhookVerificationError('The webhook has no webhook-id, webhook-timestamp and webhook-signature headers; a Signature alone is accepted only with { allowSignatureOnly: true }.');
+      throw new WebhookVerificationError(
+        'The webhook has no webhook-id, webhook-timestamp and webhook-signature headers; a Signature alone is accepted only with { allowSignatureOnly: true }.',
+      );
     }
-    if (!legacySignatureMatches(header('signature'), body, secret)) throw new WebhookVerificationError('No webhook signature matches.');
+    if (!legacySignatureMatches(header('signature'), body, secret))
+      throw new WebhookVerificationError('No webhook signature matches.');
     return parsed(body);
   }
 
   const [id, timestamp, signature] = STANDARD_HEADERS.map((name) => header(name));
   if (id === undefined || timestamp === undefined || signature === undefined) {
-    throw new WebhookVerificationError('The webhook carries only some of webhook-id, webhook-timestamp and webhook-signature; all three are needed.');
+    throw new WebhookVerificationError(
+      'The webhook carries only some of webhook-id, webhook-timestamp and webhook-signature; all three are needed.',
+    );
   }
   if (!/^\d{1,15}$/.test(timestamp) || Math.abs(now / 1000 - Number(timestamp)) > toleranceSeconds) {
     throw new WebhookVerificationError('The webhook timestamp is outside the allowed window.');
   }
-  if (!standardSignatureMatches(signature, id, timestamp, body, secret)) throw new WebhookVerificationError('No webhook signature matches.');
+  if (!standardSignatureMatches(signature, id, timestamp, body, secret))
+    throw new WebhookVerificationError('No webhook signature matches.');
   return parsed(body);
 }
 
@@ -88,6 +95,8 @@ function sameBytes(a, b) {
 
 function headerReader(headers) {
   if (typeof headers?.get === 'function') return (name) => headers.get(name) ?? undefined;
-  const lower = Object.fromEntries(Object.entries(headers ?? {}).map(([key, value]) => [key.toLowerCase(), Array.isArray(value) ? value[0] : value]));
+  const lower = Object.fromEntries(
+    Object.entries(headers ?? {}).map(([key, value]) => [key.toLowerCase(), Array.isArray(value) ? value[0] : value]),
+  );
   return (name) => lower[name];
 }

@@ -29,10 +29,19 @@ interface Scene {
 }
 
 /** A new session opened in a fresh browser context; closing it closes the context. */
-async function openCheckout(scene: Scene, viewport: ViewportSize, overrides: Record<string, unknown> = {}): Promise<{ page: Page; checkoutUrl: string; close(): Promise<void> }> {
+async function openCheckout(
+  scene: Scene,
+  viewport: ViewportSize,
+  overrides: Record<string, unknown> = {},
+): Promise<{ page: Page; checkoutUrl: string; close(): Promise<void> }> {
   scene.sessions += 1;
   // A short merchant reference reads better on the receipt than the tests' unique ones.
-  const body = currentBody({ tx_ref: `order-7-${scene.sessions}`, callback_url: `${scene.shop.origin}/paid?order=7`, return_url: `${scene.shop.origin}/cancelled`, ...overrides });
+  const body = currentBody({
+    tx_ref: `order-7-${scene.sessions}`,
+    callback_url: `${scene.shop.origin}/paid?order=7`,
+    return_url: `${scene.shop.origin}/cancelled`,
+    ...overrides,
+  });
   const created = await call(scene.gw.url, '/payment', { key: scene.secretKey, body });
   if (created.status !== 201) throw new Error(`creating a session failed: ${created.text}`);
   const checkoutUrl: string = created.body.data.checkout_url;
@@ -48,7 +57,9 @@ async function openCheckout(scene: Scene, viewport: ViewportSize, overrides: Rec
 async function save(page: Page, name: string, what: { fullPage?: boolean; element?: string } = {}): Promise<void> {
   const file = new URL(`${name}.png`, OUT_DIR);
   const options = { path: file.pathname, animations: 'disabled' } as const;
-  await (what.element ? page.locator(what.element).screenshot(options) : page.screenshot({ ...options, fullPage: what.fullPage ?? false }));
+  await (what.element
+    ? page.locator(what.element).screenshot(options)
+    : page.screenshot({ ...options, fullPage: what.fullPage ?? false }));
   process.stdout.write(`${file.pathname} (${Math.round(fs.statSync(file).size / 1024)} KB)\n`);
 }
 
@@ -132,7 +143,11 @@ async function cardWithReceipt(scene: Scene): Promise<void> {
 
 /** A direct card charge's 3-D Secure page (`3ds_auth_link`), after one wrong code. */
 async function directCardThreeDs(scene: Scene): Promise<void> {
-  const body = cardBody({ charge_id: 'order-7-card', amount: 25_000, redirect_url: `${scene.shop.origin}/paid?order=7` });
+  const body = cardBody({
+    charge_id: 'order-7-card',
+    amount: 25_000,
+    redirect_url: `${scene.shop.origin}/paid?order=7`,
+  });
   const started = await chargeCard(scene.gw, scene.secretKey, body);
   if (started.status !== 200) throw new Error(`starting a card charge failed: ${started.text}`);
   const { context, page } = await openTab(scene.browser, PHONE, PHONE_SCALE);
@@ -166,7 +181,14 @@ const shop = await startMerchantSite();
 const browser = await launchBrowser();
 try {
   const merchant = await gw.newMerchant('Kumudzi Market');
-  const scene: Scene = { gw, secretKey: merchant.test_secret_key, publicKey: merchant.test_public_key, shop, browser, sessions: 0 };
+  const scene: Scene = {
+    gw,
+    secretKey: merchant.test_secret_key,
+    publicKey: merchant.test_public_key,
+    shop,
+    browser,
+    sessions: 0,
+  };
   await payingByMobile(scene);
   await payingByBankTransfer(scene);
   await desktop(scene);

@@ -31,7 +31,11 @@ export interface Gateway {
 }
 
 /** Starts the HTTP server on an open database; closing it stops the server, then the database. */
-export async function startGateway(config: Config, database: Database, logger: FastifyBaseLogger | false): Promise<Gateway> {
+export async function startGateway(
+  config: Config,
+  database: Database,
+  logger: FastifyBaseLogger | false,
+): Promise<Gateway> {
   const payments = paymentDeps(config, database);
   const lifecycle: Lifecycle = { runsWorkers: config.workers, workers: [], draining: false, closing: false };
   const { app, inFlight, routes } = await buildServer({ config, database, payments, logger, lifecycle });
@@ -73,10 +77,22 @@ export async function startGateway(config: Config, database: Database, logger: F
  * Starts the background workers into `lifecycle` and has each woken when its work is written:
  * their interval is then only a safety net. Answers the watch, to stop before the workers.
  */
-function startWorkers(config: Config, database: Database, payments: PaymentDeps, lifecycle: Lifecycle, log: FastifyBaseLogger | null): WorkWatch {
+function startWorkers(
+  config: Config,
+  database: Database,
+  payments: PaymentDeps,
+  lifecycle: Lifecycle,
+  log: FastifyBaseLogger | null,
+): WorkWatch {
   const workers: Record<WorkKind, WorkerLoop> = {
     settler: startSettler(payments, config.workerIntervalMs, log),
-    webhooks: startWebhookWorker({ db: database.db, dialect: database.dialect, transact: database.transact, config, log }),
+    webhooks: startWebhookWorker({
+      db: database.db,
+      dialect: database.dialect,
+      transact: database.transact,
+      config,
+      log,
+    }),
     emails: startEmailWorker({ db: database.db, dialect: database.dialect, transact: database.transact, config, log }),
   };
   lifecycle.workers = [...Object.values(workers), startSettlementWorker(database.db, config.settlementIntervalMs, log)];
@@ -93,6 +109,7 @@ function startWorkers(config: Config, database: Database, payments: PaymentDeps,
 async function finishConnections(server: http.Server, idleGraceMs: number, limitMs: number): Promise<void> {
   await sleep(idleGraceMs);
   server.closeIdleConnections();
-  const openConnections = () => new Promise<number>((resolve) => server.getConnections((_error, count) => resolve(count)));
+  const openConnections = () =>
+    new Promise<number>((resolve) => server.getConnections((_error, count) => resolve(count)));
   for (let waited = 0; waited < limitMs && (await openConnections()) > 0; waited += 20) await sleep(20);
 }

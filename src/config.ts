@@ -89,11 +89,17 @@ export interface Config {
 export type LiveRoutes = Partial<Record<LiveChannel, ConnectorName>>;
 
 /** The connectors Lipira has, and the channels each can serve. */
-export const CONNECTOR_CHANNELS = { airtel: ['airtel', 'payout'], paychangu: ['tnm', 'airtel', 'card', 'bank', 'payout'] } as const satisfies Record<string, readonly LiveChannel[]>;
+export const CONNECTOR_CHANNELS = {
+  airtel: ['airtel', 'payout'],
+  paychangu: ['tnm', 'airtel', 'card', 'bank', 'payout'],
+} as const satisfies Record<string, readonly LiveChannel[]>;
 export type ConnectorName = keyof typeof CONNECTOR_CHANNELS;
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
     super(`Invalid configuration: ${variable} ${problem}`);
   }
 }
@@ -200,7 +206,8 @@ function liveSettings(env: Env): LiveSettings {
     paychanguUpstreamSecretKey: text('PAYCHANGU_UPSTREAM_SECRET_KEY'),
     paychanguUpstreamWebhookSecret: text('PAYCHANGU_UPSTREAM_WEBHOOK_SECRET'),
   };
-  if (settings.liveSyncMaxMs < settings.liveSyncFirstMs) throw new ConfigError('LIVE_SYNC_MAX', 'must not be shorter than LIVE_SYNC_FIRST');
+  if (settings.liveSyncMaxMs < settings.liveSyncFirstMs)
+    throw new ConfigError('LIVE_SYNC_MAX', 'must not be shorter than LIVE_SYNC_FIRST');
   const used = new Set(Object.values(settings.liveRoutes));
   const need = (variable: string, value: string | null, why: string) => {
     if (value === null) throw new ConfigError(variable, `must be set: ${why}`);
@@ -211,26 +218,44 @@ function liveSettings(env: Env): LiveSettings {
   }
   if (settings.liveRoutes.payout === 'airtel') {
     need('AIRTEL_DISBURSEMENT_PIN', settings.airtelDisbursementPin, 'payouts go through Airtel (payout:airtel)');
-    need('AIRTEL_PUBLIC_KEY', settings.airtelPublicKey, 'payouts go through Airtel (payout:airtel), whose PIN is encrypted with it');
+    need(
+      'AIRTEL_PUBLIC_KEY',
+      settings.airtelPublicKey,
+      'payouts go through Airtel (payout:airtel), whose PIN is encrypted with it',
+    );
   }
   if (settings.airtelPublicKey !== null && !/^-----BEGIN (RSA )?PUBLIC KEY-----/.test(settings.airtelPublicKey)) {
     throw new ConfigError('AIRTEL_PUBLIC_KEY', 'must be a PEM public key (-----BEGIN PUBLIC KEY-----)');
   }
-  if (used.has('paychangu')) need('PAYCHANGU_UPSTREAM_SECRET_KEY', settings.paychanguUpstreamSecretKey, 'LIVE_ROUTES uses the paychangu connector');
+  if (used.has('paychangu'))
+    need(
+      'PAYCHANGU_UPSTREAM_SECRET_KEY',
+      settings.paychanguUpstreamSecretKey,
+      'LIVE_ROUTES uses the paychangu connector',
+    );
   return settings;
 }
 
 /** `channel:connector` pairs, comma-separated (`airtel:airtel,tnm:paychangu`); empty: no live channel. */
 function parseLiveRoutes(raw: string | undefined): LiveRoutes {
   const routes: LiveRoutes = {};
-  for (const pair of (raw ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const pair of (raw ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const [channel = '', connector = '', extra] = pair.split(':').map((part) => part.trim());
     if (extra !== undefined || !isLiveChannel(channel) || !isConnectorName(connector)) {
-      throw new ConfigError('LIVE_ROUTES', `must be channel:connector pairs, channels ${LIVE_CHANNELS.join(', ')}, connectors ${Object.keys(CONNECTOR_CHANNELS).join(', ')} (got "${pair}")`);
+      throw new ConfigError(
+        'LIVE_ROUTES',
+        `must be channel:connector pairs, channels ${LIVE_CHANNELS.join(', ')}, connectors ${Object.keys(CONNECTOR_CHANNELS).join(', ')} (got "${pair}")`,
+      );
     }
     if (routes[channel]) throw new ConfigError('LIVE_ROUTES', `names the ${channel} channel twice`);
     if (!(CONNECTOR_CHANNELS[connector] as readonly LiveChannel[]).includes(channel)) {
-      throw new ConfigError('LIVE_ROUTES', `routes ${channel} to ${connector}, which serves only ${CONNECTOR_CHANNELS[connector].join(', ')}`);
+      throw new ConfigError(
+        'LIVE_ROUTES',
+        `routes ${channel} to ${connector}, which serves only ${CONNECTOR_CHANNELS[connector].join(', ')}`,
+      );
     }
     routes[channel] = connector;
   }
@@ -248,9 +273,11 @@ function httpUrlSetting(env: Env, name: string, fallback: string): string {
   } catch {
     throw new ConfigError(name, `must be an absolute http(s) URL (got "${maskUrlSecrets(raw)}")`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, `must use http or https (got "${maskUrlSecrets(raw)}")`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(name, `must use http or https (got "${maskUrlSecrets(raw)}")`);
   // fetch refuses such a URL, and its error repeats it, password and all, into the charge's notes.
-  if (url.username || url.password) throw new ConfigError(name, 'must not carry a user name or password: give credentials in their own settings');
+  if (url.username || url.password)
+    throw new ConfigError(name, 'must not carry a user name or password: give credentials in their own settings');
   return raw.replace(/\/+$/, '');
 }
 
@@ -266,7 +293,8 @@ function integerSetting(env: Env, name: string, fallback: number, min: number, m
 function durationSetting(env: Env, name: string, fallback: string, zeroAllowed = false): number {
   const raw = env[name]?.trim() || fallback;
   const ms = parseDuration(raw);
-  if (ms === null || (ms === 0 && !zeroAllowed)) throw new ConfigError(name, `must be a duration such as 30s, 15m, 24h or 7d (got "${raw}")`);
+  if (ms === null || (ms === 0 && !zeroAllowed))
+    throw new ConfigError(name, `must be a duration such as 30s, 15m, 24h or 7d (got "${raw}")`);
   return ms;
 }
 
@@ -323,7 +351,8 @@ function feePercentSetting(env: Env, name: string, fallback: string): number {
 function scheduleSetting(env: Env, name: string, fallback: string): number[] {
   const raw = env[name]?.trim() || fallback;
   const delays = raw.split(',').map((part) => parseDuration(part.trim()));
-  if (delays.some((ms) => ms === null)) throw new ConfigError(name, `must be a comma-separated list of durations such as 5s,5m,30m (got "${raw}")`);
+  if (delays.some((ms) => ms === null))
+    throw new ConfigError(name, `must be a comma-separated list of durations such as 5s,5m,30m (got "${raw}")`);
   return delays as number[];
 }
 
@@ -351,7 +380,8 @@ function timeZoneSetting(env: Env, name: string, fallback: string): string {
 function parseSmtpUrl(raw: string | undefined): string | null {
   const value = raw?.trim();
   if (!value) return null;
-  if (!/^smtps?:\/\/[^/]+/.test(value)) throw new ConfigError('SMTP_URL', 'must look like smtp://user:pass@host:587 or smtps://host:465');
+  if (!/^smtps?:\/\/[^/]+/.test(value))
+    throw new ConfigError('SMTP_URL', 'must look like smtp://user:pass@host:587 or smtps://host:465');
   return value;
 }
 
@@ -365,6 +395,7 @@ function parseRedisUrl(raw: string | undefined): string | null {
 function parseHeaderName(env: Env, name: string): string | null {
   const value = env[name]?.trim();
   if (!value) return null;
-  if (!/^[A-Za-z0-9-]+$/.test(value)) throw new ConfigError(name, `must be a header name such as x-forwarded-for (got "${value}")`);
+  if (!/^[A-Za-z0-9-]+$/.test(value))
+    throw new ConfigError(name, `must be a header name such as x-forwarded-for (got "${value}")`);
   return value.toLowerCase();
 }

@@ -21,27 +21,47 @@ type ChargeParams = { Params: { charge_id: string } };
  * code), do not apply to it either. So each floor is that read, the view and the schema.
  */
 export function registerChargeFloors({ app, db, owner }: Floor): void {
-  app.get<ChargeParams>('/mobile-money/payments/:charge_id/verify', { schema: { response: { 200: VerifyResponse } } }, async (request, reply) => {
-    const charge = await findChargeWithLogsByChargeId(db, owner, request.params.charge_id);
-    if (!charge) return reply.code(404).send();
-    return { status: 'successful' as const, message: VERIFY_MESSAGES[charge.status], data: verifyRecord(charge, charge.logs) };
-  });
+  app.get<ChargeParams>(
+    '/mobile-money/payments/:charge_id/verify',
+    { schema: { response: { 200: VerifyResponse } } },
+    async (request, reply) => {
+      const charge = await findChargeWithLogsByChargeId(db, owner, request.params.charge_id);
+      if (!charge) return reply.code(404).send();
+      return {
+        status: 'successful' as const,
+        message: VERIFY_MESSAGES[charge.status],
+        data: verifyRecord(charge, charge.logs),
+      };
+    },
+  );
 
-  app.get<ChargeParams>('/mobile-money/payments/:charge_id/details', { schema: { response: { 200: DetailsResponse } } }, async (request, reply) => {
-    const charge = await findChargeWithLogsByChargeId(db, owner, request.params.charge_id);
-    if (!charge) return reply.code(404).send();
-    return success('Transaction retrieved successfully.', detailsRecord(charge, charge.logs));
-  });
+  app.get<ChargeParams>(
+    '/mobile-money/payments/:charge_id/details',
+    { schema: { response: { 200: DetailsResponse } } },
+    async (request, reply) => {
+      const charge = await findChargeWithLogsByChargeId(db, owner, request.params.charge_id);
+      if (!charge) return reply.code(404).send();
+      return success('Transaction retrieved successfully.', detailsRecord(charge, charge.logs));
+    },
+  );
 
-  app.get<ChargeParams>('/direct-charge/transactions/:charge_id/details', { schema: { response: { 200: BankTransferDetailsResponse } } }, async (request, reply) => {
-    const transfer = await findBankTransferWithLogs(db, owner, request.params.charge_id);
-    if (!transfer) return reply.code(404).send();
-    return success('Transaction retrieved successfully.', transferDetails(transfer, transfer.logs));
-  });
+  app.get<ChargeParams>(
+    '/direct-charge/transactions/:charge_id/details',
+    { schema: { response: { 200: BankTransferDetailsResponse } } },
+    async (request, reply) => {
+      const transfer = await findBankTransferWithLogs(db, owner, request.params.charge_id);
+      if (!transfer) return reply.code(404).send();
+      return success('Transaction retrieved successfully.', transferDetails(transfer, transfer.logs));
+    },
+  );
 
-  app.get<ChargeParams>('/charge-card/verify/:charge_id', { schema: { response: { 200: CardVerifyResponse } } }, async (request, reply) => {
-    const charge = await findChargeWithLogsByChargeId(db, owner, request.params.charge_id);
-    if (!charge) return reply.code(404).send();
-    return success(CARD_VERIFY_MESSAGES[charge.status], verifyRecord(charge, charge.logs));
-  });
+  app.get<ChargeParams>(
+    '/charge-card/verify/:charge_id',
+    { schema: { response: { 200: CardVerifyResponse } } },
+    async (request, reply) => {
+      const charge = await findChargeWithLogsByChargeId(db, owner, request.params.charge_id);
+      if (!charge) return reply.code(404).send();
+      return success(CARD_VERIFY_MESSAGES[charge.status], verifyRecord(charge, charge.logs));
+    },
+  );
 }

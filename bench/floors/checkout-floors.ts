@@ -1,7 +1,11 @@
 import { BROWSER_SCRIPTS } from '../../src/checkout/page/browser-views.ts';
 import { sendScript } from '../../src/checkout/browser-routes.ts';
 import { sendPaymentPage } from '../../src/checkout/checkout-page-routes.ts';
-import { findPageSession, findSessionByTxRef, findSessionWithLogsByTxRef } from '../../src/checkout/checkout-repository.ts';
+import {
+  findPageSession,
+  findSessionByTxRef,
+  findSessionWithLogsByTxRef,
+} from '../../src/checkout/checkout-repository.ts';
 import { CurrentVerifyResponse, LegacyVerifyResponse } from '../../src/checkout/checkout-schemas.ts';
 import { currentVerifyView, legacyVerifyView } from '../../src/checkout/checkout-views.ts';
 import { success } from '../../src/http/envelope.ts';
@@ -14,18 +18,29 @@ import type { Floor } from './floor.ts';
  * one (`expireIfDue`) finds nothing to do, so the floors leave it out.
  */
 export function registerCheckoutFloors({ app, db, owner, config }: Floor): void {
-  app.get<{ Params: { tx_ref: string } }>('/verify-payment/:tx_ref', { schema: { response: { 200: CurrentVerifyResponse } } }, async (request, reply) => {
-    const session = await findSessionWithLogsByTxRef(db, owner, request.params.tx_ref);
-    if (!session) return reply.code(404).send();
-    const payment = session.paid_charge_id === null ? null : ((await findCharge(db, session.paid_charge_id)) ?? null);
-    return success('Payment details retrieved successfully.', currentVerifyView({ session, logs: session.logs, payment }));
-  });
+  app.get<{ Params: { tx_ref: string } }>(
+    '/verify-payment/:tx_ref',
+    { schema: { response: { 200: CurrentVerifyResponse } } },
+    async (request, reply) => {
+      const session = await findSessionWithLogsByTxRef(db, owner, request.params.tx_ref);
+      if (!session) return reply.code(404).send();
+      const payment = session.paid_charge_id === null ? null : ((await findCharge(db, session.paid_charge_id)) ?? null);
+      return success(
+        'Payment details retrieved successfully.',
+        currentVerifyView({ session, logs: session.logs, payment }),
+      );
+    },
+  );
 
-  app.get<{ Params: { tx_ref: string } }>('/api/verify-payment/:tx_ref', { schema: { response: { 200: LegacyVerifyResponse } } }, async (request, reply) => {
-    const session = await findSessionByTxRef(db, owner, request.params.tx_ref);
-    if (!session) return reply.code(404).send();
-    return success('Payment details', legacyVerifyView(session));
-  });
+  app.get<{ Params: { tx_ref: string } }>(
+    '/api/verify-payment/:tx_ref',
+    { schema: { response: { 200: LegacyVerifyResponse } } },
+    async (request, reply) => {
+      const session = await findSessionByTxRef(db, owner, request.params.tx_ref);
+      if (!session) return reply.code(404).send();
+      return success('Payment details', legacyVerifyView(session));
+    },
+  );
 
   const secureCookies = config.publicBaseUrl.startsWith('https:');
   app.get<{ Params: { id: string } }>('/checkout/:id', async (request, reply) => {

@@ -14,13 +14,25 @@ import type { Floor } from './floor.ts';
  * a taken one (or a colliding random key, which the gateway would retry) is answered 409.
  */
 export function registerCreateFloor({ app, db, owner, config }: Floor): void {
-  app.post<{ Body: Omit<SessionRequest, 'generation'> }>('/payment', { schema: { response: { 201: CurrentCreateResponse } } }, async (request, reply) => {
-    const now = Date.now();
-    const fields: SessionRequest = { generation: 'current', ...request.body };
-    const txRef = fields.tx_ref ?? ids.txRef();
-    const session = newSession(owner, fields, txRef, hashRequest(fields, txRef), now, config.checkoutTtlMs);
-    const log = creationLog(session, now);
-    if (!(await db.transaction().execute((trx) => insertSessionIfNew(trx, session, log)))) return reply.code(409).send();
-    return reply.code(201).send(success('Hosted payment session generated successfully.', createdView(session, checkoutUrl(config.publicBaseUrl, session))));
-  });
+  app.post<{ Body: Omit<SessionRequest, 'generation'> }>(
+    '/payment',
+    { schema: { response: { 201: CurrentCreateResponse } } },
+    async (request, reply) => {
+      const now = Date.now();
+      const fields: SessionRequest = { generation: 'current', ...request.body };
+      const txRef = fields.tx_ref ?? ids.txRef();
+      const session = newSession(owner, fields, txRef, hashRequest(fields, txRef), now, config.checkoutTtlMs);
+      const log = creationLog(session, now);
+      if (!(await db.transaction().execute((trx) => insertSessionIfNew(trx, session, log))))
+        return reply.code(409).send();
+      return reply
+        .code(201)
+        .send(
+          success(
+            'Hosted payment session generated successfully.',
+            createdView(session, checkoutUrl(config.publicBaseUrl, session)),
+          ),
+        );
+    },
+  );
 }

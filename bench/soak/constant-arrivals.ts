@@ -13,14 +13,20 @@ export interface Arrivals {
  * gateway meets the same offered load instead of slowing it (a closed loop would wait for it).
  * Once the last has started, waits up to `drainMs` for those still in flight.
  */
-export async function offerConstantArrivals(t0: number, rate: number, seconds: number, drainMs: number, start: (index: number) => Promise<void>): Promise<Arrivals> {
+export async function offerConstantArrivals(
+  t0: number,
+  rate: number,
+  seconds: number,
+  drainMs: number,
+  start: (index: number) => Promise<void>,
+): Promise<Arrivals> {
   const total = Math.round(rate * seconds);
   const dueAt = (index: number) => t0 + (index * 1000) / rate;
   const inFlight = new Set<Promise<void>>();
   let maxLagMs = 0;
   // A payment fails by counting its error; one that throws is the bench's own bug, raised once all have stopped.
   let bug: unknown = null;
-  for (let next = 0; next < total; ) {
+  for (let next = 0; next < total;) {
     // Every payment whose time has come starts now, even when the timer woke late.
     for (const now = performance.now(); next < total && dueAt(next) <= now; next++) {
       maxLagMs = Math.max(maxLagMs, now - dueAt(next));

@@ -24,7 +24,12 @@ export class GatewayClient {
     this.target = new URL(origin);
   }
 
-  request(method: 'GET' | 'POST', path: string, headers: http.OutgoingHttpHeaders = {}, body?: string): Promise<Answer> {
+  request(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: http.OutgoingHttpHeaders = {},
+    body?: string,
+  ): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const request = http.request(
         {
@@ -39,7 +44,13 @@ export class GatewayClient {
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              body: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
           response.on('error', reject);
         },
       );

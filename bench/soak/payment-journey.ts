@@ -55,7 +55,12 @@ async function payOrThrow(journey: Journey, txRef: string): Promise<void> {
   const { client, origin, secretKey, receiver } = journey;
   const merchant = { authorization: `Bearer ${secretKey}`, accept: 'application/json' };
 
-  const created = await timed(journey, 'create', () => client.request('POST', '/payment', { ...merchant, 'content-type': 'application/json' }, sessionBody(txRef)), [201]);
+  const created = await timed(
+    journey,
+    'create',
+    () => client.request('POST', '/payment', { ...merchant, 'content-type': 'application/json' }, sessionBody(txRef)),
+    [201],
+  );
   const checkoutUrl = (json(created) as { data?: { checkout_url?: unknown } } | null)?.data?.checkout_url;
   if (typeof checkoutUrl !== 'string') throw new StepFailed('create', 'no checkout_url in the answer');
   const pagePath = new URL(checkoutUrl).pathname;
@@ -68,9 +73,21 @@ async function payOrThrow(journey: Journey, txRef: string): Promise<void> {
   const browser = { cookie };
 
   const form = new URLSearchParams({ csrf, mobile: SUCCEEDING_NUMBER, operator: 'airtel' }).toString();
-  const posted = await timed(journey, 'pay', () => client.request('POST', `${pagePath}/pay/mobile-money`, { ...browser, origin, 'content-type': 'application/x-www-form-urlencoded' }, form), [303]);
+  const posted = await timed(
+    journey,
+    'pay',
+    () =>
+      client.request(
+        'POST',
+        `${pagePath}/pay/mobile-money`,
+        { ...browser, origin, 'content-type': 'application/x-www-form-urlencoded' },
+        form,
+      ),
+    [303],
+  );
   const attemptPath = String(posted.headers.location ?? '');
-  if (!ATTEMPT_PATH.test(attemptPath) || !attemptPath.startsWith(`${pagePath}/`)) throw new StepFailed('pay', `sent to "${attemptPath}", not to an attempt's page`);
+  if (!ATTEMPT_PATH.test(attemptPath) || !attemptPath.startsWith(`${pagePath}/`))
+    throw new StepFailed('pay', `sent to "${attemptPath}", not to an attempt's page`);
   receiver.expect(txRef);
 
   // An attempt that settled before its page was asked for (the gateway took a second) sends the browser on at once.
@@ -81,8 +98,14 @@ async function payOrThrow(journey: Journey, txRef: string): Promise<void> {
     expectShop('back', await timed(journey, 'back', () => client.request('GET', nextPath, browser), [303]), txRef);
   }
 
-  if (!(await receiver.arrival(txRef, WEBHOOK_WAIT_MS))) throw new StepFailed('webhook', `no webhook within ${WEBHOOK_WAIT_MS / 1000} s`);
-  const verified = await timed(journey, 'verify', () => client.request('GET', `/verify-payment/${encodeURIComponent(txRef)}`, merchant), [200]);
+  if (!(await receiver.arrival(txRef, WEBHOOK_WAIT_MS)))
+    throw new StepFailed('webhook', `no webhook within ${WEBHOOK_WAIT_MS / 1000} s`);
+  const verified = await timed(
+    journey,
+    'verify',
+    () => client.request('GET', `/verify-payment/${encodeURIComponent(txRef)}`, merchant),
+    [200],
+  );
   const status = (json(verified) as { data?: { status?: unknown } } | null)?.data?.status;
   if (status !== 'success') throw new StepFailed('verify', `says "${String(status)}" after the webhook`);
 }
@@ -98,7 +121,11 @@ async function timed({ log }: Journey, step: Step, send: () => Promise<Answer>, 
     throw new StepFailed(step, error instanceof Error ? error.message : String(error));
   }
   log.record(step, startedAt, performance.now() - startedAt);
-  if (!expected.includes(answer.status)) throw new StepFailed(step, `HTTP ${answer.status} (expected ${expected.join(' or ')}) ${answer.body.slice(0, 120)}`);
+  if (!expected.includes(answer.status))
+    throw new StepFailed(
+      step,
+      `HTTP ${answer.status} (expected ${expected.join(' or ')}) ${answer.body.slice(0, 120)}`,
+    );
   return answer;
 }
 
@@ -120,7 +147,11 @@ async function pollUntilSettled(journey: Journey, statusPath: string, browser: {
 function expectShop(step: Step, answer: Answer, txRef: string): void {
   const location = String(answer.headers.location ?? '');
   const landing = URL.canParse(location) ? new URL(location) : null;
-  const home = landing !== null && location.startsWith(SESSION_REQUEST.callback_url) && landing.searchParams.get('tx_ref') === txRef && landing.searchParams.get('status') === 'success';
+  const home =
+    landing !== null &&
+    location.startsWith(SESSION_REQUEST.callback_url) &&
+    landing.searchParams.get('tx_ref') === txRef &&
+    landing.searchParams.get('status') === 'success';
   if (!home) throw new StepFailed(step, `sent to "${location}", not back to the shop with status=success`);
 }
 

@@ -39,7 +39,15 @@ export interface SoakRun {
  * `--soak`: whole payments at a constant arrival rate against a fresh gateway, then the checks.
  * Returns whether the validity gate held (ledger clean, every webhook once, no errors).
  */
-export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, cleanup, progress }: SoakRun): Promise<boolean> {
+export async function runSoak({
+  repoRoot,
+  resultsDir,
+  db,
+  soak,
+  startedAt,
+  cleanup,
+  progress,
+}: SoakRun): Promise<boolean> {
   const log = new SoakLog(soak.warmUpSeconds * 1000, soak.seconds * 1000);
   const receiver = new WebhookReceiver(log);
   // Listening before the gateway starts, the receiver closes after it stops (cleanup runs newest
@@ -51,22 +59,34 @@ export async function runSoak({ repoRoot, resultsDir, db, soak, startedAt, clean
   cleanup.add(async () => client.close());
   const journey = { client, origin: gateway.url, secretKey: gateway.secretKey, receiver, log };
 
-  progress(`soak: ${soak.rate} payments/s for ${soak.seconds} s, the first ${soak.warmUpSeconds} s left out of the figures`);
+  progress(
+    `soak: ${soak.rate} payments/s for ${soak.seconds} s, the first ${soak.warmUpSeconds} s left out of the figures`,
+  );
   const t0 = performance.now();
   log.start(t0);
   sampleTimeline(gateway.pid, client, log.timeline, cleanup);
   const cpu = cpuOverWindow(gateway.pid, t0 + soak.warmUpSeconds * 1000, t0 + soak.seconds * 1000);
   // Awaited with the results; a gateway that died fails the run there, not as an unhandled rejection before it.
   cpu.catch(() => undefined);
-  const arrivals = await offerConstantArrivals(t0, soak.rate, soak.seconds, DRAIN_LIMIT_MS, (index) => pay(journey, `soak-${index}`));
-  progress(`soak: offered load stopped and drained (${arrivals.unfinished} unfinished); checking webhooks and the ledger`);
+  const arrivals = await offerConstantArrivals(t0, soak.rate, soak.seconds, DRAIN_LIMIT_MS, (index) =>
+    pay(journey, `soak-${index}`),
+  );
+  progress(
+    `soak: offered load stopped and drained (${arrivals.unfinished} unfinished); checking webhooks and the ledger`,
+  );
   await sleep(DUPLICATE_GRACE_MS);
   const endRssMb = rssMegabytes(gateway.pid);
   const timeline = log.timeline.seconds();
 
   const report = buildSoakReport(
     {
-      payments: { started: arrivals.started, completed: log.completed, failed: log.failed, unfinished: arrivals.unfinished, completedInWindow: log.completedInWindow },
+      payments: {
+        started: arrivals.started,
+        completed: log.completed,
+        failed: log.failed,
+        unfinished: arrivals.unfinished,
+        completedInWindow: log.completedInWindow,
+      },
       windowSeconds: log.windowSeconds,
       steps: log.figures(),
       errorExamples: log.errorExamples(),
@@ -93,7 +113,10 @@ async function checkLedger(gateway: Gateway): Promise<LedgerCheck> {
   } catch (error) {
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
     const printed = lines(stderr + stdout);
-    return { clean: false, lines: printed.length > 0 ? printed : [error instanceof Error ? error.message : String(error)] };
+    return {
+      clean: false,
+      lines: printed.length > 0 ? printed : [error instanceof Error ? error.message : String(error)],
+    };
   }
 }
 

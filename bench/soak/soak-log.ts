@@ -94,7 +94,11 @@ export class SoakLog {
   }
 
   figures(): StepFigures[] {
-    return (Object.keys(STEPS) as Step[]).map((step) => ({ step: STEPS[step], ...percentiles(this.latencies.get(step) ?? []), errors: this.errors.get(step) ?? 0 }));
+    return (Object.keys(STEPS) as Step[]).map((step) => ({
+      step: STEPS[step],
+      ...percentiles(this.latencies.get(step) ?? []),
+      errors: this.errors.get(step) ?? 0,
+    }));
   }
 
   /** `step: what went wrong`, a few of each kind. */

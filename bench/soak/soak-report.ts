@@ -76,7 +76,13 @@ export function buildSoakReport(results: SoakResults, db: DbKind, soak: SoakOpti
     check('lipira ledger check problems', '<=', 0, ledger.clean ? 0 : Math.max(1, ledger.lines.length), 'count'),
   ];
   const targets = [
-    check(`payments/s completed in the steady window (${soak.rate}/s offered)`, '>=', SOAK_TARGET_RATES[db], achievedRate, '/s'),
+    check(
+      `payments/s completed in the steady window (${soak.rate}/s offered)`,
+      '>=',
+      SOAK_TARGET_RATES[db],
+      achievedRate,
+      '/s',
+    ),
     ...results.steps.map(p99Target),
     check('gateway RSS at the end', '<=', MAX_RSS_MB, results.rss.endMb, 'MB'),
   ];
@@ -141,31 +147,33 @@ const STEP_COLUMNS: Column<StepFigures>[] = [
 export function formatSoakReport(report: SoakReport): string {
   const { payments, webhooks, ledger } = report;
   const met = report.targets.filter((t) => t.pass).length;
-  return [
-    `Lipira soak: ${report.db}, ${report.offeredRate} payments/s offered for ${report.seconds} s (constant arrivals), ` +
-      `figures over the steady window after the first ${report.warmUpSeconds} s, node ${report.node}`,
-    `Payments: ${payments.started} started, ${payments.completed} completed, ${payments.failed} failed, ${payments.unfinished} unfinished; ` +
-      `${payments.completedInWindow} completed in the ${report.windowSeconds.toFixed(0)} s steady window: ${report.achievedRate.toFixed(1)}/s`,
-    '',
-    'Latency of requests started in the steady window (the webhook: from the completion it reports to its arrival); errors over the whole run',
-    ...formatTable(STEP_COLUMNS, report.steps),
-    ...(report.errorExamples.length > 0 ? ['', ...report.errorExamples.map((example) => `! ${example}`)] : []),
-    '',
-    `Webhooks: ${webhooks.expected} expected, ${webhooks.received} received, ${webhooks.lost} lost (not received when the drain ended), ` +
-      `${webhooks.duplicated} duplicated, ${webhooks.unexpected} unexpected`,
-    ledger.clean ? 'Ledger check: clean' : `Ledger check: NOT CLEAN — ${ledger.lines.slice(0, 5).join(' | ')}`,
-    `Gateway RSS: ${report.rss.endMb.toFixed(1)} MB at the end, ${report.rss.peakMb.toFixed(1)} MB at most`,
-    `CPU over the steady window: gateway ${report.cpu.gatewayCores.toFixed(2)} cores (${perPayment(report.cpu.gatewayCores, report.offeredRate)}), ` +
-      `load generator ${report.cpu.generatorCores.toFixed(2)} cores (${perPayment(report.cpu.generatorCores, report.offeredRate)})`,
-    `Load generator: payments started at most ${report.generatorMaxLagMs.toFixed(1)} ms after their time`,
-    '',
-    `Timeline, ${TIMELINE_SPAN_SECONDS} s a row, warm-up and drain included (p99s: the worst second's; loop lag and pending webhooks: the gateway's /metrics, every 10 s)`,
-    ...formatTable(TIMELINE_COLUMNS, timelineSpans(report.timeline, TIMELINE_SPAN_SECONDS)),
-    '',
-    `Validity gate (any failure fails the run): ${report.valid ? 'PASS' : 'FAIL'}`,
-    ...formatTable(TARGET_COLUMNS, report.gate),
-    '',
-    `Targets (reported; a miss alone does not fail the run): ${met} of ${report.targets.length} met`,
-    ...formatTable(TARGET_COLUMNS, report.targets),
-  ].join('\n') + '\n';
+  return (
+    [
+      `Lipira soak: ${report.db}, ${report.offeredRate} payments/s offered for ${report.seconds} s (constant arrivals), ` +
+        `figures over the steady window after the first ${report.warmUpSeconds} s, node ${report.node}`,
+      `Payments: ${payments.started} started, ${payments.completed} completed, ${payments.failed} failed, ${payments.unfinished} unfinished; ` +
+        `${payments.completedInWindow} completed in the ${report.windowSeconds.toFixed(0)} s steady window: ${report.achievedRate.toFixed(1)}/s`,
+      '',
+      'Latency of requests started in the steady window (the webhook: from the completion it reports to its arrival); errors over the whole run',
+      ...formatTable(STEP_COLUMNS, report.steps),
+      ...(report.errorExamples.length > 0 ? ['', ...report.errorExamples.map((example) => `! ${example}`)] : []),
+      '',
+      `Webhooks: ${webhooks.expected} expected, ${webhooks.received} received, ${webhooks.lost} lost (not received when the drain ended), ` +
+        `${webhooks.duplicated} duplicated, ${webhooks.unexpected} unexpected`,
+      ledger.clean ? 'Ledger check: clean' : `Ledger check: NOT CLEAN — ${ledger.lines.slice(0, 5).join(' | ')}`,
+      `Gateway RSS: ${report.rss.endMb.toFixed(1)} MB at the end, ${report.rss.peakMb.toFixed(1)} MB at most`,
+      `CPU over the steady window: gateway ${report.cpu.gatewayCores.toFixed(2)} cores (${perPayment(report.cpu.gatewayCores, report.offeredRate)}), ` +
+        `load generator ${report.cpu.generatorCores.toFixed(2)} cores (${perPayment(report.cpu.generatorCores, report.offeredRate)})`,
+      `Load generator: payments started at most ${report.generatorMaxLagMs.toFixed(1)} ms after their time`,
+      '',
+      `Timeline, ${TIMELINE_SPAN_SECONDS} s a row, warm-up and drain included (p99s: the worst second's; loop lag and pending webhooks: the gateway's /metrics, every 10 s)`,
+      ...formatTable(TIMELINE_COLUMNS, timelineSpans(report.timeline, TIMELINE_SPAN_SECONDS)),
+      '',
+      `Validity gate (any failure fails the run): ${report.valid ? 'PASS' : 'FAIL'}`,
+      ...formatTable(TARGET_COLUMNS, report.gate),
+      '',
+      `Targets (reported; a miss alone does not fail the run): ${met} of ${report.targets.length} met`,
+      ...formatTable(TARGET_COLUMNS, report.targets),
+    ].join('\n') + '\n'
+  );
 }

@@ -131,7 +131,16 @@ export class SoakTimeline {
 }
 
 function emptyBucket(): Bucket {
-  return { started: 0, completed: 0, failed: 0, latencies: [], requestErrors: 0, webhookLatencies: [], sample: null, metrics: null };
+  return {
+    started: 0,
+    completed: 0,
+    failed: 0,
+    latencies: [],
+    requestErrors: 0,
+    webhookLatencies: [],
+    sample: null,
+    metrics: null,
+  };
 }
 
 /** Several seconds of the timeline as one row of the printed report. */
@@ -167,7 +176,8 @@ export function timelineSpans(seconds: TimelineSecond[], spanSeconds: number): T
     const part = seconds.slice(from, from + spanSeconds);
     const perSecond = (pick: (s: TimelineSecond) => number) => part.reduce((sum, s) => sum + pick(s), 0) / part.length;
     const sampled = part.flatMap((s) => (s.sample ? [s.sample] : []));
-    const sampleMean = (pick: (s: SecondSample) => number) => (sampled.length === 0 ? null : sampled.reduce((sum, s) => sum + pick(s), 0) / sampled.length);
+    const sampleMean = (pick: (s: SecondSample) => number) =>
+      sampled.length === 0 ? null : sampled.reduce((sum, s) => sum + pick(s), 0) / sampled.length;
     spans.push({
       from,
       to: from + part.length,

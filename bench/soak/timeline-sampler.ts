@@ -13,8 +13,17 @@ const SCRAPE_EVERY_SAMPLES = 10;
  * second, and the gateway's resident memory, into the timeline; every ten, the gateway's own
  * `/metrics`. Started with the load, so that each sample falls in the second it covers.
  */
-export function sampleTimeline(gatewayPid: number, client: GatewayClient, timeline: SoakTimeline, cleanup: Cleanup): void {
-  const read = () => ({ at: performance.now(), gatewayMicros: cpuMicroseconds(gatewayPid), machine: machineCpuTicks() });
+export function sampleTimeline(
+  gatewayPid: number,
+  client: GatewayClient,
+  timeline: SoakTimeline,
+  cleanup: Cleanup,
+): void {
+  const read = () => ({
+    at: performance.now(),
+    gatewayMicros: cpuMicroseconds(gatewayPid),
+    machine: machineCpuTicks(),
+  });
   let last = read();
   let samples = 0;
   const sampler = setInterval(() => {
@@ -31,7 +40,10 @@ export function sampleTimeline(gatewayPid: number, client: GatewayClient, timeli
     last = now;
     if (++samples % SCRAPE_EVERY_SAMPLES === 0) {
       // A scrape the gateway was too busy to answer leaves a gap in the timeline, which is itself the finding.
-      scrape(client).then((metrics) => timeline.scraped(now.at, metrics), () => undefined);
+      scrape(client).then(
+        (metrics) => timeline.scraped(now.at, metrics),
+        () => undefined,
+      );
     }
   }, SAMPLE_MS);
   cleanup.add(async () => clearInterval(sampler));

@@ -15,11 +15,26 @@ const CallbackResponse = SuccessEnvelope(Type.Null());
 export function registerCallbackRoutes(app: App, payments: PaymentDeps): void {
   app.post(
     '/callbacks/:connector',
-    { schema: { summary: "A live operator's callback about a payment, refund or payout", params: CallbackParams, response: { 200: CallbackResponse, ...errorResponses } } },
+    {
+      schema: {
+        summary: "A live operator's callback about a payment, refund or payout",
+        params: CallbackParams,
+        response: { 200: CallbackResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       const headers = request.headers;
-      const result = await receiveCallback(payments, request.params.connector, { headers, rawBody: request.rawJson ?? '', body: request.body });
-      return success(result === 'confirmed' ? 'Callback received.' : 'Callback received: no pending live transaction has this reference.', null);
+      const result = await receiveCallback(payments, request.params.connector, {
+        headers,
+        rawBody: request.rawJson ?? '',
+        body: request.body,
+      });
+      return success(
+        result === 'confirmed'
+          ? 'Callback received.'
+          : 'Callback received: no pending live transaction has this reference.',
+        null,
+      );
     },
   );
 }

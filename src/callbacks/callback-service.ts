@@ -23,7 +23,12 @@ export type CallbackResult = 'confirmed' | 'unknown';
  * answered as an unknown reference, so that no route makes another operator answer, nor tells
  * its caller what exists.
  */
-export async function receiveCallback(deps: PaymentDeps, connectorName: string, callback: IncomingCallback, now = Date.now()): Promise<CallbackResult> {
+export async function receiveCallback(
+  deps: PaymentDeps,
+  connectorName: string,
+  callback: IncomingCallback,
+  now = Date.now(),
+): Promise<CallbackResult> {
   const connector = deps.liveConnectors.get(connectorName);
   if (!connector) throw new ApiError('routeNotFound');
   const verdict = verdictOf(() => connector.verifyCallback(callback));
@@ -33,19 +38,23 @@ export async function receiveCallback(deps: PaymentDeps, connectorName: string, 
     for (const refund of await findPendingRefundsAbout(deps.db, verdict.reference, 'live')) {
       if (!isWith(deps, connector, await findCharge(deps.db, refund.charge_ref))) continue;
       confirmed = true;
-      if (await deps.transact((trx) => claimCallbackAsk(trx, 'refunds', refund.id, now))) await advanceRefund(deps, refund, now);
+      if (await deps.transact((trx) => claimCallbackAsk(trx, 'refunds', refund.id, now)))
+        await advanceRefund(deps, refund, now);
     }
     return confirmed ? 'confirmed' : 'unknown';
   }
   const charge = await findCharge(deps.db, verdict.reference);
   if (!charge || !isWith(deps, connector, charge)) return 'unknown';
-  if (await deps.transact((trx) => claimCallbackAsk(trx, 'charges', charge.id, now))) await refreshCharge(deps, charge, now, { now: true });
+  if (await deps.transact((trx) => claimCallbackAsk(trx, 'charges', charge.id, now)))
+    await refreshCharge(deps, charge, now, { now: true });
   return 'confirmed';
 }
 
 /** Whether a charge (or the charge a refund gives back) is a live one `connector` has. */
 function isWith(deps: PaymentDeps, connector: Connector, charge: Charge | undefined): charge is Charge {
-  return charge !== undefined && charge.mode === 'live' && deps.providerFor('live').connectorOf(charge) === connector.name;
+  return (
+    charge !== undefined && charge.mode === 'live' && deps.providerFor('live').connectorOf(charge) === connector.name
+  );
 }
 
 /** A body the connector cannot make sense of is as unauthenticated as one with a bad signature. */

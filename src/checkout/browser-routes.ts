@@ -11,7 +11,12 @@ import { normalizing } from '../http/tolerance.ts';
 import { isPlainOrigin } from '../shared/urls.ts';
 import { Ajv } from 'ajv';
 import { ajvPlugin, AJV_OPTIONS } from '../http/validation.ts';
-import { CurrentCreateBody, CurrentCreateResponse, HostedFormBody, type CurrentCreateInput } from './checkout-schemas.ts';
+import {
+  CurrentCreateBody,
+  CurrentCreateResponse,
+  HostedFormBody,
+  type CurrentCreateInput,
+} from './checkout-schemas.ts';
 import { createSession, type CheckoutDeps } from './checkout-service.ts';
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { checkoutUrl, createdView } from './checkout-views.ts';
@@ -35,11 +40,20 @@ import { renderUnavailablePage } from './page/views.ts';
  */
 const validateFormAsCreate = ajvPlugin(new Ajv(AJV_OPTIONS)).compile(CurrentCreateBody);
 
-export function registerBrowserRoutes(app: App, { config, db, transact }: { config: Config; db: Database['db']; transact: Transact }): void {
+export function registerBrowserRoutes(
+  app: App,
+  { config, db, transact }: { config: Config; db: Database['db']; transact: Transact },
+): void {
   const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs, liveRoutes: config.liveRoutes };
 
-  app.get('/js/popup.js', { schema: scriptSchema('The inline popup: defines `PaychanguCheckout(options)` for a merchant\'s page') }, async (_request, reply) => sendScript(reply, BROWSER_SCRIPTS.popup));
-  app.get('/js/frame-result.js', { schema: { hide: true } }, async (_request, reply) => sendScript(reply, BROWSER_SCRIPTS.frameResult));
+  app.get(
+    '/js/popup.js',
+    { schema: scriptSchema("The inline popup: defines `PaychanguCheckout(options)` for a merchant's page") },
+    async (_request, reply) => sendScript(reply, BROWSER_SCRIPTS.popup),
+  );
+  app.get('/js/frame-result.js', { schema: { hide: true } }, async (_request, reply) =>
+    sendScript(reply, BROWSER_SCRIPTS.frameResult),
+  );
 
   app.options('/popup/payment', { config: { ignoreBody: true }, schema: { hide: true } }, async (request, reply) => {
     allowOrigin(request, reply);
@@ -63,7 +77,8 @@ export function registerBrowserRoutes(app: App, { config, db, transact }: { conf
       preValidation: normalizing(normalizeCheckoutBody),
       schema: {
         summary: 'Create a checkout session from a browser, with a public key (what /js/popup.js calls)',
-        description: 'Takes `Authorization: Bearer <public key>` and the body of `POST /payment`; answers as `POST /payment` does, with CORS headers for the calling origin. The calling page\'s origin is recorded: it alone may show the session\'s pages in a frame, and receives the result by `postMessage`.',
+        description:
+          "Takes `Authorization: Bearer <public key>` and the body of `POST /payment`; answers as `POST /payment` does, with CORS headers for the calling origin. The calling page's origin is recorded: it alone may show the session's pages in a frame, and receives the result by `postMessage`.",
         body: CurrentCreateBody,
         response: { 201: CurrentCreateResponse, ...errorResponses },
       },
@@ -71,7 +86,11 @@ export function registerBrowserRoutes(app: App, { config, db, transact }: { conf
     async (request, reply) => {
       const origin = request.headers.origin;
       const frameOrigin = origin !== undefined && isPlainOrigin(origin) ? origin : undefined;
-      const session = await createSession(deps, principalOf(request), { generation: 'current', ...request.body, frameOrigin });
+      const session = await createSession(deps, principalOf(request), {
+        generation: 'current',
+        ...request.body,
+        frameOrigin,
+      });
       const view = createdView(session, checkoutUrl(config.publicBaseUrl, session));
       return reply.code(201).send(success('Hosted payment session generated successfully.', view));
     },
@@ -87,14 +106,19 @@ export function registerBrowserRoutes(app: App, { config, db, transact }: { conf
       // The schema below documents the form as posted; by validation time it is a create body.
       validatorCompiler: () => validateFormAsCreate,
       schema: {
-        summary: 'The HTML checkout: a form posted from the merchant\'s page, answered with a redirect to the hosted page',
+        summary:
+          "The HTML checkout: a form posted from the merchant's page, answered with a redirect to the hosted page",
         description:
-          'An `application/x-www-form-urlencoded` form with `public_key` and the fields of `POST /payment`: flat `email`, `first_name`, `last_name`, `title`, `description`, or bracketed `customer[email]`, `customization[title]`, …, and `meta[key]`. Answers 302 to the session\'s `checkout_url`; a refusal is an HTML page saying what was wrong.',
+          "An `application/x-www-form-urlencoded` form with `public_key` and the fields of `POST /payment`: flat `email`, `first_name`, `last_name`, `title`, `description`, or bracketed `customer[email]`, `customization[title]`, …, and `meta[key]`. Answers 302 to the session's `checkout_url`; a refusal is an HTML page saying what was wrong.",
         consumes: ['application/x-www-form-urlencoded'],
         body: HostedFormBody,
         response: {
           302: { description: 'To the hosted checkout page of the new session' },
-          ...htmlAnswers({ 400: 'The form was incomplete or invalid', 401: 'The public key is missing, unknown or a secret key', 429: 'Too many requests from this address or key' }),
+          ...htmlAnswers({
+            400: 'The form was incomplete or invalid',
+            401: 'The public key is missing, unknown or a secret key',
+            429: 'Too many requests from this address or key',
+          }),
         },
       },
     },
@@ -139,14 +163,27 @@ function answerFormError(error: FastifyError, request: FastifyRequest, reply: Fa
   }
   // A refusal by the rate limits has set Retry-After already; the status and headers stay the API's.
   const problems = typeof failure.body === 'string' ? [failure.body] : Object.values(failure.body).flat();
-  const heading = failure.status === 401 ? 'This shop\'s payment form is not set up right' : failure.status === 429 ? 'Too many payment requests' : 'This payment could not be started';
+  const heading =
+    failure.status === 401
+      ? "This shop's payment form is not set up right"
+      : failure.status === 429
+        ? 'Too many payment requests'
+        : 'This payment could not be started';
   return sendHtml(reply, failure.status, renderFormErrorPage(heading, problems));
 }
 
 function htmlAnswers(answers: Record<number, string>) {
-  return Object.fromEntries(Object.entries(answers).map(([status, description]) => [status, { description, content: { 'text/html': { schema: { type: 'string' } } } }]));
+  return Object.fromEntries(
+    Object.entries(answers).map(([status, description]) => [
+      status,
+      { description, content: { 'text/html': { schema: { type: 'string' } } } },
+    ]),
+  );
 }
 
 function scriptSchema(summary: string) {
-  return { summary, response: { 200: { description: 'The script', content: { 'text/javascript': { schema: { type: 'string' } } } } } };
+  return {
+    summary,
+    response: { 200: { description: 'The script', content: { 'text/javascript': { schema: { type: 'string' } } } } },
+  };
 }

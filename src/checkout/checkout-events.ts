@@ -11,7 +11,13 @@ import type { CheckoutSession } from './checkout-repository.ts';
  * Emits `checkout.payment` for an attempt that ended (contract §9): flat, with the session's
  * reference and the attempt's charge id, in the transaction that recorded the outcome.
  */
-export async function emitCheckoutPayment(trx: Kysely<DB>, session: CheckoutSession, charge: Charge, now: number, timeZone: string): Promise<void> {
+export async function emitCheckoutPayment(
+  trx: Kysely<DB>,
+  session: CheckoutSession,
+  charge: Charge,
+  now: number,
+  timeZone: string,
+): Promise<void> {
   const payload = {
     event_type: 'checkout.payment',
     charge_id: charge.charge_id,
@@ -35,5 +41,10 @@ export async function emitCheckoutPayment(trx: Kysely<DB>, session: CheckoutSess
     created_at: formatTimestamp(session.created_at),
     updated_at: formatTimestamp(now),
   };
-  await emitEvent(trx, { merchantId: session.merchant_id, mode: session.mode, type: 'checkout.payment', subjectId: session.id, payload }, now, timeZone);
+  await emitEvent(
+    trx,
+    { merchantId: session.merchant_id, mode: session.mode, type: 'checkout.payment', subjectId: session.id, payload },
+    now,
+    timeZone,
+  );
 }

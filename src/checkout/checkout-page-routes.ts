@@ -6,12 +6,26 @@ import type { App } from '../http/app-type.ts';
 import { sendError, toApiError } from '../http/error-reply.ts';
 import { findTransferAccount } from '../payments/bank-transfer-repository.ts';
 import { findCharge, findSessionCharge, type Charge } from '../payments/charge-repository.ts';
-import { TEST_BANK_TRANSFERS, TEST_CARDS, TEST_MOBILE_NUMBERS, TEST_OTP } from '../connectors/sandbox/sandbox-provider.ts';
+import {
+  TEST_BANK_TRANSFERS,
+  TEST_CARDS,
+  TEST_MOBILE_NUMBERS,
+  TEST_OTP,
+} from '../connectors/sandbox/sandbox-provider.ts';
 import { formatMoneyText } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
 import { refreshCharge } from '../payments/charge-completion.ts';
 import { localMaskedMobile } from '../shared/phone.ts';
-import { abandonAttempt, cancelSession, confirmCardOtp, startBankTransferAttempt, startCardAttempt, startMobileMoneyAttempt, type AttemptResult, type PaymentDeps } from './checkout-payments.ts';
+import {
+  abandonAttempt,
+  cancelSession,
+  confirmCardOtp,
+  startBankTransferAttempt,
+  startCardAttempt,
+  startMobileMoneyAttempt,
+  type AttemptResult,
+  type PaymentDeps,
+} from './checkout-payments.ts';
 import { failureRedirect, merchantOrigins, successRedirect } from './checkout-redirects.ts';
 import { findPageSession, findSessionById, type CheckoutSession, type PageSession } from './checkout-repository.ts';
 import { REFERENCE_PATTERN } from './checkout-schemas.ts';
@@ -32,7 +46,12 @@ type Params = { id: string; chargeId?: string };
 type Form = Record<string, string | undefined>;
 
 /** What a test-mode page lists; one object, so that its rendering is made once (see `testBanner`). */
-const TEST_INSTRUMENTS = { numbers: TEST_MOBILE_NUMBERS, cards: TEST_CARDS, otp: TEST_OTP, transfers: TEST_BANK_TRANSFERS };
+const TEST_INSTRUMENTS = {
+  numbers: TEST_MOBILE_NUMBERS,
+  cards: TEST_CARDS,
+  otp: TEST_OTP,
+  transfers: TEST_BANK_TRANSFERS,
+};
 
 /** After the last failed try, how long our page shows what happened before the browser goes back to the shop by itself. */
 const RETURN_AFTER_SECONDS = 15;
@@ -47,15 +66,23 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   /** Where a live card's acquirer sends the customer back to from its own 3-D Secure page. */
   const returnPath = (session: CheckoutSession, charge: Charge) => `${attemptPath(session, charge)}/return`;
   /** The page of a card attempt waiting for its issuer or acquirer, polling the attempt's status. */
-  const cardWaiting = (session: CheckoutSession, charge: Charge, keepPayingUrl: string): views.ApprovalState => ({ awaiting: 'card', cardText: cardName(charge), statusUrl: `${attemptPath(session, charge)}/status`, keepPayingUrl });
+  const cardWaiting = (session: CheckoutSession, charge: Charge, keepPayingUrl: string): views.ApprovalState => ({
+    awaiting: 'card',
+    cardText: cardName(charge),
+    statusUrl: `${attemptPath(session, charge)}/status`,
+    keepPayingUrl,
+  });
   /**
    * Where the browser goes when the payment ends (contract §7). A session shown in the inline popup
    * goes to its own last page instead, which tells the merchant's page in a message: the frame
    * must not become the merchant's page, the top window goes there.
    */
-  const successTarget = (session: CheckoutSession) => (session.frame_origin ? donePath(session) : successRedirect(session));
-  const failureTarget = (session: CheckoutSession) => (session.frame_origin ? donePath(session) : failureRedirect(session));
-  const csrfToken = (request: FastifyRequest, reply: FastifyReply, session: CheckoutSession) => pageCsrfToken(request, reply, session, secureCookies);
+  const successTarget = (session: CheckoutSession) =>
+    session.frame_origin ? donePath(session) : successRedirect(session);
+  const failureTarget = (session: CheckoutSession) =>
+    session.frame_origin ? donePath(session) : failureRedirect(session);
+  const csrfToken = (request: FastifyRequest, reply: FastifyReply, session: CheckoutSession) =>
+    pageCsrfToken(request, reply, session, secureCookies);
 
   async function loadSession(id: string): Promise<PageSession | null> {
     // A link we could never have issued is unknown without asking (a NUL in it would even fail the query on PostgreSQL).
@@ -66,26 +93,49 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return current === session ? session : { ...session, ...current };
   }
 
-  const showPaymentPage = (request: FastifyRequest, reply: FastifyReply, session: PageSession, status: number, state: Partial<views.PaymentFormState>) =>
-    sendPaymentPage(request, reply, session, secureCookies, status, state);
+  const showPaymentPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: PageSession,
+    status: number,
+    state: Partial<views.PaymentFormState>,
+  ) => sendPaymentPage(request, reply, session, secureCookies, status, state);
 
   /** A session that has ended is shown as such: its receipt, or why it ended. */
   async function showEnded(reply: FastifyReply, session: PageSession) {
     const summary = summaryOf(session);
     if (session.status === 'success') {
       const payment = session.paid_charge_id ? await findCharge(db, session.paid_charge_id) : undefined;
-      const receipt = { paidWith: payment ? instrumentName(payment) : '', completedAt: formatHumanDate(session.completed_at ?? session.updated_at, config.timeZone), continueUrl: successTarget(session) };
+      const receipt = {
+        paidWith: payment ? instrumentName(payment) : '',
+        completedAt: formatHumanDate(session.completed_at ?? session.updated_at, config.timeZone),
+        continueUrl: successTarget(session),
+      };
       return html(reply, session, 200, views.renderReceiptPage(summary, receipt));
     }
-    return html(reply, session, 200, views.renderEndedPage(summary, { why: whyEnded(session, payments.maxFailedAttempts), returnUrl: failureTarget(session) }));
+    return html(
+      reply,
+      session,
+      200,
+      views.renderEndedPage(summary, {
+        why: whyEnded(session, payments.maxFailedAttempts),
+        returnUrl: failureTarget(session),
+      }),
+    );
   }
 
   /** After a session ends the browser goes back to the merchant, or to our own page when there is no URL to go to. */
   const leave = (reply: FastifyReply, session: CheckoutSession) =>
-    reply.redirect((session.status === 'success' ? successTarget(session) : failureTarget(session)) ?? pagePath(session), 303);
+    reply.redirect(
+      (session.status === 'success' ? successTarget(session) : failureTarget(session)) ?? pagePath(session),
+      303,
+    );
 
   /** Loads the session a form posts to, or answers for it: unknown, forged, or already ended. */
-  async function formSession(request: FastifyRequest<{ Params: Params; Body: Form }>, reply: FastifyReply): Promise<PageSession | null> {
+  async function formSession(
+    request: FastifyRequest<{ Params: Params; Body: Form }>,
+    reply: FastifyReply,
+  ): Promise<PageSession | null> {
     const session = await loadSession(request.params.id);
     if (!session) {
       html(reply, null, 404, views.renderNotFoundPage());
@@ -102,152 +152,294 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     return session;
   }
 
-  function answerAttempt(request: FastifyRequest, reply: FastifyReply, session: PageSession, result: AttemptResult, state: Partial<views.PaymentFormState>) {
+  function answerAttempt(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: PageSession,
+    result: AttemptResult,
+    state: Partial<views.PaymentFormState>,
+  ) {
     if ('charge' in result) return reply.redirect(attemptPath(session, result.charge), 303);
     return showPaymentPage(request, reply, session, 422, { ...state, error: result.refused });
   }
 
-  app.get('/checkout/assets/:file', { errorHandler: answerPageError, schema: pageSchema('The checkout page\'s stylesheet and script', { 200: 'The file', 404: 'No such file' }) }, async (request, reply) => {
-    const { file } = request.params as { file: string };
-    // Own entries only: `toString` or `__proto__` would otherwise find Object.prototype's.
-    const asset = Object.hasOwn(views.ASSETS, file) ? views.ASSETS[file] : undefined;
-    if (!asset) return html(reply, null, 404, views.renderNotFoundPage());
-    return reply.type(asset.contentType).header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').send(asset.body);
-  });
+  app.get(
+    '/checkout/assets/:file',
+    {
+      errorHandler: answerPageError,
+      schema: pageSchema("The checkout page's stylesheet and script", { 200: 'The file', 404: 'No such file' }),
+    },
+    async (request, reply) => {
+      const { file } = request.params as { file: string };
+      // Own entries only: `toString` or `__proto__` would otherwise find Object.prototype's.
+      const asset = Object.hasOwn(views.ASSETS, file) ? views.ASSETS[file] : undefined;
+      if (!asset) return html(reply, null, 404, views.renderNotFoundPage());
+      return reply
+        .type(asset.contentType)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'public, max-age=3600')
+        .send(asset.body);
+    },
+  );
 
-  app.get<{ Params: Params }>('/checkout/:id', { errorHandler: answerPageError, schema: pageSchema('The hosted checkout page (the `checkout_url`)', { 200: 'The payment page, or the receipt or ending of a finished session', 404: 'Unknown link' }) }, async (request, reply) => {
-    const session = await loadSession(request.params.id);
-    if (!session) return html(reply, null, 404, views.renderNotFoundPage());
-    if (session.status !== 'pending') return showEnded(reply, session);
-    return showPaymentPage(request, reply, session, 200, {});
-  });
+  app.get<{ Params: Params }>(
+    '/checkout/:id',
+    {
+      errorHandler: answerPageError,
+      schema: pageSchema('The hosted checkout page (the `checkout_url`)', {
+        200: 'The payment page, or the receipt or ending of a finished session',
+        404: 'Unknown link',
+      }),
+    },
+    async (request, reply) => {
+      const session = await loadSession(request.params.id);
+      if (!session) return html(reply, null, 404, views.renderNotFoundPage());
+      if (session.status !== 'pending') return showEnded(reply, session);
+      return showPaymentPage(request, reply, session, 200, {});
+    },
+  );
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/mobile-money', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Pay by mobile money (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
-    const session = await formSession(request, reply);
-    if (!session) return reply;
-    const mobile = request.body.mobile ?? '';
-    const operator = request.body.operator === 'airtel' || request.body.operator === 'tnm' ? request.body.operator : '';
-    const result = await startMobileMoneyAttempt(payments, session, { mobile, operator: operator || undefined });
-    return answerAttempt(request, reply, session, result, { method: 'mobile_money', mobile, operator });
-  });
+  app.post<{ Params: Params; Body: Form }>(
+    '/checkout/:id/pay/mobile-money',
+    {
+      config: { form: true },
+      errorHandler: answerPageError,
+      schema: pageSchema("Pay by mobile money (the page's form)", FORM_ANSWERS),
+    },
+    async (request, reply) => {
+      const session = await formSession(request, reply);
+      if (!session) return reply;
+      const mobile = request.body.mobile ?? '';
+      const operator =
+        request.body.operator === 'airtel' || request.body.operator === 'tnm' ? request.body.operator : '';
+      const result = await startMobileMoneyAttempt(payments, session, { mobile, operator: operator || undefined });
+      return answerAttempt(request, reply, session, result, { method: 'mobile_money', mobile, operator });
+    },
+  );
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/card', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Pay by card (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
-    const session = await formSession(request, reply);
-    if (!session) return reply;
-    const { card_number: number = '', expiry = '', cvv = '' } = request.body;
-    const result = await startCardAttempt(payments, session, { number, expiry, cvv, returnUrlOf: (charge) => `${config.publicBaseUrl}${returnPath(session, charge)}` });
-    return answerAttempt(request, reply, session, result, { method: 'card' });
-  });
+  app.post<{ Params: Params; Body: Form }>(
+    '/checkout/:id/pay/card',
+    {
+      config: { form: true },
+      errorHandler: answerPageError,
+      schema: pageSchema("Pay by card (the page's form)", FORM_ANSWERS),
+    },
+    async (request, reply) => {
+      const session = await formSession(request, reply);
+      if (!session) return reply;
+      const { card_number: number = '', expiry = '', cvv = '' } = request.body;
+      const result = await startCardAttempt(payments, session, {
+        number,
+        expiry,
+        cvv,
+        returnUrlOf: (charge) => `${config.publicBaseUrl}${returnPath(session, charge)}`,
+      });
+      return answerAttempt(request, reply, session, result, { method: 'card' });
+    },
+  );
 
-  app.get<{ Params: Params }>('/checkout/:id/done', { errorHandler: answerPageError, schema: pageSchema('The last page of a session shown in the inline popup: posts the result to the merchant\'s page', { 200: 'The page posting the result', 303: 'Back to the payment page while it is pending; to the merchant for a session not shown in the popup', 404: 'Unknown link' }) }, async (request, reply) => {
-    const session = await loadSession(request.params.id);
-    if (!session) return html(reply, null, 404, views.renderNotFoundPage());
-    if (session.status === 'pending') return reply.redirect(pagePath(session), 303);
-    if (!session.frame_origin) return leave(reply, session);
-    const succeeded = session.status === 'success';
-    const result = { tx_ref: session.tx_ref, status: session.status, transaction_id: succeeded ? session.reference : null, redirect_url: succeeded ? successRedirect(session) : failureRedirect(session) };
-    return html(reply, session, 200, renderFrameResultPage(session.merchant_name, session.frame_origin, result));
-  });
+  app.get<{ Params: Params }>(
+    '/checkout/:id/done',
+    {
+      errorHandler: answerPageError,
+      schema: pageSchema(
+        "The last page of a session shown in the inline popup: posts the result to the merchant's page",
+        {
+          200: 'The page posting the result',
+          303: 'Back to the payment page while it is pending; to the merchant for a session not shown in the popup',
+          404: 'Unknown link',
+        },
+      ),
+    },
+    async (request, reply) => {
+      const session = await loadSession(request.params.id);
+      if (!session) return html(reply, null, 404, views.renderNotFoundPage());
+      if (session.status === 'pending') return reply.redirect(pagePath(session), 303);
+      if (!session.frame_origin) return leave(reply, session);
+      const succeeded = session.status === 'success';
+      const result = {
+        tx_ref: session.tx_ref,
+        status: session.status,
+        transaction_id: succeeded ? session.reference : null,
+        redirect_url: succeeded ? successRedirect(session) : failureRedirect(session),
+      };
+      return html(reply, session, 200, renderFrameResultPage(session.merchant_name, session.frame_origin, result));
+    },
+  );
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/pay/bank-transfer', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Pay by bank transfer: opens a one-time account (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
-    const session = await formSession(request, reply);
-    if (!session) return reply;
-    const result = await startBankTransferAttempt(payments, session, session.merchant_name);
-    return answerAttempt(request, reply, session, result, { method: 'bank_transfer' });
-  });
+  app.post<{ Params: Params; Body: Form }>(
+    '/checkout/:id/pay/bank-transfer',
+    {
+      config: { form: true },
+      errorHandler: answerPageError,
+      schema: pageSchema("Pay by bank transfer: opens a one-time account (the page's form)", FORM_ANSWERS),
+    },
+    async (request, reply) => {
+      const session = await formSession(request, reply);
+      if (!session) return reply;
+      const result = await startBankTransferAttempt(payments, session, session.merchant_name);
+      return answerAttempt(request, reply, session, result, { method: 'bank_transfer' });
+    },
+  );
 
-  app.get<{ Params: Params }>('/checkout/:id/cancel', { errorHandler: answerPageError, schema: pageSchema('Asks the customer to confirm cancelling (without JavaScript; the page\'s script asks in place)', { 200: 'The question, or the ending of a finished session', 404: 'Unknown link' }) }, async (request, reply) => {
-    const session = await loadSession(request.params.id);
-    if (!session) return html(reply, null, 404, views.renderNotFoundPage());
-    if (session.status !== 'pending') return showEnded(reply, session);
-    const inFlight = session.pending_charge_id ? await findCharge(db, session.pending_charge_id) : undefined;
-    const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
-    const cancel = { keepPayingUrl: inFlight ? attemptPath(session, inFlight) : pagePath(session), requestOut: inFlight?.next_action === 'approve' };
-    return html(reply, session, 200, views.renderCancelPage(summaryOf(session), context, cancel));
-  });
+  app.get<{ Params: Params }>(
+    '/checkout/:id/cancel',
+    {
+      errorHandler: answerPageError,
+      schema: pageSchema(
+        "Asks the customer to confirm cancelling (without JavaScript; the page's script asks in place)",
+        { 200: 'The question, or the ending of a finished session', 404: 'Unknown link' },
+      ),
+    },
+    async (request, reply) => {
+      const session = await loadSession(request.params.id);
+      if (!session) return html(reply, null, 404, views.renderNotFoundPage());
+      if (session.status !== 'pending') return showEnded(reply, session);
+      const inFlight = session.pending_charge_id ? await findCharge(db, session.pending_charge_id) : undefined;
+      const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
+      const cancel = {
+        keepPayingUrl: inFlight ? attemptPath(session, inFlight) : pagePath(session),
+        requestOut: inFlight?.next_action === 'approve',
+      };
+      return html(reply, session, 200, views.renderCancelPage(summaryOf(session), context, cancel));
+    },
+  );
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/cancel', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Cancel the payment (the confirmation\'s form)', FORM_ANSWERS) }, async (request, reply) => {
-    const session = await formSession(request, reply);
-    if (!session) return reply;
-    await cancelSession(payments, session);
-    return leave(reply, (await findSessionById(db, session.id)) ?? session);
-  });
+  app.post<{ Params: Params; Body: Form }>(
+    '/checkout/:id/cancel',
+    {
+      config: { form: true },
+      errorHandler: answerPageError,
+      schema: pageSchema("Cancel the payment (the confirmation's form)", FORM_ANSWERS),
+    },
+    async (request, reply) => {
+      const session = await formSession(request, reply);
+      if (!session) return reply;
+      await cancelSession(payments, session);
+      return leave(reply, (await findSessionById(db, session.id)) ?? session);
+    },
+  );
 
   /**
    * The attempt and its session as they are now, after asking the provider if it is time; at once
    * for a live card whose customer is back from the acquirer's page (`backFromAcquirer`): what the
    * browser's address says is never taken for an answer.
    */
-  async function currentAttempt(params: Params, { backFromAcquirer } = { backFromAcquirer: false }): Promise<{ session: PageSession; charge: Charge } | null> {
+  async function currentAttempt(
+    params: Params,
+    { backFromAcquirer } = { backFromAcquirer: false },
+  ): Promise<{ session: PageSession; charge: Charge } | null> {
     const session = await loadSession(params.id);
     const chargeId = params.chargeId ?? '';
     const found = session && REFERENCE_PATTERN.test(chargeId) && (await findSessionCharge(db, session.id, chargeId));
     if (!session || !found) return null;
-    const charge = await refreshCharge(payments, found, Date.now(), { now: backFromAcquirer && found.next_action === 'redirect' });
+    const charge = await refreshCharge(payments, found, Date.now(), {
+      now: backFromAcquirer && found.next_action === 'redirect',
+    });
     // The session read first is stale when this read ended the charge, or when the charge ended
     // between the two reads (the settler, another tab): the ending changed both at once.
     const stale = charge !== found || (charge.status !== 'pending' && session.status === 'pending');
     return { session: stale ? ((await findPageSession(db, session.id)) ?? session) : session, charge };
   }
 
-  app.get<{ Params: Params }>('/checkout/:id/attempts/:chargeId', { errorHandler: answerPageError, schema: pageSchema('An attempt: waiting for approval, the one-time code, or where to go next', { 200: 'The attempt\'s page', 303: 'On to the merchant or the payment page', 404: 'Unknown attempt' }) }, async (request, reply) => {
-    const attempt = await currentAttempt(request.params);
-    if (!attempt) return html(reply, null, 404, views.renderNotFoundPage());
-    const { session, charge } = attempt;
-    if (session.status !== 'pending') return endedAfter(reply, session, charge);
-    if (charge.status === 'failed') {
-      // The full number was never stored: the page's script puts back what was typed in this tab.
-      const triesLeft = payments.maxFailedAttempts - session.failed_attempts;
-      return showPaymentPage(request, reply, session, 200, { error: adviceSentence(failureAdvice(charge)), triesLeft: triesLeftText(triesLeft), method: methodOf(charge), operator: charge.operator ?? '' });
-    }
-    if (charge.status !== 'pending' || setAside(session, charge)) return reply.redirect(pagePath(session), 303);
-    const summary = summaryOf(session);
-    const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
-    const here = attemptPath(session, charge);
-    const account = charge.channel === 'bank_transfer' ? await findTransferAccount(db, charge.id) : undefined;
-    if (account) {
-      const transfer = {
-        bankName: account.bank_name,
-        accountNumber: account.account_number,
-        accountName: account.account_name,
-        secondsLeft: Math.max(0, Math.floor((account.expires_at - Date.now()) / 1000)),
-        abandonAction: `${here}/abandon`,
-        statusUrl: `${here}/status`,
-        keepPayingUrl: here,
-      };
-      return html(reply, session, 200, views.renderBankTransferPage(summary, context, transfer));
-    }
-    if (charge.next_action === 'otp') {
-      const otp = { cardText: cardName(charge), action: `${here}/otp`, error: null, testOtp: session.mode === 'test' ? TEST_OTP : null, keepPayingUrl: here };
-      return html(reply, session, 200, views.renderOtpPage(summary, context, otp));
-    }
-    const acquirerPage = charge.next_action === 'redirect' ? payments.providerFor(charge.mode).customerRedirect(charge) : null;
-    if (acquirerPage) return reply.redirect(acquirerPage, 303);
-    const waiting: views.ApprovalState =
-      charge.channel === 'card'
-        ? cardWaiting(session, charge, here)
-        : {
-            awaiting: 'phone',
-            operator: charge.operator,
-            maskedNumber: localMaskedMobile(charge.mobile ?? ''),
-            waitedSeconds: Math.max(0, Math.floor((Date.now() - charge.created_at) / 1000)),
-            abandonAction: `${here}/abandon`,
-            statusUrl: `${here}/status`,
-            keepPayingUrl: here,
-          };
-    return html(reply, session, 200, views.renderApprovalPage(summary, context, waiting));
-  });
+  app.get<{ Params: Params }>(
+    '/checkout/:id/attempts/:chargeId',
+    {
+      errorHandler: answerPageError,
+      schema: pageSchema('An attempt: waiting for approval, the one-time code, or where to go next', {
+        200: "The attempt's page",
+        303: 'On to the merchant or the payment page',
+        404: 'Unknown attempt',
+      }),
+    },
+    async (request, reply) => {
+      const attempt = await currentAttempt(request.params);
+      if (!attempt) return html(reply, null, 404, views.renderNotFoundPage());
+      const { session, charge } = attempt;
+      if (session.status !== 'pending') return endedAfter(reply, session, charge);
+      if (charge.status === 'failed') {
+        // The full number was never stored: the page's script puts back what was typed in this tab.
+        const triesLeft = payments.maxFailedAttempts - session.failed_attempts;
+        return showPaymentPage(request, reply, session, 200, {
+          error: adviceSentence(failureAdvice(charge)),
+          triesLeft: triesLeftText(triesLeft),
+          method: methodOf(charge),
+          operator: charge.operator ?? '',
+        });
+      }
+      if (charge.status !== 'pending' || setAside(session, charge)) return reply.redirect(pagePath(session), 303);
+      const summary = summaryOf(session);
+      const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
+      const here = attemptPath(session, charge);
+      const account = charge.channel === 'bank_transfer' ? await findTransferAccount(db, charge.id) : undefined;
+      if (account) {
+        const transfer = {
+          bankName: account.bank_name,
+          accountNumber: account.account_number,
+          accountName: account.account_name,
+          secondsLeft: Math.max(0, Math.floor((account.expires_at - Date.now()) / 1000)),
+          abandonAction: `${here}/abandon`,
+          statusUrl: `${here}/status`,
+          keepPayingUrl: here,
+        };
+        return html(reply, session, 200, views.renderBankTransferPage(summary, context, transfer));
+      }
+      if (charge.next_action === 'otp') {
+        const otp = {
+          cardText: cardName(charge),
+          action: `${here}/otp`,
+          error: null,
+          testOtp: session.mode === 'test' ? TEST_OTP : null,
+          keepPayingUrl: here,
+        };
+        return html(reply, session, 200, views.renderOtpPage(summary, context, otp));
+      }
+      const acquirerPage =
+        charge.next_action === 'redirect' ? payments.providerFor(charge.mode).customerRedirect(charge) : null;
+      if (acquirerPage) return reply.redirect(acquirerPage, 303);
+      const waiting: views.ApprovalState =
+        charge.channel === 'card'
+          ? cardWaiting(session, charge, here)
+          : {
+              awaiting: 'phone',
+              operator: charge.operator,
+              maskedNumber: localMaskedMobile(charge.mobile ?? ''),
+              waitedSeconds: Math.max(0, Math.floor((Date.now() - charge.created_at) / 1000)),
+              abandonAction: `${here}/abandon`,
+              statusUrl: `${here}/status`,
+              keepPayingUrl: here,
+            };
+      return html(reply, session, 200, views.renderApprovalPage(summary, context, waiting));
+    },
+  );
 
   app.get<{ Params: Params }>(
     '/checkout/:id/attempts/:chargeId/return',
-    { errorHandler: answerPageError, schema: pageSchema('Where a live card\'s acquirer sends the customer back after its own 3-D Secure page', { 200: 'The acquirer has not told its outcome yet: the waiting page', 303: 'On to the attempt\'s outcome', 404: 'Unknown attempt' }) },
+    {
+      errorHandler: answerPageError,
+      schema: pageSchema("Where a live card's acquirer sends the customer back after its own 3-D Secure page", {
+        200: 'The acquirer has not told its outcome yet: the waiting page',
+        303: "On to the attempt's outcome",
+        404: 'Unknown attempt',
+      }),
+    },
     async (request, reply) => {
       const attempt = await currentAttempt(request.params, { backFromAcquirer: true });
       if (!attempt) return html(reply, null, 404, views.renderNotFoundPage());
       const { session, charge } = attempt;
-      if (session.status !== 'pending' || charge.status !== 'pending' || charge.next_action !== 'redirect') return reply.redirect(attemptPath(session, charge), 303);
+      if (session.status !== 'pending' || charge.status !== 'pending' || charge.next_action !== 'redirect')
+        return reply.redirect(attemptPath(session, charge), 303);
       const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
-      return html(reply, session, 200, views.renderApprovalPage(summaryOf(session), context, cardWaiting(session, charge, returnPath(session, charge))));
+      return html(
+        reply,
+        session,
+        200,
+        views.renderApprovalPage(
+          summaryOf(session),
+          context,
+          cardWaiting(session, charge, returnPath(session, charge)),
+        ),
+      );
     },
   );
 
@@ -257,43 +449,82 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
    * other ending goes straight on.
    */
   function endedAfter(reply: FastifyReply, session: PageSession, charge: Charge) {
-    if (session.status !== 'failed' || charge.status !== 'failed' || whyEnded(session, payments.maxFailedAttempts) !== 'failed') return leave(reply, session);
-    const ended = { why: 'failed' as const, returnUrl: failureTarget(session), lastFailure: failureAdvice(charge), returnAfterSeconds: RETURN_AFTER_SECONDS };
+    if (
+      session.status !== 'failed' ||
+      charge.status !== 'failed' ||
+      whyEnded(session, payments.maxFailedAttempts) !== 'failed'
+    )
+      return leave(reply, session);
+    const ended = {
+      why: 'failed' as const,
+      returnUrl: failureTarget(session),
+      lastFailure: failureAdvice(charge),
+      returnAfterSeconds: RETURN_AFTER_SECONDS,
+    };
     return html(reply, session, 200, views.renderEndedPage(summaryOf(session), ended));
   }
 
   app.get<{ Params: Params }>(
     '/checkout/:id/attempts/:chargeId/status',
-    { schema: { summary: 'What the waiting page polls: `{status, next_url}`', response: { 200: AttemptStatus, 404: AttemptStatus } } },
+    {
+      schema: {
+        summary: 'What the waiting page polls: `{status, next_url}`',
+        response: { 200: AttemptStatus, 404: AttemptStatus },
+      },
+    },
     async (request, reply) => {
       const attempt = await currentAttempt(request.params);
-      if (!attempt) return reply.code(404).header('cache-control', 'no-store').send({ status: 'unknown', next_url: null });
+      if (!attempt)
+        return reply.code(404).header('cache-control', 'no-store').send({ status: 'unknown', next_url: null });
       const { session, charge } = attempt;
       const settled = session.status !== 'pending' || charge.status !== 'pending' || setAside(session, charge);
-      return reply.header('cache-control', 'no-store').send({ status: charge.status, next_url: settled ? attemptPath(session, charge) : null });
+      return reply
+        .header('cache-control', 'no-store')
+        .send({ status: charge.status, next_url: settled ? attemptPath(session, charge) : null });
     },
   );
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/abandon', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Set aside a mobile money request that did not reach the phone, or a bank transfer account, to pay another way (the waiting page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
-    const session = await formSession(request, reply);
-    if (!session) return reply;
-    const chargeId = request.params.chargeId ?? '';
-    const charge = REFERENCE_PATTERN.test(chargeId) ? await abandonAttempt(payments, session, chargeId) : null;
-    if (!charge) return html(reply, session, 404, views.renderNotFoundPage());
-    const after = (await findSessionById(db, session.id)) ?? session;
-    if (after.status !== 'pending') return leave(reply, after);
-    // An attempt that had already failed shows why; otherwise the form is open for another number.
-    return reply.redirect(charge.status === 'failed' ? attemptPath(session, charge) : pagePath(session), 303);
-  });
+  app.post<{ Params: Params; Body: Form }>(
+    '/checkout/:id/attempts/:chargeId/abandon',
+    {
+      config: { form: true },
+      errorHandler: answerPageError,
+      schema: pageSchema(
+        "Set aside a mobile money request that did not reach the phone, or a bank transfer account, to pay another way (the waiting page's form)",
+        FORM_ANSWERS,
+      ),
+    },
+    async (request, reply) => {
+      const session = await formSession(request, reply);
+      if (!session) return reply;
+      const chargeId = request.params.chargeId ?? '';
+      const charge = REFERENCE_PATTERN.test(chargeId) ? await abandonAttempt(payments, session, chargeId) : null;
+      if (!charge) return html(reply, session, 404, views.renderNotFoundPage());
+      const after = (await findSessionById(db, session.id)) ?? session;
+      if (after.status !== 'pending') return leave(reply, after);
+      // An attempt that had already failed shows why; otherwise the form is open for another number.
+      return reply.redirect(charge.status === 'failed' ? attemptPath(session, charge) : pagePath(session), 303);
+    },
+  );
 
-  app.post<{ Params: Params; Body: Form }>('/checkout/:id/attempts/:chargeId/otp', { config: { form: true }, errorHandler: answerPageError, schema: pageSchema('Confirm a card payment with its one-time code (the page\'s form)', FORM_ANSWERS) }, async (request, reply) => {
-    const session = await formSession(request, reply);
-    if (!session) return reply;
-    const chargeId = request.params.chargeId ?? '';
-    const charge = REFERENCE_PATTERN.test(chargeId) ? await confirmCardOtp(payments, session, chargeId, request.body.otp ?? '') : null;
-    if (!charge) return html(reply, session, 404, views.renderNotFoundPage());
-    return reply.redirect(attemptPath(session, charge), 303);
-  });
+  app.post<{ Params: Params; Body: Form }>(
+    '/checkout/:id/attempts/:chargeId/otp',
+    {
+      config: { form: true },
+      errorHandler: answerPageError,
+      schema: pageSchema("Confirm a card payment with its one-time code (the page's form)", FORM_ANSWERS),
+    },
+    async (request, reply) => {
+      const session = await formSession(request, reply);
+      if (!session) return reply;
+      const chargeId = request.params.chargeId ?? '';
+      const charge = REFERENCE_PATTERN.test(chargeId)
+        ? await confirmCardOtp(payments, session, chargeId, request.body.otp ?? '')
+        : null;
+      if (!charge) return html(reply, session, 404, views.renderNotFoundPage());
+      return reply.redirect(attemptPath(session, charge), 303);
+    },
+  );
 }
 
 function summaryOf(session: PageSession): views.SessionSummary {
@@ -316,17 +547,36 @@ function summaryOf(session: PageSession): views.SessionSummary {
 const html = (reply: FastifyReply, session: CheckoutSession | null, status: number, page: string) =>
   sendHtml(reply, status, page, session ? merchantOrigins(session) : [], session?.frame_origin ?? null);
 
-const pageCsrfToken = (request: FastifyRequest, reply: FastifyReply, session: CheckoutSession, secureCookies: boolean) =>
-  issueCsrfToken(request, reply, session.id, secureCookies, session.frame_origin !== null);
+const pageCsrfToken = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: CheckoutSession,
+  secureCookies: boolean,
+) => issueCsrfToken(request, reply, session.id, secureCookies, session.frame_origin !== null);
 
 /**
  * A pending session's payment page, with its forms' token: what `GET /checkout/:id` answers (and
  * the bench's floor row for that route, which is why it is not inside the routes' closure).
  */
-export function sendPaymentPage(request: FastifyRequest, reply: FastifyReply, session: PageSession, secureCookies: boolean, status: number, state: Partial<views.PaymentFormState>) {
+export function sendPaymentPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: PageSession,
+  secureCookies: boolean,
+  status: number,
+  state: Partial<views.PaymentFormState>,
+) {
   const context = { sessionId: session.id, csrfToken: pageCsrfToken(request, reply, session, secureCookies) };
   const testInstruments = session.mode === 'test' ? TEST_INSTRUMENTS : null;
-  const page = views.renderPaymentPage(summaryOf(session), context, { error: null, triesLeft: null, method: 'mobile_money', mobile: '', operator: '', testInstruments, ...state });
+  const page = views.renderPaymentPage(summaryOf(session), context, {
+    error: null,
+    triesLeft: null,
+    method: 'mobile_money',
+    mobile: '',
+    operator: '',
+    testInstruments,
+    ...state,
+  });
   return html(reply, session, status, page);
 }
 
@@ -361,14 +611,21 @@ export function answerPageError(error: FastifyError, request: FastifyRequest, re
 
 export function pageSchema(summary: string, answers: Record<number, string>) {
   const response = Object.fromEntries(
-    Object.entries({ ...answers, 503: 'Payments are paused for a moment (the database is out of reach)' }).map(([status, description]) => [status, Number(status) === 303 ? { description } : { description, content: { 'text/html': { schema: { type: 'string' } } } }]),
+    Object.entries({ ...answers, 503: 'Payments are paused for a moment (the database is out of reach)' }).map(
+      ([status, description]) => [
+        status,
+        Number(status) === 303
+          ? { description }
+          : { description, content: { 'text/html': { schema: { type: 'string' } } } },
+      ],
+    ),
   );
   return { summary, response };
 }
 
 const FORM_ANSWERS = {
-  303: 'On to the attempt\'s page, or to the merchant when the session has ended',
-  403: 'The form\'s anti-forgery token or origin did not match',
+  303: "On to the attempt's page, or to the merchant when the session has ended",
+  403: "The form's anti-forgery token or origin did not match",
   404: 'Unknown link',
   422: 'The payment page again, saying why the attempt was refused',
 };

@@ -27,7 +27,13 @@ import type { Outcome, ProviderFor, StartResult } from '../connectors/provider.t
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard } from '../shared/cards.ts';
 import { ids } from '../shared/ids.ts';
-import { OPERATOR_NAMES, OPERATOR_NAMES_WITH_ARTICLE, localMaskedMobile, maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
+import {
+  OPERATOR_NAMES,
+  OPERATOR_NAMES_WITH_ARTICLE,
+  localMaskedMobile,
+  maskMsisdn,
+  parseMalawiMobile,
+} from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { emitCheckoutPayment } from './checkout-events.ts';
 import { cardName } from './customer-names.ts';
@@ -66,17 +72,43 @@ export const ANSWER_RECOVERY_MS = 60_000;
 
 const ABANDONED_FOR_ANOTHER = 'This card payment was replaced by another payment before its one-time code was entered.';
 
-export async function startMobileMoneyAttempt(deps: PaymentDeps, session: CheckoutSession, input: { mobile: string; operator?: string }, now = Date.now()): Promise<AttemptResult> {
-  if (session.currency !== 'MWK') return { refused: `Airtel Money and TNM Mpamba take payments in MWK only: pay this ${session.currency} amount by card.`, field: 'mobile' };
+export async function startMobileMoneyAttempt(
+  deps: PaymentDeps,
+  session: CheckoutSession,
+  input: { mobile: string; operator?: string },
+  now = Date.now(),
+): Promise<AttemptResult> {
+  if (session.currency !== 'MWK')
+    return {
+      refused: `Airtel Money and TNM Mpamba take payments in MWK only: pay this ${session.currency} amount by card.`,
+      field: 'mobile',
+    };
   const mobile = parseMalawiMobile(input.mobile);
   if (!mobile) return { refused: 'Enter an Airtel Money (099, 098) or TNM Mpamba (088, 089) number.', field: 'mobile' };
   if (input.operator && input.operator !== mobile.operator) {
-    return { refused: `${input.mobile.trim()} is ${OPERATOR_NAMES_WITH_ARTICLE[mobile.operator]} number; choose ${OPERATOR_NAMES[mobile.operator]} or check the number.`, field: 'operator' };
+    return {
+      refused: `${input.mobile.trim()} is ${OPERATOR_NAMES_WITH_ARTICLE[mobile.operator]} number; choose ${OPERATOR_NAMES[mobile.operator]} or check the number.`,
+      field: 'operator',
+    };
   }
-  const details: Details = { channel: 'mobile_money', operator: mobile.operator, mobile: maskMsisdn(mobile.msisdn), card_brand: null, card_number: null, card_expiry: null };
+  const details: Details = {
+    channel: 'mobile_money',
+    operator: mobile.operator,
+    mobile: maskMsisdn(mobile.msisdn),
+    card_brand: null,
+    card_number: null,
+    card_expiry: null,
+  };
   const sameWallet = requestHash({ channel: 'mobile_money', msisdn: mobile.msisdn });
   return attempt(deps, session, details, sameWallet, now, (charge) =>
-    deps.providerFor(session.mode).startMobileMoney({ reference: charge.id, mobile, amountMinor: session.amount_minor, currency: session.currency }),
+    deps
+      .providerFor(session.mode)
+      .startMobileMoney({
+        reference: charge.id,
+        mobile,
+        amountMinor: session.amount_minor,
+        currency: session.currency,
+      }),
   );
 }
 
@@ -94,8 +126,16 @@ export async function startCardAttempt(
   const card = readCard(input.number, input.expiry, input.cvv, new Date(now));
   if (isCardProblem(card)) return { refused: card.message, field: card.field };
   // A mistyped live card is caught here rather than by the acquirer; sandbox test cards need not pass.
-  if (session.mode === 'live' && !passesLuhn(card.number)) return { refused: 'Enter a valid card number.', field: 'card_number' };
-  const details: Details = { channel: 'card', operator: null, mobile: null, card_brand: card.brand, card_number: maskCardNumber(card.number), card_expiry: card.expiry };
+  if (session.mode === 'live' && !passesLuhn(card.number))
+    return { refused: 'Enter a valid card number.', field: 'card_number' };
+  const details: Details = {
+    channel: 'card',
+    operator: null,
+    mobile: null,
+    card_brand: card.brand,
+    card_number: maskCardNumber(card.number),
+    card_expiry: card.expiry,
+  };
   // The masked number and expiry tell a card typed again from another; the full number is never kept, even hashed.
   const sameCard = requestHash({ channel: 'card', card: details.card_number, expiry: card.expiry });
   return attempt(deps, session, details, sameCard, now, (charge) =>
@@ -111,23 +151,63 @@ export async function startCardAttempt(
   );
 }
 
-const BANK_TRANSFER_DETAILS: Details = { channel: 'bank_transfer', operator: null, mobile: null, card_brand: null, card_number: null, card_expiry: null };
+const BANK_TRANSFER_DETAILS: Details = {
+  channel: 'bank_transfer',
+  operator: null,
+  mobile: null,
+  card_brand: null,
+  card_number: null,
+  card_expiry: null,
+};
 
 /**
  * A bank transfer attempt: a one-time account for the session's exact amount, open for an hour,
  * recorded beside the attempt's charge before the attempt counts. It waits like a mobile money
  * request (`approve`), so that the one-attempt rule and "use another method" treat it alike.
  */
-export async function startBankTransferAttempt(deps: PaymentDeps, session: CheckoutSession, merchantName: string, now = Date.now()): Promise<AttemptResult> {
-  if (session.currency !== 'MWK') return { refused: `Bank transfers are taken in MWK only: pay this ${session.currency} amount by card.` };
-  return attempt(deps, session, BANK_TRANSFER_DETAILS, requestHash({ channel: 'bank_transfer' }), now, async (charge): Promise<StartResult> => {
-    const expiresAt = transferExpiresAt(charge);
-    const started = await deps.providerFor(session.mode).startBankTransfer({ reference: charge.id, amountMinor: session.amount_minor, currency: session.currency, accountName: accountNameFor(merchantName), expiresAt });
-    if (!started.accepted) return started;
-    const account = { charge_ref: charge.id, bank_name: started.account.bankName, account_number: started.account.accountNumber, account_name: accountNameFor(merchantName), expires_at: expiresAt };
-    if (!(await insertTransferAccount(deps.db, account))) return { accepted: false, message: 'No account could be opened just now: please try again.' };
-    return { accepted: true, nextAction: 'approve', providerState: started.providerState, checkAt: Math.min(started.checkAt, expiresAt) };
-  });
+export async function startBankTransferAttempt(
+  deps: PaymentDeps,
+  session: CheckoutSession,
+  merchantName: string,
+  now = Date.now(),
+): Promise<AttemptResult> {
+  if (session.currency !== 'MWK')
+    return { refused: `Bank transfers are taken in MWK only: pay this ${session.currency} amount by card.` };
+  return attempt(
+    deps,
+    session,
+    BANK_TRANSFER_DETAILS,
+    requestHash({ channel: 'bank_transfer' }),
+    now,
+    async (charge): Promise<StartResult> => {
+      const expiresAt = transferExpiresAt(charge);
+      const started = await deps
+        .providerFor(session.mode)
+        .startBankTransfer({
+          reference: charge.id,
+          amountMinor: session.amount_minor,
+          currency: session.currency,
+          accountName: accountNameFor(merchantName),
+          expiresAt,
+        });
+      if (!started.accepted) return started;
+      const account = {
+        charge_ref: charge.id,
+        bank_name: started.account.bankName,
+        account_number: started.account.accountNumber,
+        account_name: accountNameFor(merchantName),
+        expires_at: expiresAt,
+      };
+      if (!(await insertTransferAccount(deps.db, account)))
+        return { accepted: false, message: 'No account could be opened just now: please try again.' };
+      return {
+        accepted: true,
+        nextAction: 'approve',
+        providerState: started.providerState,
+        checkAt: Math.min(started.checkAt, expiresAt),
+      };
+    },
+  );
 }
 
 /**
@@ -137,7 +217,14 @@ export async function startBankTransferAttempt(deps: PaymentDeps, session: Check
  * without a record; and however many attempts arrive at once, only the one holding the slot
  * reaches the customer's wallet.
  */
-async function attempt(deps: PaymentDeps, session: CheckoutSession, details: Details, sameInstrument: string, now: number, start: (charge: Charge) => Promise<StartResult>): Promise<AttemptResult> {
+async function attempt(
+  deps: PaymentDeps,
+  session: CheckoutSession,
+  details: Details,
+  sameInstrument: string,
+  now: number,
+  start: (charge: Charge) => Promise<StartResult>,
+): Promise<AttemptResult> {
   for (let at = now; ; at = Date.now()) {
     const claim = await claimAttempt(deps, session, details, sameInstrument, at);
     if ('created' in claim) return recordStart(deps, session, claim, await start(claim.charge), Date.now());
@@ -173,18 +260,28 @@ interface NewAttempt {
  * once the new attempt is taken or given its slot back if the new one is refused; held by
  * anything else, the customer is told what it waits for.
  */
-async function claimAttempt(deps: PaymentDeps, session: CheckoutSession, details: Details, sameInstrument: string, now: number): Promise<NewAttempt | AttemptResult> {
+async function claimAttempt(
+  deps: PaymentDeps,
+  session: CheckoutSession,
+  details: Details,
+  sameInstrument: string,
+  now: number,
+): Promise<NewAttempt | AttemptResult> {
   for (;;) {
     const charge = newAttemptCharge(session, details, sameInstrument, now);
     const claimed = await deps
       .transact(async (trx): Promise<NewAttempt | AttemptResult | 'again'> => {
         const current = await sessions.lockSession(trx, session.id);
-        if (!current || current.status !== 'pending' || current.expires_at <= now) return { refused: 'This payment has already ended.' };
-        const holder = current.pending_charge_id === null ? undefined : await findCharge(trx, current.pending_charge_id);
+        if (!current || current.status !== 'pending' || current.expires_at <= now)
+          return { refused: 'This payment has already ended.' };
+        const holder =
+          current.pending_charge_id === null ? undefined : await findCharge(trx, current.pending_charge_id);
         const inFlight = holder?.status === 'pending' ? holder : null;
-        if (inFlight && inFlight.request_hash === sameInstrument && inFlight.channel === details.channel) return { charge: inFlight };
+        if (inFlight && inFlight.request_hash === sameInstrument && inFlight.channel === details.channel)
+          return { charge: inFlight };
         if (inFlight && inFlight.next_action !== 'otp') return { refused: busyMessage(inFlight) };
-        if (!(await sessions.claimAttemptSlot(trx, session.id, charge.id, now, current.pending_charge_id))) return 'again';
+        if (!(await sessions.claimAttemptSlot(trx, session.id, charge.id, now, current.pending_charge_id)))
+          return 'again';
         if (!(await insertChargeIfNew(trx, charge))) throw new RetryWithNewIds();
         return { charge, created: true, displaced: inFlight?.id ?? null };
       })
@@ -198,8 +295,10 @@ async function claimAttempt(deps: PaymentDeps, session: CheckoutSession, details
 
 /** What the customer is told while another attempt is in flight: where it waits, so a mistyped number shows. */
 function busyMessage(holder: Charge): string {
-  if (holder.channel === 'mobile_money' && holder.mobile) return `A payment is already waiting for approval on ${localMaskedMobile(holder.mobile)}.`;
-  if (holder.channel === 'bank_transfer') return 'A bank transfer is already awaited for this payment: use another method on its page first.';
+  if (holder.channel === 'mobile_money' && holder.mobile)
+    return `A payment is already waiting for approval on ${localMaskedMobile(holder.mobile)}.`;
+  if (holder.channel === 'bank_transfer')
+    return 'A bank transfer is already awaited for this payment: use another method on its page first.';
   return `A payment with ${cardName(holder)} is being confirmed; wait a moment.`;
 }
 
@@ -235,11 +334,18 @@ class RetryWithNewIds extends Error {}
  * displaced is abandoned); refused (no money moved), the attempt is undone and the slot goes back
  * to whoever held it, as if the attempt had never been tried.
  */
-async function recordStart(deps: PaymentDeps, session: CheckoutSession, { charge, displaced }: NewAttempt, started: StartResult, now: number): Promise<AttemptResult> {
+async function recordStart(
+  deps: PaymentDeps,
+  session: CheckoutSession,
+  { charge, displaced }: NewAttempt,
+  started: StartResult,
+  now: number,
+): Promise<AttemptResult> {
   if (!started.accepted) {
     await deps.transact(async (trx) => {
       await sessions.lockSession(trx, session.id);
-      if (await discardUnstarted(trx, charge.id)) await sessions.releaseAttemptSlot(trx, session.id, charge.id, displaced);
+      if (await discardUnstarted(trx, charge.id))
+        await sessions.releaseAttemptSlot(trx, session.id, charge.id, displaced);
     });
     return { refused: started.message };
   }
@@ -249,9 +355,17 @@ async function recordStart(deps: PaymentDeps, session: CheckoutSession, { charge
     await sessions.countAttempt(trx, session.id, now);
     await addLog(trx, session.id, `Attempted to pay with ${describeMethod(charge)}`, now);
     await addLog(trx, charge.id, `Payment started with ${describeMethod(charge)}`, now);
-    if (displaced && (await abandonBeforeCode(trx, displaced, ABANDONED_FOR_ANOTHER, now))) await addLog(trx, displaced, `Payment abandoned: ${ABANDONED_FOR_ANOTHER}`, now);
+    if (displaced && (await abandonBeforeCode(trx, displaced, ABANDONED_FOR_ANOTHER, now)))
+      await addLog(trx, displaced, `Payment abandoned: ${ABANDONED_FOR_ANOTHER}`, now);
   });
-  return { charge: { ...charge, next_action: started.nextAction, provider_state: started.providerState, check_at: started.checkAt } };
+  return {
+    charge: {
+      ...charge,
+      next_action: started.nextAction,
+      provider_state: started.providerState,
+      check_at: started.checkAt,
+    },
+  };
 }
 
 /**
@@ -261,7 +375,13 @@ async function recordStart(deps: PaymentDeps, session: CheckoutSession, { charge
  * the card has its place back and the code goes on. A charge already past the code step is
  * answered as it is.
  */
-export async function confirmCardOtp(deps: PaymentDeps, session: CheckoutSession, chargeId: string, otp: string, now = Date.now()): Promise<Charge | null> {
+export async function confirmCardOtp(
+  deps: PaymentDeps,
+  session: CheckoutSession,
+  chargeId: string,
+  otp: string,
+  now = Date.now(),
+): Promise<Charge | null> {
   for (;;) {
     const charge = await findSessionCharge(deps.db, session.id, chargeId);
     if (!charge || charge.status !== 'pending' || charge.next_action !== 'otp') return charge ?? null;
@@ -270,8 +390,10 @@ export async function confirmCardOtp(deps: PaymentDeps, session: CheckoutSession
       if (current?.pending_charge_id !== charge.id) return current?.pending_charge_id ?? null;
       return (await claimCodeConfirmation(trx, charge.id, now + ANSWER_RECOVERY_MS, now)) ? 'claimed' : null;
     });
-    if (holder === 'claimed') return completeCheckoutCharge(deps, charge, await deps.providerFor(charge.mode).confirmOtp(charge, otp), now);
-    if (holder === null || !(await untilStarted(deps.db, holder))) return (await findSessionCharge(deps.db, session.id, chargeId)) ?? null;
+    if (holder === 'claimed')
+      return completeCheckoutCharge(deps, charge, await deps.providerFor(charge.mode).confirmOtp(charge, otp), now);
+    if (holder === null || !(await untilStarted(deps.db, holder)))
+      return (await findSessionCharge(deps.db, session.id, chargeId)) ?? null;
   }
 }
 
@@ -283,7 +405,12 @@ export async function confirmCardOtp(deps: PaymentDeps, session: CheckoutSession
  * - failure of the attempt in flight counts against the session, which ends after too many;
  * - each counted outcome emits `checkout.payment` for delivery.
  */
-export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
+export async function completeCheckoutCharge(
+  deps: PaymentDeps,
+  charge: Charge,
+  outcome: Outcome,
+  now = Date.now(),
+): Promise<Charge | null> {
   return deps.transact(async (trx) => {
     await sessions.lockSession(trx, charge.session_id!);
     const fee = await collectionFee(trx, charge, outcome);
@@ -298,7 +425,18 @@ export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, 
       await addLog(trx, sessionId, `Payment completed with ${describeMethod(final)}`, now);
       await emitCheckoutPayment(trx, paid, final, now, deps.timeZone);
       // Last: the balances it moves are rows every payment updates, locked until the commit.
-      await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
+      await creditCollection(
+        trx,
+        {
+          merchantId: final.merchant_id,
+          mode: final.mode,
+          currency: final.currency,
+          amountMinor: final.amount_minor,
+          feeMinor: fee,
+          reference: final.id,
+        },
+        now,
+      );
       return final;
     }
     await addLog(trx, final.id, `Payment failed: ${outcome.reason}`, now);
@@ -317,10 +455,16 @@ export async function completeCheckoutCharge(deps: PaymentDeps, charge: Charge, 
 /** A success the session could not count: no fee, the money held and refunded, both logs saying why. */
 async function refundUncounted(trx: Kysely<DB>, charge: Charge, sessionId: string, now: number): Promise<Charge> {
   const session = await sessions.findSessionById(trx, sessionId);
-  const why = session?.status === 'pending' ? 'the customer had moved on to another attempt' : 'the payment had already ended';
+  const why =
+    session?.status === 'pending' ? 'the customer had moved on to another attempt' : 'the payment had already ended';
   const uncounted = await waiveFee(trx, charge.id);
   const refund = await refundUncountedPayment(trx, uncounted, why, now);
-  await addLog(trx, sessionId, `Charge ${charge.charge_id} succeeded after ${why}; it was not counted and refund ${refund.refund_id} gives it back`, now);
+  await addLog(
+    trx,
+    sessionId,
+    `Charge ${charge.charge_id} succeeded after ${why}; it was not counted and refund ${refund.refund_id} gives it back`,
+    now,
+  );
   return uncounted;
 }
 
@@ -332,21 +476,43 @@ async function refundUncounted(trx: Kysely<DB>, charge: Charge, sessionId: strin
  * counted. Only a mobile money attempt waiting for approval (or a bank transfer waiting for its
  * transfer) is set aside; a card's code, once sent, is answered within seconds. The charge as it is, or null when the session has no such charge.
  */
-export async function abandonAttempt(deps: PaymentDeps, session: CheckoutSession, chargeId: string, now = Date.now()): Promise<Charge | null> {
+export async function abandonAttempt(
+  deps: PaymentDeps,
+  session: CheckoutSession,
+  chargeId: string,
+  now = Date.now(),
+): Promise<Charge | null> {
   return deps.transact(async (trx) => {
     const current = await sessions.lockSession(trx, session.id);
     const charge = await findSessionCharge(trx, session.id, chargeId);
     if (!current || !charge) return null;
-    const inFlight = current.status === 'pending' && current.pending_charge_id === charge.id && charge.status === 'pending';
-    if (!inFlight || charge.next_action !== 'approve' || !(await sessions.releaseAttemptSlot(trx, session.id, charge.id))) return charge;
-    await addLog(trx, session.id, `The customer set aside the payment request to ${describeMethod(charge)} to pay another way`, now);
-    await addLog(trx, charge.id, 'Set aside by the customer, who moved on to another attempt: an approval that still comes is refunded', now);
+    const inFlight =
+      current.status === 'pending' && current.pending_charge_id === charge.id && charge.status === 'pending';
+    if (
+      !inFlight ||
+      charge.next_action !== 'approve' ||
+      !(await sessions.releaseAttemptSlot(trx, session.id, charge.id))
+    )
+      return charge;
+    await addLog(
+      trx,
+      session.id,
+      `The customer set aside the payment request to ${describeMethod(charge)} to pay another way`,
+      now,
+    );
+    await addLog(
+      trx,
+      charge.id,
+      'Set aside by the customer, who moved on to another attempt: an approval that still comes is refunded',
+      now,
+    );
     return charge;
   });
 }
 
 export async function cancelSession(deps: PaymentDeps, session: CheckoutSession, now = Date.now()): Promise<void> {
   await deps.transact(async (trx) => {
-    if (await sessions.markFailed(trx, session.id, now)) await addLog(trx, session.id, 'The customer cancelled the payment', now);
+    if (await sessions.markFailed(trx, session.id, now))
+      await addLog(trx, session.id, 'The customer cancelled the payment', now);
   });
 }

@@ -3,7 +3,10 @@ import type { CheckoutSession } from './checkout-repository.ts';
 
 /** Where the browser goes after success: callback_url + tx_ref, transaction_id (our reference), status. */
 export function successRedirect(session: CheckoutSession): string | null {
-  return session.callback_url && withQuery(session.callback_url, { tx_ref: session.tx_ref, transaction_id: session.reference, status: 'success' });
+  return (
+    session.callback_url &&
+    withQuery(session.callback_url, { tx_ref: session.tx_ref, transaction_id: session.reference, status: 'success' })
+  );
 }
 
 /** Where the browser goes after cancel, too many failures or expiry: return_url + tx_ref, status=failed. */

@@ -20,10 +20,25 @@ const insertLog = preparedInsert('logs');
 const insertSessionWithLog = preparedStatement(
   (db, session: Insertable<CheckoutSessionsTable>, log: Insertable<LogsTable>) =>
     db
-      .with('session', (db) => db.insertInto('checkout_sessions').values(session).onConflict((oc) => oc.doNothing()).returning('id'))
+      .with('session', (db) =>
+        db
+          .insertInto('checkout_sessions')
+          .values(session)
+          .onConflict((oc) => oc.doNothing())
+          .returning('id'),
+      )
       .insertInto('logs')
       .columns(['owner_id', 'type', 'message', 'created_at'])
-      .expression((eb) => eb.selectFrom('session').select((eb) => ['session.id', eb.val(log.type).as('type'), eb.val(log.message).as('message'), eb.val(log.created_at).as('created_at')])),
+      .expression((eb) =>
+        eb
+          .selectFrom('session')
+          .select((eb) => [
+            'session.id',
+            eb.val(log.type).as('type'),
+            eb.val(log.message).as('message'),
+            eb.val(log.created_at).as('created_at'),
+          ]),
+      ),
   (session, log) => [...Object.values(session), log.type, log.message, log.created_at],
   (session) => Object.keys(session).join(),
 );
@@ -33,7 +48,12 @@ const insertSessionWithLog = preparedStatement(
  * written and false is returned): on PostgreSQL in one statement of its own, on SQLite in a
  * transaction grouped with concurrent writes.
  */
-export async function recordNewSession(db: Db, transact: Transact, session: Insertable<CheckoutSessionsTable>, log: Insertable<LogsTable>): Promise<boolean> {
+export async function recordNewSession(
+  db: Db,
+  transact: Transact,
+  session: Insertable<CheckoutSessionsTable>,
+  log: Insertable<LogsTable>,
+): Promise<boolean> {
   if (isPostgres(db)) return (await insertSessionWithLog(db, session, log)) === 1;
   return transact((trx) => insertSessionIfNew(trx, session, log));
 }
@@ -43,17 +63,30 @@ export async function recordNewSession(db: Db, transact: Transact, session: Inse
  * (the merchant's `tx_ref`, our `reference` or token) is taken: then nothing is written and
  * false is returned. ON CONFLICT makes two concurrent creates with one `tx_ref` yield one row.
  */
-export async function insertSessionIfNew(trx: Db, session: Insertable<CheckoutSessionsTable>, log: Insertable<LogsTable>): Promise<boolean> {
+export async function insertSessionIfNew(
+  trx: Db,
+  session: Insertable<CheckoutSessionsTable>,
+  log: Insertable<LogsTable>,
+): Promise<boolean> {
   if ((await insertSession(trx, session)) === 0) return false;
   await insertLog(trx, log);
   return true;
 }
 
 const sessionByTxRef = prepared((db, merchantId: string, mode: Principal['mode'], txRef: string) =>
-  db.selectFrom('checkout_sessions').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode).where('tx_ref', '=', txRef),
+  db
+    .selectFrom('checkout_sessions')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('tx_ref', '=', txRef),
 );
 
-export async function findSessionByTxRef(db: Db, owner: Principal, txRef: string): Promise<CheckoutSession | undefined> {
+export async function findSessionByTxRef(
+  db: Db,
+  owner: Principal,
+  txRef: string,
+): Promise<CheckoutSession | undefined> {
   return (await sessionByTxRef(db, owner.merchantId, owner.mode, txRef))[0];
 }
 
@@ -70,7 +103,11 @@ const sessionWithLogsByTxRef = prepared((db, merchantId: string, mode: Principal
 );
 
 /** The session and its logs, in one statement (what a verification shows). */
-export async function findSessionWithLogsByTxRef(db: Db, owner: Principal, txRef: string): Promise<SessionWithLogs | undefined> {
+export async function findSessionWithLogsByTxRef(
+  db: Db,
+  owner: Principal,
+  txRef: string,
+): Promise<SessionWithLogs | undefined> {
   const row = (await sessionWithLogsByTxRef(db, owner.merchantId, owner.mode, txRef))[0];
   return row && withLogsRead(row);
 }
@@ -82,14 +119,24 @@ export async function findSessionById(db: Db, id: string): Promise<CheckoutSessi
 }
 
 /** A session with the name, address and branding of the merchant being paid: what the hosted pages show. */
-export type PageSession = CheckoutSession & { merchant_name: string; merchant_email: string; merchant_logo_url: string | null; merchant_brand_color: string | null };
+export type PageSession = CheckoutSession & {
+  merchant_name: string;
+  merchant_email: string;
+  merchant_logo_url: string | null;
+  merchant_brand_color: string | null;
+};
 
 const pageSessionById = prepared((db, id: string) =>
   db
     .selectFrom('checkout_sessions')
     .innerJoin('merchants', 'merchants.id', 'checkout_sessions.merchant_id')
     .selectAll('checkout_sessions')
-    .select(['merchants.name as merchant_name', 'merchants.email as merchant_email', 'merchants.logo_url as merchant_logo_url', 'merchants.brand_color as merchant_brand_color'])
+    .select([
+      'merchants.name as merchant_name',
+      'merchants.email as merchant_email',
+      'merchants.logo_url as merchant_logo_url',
+      'merchants.brand_color as merchant_brand_color',
+    ])
     .where('checkout_sessions.id', '=', id),
 );
 
@@ -117,7 +164,13 @@ export function lockSession(trx: Db, id: string): Promise<CheckoutSession | unde
  * when the provider takes the attempt (`countAttempt`), so an attempt refused at once leaves the
  * session as it was.
  */
-export async function claimAttemptSlot(db: Db, sessionId: string, chargeId: string, now: number, replacing: string | null = null): Promise<boolean> {
+export async function claimAttemptSlot(
+  db: Db,
+  sessionId: string,
+  chargeId: string,
+  now: number,
+  replacing: string | null = null,
+): Promise<boolean> {
   const result = await db
     .updateTable('checkout_sessions')
     .set({ pending_charge_id: chargeId })
@@ -130,7 +183,12 @@ export async function claimAttemptSlot(db: Db, sessionId: string, chargeId: stri
 }
 
 /** Frees the session's slot if `chargeId` still holds it, or hands it back to the attempt it had replaced. */
-export async function releaseAttemptSlot(db: Db, sessionId: string, chargeId: string, handBackTo: string | null = null): Promise<boolean> {
+export async function releaseAttemptSlot(
+  db: Db,
+  sessionId: string,
+  chargeId: string,
+  handBackTo: string | null = null,
+): Promise<boolean> {
   const result = await db
     .updateTable('checkout_sessions')
     .set({ pending_charge_id: handBackTo })
@@ -150,10 +208,23 @@ export async function countAttempt(db: Db, sessionId: string, now: number): Prom
 }
 
 /** The one transition to `success`, by the attempt in flight only: the session for the single caller that made it. */
-export async function markPaid(db: Db, sessionId: string, chargeId: string, feeMinor: number, now: number): Promise<CheckoutSession | undefined> {
+export async function markPaid(
+  db: Db,
+  sessionId: string,
+  chargeId: string,
+  feeMinor: number,
+  now: number,
+): Promise<CheckoutSession | undefined> {
   return db
     .updateTable('checkout_sessions')
-    .set({ status: 'success', paid_charge_id: chargeId, pending_charge_id: null, fee_minor: feeMinor, completed_at: now, updated_at: now })
+    .set({
+      status: 'success',
+      paid_charge_id: chargeId,
+      pending_charge_id: null,
+      fee_minor: feeMinor,
+      completed_at: now,
+      updated_at: now,
+    })
     .where('id', '=', sessionId)
     .where('status', '=', 'pending')
     .where('pending_charge_id', '=', chargeId)

@@ -21,7 +21,10 @@ import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { normalizing } from '../http/tolerance.ts';
 import { checkoutUrl, createdView, currentVerifyView, legacyVerifyView } from './checkout-views.ts';
 
-export function registerCheckoutRoutes(app: App, { config, db, transact }: { config: Config; db: Kysely<DB>; transact: Transact }): void {
+export function registerCheckoutRoutes(
+  app: App,
+  { config, db, transact }: { config: Config; db: Kysely<DB>; transact: Transact },
+): void {
   const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs, liveRoutes: config.liveRoutes };
   const normalize = normalizing(normalizeCheckoutBody);
 
@@ -30,7 +33,11 @@ export function registerCheckoutRoutes(app: App, { config, db, transact }: { con
     {
       config: { auth: 'secret' },
       preValidation: normalize,
-      schema: { summary: 'Create a hosted checkout session', body: CurrentCreateBody, response: { 201: CurrentCreateResponse, ...errorResponses } },
+      schema: {
+        summary: 'Create a hosted checkout session',
+        body: CurrentCreateBody,
+        response: { 201: CurrentCreateResponse, ...errorResponses },
+      },
     },
     async (request, reply) => {
       const session = await createSession(deps, principalOf(request), { generation: 'current', ...request.body });
@@ -44,18 +51,35 @@ export function registerCheckoutRoutes(app: App, { config, db, transact }: { con
     {
       config: { auth: 'secret-or-body' },
       preValidation: normalize,
-      schema: { summary: 'Create a hosted checkout session (legacy)', body: LegacyCreateBody, response: { 201: LegacyCreateResponse, ...errorResponses } },
+      schema: {
+        summary: 'Create a hosted checkout session (legacy)',
+        body: LegacyCreateBody,
+        response: { 201: LegacyCreateResponse, ...errorResponses },
+      },
     },
     async (request, reply) => {
       const { secret_key: _secret, ...fields } = request.body;
       const session = await createSession(deps, principalOf(request), { generation: 'legacy', ...fields });
-      return reply.code(201).send(success('Hosted payment session generated successfully.', { checkout_url: checkoutUrl(config.publicBaseUrl, session) }));
+      return reply
+        .code(201)
+        .send(
+          success('Hosted payment session generated successfully.', {
+            checkout_url: checkoutUrl(config.publicBaseUrl, session),
+          }),
+        );
     },
   );
 
   app.get(
     '/verify-payment/:tx_ref',
-    { config: { auth: 'secret' }, schema: { summary: 'Verify a checkout payment', params: TxRefParams, response: { 200: CurrentVerifyResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      schema: {
+        summary: 'Verify a checkout payment',
+        params: TxRefParams,
+        response: { 200: CurrentVerifyResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       const verified = await verifySession(deps, principalOf(request), knownReference(request.params.tx_ref));
       return success('Payment details retrieved successfully.', currentVerifyView(verified));
@@ -64,7 +88,14 @@ export function registerCheckoutRoutes(app: App, { config, db, transact }: { con
 
   app.get(
     '/api/verify-payment/:tx_ref',
-    { config: { auth: 'secret' }, schema: { summary: 'Verify a checkout payment (legacy)', params: TxRefParams, response: { 200: LegacyVerifyResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      schema: {
+        summary: 'Verify a checkout payment (legacy)',
+        params: TxRefParams,
+        response: { 200: LegacyVerifyResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       const session = await sessionToVerify(deps, principalOf(request), knownReference(request.params.tx_ref));
       return success('Payment details', legacyVerifyView(session));

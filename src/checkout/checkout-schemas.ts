@@ -85,7 +85,10 @@ export const Log = Type.Object({ type: Type.String(), message: Type.String(), cr
 /** What verification shows of refunds: the amount given back (pending or done) and `full`, `partial` or null. */
 export const Refunded = {
   refunded_amount: Type.Number(),
-  refund_status: Type.Union([Type.Unsafe<'full' | 'partial'>({ type: 'string', enum: ['full', 'partial'] }), Type.Null()]),
+  refund_status: Type.Union([
+    Type.Unsafe<'full' | 'partial'>({ type: 'string', enum: ['full', 'partial'] }),
+    Type.Null(),
+  ]),
 };
 
 export const CurrentVerifyResponse = SuccessEnvelope(
@@ -140,7 +143,7 @@ export const TxRefParams = Type.Object({ tx_ref: Type.String() });
  */
 export const HostedFormBody = Type.Object(
   {
-    public_key: Type.String({ description: 'The merchant\'s public key: `pub-test-…` or `pub-live-…`.' }),
+    public_key: Type.String({ description: "The merchant's public key: `pub-test-…` or `pub-live-…`." }),
     tx_ref: Type.String(),
     amount: Type.String({ description: 'Whole units, e.g. `2500`.' }),
     currency: Type.String({ enum: ['MWK', 'USD'] }),
@@ -155,7 +158,8 @@ export const HostedFormBody = Type.Object(
   },
   {
     additionalProperties: Type.String(),
-    description: 'Nested options as bracket names: `customer[email]`, `customization[title]`, and `meta[<key>]` for each meta field.',
+    description:
+      'Nested options as bracket names: `customer[email]`, `customization[title]`, and `meta[<key>]` for each meta field.',
     examples: [
       {
         public_key: 'pub-test-8KI7couQSwtifp8bwbbhVPYCdFW4wY4O',

@@ -26,7 +26,8 @@ export interface SessionRequest {
   email?: string | undefined;
   callback_url?: string | undefined;
   return_url?: string | undefined;
-  customization?: { title?: string | undefined; description?: string | undefined; logo?: string | undefined } | undefined;
+  customization?:
+    { title?: string | undefined; description?: string | undefined; logo?: string | undefined } | undefined;
   meta?: Record<string, unknown> | undefined;
   /** The origin of the merchant page that created the session through the inline popup: the one that may frame it. */
   frameOrigin?: string | undefined;
@@ -48,9 +49,15 @@ const MAX_ID_TRIES = 5;
  * Creates a pending session, or answers a retry of the same request as the first time
  * (contract §5): same `tx_ref`, same parameters, still pending → the original session.
  */
-export async function createSession(deps: CheckoutDeps, owner: Principal, request: SessionRequest, now = Date.now()): Promise<CheckoutSession> {
+export async function createSession(
+  deps: CheckoutDeps,
+  owner: Principal,
+  request: SessionRequest,
+  now = Date.now(),
+): Promise<CheckoutSession> {
   // Refused now rather than shown as a page whose Pay button fails: the shopper would learn last.
-  if (owner.mode === 'live' && !takesLivePayments(deps.liveRoutes, request.currency)) throw new ApiError('liveNotSetUp', liveNotSetUpMessage(request.currency));
+  if (owner.mode === 'live' && !takesLivePayments(deps.liveRoutes, request.currency))
+    throw new ApiError('liveNotSetUp', liveNotSetUpMessage(request.currency));
   const txRef = request.tx_ref ?? ids.txRef();
   const requestHash = hashRequest(request, txRef);
   for (let attempt = 0; attempt < MAX_ID_TRIES; attempt++) {
@@ -71,7 +78,14 @@ function isReplayOf(existing: CheckoutSession, requestHash: string, now: number)
 }
 
 /** The pending session a create writes (exported for the bench's create floor, which writes the same rows). */
-export function newSession(owner: Principal, request: SessionRequest, txRef: string, requestHash: string, now: number, ttlMs: number): CheckoutSession {
+export function newSession(
+  owner: Principal,
+  request: SessionRequest,
+  txRef: string,
+  requestHash: string,
+  now: number,
+  ttlMs: number,
+): CheckoutSession {
   return {
     id: ids.checkoutToken(now),
     merchant_id: owner.merchantId,
@@ -112,8 +126,21 @@ export function creationLog(session: CheckoutSession, now: number): Insertable<L
 
 /** Everything that defines the payment: what a retry must repeat to be answered as the first. */
 export function hashRequest(request: SessionRequest, txRef: string): string {
-  const { generation, amount, currency, first_name, last_name, email, callback_url, return_url, customization, meta } = request;
-  return requestHash({ generation, txRef, amount, currency, first_name, last_name, email, callback_url, return_url, customization, meta });
+  const { generation, amount, currency, first_name, last_name, email, callback_url, return_url, customization, meta } =
+    request;
+  return requestHash({
+    generation,
+    txRef,
+    amount,
+    currency,
+    first_name,
+    last_name,
+    email,
+    callback_url,
+    return_url,
+    customization,
+    meta,
+  });
 }
 
 export interface VerifiedSession {
@@ -123,7 +150,12 @@ export interface VerifiedSession {
   payment: Charge | null;
 }
 
-export async function verifySession(deps: CheckoutDeps, owner: Principal, txRef: string, now = Date.now()): Promise<VerifiedSession> {
+export async function verifySession(
+  deps: CheckoutDeps,
+  owner: Principal,
+  txRef: string,
+  now = Date.now(),
+): Promise<VerifiedSession> {
   let session = await repo.findSessionWithLogsByTxRef(deps.db, owner, txRef);
   if (!session) throw new ApiError('transactionNotFound');
   if (isDue(session, now)) {
@@ -131,12 +163,18 @@ export async function verifySession(deps: CheckoutDeps, owner: Principal, txRef:
     await expire(deps.db, session, now);
     session = (await repo.findSessionWithLogsByTxRef(deps.db, owner, txRef)) ?? session;
   }
-  const payment = session.paid_charge_id === null ? null : ((await findCharge(deps.db, session.paid_charge_id)) ?? null);
+  const payment =
+    session.paid_charge_id === null ? null : ((await findCharge(deps.db, session.paid_charge_id)) ?? null);
   return { session, logs: session.logs, payment };
 }
 
 /** The session a verification reports on, failed first if it expired: all the legacy verification shows. */
-export async function sessionToVerify(deps: CheckoutDeps, owner: Principal, txRef: string, now = Date.now()): Promise<CheckoutSession> {
+export async function sessionToVerify(
+  deps: CheckoutDeps,
+  owner: Principal,
+  txRef: string,
+  now = Date.now(),
+): Promise<CheckoutSession> {
   const found = await repo.findSessionByTxRef(deps.db, owner, txRef);
   if (!found) throw new ApiError('transactionNotFound');
   return expireIfDue(deps.db, found, now);
@@ -156,6 +194,7 @@ function isDue(session: CheckoutSession, now: number): boolean {
 /** Ends an expired session with its log, unless someone else ended it first. */
 async function expire(db: Kysely<DB>, session: CheckoutSession, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    if (await repo.markFailed(trx, session.id, now, true)) await addLog(trx, session.id, 'The payment link expired', now);
+    if (await repo.markFailed(trx, session.id, now, true))
+      await addLog(trx, session.id, 'The payment link expired', now);
   });
 }

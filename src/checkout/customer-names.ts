@@ -21,7 +21,9 @@ export function walletName(charge: Pick<Charge, 'operator' | 'mobile'>): string 
 }
 
 /** The instrument of an attempt, as the customer knows it. */
-export function instrumentName(charge: Pick<Charge, 'channel' | 'card_brand' | 'card_number' | 'operator' | 'mobile'>): string {
+export function instrumentName(
+  charge: Pick<Charge, 'channel' | 'card_brand' | 'card_number' | 'operator' | 'mobile'>,
+): string {
   if (charge.channel === 'bank_transfer') return 'Bank transfer';
   return charge.channel === 'card' ? cardName(charge) : walletName(charge);
 }

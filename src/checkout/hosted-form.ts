@@ -21,13 +21,18 @@ export function hostedFormBody(form: Record<string, string>): Body {
   const nested: Record<string, Body> = {};
   for (const [name, value] of Object.entries(form)) {
     if (name.includes('__proto__')) throw ApiError.field(name, `The ${name} field is not allowed.`);
-    if (value.includes('\u0000')) throw ApiError.field(name, `The ${fieldLabel(name)} must not contain null characters.`);
+    if (value.includes('\u0000'))
+      throw ApiError.field(name, `The ${fieldLabel(name)} must not contain null characters.`);
     const bracketed = BRACKETED.exec(name);
     if (bracketed) nested[bracketed[1]!] = { ...nested[bracketed[1]!], ...{ [bracketed[2]!]: value } };
     else if (!NOT_SESSION_FIELDS.has(name)) body = { ...body, ...{ [name]: value } };
   }
   const { title, description, ...rest } = body;
-  const customization = { ...(title !== undefined && { title }), ...(description !== undefined && { description }), ...nested.customization };
+  const customization = {
+    ...(title !== undefined && { title }),
+    ...(description !== undefined && { description }),
+    ...nested.customization,
+  };
   return {
     ...rest,
     ...(nested.customer && { customer: nested.customer }),

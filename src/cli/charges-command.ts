@@ -15,12 +15,20 @@ export async function chargesCommand(argv: string[], config: Config): Promise<nu
   try {
     const rows = await listInReview(database.db);
     if (args.options.has('json')) {
-      printJson(rows.map((row) => ({ ...row, created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString() })));
+      printJson(
+        rows.map((row) => ({
+          ...row,
+          created_at: new Date(row.created_at).toISOString(),
+          updated_at: new Date(row.updated_at).toISOString(),
+        })),
+      );
     } else if (rows.length === 0) {
       print('Nothing to review: every live payment, payout and refund has a final answer or is within its wait.');
     } else {
       for (const row of rows) {
-        print(`${row.kind.padEnd(7)}  ${row.reference}  ${row.merchant_id}  ${row.currency} ${formatMoneyText(row.amount_minor)}  since ${new Date(row.created_at).toISOString()}  ${row.review_reason}`);
+        print(
+          `${row.kind.padEnd(7)}  ${row.reference}  ${row.merchant_id}  ${row.currency} ${formatMoneyText(row.amount_minor)}  since ${new Date(row.created_at).toISOString()}  ${row.review_reason}`,
+        );
       }
     }
     return 0;

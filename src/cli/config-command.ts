@@ -75,7 +75,13 @@ const SETTINGS: { [Field in keyof Config]: [variable: string, show: (value: Conf
   maxConnectionsPerAddress: ['MAX_CONNECTIONS_PER_ADDRESS', String],
   shutdownGraceMs: ['SHUTDOWN_GRACE', duration],
   timeZone: ['TIMEZONE', String],
-  liveRoutes: ['LIVE_ROUTES', (routes) => Object.entries(routes).map(([channel, connector]) => `${channel}:${connector}`).join(',') || null],
+  liveRoutes: [
+    'LIVE_ROUTES',
+    (routes) =>
+      Object.entries(routes)
+        .map(([channel, connector]) => `${channel}:${connector}`)
+        .join(',') || null,
+  ],
   connectorTimeoutMs: ['CONNECTOR_TIMEOUT', duration],
   liveSyncFirstMs: ['LIVE_SYNC_FIRST', duration],
   liveSyncMaxMs: ['LIVE_SYNC_MAX', duration],

@@ -58,6 +58,7 @@ function checkLines(file: string, text: string): void {
       if (++index === lines.length) throw refuse(opened, `the value's opening ${quote} is never closed`);
       rest = lines[index]!;
     }
-    if (!/^\s*(#.*)?$/.test(rest.slice(rest.indexOf(quote) + 1))) throw refuse(index, `only a # comment may follow the value's closing ${quote}`);
+    if (!/^\s*(#.*)?$/.test(rest.slice(rest.indexOf(quote) + 1)))
+      throw refuse(index, `only a # comment may follow the value's closing ${quote}`);
   }
 }

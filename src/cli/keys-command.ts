@@ -18,7 +18,8 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
   if (mode !== 'test' && mode !== 'live') throw new UsageError(`--mode must be test or live (got "${mode}")`);
   const expireText = stringOption(args, 'expire-old-in') ?? '24h';
   const expireOldInMs = parseDuration(expireText);
-  if (expireOldInMs === null) throw new UsageError(`--expire-old-in must be a duration such as 0, 90s, 30m, 24h or 7d (got "${expireText}")`);
+  if (expireOldInMs === null)
+    throw new UsageError(`--expire-old-in must be a duration such as 0, 90s, 30m, 24h or 7d (got "${expireText}")`);
 
   const database = await openMigratedDatabase(config.databaseUrl);
   try {

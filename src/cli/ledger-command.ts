@@ -17,7 +17,9 @@ export async function ledgerCommand(argv: string[], config: Config): Promise<num
     const problems = await checkLedger(database.db);
     for (const problem of problems) printError(problem);
     if (problems.length > 0) return 1;
-    print('Ledger OK: every transaction sums to zero, every balance equals the sum of its entries, every paid session has exactly one credited payment, every payment a session could not count is held for its refund, every refund paid out once at most, and every payout reserved once, then paid out or released once as it ended.');
+    print(
+      'Ledger OK: every transaction sums to zero, every balance equals the sum of its entries, every paid session has exactly one credited payment, every payment a session could not count is held for its refund, every refund paid out once at most, and every payout reserved once, then paid out or released once as it ended.',
+    );
     return 0;
   } finally {
     await database.close();

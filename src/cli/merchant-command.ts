@@ -1,5 +1,12 @@
 import { parseFeePercent, type Config } from '../config.ts';
-import { createMerchant, findMerchant, listKeys, listMerchants, updateMerchantSettings, type MerchantSettings } from '../merchants/merchant-service.ts';
+import {
+  createMerchant,
+  findMerchant,
+  listKeys,
+  listMerchants,
+  updateMerchantSettings,
+  type MerchantSettings,
+} from '../merchants/merchant-service.ts';
 import { isHttpUrl } from '../shared/urls.ts';
 import { noMorePositionals, parseArgs, requiredOption, stringOption, UsageError, type ParsedArgs } from './args.ts';
 import { print, printError, printJson } from './output.ts';
@@ -29,7 +36,12 @@ async function create(args: ParsedArgs, config: Config): Promise<number> {
   const webhookUrl = webhookUrlOption(args) ?? null;
   const database = await openMigratedDatabase(config.databaseUrl);
   try {
-    const merchant = await createMerchant(database.db, { name, email, webhookUrl, feeBasisPoints: config.defaultFeeBasisPoints });
+    const merchant = await createMerchant(database.db, {
+      name,
+      email,
+      webhookUrl,
+      feeBasisPoints: config.defaultFeeBasisPoints,
+    });
     if (args.options.has('json')) {
       printJson(merchant);
     } else {
@@ -75,7 +87,9 @@ async function list(args: ParsedArgs, config: Config): Promise<number> {
       print('No merchants yet: lipira merchant create --name NAME --email EMAIL');
     } else {
       for (const row of rows) {
-        print(`${row.id}  ${row.name} <${row.email}>  fee ${row.fee_percent}%  receipts ${row.receipts ? 'on' : 'off'}  webhook ${row.webhook_url ?? '-'}`);
+        print(
+          `${row.id}  ${row.name} <${row.email}>  fee ${row.fee_percent}%  receipts ${row.receipts ? 'on' : 'off'}  webhook ${row.webhook_url ?? '-'}`,
+        );
       }
     }
     return 0;
@@ -86,23 +100,27 @@ async function list(args: ParsedArgs, config: Config): Promise<number> {
 
 async function update(args: ParsedArgs, config: Config): Promise<number> {
   const [id] = args.positionals;
-  if (!id) throw new UsageError('usage: lipira merchant update ID [--webhook-url URL] [--receipts on|off] [--fee-percent N]');
+  if (!id)
+    throw new UsageError('usage: lipira merchant update ID [--webhook-url URL] [--receipts on|off] [--fee-percent N]');
   noMorePositionals(args, 1);
   const settings: MerchantSettings = {};
   const webhookUrl = webhookUrlOption(args);
   if (webhookUrl !== undefined) settings.webhookUrl = webhookUrl;
   const receipts = stringOption(args, 'receipts');
   if (receipts !== undefined) {
-    if (receipts !== 'on' && receipts !== 'off') throw new UsageError(`--receipts must be on or off (got "${receipts}")`);
+    if (receipts !== 'on' && receipts !== 'off')
+      throw new UsageError(`--receipts must be on or off (got "${receipts}")`);
     settings.receiptsEnabled = receipts === 'on';
   }
   const fee = stringOption(args, 'fee-percent');
   if (fee !== undefined) {
     const basisPoints = parseFeePercent(fee);
-    if (basisPoints === null) throw new UsageError(`--fee-percent must be a percentage from 0 to 100 with at most 2 decimals (got "${fee}")`);
+    if (basisPoints === null)
+      throw new UsageError(`--fee-percent must be a percentage from 0 to 100 with at most 2 decimals (got "${fee}")`);
     settings.feeBasisPoints = basisPoints;
   }
-  if (Object.keys(settings).length === 0) throw new UsageError('nothing to update: give --webhook-url, --receipts or --fee-percent');
+  if (Object.keys(settings).length === 0)
+    throw new UsageError('nothing to update: give --webhook-url, --receipts or --fee-percent');
   const database = await openMigratedDatabase(config.databaseUrl);
   try {
     if (!(await findMerchant(database.db, id))) {

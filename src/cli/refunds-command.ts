@@ -16,7 +16,8 @@ const MAX_REASON = 500;
 
 export async function refundsCommand(argv: string[], config: Config): Promise<number> {
   const [action, ...rest] = argv;
-  if (action === 'create') return create(parseArgs(rest, ['merchant', 'mode', 'charge-id', 'tx-ref', 'amount', 'reason'], ['json']), config);
+  if (action === 'create')
+    return create(parseArgs(rest, ['merchant', 'mode', 'charge-id', 'tx-ref', 'amount', 'reason'], ['json']), config);
   if (action === 'list') return list(parseArgs(rest, ['merchant', 'mode', 'charge-id', 'tx-ref'], ['json']), config);
   throw new UsageError(USAGE);
 }
@@ -28,11 +29,15 @@ async function create(args: ParsedArgs, config: Config): Promise<number> {
   if (!target) throw new UsageError('one of --charge-id or --tx-ref is required');
   const amount = amountOf(stringOption(args, 'amount'));
   const reason = stringOption(args, 'reason');
-  if (reason !== undefined && reason.length > MAX_REASON) throw new UsageError(`--reason must be at most ${MAX_REASON} characters`);
+  if (reason !== undefined && reason.length > MAX_REASON)
+    throw new UsageError(`--reason must be at most ${MAX_REASON} characters`);
   return withMerchant(config, owner, async (database) => {
     const view = refundView(await refundPayment(database, owner, target, { amount, reason: reason || undefined }));
     if (args.options.has('json')) printJson(view);
-    else print(`Refund ${view.refund_id} of ${view.currency} ${view.amount} for charge ${view.charge_id} is ${view.status}: a running gateway hands it to the provider.`);
+    else
+      print(
+        `Refund ${view.refund_id} of ${view.currency} ${view.amount} for charge ${view.charge_id} is ${view.status}: a running gateway hands it to the provider.`,
+      );
   });
 }
 
@@ -43,7 +48,11 @@ async function list(args: ParsedArgs, config: Config): Promise<number> {
     const views = (await refundsOf(db, owner, target ?? {})).map(refundView);
     if (args.options.has('json')) printJson(views);
     else if (views.length === 0) print('No refunds.');
-    else for (const view of views) print(`${view.refund_id}  ${view.created_at}  ${view.status}  ${view.currency} ${view.amount}  ${view.charge_id}  ${view.reason ?? ''}`.trimEnd());
+    else
+      for (const view of views)
+        print(
+          `${view.refund_id}  ${view.created_at}  ${view.status}  ${view.currency} ${view.amount}  ${view.charge_id}  ${view.reason ?? ''}`.trimEnd(),
+        );
   });
 }
 
@@ -65,12 +74,17 @@ function targetOf(args: ParsedArgs): RefundTarget | null {
 
 function amountOf(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^[1-9]\d{0,9}$/.test(text) || Number(text) > MAX_AMOUNT) throw new UsageError(`--amount must be a whole number from 1 to ${MAX_AMOUNT} (got "${text}")`);
+  if (!/^[1-9]\d{0,9}$/.test(text) || Number(text) > MAX_AMOUNT)
+    throw new UsageError(`--amount must be a whole number from 1 to ${MAX_AMOUNT} (got "${text}")`);
   return Number(text);
 }
 
 /** Runs `work` on the database for an existing merchant; a refusal is printed as the API words it, with exit status 1. */
-async function withMerchant(config: Config, owner: Principal, work: (database: Database) => Promise<void>): Promise<number> {
+async function withMerchant(
+  config: Config,
+  owner: Principal,
+  work: (database: Database) => Promise<void>,
+): Promise<number> {
   const database = await openMigratedDatabase(config.databaseUrl);
   try {
     if (!(await findMerchant(database.db, owner.merchantId))) {

@@ -24,7 +24,10 @@ export async function serveCommand(argv: string[], config: Config): Promise<numb
     logger.warn(warning);
     printError(`warning: ${warning}`);
   }
-  const database = await openMigratedDatabase(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs });
+  const database = await openMigratedDatabase(config.databaseUrl, {
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
+  });
   await introduceDemoMerchant(database, config);
   const gateway = await startGateway(config, database, logger);
   logger.info({ url: gateway.url, database: database.description }, 'Lipira is listening');

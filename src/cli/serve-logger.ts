@@ -16,7 +16,16 @@ export function serveLogger(level: string, destination?: DestinationStream): Log
  * already exists": checkout tokens, customers' names and emails), `where` and `internalQuery`
  * (which can quote values), `hint`, and positions in a query.
  */
-const DATABASE_ERROR_FIELDS = ['code', 'severity', 'constraint', 'schema', 'table', 'column', 'dataType', 'routine'] as const;
+const DATABASE_ERROR_FIELDS = [
+  'code',
+  'severity',
+  'constraint',
+  'schema',
+  'table',
+  'column',
+  'dataType',
+  'routine',
+] as const;
 
 /** pino's error serializer, keeping only the fields above of a PostgreSQL error. */
 function errorForLog(error: unknown): unknown {

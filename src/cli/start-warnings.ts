@@ -7,7 +7,9 @@ import { CALLBACK_ASK_WINDOW_MS } from '../payments/provider-asks.ts';
  * its key starts, but anyone can then post callbacks to it.
  */
 export function startWarnings(config: Config): string[] {
-  const toAirtel = Object.entries(config.liveRoutes).filter(([, connector]) => connector === 'airtel').map(([channel]) => channel);
+  const toAirtel = Object.entries(config.liveRoutes)
+    .filter(([, connector]) => connector === 'airtel')
+    .map(([channel]) => channel);
   if (toAirtel.length === 0 || config.airtelCallbackSecret !== null) return [];
   return [
     `LIVE_ROUTES sends ${toAirtel.join(', ')} to Airtel Money but AIRTEL_CALLBACK_SECRET is unset, so /callbacks/airtel accepts callbacks nobody signed. ` +

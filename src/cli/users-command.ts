@@ -5,7 +5,8 @@ import { createUser, UserError } from '../users/user-service.ts';
 import { noMorePositionals, parseArgs, requiredOption, stringOption, UsageError, type ParsedArgs } from './args.ts';
 import { print, printJson } from './output.ts';
 
-const USAGE = 'usage: lipira users create (--merchant ID --role owner|developer|viewer | --operator) --email EMAIL [--password-stdin] [--json]';
+const USAGE =
+  'usage: lipira users create (--merchant ID --role owner|developer|viewer | --operator) --email EMAIL [--password-stdin] [--json]';
 const MERCHANT_ROLES: readonly UserRole[] = ['owner', 'developer', 'viewer'];
 
 export async function usersCommand(argv: string[], config: Config): Promise<number> {
@@ -19,19 +20,34 @@ async function create(args: ParsedArgs, config: Config): Promise<number> {
   const operator = args.options.has('operator');
   const merchantId = stringOption(args, 'merchant') ?? null;
   const role = stringOption(args, 'role');
-  if (operator && (merchantId !== null || role !== undefined)) throw new UsageError('--operator takes neither --merchant nor --role');
+  if (operator && (merchantId !== null || role !== undefined))
+    throw new UsageError('--operator takes neither --merchant nor --role');
   if (!operator && merchantId === null) throw new UsageError(USAGE);
-  if (!operator && !MERCHANT_ROLES.includes(role as UserRole)) throw new UsageError('--role must be owner, developer or viewer');
+  if (!operator && !MERCHANT_ROLES.includes(role as UserRole))
+    throw new UsageError('--role must be owner, developer or viewer');
   const email = requiredOption(args, 'email');
   // Read from stdin, never the command line: arguments are visible to every user of the machine.
   const password = args.options.has('password-stdin') ? await passwordFromStdin() : undefined;
   const database = await openMigratedDatabase(config.databaseUrl);
   try {
-    const { user, link } = await createUser(database.db, config, { merchantId, email, role: operator ? 'operator' : (role as UserRole), password });
+    const { user, link } = await createUser(database.db, config, {
+      merchantId,
+      email,
+      role: operator ? 'operator' : (role as UserRole),
+      password,
+    });
     if (args.options.has('json')) {
-      printJson({ id: user.id, merchant_id: user.merchant_id, email: user.email, role: user.role, set_password_link: link });
+      printJson({
+        id: user.id,
+        merchant_id: user.merchant_id,
+        email: user.email,
+        role: user.role,
+        set_password_link: link,
+      });
     } else {
-      print(`Created ${user.role} ${user.id} <${user.email}>${user.merchant_id ? ` for merchant ${user.merchant_id}` : ''}.`);
+      print(
+        `Created ${user.role} ${user.id} <${user.email}>${user.merchant_id ? ` for merchant ${user.merchant_id}` : ''}.`,
+      );
       if (link) print(`Set-password link (emailed; works once, for 24 hours):\n  ${link}`);
     }
     return 0;

@@ -8,11 +8,13 @@ import { attemptView, deliverySummary } from '../webhooks/webhook-views.ts';
 import { noMorePositionals, parseArgs, requiredOption, stringOption, UsageError, type ParsedArgs } from './args.ts';
 import { print, printError, printJson } from './output.ts';
 
-const USAGE = 'usage: lipira webhooks list --merchant ID [--mode test|live] [--status pending|delivered|failed] [--tx-ref REF] [--charge-id ID] [--page N] [--json] | show DELIVERY_ID [--json] | redeliver DELIVERY_ID';
+const USAGE =
+  'usage: lipira webhooks list --merchant ID [--mode test|live] [--status pending|delivered|failed] [--tx-ref REF] [--charge-id ID] [--page N] [--json] | show DELIVERY_ID [--json] | redeliver DELIVERY_ID';
 
 export async function webhooksCommand(argv: string[], config: Config): Promise<number> {
   const [action, ...rest] = argv;
-  if (action === 'list') return list(parseArgs(rest, ['merchant', 'mode', 'status', 'tx-ref', 'charge-id', 'page'], ['json']), config);
+  if (action === 'list')
+    return list(parseArgs(rest, ['merchant', 'mode', 'status', 'tx-ref', 'charge-id', 'page'], ['json']), config);
   if (action === 'show' || action === 'redeliver') return one(action, parseArgs(rest, [], ['json']), config);
   throw new UsageError(USAGE);
 }
@@ -23,9 +25,11 @@ async function list(args: ParsedArgs, config: Config): Promise<number> {
   const mode = stringOption(args, 'mode') ?? 'test';
   if (mode !== 'test' && mode !== 'live') throw new UsageError(`--mode must be test or live (got "${mode}")`);
   const status = stringOption(args, 'status');
-  if (status !== undefined && !['pending', 'delivered', 'failed'].includes(status)) throw new UsageError(`--status must be pending, delivered or failed (got "${status}")`);
+  if (status !== undefined && !['pending', 'delivered', 'failed'].includes(status))
+    throw new UsageError(`--status must be pending, delivered or failed (got "${status}")`);
   const pageText = stringOption(args, 'page') ?? '1';
-  if (!/^[1-9]\d{0,6}$/.test(pageText)) throw new UsageError(`--page must be a positive whole number (got "${pageText}")`);
+  if (!/^[1-9]\d{0,6}$/.test(pageText))
+    throw new UsageError(`--page must be a positive whole number (got "${pageText}")`);
   const database = await openMigratedDatabase(config.databaseUrl);
   try {
     const filter = { status, txRef: stringOption(args, 'tx-ref'), chargeId: stringOption(args, 'charge-id') };
@@ -33,7 +37,11 @@ async function list(args: ParsedArgs, config: Config): Promise<number> {
     const rows = page.rows.map(deliverySummary);
     if (args.options.has('json')) printJson({ page: page.page, total: page.total, deliveries: rows });
     else if (rows.length === 0) print('No webhook deliveries.');
-    else for (const row of rows) print(`${row.id}  ${row.created_at}  ${row.event_type}  ${row.status}  tries ${row.attempt_count}  ${row.tx_ref ?? row.charge_id ?? ''}  ${row.last_error ?? ''}`.trimEnd());
+    else
+      for (const row of rows)
+        print(
+          `${row.id}  ${row.created_at}  ${row.event_type}  ${row.status}  tries ${row.attempt_count}  ${row.tx_ref ?? row.charge_id ?? ''}  ${row.last_error ?? ''}`.trimEnd(),
+        );
     return 0;
   } finally {
     await database.close();
@@ -57,11 +65,18 @@ async function one(action: 'show' | 'redeliver', args: ParsedArgs, config: Confi
       return 0;
     }
     const { delivery, attempts } = await showDelivery(database.db, owner, id);
-    const view = { ...deliverySummary(delivery), payload: JSON.parse(delivery.payload) as unknown, attempts: attempts.map(attemptView) };
+    const view = {
+      ...deliverySummary(delivery),
+      payload: JSON.parse(delivery.payload) as unknown,
+      attempts: attempts.map(attemptView),
+    };
     if (args.options.has('json')) printJson(view);
     else {
       print(`${view.id}  ${view.event_type}  ${view.status}  → ${view.url}`);
-      for (const attempt of view.attempts) print(`  ${attempt.attempted_at}  ${attempt.status_code ?? '-'}  ${attempt.latency_ms} ms  ${attempt.error ?? ''}`.trimEnd());
+      for (const attempt of view.attempts)
+        print(
+          `  ${attempt.attempted_at}  ${attempt.status_code ?? '-'}  ${attempt.latency_ms} ms  ${attempt.error ?? ''}`.trimEnd(),
+        );
     }
     return 0;
   } catch (error) {

@@ -84,8 +84,7 @@ export interface RefundRequest {
 }
 
 export type PayoutRequest = { reference: string; amountMinor: number; currency: string } & (
-  | { method: 'mobile_money'; mobile: MalawiMobile }
-  | { method: 'bank'; recipient: PayoutRecipient }
+  { method: 'mobile_money'; mobile: MalawiMobile } | { method: 'bank'; recipient: PayoutRecipient }
 );
 
 export interface IncomingCallback {
@@ -96,5 +95,4 @@ export interface IncomingCallback {
 }
 
 export type CallbackVerdict =
-  | { accepted: true; flow: 'collect' | 'refund' | 'payout'; reference: string }
-  | { accepted: false; reason: string };
+  { accepted: true; flow: 'collect' | 'refund' | 'payout'; reference: string } | { accepted: false; reason: string };

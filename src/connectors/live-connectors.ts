@@ -9,7 +9,10 @@ import { paychanguConnector } from './paychangu/paychangu-connector.ts';
  * serves. One instance per connector, shared by every channel it serves and by its callbacks,
  * so that its cached credentials (an OAuth token) are fetched once.
  */
-export function liveConnectors(config: Config): { byName: Map<string, Connector>; routes: Partial<Record<LiveChannel, Connector>> } {
+export function liveConnectors(config: Config): {
+  byName: Map<string, Connector>;
+  routes: Partial<Record<LiveChannel, Connector>>;
+} {
   const byName = new Map<string, Connector>();
   const routes: Partial<Record<LiveChannel, Connector>> = {};
   for (const [channel, name] of Object.entries(config.liveRoutes) as Array<[LiveChannel, ConnectorName]>) {
@@ -24,7 +27,12 @@ function made(name: ConnectorName, config: Config): Connector {
   switch (name) {
     case 'paychangu':
       // loadConfig refuses a route to paychangu without its secret key.
-      return paychanguConnector({ url: config.paychanguUpstreamUrl, secretKey: config.paychanguUpstreamSecretKey ?? '', webhookSecret: config.paychanguUpstreamWebhookSecret, timeoutMs: config.connectorTimeoutMs });
+      return paychanguConnector({
+        url: config.paychanguUpstreamUrl,
+        secretKey: config.paychanguUpstreamSecretKey ?? '',
+        webhookSecret: config.paychanguUpstreamWebhookSecret,
+        timeoutMs: config.connectorTimeoutMs,
+      });
     case 'airtel':
       // loadConfig refuses a route to airtel without its client id and secret.
       return airtelConnector({

@@ -3,7 +3,8 @@ import type { ChargeForProvider, Outcome, PaymentProvider, Pending } from './pro
 import { OPERATOR_NAMES } from '../shared/phone.ts';
 
 /** Why a live flow is refused before anything is sent: no route serves it, whatever other routes exist. */
-const notConnected = (what: string) => `Live payments are not available yet: this gateway's operator has not connected ${what}. No money was moved.`;
+const notConnected = (what: string) =>
+  `Live payments are not available yet: this gateway's operator has not connected ${what}. No money was moved.`;
 
 /** The live channels, as `LIVE_ROUTES` names them: mobile money by operator, cards, bank transfer and bank payouts, payouts to wallets. */
 export const LIVE_CHANNELS = ['airtel', 'tnm', 'card', 'bank', 'payout'] as const;
@@ -50,27 +51,56 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
   /** The next ask of a flow still pending: a new state, when, and whether a person should look now. */
   const stillPending = (state: LiveState, step: PendingStep | { note: string }, now: number): Pending => {
     const asks = state.asks + 1;
-    const next: LiveState = { ...state, asks, operatorId: ('operatorId' in step ? step.operatorId : null) ?? state.operatorId };
+    const next: LiveState = {
+      ...state,
+      asks,
+      operatorId: ('operatorId' in step ? step.operatorId : null) ?? state.operatorId,
+    };
     const waited = now - state.startedAt;
-    const review = waited >= settings.reviewAfterMs ? `no final answer from ${state.connector} after ${minutes(waited)} (${step.note})` : null;
-    return { status: 'pending', providerState: JSON.stringify(next), checkAt: now + Math.min(settings.firstAskMs * 2 ** Math.min(asks, 30), settings.maxAskMs), review };
+    const review =
+      waited >= settings.reviewAfterMs
+        ? `no final answer from ${state.connector} after ${minutes(waited)} (${step.note})`
+        : null;
+    return {
+      status: 'pending',
+      providerState: JSON.stringify(next),
+      checkAt: now + Math.min(settings.firstAskMs * 2 ** Math.min(asks, 30), settings.maxAskMs),
+      review,
+    };
   };
 
   /** A connector's answer to a start, as the state to keep and when to ask first (at once when it was already final). */
   const started = (state: LiveState, step: Exclude<Step, { state: 'refused' }>, now: number) => {
     const final = outcomeOf(step);
     const redirectUrl = step.state === 'pending' ? step.redirectUrl : undefined;
-    const kept: LiveState = { ...state, operatorId: ('operatorId' in step ? step.operatorId : null) ?? null, ...(final ? { final } : {}), ...(redirectUrl ? { redirectUrl } : {}) };
+    const kept: LiveState = {
+      ...state,
+      operatorId: ('operatorId' in step ? step.operatorId : null) ?? null,
+      ...(final ? { final } : {}),
+      ...(redirectUrl ? { redirectUrl } : {}),
+    };
     return { providerState: JSON.stringify(kept), checkAt: final ? now : now + settings.firstAskMs };
   };
 
   /** Asks the connector that has a flow about it, and says what to record. */
-  const sync = async (state: LiveState, reference: string, method: CollectMethod, now: number): Promise<Outcome | Pending> => {
+  const sync = async (
+    state: LiveState,
+    reference: string,
+    method: CollectMethod,
+    now: number,
+  ): Promise<Outcome | Pending> => {
     if (state.final) return state.final;
     const connector = connectorNamed(state.connector);
-    if (!connector) return stillPending(state, { note: `the ${state.connector} connector is no longer in LIVE_ROUTES` }, now);
+    if (!connector)
+      return stillPending(state, { note: `the ${state.connector} connector is no longer in LIVE_ROUTES` }, now);
     const request = { reference, operatorId: state.operatorId, method };
-    const step = await answerOf(() => (state.flow === 'collect' ? connector.sync(request) : state.flow === 'refund' ? connector.syncRefund(request) : connector.syncPayout(request)));
+    const step = await answerOf(() =>
+      state.flow === 'collect'
+        ? connector.sync(request)
+        : state.flow === 'refund'
+          ? connector.syncRefund(request)
+          : connector.syncPayout(request),
+    );
     if (step.state === 'pending') return stillPending(state, step, now);
     if (step.state === 'refused') return stillPending(state, { note: `the enquiry was refused: ${step.reason}` }, now);
     return finalOf(step);
@@ -81,7 +111,15 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     const kept = parsed(charge.provider_state);
     if (kept) return kept;
     const connector = routes[channelOf(charge)];
-    return connector ? { connector: connector.name, flow: charge.kind === 'payout' ? 'payout' : 'collect', operatorId: null, startedAt: charge.created_at, asks: 0 } : null;
+    return connector
+      ? {
+          connector: connector.name,
+          flow: charge.kind === 'payout' ? 'payout' : 'collect',
+          operatorId: null,
+          startedAt: charge.created_at,
+          asks: 0,
+        }
+      : null;
   };
 
   return {
@@ -89,7 +127,9 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
       const connector = routes[mobile.operator];
       if (!connector) return { accepted: false, message: notConnected(OPERATOR_NAMES[mobile.operator]) };
       const now = Date.now();
-      const step = await answerOf(() => connector.collect({ reference, amountMinor, currency, method: 'mobile_money', mobile }));
+      const step = await answerOf(() =>
+        connector.collect({ reference, amountMinor, currency, method: 'mobile_money', mobile }),
+      );
       if (step.state === 'refused') return { accepted: false, message: step.reason };
       return { accepted: true, nextAction: 'approve', ...started(newState(connector, 'collect', now), step, now) };
     },
@@ -99,7 +139,17 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
       const connector = routes.card;
       if (!connector) return { accepted: false, message: notConnected('a card acquirer') };
       const now = Date.now();
-      const step = await answerOf(() => connector.collect({ reference, amountMinor, currency, method: 'card', card: { ...card, cvv }, cardholderName, returnUrl }));
+      const step = await answerOf(() =>
+        connector.collect({
+          reference,
+          amountMinor,
+          currency,
+          method: 'card',
+          card: { ...card, cvv },
+          cardholderName,
+          returnUrl,
+        }),
+      );
       if (step.state === 'refused') return { accepted: false, message: step.reason };
       return { accepted: true, nextAction: 'redirect', ...started(newState(connector, 'collect', now), step, now) };
     },
@@ -107,15 +157,21 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     customerRedirect: (charge) => parsed(charge.provider_state)?.redirectUrl ?? null,
 
     // A live card's code is typed on its acquirer's page, never on ours: no code is ever sent from here.
-    confirmOtp: async () => ({ status: 'failed', reason: "A live card's code is typed on its acquirer's own page, never here. No money was moved." }),
+    confirmOtp: async () => ({
+      status: 'failed',
+      reason: "A live card's code is typed on its acquirer's own page, never here. No money was moved.",
+    }),
 
     async startBankTransfer({ reference, amountMinor, currency, accountName, expiresAt }) {
       const connector = routes.bank;
       if (!connector) return { accepted: false, message: notConnected('a bank for transfers') };
       const now = Date.now();
-      const step = await answerOf(() => connector.collect({ reference, amountMinor, currency, method: 'bank_transfer', accountName, expiresAt }));
+      const step = await answerOf(() =>
+        connector.collect({ reference, amountMinor, currency, method: 'bank_transfer', accountName, expiresAt }),
+      );
       if (step.state === 'refused') return { accepted: false, message: step.reason };
-      if (step.state !== 'pending' || !step.account) return { accepted: false, message: 'The bank did not open an account for this payment: please try again.' };
+      if (step.state !== 'pending' || !step.account)
+        return { accepted: false, message: 'The bank did not open an account for this payment: please try again.' };
       return { accepted: true, account: step.account, ...started(newState(connector, 'collect', now), step, now) };
     },
 
@@ -130,16 +186,26 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
       const connector = routes.payout;
       if (!connector) return { status: 'refused', message: notConnected('a mobile money operator for payouts') };
       const now = Date.now();
-      const step = await answerOf(() => connector.payout({ reference, amountMinor, currency, method: 'mobile_money', mobile }));
+      const step = await answerOf(() =>
+        connector.payout({ reference, amountMinor, currency, method: 'mobile_money', mobile }),
+      );
       if (step.state === 'refused') return { status: 'refused', message: step.reason };
-      return outcomeOf(step) ?? { status: 'pending', ...started(newState(connector, 'payout', now), step, now), review: null };
+      return (
+        outcomeOf(step) ?? {
+          status: 'pending',
+          ...started(newState(connector, 'payout', now), step, now),
+          review: null,
+        }
+      );
     },
 
     async startBankPayout({ reference, recipient, amountMinor, currency }) {
       const connector = routes.bank;
       if (!connector) return { accepted: false, message: notConnected('a bank for payouts') };
       const now = Date.now();
-      const step = await answerOf(() => connector.payout({ reference, amountMinor, currency, method: 'bank', recipient }));
+      const step = await answerOf(() =>
+        connector.payout({ reference, amountMinor, currency, method: 'bank', recipient }),
+      );
       if (step.state === 'refused') return { accepted: false, message: step.reason };
       return { accepted: true, ...started(newState(connector, 'payout', now), step, now) };
     },
@@ -147,11 +213,22 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     async refund({ reference, transId, amountMinor, currency, charge }) {
       const collected = stateOf(charge);
       const connector = collected && connectorNamed(collected.connector);
-      if (!collected || !connector) return { accepted: false, message: notConnected('the service that took this payment') };
+      if (!collected || !connector)
+        return { accepted: false, message: notConnected('the service that took this payment') };
       const now = Date.now();
       const step = await answerOf(() =>
-        connector.refund({ reference, amountMinor, currency, // The operator's id for a paid charge is its `trans_id`, given with its success.
-        charge: { reference: charge.id, operatorId: transId ?? collected.operatorId, method: methodOf(charge), amountMinor: charge.amount_minor } }),
+        connector.refund({
+          reference,
+          amountMinor,
+          currency,
+          charge: {
+            reference: charge.id,
+            // The operator's id for a paid charge is its `trans_id`, given with its success.
+            operatorId: transId ?? collected.operatorId,
+            method: methodOf(charge),
+            amountMinor: charge.amount_minor,
+          },
+        }),
       );
       if (step.state === 'refused' || step.state === 'failed') return { accepted: false, message: step.reason };
       return { accepted: true, ...started(newState(connector, 'refund', now), step, now) };
@@ -161,20 +238,39 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
       const collected = stateOf(charge);
       if (!collected) return null;
       // A refund whose hand-over was never answered (a crash in between) is asked about by its reference.
-      const state = parsed(refund.provider_state) ?? { ...collected, flow: 'refund', operatorId: null, startedAt: now, asks: 0, final: undefined };
+      const state = parsed(refund.provider_state) ?? {
+        ...collected,
+        flow: 'refund',
+        operatorId: null,
+        startedAt: now,
+        asks: 0,
+        final: undefined,
+      };
       return sync(state, refund.id, methodOf(charge), now);
     },
   };
 }
 
-const newState = (connector: Connector, flow: Flow, now: number): LiveState => ({ connector: connector.name, flow, operatorId: null, startedAt: now, asks: 0 });
+const newState = (connector: Connector, flow: Flow, now: number): LiveState => ({
+  connector: connector.name,
+  flow,
+  operatorId: null,
+  startedAt: now,
+  asks: 0,
+});
 
 /** Only an explicit success or failure ends a flow. */
-const outcomeOf = (step: Step): Outcome | null => (step.state === 'success' || step.state === 'failed' ? finalOf(step) : null);
+const outcomeOf = (step: Step): Outcome | null =>
+  step.state === 'success' || step.state === 'failed' ? finalOf(step) : null;
 
 function finalOf(step: Extract<Step, { state: 'success' | 'failed' }>): Outcome {
-  if (step.state === 'success') return step.payer ? { status: 'success', transId: step.operatorId, payer: step.payer } : { status: 'success', transId: step.operatorId };
-  return step.code ? { status: 'failed', reason: step.reason, code: step.code } : { status: 'failed', reason: step.reason };
+  if (step.state === 'success')
+    return step.payer
+      ? { status: 'success', transId: step.operatorId, payer: step.payer }
+      : { status: 'success', transId: step.operatorId };
+  return step.code
+    ? { status: 'failed', reason: step.reason, code: step.code }
+    : { status: 'failed', reason: step.reason };
 }
 
 /** A connector that throws has not told us anything: the flow's outcome is unknown, not failed. */
@@ -182,7 +278,10 @@ async function answerOf(ask: () => Promise<Step>): Promise<Step> {
   try {
     return await ask();
   } catch (error) {
-    return { state: 'pending', note: `the connector could not be asked (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      state: 'pending',
+      note: `the connector could not be asked (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
 }
 
@@ -202,6 +301,7 @@ function channelOf(charge: ChargeForProvider): LiveChannel {
   return charge.channel === 'card' ? 'card' : 'bank';
 }
 
-const methodOf = (charge: ChargeForProvider): CollectMethod => (charge.channel === 'card' ? 'card' : charge.channel === 'bank_transfer' ? 'bank_transfer' : 'mobile_money');
+const methodOf = (charge: ChargeForProvider): CollectMethod =>
+  charge.channel === 'card' ? 'card' : charge.channel === 'bank_transfer' ? 'bank_transfer' : 'mobile_money';
 
 const minutes = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);

@@ -10,12 +10,25 @@ import type { MalawiMobile } from '../shared/phone.ts';
  * recognised by the provider as the same one.
  */
 export interface PaymentProvider {
-  startMobileMoney(request: { reference: string; mobile: MalawiMobile; amountMinor: number; currency: string }): Promise<StartResult>;
+  startMobileMoney(request: {
+    reference: string;
+    mobile: MalawiMobile;
+    amountMinor: number;
+    currency: string;
+  }): Promise<StartResult>;
   /**
    * Hands a card to the acquirer, with its CVV (passed on, never kept) and the cardholder's name;
    * `returnUrl` is where an acquirer's own 3-D Secure page sends the customer back to.
    */
-  startCard(request: { reference: string; card: CardDetails; cvv: string; cardholderName: string; amountMinor: number; currency: string; returnUrl: string }): Promise<StartResult>;
+  startCard(request: {
+    reference: string;
+    card: CardDetails;
+    cvv: string;
+    cardholderName: string;
+    amountMinor: number;
+    currency: string;
+    returnUrl: string;
+  }): Promise<StartResult>;
   /** The acquirer's page a card charge waiting for the customer there (`redirect`) sends them to; null when there is none. */
   customerRedirect(charge: ProviderCharge): string | null;
   /**
@@ -32,22 +45,50 @@ export interface PaymentProvider {
   /** The one-time code a card charge waits for. */
   confirmOtp(charge: ProviderCharge, otp: string): Promise<Outcome>;
   /** Sends money to a wallet. `requestedOutcome` is the sandbox's `transaction_status`; live connectors ignore it. */
-  payout(request: { reference: string; mobile: MalawiMobile; amountMinor: number; currency: string; requestedOutcome: 'successful' | 'failed' }): Promise<PayoutResult>;
+  payout(request: {
+    reference: string;
+    mobile: MalawiMobile;
+    amountMinor: number;
+    currency: string;
+    requestedOutcome: 'successful' | 'failed';
+  }): Promise<PayoutResult>;
   /**
    * Hands a payout to a bank account, or to a wallet of the banks list, to the provider under our
    * `reference`; how it went comes later, through `check`. `requestedOutcome` as for `payout`.
    */
-  startBankPayout(request: { reference: string; recipient: PayoutRecipient; amountMinor: number; currency: string; requestedOutcome: 'successful' | 'failed' }): Promise<PayoutStart>;
+  startBankPayout(request: {
+    reference: string;
+    recipient: PayoutRecipient;
+    amountMinor: number;
+    currency: string;
+    requestedOutcome: 'successful' | 'failed';
+  }): Promise<PayoutStart>;
   /**
    * Opens a one-time account for a bank transfer charge (our `reference`), in `accountName`'s
    * name, taking transfers until `expiresAt`: its bank and number for the customer, and when to
    * ask `check` whether a transfer arrived (and whether it was the exact amount).
    */
-  startBankTransfer(request: { reference: string; amountMinor: number; currency: string; accountName: string; expiresAt: number }): Promise<BankTransferStart>;
+  startBankTransfer(request: {
+    reference: string;
+    amountMinor: number;
+    currency: string;
+    accountName: string;
+    expiresAt: number;
+  }): Promise<BankTransferStart>;
   /** Gives a customer back `amountMinor` of a successful `charge` (`transId`: the provider's id for it). */
-  refund(request: { reference: string; transId: string | null; amountMinor: number; currency: string; charge: ChargeForProvider }): Promise<RefundStart>;
+  refund(request: {
+    reference: string;
+    transId: string | null;
+    amountMinor: number;
+    currency: string;
+    charge: ChargeForProvider;
+  }): Promise<RefundStart>;
   /** Asks about a refund of `charge` handed over earlier: its outcome, or null (or `pending`, as for `check`) while it is under way. */
-  syncRefund(refund: ProviderCharge & { id: string }, charge: ChargeForProvider, now: number): Promise<Outcome | Pending | null>;
+  syncRefund(
+    refund: ProviderCharge & { id: string },
+    charge: ChargeForProvider,
+    now: number,
+  ): Promise<Outcome | Pending | null>;
 }
 
 /**
@@ -91,7 +132,8 @@ export type StartResult =
   | { accepted: true; nextAction: 'approve' | 'otp' | 'redirect'; providerState: string; checkAt: number | null }
   | { accepted: false; message: string };
 
-export type RefundStart = { accepted: true; providerState: string; checkAt: number } | { accepted: false; message: string };
+export type RefundStart =
+  { accepted: true; providerState: string; checkAt: number } | { accepted: false; message: string };
 
 /** Like a refund, a bank payout is handed over, and how it went asked for later. */
 export type PayoutStart = RefundStart;
@@ -114,7 +156,6 @@ export interface PayoutRecipient {
   accountName: string;
   accountNumber: string;
 }
-
 
 /**
  * Why a payment failed, as a machine code a connector maps its operator's or acquirer's errors to
@@ -139,6 +180,8 @@ export type FailureCode =
   | 'superseded';
 
 /** `payer`: who paid, for a bank transfer. */
-export type Outcome = { status: 'success'; transId: string | null; payer?: BankTransferPayer } | { status: 'failed'; reason: string; code?: FailureCode };
+export type Outcome =
+  | { status: 'success'; transId: string | null; payer?: BankTransferPayer }
+  | { status: 'failed'; reason: string; code?: FailureCode };
 
 export type ProviderFor = (mode: Mode) => PaymentProvider;

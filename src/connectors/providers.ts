@@ -7,6 +7,11 @@ import { sandboxProvider } from './sandbox/sandbox-provider.ts';
 /** Test keys pay through the sandbox, live keys through the connectors `LIVE_ROUTES` gives each channel. */
 export function providersFor(config: Config, routes: Partial<Record<LiveChannel, Connector>>): ProviderFor {
   const sandbox = sandboxProvider({ mobileDelayMs: config.sandboxMobileDelayMs });
-  const live = liveProvider({ routes, firstAskMs: config.liveSyncFirstMs, maxAskMs: config.liveSyncMaxMs, reviewAfterMs: config.liveReviewAfterMs });
+  const live = liveProvider({
+    routes,
+    firstAskMs: config.liveSyncFirstMs,
+    maxAskMs: config.liveSyncMaxMs,
+    reviewAfterMs: config.liveReviewAfterMs,
+  });
   return (mode) => (mode === 'test' ? sandbox : live);
 }

@@ -9,10 +9,27 @@ import { clearedSessionCookie, endSession, SESSION_COOKIE, sessionCookie, sessio
 import { signInWithCode, signInWithPassword, type SignInOutcome } from '../users/sign-in.ts';
 import { newTotpSecret, totpUri } from '../users/totp.ts';
 import { acceptInvitation, invitationOf } from '../users/invitations.ts';
-import { disableTwoFactor, enableTwoFactor, linkUser, setPasswordWithLink, signOutEverywhere, UserError } from '../users/user-service.ts';
+import {
+  disableTwoFactor,
+  enableTwoFactor,
+  linkUser,
+  setPasswordWithLink,
+  signOutEverywhere,
+  UserError,
+} from '../users/user-service.ts';
 import { DASHBOARD_CSS } from './dashboard-styles.ts';
 import * as views from './dashboard-views.ts';
-import { dashboardCookie, dashboardPath, FORM, MODE_COOKIE, PAGE, pageGuard, type DashboardDeps, type Form, type Query } from './page-context.ts';
+import {
+  dashboardCookie,
+  dashboardPath,
+  FORM,
+  MODE_COOKIE,
+  PAGE,
+  pageGuard,
+  type DashboardDeps,
+  type Form,
+  type Query,
+} from './page-context.ts';
 import { registerOverviewPages } from './overview/overview-routes.ts';
 import { registerPaymentPages } from './payments/payment-routes.ts';
 import { registerPaymentDetailPages } from './payments/payment-detail-routes.ts';
@@ -47,18 +64,28 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
   const { html, formIsOurs } = guard;
 
   app.get('/dashboard/assets/dashboard.css', PAGE, async (_request, reply) =>
-    reply.type('text/css; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').send(DASHBOARD_CSS),
+    reply
+      .type('text/css; charset=utf-8')
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'public, max-age=3600')
+      .send(DASHBOARD_CSS),
   );
 
   app.get<{ Querystring: Query }>('/dashboard/login', PAGE, async (request, reply) => {
     const found = await current(request);
     if (found?.session.awaiting_code === 0) return reply.redirect('/dashboard', 303);
-    if (found && request.query.restart === undefined) return html(reply, 200, views.renderCodePage(csrf(request, reply), null));
+    if (found && request.query.restart === undefined)
+      return html(reply, 200, views.renderCodePage(csrf(request, reply), null));
     if (found) {
       await endSession(db, readCookie(request, SESSION_COOKIE));
       reply.header('set-cookie', clearedSessionCookie(secure));
     }
-    const notice = request.query.signed_out !== undefined ? 'You are signed out.' : request.query.password_set !== undefined ? 'Your password is set: sign in with it.' : null;
+    const notice =
+      request.query.signed_out !== undefined
+        ? 'You are signed out.'
+        : request.query.password_set !== undefined
+          ? 'Your password is set: sign in with it.'
+          : null;
     return html(reply, 200, views.renderLoginPage(csrf(request, reply), { email: '', error: null, notice }));
   });
 
@@ -71,7 +98,9 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
       const { email = '', password = '', code } = request.body;
       // A password form posted from a tab opened earlier starts again rather than counting as a wrong code.
       const codeStep = pending?.session.awaiting_code === 1 && code !== undefined;
-      const result: SignInOutcome = codeStep ? await signInWithCode(db, pending, code) : await signInWithPassword(db, email, password);
+      const result: SignInOutcome = codeStep
+        ? await signInWithCode(db, pending, code)
+        : await signInWithPassword(db, email, password);
       if (result.outcome === 'refused') {
         attempt.failed(Date.now());
         if (codeStep) return html(reply, 401, views.renderCodePage(csrf(request, reply), WRONG_CODE));
@@ -107,7 +136,8 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
   });
 
   /** The address a set-password link, or an invitation's, is for while it works; null otherwise. */
-  const linkEmail = async (token: unknown) => (await linkUser(db, token))?.email ?? (await invitationOf(db, token))?.email ?? null;
+  const linkEmail = async (token: unknown) =>
+    (await linkUser(db, token))?.email ?? (await invitationOf(db, token))?.email ?? null;
 
   app.get<{ Querystring: Query }>('/dashboard/set-password', PAGE, async (request, reply) => {
     const email = await linkEmail(request.query.token);
@@ -120,7 +150,8 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
     const { token = '', password = '', confirm = '' } = request.body;
     const email = await linkEmail(token);
     if (email === null) return html(reply, 404, views.renderLinkUnusablePage());
-    const again = (error: string) => html(reply, 422, views.renderSetPasswordPage(csrf(request, reply), token, email, error));
+    const again = (error: string) =>
+      html(reply, 422, views.renderSetPasswordPage(csrf(request, reply), token, email, error));
     if (password !== confirm) return again('The two passwords differ: type the same password twice.');
     try {
       const set = (await setPasswordWithLink(db, token, password)) ?? (await acceptInvitation(db, token, password));
@@ -141,7 +172,15 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
       return html(reply, 200, views.renderTwoFactorOnPage(viewer, { error: null, notice }));
     }
     const secret = newTotpSecret();
-    return html(reply, 200, views.renderTwoFactorSetupPage(viewer, { secret, qrDataUrl: await qrDataUrl(secret, found.user.email), error: null }));
+    return html(
+      reply,
+      200,
+      views.renderTwoFactorSetupPage(viewer, {
+        secret,
+        qrDataUrl: await qrDataUrl(secret, found.user.email),
+        error: null,
+      }),
+    );
   });
 
   app.post<{ Body: Form }>('/dashboard/settings/two-factor', FORM, async (request, reply) => {
@@ -150,8 +189,17 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
     const { user, viewer } = found;
     const { action, code = '', secret = '' } = request.body;
     if (action === 'enable' && user.totp_secret === null && SECRET_PATTERN.test(secret)) {
-      if (await enableTwoFactor(db, user, secret, code)) return reply.redirect('/dashboard/settings/two-factor?done=on', 303);
-      return html(reply, 422, views.renderTwoFactorSetupPage(viewer, { secret, qrDataUrl: await qrDataUrl(secret, user.email), error: WRONG_CODE }));
+      if (await enableTwoFactor(db, user, secret, code))
+        return reply.redirect('/dashboard/settings/two-factor?done=on', 303);
+      return html(
+        reply,
+        422,
+        views.renderTwoFactorSetupPage(viewer, {
+          secret,
+          qrDataUrl: await qrDataUrl(secret, user.email),
+          error: WRONG_CODE,
+        }),
+      );
     }
     if (action === 'disable' && user.totp_secret !== null) {
       if (await disableTwoFactor(db, user, code)) return reply.redirect('/dashboard/settings/two-factor', 303);

@@ -6,7 +6,10 @@ import { escapeHtml } from '../shared/html.ts';
 import { csrfField, errorBox, shell, type Viewer } from './layout.ts';
 import { MIN_PASSWORD_LENGTH } from '../users/passwords.ts';
 
-export function renderLoginPage(csrf: string, state: { email: string; error: string | null; notice?: string | null }): string {
+export function renderLoginPage(
+  csrf: string,
+  state: { email: string; error: string | null; notice?: string | null },
+): string {
   return shell(
     'Sign in',
     `<h1>Sign in</h1>
@@ -50,9 +53,12 @@ ${errorBox(error)}
 }
 
 export function renderLinkUnusablePage(): string {
-  return shell('Link no longer works', `<h1>This link no longer works</h1>
+  return shell(
+    'Link no longer works',
+    `<h1>This link no longer works</h1>
 <p>A set-password link works once, for 24 hours. Ask whoever made your account for a new one.</p>
-<p><a href="/dashboard/login">Go to sign in</a></p>`);
+<p><a href="/dashboard/login">Go to sign in</a></p>`,
+  );
 }
 
 export interface EnrolmentState {
@@ -100,6 +106,9 @@ ${errorBox(state.error)}
 }
 
 export function renderTooManyPage(): string {
-  return shell('Too many tries', `<h1>Too many failed sign-ins</h1>
-<p>Too many sign-ins failed from your network. Wait 15 minutes and try again.</p>`);
+  return shell(
+    'Too many tries',
+    `<h1>Too many failed sign-ins</h1>
+<p>Too many sign-ins failed from your network. Wait 15 minutes and try again.</p>`,
+  );
 }

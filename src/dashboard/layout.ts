@@ -57,8 +57,16 @@ export function noticeBox(message: string | null | undefined): string {
 }
 
 /** A one-button form: every change is a POST carrying the anti-forgery token. */
-export function postButton(action: string, csrf: string, label: string, kind: 'secondary' | 'danger' | '' = '', fields: Record<string, string> = {}): string {
-  const hidden = Object.entries(fields).map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`).join('');
+export function postButton(
+  action: string,
+  csrf: string,
+  label: string,
+  kind: 'secondary' | 'danger' | '' = '',
+  fields: Record<string, string> = {},
+): string {
+  const hidden = Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('');
   return `<form class="inline" method="post" action="${escapeHtml(action)}">${csrfField(csrf)}${hidden}<button type="submit"${kind ? ` class="${kind}"` : ''}>${escapeHtml(label)}</button></form>`;
 }
 
@@ -99,9 +107,14 @@ ${body}
 
 function header(viewer: Viewer): string {
   const other: Mode = viewer.mode === 'test' ? 'live' : 'test';
-  const links = SECTIONS.filter((section) => may(viewer.role, section.need) && (!section.merchant || viewer.merchantName !== null))
+  const links = SECTIONS.filter(
+    (section) => may(viewer.role, section.need) && (!section.merchant || viewer.merchantName !== null),
+  )
     .map((section) => {
-      const current = section.href === '/dashboard' ? viewer.path === '/dashboard' : viewer.path === section.href || viewer.path.startsWith(`${section.href}/`);
+      const current =
+        section.href === '/dashboard'
+          ? viewer.path === '/dashboard'
+          : viewer.path === section.href || viewer.path.startsWith(`${section.href}/`);
       return `<a href="${section.href}"${current ? ' aria-current="page"' : ''}>${escapeHtml(section.label)}</a>`;
     })
     .join('');
@@ -121,7 +134,9 @@ ${viewer.mode === 'test' ? '<aside class="test-banner" aria-label="Test mode"><p
  * with the brand only; with one, the header, mode switch and navigation come first.
  */
 export function shell(title: string, body: string, options: { viewer?: Viewer; wide?: boolean } = {}): string {
-  const top = options.viewer ? header(options.viewer) : '<header class="top"><a class="brand" href="/dashboard">Lipira dashboard</a></header>';
+  const top = options.viewer
+    ? header(options.viewer)
+    : '<header class="top"><a class="brand" href="/dashboard">Lipira dashboard</a></header>';
   const width = options.viewer ? (options.wide === false ? '' : ' class="wide"') : '';
   return htmlDocument({
     title: `${title} · Lipira dashboard`,

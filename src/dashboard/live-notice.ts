@@ -3,12 +3,15 @@ import { takesAnyLivePayment } from '../connectors/live-readiness.ts';
 import { escapeHtml } from '../shared/html.ts';
 import type { Mode } from './layout.ts';
 
-export const LIVE_NOT_SET_UP = 'Live payments are not available yet: the gateway’s operator has not set up a payment method.';
+export const LIVE_NOT_SET_UP =
+  'Live payments are not available yet: the gateway’s operator has not set up a payment method.';
 
 /**
  * What live mode says while the operator has routed no way to pay: live keys then create nothing a
  * customer could pay (sessions are refused), which a merchant should learn before sharing them.
  */
 export function liveNoticeBox(mode: Mode, routes: LiveRoutes): string {
-  return mode === 'live' && !takesAnyLivePayment(routes) ? `<p class="warning" role="status">${escapeHtml(LIVE_NOT_SET_UP)}</p>` : '';
+  return mode === 'live' && !takesAnyLivePayment(routes)
+    ? `<p class="warning" role="status">${escapeHtml(LIVE_NOT_SET_UP)}</p>`
+    : '';
 }

@@ -47,7 +47,11 @@ export interface PageGuard {
   /** A merchant page (GET) needing `need`; null once the browser was answered (sent to sign in, refused, sent to pick a merchant). */
   merchantPage(request: FastifyRequest, reply: FastifyReply, need: Permission): Promise<MerchantPage | null>;
   /** A merchant form (POST): as merchantPage, and only when the form came from our own page. */
-  merchantForm(request: FastifyRequest<{ Body: Form }>, reply: FastifyReply, need: Permission): Promise<MerchantPage | null>;
+  merchantForm(
+    request: FastifyRequest<{ Body: Form }>,
+    reply: FastifyReply,
+    need: Permission,
+  ): Promise<MerchantPage | null>;
   /** A page that is not any one merchant's (the operator's, the account's). */
   page(request: FastifyRequest, reply: FastifyReply, need: Permission): Promise<DashboardPage | null>;
   form(request: FastifyRequest<{ Body: Form }>, reply: FastifyReply, need: Permission): Promise<DashboardPage | null>;
@@ -82,7 +86,12 @@ export function pageGuard({ config, database }: DashboardDeps): PageGuard {
     return false;
   }
 
-  async function open(request: FastifyRequest, reply: FastifyReply, need: Permission, wantsMerchant: boolean): Promise<DashboardPage | null> {
+  async function open(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    need: Permission,
+    wantsMerchant: boolean,
+  ): Promise<DashboardPage | null> {
     const found = await sessionOf(db, readCookie(request, SESSION_COOKIE), Date.now());
     if (!found || found.session.awaiting_code !== 0) {
       reply.redirect('/dashboard/login', 303);
@@ -94,8 +103,22 @@ export function pageGuard({ config, database }: DashboardDeps): PageGuard {
     const mode: Mode = readCookie(request, MODE_COOKIE) === 'live' ? 'live' : 'test';
     const csrf = issueCsrfCookie(request, reply, '/dashboard', secure);
     const path = request.url.split('?')[0]!;
-    const viewer: Viewer = { email: user.email, role: user.role, merchantName: merchant?.name ?? null, mode, csrf, path };
-    const page: DashboardPage = { ...found, viewer, merchant, mode, csrf, may: (permission) => may(user.role, permission) };
+    const viewer: Viewer = {
+      email: user.email,
+      role: user.role,
+      merchantName: merchant?.name ?? null,
+      mode,
+      csrf,
+      path,
+    };
+    const page: DashboardPage = {
+      ...found,
+      viewer,
+      merchant,
+      mode,
+      csrf,
+      may: (permission) => may(user.role, permission),
+    };
     if (!page.may(need)) {
       html(reply, 403, renderNotAllowedPage(viewer));
       return null;
@@ -112,7 +135,8 @@ export function pageGuard({ config, database }: DashboardDeps): PageGuard {
     html,
     formIsOurs,
     merchantPage: (request, reply, need) => open(request, reply, need, true) as Promise<MerchantPage | null>,
-    merchantForm: async (request, reply, need) => (formIsOurs(request, reply) ? ((await open(request, reply, need, true)) as MerchantPage | null) : null),
+    merchantForm: async (request, reply, need) =>
+      formIsOurs(request, reply) ? ((await open(request, reply, need, true)) as MerchantPage | null) : null,
     page: (request, reply, need) => open(request, reply, need, false),
     form: async (request, reply, need) => (formIsOurs(request, reply) ? open(request, reply, need, false) : null),
   };
@@ -134,26 +158,40 @@ export function dashboardPath(back: string | undefined, fallback = '/dashboard')
 }
 
 export function renderFormExpiredPage(): string {
-  return shell('Form expired', `<h1>This form has expired</h1>
+  return shell(
+    'Form expired',
+    `<h1>This form has expired</h1>
 <p>For your safety the form could not be accepted. Go back, reload the page and try again.</p>
-<p><a href="/dashboard">Back to the dashboard</a></p>`);
+<p><a href="/dashboard">Back to the dashboard</a></p>`,
+  );
 }
 
 export function renderNotAllowedPage(viewer: Viewer): string {
-  return shell('Not allowed', `<h1>Your role cannot do this</h1>
+  return shell(
+    'Not allowed',
+    `<h1>Your role cannot do this</h1>
 <p>Ask an owner of the account if you need it.</p>
-<p><a href="/dashboard">Back to the dashboard</a></p>`, { viewer });
+<p><a href="/dashboard">Back to the dashboard</a></p>`,
+    { viewer },
+  );
 }
 
 export function renderNotFoundPage(viewer: Viewer, what: string): string {
-  return shell('Not found', `<h1>No such ${what}</h1>
+  return shell(
+    'Not found',
+    `<h1>No such ${what}</h1>
 <p>It does not exist, or it is not this account's, or it is in the other mode (test or live).</p>
-<p><a href="/dashboard">Back to the dashboard</a></p>`, { viewer });
+<p><a href="/dashboard">Back to the dashboard</a></p>`,
+    { viewer },
+  );
 }
 
 export function renderUnavailablePage(): string {
-  return shell('Unavailable', `<h1>The dashboard is unavailable for a moment</h1>
-<p>Try again in a few seconds.</p>`);
+  return shell(
+    'Unavailable',
+    `<h1>The dashboard is unavailable for a moment</h1>
+<p>Try again in a few seconds.</p>`,
+  );
 }
 
 /** A page that fails is answered with a page; client errors (a body too large) keep the API's answer. */

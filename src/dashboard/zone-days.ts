@@ -15,7 +15,16 @@ const dateFormats = new Map<string, Intl.DateTimeFormat>();
 function dateFormat(timeZone: string): Intl.DateTimeFormat {
   let format = dateFormats.get(timeZone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
     dateFormats.set(timeZone, format);
   }
   return format;
@@ -23,8 +32,19 @@ function dateFormat(timeZone: string): Intl.DateTimeFormat {
 
 /** The local wall clock at `epochMs`, read as if it were UTC: its difference to `epochMs` is the zone's offset then. */
 function wallClock(epochMs: number, timeZone: string): number {
-  const parts = Object.fromEntries(dateFormat(timeZone).formatToParts(epochMs).map((part) => [part.type, part.value]));
-  return Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  const parts = Object.fromEntries(
+    dateFormat(timeZone)
+      .formatToParts(epochMs)
+      .map((part) => [part.type, part.value]),
+  );
+  return Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
 }
 
 /** The instant the local day whose midnight, read as UTC, is `midnightAsUtc` begins. */
@@ -56,7 +76,9 @@ export function startOfDay(date: string, timeZone: string): number | null {
 /** When the day after `date` began: an inclusive "to" day is the exclusive start of the next. */
 export function startOfNextDay(date: string, timeZone: string): number | null {
   if (startOfDay(date, timeZone) === null) return null;
-  const next = new Date(Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)) + 1)).toISOString().slice(0, 10);
+  const next = new Date(Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)) + 1))
+    .toISOString()
+    .slice(0, 10);
   return startOfDay(next, timeZone);
 }
 

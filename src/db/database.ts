@@ -135,7 +135,9 @@ function discardingDeadClients(pool: pg.Pool): PostgresPool {
         inTransaction ||= TRANSACTION_START.test(text);
         try {
           const name = inTransaction ? undefined : namedStatement(text);
-          return await (name ? client.query({ name, text, values: parameters as unknown[] }) : client.query(text, parameters as unknown[]));
+          return await (name
+            ? client.query({ name, text, values: parameters as unknown[] })
+            : client.query(text, parameters as unknown[]));
         } catch (error) {
           if (isDatabaseUnavailable(error)) dead = error as Error;
           throw error;

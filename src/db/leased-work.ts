@@ -21,8 +21,12 @@ function dueRows(db: Kysely<DB>, table: LeasedTable, now: number, leaseLapsedBy:
 
 // One prepared query per table: `prepared` keeps one SQL text per query it makes.
 const aDueRow: Record<LeasedTable, (db: Kysely<DB>, now: number, leaseLapsedBy: number) => Promise<unknown[]>> = {
-  emails: prepared((db, now: number, leaseLapsedBy: number) => dueRows(db, 'emails', now, leaseLapsedBy).limit(sql.lit(1))),
-  webhook_deliveries: prepared((db, now: number, leaseLapsedBy: number) => dueRows(db, 'webhook_deliveries', now, leaseLapsedBy).limit(sql.lit(1))),
+  emails: prepared((db, now: number, leaseLapsedBy: number) =>
+    dueRows(db, 'emails', now, leaseLapsedBy).limit(sql.lit(1)),
+  ),
+  webhook_deliveries: prepared((db, now: number, leaseLapsedBy: number) =>
+    dueRows(db, 'webhook_deliveries', now, leaseLapsedBy).limit(sql.lit(1)),
+  ),
 };
 
 /** What claims rows: the database, its dialect, and its transactions (grouped with concurrent writes on SQLite). */
@@ -48,7 +52,11 @@ export async function claimDue<R>(
     if (dialect === 'postgres') due = due.forUpdate().skipLocked();
     const claimed = (await due.execute()).map((row) => row.id);
     if (claimed.length === 0) return [];
-    await trx.updateTable(table).set({ locked_until: now + leaseMs }).where('id', 'in', claimed).execute();
+    await trx
+      .updateTable(table)
+      .set({ locked_until: now + leaseMs })
+      .where('id', 'in', claimed)
+      .execute();
     return read(trx, claimed);
   });
 }

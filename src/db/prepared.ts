@@ -1,4 +1,11 @@
-import { CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely } from 'kysely';
+import {
+  CompiledQuery,
+  type Compilable,
+  type Insertable,
+  type InsertQueryBuilder,
+  type InsertResult,
+  type Kysely,
+} from 'kysely';
 import { isPostgres } from './dialect.ts';
 import type { DB } from './schema.ts';
 import type { CachedConnection } from './statement-cache.ts';
@@ -45,7 +52,9 @@ export function runDirectlyWithin(trx: Kysely<DB>, connection: CachedConnection)
  * connection, the read waits its turn through Kysely as before: run at once, it would see that
  * transaction's uncommitted writes. Only for SELECTs.
  */
-export function prepared<P extends unknown[], R>(build: (db: Kysely<DB>, ...params: P) => Compilable<R>): (db: Kysely<DB>, ...params: P) => Promise<R[]> {
+export function prepared<P extends unknown[], R>(
+  build: (db: Kysely<DB>, ...params: P) => Compilable<R>,
+): (db: Kysely<DB>, ...params: P) => Promise<R[]> {
   const sqlByDialect = new Map<unknown, string>();
   return async (db, ...params) => {
     const dialect = db.getExecutor().adapter.constructor;
@@ -60,7 +69,8 @@ export function prepared<P extends unknown[], R>(build: (db: Kysely<DB>, ...para
       if (isPostgres(db)) serverStatements.set(text, `lipira_${++statementsNamed}`);
     }
     const direct = directConnections.get(db);
-    if (direct && (direct.holdsConnection || !direct.connection.inTransaction)) return direct.connection.select(text, params) as R[];
+    if (direct && (direct.holdsConnection || !direct.connection.inTransaction))
+      return direct.connection.select(text, params) as R[];
     const run = async () => (await db.executeQuery(CompiledQuery.raw(text, params))).rows as R[];
     try {
       return await run();
@@ -100,7 +110,9 @@ export function preparedInsert<T extends keyof DB & string>(
     if (text === undefined) {
       const compiled = finish(db.insertInto(table).values(row)).compile();
       if (compiled.parameters.length !== values.length || compiled.parameters.some((value, i) => value !== values[i])) {
-        throw new Error(`prepared insert must take the row's values once each, in order (no undefined): ${compiled.sql}`);
+        throw new Error(
+          `prepared insert must take the row's values once each, in order (no undefined): ${compiled.sql}`,
+        );
       }
       text = compiled.sql;
       shapes.push({ dialect, columns, text });

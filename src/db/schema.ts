@@ -206,7 +206,16 @@ export interface LedgerAccountsTable {
 export interface LedgerTransactionsTable {
   id: string;
   mode: 'test' | 'live';
-  kind: 'collection' | 'settlement' | 'payout_reserve' | 'payout_release' | 'payout_complete' | 'refund_hold' | 'refund_reserve' | 'refund_release' | 'refund_complete';
+  kind:
+    | 'collection'
+    | 'settlement'
+    | 'payout_reserve'
+    | 'payout_release'
+    | 'payout_complete'
+    | 'refund_hold'
+    | 'refund_reserve'
+    | 'refund_release'
+    | 'refund_complete';
   /** The charge, payout or refund it belongs to (its internal id), or null for a settlement. */
   reference: string | null;
   created_at: number;
@@ -308,7 +317,8 @@ export interface EmailsTable {
   /** Null for a gateway operator's set-password link. */
   merchant_id: string | null;
   /** One of each per payment or refund: the unique (event_id, kind) makes a receipt go out once. */
-  kind: 'merchant_receipt' | 'customer_receipt' | 'merchant_refund_receipt' | 'customer_refund_receipt' | AccountEmailKind;
+  kind:
+    'merchant_receipt' | 'customer_receipt' | 'merchant_refund_receipt' | 'customer_refund_receipt' | AccountEmailKind;
   recipient: string;
   subject: string;
   text_body: string;

@@ -8,7 +8,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // Wrappers keep the original as `cause`; a connection to a name with several addresses fails
   // with an AggregateError of one error per address.
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth += 1) {
-    if (saysUnavailable(cause) || (cause instanceof AggregateError && cause.errors.some(isDatabaseUnavailable))) return true;
+    if (saysUnavailable(cause) || (cause instanceof AggregateError && cause.errors.some(isDatabaseUnavailable)))
+      return true;
   }
   return false;
 }
@@ -20,7 +21,18 @@ function saysUnavailable(error: Error): boolean {
 }
 
 /** The socket errors of a server that is down, restarting or cut off by the network. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EAI_AGAIN',
+]);
 
 /**
  * PostgreSQL SQLSTATEs: 08xxx connection exceptions, 53300 too many connections, 57P01–57P03
@@ -28,7 +40,15 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPI
  * once busy_timeout has passed with another process holding the write lock.
  */
 function isUnavailableCode(code: string): boolean {
-  return SOCKET_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || code === '53300' || code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('SQLITE_BUSY');
+  return (
+    SOCKET_CODES.has(code) ||
+    /^08[0-9A-Z]{3}$/.test(code) ||
+    code === '53300' ||
+    code === '57P01' ||
+    code === '57P02' ||
+    code === '57P03' ||
+    code.startsWith('SQLITE_BUSY')
+  );
 }
 
 /**

@@ -34,13 +34,31 @@ const REQUEUED = `NEW.status = 'pending' AND NEW.locked_until IS NULL AND (OLD.s
 const CHECK_SOONER = `NEW.status = 'pending' AND NEW.check_at IS NOT NULL AND (OLD.check_at IS NULL OR NEW.check_at < OLD.check_at)`;
 
 const RULES: WorkRule[] = [
-  { table: 'webhook_deliveries', event: 'insert', when: `NEW.status = 'pending'`, kind: 'webhooks', at: 'next_attempt_at' },
+  {
+    table: 'webhook_deliveries',
+    event: 'insert',
+    when: `NEW.status = 'pending'`,
+    kind: 'webhooks',
+    at: 'next_attempt_at',
+  },
   { table: 'webhook_deliveries', event: 'update', when: REQUEUED, kind: 'webhooks', at: 'next_attempt_at' },
   { table: 'emails', event: 'insert', when: `NEW.status = 'pending'`, kind: 'emails', at: 'next_attempt_at' },
   { table: 'emails', event: 'update', when: REQUEUED, kind: 'emails', at: 'next_attempt_at' },
-  { table: 'charges', event: 'insert', when: `NEW.status = 'pending' AND NEW.check_at IS NOT NULL`, kind: 'settler', at: 'check_at' },
+  {
+    table: 'charges',
+    event: 'insert',
+    when: `NEW.status = 'pending' AND NEW.check_at IS NOT NULL`,
+    kind: 'settler',
+    at: 'check_at',
+  },
   { table: 'charges', event: 'update', when: CHECK_SOONER, kind: 'settler', at: 'check_at' },
-  { table: 'refunds', event: 'insert', when: `NEW.status = 'pending' AND NEW.check_at IS NOT NULL`, kind: 'settler', at: 'check_at' },
+  {
+    table: 'refunds',
+    event: 'insert',
+    when: `NEW.status = 'pending' AND NEW.check_at IS NOT NULL`,
+    kind: 'settler',
+    at: 'check_at',
+  },
   { table: 'refunds', event: 'update', when: CHECK_SOONER, kind: 'settler', at: 'check_at' },
 ];
 
@@ -52,7 +70,9 @@ const KINDS: ReadonlySet<string> = new Set<WorkKind>(['webhooks', 'emails', 'set
 export function parseWorkNotice(payload: string | undefined): { kind: WorkKind; atMs: number } | null {
   const [kind, at] = (payload ?? '').split(':');
   const atMs = Number(at);
-  return kind !== undefined && KINDS.has(kind) && at !== '' && Number.isFinite(atMs) ? { kind: kind as WorkKind, atMs } : null;
+  return kind !== undefined && KINDS.has(kind) && at !== '' && Number.isFinite(atMs)
+    ? { kind: kind as WorkKind, atMs }
+    : null;
 }
 
 /** Migration 0018 (PostgreSQL): a trigger per rule, each notifying `lipira_work` with `kind:atMs`. */
@@ -71,7 +91,9 @@ export async function createPostgresWorkTriggers(db: Kysely<unknown>): Promise<v
   for (const rule of RULES) {
     await sql.raw(`drop trigger if exists ${triggerName(rule)} on ${rule.table}`).execute(db);
     await sql
-      .raw(`create trigger ${triggerName(rule)} after ${rule.event} on ${rule.table} for each row when (${rule.when}) execute function lipira_notify_${rule.at}('${rule.kind}')`)
+      .raw(
+        `create trigger ${triggerName(rule)} after ${rule.event} on ${rule.table} for each row when (${rule.when}) execute function lipira_notify_${rule.at}('${rule.kind}')`,
+      )
       .execute(db);
   }
 }
@@ -114,7 +136,12 @@ const FIRST_RELISTEN_MS = 250;
  * every listening process, this one included. A lost connection is listened on again with a
  * growing pause; every worker is then woken once, for what was committed meanwhile.
  */
-export function listenForPostgresWork(url: string, connectTimeoutMs: number | undefined, onWork: OnWork, log: FastifyBaseLogger | null): WorkWatch {
+export function listenForPostgresWork(
+  url: string,
+  connectTimeoutMs: number | undefined,
+  onWork: OnWork,
+  log: FastifyBaseLogger | null,
+): WorkWatch {
   let stopped = false;
   let client: pg.Client | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
@@ -138,12 +165,20 @@ export function listenForPostgresWork(url: string, connectTimeoutMs: number | un
     connection.removeAllListeners('notification');
     void connection.end().catch(() => undefined);
     if (stopped) return;
-    if (!lost) log?.warn({ err: error }, 'stopped hearing of new work from other processes: polling until the database answers again');
+    if (!lost)
+      log?.warn(
+        { err: error },
+        'stopped hearing of new work from other processes: polling until the database answers again',
+      );
     lost = true;
     listenAgainLater();
   };
   async function listen() {
-    const connection = new pg.Client({ connectionString: url, keepAlive: true, connectionTimeoutMillis: connectTimeoutMs });
+    const connection = new pg.Client({
+      connectionString: url,
+      keepAlive: true,
+      connectionTimeoutMillis: connectTimeoutMs,
+    });
     client = connection;
     connection.on('error', (error) => connectionLost(connection, error));
     connection.on('end', () => connectionLost(connection));

@@ -4,7 +4,15 @@ import type { StoredEvent } from '../events/event-types.ts';
 import type { Merchant } from '../merchants/merchant-repository.ts';
 import { ids } from '../shared/ids.ts';
 import { insertEmails } from './email-repository.ts';
-import { brandOf, composeReceipt, composeRefundReceipt, paymentFacts, refundFacts, type ComposedEmail, type ReceiptKind } from './receipt-email.ts';
+import {
+  brandOf,
+  composeReceipt,
+  composeRefundReceipt,
+  paymentFacts,
+  refundFacts,
+  type ComposedEmail,
+  type ReceiptKind,
+} from './receipt-email.ts';
 
 /** The merchant's and the customer's receipt of an event, composed. */
 interface Receipts {
@@ -16,10 +24,16 @@ function receiptsOf(merchant: Merchant, event: StoredEvent, now: number, timeZon
   const brand = brandOf(merchant, event.payload);
   if (event.type === 'api.refund') {
     const facts = refundFacts(merchant.name, event.payload, now, timeZone);
-    return { merchant: ['merchant_refund_receipt', composeRefundReceipt('merchant_refund_receipt', facts, brand)], customer: ['customer_refund_receipt', composeRefundReceipt('customer_refund_receipt', facts, brand)] };
+    return {
+      merchant: ['merchant_refund_receipt', composeRefundReceipt('merchant_refund_receipt', facts, brand)],
+      customer: ['customer_refund_receipt', composeRefundReceipt('customer_refund_receipt', facts, brand)],
+    };
   }
   const facts = paymentFacts(merchant.name, event.payload, now, timeZone);
-  return { merchant: ['merchant_receipt', composeReceipt('merchant_receipt', facts, brand)], customer: ['customer_receipt', composeReceipt('customer_receipt', facts, brand)] };
+  return {
+    merchant: ['merchant_receipt', composeReceipt('merchant_receipt', facts, brand)],
+    customer: ['customer_receipt', composeReceipt('customer_receipt', facts, brand)],
+  };
 }
 
 /**
@@ -29,7 +43,13 @@ function receiptsOf(merchant: Merchant, event: StoredEvent, now: number, timeZon
  * very same text (its time in the gateway's `timeZone`). The unique (event_id, kind) makes each
  * receipt exist once.
  */
-export async function queueReceipts(trx: Kysely<DB>, merchant: Merchant, event: StoredEvent, now: number, timeZone: string): Promise<void> {
+export async function queueReceipts(
+  trx: Kysely<DB>,
+  merchant: Merchant,
+  event: StoredEvent,
+  now: number,
+  timeZone: string,
+): Promise<void> {
   if (merchant.receipts_enabled !== 1 || event.payload.status !== 'success') return;
   const receipts = receiptsOf(merchant, event, now, timeZone);
   const customerEmail = typeof event.payload.email === 'string' ? event.payload.email.trim() : '';

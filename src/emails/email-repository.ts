@@ -33,7 +33,10 @@ export function claimDueEmails(claimer: Claimer, now: number, leaseMs: number, l
   );
 }
 
-export type TryOutcome = { status: 'sent' } | { status: 'failed'; error: string } | { status: 'pending'; error: string; nextAttemptAt: number };
+export type TryOutcome =
+  | { status: 'sent' }
+  | { status: 'failed'; error: string }
+  | { status: 'pending'; error: string; nextAttemptAt: number };
 
 /** Records one try, if the worker still holds the claim it sent under. */
 export async function recordTry(db: Db, email: Email, outcome: TryOutcome, now: number): Promise<void> {
@@ -55,6 +58,11 @@ export async function recordTry(db: Db, email: Email, outcome: TryOutcome, now: 
 /** Gives back claims a stopping worker will not use, so another process need not wait for them to lapse. */
 export async function releaseEmails(db: Db, emails: Email[]): Promise<void> {
   for (const email of emails) {
-    await db.updateTable('emails').set({ locked_until: null }).where('id', '=', email.id).where('locked_until', '=', email.locked_until).execute();
+    await db
+      .updateTable('emails')
+      .set({ locked_until: null })
+      .where('id', '=', email.id)
+      .where('locked_until', '=', email.locked_until)
+      .execute();
   }
 }

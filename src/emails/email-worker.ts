@@ -38,7 +38,12 @@ interface Mailers {
  */
 export function startEmailWorker(deps: EmailWorkerDeps): WorkerLoop {
   const mailers: Mailers = { configured: createMailer(deps.config), outbox: createOutboxMailer(deps.config) };
-  const loop = startWorkerLoop('emails', deps.config.workerIntervalMs, (isStopping) => sendDueEmails(deps, mailers, isStopping), deps.log);
+  const loop = startWorkerLoop(
+    'emails',
+    deps.config.workerIntervalMs,
+    (isStopping) => sendDueEmails(deps, mailers, isStopping),
+    deps.log,
+  );
   return {
     running: loop.running,
     wake: loop.wake,
@@ -80,7 +85,10 @@ async function sendDueEmails(deps: EmailWorkerDeps, mailers: Mailers, isStopping
 async function sendOne(deps: EmailWorkerDeps, mailer: Mailer, email: ClaimedEmail): Promise<void> {
   const outcome = await mailer.send(email).then(
     (): TryOutcome => ({ status: 'sent' }),
-    (error: unknown): TryOutcome => ({ ...nextRetry(email.attempts + 1, deps.config.emailRetryScheduleMs, Date.now()), error: reasonOf(error) }),
+    (error: unknown): TryOutcome => ({
+      ...nextRetry(email.attempts + 1, deps.config.emailRetryScheduleMs, Date.now()),
+      error: reasonOf(error),
+    }),
   );
   await recordTry(deps.db, email, outcome, Date.now());
   // The id and kind identify the email; recipients and bodies stay out of the log.

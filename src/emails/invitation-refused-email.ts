@@ -35,6 +35,19 @@ export function composeInvitationRefusedEmail({ merchantName }: RefusedInvitatio
 }
 
 /** Queues the notice in the email outbox, in the caller's transaction. */
-export async function queueInvitationRefusedEmail(trx: Kysely<DB>, invitation: RefusedInvitation, now: number): Promise<void> {
-  await queueAccountEmail(trx, { recipient: invitation.recipient, merchantId: invitation.merchantId, kind: 'invitation_refused', email: composeInvitationRefusedEmail(invitation) }, now);
+export async function queueInvitationRefusedEmail(
+  trx: Kysely<DB>,
+  invitation: RefusedInvitation,
+  now: number,
+): Promise<void> {
+  await queueAccountEmail(
+    trx,
+    {
+      recipient: invitation.recipient,
+      merchantId: invitation.merchantId,
+      kind: 'invitation_refused',
+      email: composeInvitationRefusedEmail(invitation),
+    },
+    now,
+  );
 }

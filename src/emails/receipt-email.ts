@@ -36,13 +36,19 @@ export interface MerchantReference {
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
-const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 
 /**
  * Reads a successful payment's event body (the webhook payload, fixed when the payment
  * succeeded), so a receipt says exactly what the merchant's webhook says.
  */
-export function paymentFacts(merchantName: string, payload: Record<string, unknown>, paidAt: number, timeZone: string): PaymentFacts {
+export function paymentFacts(
+  merchantName: string,
+  payload: Record<string, unknown>,
+  paidAt: number,
+  timeZone: string,
+): PaymentFacts {
   const name = [text(payload.first_name), text(payload.last_name)].filter(Boolean).join(' ');
   const email = text(payload.email);
   return {
@@ -63,7 +69,9 @@ export function paymentFacts(merchantName: string, payload: Record<string, unkno
  */
 function merchantReferenceOf(payload: Record<string, unknown>): MerchantReference {
   const txRef = text(payload.tx_ref);
-  return txRef ? { label: 'Transaction reference (tx_ref)', value: txRef } : { label: 'Charge (charge_id)', value: String(payload.charge_id) };
+  return txRef
+    ? { label: 'Transaction reference (tx_ref)', value: txRef }
+    : { label: 'Charge (charge_id)', value: String(payload.charge_id) };
 }
 
 /** Names the method from the event's masked `authorization`, as pages and logs name it. */
@@ -97,7 +105,12 @@ export interface RefundFacts {
 }
 
 /** Reads a successful refund's event body (`api.refund`), as `paymentFacts` reads a payment's. */
-export function refundFacts(merchantName: string, payload: Record<string, unknown>, refundedAt: number, timeZone: string): RefundFacts {
+export function refundFacts(
+  merchantName: string,
+  payload: Record<string, unknown>,
+  refundedAt: number,
+  timeZone: string,
+): RefundFacts {
   const payment = paymentFacts(merchantName, payload, refundedAt, timeZone);
   const money = (major: unknown) => `${String(payload.currency)} ${formatMoneyText(toMinor(Number(major)))}`;
   return {
@@ -127,7 +140,10 @@ export interface Brand {
 const NO_BRAND: Brand = { logoUrl: null, color: null };
 
 /** The session's own logo when it gave one, else the merchant's (dashboard settings); the merchant's colour. */
-export function brandOf(merchant: { logo_url: string | null; brand_color: string | null }, payload: Record<string, unknown>): Brand {
+export function brandOf(
+  merchant: { logo_url: string | null; brand_color: string | null },
+  payload: Record<string, unknown>,
+): Brand {
   const https = (url: string | null) => (url !== null && isBrandLogoUrl(url) ? url : null);
   const color = merchant.brand_color !== null && isBrandColor(merchant.brand_color) ? merchant.brand_color : null;
   return { logoUrl: https(text(record(payload.customization).logo)) ?? https(merchant.logo_url), color };
@@ -135,8 +151,12 @@ export function brandOf(merchant: { logo_url: string | null; brand_color: string
 
 export function composeReceipt(kind: ReceiptKind, facts: PaymentFacts, brand: Brand = NO_BRAND): ComposedEmail {
   const forCustomer = kind === 'customer_receipt';
-  const subject = forCustomer ? `Your receipt from ${facts.merchantName}: ${facts.amount}` : `Payment received: ${facts.amount} (${facts.merchantReference.value})`;
-  const intro = forCustomer ? `Thank you for your payment to ${facts.merchantName}. Keep this email as your receipt.` : `${facts.merchantName} received a payment.`;
+  const subject = forCustomer
+    ? `Your receipt from ${facts.merchantName}: ${facts.amount}`
+    : `Payment received: ${facts.amount} (${facts.merchantReference.value})`;
+  const intro = forCustomer
+    ? `Thank you for your payment to ${facts.merchantName}. Keep this email as your receipt.`
+    : `${facts.merchantName} received a payment.`;
   const rows: Row[] = [
     ['Amount', facts.amount],
     ['For', facts.title],
@@ -153,9 +173,15 @@ export function composeReceipt(kind: ReceiptKind, facts: PaymentFacts, brand: Br
 export type RefundReceiptKind = Extract<ReceiptKind, 'merchant_refund_receipt' | 'customer_refund_receipt'>;
 
 /** The customer is told the money is on its way back, and how; the merchant, which payment it gave back. */
-export function composeRefundReceipt(kind: RefundReceiptKind, facts: RefundFacts, brand: Brand = NO_BRAND): ComposedEmail {
+export function composeRefundReceipt(
+  kind: RefundReceiptKind,
+  facts: RefundFacts,
+  brand: Brand = NO_BRAND,
+): ComposedEmail {
   const forCustomer = kind === 'customer_refund_receipt';
-  const subject = forCustomer ? `Your refund from ${facts.merchantName}: ${facts.amount}` : `Refund sent: ${facts.amount} (${facts.txRef ?? facts.chargeId})`;
+  const subject = forCustomer
+    ? `Your refund from ${facts.merchantName}: ${facts.amount}`
+    : `Refund sent: ${facts.amount} (${facts.txRef ?? facts.chargeId})`;
   const intro = forCustomer
     ? `${facts.merchantName} has refunded ${facts.amount} of your payment. The money goes back the way you paid. Keep this email as your receipt.`
     : `${facts.merchantName} refunded ${facts.amount} of a payment.`;
@@ -182,15 +208,26 @@ function textBody(intro: string, rows: Array<[string, string]>): string {
 }
 
 /** Every piece of text is escaped: merchant names, titles and customer names come from merchants and customers. */
-function htmlBody(heading: string, subject: string, intro: string, rows: Array<[string, string]>, brand: Brand): string {
-  const cells = rows.map(([label, value]) => `<tr><th align="left" style="padding:4px 16px 4px 0;color:#555">${escapeHtml(label)}</th><td style="padding:4px 0">${escapeHtml(value)}</td></tr>`);
+function htmlBody(
+  heading: string,
+  subject: string,
+  intro: string,
+  rows: Array<[string, string]>,
+  brand: Brand,
+): string {
+  const cells = rows.map(
+    ([label, value]) =>
+      `<tr><th align="left" style="padding:4px 16px 4px 0;color:#555">${escapeHtml(label)}</th><td style="padding:4px 0">${escapeHtml(value)}</td></tr>`,
+  );
   return [
     '<!doctype html>',
     `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
     '<body style="font-family:Arial,Helvetica,sans-serif;color:#222">',
     // The colour is an accent only, a rule above the heading: the text keeps its contrast whatever the colour.
     brand.color ? `<div style="height:4px;background:${brand.color}"></div>` : '',
-    brand.logoUrl ? `<p><img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(heading)}" width="48" height="48"></p>` : '',
+    brand.logoUrl
+      ? `<p><img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(heading)}" width="48" height="48"></p>`
+      : '',
     `<h1 style="font-size:20px">${escapeHtml(heading)}</h1>`,
     `<p>${escapeHtml(intro)}</p>`,
     '<table style="border-collapse:collapse">',

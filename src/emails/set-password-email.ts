@@ -39,13 +39,42 @@ export function composeSetPasswordEmail({ accountOf, link, validHours }: SetPass
  * sends it (SMTP, or an .eml file in OUTBOX_DIR) with the receipts' retries.
  */
 export async function queueSetPasswordEmail(trx: Kysely<DB>, invite: SetPasswordInvite, now: number): Promise<void> {
-  await queueAccountEmail(trx, { recipient: invite.recipient, merchantId: invite.merchantId, kind: 'set_password', email: composeSetPasswordEmail(invite) }, now);
+  await queueAccountEmail(
+    trx,
+    {
+      recipient: invite.recipient,
+      merchantId: invite.merchantId,
+      kind: 'set_password',
+      email: composeSetPasswordEmail(invite),
+    },
+    now,
+  );
 }
 
 /** An email about a dashboard account, which no event causes: queued in the caller's transaction. */
-export async function queueAccountEmail(trx: Kysely<DB>, account: { recipient: string; merchantId: string | null; kind: AccountEmailKind; email: ComposedEmail }, now: number): Promise<void> {
+export async function queueAccountEmail(
+  trx: Kysely<DB>,
+  account: { recipient: string; merchantId: string | null; kind: AccountEmailKind; email: ComposedEmail },
+  now: number,
+): Promise<void> {
   const { subject, text, html } = account.email;
   await insertEmails(trx, [
-    { id: ids.email(), event_id: null, merchant_id: account.merchantId, kind: account.kind, recipient: account.recipient, subject, text_body: text, html_body: html, status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null, last_error: null, created_at: now, sent_at: null },
+    {
+      id: ids.email(),
+      event_id: null,
+      merchant_id: account.merchantId,
+      kind: account.kind,
+      recipient: account.recipient,
+      subject,
+      text_body: text,
+      html_body: html,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      locked_until: null,
+      last_error: null,
+      created_at: now,
+      sent_at: null,
+    },
   ]);
 }

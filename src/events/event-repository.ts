@@ -16,11 +16,22 @@ export async function emitEvent(trx: Kysely<DB>, event: NewEvent, now: number, t
   const stored: StoredEvent = { ...event, id: ids.event() };
   await trx
     .insertInto('events')
-    .values({ id: stored.id, merchant_id: event.merchantId, mode: event.mode, type: event.type, subject_id: event.subjectId, payload: JSON.stringify(event.payload), created_at: now })
+    .values({
+      id: stored.id,
+      merchant_id: event.merchantId,
+      mode: event.mode,
+      type: event.type,
+      subject_id: event.subjectId,
+      payload: JSON.stringify(event.payload),
+      created_at: now,
+    })
     .execute();
   const merchant = await findMerchant(trx, event.merchantId);
   if (!merchant) return;
-  if (merchant.webhook_url && merchant.webhooks_enabled === 1) await queueWebhook(trx, stored, merchant.webhook_url, now);
-  const hasReceipts = event.type === 'checkout.payment' || event.type === 'api.charge.payment' || event.type === 'api.refund';
-  if (hasReceipts && event.payload.status === 'success' && merchant.receipts_enabled === 1) await queueReceipts(trx, merchant, stored, now, timeZone);
+  if (merchant.webhook_url && merchant.webhooks_enabled === 1)
+    await queueWebhook(trx, stored, merchant.webhook_url, now);
+  const hasReceipts =
+    event.type === 'checkout.payment' || event.type === 'api.charge.payment' || event.type === 'api.refund';
+  if (hasReceipts && event.payload.status === 'success' && merchant.receipts_enabled === 1)
+    await queueReceipts(trx, merchant, stored, now, timeZone);
 }

@@ -33,7 +33,13 @@ export function registerHealthRoutes(app: App, database: Database, lifecycle: Li
 
   app.get(
     '/healthz',
-    { config: { unlimited: true }, schema: { summary: 'Liveness: the process is up', response: { 200: SuccessEnvelope(Type.Object({ process: Type.String() })) } } },
+    {
+      config: { unlimited: true },
+      schema: {
+        summary: 'Liveness: the process is up',
+        response: { 200: SuccessEnvelope(Type.Object({ process: Type.String() })) },
+      },
+    },
     async () => success('OK', { process: 'up' }),
   );
 
@@ -42,7 +48,8 @@ export function registerHealthRoutes(app: App, database: Database, lifecycle: Li
     {
       config: { unlimited: true },
       schema: {
-        summary: 'Readiness: database reachable, migrations current, workers running (or off by WORKERS=off), not shutting down',
+        summary:
+          'Readiness: database reachable, migrations current, workers running (or off by WORKERS=off), not shutting down',
         response: { 200: SuccessEnvelope(Checks), 503: { $ref: 'ErrorEnvelope' } },
       },
     },
@@ -59,8 +66,10 @@ export function registerHealthRoutes(app: App, database: Database, lifecycle: Li
       }
       if (lifecycle.draining) checks.workers = 'stopping';
       else if (!lifecycle.runsWorkers) checks.workers = 'off';
-      else if (lifecycle.workers.length === 0 || !lifecycle.workers.every((worker) => worker.running())) checks.workers = 'stopped';
-      if (checks.database !== 'up' || checks.migrations !== 'current' || !['running', 'off'].includes(checks.workers)) throw new ApiError('unavailable');
+      else if (lifecycle.workers.length === 0 || !lifecycle.workers.every((worker) => worker.running()))
+        checks.workers = 'stopped';
+      if (checks.database !== 'up' || checks.migrations !== 'current' || !['running', 'off'].includes(checks.workers))
+        throw new ApiError('unavailable');
       return success('Ready', checks);
     },
   );

@@ -8,5 +8,7 @@ import { renderHomePage } from './home-page.ts';
 
 /** `GET /`: a page for people, not the API, so it stays out of the API reference. */
 export function registerHomeRoutes(app: App, { config, db }: { config: Config; db: Kysely<DB> }): void {
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => sendHtml(reply, 200, renderHomePage(config.publicBaseUrl, await soleDemoMerchant(db))));
+  app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+    sendHtml(reply, 200, renderHomePage(config.publicBaseUrl, await soleDemoMerchant(db))),
+  );
 }

@@ -56,7 +56,10 @@ class AddressCounts {
   private readonly open = new Map<string, number>();
   private warnedAt = -Infinity;
 
-  constructor(private readonly cap: number, private readonly log: FastifyBaseLogger) {}
+  constructor(
+    private readonly cap: number,
+    private readonly log: FastifyBaseLogger,
+  ) {}
 
   /** Counts one more connection for `address`; false when that takes it over the cap. */
   take(address: string): boolean {
@@ -76,6 +79,9 @@ class AddressCounts {
   private warn(address: string): void {
     if (performance.now() - this.warnedAt < WARNING_INTERVAL_MS) return;
     this.warnedAt = performance.now();
-    this.log.warn({ address, maxConnectionsPerAddress: this.cap }, 'connections over MAX_CONNECTIONS_PER_ADDRESS from one address are being closed');
+    this.log.warn(
+      { address, maxConnectionsPerAddress: this.cap },
+      'connections over MAX_CONNECTIONS_PER_ADDRESS from one address are being closed',
+    );
   }
 }

@@ -10,17 +10,54 @@ import { DOCS_CSP, DOCS_FAVICON, DOCS_SCRIPT, DOCS_STYLESHEET } from './docs-pag
  * group fails test/integration/openapi.test.ts.
  */
 const TAGS = [
-  { name: 'Checkout', description: 'Hosted checkout sessions, their verification, and the hosted page customers pay on.', path: /^\/(api\/)?(payment$|verify-payment\/)|^\/checkout\/|^\/(popup\/payment|hosted-payment-page|js\/popup\.js)$/ },
-  { name: 'Mobile money', description: 'Direct mobile money charges and their verification.', path: /^\/mobile-money($|\/payments\/)/ },
-  { name: 'Payouts', description: 'Money sent out from the main balance.', path: /^\/(mobile-money|direct-charge)\/payouts(\/|$)/ },
-  { name: 'Bank transfer', description: 'Charges paid by bank transfer into a one-time account, and their details.', path: /^\/direct-charge\/(payments\/initialize$|transactions\/)/ },
-  { name: 'Refunds', description: 'Full and partial refunds of any payment, and what became of them.', path: /^\/(refunds($|\/)|charge-card\/refund\/)/ },
-  { name: 'Cards', description: 'Direct card charges, their 3-D Secure page and their verification (their refunds are under Refunds).', path: /^\/(charge-card\/(payments$|verify\/)|3ds\/)/ },
+  {
+    name: 'Checkout',
+    description: 'Hosted checkout sessions, their verification, and the hosted page customers pay on.',
+    path: /^\/(api\/)?(payment$|verify-payment\/)|^\/checkout\/|^\/(popup\/payment|hosted-payment-page|js\/popup\.js)$/,
+  },
+  {
+    name: 'Mobile money',
+    description: 'Direct mobile money charges and their verification.',
+    path: /^\/mobile-money($|\/payments\/)/,
+  },
+  {
+    name: 'Payouts',
+    description: 'Money sent out from the main balance.',
+    path: /^\/(mobile-money|direct-charge)\/payouts(\/|$)/,
+  },
+  {
+    name: 'Bank transfer',
+    description: 'Charges paid by bank transfer into a one-time account, and their details.',
+    path: /^\/direct-charge\/(payments\/initialize$|transactions\/)/,
+  },
+  {
+    name: 'Refunds',
+    description: 'Full and partial refunds of any payment, and what became of them.',
+    path: /^\/(refunds($|\/)|charge-card\/refund\/)/,
+  },
+  {
+    name: 'Cards',
+    description: 'Direct card charges, their 3-D Secure page and their verification (their refunds are under Refunds).',
+    path: /^\/(charge-card\/(payments$|verify\/)|3ds\/)/,
+  },
   { name: 'Balance', description: 'Main and collection balances.', path: /^\/wallet-balance$/ },
   { name: 'Webhooks', description: 'The webhook delivery log, and redelivery.', path: /^\/webhooks\// },
-  { name: 'Operator callbacks', description: "Where live operators and upstream acquirers say something happened; each is authenticated by its connector and only makes the gateway ask the operator.", path: /^\/callbacks\// },
-  { name: 'Operations', description: 'Health probes and metrics for whoever runs the gateway.', path: /^\/(healthz|readyz|metrics)$/ },
-  { name: 'Sandbox', description: 'Stand-ins for a merchant\'s own server while developing with test keys.', path: /^\/sandbox\// },
+  {
+    name: 'Operator callbacks',
+    description:
+      'Where live operators and upstream acquirers say something happened; each is authenticated by its connector and only makes the gateway ask the operator.',
+    path: /^\/callbacks\//,
+  },
+  {
+    name: 'Operations',
+    description: 'Health probes and metrics for whoever runs the gateway.',
+    path: /^\/(healthz|readyz|metrics)$/,
+  },
+  {
+    name: 'Sandbox',
+    description: "Stand-ins for a merchant's own server while developing with test keys.",
+    path: /^\/sandbox\//,
+  },
 ];
 
 /** The group of the API reference a route's path belongs to. */
@@ -51,14 +88,20 @@ export async function registerApiDocs(app: App, config: Config): Promise<void> {
       info: {
         title: 'Lipira API',
         version: '1',
-        description: 'A self-hostable, PayChangu-compatible payment gateway. Every API call carries `Authorization: Bearer <secret key>`; the key decides test or live mode.',
+        description:
+          'A self-hostable, PayChangu-compatible payment gateway. Every API call carries `Authorization: Bearer <secret key>`; the key decides test or live mode.',
       },
       servers: [{ url: config.publicBaseUrl }],
       tags: TAGS.map(({ name, description }) => ({ name, description })),
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret key: `sec-test-…` or `sec-live-…`.' },
-          publicKeyAuth: { type: 'http', scheme: 'bearer', description: 'A public key: `pub-test-…` or `pub-live-…`, for the browser integrations, which may only create checkout sessions.' },
+          publicKeyAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A public key: `pub-test-…` or `pub-live-…`, for the browser integrations, which may only create checkout sessions.',
+          },
         },
       },
     },
@@ -79,6 +122,9 @@ export async function registerApiDocs(app: App, config: Config): Promise<void> {
   // and holds nothing private, so caches may keep it for a while (it changes with an upgrade).
   let document: string | undefined;
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=300').send((document ??= JSON.stringify(app.swagger()))),
+    reply
+      .type('application/json; charset=utf-8')
+      .header('cache-control', 'public, max-age=300')
+      .send((document ??= JSON.stringify(app.swagger()))),
   );
 }

@@ -49,7 +49,9 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, lim
     if (policy === 'public') {
       // A form's key is its `public_key` field, read once the body is parsed (a browser's form sends no
       // Authorization header: one there is ignored); any other route's is in the header.
-      return limitAddress(request, reply, (limited) => (limited || config.form ? done(limited) : authenticatePublic(request, token, done)));
+      return limitAddress(request, reply, (limited) =>
+        limited || config.form ? done(limited) : authenticatePublic(request, token, done),
+      );
     }
     if (token === null && policy === 'secret-or-body') return done(); // a body key is read once parsed
     authenticate(request, reply, token, done);
@@ -68,7 +70,12 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, lim
    * has found valid before is looked up again. Anything else pays its address first: a made-up
    * key, and a missing one, are limited before they reach the database.
    */
-  function authenticate(request: FastifyRequest, reply: FastifyReply, token: string | null, done: (error?: Error) => void): void {
+  function authenticate(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string | null,
+    done: (error?: Error) => void,
+  ): void {
     if (token !== null && isPublicKeyShape(token)) return done(new ApiError('publicKeyRefused'));
     const remembered = token === null ? null : rememberedPrincipal(db, token);
     if (remembered) return admit(request, remembered, done);

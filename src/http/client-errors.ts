@@ -18,12 +18,19 @@ import { ERRORS, type ErrorCode } from '../shared/errors.ts';
  */
 export function answerClientError(error: ConnectionError, socket: Socket, headers: Record<string, string>): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'badRequest';
+  const code: ErrorCode =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'headersTooLarge'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'requestTimeout'
+        : 'badRequest';
   const { status, message } = ERRORS[code];
   const body = JSON.stringify({ status: 'failed', message, data: null });
   const method = refusedMethod(error);
   const unknownOverflow = method === null && code === 'headersTooLarge';
-  const representation = unknownOverflow ? 'Content-Length: 0\r\n' : `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+  const representation = unknownOverflow
+    ? 'Content-Length: 0\r\n'
+    : `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${representation}${headerLines(headers)}X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n` +
@@ -33,7 +40,10 @@ export function answerClientError(error: ConnectionError, socket: Socket, header
   socket.destroy(error);
 }
 
-const headerLines = (headers: Record<string, string>) => Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+const headerLines = (headers: Record<string, string>) =>
+  Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
 
 /**
  * The method of the request the parser refused, read back from the bytes it had parsed of the

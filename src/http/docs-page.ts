@@ -70,4 +70,5 @@ export const DOCS_FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 
  * Our own files only, and nothing inline: Swagger UI needs `data:` images (its icons) and to fetch
  * the document from this origin, nothing else.
  */
-export const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

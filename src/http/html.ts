@@ -13,23 +13,31 @@ import { isPlainOrigin } from '../shared/urls.ts';
  * inline popup, on the merchant page that created it); without one, or with one that is not a
  * plain origin, no page may frame ours.
  */
-export function sendHtml(reply: FastifyReply, status: number, html: string, formTargets: string[] = [], frameAncestor: string | null = null): FastifyReply {
+export function sendHtml(
+  reply: FastifyReply,
+  status: number,
+  html: string,
+  formTargets: string[] = [],
+  frameAncestor: string | null = null,
+): FastifyReply {
   let formAction = "'self'";
   for (const origin of formTargets) if (isPlainOrigin(origin)) formAction += ` ${origin}`;
   const framer = frameAncestor !== null && isPlainOrigin(frameAncestor) ? frameAncestor : null;
   // X-Frame-Options knows no single allowed origin: it is left out when one origin may frame the page.
   if (framer === null) reply.header('x-frame-options', 'DENY');
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .header(
-      'content-security-policy',
-      `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' http: https: data:; connect-src 'self'; form-action ${formAction}; frame-ancestors ${framer ?? "'none'"}; base-uri 'none'`,
-    )
-    .header('x-content-type-options', 'nosniff')
-    // same-origin, not no-referrer: the link never leaks to other sites, yet browsers still send a
-    // real Origin (not "null") on our own form posts, which the forms' origin check relies on.
-    .header('referrer-policy', 'same-origin')
-    .header('cache-control', 'no-store')
-    .send(html);
+  return (
+    reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header(
+        'content-security-policy',
+        `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' http: https: data:; connect-src 'self'; form-action ${formAction}; frame-ancestors ${framer ?? "'none'"}; base-uri 'none'`,
+      )
+      .header('x-content-type-options', 'nosniff')
+      // same-origin, not no-referrer: the link never leaks to other sites, yet browsers still send a
+      // real Origin (not "null") on our own form posts, which the forms' origin check relies on.
+      .header('referrer-policy', 'same-origin')
+      .header('cache-control', 'no-store')
+      .send(html)
+  );
 }

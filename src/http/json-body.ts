@@ -69,11 +69,16 @@ function inspect(body: object): ApiError | null {
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [value, path, topField, depth] = next;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return ApiError.field(path, `The ${fieldLabel(path)} must not contain null characters.`);
+      if (value.includes('\u0000'))
+        return ApiError.field(path, `The ${fieldLabel(path)} must not contain null characters.`);
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
-    if (depth > MAX_JSON_DEPTH) return ApiError.field(topField, `The ${fieldLabel(topField)} must not be nested more than ${MAX_JSON_DEPTH} levels deep.`);
+    if (depth > MAX_JSON_DEPTH)
+      return ApiError.field(
+        topField,
+        `The ${fieldLabel(topField)} must not be nested more than ${MAX_JSON_DEPTH} levels deep.`,
+      );
     const isArray = Array.isArray(value);
     for (const [key, child] of Object.entries(value)) {
       const childPath = path ? `${path}.${key}` : key;

@@ -17,10 +17,14 @@ export interface RouteEntry {
  * each of their paths: a client calling GET where POST belongs learns that the path is right.
  * Returns the routes registered, for whoever must know them all (the API document's test).
  */
-export async function registerMethodNotAllowed(app: FastifyInstance, register: () => Promise<void>): Promise<RouteEntry[]> {
+export async function registerMethodNotAllowed(
+  app: FastifyInstance,
+  register: () => Promise<void>,
+): Promise<RouteEntry[]> {
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden: route.schema?.hide === true, auth: route.config?.auth ?? 'none' });
+    for (const method of [route.method].flat())
+      routes.push({ method, url: route.url, hidden: route.schema?.hide === true, auth: route.config?.auth ?? 'none' });
   });
   await register();
   const registered = [...routes];

@@ -4,7 +4,15 @@ import type { Bindings, ChildLoggerOptions } from 'pino';
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 /** pino's numeric levels: a call logs when its level is at least the logger's. */
-const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+const LEVELS: Record<string, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
 
 /**
  * The logger Fastify hands each request (`childLoggerFactory`). It makes its pino child (the
@@ -12,7 +20,11 @@ const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 4
  * below `info` most requests log nothing at all, and building a child per request for nothing
  * showed in every profile of the API.
  */
-export function requestLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function requestLogger(
+  parent: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   return new RequestLogger(parent, bindings, options) as unknown as FastifyBaseLogger;
 }
 

@@ -14,6 +14,7 @@ const HSTS_MAX_AGE_SECONDS = 31_536_000;
  */
 export function defaultResponseHeaders(config: Config): Record<string, string> {
   const headers: Record<string, string> = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
-  if (config.publicBaseUrl.startsWith('https:')) headers['strict-transport-security'] = `max-age=${HSTS_MAX_AGE_SECONDS}`;
+  if (config.publicBaseUrl.startsWith('https:'))
+    headers['strict-transport-security'] = `max-age=${HSTS_MAX_AGE_SECONDS}`;
   return headers;
 }

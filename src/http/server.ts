@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -104,7 +110,9 @@ export async function buildServer({ config, database, payments, logger, lifecycl
   app.addHook('preValidation', rateLimits.byKey);
   // The request line is `info`: at a quieter level the hook would only build fields to discard.
   if (logger && REQUEST_LINE_LEVELS.has(logger.level)) app.addHook('onResponse', logRequestLine);
-  app.setErrorHandler((error, request, reply) => sendError(reply, toApiError(error as FastifyError | ApiError, request.log)));
+  app.setErrorHandler((error, request, reply) =>
+    sendError(reply, toApiError(error as FastifyError | ApiError, request.log)),
+  );
   app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError('routeNotFound')));
 
   await registerApiDocs(app, config);

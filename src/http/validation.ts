@@ -6,7 +6,12 @@ import { parseMalawiMobile } from '../shared/phone.ts';
 import { isHttpUrl } from '../shared/urls.ts';
 
 /** How every request schema is checked: as sent (no coercion, no defaults, nothing removed), every error at once. */
-export const AJV_OPTIONS = { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } as const;
+export const AJV_OPTIONS = {
+  coerceTypes: false,
+  allErrors: true,
+  removeAdditional: false,
+  useDefaults: false,
+} as const;
 
 /** Adds the formats and keywords our request schemas use to Fastify's Ajv. */
 export function ajvPlugin(ajv: Ajv): Ajv {

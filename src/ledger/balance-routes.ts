@@ -10,7 +10,14 @@ import { merchantBalances } from './ledger-service.ts';
 export function registerBalanceRoutes(app: App, db: Kysely<DB>): void {
   app.get(
     '/wallet-balance',
-    { config: { auth: 'secret' }, schema: { summary: 'Main and collection balances', querystring: BalanceQuery, response: { 200: BalanceResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      schema: {
+        summary: 'Main and collection balances',
+        querystring: BalanceQuery,
+        response: { 200: BalanceResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       const owner = principalOf(request);
       const currency = request.query.currency ?? 'MWK';

@@ -45,11 +45,20 @@ export async function post(trx: Db, transaction: LedgerTransaction, postings: Po
   const total = postings.reduce((sum, posting) => sum + posting.amountMinor, 0);
   if (total !== 0) throw new Error(`unbalanced ledger transaction (${transaction.kind}): entries sum to ${total}`);
   const id = ids.ledgerTransaction();
-  await trx.insertInto('ledger_transactions').values({ id, mode: transaction.mode, kind: transaction.kind, reference: transaction.reference, created_at: now }).execute();
+  await trx
+    .insertInto('ledger_transactions')
+    .values({ id, mode: transaction.mode, kind: transaction.kind, reference: transaction.reference, created_at: now })
+    .execute();
   const accounts = await Promise.all(postings.map((posting) => accountId(trx, posting.account, now)));
   await trx
     .insertInto('ledger_entries')
-    .values(postings.map((posting, i) => ({ transaction_id: id, account_id: accounts[i]!, amount_minor: posting.amountMinor })))
+    .values(
+      postings.map((posting, i) => ({
+        transaction_id: id,
+        account_id: accounts[i]!,
+        amount_minor: posting.amountMinor,
+      })),
+    )
     .execute();
   const moves = movesByAccount(postings, accounts);
   const moved = isPostgres(trx) ? await moveBalancesAtOnce(trx, moves, now) : await moveBalancesInTurn(trx, moves, now);
@@ -110,7 +119,9 @@ async function moveBalancesAtOnce(trx: Db, moves: Move[], now: number): Promise<
     locked as (select a.id from ledger_accounts a join moves m on m.id = a.id order by a.id for no key update of a)
     update ledger_accounts a set balance_minor = a.balance_minor + m.amount, updated_at = ${now}
     from moves m
-    where a.id = m.id and a.id in (select id from locked) and (not m.guarded or a.balance_minor >= -m.amount)`.execute(trx);
+    where a.id = m.id and a.id in (select id from locked) and (not m.guarded or a.balance_minor >= -m.amount)`.execute(
+    trx,
+  );
   return Number(result.numAffectedRows ?? 0n);
 }
 
@@ -133,7 +144,13 @@ async function accountId(trx: Db, key: AccountKey, now: number): Promise<string>
 }
 
 const accountByKey = prepared((db, owner: string, mode: Mode, currency: string, kind: AccountKind) =>
-  db.selectFrom('ledger_accounts').select(['id', 'balance_minor']).where('owner', '=', owner).where('mode', '=', mode).where('currency', '=', currency).where('kind', '=', kind),
+  db
+    .selectFrom('ledger_accounts')
+    .select(['id', 'balance_minor'])
+    .where('owner', '=', owner)
+    .where('mode', '=', mode)
+    .where('currency', '=', currency)
+    .where('kind', '=', kind),
 );
 
 function findAccount(db: Db, key: AccountKey) {
@@ -148,7 +165,11 @@ function findAccount(db: Db, key: AccountKey) {
  */
 export async function lockedBalances(trx: Db, keys: AccountKey[], now: number): Promise<number[]> {
   const accounts = await Promise.all(keys.map((key) => accountId(trx, key, now)));
-  const query = trx.selectFrom('ledger_accounts').select(['id', 'balance_minor']).where('id', 'in', accounts).orderBy('id');
+  const query = trx
+    .selectFrom('ledger_accounts')
+    .select(['id', 'balance_minor'])
+    .where('id', 'in', accounts)
+    .orderBy('id');
   const rows = await (isPostgres(trx) ? query.forUpdate() : query).execute();
   return accounts.map((id) => Number(rows.find((row) => row.id === id)!.balance_minor));
 }
@@ -159,12 +180,21 @@ export async function postingsOf(db: Db, kind: LedgerTransactionsTable['kind'], 
     .selectFrom('ledger_entries')
     .innerJoin('ledger_transactions', 'ledger_transactions.id', 'ledger_entries.transaction_id')
     .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
-    .select(['ledger_accounts.owner', 'ledger_accounts.mode', 'ledger_accounts.currency', 'ledger_accounts.kind', 'ledger_entries.amount_minor'])
+    .select([
+      'ledger_accounts.owner',
+      'ledger_accounts.mode',
+      'ledger_accounts.currency',
+      'ledger_accounts.kind',
+      'ledger_entries.amount_minor',
+    ])
     .where('ledger_transactions.kind', '=', kind)
     .where('ledger_transactions.reference', '=', reference)
     .orderBy('ledger_entries.id')
     .execute();
-  return rows.map((row) => ({ account: { owner: row.owner, mode: row.mode, currency: row.currency, kind: row.kind }, amountMinor: Number(row.amount_minor) }));
+  return rows.map((row) => ({
+    account: { owner: row.owner, mode: row.mode, currency: row.currency, kind: row.kind },
+    amountMinor: Number(row.amount_minor),
+  }));
 }
 
 export async function balanceOf(db: Db, key: AccountKey): Promise<number> {
@@ -173,8 +203,15 @@ export async function balanceOf(db: Db, key: AccountKey): Promise<number> {
 }
 
 /** Merchant collection accounts holding money, for settlement. */
-export function collectionsToSettle(db: Db): Promise<Array<{ owner: string; mode: Mode; currency: string; balance_minor: number }>> {
-  return db.selectFrom('ledger_accounts').select(['owner', 'mode', 'currency', 'balance_minor']).where('kind', '=', 'collection').where('balance_minor', '>', 0).execute();
+export function collectionsToSettle(
+  db: Db,
+): Promise<Array<{ owner: string; mode: Mode; currency: string; balance_minor: number }>> {
+  return db
+    .selectFrom('ledger_accounts')
+    .select(['owner', 'mode', 'currency', 'balance_minor'])
+    .where('kind', '=', 'collection')
+    .where('balance_minor', '>', 0)
+    .execute();
 }
 
 /** Transactions whose entries do not sum to zero. */
@@ -192,10 +229,19 @@ export function driftedAccounts(db: Db): Promise<Array<{ id: string; balance_min
   return db
     .selectFrom('ledger_accounts')
     .leftJoin(
-      (eb) => eb.selectFrom('ledger_entries').select(['account_id', sql<number>`sum(amount_minor)`.as('total')]).groupBy('account_id').as('sums'),
+      (eb) =>
+        eb
+          .selectFrom('ledger_entries')
+          .select(['account_id', sql<number>`sum(amount_minor)`.as('total')])
+          .groupBy('account_id')
+          .as('sums'),
       (join) => join.onRef('sums.account_id', '=', 'ledger_accounts.id'),
     )
-    .select(['ledger_accounts.id', 'ledger_accounts.balance_minor', sql<number>`coalesce(sums.total, 0)`.as('entries_total')])
+    .select([
+      'ledger_accounts.id',
+      'ledger_accounts.balance_minor',
+      sql<number>`coalesce(sums.total, 0)`.as('entries_total'),
+    ])
     .where(sql`ledger_accounts.balance_minor`, '!=', sql`coalesce(sums.total, 0)`)
     .execute();
 }
@@ -215,7 +261,11 @@ export function creditedTwice(db: Db): Promise<Array<{ reference: string | null;
 export function paidSessionsNotCreditedOnce(db: Db): Promise<Array<{ id: string; credits: number }>> {
   return db
     .selectFrom('checkout_sessions')
-    .leftJoin('ledger_transactions', (join) => join.onRef('ledger_transactions.reference', '=', 'checkout_sessions.paid_charge_id').on('ledger_transactions.kind', '=', 'collection'))
+    .leftJoin('ledger_transactions', (join) =>
+      join
+        .onRef('ledger_transactions.reference', '=', 'checkout_sessions.paid_charge_id')
+        .on('ledger_transactions.kind', '=', 'collection'),
+    )
     .select(['checkout_sessions.id', sql<number>`count(ledger_transactions.id)`.as('credits')])
     .where('checkout_sessions.status', '=', 'success')
     .groupBy('checkout_sessions.id')
@@ -228,10 +278,17 @@ export function uncountedSuccessesNotHeldOnce(db: Db): Promise<Array<{ id: strin
   return db
     .selectFrom('charges')
     .innerJoin('checkout_sessions', 'checkout_sessions.id', 'charges.session_id')
-    .leftJoin('ledger_transactions', (join) => join.onRef('ledger_transactions.reference', '=', 'charges.id').on('ledger_transactions.kind', '=', 'refund_hold'))
+    .leftJoin('ledger_transactions', (join) =>
+      join.onRef('ledger_transactions.reference', '=', 'charges.id').on('ledger_transactions.kind', '=', 'refund_hold'),
+    )
     .select(['charges.id', sql<number>`count(ledger_transactions.id)`.as('holds')])
     .where('charges.status', '=', 'success')
-    .where((eb) => eb.or([eb('checkout_sessions.paid_charge_id', 'is', null), eb('checkout_sessions.paid_charge_id', '!=', eb.ref('charges.id'))]))
+    .where((eb) =>
+      eb.or([
+        eb('checkout_sessions.paid_charge_id', 'is', null),
+        eb('checkout_sessions.paid_charge_id', '!=', eb.ref('charges.id')),
+      ]),
+    )
     .groupBy('charges.id')
     .having(sql`count(ledger_transactions.id)`, '!=', 1)
     .execute();
@@ -241,7 +298,11 @@ export function uncountedSuccessesNotHeldOnce(db: Db): Promise<Array<{ id: strin
 export function refundsPaidOutWrongly(db: Db): Promise<Array<{ id: string; status: string; payouts: number }>> {
   return db
     .selectFrom('refunds')
-    .leftJoin('ledger_transactions', (join) => join.onRef('ledger_transactions.reference', '=', 'refunds.id').on('ledger_transactions.kind', '=', 'refund_complete'))
+    .leftJoin('ledger_transactions', (join) =>
+      join
+        .onRef('ledger_transactions.reference', '=', 'refunds.id')
+        .on('ledger_transactions.kind', '=', 'refund_complete'),
+    )
     .select(['refunds.id', 'refunds.status', sql<number>`count(ledger_transactions.id)`.as('payouts')])
     .groupBy(['refunds.id', 'refunds.status'])
     .having(sql`count(ledger_transactions.id)`, '!=', sql`case when refunds.status = 'success' then 1 else 0 end`)
@@ -253,14 +314,25 @@ export function refundsPaidOutWrongly(db: Db): Promise<Array<{ id: string; statu
  * paid out once if the payout succeeded or released once if it failed, never both, and neither
  * while it is under way.
  */
-export function payoutsMovedWrongly(db: Db): Promise<Array<{ id: string; status: string; reserves: number; completes: number; releases: number }>> {
-  const count = (kind: LedgerTransactionsTable['kind']) => sql<number>`sum(case when ledger_transactions.kind = ${kind} then 1 else 0 end)`;
+export function payoutsMovedWrongly(
+  db: Db,
+): Promise<Array<{ id: string; status: string; reserves: number; completes: number; releases: number }>> {
+  const count = (kind: LedgerTransactionsTable['kind']) =>
+    sql<number>`sum(case when ledger_transactions.kind = ${kind} then 1 else 0 end)`;
   return db
     .selectFrom('charges')
     .leftJoin('ledger_transactions', (join) =>
-      join.onRef('ledger_transactions.reference', '=', 'charges.id').on('ledger_transactions.kind', 'in', ['payout_reserve', 'payout_complete', 'payout_release']),
+      join
+        .onRef('ledger_transactions.reference', '=', 'charges.id')
+        .on('ledger_transactions.kind', 'in', ['payout_reserve', 'payout_complete', 'payout_release']),
     )
-    .select(['charges.id', 'charges.status', count('payout_reserve').as('reserves'), count('payout_complete').as('completes'), count('payout_release').as('releases')])
+    .select([
+      'charges.id',
+      'charges.status',
+      count('payout_reserve').as('reserves'),
+      count('payout_complete').as('completes'),
+      count('payout_release').as('releases'),
+    ])
     .where('charges.kind', '=', 'payout')
     .groupBy(['charges.id', 'charges.status'])
     .having((eb) =>
@@ -278,7 +350,9 @@ export function payoutsMovedWrongly(db: Db): Promise<Array<{ id: string; status:
  * exactly once, for exactly the refund's amount, and given back once if the refund failed, never
  * otherwise.
  */
-export function merchantRefundsMovedWrongly(db: Db): Promise<Array<{ id: string; status: string; reserves: number; reserved: number; releases: number }>> {
+export function merchantRefundsMovedWrongly(
+  db: Db,
+): Promise<Array<{ id: string; status: string; reserves: number; reserved: number; releases: number }>> {
   const movements = (kind: 'refund_reserve' | 'refund_release') =>
     db
       .selectFrom('ledger_transactions')
@@ -287,7 +361,9 @@ export function merchantRefundsMovedWrongly(db: Db): Promise<Array<{ id: string;
       .select([
         'ledger_transactions.reference',
         sql<number>`count(distinct ledger_transactions.id)`.as('times'),
-        sql<number>`sum(case when ledger_accounts.kind = 'refunds_due' then ledger_entries.amount_minor else 0 end)`.as('due'),
+        sql<number>`sum(case when ledger_accounts.kind = 'refunds_due' then ledger_entries.amount_minor else 0 end)`.as(
+          'due',
+        ),
       ])
       .where('ledger_transactions.kind', '=', kind)
       .groupBy('ledger_transactions.reference');
@@ -318,7 +394,9 @@ export function merchantRefundsMovedWrongly(db: Db): Promise<Array<{ id: string;
  * every merchant refund that has not failed), or that have refunds without having succeeded.
  * (More than was paid the database itself refuses: a CHECK on the column.)
  */
-export function refundTotalsWrong(db: Db): Promise<Array<{ id: string; status: string; refunded_minor: number; counted: number }>> {
+export function refundTotalsWrong(
+  db: Db,
+): Promise<Array<{ id: string; status: string; refunded_minor: number; counted: number }>> {
   const counted = db
     .selectFrom('refunds')
     .select(['charge_ref', sql<number>`sum(amount_minor)`.as('total')])
@@ -328,9 +406,17 @@ export function refundTotalsWrong(db: Db): Promise<Array<{ id: string; status: s
   return db
     .selectFrom('charges')
     .leftJoin(counted, 'counted.charge_ref', 'charges.id')
-    .select(['charges.id', 'charges.status', 'charges.refunded_minor', sql<number>`coalesce(counted.total, 0)`.as('counted')])
+    .select([
+      'charges.id',
+      'charges.status',
+      'charges.refunded_minor',
+      sql<number>`coalesce(counted.total, 0)`.as('counted'),
+    ])
     .where((eb) =>
-      eb.or([eb(sql`coalesce(counted.total, 0)`, '!=', eb.ref('charges.refunded_minor')), eb.and([eb('charges.refunded_minor', '>', 0), eb('charges.status', '!=', 'success')])]),
+      eb.or([
+        eb(sql`coalesce(counted.total, 0)`, '!=', eb.ref('charges.refunded_minor')),
+        eb.and([eb('charges.refunded_minor', '>', 0), eb('charges.status', '!=', 'success')]),
+      ]),
     )
     .execute();
 }

@@ -34,43 +34,73 @@ export interface Movement {
   reference: string;
 }
 
-const merchantAccount = (m: Movement, kind: 'collection' | 'main' | 'payout_reserve' | 'refunds_due'): AccountKey => ({ owner: m.merchantId, mode: m.mode, currency: m.currency, kind });
-const systemAccount = (m: Movement, kind: 'fees' | 'external'): AccountKey => ({ owner: SYSTEM, mode: m.mode, currency: m.currency, kind });
+const merchantAccount = (m: Movement, kind: 'collection' | 'main' | 'payout_reserve' | 'refunds_due'): AccountKey => ({
+  owner: m.merchantId,
+  mode: m.mode,
+  currency: m.currency,
+  kind,
+});
+const systemAccount = (m: Movement, kind: 'fees' | 'external'): AccountKey => ({
+  owner: SYSTEM,
+  mode: m.mode,
+  currency: m.currency,
+  kind,
+});
 
 /** A successful collection: the money comes in from outside, the merchant's collection balance gets it net of the fee. */
 export function creditCollection(trx: Db, m: Movement, now: number): Promise<void> {
-  return post(trx, { mode: m.mode, kind: 'collection', reference: m.reference }, [
-    { account: systemAccount(m, 'external'), amountMinor: -m.amountMinor },
-    { account: merchantAccount(m, 'collection'), amountMinor: m.amountMinor - m.feeMinor },
-    { account: systemAccount(m, 'fees'), amountMinor: m.feeMinor },
-  ], now);
+  return post(
+    trx,
+    { mode: m.mode, kind: 'collection', reference: m.reference },
+    [
+      { account: systemAccount(m, 'external'), amountMinor: -m.amountMinor },
+      { account: merchantAccount(m, 'collection'), amountMinor: m.amountMinor - m.feeMinor },
+      { account: systemAccount(m, 'fees'), amountMinor: m.feeMinor },
+    ],
+    now,
+  );
 }
 
 /** Sets a payout's amount and fee aside from the main balance; InsufficientFunds when it cannot cover them. */
 export function reservePayout(trx: Db, m: Movement, now: number): Promise<void> {
   const total = m.amountMinor + m.feeMinor;
-  return post(trx, { mode: m.mode, kind: 'payout_reserve', reference: m.reference }, [
-    { account: merchantAccount(m, 'main'), amountMinor: -total },
-    { account: merchantAccount(m, 'payout_reserve'), amountMinor: total },
-  ], now);
+  return post(
+    trx,
+    { mode: m.mode, kind: 'payout_reserve', reference: m.reference },
+    [
+      { account: merchantAccount(m, 'main'), amountMinor: -total },
+      { account: merchantAccount(m, 'payout_reserve'), amountMinor: total },
+    ],
+    now,
+  );
 }
 
 /** A payout that went out: the reservation pays the recipient and the fee. */
 export function completePayout(trx: Db, m: Movement, now: number): Promise<void> {
-  return post(trx, { mode: m.mode, kind: 'payout_complete', reference: m.reference }, [
-    { account: merchantAccount(m, 'payout_reserve'), amountMinor: -(m.amountMinor + m.feeMinor) },
-    { account: systemAccount(m, 'external'), amountMinor: m.amountMinor },
-    { account: systemAccount(m, 'fees'), amountMinor: m.feeMinor },
-  ], now);
+  return post(
+    trx,
+    { mode: m.mode, kind: 'payout_complete', reference: m.reference },
+    [
+      { account: merchantAccount(m, 'payout_reserve'), amountMinor: -(m.amountMinor + m.feeMinor) },
+      { account: systemAccount(m, 'external'), amountMinor: m.amountMinor },
+      { account: systemAccount(m, 'fees'), amountMinor: m.feeMinor },
+    ],
+    now,
+  );
 }
 
 /** A payout that failed: the reservation goes back to the main balance. */
 export function releasePayout(trx: Db, m: Movement, now: number): Promise<void> {
   const total = m.amountMinor + m.feeMinor;
-  return post(trx, { mode: m.mode, kind: 'payout_release', reference: m.reference }, [
-    { account: merchantAccount(m, 'payout_reserve'), amountMinor: -total },
-    { account: merchantAccount(m, 'main'), amountMinor: total },
-  ], now);
+  return post(
+    trx,
+    { mode: m.mode, kind: 'payout_release', reference: m.reference },
+    [
+      { account: merchantAccount(m, 'payout_reserve'), amountMinor: -total },
+      { account: merchantAccount(m, 'main'), amountMinor: total },
+    ],
+    now,
+  );
 }
 
 /**
@@ -79,10 +109,15 @@ export function releasePayout(trx: Db, m: Movement, now: number): Promise<void> 
  * It is held until the refund gives it back; the merchant's balances never see it.
  */
 export function holdForRefund(trx: Db, m: Movement, now: number): Promise<void> {
-  return post(trx, { mode: m.mode, kind: 'refund_hold', reference: m.reference }, [
-    { account: systemAccount(m, 'external'), amountMinor: -m.amountMinor },
-    { account: merchantAccount(m, 'refunds_due'), amountMinor: m.amountMinor },
-  ], now);
+  return post(
+    trx,
+    { mode: m.mode, kind: 'refund_hold', reference: m.reference },
+    [
+      { account: systemAccount(m, 'external'), amountMinor: -m.amountMinor },
+      { account: merchantAccount(m, 'refunds_due'), amountMinor: m.amountMinor },
+    ],
+    now,
+  );
 }
 
 /**
@@ -92,7 +127,11 @@ export function holdForRefund(trx: Db, m: Movement, now: number): Promise<void> 
  * so a payout or another refund deciding at the same moment waits for this one's answer.
  */
 export async function reserveRefund(trx: Db, m: Movement, now: number): Promise<void> {
-  const [collection, main] = await lockedBalances(trx, [merchantAccount(m, 'collection'), merchantAccount(m, 'main'), merchantAccount(m, 'refunds_due')], now);
+  const [collection, main] = await lockedBalances(
+    trx,
+    [merchantAccount(m, 'collection'), merchantAccount(m, 'main'), merchantAccount(m, 'refunds_due')],
+    now,
+  );
   const fromCollection = Math.min(m.amountMinor, collection!);
   const fromMain = m.amountMinor - fromCollection;
   if (fromMain > main!) throw new InsufficientFunds();
@@ -100,24 +139,39 @@ export async function reserveRefund(trx: Db, m: Movement, now: number): Promise<
     { account: merchantAccount(m, 'collection'), amountMinor: -fromCollection },
     { account: merchantAccount(m, 'main'), amountMinor: -fromMain },
   ];
-  return post(trx, { mode: m.mode, kind: 'refund_reserve', reference: m.reference }, [
-    ...taken.filter((posting) => posting.amountMinor !== 0),
-    { account: merchantAccount(m, 'refunds_due'), amountMinor: m.amountMinor },
-  ], now);
+  return post(
+    trx,
+    { mode: m.mode, kind: 'refund_reserve', reference: m.reference },
+    [
+      ...taken.filter((posting) => posting.amountMinor !== 0),
+      { account: merchantAccount(m, 'refunds_due'), amountMinor: m.amountMinor },
+    ],
+    now,
+  );
 }
 
 /** A merchant refund that failed: exactly what was reserved for it goes back to the accounts it came from. */
 export async function releaseRefund(trx: Db, m: Pick<Movement, 'mode' | 'reference'>, now: number): Promise<void> {
   const reserved = await postingsOf(trx, 'refund_reserve', m.reference);
-  return post(trx, { mode: m.mode, kind: 'refund_release', reference: m.reference }, reserved.map((posting) => ({ account: posting.account, amountMinor: -posting.amountMinor })), now);
+  return post(
+    trx,
+    { mode: m.mode, kind: 'refund_release', reference: m.reference },
+    reserved.map((posting) => ({ account: posting.account, amountMinor: -posting.amountMinor })),
+    now,
+  );
 }
 
 /** A refund that went out: the money held for it leaves for the customer. */
 export function completeRefund(trx: Db, m: Movement, now: number): Promise<void> {
-  return post(trx, { mode: m.mode, kind: 'refund_complete', reference: m.reference }, [
-    { account: merchantAccount(m, 'refunds_due'), amountMinor: -m.amountMinor },
-    { account: systemAccount(m, 'external'), amountMinor: m.amountMinor },
-  ], now);
+  return post(
+    trx,
+    { mode: m.mode, kind: 'refund_complete', reference: m.reference },
+    [
+      { account: merchantAccount(m, 'refunds_due'), amountMinor: -m.amountMinor },
+      { account: systemAccount(m, 'external'), amountMinor: m.amountMinor },
+    ],
+    now,
+  );
 }
 
 export interface Balances {
@@ -127,7 +181,10 @@ export interface Balances {
 
 export async function merchantBalances(db: Db, merchantId: string, mode: Mode, currency: string): Promise<Balances> {
   const key = { owner: merchantId, mode, currency };
-  const [mainMinor, collectionMinor] = await Promise.all([balanceOf(db, { ...key, kind: 'main' }), balanceOf(db, { ...key, kind: 'collection' })]);
+  const [mainMinor, collectionMinor] = await Promise.all([
+    balanceOf(db, { ...key, kind: 'main' }),
+    balanceOf(db, { ...key, kind: 'collection' }),
+  ]);
   return { mainMinor, collectionMinor };
 }
 
@@ -139,13 +196,25 @@ export async function merchantBalances(db: Db, merchantId: string, mode: Mode, c
 export async function settleCollections(db: Db, now = Date.now()): Promise<number> {
   let settled = 0;
   for (const account of await collectionsToSettle(db)) {
-    const m: Movement = { merchantId: account.owner, mode: account.mode, currency: account.currency, amountMinor: Number(account.balance_minor), feeMinor: 0, reference: '' };
+    const m: Movement = {
+      merchantId: account.owner,
+      mode: account.mode,
+      currency: account.currency,
+      amountMinor: Number(account.balance_minor),
+      feeMinor: 0,
+      reference: '',
+    };
     try {
       await db.transaction().execute((trx) =>
-        post(trx, { mode: m.mode, kind: 'settlement', reference: null }, [
-          { account: merchantAccount(m, 'collection'), amountMinor: -m.amountMinor },
-          { account: merchantAccount(m, 'main'), amountMinor: m.amountMinor },
-        ], now),
+        post(
+          trx,
+          { mode: m.mode, kind: 'settlement', reference: null },
+          [
+            { account: merchantAccount(m, 'collection'), amountMinor: -m.amountMinor },
+            { account: merchantAccount(m, 'main'), amountMinor: m.amountMinor },
+          ],
+          now,
+        ),
       );
       settled += 1;
     } catch (error) {
@@ -179,14 +248,27 @@ export async function checkLedger(db: Db): Promise<string[]> {
   ]);
   return [
     ...unbalanced.map((row) => `transaction ${row.transaction_id} sums to ${Number(row.total)}, not 0`),
-    ...drifted.map((row) => `account ${row.id} has balance ${row.balance_minor} but its entries sum to ${Number(row.entries_total)}`),
+    ...drifted.map(
+      (row) => `account ${row.id} has balance ${row.balance_minor} but its entries sum to ${Number(row.entries_total)}`,
+    ),
     ...twice.map((row) => `charge ${row.reference} was credited ${Number(row.credits)} times`),
     ...uncredited.map((row) => `paid session ${row.id} has ${Number(row.credits)} credited payments, not 1`),
-    ...unheld.map((row) => `uncounted successful charge ${row.id} was held for refund ${Number(row.holds)} times, not 1`),
+    ...unheld.map(
+      (row) => `uncounted successful charge ${row.id} was held for refund ${Number(row.holds)} times, not 1`,
+    ),
     ...refunds.map((row) => `refund ${row.id} (${row.status}) paid out ${Number(row.payouts)} times`),
-    ...reserves.map((row) => `merchant refund ${row.id} (${row.status}) reserved ${Number(row.reserves)} times (${Number(row.reserved)} in all) and released ${Number(row.releases)} times`),
-    ...totals.map((row) => `charge ${row.id} (${row.status}) shows ${Number(row.refunded_minor)} refunded, but its refunds count ${Number(row.counted)}`),
-    ...payouts.map((row) => `payout ${row.id} (${row.status}) was reserved ${Number(row.reserves)}, paid out ${Number(row.completes)} and released ${Number(row.releases)} times`),
+    ...reserves.map(
+      (row) =>
+        `merchant refund ${row.id} (${row.status}) reserved ${Number(row.reserves)} times (${Number(row.reserved)} in all) and released ${Number(row.releases)} times`,
+    ),
+    ...totals.map(
+      (row) =>
+        `charge ${row.id} (${row.status}) shows ${Number(row.refunded_minor)} refunded, but its refunds count ${Number(row.counted)}`,
+    ),
+    ...payouts.map(
+      (row) =>
+        `payout ${row.id} (${row.status}) was reserved ${Number(row.reserves)}, paid out ${Number(row.completes)} and released ${Number(row.releases)} times`,
+    ),
   ];
 }
 

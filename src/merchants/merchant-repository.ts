@@ -26,7 +26,10 @@ export async function findMerchant(db: Db, id: string): Promise<Merchant | undef
 }
 
 export async function countMerchants(db: Db): Promise<number> {
-  const row = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('merchants')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -35,7 +38,9 @@ export async function updateMerchant(db: Db, id: string, patch: Updateable<Merch
   return result.numUpdatedRows > 0n;
 }
 
-const keyByHash = prepared((db, tokenHash: string) => db.selectFrom('api_keys').selectAll().where('token_hash', '=', tokenHash));
+const keyByHash = prepared((db, tokenHash: string) =>
+  db.selectFrom('api_keys').selectAll().where('token_hash', '=', tokenHash),
+);
 
 export async function findKeyByHash(db: Db, tokenHash: string): Promise<ApiKey | undefined> {
   return (await keyByHash(db, tokenHash))[0];
@@ -65,7 +70,11 @@ export const DEMO_MERCHANT_MARKER = 'demo_merchant_created';
  * never removed, so the one merchant of a gateway whose first start made the demo is the demo.
  */
 export async function soleDemoMerchant(db: Db): Promise<Pick<Merchant, 'id' | 'name'> | null> {
-  const marker = await db.selectFrom('app_state').select('key').where('key', '=', DEMO_MERCHANT_MARKER).executeTakeFirst();
+  const marker = await db
+    .selectFrom('app_state')
+    .select('key')
+    .where('key', '=', DEMO_MERCHANT_MARKER)
+    .executeTakeFirst();
   if (!marker) return null;
   const merchants = await db.selectFrom('merchants').select(['id', 'name']).limit(2).execute();
   return merchants.length === 1 ? merchants[0]! : null;

@@ -61,11 +61,30 @@ export async function createMerchant(db: Db, input: NewMerchant, now = Date.now(
       trx,
       MODES.flatMap((mode) => [
         secretKeyRow(id, mode, secrets[mode], now),
-        { id: ids.apiKey(), merchant_id: id, mode, kind: 'public' as const, visible: publics[mode], token_hash: hashKey(publics[mode]), expires_at: null, created_at: now },
+        {
+          id: ids.apiKey(),
+          merchant_id: id,
+          mode,
+          kind: 'public' as const,
+          visible: publics[mode],
+          token_hash: hashKey(publics[mode]),
+          expires_at: null,
+          created_at: now,
+        },
       ]),
     );
     if (input.createdBy !== undefined) {
-      await recordAudit(trx, { merchantId: id, userId: input.createdBy, action: 'merchant.create', subject: id, detail: { name: input.name, email: input.email, fee_percent: input.feeBasisPoints / 100 } }, now);
+      await recordAudit(
+        trx,
+        {
+          merchantId: id,
+          userId: input.createdBy,
+          action: 'merchant.create',
+          subject: id,
+          detail: { name: input.name, email: input.email, fee_percent: input.feeBasisPoints / 100 },
+        },
+        now,
+      );
     }
   });
   return {
@@ -104,7 +123,14 @@ export interface RolledKey {
  * Issues a new secret key at once; the merchant's older keys of that mode stop at `now + expireOldInMs`.
  * The roll is written to the audit log in the same transaction, as done by `actorId` (null: the command line).
  */
-export async function rollSecretKey(db: Db, merchantId: string, mode: Mode, expireOldInMs: number, now = Date.now(), actorId: string | null = null): Promise<RolledKey | null> {
+export async function rollSecretKey(
+  db: Db,
+  merchantId: string,
+  mode: Mode,
+  expireOldInMs: number,
+  now = Date.now(),
+  actorId: string | null = null,
+): Promise<RolledKey | null> {
   const token = ids.secretKey(mode);
   const expiresAt = now + expireOldInMs;
   const rolled = await db.transaction().execute(async (trx) => {
@@ -112,7 +138,17 @@ export async function rollSecretKey(db: Db, merchantId: string, mode: Mode, expi
     await repo.expireSecretKeys(trx, merchantId, mode, expiresAt);
     const key = secretKeyRow(merchantId, mode, token, now);
     await repo.insertApiKeys(trx, [key]);
-    await recordAudit(trx, { merchantId, userId: actorId, action: 'key.roll', subject: key.id, detail: { mode, visible: key.visible, old_keys_expire_at: new Date(expiresAt).toISOString() } }, now);
+    await recordAudit(
+      trx,
+      {
+        merchantId,
+        userId: actorId,
+        action: 'key.roll',
+        subject: key.id,
+        detail: { mode, visible: key.visible, old_keys_expire_at: new Date(expiresAt).toISOString() },
+      },
+      now,
+    );
     return true;
   });
   return rolled ? { merchant_id: merchantId, mode, secret_key: token, old_keys_expire_at: expiresAt } : null;
@@ -173,7 +209,10 @@ export async function lookUpKey(db: Db, token: string, now = Date.now()): Promis
     remember(unknownKeyCaches, db, UNKNOWN_KEY_CACHE_MAX, hash, now);
     return null;
   }
-  const principal: Principal = kind === 'public' ? { merchantId: key.merchant_id, mode: key.mode, publicKey: true } : { merchantId: key.merchant_id, mode: key.mode };
+  const principal: Principal =
+    kind === 'public'
+      ? { merchantId: key.merchant_id, mode: key.mode, publicKey: true }
+      : { merchantId: key.merchant_id, mode: key.mode };
   const cached: CachedKey = { principal, expiresAt: key.expires_at, fetchedAt: now };
   remember(keyCaches, db, KEY_CACHE_MAX, hash, cached);
   return principalUnlessExpired(cached, now);
@@ -207,7 +246,12 @@ export const isBrandLogoUrl = (text: string): boolean => text.startsWith('https:
 export const isBrandColor = (text: string): boolean => /^#[0-9a-f]{6}$/i.test(text);
 
 /** Changes what is given; `db` may be the caller's transaction, so that the change and its audit entry go together. */
-export async function updateMerchantSettings(db: Db, merchantId: string, settings: MerchantSettings, now = Date.now()): Promise<boolean> {
+export async function updateMerchantSettings(
+  db: Db,
+  merchantId: string,
+  settings: MerchantSettings,
+  now = Date.now(),
+): Promise<boolean> {
   return repo.updateMerchant(db, merchantId, {
     ...(settings.name !== undefined && { name: settings.name }),
     ...(settings.webhookUrl !== undefined && { webhook_url: settings.webhookUrl }),

@@ -34,7 +34,12 @@ export function trackRequests(app: App, registry: Registry): void {
     const key = `${reply.statusCode} ${request.method} ${route}`;
     let entry = series.get(key);
     if (!entry) {
-      entry = { labels: { route, method: request.method, status: reply.statusCode }, count: 0, sum: 0, inBucket: DURATION_BUCKETS.map(() => 0).concat(0) };
+      entry = {
+        labels: { route, method: request.method, status: reply.statusCode },
+        count: 0,
+        sum: 0,
+        inBucket: DURATION_BUCKETS.map(() => 0).concat(0),
+      };
       series.set(key, entry);
     }
     const seconds = reply.elapsedTime / 1000;
@@ -47,8 +52,12 @@ export function trackRequests(app: App, registry: Registry): void {
   register(registry, REQUESTS, 'counter', 'HTTP requests answered, by route pattern, method and status.', () =>
     [...series.values()].map((entry) => ({ labels: entry.labels, value: entry.count })),
   );
-  register(registry, DURATION, 'histogram', 'Time from receiving a request to finishing its response, by route pattern, method and status.', () =>
-    [...series.values()].flatMap(histogramSamples),
+  register(
+    registry,
+    DURATION,
+    'histogram',
+    'Time from receiving a request to finishing its response, by route pattern, method and status.',
+    () => [...series.values()].flatMap(histogramSamples),
   );
 }
 
@@ -69,16 +78,36 @@ function histogramSamples(entry: Series): Sample[] {
   let cumulative = 0;
   const buckets = entry.inBucket.map((count, index) => {
     cumulative += count;
-    return { metricName: `${DURATION}_bucket`, labels: { ...entry.labels, le: DURATION_BUCKETS[index] ?? '+Inf' }, value: cumulative };
+    return {
+      metricName: `${DURATION}_bucket`,
+      labels: { ...entry.labels, le: DURATION_BUCKETS[index] ?? '+Inf' },
+      value: cumulative,
+    };
   });
-  return [...buckets, { metricName: `${DURATION}_sum`, labels: entry.labels, value: entry.sum }, { metricName: `${DURATION}_count`, labels: entry.labels, value: entry.count }];
+  return [
+    ...buckets,
+    { metricName: `${DURATION}_sum`, labels: entry.labels, value: entry.sum },
+    { metricName: `${DURATION}_count`, labels: entry.labels, value: entry.count },
+  ];
 }
 
 /**
  * A metric the registry formats like its own: prom-client asks each registered metric for its
  * name, help, type and samples (`get`), and needs nothing else of it.
  */
-function register(registry: Registry, name: string, type: 'counter' | 'histogram', help: string, samples: () => Sample[]): void {
-  const metric = { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: samples() }) };
+function register(
+  registry: Registry,
+  name: string,
+  type: 'counter' | 'histogram',
+  help: string,
+  samples: () => Sample[],
+): void {
+  const metric = {
+    name,
+    help,
+    type,
+    aggregator: 'sum',
+    get: async () => ({ name, help, type, aggregator: 'sum', values: samples() }),
+  };
   registry.registerMetric(metric as unknown as Metric);
 }

@@ -31,9 +31,13 @@ export function registerMetrics(app: App, { config, db }: MetricsDeps): void {
     {
       schema: {
         summary: 'Prometheus metrics',
-        description: 'The Prometheus text format. When METRICS_TOKEN is set, send `Authorization: Bearer <METRICS_TOKEN>` (not a secret key).',
+        description:
+          'The Prometheus text format. When METRICS_TOKEN is set, send `Authorization: Bearer <METRICS_TOKEN>` (not a secret key).',
         response: {
-          200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: Type.String() } } },
+          200: {
+            description: 'Prometheus text exposition format 0.0.4',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
           401: Type.Ref(ErrorEnvelope),
         },
       },

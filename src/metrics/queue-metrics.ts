@@ -26,7 +26,8 @@ export interface QueueMetrics {
  * in step by the code that writes the rows, so that they stay true across processes and restarts.
  */
 export function queueMetrics(registry: Registry, db: Kysely<DB>): QueueMetrics {
-  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+  const gauge = (name: string, help: string, labelNames: string[] = []) =>
+    new Gauge({ name, help, labelNames, registers: [registry] });
   const sessions = gauge('lipira_checkout_sessions', 'Checkout sessions by status.', ['status']);
   const deliveries = gauge('lipira_webhook_deliveries', 'Webhook deliveries by status.', ['status']);
   const deliveriesWaited = gauge(
@@ -38,7 +39,11 @@ export function queueMetrics(registry: Registry, db: Kysely<DB>): QueueMetrics {
     'lipira_email_queue_oldest_seconds',
     'How long the longest-waiting due email has been due (0 when none is): grows when sending falls behind.',
   );
-  const inReview = gauge('lipira_live_in_review', 'Live payments, payouts and refunds flagged for review: no final answer from their operator for too long.', ['kind']);
+  const inReview = gauge(
+    'lipira_live_in_review',
+    'Live payments, payouts and refunds flagged for review: no final answer from their operator for too long.',
+    ['kind'],
+  );
   const all = [sessions, deliveries, deliveriesWaited, emails, emailsWaited, inReview];
 
   return {

@@ -26,11 +26,18 @@ const ACCOUNT_COLUMNS = [
 
 /** False when the account number is already another charge's (the provider is then asked for another). */
 export async function insertTransferAccount(trx: Db, account: Insertable<BankTransferAccountsTable>): Promise<boolean> {
-  const inserted = await trx.insertInto('bank_transfer_accounts').values(account).onConflict((oc) => oc.doNothing()).returning('charge_ref').executeTakeFirst();
+  const inserted = await trx
+    .insertInto('bank_transfer_accounts')
+    .values(account)
+    .onConflict((oc) => oc.doNothing())
+    .returning('charge_ref')
+    .executeTakeFirst();
   return inserted !== undefined;
 }
 
-const accountByCharge = prepared((db, chargeRef: string) => db.selectFrom('bank_transfer_accounts').select(ACCOUNT_COLUMNS).where('charge_ref', '=', chargeRef));
+const accountByCharge = prepared((db, chargeRef: string) =>
+  db.selectFrom('bank_transfer_accounts').select(ACCOUNT_COLUMNS).where('charge_ref', '=', chargeRef),
+);
 
 /** The account of a bank transfer charge; none for any other charge. */
 export async function findTransferAccount(db: Db, chargeRef: string): Promise<TransferAccount | undefined> {
@@ -63,7 +70,11 @@ const transferWithLogs = prepared((db, merchantId: string, mode: Principal['mode
 );
 
 /** A merchant's direct bank transfer charge by its `charge_id`, in the key's mode, with its account and logs in one statement. */
-export async function findBankTransferWithLogs(db: Db, owner: Principal, chargeId: string): Promise<(BankTransfer & { logs: LogEntry[] }) | undefined> {
+export async function findBankTransferWithLogs(
+  db: Db,
+  owner: Principal,
+  chargeId: string,
+): Promise<(BankTransfer & { logs: LogEntry[] }) | undefined> {
   const row = (await transferWithLogs(db, owner.merchantId, owner.mode, chargeId))[0];
   return row && withLogsRead(row);
 }

@@ -3,7 +3,12 @@ import type { App } from '../http/app-type.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
 import { normalizeBody, normalizing } from '../http/tolerance.ts';
-import { BankTransferDetailsResponse, InitializeBankTransferBody, InitializeBankTransferResponse, TransferDetailsQuery } from './bank-transfer-schemas.ts';
+import {
+  BankTransferDetailsResponse,
+  InitializeBankTransferBody,
+  InitializeBankTransferResponse,
+  TransferDetailsQuery,
+} from './bank-transfer-schemas.ts';
 import { initializedTransfer, transferDetails } from './bank-transfer-views.ts';
 import { bankTransferDetails, initializeBankTransfer } from './bank-transfers.ts';
 import { ChargeIdParams } from './mobile-money-schemas.ts';
@@ -15,7 +20,11 @@ export function registerBankTransferRoutes(app: App, payments: PaymentDeps): voi
     {
       config: { auth: 'secret' },
       preValidation: normalizing(normalizeBody),
-      schema: { summary: 'Charge by bank transfer: opens a one-time account, valid for an hour, for the exact amount', body: InitializeBankTransferBody, response: { 201: InitializeBankTransferResponse, ...errorResponses } },
+      schema: {
+        summary: 'Charge by bank transfer: opens a one-time account, valid for an hour, for the exact amount',
+        body: InitializeBankTransferBody,
+        response: { 201: InitializeBankTransferResponse, ...errorResponses },
+      },
     },
     async (request, reply) => {
       const { charge, account } = await initializeBankTransfer(payments, principalOf(request), request.body);
@@ -27,10 +36,20 @@ export function registerBankTransferRoutes(app: App, payments: PaymentDeps): voi
     '/direct-charge/transactions/:charge_id/details',
     {
       config: { auth: 'secret' },
-      schema: { summary: 'A bank transfer charge, with who paid and its logs; test keys may settle it with transaction_status', params: ChargeIdParams, querystring: TransferDetailsQuery, response: { 200: BankTransferDetailsResponse, ...errorResponses } },
+      schema: {
+        summary: 'A bank transfer charge, with who paid and its logs; test keys may settle it with transaction_status',
+        params: ChargeIdParams,
+        querystring: TransferDetailsQuery,
+        response: { 200: BankTransferDetailsResponse, ...errorResponses },
+      },
     },
     async (request) => {
-      const transfer = await bankTransferDetails(payments, principalOf(request), request.params.charge_id, request.query.transaction_status);
+      const transfer = await bankTransferDetails(
+        payments,
+        principalOf(request),
+        request.params.charge_id,
+        request.query.transaction_status,
+      );
       return success('Transaction retrieved successfully.', transferDetails(transfer, transfer.logs));
     },
   );

@@ -17,20 +17,41 @@ export const InitializeBankTransferBody = Type.Object(
     first_name: Type.Optional(Name),
     last_name: Type.Optional(Name),
     mobile: Type.Optional(Type.String({ maxLength: 32 })),
-    create_permanent_account: Type.Optional(Type.Unknown({ description: 'Accepted and ignored: every account is one-time, expiring after an hour.' })),
+    create_permanent_account: Type.Optional(
+      Type.Unknown({ description: 'Accepted and ignored: every account is one-time, expiring after an hour.' }),
+    ),
   },
   {
-    examples: [{ payment_method: 'mobile_bank_transfer', amount: 25000, currency: 'MWK', charge_id: 'ORDER-2024-0042', email: 'chisomo@example.com', first_name: 'Chisomo', last_name: 'Banda' }],
+    examples: [
+      {
+        payment_method: 'mobile_bank_transfer',
+        amount: 25000,
+        currency: 'MWK',
+        charge_id: 'ORDER-2024-0042',
+        email: 'chisomo@example.com',
+        first_name: 'Chisomo',
+        last_name: 'Banda',
+      },
+    ],
   },
 );
 
 export const TransferDetailsQuery = Type.Object({
   transaction_status: Type.Optional(
-    Type.Unsafe<'successful' | 'success' | 'failed' | 'pending'>({ type: 'string', enum: ['successful', 'success', 'failed', 'pending'], description: 'Test keys only: settles a pending charge to this outcome.' }),
+    Type.Unsafe<'successful' | 'success' | 'failed' | 'pending'>({
+      type: 'string',
+      enum: ['successful', 'success', 'failed', 'pending'],
+      description: 'Test keys only: settles a pending charge to this outcome.',
+    }),
   ),
 });
 
-const AccountDetails = Type.Object({ bank_name: Type.String(), account_number: Type.String(), account_name: Type.String(), account_expiration_timestamp: Type.Integer() });
+const AccountDetails = Type.Object({
+  bank_name: Type.String(),
+  account_number: Type.String(),
+  account_name: Type.String(),
+  account_expiration_timestamp: Type.Integer(),
+});
 
 const TransferFields = {
   charge_id: Type.String(),
@@ -65,7 +86,12 @@ const PayerAuthorization = Type.Object({
 
 const withExample = <T extends TSchema>(schema: T, example: Static<T>): T => ({ ...schema, examples: [example] });
 
-const EXAMPLE_ACCOUNT = { bank_name: 'Lipira Sandbox Bank', account_number: '4829163057', account_name: 'Lipira / Mango Shop', account_expiration_timestamp: 1717237800 };
+const EXAMPLE_ACCOUNT = {
+  bank_name: 'Lipira Sandbox Bank',
+  account_number: '4829163057',
+  account_name: 'Lipira / Mango Shop',
+  account_expiration_timestamp: 1717237800,
+};
 const EXAMPLE_TRANSFER = {
   charge_id: 'ORDER-2024-0042',
   ref_id: '48213950671',
@@ -84,14 +110,33 @@ const EXAMPLE_TRANSFER = {
 };
 
 export const InitializeBankTransferResponse = withExample(
-  SuccessEnvelope(Type.Object({ payment_account_details: AccountDetails, transaction: Type.Object({ ...TransferFields, authorization: Type.Object({ channel: Type.String() }) }) })),
-  { status: 'success', message: 'Payment initialized successfully.', data: { payment_account_details: EXAMPLE_ACCOUNT, transaction: { ...EXAMPLE_TRANSFER, authorization: { channel: 'Mobile Bank Transfer' } } } },
+  SuccessEnvelope(
+    Type.Object({
+      payment_account_details: AccountDetails,
+      transaction: Type.Object({ ...TransferFields, authorization: Type.Object({ channel: Type.String() }) }),
+    }),
+  ),
+  {
+    status: 'success',
+    message: 'Payment initialized successfully.',
+    data: {
+      payment_account_details: EXAMPLE_ACCOUNT,
+      transaction: { ...EXAMPLE_TRANSFER, authorization: { channel: 'Mobile Bank Transfer' } },
+    },
+  },
 );
 
 export const BankTransferDetailsResponse = withExample(
   SuccessEnvelope(
     Type.Object({
-      transaction: Type.Object({ ...TransferFields, completed_at: NullableString, failure_reason: NullableString, failure_code: NullableString, authorization: PayerAuthorization, logs: Type.Array(Log) }),
+      transaction: Type.Object({
+        ...TransferFields,
+        completed_at: NullableString,
+        failure_reason: NullableString,
+        failure_code: NullableString,
+        authorization: PayerAuthorization,
+        logs: Type.Array(Log),
+      }),
       payment_account_details: AccountDetails,
     }),
   ),
@@ -121,7 +166,12 @@ export const BankTransferDetailsResponse = withExample(
           completed_at: '2024-06-01T09:34:12.000000Z',
         },
         logs: [
-          { type: 'log', message: 'Bank transfer requested: account 4829163057 at Lipira Sandbox Bank opened until 2024-06-01T10:30:00.000Z', created_at: '2024-06-01T09:30:00.000000Z' },
+          {
+            type: 'log',
+            message:
+              'Bank transfer requested: account 4829163057 at Lipira Sandbox Bank opened until 2024-06-01T10:30:00.000Z',
+            created_at: '2024-06-01T09:30:00.000000Z',
+          },
           { type: 'log', message: 'Payment completed', created_at: '2024-06-01T09:34:12.000000Z' },
         ],
       },

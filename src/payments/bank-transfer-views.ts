@@ -8,7 +8,9 @@ import { CHANNEL_NAMES, eventTypeOf, logViews } from './charge-views.ts';
 export const accountNameFor = (merchantName: string) => `Lipira / ${merchantName}`.slice(0, 100);
 
 /** The account the customer pays into, as initialize answers it: the expiry in unix seconds. */
-export function accountDetails(account: Pick<TransferAccount, 'bank_name' | 'account_number' | 'account_name' | 'expires_at'>) {
+export function accountDetails(
+  account: Pick<TransferAccount, 'bank_name' | 'account_number' | 'account_name' | 'expires_at'>,
+) {
   return {
     bank_name: account.bank_name,
     account_number: account.account_number,
@@ -42,7 +44,10 @@ export function transferRecord(charge: Charge) {
 }
 
 /** How a bank transfer was paid, as details and its webhook show it: the payer once a transfer arrived (the account number masked). */
-export function transferAuthorization(charge: Charge, account: Pick<TransferAccount, 'payer_bank' | 'payer_account_number' | 'payer_account_name'> | undefined) {
+export function transferAuthorization(
+  charge: Charge,
+  account: Pick<TransferAccount, 'payer_bank' | 'payer_account_number' | 'payer_account_name'> | undefined,
+) {
   return {
     channel: CHANNEL_NAMES.bank_transfer,
     card_number: null,
@@ -60,7 +65,10 @@ export function transferAuthorization(charge: Charge, account: Pick<TransferAcco
 
 /** What initialize answers: the account to pay into, and the pending charge. */
 export function initializedTransfer(charge: Charge, account: TransferAccount) {
-  return { payment_account_details: accountDetails(account), transaction: Object.assign(transferRecord(charge), { authorization: { channel: CHANNEL_NAMES.bank_transfer } }) };
+  return {
+    payment_account_details: accountDetails(account),
+    transaction: Object.assign(transferRecord(charge), { authorization: { channel: CHANNEL_NAMES.bank_transfer } }),
+  };
 }
 
 /** Details: the charge with when and how it ended (a failure's reason and code), who paid, its logs, and the account it is paid into. */

@@ -9,7 +9,13 @@ import { maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { transferExpiresAt } from './bank-transfer-expiry.ts';
 import { accountNameFor } from './bank-transfer-views.ts';
-import { findBankTransferWithLogs, findTransferAccount, insertTransferAccount, type BankTransfer, type TransferAccount } from './bank-transfer-repository.ts';
+import {
+  findBankTransferWithLogs,
+  findTransferAccount,
+  insertTransferAccount,
+  type BankTransfer,
+  type TransferAccount,
+} from './bank-transfer-repository.ts';
 import { completeCharge, refreshCharge } from './charge-completion.ts';
 import type { Charge } from './charge-repository.ts';
 import { newPendingCharge } from './pending-charge.ts';
@@ -46,26 +52,81 @@ class AccountNumberTaken extends Error {}
  * Opening an account moves no money, so it is asked for before the charge is recorded, as for a
  * mobile money charge; a retry of the same request answers the same charge and account.
  */
-export async function initializeBankTransfer(deps: PaymentDeps, owner: Principal, request: BankTransferRequest, now = Date.now()): Promise<{ charge: Charge; account: TransferAccount }> {
+export async function initializeBankTransfer(
+  deps: PaymentDeps,
+  owner: Principal,
+  request: BankTransferRequest,
+  now = Date.now(),
+): Promise<{ charge: Charge; account: TransferAccount }> {
   if (request.payment_method !== BANK_TRANSFER_METHOD) {
-    throw ApiError.field('payment_method', `The selected payment method is invalid: use ${BANK_TRANSFER_METHOD} (a one-time account to pay into by bank transfer).`);
+    throw ApiError.field(
+      'payment_method',
+      `The selected payment method is invalid: use ${BANK_TRANSFER_METHOD} (a one-time account to pay into by bank transfer).`,
+    );
   }
-  if (request.currency !== 'MWK') throw ApiError.field('currency', 'The currency must be MWK: bank transfers to a one-time account are taken in MWK only.');
+  if (request.currency !== 'MWK')
+    throw ApiError.field(
+      'currency',
+      'The currency must be MWK: bank transfers to a one-time account are taken in MWK only.',
+    );
   const mobile = request.mobile === undefined ? null : parseMalawiMobile(request.mobile);
-  const hash = requestHash({ kind: 'bank_transfer', amount: request.amount, charge_id: request.charge_id, email: request.email, first_name: request.first_name, last_name: request.last_name, mobile: mobile?.msisdn ?? request.mobile });
+  const hash = requestHash({
+    kind: 'bank_transfer',
+    amount: request.amount,
+    charge_id: request.charge_id,
+    email: request.email,
+    first_name: request.first_name,
+    last_name: request.last_name,
+    mobile: mobile?.msisdn ?? request.mobile,
+  });
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return withAccount(deps, existing);
   const merchant = await findMerchant(deps.db, owner.merchantId);
   const id = ids.charge();
   for (;;) {
-    const opened = await openAccount(deps, owner, id, request.amount * 100, accountNameFor(merchant?.name ?? 'Merchant'), now);
-    const account: TransferAccount = { ...opened, payer_bank: null, payer_account_number: null, payer_account_name: null };
-    const make = () => transferCharge({ id, owner, request, hash, mobile: mobile ? maskMsisdn(mobile.msisdn) : null, providerState: opened.providerState, checkAt: opened.checkAt }, now);
+    const opened = await openAccount(
+      deps,
+      owner,
+      id,
+      request.amount * 100,
+      accountNameFor(merchant?.name ?? 'Merchant'),
+      now,
+    );
+    const account: TransferAccount = {
+      ...opened,
+      payer_bank: null,
+      payer_account_number: null,
+      payer_account_name: null,
+    };
+    const make = () =>
+      transferCharge(
+        {
+          id,
+          owner,
+          request,
+          hash,
+          mobile: mobile ? maskMsisdn(mobile.msisdn) : null,
+          providerState: opened.providerState,
+          checkAt: opened.checkAt,
+        },
+        now,
+      );
     try {
-      const { charge, created } = await insertUniqueRecord(deps, { owner, request, hash }, make, async (trx, charge) => {
-        if (!(await insertTransferAccount(trx, { charge_ref: charge.id, ...accountRow(account) }))) throw new AccountNumberTaken();
-        await addLog(trx, charge.id, `Bank transfer requested: account ${account.account_number} at ${account.bank_name} opened until ${new Date(account.expires_at).toISOString()}`, now);
-      });
+      const { charge, created } = await insertUniqueRecord(
+        deps,
+        { owner, request, hash },
+        make,
+        async (trx, charge) => {
+          if (!(await insertTransferAccount(trx, { charge_ref: charge.id, ...accountRow(account) })))
+            throw new AccountNumberTaken();
+          await addLog(
+            trx,
+            charge.id,
+            `Bank transfer requested: account ${account.account_number} at ${account.bank_name} opened until ${new Date(account.expires_at).toISOString()}`,
+            now,
+          );
+        },
+      );
       return created ? { charge, account } : withAccount(deps, charge);
     } catch (error) {
       if (!(error instanceof AccountNumberTaken)) throw error;
@@ -73,15 +134,36 @@ export async function initializeBankTransfer(deps: PaymentDeps, owner: Principal
   }
 }
 
-const accountRow = ({ bank_name, account_number, account_name, expires_at }: TransferAccount) => ({ bank_name, account_number, account_name, expires_at });
+const accountRow = ({ bank_name, account_number, account_name, expires_at }: TransferAccount) => ({
+  bank_name,
+  account_number,
+  account_name,
+  expires_at,
+});
 
 /** Asks the provider for a one-time account; a refusal is the customer's or merchant's 400. */
-async function openAccount(deps: PaymentDeps, owner: Principal, reference: string, amountMinor: number, accountName: string, now: number) {
+async function openAccount(
+  deps: PaymentDeps,
+  owner: Principal,
+  reference: string,
+  amountMinor: number,
+  accountName: string,
+  now: number,
+) {
   const expiresAt = transferExpiresAt({ created_at: now });
-  const started: BankTransferStart = await deps.providerFor(owner.mode).startBankTransfer({ reference, amountMinor, currency: 'MWK', accountName, expiresAt });
+  const started: BankTransferStart = await deps
+    .providerFor(owner.mode)
+    .startBankTransfer({ reference, amountMinor, currency: 'MWK', accountName, expiresAt });
   if (!started.accepted) throw ApiError.field('payment_method', started.message);
   // Asked again no later than the expiry, so that the settler ends an account nobody paid into.
-  return { bank_name: started.account.bankName, account_number: started.account.accountNumber, account_name: accountName, expires_at: expiresAt, providerState: started.providerState, checkAt: Math.min(started.checkAt, expiresAt) };
+  return {
+    bank_name: started.account.bankName,
+    account_number: started.account.accountNumber,
+    account_name: accountName,
+    expires_at: expiresAt,
+    providerState: started.providerState,
+    checkAt: Math.min(started.checkAt, expiresAt),
+  };
 }
 
 async function withAccount(deps: PaymentDeps, charge: Charge): Promise<{ charge: Charge; account: TransferAccount }> {
@@ -102,13 +184,22 @@ const SETTLED: Record<'success' | 'failed', Outcome> = {
  * one as a transfer (or its failure) would, ledger and webhook included; a live key may not use it.
  * Any other record with that `charge_id` is not found here.
  */
-export async function bankTransferDetails(deps: PaymentDeps, owner: Principal, chargeId: string, transactionStatus: TransferTestOutcome | undefined, now = Date.now()): Promise<BankTransfer & { logs: LogEntry[] }> {
+export async function bankTransferDetails(
+  deps: PaymentDeps,
+  owner: Principal,
+  chargeId: string,
+  transactionStatus: TransferTestOutcome | undefined,
+  now = Date.now(),
+): Promise<BankTransfer & { logs: LogEntry[] }> {
   if (transactionStatus !== undefined && owner.mode === 'live') {
     throw ApiError.field('transaction_status', 'The transaction status can only be used with a test key.');
   }
   const found = REFERENCE_PATTERN.test(chargeId) ? await findBankTransferWithLogs(deps.db, owner, chargeId) : undefined;
   if (!found) throw new ApiError('transactionNotFound');
-  const settle = transactionStatus === undefined || transactionStatus === 'pending' || found.status !== 'pending' ? null : SETTLED[transactionStatus === 'failed' ? 'failed' : 'success'];
+  const settle =
+    transactionStatus === undefined || transactionStatus === 'pending' || found.status !== 'pending'
+      ? null
+      : SETTLED[transactionStatus === 'failed' ? 'failed' : 'success'];
   const current = settle ? await completeCharge(deps, found, settle, now) : await refreshCharge(deps, found, now);
   if (current === found) return found;
   // It ended just now (or someone else ended it): read it again, logs and all.
@@ -127,7 +218,10 @@ interface NewTransfer {
 }
 
 /** The charge row, made afresh on each insert try (its `ref_id` may be what conflicted). */
-function transferCharge({ id, owner, request, hash, mobile, providerState, checkAt }: NewTransfer, now: number): Charge {
+function transferCharge(
+  { id, owner, request, hash, mobile, providerState, checkAt }: NewTransfer,
+  now: number,
+): Charge {
   return newPendingCharge(
     {
       id,

@@ -5,7 +5,10 @@ import { discardUnstarted } from './charge-repository.ts';
 export type CardAuthentication = Selectable<CardAuthenticationsTable>;
 type Db = Kysely<DB>;
 
-export async function insertCardAuthentication(db: Db, authentication: Insertable<CardAuthenticationsTable>): Promise<void> {
+export async function insertCardAuthentication(
+  db: Db,
+  authentication: Insertable<CardAuthenticationsTable>,
+): Promise<void> {
   await db.insertInto('card_authentications').values(authentication).execute();
 }
 
@@ -45,7 +48,16 @@ export async function discardUnstartedCard(db: Db, chargeRef: string): Promise<v
   await db
     .deleteFrom('card_authentications')
     .where('charge_ref', '=', chargeRef)
-    .where((eb) => eb.exists(eb.selectFrom('charges').select('id').where('id', '=', chargeRef).where('status', '=', 'pending').where('provider_state', 'is', null)))
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('charges')
+          .select('id')
+          .where('id', '=', chargeRef)
+          .where('status', '=', 'pending')
+          .where('provider_state', 'is', null),
+      ),
+    )
     .execute();
   await discardUnstarted(db, chargeRef);
 }

@@ -8,7 +8,14 @@ import { isCardProblem, maskCardNumber, passesLuhn, readCard, type CardDetails }
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
 import { requestHash } from '../shared/request-hash.ts';
-import { discardUnstartedCard, findAuthenticationByReference, findAuthenticationOfCharge, insertCardAuthentication, recordWrongCode, type CardAuthentication } from './card-authentication-repository.ts';
+import {
+  discardUnstartedCard,
+  findAuthenticationByReference,
+  findAuthenticationOfCharge,
+  insertCardAuthentication,
+  recordWrongCode,
+  type CardAuthentication,
+} from './card-authentication-repository.ts';
 import { refreshCharge } from './charge-completion.ts';
 import { chargeDetails } from './charge-lookup.ts';
 import { claimCodeConfirmation, findCharge, recordStarted, type Charge } from './charge-repository.ts';
@@ -57,8 +64,15 @@ export interface CardStart {
  * acquirer's own page (`redirect`), which sends them back to `returnUrlOf(link reference)`. A
  * retry of the same request, while the charge waits, answers the same link.
  */
-export async function startCardCharge(deps: PaymentDeps, owner: Principal, request: CardChargeRequest, returnUrlOf: (reference: string) => string, now = Date.now()): Promise<CardStart> {
-  if (!CARD_CURRENCIES.includes(request.currency)) throw ApiError.field('currency', `The currency must be one of: ${CARD_CURRENCIES.join(', ')}.`);
+export async function startCardCharge(
+  deps: PaymentDeps,
+  owner: Principal,
+  request: CardChargeRequest,
+  returnUrlOf: (reference: string) => string,
+  now = Date.now(),
+): Promise<CardStart> {
+  if (!CARD_CURRENCIES.includes(request.currency))
+    throw ApiError.field('currency', `The currency must be one of: ${CARD_CURRENCIES.join(', ')}.`);
   const card = readCard(request.card_number, request.expiry, request.cvv, new Date(now));
   if (isCardProblem(card)) throw ApiError.field(card.field, card.message);
   if (!passesLuhn(card.number)) throw ApiError.field('card_number', 'The card number is not valid: check its digits.');
@@ -66,7 +80,14 @@ export async function startCardCharge(deps: PaymentDeps, owner: Principal, reque
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return replayOf(deps, existing);
   const id = ids.charge();
-  const authentication: CardAuthentication = { charge_ref: id, reference: randomUUID(), redirect_url: request.redirect_url, wrong_codes: 0, expires_at: now + AUTHENTICATION_WINDOW_MS, created_at: now };
+  const authentication: CardAuthentication = {
+    charge_ref: id,
+    reference: randomUUID(),
+    redirect_url: request.redirect_url,
+    wrong_codes: 0,
+    expires_at: now + AUTHENTICATION_WINDOW_MS,
+    created_at: now,
+  };
   const make = () => cardCharge(id, owner, request, card, hash, now);
   const recorded = await insertUniqueRecord(deps, { owner, request, hash }, make, async (trx, record) => {
     await insertCardAuthentication(trx, authentication);
@@ -86,14 +107,25 @@ export async function startCardCharge(deps: PaymentDeps, owner: Principal, reque
     await deps.transact((trx) => discardUnstartedCard(trx, id));
     throw ApiError.field('card_number', started.message);
   }
-  const charge = (await recordStarted(deps.db, id, started, Date.now())) ?? (await findCharge(deps.db, id)) ?? recorded.charge;
+  const charge =
+    (await recordStarted(deps.db, id, started, Date.now())) ?? (await findCharge(deps.db, id)) ?? recorded.charge;
   return { charge, authentication };
 }
 
 /** The fields that define the payment; the card by its masked number and expiry only: the full number is never kept, even hashed. */
 function hashCardRequest(request: CardChargeRequest, card: CardDetails): string {
   const { cardholder_name, amount, currency, charge_id, redirect_url, email } = request;
-  return requestHash({ kind: 'card', card: maskCardNumber(card.number), expiry: card.expiry, cardholder_name, amount, currency, charge_id, redirect_url, email });
+  return requestHash({
+    kind: 'card',
+    card: maskCardNumber(card.number),
+    expiry: card.expiry,
+    cardholder_name,
+    amount,
+    currency,
+    charge_id,
+    redirect_url,
+    email,
+  });
 }
 
 async function replayOf(deps: PaymentDeps, charge: Charge): Promise<CardStart> {
@@ -103,7 +135,14 @@ async function replayOf(deps: PaymentDeps, charge: Charge): Promise<CardStart> {
   return { charge, authentication };
 }
 
-function cardCharge(id: string, owner: Principal, request: CardChargeRequest, card: CardDetails, hash: string, now: number): Charge {
+function cardCharge(
+  id: string,
+  owner: Principal,
+  request: CardChargeRequest,
+  card: CardDetails,
+  hash: string,
+  now: number,
+): Charge {
   // The cardholder's name is split at its first space: records and receipts show a first and last name.
   const [first, ...rest] = request.cardholder_name.trim().split(/\s+/);
   return newPendingCharge(
@@ -141,7 +180,11 @@ export interface CardAuthenticationState {
 }
 
 /** The link a reference names, with its charge (failed first if it waited for its code past the link's time); null when unknown. */
-export async function findCardAuthentication(deps: PaymentDeps, reference: string, now = Date.now()): Promise<CardAuthenticationState | null> {
+export async function findCardAuthentication(
+  deps: PaymentDeps,
+  reference: string,
+  now = Date.now(),
+): Promise<CardAuthenticationState | null> {
   const authentication = await findAuthenticationByReference(deps.db, reference);
   const found = authentication && (await findCharge(deps.db, authentication.charge_ref));
   const merchant = found && (await findMerchant(deps.db, found.merchant_id));
@@ -154,7 +197,10 @@ export async function findCardAuthentication(deps: PaymentDeps, reference: strin
 /** A charge still waiting for its code when its link runs out fails: nothing was sent to the issuer, so no money can follow. */
 async function expireIfWaiting(deps: PaymentDeps, charge: Charge, now: number): Promise<Charge> {
   if (charge.status !== 'pending' || charge.next_action !== 'otp') return charge;
-  return (await completeDirectCharge(deps, charge, { status: 'failed', reason: TIMED_OUT, code: 'timed_out' }, now)) ?? charge;
+  return (
+    (await completeDirectCharge(deps, charge, { status: 'failed', reason: TIMED_OUT, code: 'timed_out' }, now)) ??
+    charge
+  );
 }
 
 /** After a code: the link as it is now, and whether the code was wrong with tries left (the page asks again). */
@@ -170,11 +216,17 @@ export interface CodeAnswer {
  * charge back to waiting; the last wrong code, or any other outcome, ends it (ledger, event,
  * receipt, as every direct charge ends). Null when the reference is unknown.
  */
-export async function submitCardCode(deps: PaymentDeps, reference: string, otp: string, now = Date.now()): Promise<CodeAnswer | null> {
+export async function submitCardCode(
+  deps: PaymentDeps,
+  reference: string,
+  otp: string,
+  now = Date.now(),
+): Promise<CodeAnswer | null> {
   for (let at = now; ; at = Date.now()) {
     const state = await findCardAuthentication(deps, reference, at);
     // A charge waiting at its acquirer's page takes no code here: its page sends the customer there.
-    if (!state || state.expired || state.charge.status !== 'pending' || state.charge.next_action === 'redirect') return state && { state, wrongCode: false };
+    if (!state || state.expired || state.charge.status !== 'pending' || state.charge.next_action === 'redirect')
+      return state && { state, wrongCode: false };
     const { charge, authentication } = state;
     if (charge.next_action !== 'otp') {
       if (!(await untilAnswered(deps, charge.id))) return { state, wrongCode: false };
@@ -185,7 +237,8 @@ export async function submitCardCode(deps: PaymentDeps, reference: string, otp: 
     if (outcome.status === 'failed' && outcome.code === 'wrong_otp' && authentication.wrong_codes + 1 < CODE_TRIES) {
       await deps.transact(async (trx) => {
         const wrong = await recordWrongCode(trx, charge.id, at);
-        if (wrong !== null) await addLog(trx, charge.id, `3-D Secure: wrong one-time code (${wrong} of ${CODE_TRIES})`, at);
+        if (wrong !== null)
+          await addLog(trx, charge.id, `3-D Secure: wrong one-time code (${wrong} of ${CODE_TRIES})`, at);
       });
       const after = await findCardAuthentication(deps, reference, at);
       return after && { state: after, wrongCode: true };
@@ -200,9 +253,18 @@ export async function submitCardCode(deps: PaymentDeps, reference: string, otp: 
  * Verification of a card charge (contract §10.2): what `/mobile-money/payments/…/verify` shows,
  * for card payments only, a direct one whose 3-D Secure link ran out failed first.
  */
-export async function verifyCardCharge(deps: PaymentDeps, owner: Principal, chargeId: string, now = Date.now()): Promise<{ charge: Charge; logs: LogEntry[] }> {
+export async function verifyCardCharge(
+  deps: PaymentDeps,
+  owner: Principal,
+  chargeId: string,
+  now = Date.now(),
+): Promise<{ charge: Charge; logs: LogEntry[] }> {
   const verified = await chargeDetails(deps, owner, chargeId, now);
-  if (verified.charge.channel !== 'card') throw ApiError.field('charge_id', 'This payment was not made by card: verify it with GET /mobile-money/payments/{charge_id}/verify.');
+  if (verified.charge.channel !== 'card')
+    throw ApiError.field(
+      'charge_id',
+      'This payment was not made by card: verify it with GET /mobile-money/payments/{charge_id}/verify.',
+    );
   if (verified.charge.next_action !== 'otp' || verified.charge.session_id !== null) return verified;
   const authentication = await findAuthenticationOfCharge(deps.db, verified.charge.id);
   if (!authentication || authentication.expires_at > now) return verified;
@@ -217,7 +279,8 @@ const CONFIRM_WAIT_MS = 30_000;
 async function untilAnswered(deps: PaymentDeps, chargeRef: string): Promise<boolean> {
   for (const deadline = Date.now() + CONFIRM_WAIT_MS; Date.now() < deadline; await sleep(25)) {
     const charge = await findCharge(deps.db, chargeRef);
-    if (!charge || charge.status !== 'pending' || (charge.next_action !== 'confirming' && charge.next_action !== null)) return true;
+    if (!charge || charge.status !== 'pending' || (charge.next_action !== 'confirming' && charge.next_action !== null))
+      return true;
   }
   return false;
 }
@@ -227,7 +290,11 @@ async function untilAnswered(deps: PaymentDeps, chargeRef: string): Promise<bool
  * charge stands (what the browser's address says is never taken for an answer), and the link is
  * answered as it is then. Null when the reference is unknown.
  */
-export async function returnFromAcquirer(deps: PaymentDeps, reference: string, now = Date.now()): Promise<CardAuthenticationState | null> {
+export async function returnFromAcquirer(
+  deps: PaymentDeps,
+  reference: string,
+  now = Date.now(),
+): Promise<CardAuthenticationState | null> {
   const state = await findCardAuthentication(deps, reference, now);
   if (!state || state.charge.status !== 'pending' || state.charge.next_action !== 'redirect') return state;
   return { ...state, charge: await refreshCharge(deps, state.charge, now, { now: true }) };

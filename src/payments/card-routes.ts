@@ -23,18 +23,39 @@ export function registerCardRoutes(app: App, payments: PaymentDeps, config: Conf
     {
       config: { auth: 'secret' },
       preValidation: normalizing(normalizeBody),
-      schema: { summary: 'Charge a card: answers the 3-D Secure link to send the customer to (no envelope)', body: CardChargeBody, response: { 200: CardChargeResponse, ...errorResponses } },
+      schema: {
+        summary: 'Charge a card: answers the 3-D Secure link to send the customer to (no envelope)',
+        body: CardChargeBody,
+        response: { 200: CardChargeResponse, ...errorResponses },
+      },
     },
     async (request) => {
-      const { charge, authentication } = await startCardCharge(payments, principalOf(request), request.body, (reference) => threeDsReturnLink(config, reference));
+      const { charge, authentication } = await startCardCharge(
+        payments,
+        principalOf(request),
+        request.body,
+        (reference) => threeDsReturnLink(config, reference),
+      );
       // A replay of a charge whose code is already with the issuer has nothing left to authenticate.
-      return { success: true as const, requires_3ds_auth: charge.next_action !== 'confirming', orderReference: authentication.reference, '3ds_auth_link': threeDsLink(config, authentication.reference) };
+      return {
+        success: true as const,
+        requires_3ds_auth: charge.next_action !== 'confirming',
+        orderReference: authentication.reference,
+        '3ds_auth_link': threeDsLink(config, authentication.reference),
+      };
     },
   );
 
   app.get(
     '/charge-card/verify/:charge_id',
-    { config: { auth: 'secret' }, schema: { summary: 'Verify a card charge', params: ChargeIdParams, response: { 200: CardVerifyResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      schema: {
+        summary: 'Verify a card charge',
+        params: ChargeIdParams,
+        response: { 200: CardVerifyResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       const { charge, logs } = await verifyCardCharge(payments, principalOf(request), request.params.charge_id);
       return success(VERIFY_MESSAGES[charge.status], verifyRecord(charge, logs));

@@ -56,7 +56,15 @@ export const CardChargeResponse = withExample(
   },
 );
 
-const EXAMPLE_AUTHORIZATION = { channel: 'Card', card_number: '424242******4242', expiry: '2030-12', brand: 'VISA', provider: null, mobile_number: null, completed_at: '2024-06-01T09:31:12.000000Z' };
+const EXAMPLE_AUTHORIZATION = {
+  channel: 'Card',
+  card_number: '424242******4242',
+  expiry: '2030-12',
+  brand: 'VISA',
+  provider: null,
+  mobile_number: null,
+  completed_at: '2024-06-01T09:31:12.000000Z',
+};
 
 /** The usual envelope (`status: "success"`): PayChangu's clients model card verification so, unlike mobile money's `successful`. */
 export const CardVerifyResponse = withExample(SuccessEnvelope(Type.Object(VerifiedRecord)), {
@@ -85,7 +93,11 @@ export const CardVerifyResponse = withExample(SuccessEnvelope(Type.Object(Verifi
     refund_status: null,
     authorization: EXAMPLE_AUTHORIZATION,
     logs: [
-      { type: 'log', message: 'Card payment requested with VISA 424242******4242: waiting for 3-D Secure', created_at: '2024-06-01T09:30:40.000000Z' },
+      {
+        type: 'log',
+        message: 'Card payment requested with VISA 424242******4242: waiting for 3-D Secure',
+        created_at: '2024-06-01T09:30:40.000000Z',
+      },
       { type: 'log', message: 'Payment completed', created_at: '2024-06-01T09:31:12.000000Z' },
     ],
   },

@@ -8,7 +8,12 @@ import { completePayoutCharge } from '../payouts/payout-completion.ts';
 import type { Outcome, Pending } from '../connectors/provider.ts';
 
 /** Records how any charge ended, through the story its kind belongs to. */
-export function completeCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
+export function completeCharge(
+  deps: PaymentDeps,
+  charge: Charge,
+  outcome: Outcome,
+  now = Date.now(),
+): Promise<Charge | null> {
   if (charge.session_id) return completeCheckoutCharge(deps, charge, outcome, now);
   if (charge.kind === 'payout') return completePayoutCharge(deps, charge, outcome, now);
   return completeDirectCharge(deps, charge, outcome, now);
@@ -20,7 +25,12 @@ export function completeCharge(deps: PaymentDeps, charge: Charge, outcome: Outco
  * An operator's callback asks at once (`now`), whatever the check time: the callback only says
  * that something happened, and what the provider answers is what gets recorded.
  */
-export async function refreshCharge(deps: PaymentDeps, charge: Charge, now = Date.now(), { now: askNow } = { now: false }): Promise<Charge> {
+export async function refreshCharge(
+  deps: PaymentDeps,
+  charge: Charge,
+  now = Date.now(),
+  { now: askNow } = { now: false },
+): Promise<Charge> {
   if (charge.status !== 'pending' || (!askNow && (charge.check_at === null || charge.check_at > now))) return charge;
   // A bank transfer's account that expired without a transfer ends it, whatever the provider says.
   const answer = (await deps.providerFor(charge.mode).check(charge, now)) ?? expiredOutcome(charge, now);

@@ -10,7 +10,13 @@ import { authorizationOf, chargeRecord, eventTypeOf } from './charge-views.ts';
  * §9): flat, in the transaction that recorded the outcome (`timeZone`: its receipts' times), with
  * the fields its kind adds (`extra`: a bank payout's recipient).
  */
-export async function emitChargeOutcome(trx: Kysely<DB>, charge: Charge, now: number, timeZone: string, extra: Record<string, unknown> = {}): Promise<void> {
+export async function emitChargeOutcome(
+  trx: Kysely<DB>,
+  charge: Charge,
+  now: number,
+  timeZone: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const record = chargeRecord(charge);
   const type = eventTypeOf(charge);
   const payload = {
@@ -35,5 +41,10 @@ export async function emitChargeOutcome(trx: Kysely<DB>, charge: Charge, now: nu
     updated_at: formatTimestamp(now),
     ...extra,
   };
-  await emitEvent(trx, { merchantId: charge.merchant_id, mode: charge.mode, type, subjectId: charge.id, payload }, now, timeZone);
+  await emitEvent(
+    trx,
+    { merchantId: charge.merchant_id, mode: charge.mode, type, subjectId: charge.id, payload },
+    now,
+    timeZone,
+  );
 }

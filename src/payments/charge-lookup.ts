@@ -15,7 +15,12 @@ const SANDBOX_OUTCOMES: Record<Exclude<TestOutcome, 'pending'>, Outcome> = {
 };
 
 /** The charge a merchant names, through `find`; a charge_id we could never have stored is simply not found (a NUL in it would even fail the query on PostgreSQL). */
-async function chargeOf<C extends Charge>(find: (db: PaymentDeps['db'], owner: Principal, chargeId: string) => Promise<C | undefined>, deps: PaymentDeps, owner: Principal, chargeId: string): Promise<C> {
+async function chargeOf<C extends Charge>(
+  find: (db: PaymentDeps['db'], owner: Principal, chargeId: string) => Promise<C | undefined>,
+  deps: PaymentDeps,
+  owner: Principal,
+  chargeId: string,
+): Promise<C> {
   const charge = REFERENCE_PATTERN.test(chargeId) ? await find(deps.db, owner, chargeId) : undefined;
   if (!charge) throw new ApiError('transactionNotFound');
   return charge;
@@ -26,13 +31,24 @@ async function chargeOf<C extends Charge>(find: (db: PaymentDeps['db'], owner: P
  * that outcome exactly as a real completion would (ledger, event, webhook); a final charge is
  * left as it is. A live key may not use it.
  */
-export async function verifyCharge(deps: PaymentDeps, owner: Principal, chargeId: string, transactionStatus: TestOutcome | undefined, now = Date.now()): Promise<{ charge: Charge; logs: LogEntry[] }> {
+export async function verifyCharge(
+  deps: PaymentDeps,
+  owner: Principal,
+  chargeId: string,
+  transactionStatus: TestOutcome | undefined,
+  now = Date.now(),
+): Promise<{ charge: Charge; logs: LogEntry[] }> {
   if (transactionStatus !== undefined && owner.mode === 'live') {
     throw ApiError.field('transaction_status', 'The transaction status can only be used with a test key.');
   }
   const found = await chargeOf(findChargeWithLogsByChargeId, deps, owner, chargeId);
-  const settled = transactionStatus === undefined || transactionStatus === 'pending' || found.status !== 'pending' ? null : SANDBOX_OUTCOMES[transactionStatus];
-  const charge = settled ? ((await completeCharge(deps, found, settled, now)) ?? found) : await refreshCharge(deps, found, now);
+  const settled =
+    transactionStatus === undefined || transactionStatus === 'pending' || found.status !== 'pending'
+      ? null
+      : SANDBOX_OUTCOMES[transactionStatus];
+  const charge = settled
+    ? ((await completeCharge(deps, found, settled, now)) ?? found)
+    : await refreshCharge(deps, found, now);
   if (!settled && charge === found) return { charge, logs: found.logs };
   // Settling it logged the outcome (or someone else settled it first): read it again, logs and all.
   const current = (await findChargeWithLogsByChargeId(deps.db, owner, chargeId)) ?? { ...charge, logs: found.logs };
@@ -43,6 +59,11 @@ export async function verifyCharge(deps: PaymentDeps, owner: Principal, chargeId
  * Details (contract §8) show what verification shows, read the same way (the record with its
  * logs in one statement, refreshed from the provider when due), without settling anything.
  */
-export function chargeDetails(deps: PaymentDeps, owner: Principal, chargeId: string, now = Date.now()): Promise<{ charge: Charge; logs: LogEntry[] }> {
+export function chargeDetails(
+  deps: PaymentDeps,
+  owner: Principal,
+  chargeId: string,
+  now = Date.now(),
+): Promise<{ charge: Charge; logs: LogEntry[] }> {
   return verifyCharge(deps, owner, chargeId, undefined, now);
 }

@@ -10,7 +10,12 @@ type Db = Kysely<DB>;
 
 /** Inserts unless a unique key (`charge_id` for the merchant and mode, or `ref_id`) is taken. */
 export async function insertChargeIfNew(db: Db, charge: Insertable<ChargesTable>): Promise<boolean> {
-  const inserted = await db.insertInto('charges').values(charge).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+  const inserted = await db
+    .insertInto('charges')
+    .values(charge)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
   return inserted !== undefined;
 }
 
@@ -21,11 +26,22 @@ export async function findCharge(db: Db, id: string): Promise<Charge | undefined
 }
 
 export function findSessionCharge(db: Db, sessionId: string, chargeId: string): Promise<Charge | undefined> {
-  return db.selectFrom('charges').selectAll().where('session_id', '=', sessionId).where('charge_id', '=', chargeId).executeTakeFirst();
+  return db
+    .selectFrom('charges')
+    .selectAll()
+    .where('session_id', '=', sessionId)
+    .where('charge_id', '=', chargeId)
+    .executeTakeFirst();
 }
 
 const dueCharges = prepared((db, now: number, limit: number) =>
-  db.selectFrom('charges').selectAll().where('status', '=', sql.lit('pending')).where('check_at', '<=', now).orderBy('check_at').limit(limit),
+  db
+    .selectFrom('charges')
+    .selectAll()
+    .where('status', '=', sql.lit('pending'))
+    .where('check_at', '<=', now)
+    .orderBy('check_at')
+    .limit(limit),
 );
 
 /** Pending charges whose provider should be asked again by now. */
@@ -38,7 +54,13 @@ export function findDueCharges(db: Db, now: number, limit: number): Promise<Char
  * wins: a charge ends once, whichever of the settler, a status poll or an OTP submission gets
  * there first.
  */
-export async function finalizeCharge(db: Db, id: string, outcome: Outcome, feeMinor: number, now: number): Promise<Charge | undefined> {
+export async function finalizeCharge(
+  db: Db,
+  id: string,
+  outcome: Outcome,
+  feeMinor: number,
+  now: number,
+): Promise<Charge | undefined> {
   const failed = outcome.status === 'failed';
   return db
     .updateTable('charges')
@@ -70,7 +92,12 @@ export async function waiveFee(db: Db, id: string): Promise<Charge> {
  * still pending with no provider state (never taken) goes.
  */
 export async function discardUnstarted(db: Db, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('charges').where('id', '=', id).where('status', '=', 'pending').where('provider_state', 'is', null).executeTakeFirst();
+  const result = await db
+    .deleteFrom('charges')
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('provider_state', 'is', null)
+    .executeTakeFirst();
   if (result.numDeletedRows === 0n) return false;
   await db.deleteFrom('logs').where('owner_id', '=', id).execute();
   return true;
@@ -81,10 +108,20 @@ export async function discardUnstarted(db: Db, id: string): Promise<boolean> {
  * waits for (a payout: nothing), when to ask again. The charge as recorded, or undefined when it
  * had already ended (a callback can settle it before its start is answered).
  */
-export async function recordStarted(db: Db, id: string, started: { nextAction: Charge['next_action']; providerState: string; checkAt: number | null }, now: number): Promise<Charge | undefined> {
+export async function recordStarted(
+  db: Db,
+  id: string,
+  started: { nextAction: Charge['next_action']; providerState: string; checkAt: number | null },
+  now: number,
+): Promise<Charge | undefined> {
   return db
     .updateTable('charges')
-    .set({ next_action: started.nextAction, provider_state: started.providerState, check_at: started.checkAt, updated_at: now })
+    .set({
+      next_action: started.nextAction,
+      provider_state: started.providerState,
+      check_at: started.checkAt,
+      updated_at: now,
+    })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returningAll()
@@ -128,7 +165,15 @@ export async function claimCodeConfirmation(db: Db, id: string, askAgainAt: numb
 export async function abandonBeforeCode(db: Db, id: string, reason: string, now: number): Promise<boolean> {
   const result = await db
     .updateTable('charges')
-    .set({ status: 'failed', failure_reason: reason, failure_code: 'superseded', next_action: null, check_at: null, completed_at: now, updated_at: now })
+    .set({
+      status: 'failed',
+      failure_reason: reason,
+      failure_code: 'superseded',
+      next_action: null,
+      check_at: null,
+      completed_at: now,
+      updated_at: now,
+    })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .where('next_action', '=', 'otp')
@@ -137,7 +182,12 @@ export async function abandonBeforeCode(db: Db, id: string, reason: string, now:
 }
 
 const chargeByChargeId = prepared((db, merchantId: string, mode: Principal['mode'], chargeId: string) =>
-  db.selectFrom('charges').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode).where('charge_id', '=', chargeId),
+  db
+    .selectFrom('charges')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('charge_id', '=', chargeId),
 );
 
 /** A merchant's charge or payout by its `charge_id`, in the key's mode. */
@@ -158,7 +208,11 @@ const chargeWithLogsByChargeId = prepared((db, merchantId: string, mode: Princip
 );
 
 /** The same, with its logs, in one statement (what a verification shows). */
-export async function findChargeWithLogsByChargeId(db: Db, owner: Principal, chargeId: string): Promise<ChargeWithLogs | undefined> {
+export async function findChargeWithLogsByChargeId(
+  db: Db,
+  owner: Principal,
+  chargeId: string,
+): Promise<ChargeWithLogs | undefined> {
   const row = (await chargeWithLogsByChargeId(db, owner.merchantId, owner.mode, chargeId))[0];
   return row && withLogsRead(row);
 }

@@ -4,7 +4,12 @@ import { formatNullableTimestamp, formatTimestamp } from '../shared/time.ts';
 import type { Charge } from './charge-repository.ts';
 import { operatorByCode } from './operators.ts';
 
-export const CHANNEL_NAMES: Record<Charge['channel'], string> = { mobile_money: 'Mobile Money', card: 'Card', bank: 'Bank Transfer', bank_transfer: 'Mobile Bank Transfer' };
+export const CHANNEL_NAMES: Record<Charge['channel'], string> = {
+  mobile_money: 'Mobile Money',
+  card: 'Card',
+  bank: 'Bank Transfer',
+  bank_transfer: 'Mobile Bank Transfer',
+};
 
 /** How a charge was paid, as verification and webhooks show it (never more than masked numbers). */
 export function authorizationOf(charge: Charge) {
@@ -22,8 +27,11 @@ export function authorizationOf(charge: Charge) {
 export type AuthorizationView = ReturnType<typeof authorizationOf>;
 
 /** `Airtel Money (+265990xxxx00)` or `VISA 424242******4242`: a method named for logs, pages and receipts. */
-export function describeAuthorization(authorization: Pick<AuthorizationView, 'channel' | 'brand' | 'card_number' | 'provider' | 'mobile_number'>): string {
-  if (authorization.channel === 'Card') return `${authorization.brand ?? 'Card'} ${authorization.card_number ?? ''}`.trim();
+export function describeAuthorization(
+  authorization: Pick<AuthorizationView, 'channel' | 'brand' | 'card_number' | 'provider' | 'mobile_number'>,
+): string {
+  if (authorization.channel === 'Card')
+    return `${authorization.brand ?? 'Card'} ${authorization.card_number ?? ''}`.trim();
   if (authorization.channel === CHANNEL_NAMES.bank_transfer) return 'Bank transfer';
   return `${authorization.provider ?? 'Mobile Money'} (${authorization.mobile_number ?? ''})`;
 }
@@ -71,7 +79,9 @@ function commonRecord(charge: Charge) {
     mode: charge.mode === 'test' ? 'sandbox' : 'live',
     created_at: formatTimestamp(charge.created_at),
     completed_at: formatNullableTimestamp(charge.completed_at),
-    mobile_money: charge.operator ? { name: OPERATOR_NAMES[charge.operator], ref_id: operatorByCode(charge.operator).ref_id, country: 'Malawi' } : null,
+    mobile_money: charge.operator
+      ? { name: OPERATOR_NAMES[charge.operator], ref_id: operatorByCode(charge.operator).ref_id, country: 'Malawi' }
+      : null,
   };
 }
 

@@ -8,7 +8,14 @@ import { transferAuthorization } from './bank-transfer-views.ts';
 import { emitChargeOutcome } from './charge-events.ts';
 import { discardUnstarted, finalizeCharge, findCharge, recordStarted, type Charge } from './charge-repository.ts';
 import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../checkout/checkout-payments.ts';
-import { existingFor, hashDirectRequest, insertDirectRecord, refuseOtherThanKwacha, walletOf, type DirectRequest } from './direct-records.ts';
+import {
+  existingFor,
+  hashDirectRequest,
+  insertDirectRecord,
+  refuseOtherThanKwacha,
+  walletOf,
+  type DirectRequest,
+} from './direct-records.ts';
 import { collectionFee } from './fees.ts';
 import type { Outcome } from '../connectors/provider.ts';
 
@@ -22,25 +29,49 @@ import type { Outcome } from '../connectors/provider.ts';
  * leaves a charge the settler asks about, never money taken without a record. A provider that
  * refuses at once moved no money, so the record goes and the refusal is the answer.
  */
-export async function initializeCharge(deps: PaymentDeps, owner: Principal, request: DirectRequest, now = Date.now()): Promise<Charge> {
-  refuseOtherThanKwacha(request.currency, 'The currency must be MWK: Airtel Money and TNM Mpamba take payments in MWK only.');
+export async function initializeCharge(
+  deps: PaymentDeps,
+  owner: Principal,
+  request: DirectRequest,
+  now = Date.now(),
+): Promise<Charge> {
+  refuseOtherThanKwacha(
+    request.currency,
+    'The currency must be MWK: Airtel Money and TNM Mpamba take payments in MWK only.',
+  );
   const hash = hashDirectRequest('payment', request);
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return existing;
   const wallet = walletOf(request);
   const recorded = await insertDirectRecord(
     deps,
-    { id: ids.charge(), owner, request, kind: 'payment', type: 'Direct API Payment', wallet, hash, feeMinor: 0, nextAction: 'approve', providerState: null, checkAt: now + ANSWER_RECOVERY_MS },
+    {
+      id: ids.charge(),
+      owner,
+      request,
+      kind: 'payment',
+      type: 'Direct API Payment',
+      wallet,
+      hash,
+      feeMinor: 0,
+      nextAction: 'approve',
+      providerState: null,
+      checkAt: now + ANSWER_RECOVERY_MS,
+    },
     now,
   );
   if (!recorded.created) return recorded.charge;
   const { charge } = recorded;
-  const started = await deps.providerFor(owner.mode).startMobileMoney({ reference: charge.id, mobile: wallet, amountMinor: charge.amount_minor, currency: 'MWK' });
+  const started = await deps
+    .providerFor(owner.mode)
+    .startMobileMoney({ reference: charge.id, mobile: wallet, amountMinor: charge.amount_minor, currency: 'MWK' });
   if (!started.accepted) {
     await deps.transact((trx) => discardUnstarted(trx, charge.id));
     throw ApiError.field('mobile', started.message);
   }
-  return (await recordStarted(deps.db, charge.id, started, Date.now())) ?? (await findCharge(deps.db, charge.id)) ?? charge;
+  return (
+    (await recordStarted(deps.db, charge.id, started, Date.now())) ?? (await findCharge(deps.db, charge.id)) ?? charge
+  );
 }
 
 /**
@@ -48,17 +79,41 @@ export async function initializeCharge(deps: PaymentDeps, owner: Principal, requ
  * credit net of the fee (on success), its log and its `api.charge.payment` event (for a bank
  * transfer, with who paid, recorded beside its account).
  */
-export async function completeDirectCharge(deps: PaymentDeps, charge: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
+export async function completeDirectCharge(
+  deps: PaymentDeps,
+  charge: Charge,
+  outcome: Outcome,
+  now = Date.now(),
+): Promise<Charge | null> {
   return deps.transact(async (trx) => {
     const fee = await collectionFee(trx, charge, outcome);
     const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
     if (!final) return (await findCharge(trx, charge.id)) ?? null;
-    await addLog(trx, final.id, outcome.status === 'success' ? 'Payment completed' : `Payment failed: ${outcome.reason}`, now);
+    await addLog(
+      trx,
+      final.id,
+      outcome.status === 'success' ? 'Payment completed' : `Payment failed: ${outcome.reason}`,
+      now,
+    );
     if (final.channel !== 'bank_transfer') await emitChargeOutcome(trx, final, now, deps.timeZone);
-    else await emitChargeOutcome(trx, final, now, deps.timeZone, { authorization: transferAuthorization(final, await recordPayer(trx, final.id, outcome)) });
+    else
+      await emitChargeOutcome(trx, final, now, deps.timeZone, {
+        authorization: transferAuthorization(final, await recordPayer(trx, final.id, outcome)),
+      });
     // Last: the balances it moves are rows every payment updates, locked until the commit.
     if (outcome.status === 'success') {
-      await creditCollection(trx, { merchantId: final.merchant_id, mode: final.mode, currency: final.currency, amountMinor: final.amount_minor, feeMinor: fee, reference: final.id }, now);
+      await creditCollection(
+        trx,
+        {
+          merchantId: final.merchant_id,
+          mode: final.mode,
+          currency: final.currency,
+          amountMinor: final.amount_minor,
+          feeMinor: fee,
+          reference: final.id,
+        },
+        now,
+      );
     }
     return final;
   });

@@ -5,7 +5,13 @@ import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
-import { OPERATOR_NAMES, OPERATOR_NAMES_WITH_ARTICLE, maskMsisdn, parseMalawiMobile, type MalawiMobile } from '../shared/phone.ts';
+import {
+  OPERATOR_NAMES,
+  OPERATOR_NAMES_WITH_ARTICLE,
+  maskMsisdn,
+  parseMalawiMobile,
+  type MalawiMobile,
+} from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { findChargeByChargeId, insertChargeIfNew, type Charge } from './charge-repository.ts';
 import { newPendingCharge } from './pending-charge.ts';
@@ -37,9 +43,13 @@ export function walletOf(request: DirectRequest): MalawiMobile {
   const mobile = parseMalawiMobile(request.mobile);
   if (!mobile) throw ApiError.field('mobile', 'The mobile must be an Airtel Money or TNM Mpamba number.');
   const operator = operatorByRef(request.mobile_money_operator_ref_id);
-  if (!operator) throw ApiError.field('mobile_money_operator_ref_id', 'The selected mobile money operator ref id is invalid.');
+  if (!operator)
+    throw ApiError.field('mobile_money_operator_ref_id', 'The selected mobile money operator ref id is invalid.');
   if (operator.short_code !== mobile.operator) {
-    throw ApiError.field('mobile', `The mobile is ${OPERATOR_NAMES_WITH_ARTICLE[mobile.operator]} number, not ${operator.name}.`);
+    throw ApiError.field(
+      'mobile',
+      `The mobile is ${OPERATOR_NAMES_WITH_ARTICLE[mobile.operator]} number, not ${operator.name}.`,
+    );
   }
   return mobile;
 }
@@ -48,7 +58,12 @@ export function walletOf(request: DirectRequest): MalawiMobile {
  * The charge a retry of an earlier request is answered with (contract §5: same `charge_id`,
  * same parameters, still pending), or the 400 for a `charge_id` already taken.
  */
-export async function existingFor(db: Kysely<DB>, owner: Principal, request: { charge_id: string }, hash: string): Promise<Charge | null> {
+export async function existingFor(
+  db: Kysely<DB>,
+  owner: Principal,
+  request: { charge_id: string },
+  hash: string,
+): Promise<Charge | null> {
   const existing = await findChargeByChargeId(db, owner, request.charge_id);
   if (!existing) return null;
   if (existing.request_hash === hash && existing.status === 'pending') return existing;
@@ -56,10 +71,23 @@ export async function existingFor(db: Kysely<DB>, owner: Principal, request: { c
 }
 
 /** Only the fields that define the payment count: unknown fields are ignored (contract §4), so they cannot make a retry a duplicate. */
-export function hashDirectRequest(kind: Charge['kind'], request: DirectRequest & { transaction_status?: string | undefined }): string {
+export function hashDirectRequest(
+  kind: Charge['kind'],
+  request: DirectRequest & { transaction_status?: string | undefined },
+): string {
   const { mobile_money_operator_ref_id, amount, charge_id, email, first_name, last_name, transaction_status } = request;
   const mobile = parseMalawiMobile(request.mobile)?.msisdn ?? request.mobile;
-  return requestHash({ kind, mobile, mobile_money_operator_ref_id, amount, charge_id, email, first_name, last_name, transaction_status });
+  return requestHash({
+    kind,
+    mobile,
+    mobile_money_operator_ref_id,
+    amount,
+    charge_id,
+    email,
+    first_name,
+    last_name,
+    transaction_status,
+  });
 }
 
 export interface NewDirectRecord {
@@ -88,11 +116,26 @@ export type Alongside = (trx: Kysely<DB>, charge: Charge) => Promise<void>;
  * transaction (a payout's reservation). A concurrent request with the same `charge_id` that got
  * there first makes this one a replay or a duplicate, never a second record.
  */
-export function insertDirectRecord(store: Store, record: NewDirectRecord, now: number, alongside: Alongside = async () => undefined): Promise<{ charge: Charge; created: boolean }> {
-  return insertUniqueRecord(store, record, () => directCharge(record, now), async (trx, charge) => {
-    await alongside(trx, charge);
-    await addLog(trx, charge.id, `${record.kind === 'payout' ? 'Payout' : 'Payment'} requested to ${charge.mobile} (${OPERATOR_NAMES[record.wallet.operator]})`, now);
-  });
+export function insertDirectRecord(
+  store: Store,
+  record: NewDirectRecord,
+  now: number,
+  alongside: Alongside = async () => undefined,
+): Promise<{ charge: Charge; created: boolean }> {
+  return insertUniqueRecord(
+    store,
+    record,
+    () => directCharge(record, now),
+    async (trx, charge) => {
+      await alongside(trx, charge);
+      await addLog(
+        trx,
+        charge.id,
+        `${record.kind === 'payout' ? 'Payout' : 'Payment'} requested to ${charge.mobile} (${OPERATOR_NAMES[record.wallet.operator]})`,
+        now,
+      );
+    },
+  );
 }
 
 /**

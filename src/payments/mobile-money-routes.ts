@@ -27,13 +27,23 @@ export const VERIFY_MESSAGES = {
 export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void {
   const normalize = normalizing(normalizeBody);
 
-  app.get('/mobile-money', { schema: { summary: 'Mobile money operators (no key needed)', response: { 200: OperatorsResponse } } }, async () =>
-    success('Supported mobile money operators retrieved successfully.', OPERATORS),
+  app.get(
+    '/mobile-money',
+    { schema: { summary: 'Mobile money operators (no key needed)', response: { 200: OperatorsResponse } } },
+    async () => success('Supported mobile money operators retrieved successfully.', OPERATORS),
   );
 
   app.post(
     '/mobile-money/payments/initialize',
-    { config: { auth: 'secret' }, preValidation: normalize, schema: { summary: 'Charge a mobile money wallet', body: InitializeChargeBody, response: { 201: ChargeRecordResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      preValidation: normalize,
+      schema: {
+        summary: 'Charge a mobile money wallet',
+        body: InitializeChargeBody,
+        response: { 201: ChargeRecordResponse, ...errorResponses },
+      },
+    },
     async (request, reply) => {
       const charge = await initializeCharge(payments, principalOf(request), request.body);
       return reply.code(201).send(success('Payment initiated successfully.', chargeRecord(charge)));
@@ -44,17 +54,38 @@ export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void
     '/mobile-money/payments/:charge_id/verify',
     {
       config: { auth: 'secret' },
-      schema: { summary: 'Verify a charge; test keys may settle it with transaction_status', params: ChargeIdParams, querystring: VerifyQuery, response: { 200: VerifyResponse, ...errorResponses } },
+      schema: {
+        summary: 'Verify a charge; test keys may settle it with transaction_status',
+        params: ChargeIdParams,
+        querystring: VerifyQuery,
+        response: { 200: VerifyResponse, ...errorResponses },
+      },
     },
     async (request) => {
-      const { charge, logs } = await verifyCharge(payments, principalOf(request), request.params.charge_id, request.query.transaction_status);
-      return { status: 'successful' as const, message: VERIFY_MESSAGES[charge.status], data: verifyRecord(charge, logs) };
+      const { charge, logs } = await verifyCharge(
+        payments,
+        principalOf(request),
+        request.params.charge_id,
+        request.query.transaction_status,
+      );
+      return {
+        status: 'successful' as const,
+        message: VERIFY_MESSAGES[charge.status],
+        data: verifyRecord(charge, logs),
+      };
     },
   );
 
   app.get(
     '/mobile-money/payments/:charge_id/details',
-    { config: { auth: 'secret' }, schema: { summary: 'A charge or payout', params: ChargeIdParams, response: { 200: DetailsResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      schema: {
+        summary: 'A charge or payout',
+        params: ChargeIdParams,
+        response: { 200: DetailsResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       const { charge, logs } = await chargeDetails(payments, principalOf(request), request.params.charge_id);
       return success('Transaction retrieved successfully.', detailsRecord(charge, logs));

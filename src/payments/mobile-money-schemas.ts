@@ -23,13 +23,18 @@ export type InitializeChargeInput = Static<typeof InitializeChargeBody>;
 
 export const ChargeIdParams = Type.Object({ charge_id: Type.String() });
 export const VerifyQuery = Type.Object({
-  transaction_status: Type.Optional(Type.Unsafe<'success' | 'pending' | 'failed'>({ type: 'string', enum: ['success', 'pending', 'failed'] })),
+  transaction_status: Type.Optional(
+    Type.Unsafe<'success' | 'pending' | 'failed'>({ type: 'string', enum: ['success', 'pending', 'failed'] }),
+  ),
 });
 export const BalanceQuery = Type.Object({
   currency: Type.Optional(Type.Unsafe<'MWK' | 'USD' | 'GBP'>({ type: 'string', enum: ['MWK', 'USD', 'GBP'] })),
 });
 
-const MobileMoney = Type.Union([Type.Object({ name: Type.String(), ref_id: Type.String(), country: Type.String() }), Type.Null()]);
+const MobileMoney = Type.Union([
+  Type.Object({ name: Type.String(), ref_id: Type.String(), country: Type.String() }),
+  Type.Null(),
+]);
 
 const CommonRecord = {
   amount: Type.Number(),
@@ -78,5 +83,10 @@ export const OperatorsResponse = SuccessEnvelope(
 );
 
 export const BalanceResponse = SuccessEnvelope(
-  Type.Object({ environment: Type.String(), currency: Type.String(), main_balance: Type.String(), collection_balance: Type.Number() }),
+  Type.Object({
+    environment: Type.String(),
+    currency: Type.String(),
+    main_balance: Type.String(),
+    collection_balance: Type.Number(),
+  }),
 );

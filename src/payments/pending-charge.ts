@@ -2,8 +2,37 @@ import { ids } from '../shared/ids.ts';
 import type { Charge } from './charge-repository.ts';
 
 /** What a new charge's flow decides; everything else every new charge starts the same. */
-export type PendingChargeFields = Pick<Charge, 'id' | 'merchant_id' | 'mode' | 'charge_id' | 'session_id' | 'kind' | 'channel' | 'amount_minor' | 'currency' | 'check_at' | 'request_hash' | 'type'> &
-  Partial<Pick<Charge, 'operator' | 'mobile' | 'card_brand' | 'card_number' | 'card_expiry' | 'next_action' | 'provider_state' | 'fee_minor' | 'first_name' | 'last_name' | 'email'>>;
+export type PendingChargeFields = Pick<
+  Charge,
+  | 'id'
+  | 'merchant_id'
+  | 'mode'
+  | 'charge_id'
+  | 'session_id'
+  | 'kind'
+  | 'channel'
+  | 'amount_minor'
+  | 'currency'
+  | 'check_at'
+  | 'request_hash'
+  | 'type'
+> &
+  Partial<
+    Pick<
+      Charge,
+      | 'operator'
+      | 'mobile'
+      | 'card_brand'
+      | 'card_number'
+      | 'card_expiry'
+      | 'next_action'
+      | 'provider_state'
+      | 'fee_minor'
+      | 'first_name'
+      | 'last_name'
+      | 'email'
+    >
+  >;
 
 /**
  * A charge as it is recorded before its provider is asked: pending, on its first attempt, with no

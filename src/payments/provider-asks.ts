@@ -17,13 +17,20 @@ export const CALLBACK_ASK_WINDOW_MS = 5_000;
  * it. Anyone else has it asked at the window's end by the settler (or sooner, if it is due
  * sooner): the callback's news is heard within the window and the operator is not asked again.
  */
-export async function claimCallbackAsk(db: Kysely<DB>, table: 'charges' | 'refunds', id: string, now: number): Promise<boolean> {
+export async function claimCallbackAsk(
+  db: Kysely<DB>,
+  table: 'charges' | 'refunds',
+  id: string,
+  now: number,
+): Promise<boolean> {
   const claimed = await db
     .updateTable(table)
     .set({ callback_asked_at: now })
     .where('id', '=', id)
     .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('callback_asked_at', 'is', null), eb('callback_asked_at', '<=', now - CALLBACK_ASK_WINDOW_MS)]))
+    .where((eb) =>
+      eb.or([eb('callback_asked_at', 'is', null), eb('callback_asked_at', '<=', now - CALLBACK_ASK_WINDOW_MS)]),
+    )
     .executeTakeFirst();
   if (claimed.numUpdatedRows > 0n) return true;
   const windowEnd = sql<number>`callback_asked_at + ${CALLBACK_ASK_WINDOW_MS}`;
@@ -43,7 +50,13 @@ export async function claimCallbackAsk(db: Kysely<DB>, table: 'charges' | 'refun
  * its new state, and when to ask again, unless a callback made an ask due sooner while this one
  * was under way, which is kept: the callback's news may postdate this answer.
  */
-export async function recordStillPending(db: Kysely<DB>, table: 'charges' | 'refunds', id: string, pending: { providerState: string; checkAt: number }, askedAt: number): Promise<void> {
+export async function recordStillPending(
+  db: Kysely<DB>,
+  table: 'charges' | 'refunds',
+  id: string,
+  pending: { providerState: string; checkAt: number },
+  askedAt: number,
+): Promise<void> {
   await db
     .updateTable(table)
     .set({

@@ -20,17 +20,36 @@ export async function listInReview(db: Kysely<DB>): Promise<InReview[]> {
   const [charges, refunds] = await Promise.all([
     db
       .selectFrom('charges')
-      .select(['kind', 'charge_id as reference', 'merchant_id', 'amount_minor', 'currency', 'review_reason', 'created_at', 'updated_at'])
+      .select([
+        'kind',
+        'charge_id as reference',
+        'merchant_id',
+        'amount_minor',
+        'currency',
+        'review_reason',
+        'created_at',
+        'updated_at',
+      ])
       .where('review_reason', 'is not', null)
       .where('status', '=', 'pending')
       .execute(),
     db
       .selectFrom('refunds')
-      .select(['refund_id as reference', 'merchant_id', 'amount_minor', 'currency', 'review_reason', 'created_at', 'updated_at'])
+      .select([
+        'refund_id as reference',
+        'merchant_id',
+        'amount_minor',
+        'currency',
+        'review_reason',
+        'created_at',
+        'updated_at',
+      ])
       .where('review_reason', 'is not', null)
       .where('status', '=', 'pending')
       .execute(),
   ]);
   const rows = [...charges, ...refunds.map((refund) => ({ ...refund, kind: 'refund' as const }))];
-  return rows.map((row) => ({ ...row, review_reason: row.review_reason ?? '' })).sort((a, b) => a.created_at - b.created_at);
+  return rows
+    .map((row) => ({ ...row, review_reason: row.review_reason ?? '' }))
+    .sort((a, b) => a.created_at - b.created_at);
 }

@@ -9,7 +9,13 @@ import type { App } from '../http/app-type.ts';
 import { sendHtml } from '../http/html.ts';
 import { formatMoneyText } from '../shared/money.ts';
 import { withQuery } from '../shared/urls.ts';
-import { codeTriesLeft, findCardAuthentication, returnFromAcquirer, submitCardCode, type CardAuthenticationState } from './card-charges.ts';
+import {
+  codeTriesLeft,
+  findCardAuthentication,
+  returnFromAcquirer,
+  submitCardCode,
+  type CardAuthenticationState,
+} from './card-charges.ts';
 import { TEST_OTP } from '../connectors/sandbox/sandbox-provider.ts';
 import * as views from './three-ds-page-views.ts';
 
@@ -34,7 +40,10 @@ export function threeDsReturnLink(config: Config, reference: string): string {
 
 /** Where the browser goes once the charge has ended: the merchant's `redirect_url`, its query kept, with `charge_id` and `status`. */
 function merchantRedirect(state: CardAuthenticationState): string {
-  return withQuery(state.authentication.redirect_url, { charge_id: state.charge.charge_id, status: state.charge.status === 'success' ? 'success' : 'failed' });
+  return withQuery(state.authentication.redirect_url, {
+    charge_id: state.charge.charge_id,
+    status: state.charge.status === 'success' ? 'success' : 'failed',
+  });
 }
 
 /**
@@ -44,7 +53,10 @@ function merchantRedirect(state: CardAuthenticationState): string {
  * (its cookie scoped to `/3ds`) and is refused from foreign origins; the page has the checkout's
  * CSP, its `form-action` naming the merchant's origin, to which the form's answer redirects.
  */
-export function registerThreeDsPageRoutes(app: App, { config, payments }: { config: Config; payments: PaymentDeps }): void {
+export function registerThreeDsPageRoutes(
+  app: App,
+  { config, payments }: { config: Config; payments: PaymentDeps },
+): void {
   const secureCookies = config.publicBaseUrl.startsWith('https:');
   const selfUrl = (reference: string) => `${PATH}?reference=${encodeURIComponent(reference)}`;
   const html = (reply: FastifyReply, status: number, body: string, state: CardAuthenticationState | null = null) =>
@@ -67,12 +79,18 @@ export function registerThreeDsPageRoutes(app: App, { config, payments }: { conf
   }
 
   /** The page for a link as it is now: the code form, a wait, the merchant, or why there is nothing to do. */
-  function show(request: FastifyRequest, reply: FastifyReply, state: CardAuthenticationState | null, wrongCode: boolean) {
+  function show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: CardAuthenticationState | null,
+    wrongCode: boolean,
+  ) {
     if (!state) return html(reply, 404, views.renderUnknownLinkPage());
     const { charge, authentication } = state;
     if (state.expired && charge.status !== 'success') return html(reply, 404, views.renderExpiredPage());
     if (charge.status !== 'pending') return reply.redirect(merchantRedirect(state), 303);
-    const acquirerPage = charge.next_action === 'redirect' ? payments.providerFor(charge.mode).customerRedirect(charge) : null;
+    const acquirerPage =
+      charge.next_action === 'redirect' ? payments.providerFor(charge.mode).customerRedirect(charge) : null;
     if (acquirerPage) return reply.redirect(acquirerPage, 303);
     if (charge.next_action !== 'otp') return html(reply, 200, views.renderConfirmingPage(summaryOf(state)), state);
     const triesLeft = codeTriesLeft(authentication);
@@ -87,19 +105,30 @@ export function registerThreeDsPageRoutes(app: App, { config, payments }: { conf
     return html(reply, wrongCode ? 422 : 200, views.renderCodePage(summaryOf(state), form), state);
   }
 
-  app.get<{ Querystring: Query }>(PATH, { errorHandler: answerPageError, schema: pageSchema('The 3-D Secure page of a direct card charge (the `3ds_auth_link`)', { 200: 'The one-time code form', 303: 'The charge has ended: on to the merchant\'s redirect_url', 404: 'Unknown or expired link' }) }, async (request, reply) => {
-    const reference = request.query.reference ?? '';
-    const state = REFERENCE.test(reference) ? await findCardAuthentication(payments, reference) : null;
-    return show(request, reply, state, false);
-  });
+  app.get<{ Querystring: Query }>(
+    PATH,
+    {
+      errorHandler: answerPageError,
+      schema: pageSchema('The 3-D Secure page of a direct card charge (the `3ds_auth_link`)', {
+        200: 'The one-time code form',
+        303: "The charge has ended: on to the merchant's redirect_url",
+        404: 'Unknown or expired link',
+      }),
+    },
+    async (request, reply) => {
+      const reference = request.query.reference ?? '';
+      const state = REFERENCE.test(reference) ? await findCardAuthentication(payments, reference) : null;
+      return show(request, reply, state, false);
+    },
+  );
 
   app.get<{ Querystring: Query }>(
     RETURN_PATH,
     {
       errorHandler: answerPageError,
-      schema: pageSchema('Where a live card\'s acquirer sends the customer back after its own 3-D Secure page', {
+      schema: pageSchema("Where a live card's acquirer sends the customer back after its own 3-D Secure page", {
         200: 'The acquirer has not told its outcome yet: a page that looks again by itself',
-        303: 'The charge has ended: on to the merchant\'s redirect_url with charge_id and status',
+        303: "The charge has ended: on to the merchant's redirect_url with charge_id and status",
         404: 'Unknown or expired link',
       }),
     },
@@ -118,9 +147,9 @@ export function registerThreeDsPageRoutes(app: App, { config, payments }: { conf
     {
       config: { form: true },
       errorHandler: answerPageError,
-      schema: pageSchema('Confirm a direct card charge with its one-time code (the page\'s form)', {
-        303: 'The charge has ended: on to the merchant\'s redirect_url with charge_id and status',
-        403: 'The form\'s anti-forgery token or origin did not match',
+      schema: pageSchema("Confirm a direct card charge with its one-time code (the page's form)", {
+        303: "The charge has ended: on to the merchant's redirect_url with charge_id and status",
+        403: "The form's anti-forgery token or origin did not match",
         404: 'Unknown or expired link',
         422: 'The code was wrong: the form again, with the tries left',
       }),
@@ -128,7 +157,8 @@ export function registerThreeDsPageRoutes(app: App, { config, payments }: { conf
     async (request, reply) => {
       const reference = request.query.reference ?? '';
       if (!REFERENCE.test(reference)) return html(reply, 404, views.renderUnknownLinkPage());
-      if (!fromOurOrigin(request, config.publicBaseUrl) || !csrfTokenMatches(request, request.body?.csrf)) return html(reply, 403, views.renderForbiddenCodePage(selfUrl(reference)));
+      if (!fromOurOrigin(request, config.publicBaseUrl) || !csrfTokenMatches(request, request.body?.csrf))
+        return html(reply, 403, views.renderForbiddenCodePage(selfUrl(reference)));
       const answer = await submitCardCode(payments, reference, request.body.otp ?? '');
       return show(request, reply, answer?.state ?? null, answer?.wrongCode ?? false);
     },

@@ -44,7 +44,10 @@ export function renderConfirmingPage(summary: SessionSummary): string {
 <div class="card-body status">
 ${statusBlock({ tone: 'neutral', icon: ICONS.clock, heading: 'Confirming with your bank', sentence: 'Your one-time code is being checked. This page updates by itself.' })}
 </div>`;
-  return page('Confirming with your bank', body, { merchant: summary, head: '\n<meta http-equiv="refresh" content="2">' });
+  return page('Confirming with your bank', body, {
+    merchant: summary,
+    head: '\n<meta http-equiv="refresh" content="2">',
+  });
 }
 
 export function renderExpiredPage(): string {

@@ -13,7 +13,9 @@ export function bankPayoutFieldErrors(errors: FastifySchemaValidationError[], bo
   const fields = laravelFieldErrors(errors);
   const wallet = payoutBankByUuid(bankUuidOf(body))?.wallet;
   if (wallet && errors.some(isMissingHolderName)) {
-    fields.bank_account_name = [`The bank account name field is required: for ${OPERATOR_NAMES_WITH_ARTICLE[wallet]} wallet, the name of its holder.`];
+    fields.bank_account_name = [
+      `The bank account name field is required: for ${OPERATOR_NAMES_WITH_ARTICLE[wallet]} wallet, the name of its holder.`,
+    ];
   }
   return fields;
 }

@@ -5,7 +5,12 @@ import { BANK_PAYOUTS_PER_PAGE, type BankPayout, type Recipient } from './recipi
 
 /** Where a bank payout went, as PayChangu's records and `api.payout` webhooks show it. */
 export function recipientDetails(recipient: Recipient) {
-  return { bank_uuid: recipient.bank_uuid, bank_name: recipient.bank_name, account_name: recipient.account_name, account_number: recipient.account_number };
+  return {
+    bank_uuid: recipient.bank_uuid,
+    bank_name: recipient.bank_name,
+    account_name: recipient.account_name,
+    account_number: recipient.account_number,
+  };
 }
 
 /**
@@ -14,7 +19,11 @@ export function recipientDetails(recipient: Recipient) {
  * account shows `mobile` as "0"; one to a wallet shows the wallet's masked number.
  */
 export function bankPayoutRecord(payout: Charge, recipient: Recipient) {
-  return Object.assign(chargeRecord(payout), { mobile: payout.mobile ?? '0', trace_id: null, recipient_account_details: recipientDetails(recipient) });
+  return Object.assign(chargeRecord(payout), {
+    mobile: payout.mobile ?? '0',
+    trace_id: null,
+    recipient_account_details: recipientDetails(recipient),
+  });
 }
 
 /** Details: the record and its activity log. */

@@ -14,8 +14,21 @@ import { maskMsisdn, parseMalawiMobile, type MalawiMobile } from '../shared/phon
 import { requestHash } from '../shared/request-hash.ts';
 import { payoutBankByUuid, type PayoutBank } from './banks.ts';
 import { completePayoutCharge } from './payout-completion.ts';
-import { movementOf, PAYOUT_RECOVERY_MS, payoutFeeMinor, refusedBeyondBalance, refuseChosenOutcomeWhenLive } from './payout-reservation.ts';
-import { findBankPayoutWithLogs, findRecipient, insertRecipient, listBankPayouts, type BankPayout, type Recipient } from './recipient-repository.ts';
+import {
+  movementOf,
+  PAYOUT_RECOVERY_MS,
+  payoutFeeMinor,
+  refusedBeyondBalance,
+  refuseChosenOutcomeWhenLive,
+} from './payout-reservation.ts';
+import {
+  findBankPayoutWithLogs,
+  findRecipient,
+  insertRecipient,
+  listBankPayouts,
+  type BankPayout,
+  type Recipient,
+} from './recipient-repository.ts';
 
 /** What `POST /direct-charge/payouts/initialize` carries (contract §10.3), after validation. */
 export interface BankPayoutRequest {
@@ -67,27 +80,84 @@ export async function initializeBankPayout(
   const hash = hashBankPayoutRequest(request, destination);
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return withRecipient(deps, existing);
-  const recipient: Recipient = { bank_uuid: destination.bank.uuid, bank_name: destination.bank.name, account_name: request.bank_account_name, account_number: destination.accountNumber };
+  const recipient: Recipient = {
+    bank_uuid: destination.bank.uuid,
+    bank_name: destination.bank.name,
+    account_name: request.bank_account_name,
+    account_number: destination.accountNumber,
+  };
   const fee = payoutFeeMinor(deps, request.amount * 100);
   const inserted = await refusedBeyondBalance(() =>
-    insertUniqueRecord(deps, { owner, request, hash }, () => bankPayoutCharge(owner, request, destination, hash, fee, now), async (trx, charge) => {
-      await reservePayout(trx, movementOf(charge), now);
-      await insertRecipient(trx, { charge_ref: charge.id, merchant_id: owner.merchantId, mode: owner.mode, ...recipient, created_at: charge.created_at });
-      await addLog(trx, charge.id, `Payout requested to ${describeDestination(destination, charge)} (${request.bank_account_name})`, now);
-      await alongside(trx, charge);
-    }),
+    insertUniqueRecord(
+      deps,
+      { owner, request, hash },
+      () => bankPayoutCharge(owner, request, destination, hash, fee, now),
+      async (trx, charge) => {
+        await reservePayout(trx, movementOf(charge), now);
+        await insertRecipient(trx, {
+          charge_ref: charge.id,
+          merchant_id: owner.merchantId,
+          mode: owner.mode,
+          ...recipient,
+          created_at: charge.created_at,
+        });
+        await addLog(
+          trx,
+          charge.id,
+          `Payout requested to ${describeDestination(destination, charge)} (${request.bank_account_name})`,
+          now,
+        );
+        await alongside(trx, charge);
+      },
+    ),
   );
   // A concurrent retry that got there first hands it over; this request answers with its record.
   if (!inserted.created) return withRecipient(deps, inserted.charge);
-  return { payout: await handOver(deps, inserted.charge, destination, recipient, request.transaction_status ?? 'successful', now), recipient };
+  return {
+    payout: await handOver(
+      deps,
+      inserted.charge,
+      destination,
+      recipient,
+      request.transaction_status ?? 'successful',
+      now,
+    ),
+    recipient,
+  };
 }
 
 /** Asks the provider to send the payout, and records its answer: what to keep while it is under way, or, if it refused at once, the payout failed and its money released. */
-async function handOver(deps: PaymentDeps, payout: Charge, destination: Destination, recipient: Recipient, requestedOutcome: 'successful' | 'failed', now: number): Promise<Charge> {
-  const to: PayoutRecipient = { bankUuid: recipient.bank_uuid, bankName: recipient.bank_name, accountName: recipient.account_name, accountNumber: destination.wallet?.msisdn ?? destination.accountNumber };
-  const started = await deps.providerFor(payout.mode).startBankPayout({ reference: payout.id, recipient: to, amountMinor: payout.amount_minor, currency: payout.currency, requestedOutcome });
-  if (!started.accepted) return (await completePayoutCharge(deps, payout, { status: 'failed', reason: started.message }, now)) ?? payout;
-  await recordStarted(deps.db, payout.id, { nextAction: null, providerState: started.providerState, checkAt: started.checkAt }, now);
+async function handOver(
+  deps: PaymentDeps,
+  payout: Charge,
+  destination: Destination,
+  recipient: Recipient,
+  requestedOutcome: 'successful' | 'failed',
+  now: number,
+): Promise<Charge> {
+  const to: PayoutRecipient = {
+    bankUuid: recipient.bank_uuid,
+    bankName: recipient.bank_name,
+    accountName: recipient.account_name,
+    accountNumber: destination.wallet?.msisdn ?? destination.accountNumber,
+  };
+  const started = await deps
+    .providerFor(payout.mode)
+    .startBankPayout({
+      reference: payout.id,
+      recipient: to,
+      amountMinor: payout.amount_minor,
+      currency: payout.currency,
+      requestedOutcome,
+    });
+  if (!started.accepted)
+    return (await completePayoutCharge(deps, payout, { status: 'failed', reason: started.message }, now)) ?? payout;
+  await recordStarted(
+    deps.db,
+    payout.id,
+    { nextAction: null, providerState: started.providerState, checkAt: started.checkAt },
+    now,
+  );
   return payout;
 }
 
@@ -96,7 +166,12 @@ async function handOver(deps: PaymentDeps, payout: Charge, destination: Destinat
  * its check time has come (so a read after the outcome is due shows it). Any other record with
  * that `charge_id` (a charge, a mobile money payout) is not found here.
  */
-export async function bankPayoutDetails(deps: PaymentDeps, owner: Principal, chargeId: string, now = Date.now()): Promise<BankPayout & { logs: LogEntry[] }> {
+export async function bankPayoutDetails(
+  deps: PaymentDeps,
+  owner: Principal,
+  chargeId: string,
+  now = Date.now(),
+): Promise<BankPayout & { logs: LogEntry[] }> {
   const found = REFERENCE_PATTERN.test(chargeId) ? await findBankPayoutWithLogs(deps.db, owner, chargeId) : undefined;
   if (!found) throw new ApiError('transactionNotFound');
   if ((await refreshCharge(deps, found, now)) === found) return found;
@@ -105,7 +180,11 @@ export async function bankPayoutDetails(deps: PaymentDeps, owner: Principal, cha
 }
 
 /** One page (from 1) of the key's bank payouts, newest first, with how many there are. */
-export function bankPayoutPage(deps: PaymentDeps, owner: Principal, page: number): Promise<{ rows: BankPayout[]; total: number }> {
+export function bankPayoutPage(
+  deps: PaymentDeps,
+  owner: Principal,
+  page: number,
+): Promise<{ rows: BankPayout[]; total: number }> {
   return listBankPayouts(deps.db, owner, page);
 }
 
@@ -115,11 +194,13 @@ export function destinationOf(request: Pick<BankPayoutRequest, 'bank_uuid' | 'ba
   if (!bank) throw ApiError.field('bank_uuid', 'The selected bank uuid is invalid.');
   const accountNumber = request.bank_account_number.trim();
   if (!bank.wallet) {
-    if (!BANK_ACCOUNT_NUMBER.test(accountNumber)) throw ApiError.field('bank_account_number', 'The bank account number must be 5 to 20 digits.');
+    if (!BANK_ACCOUNT_NUMBER.test(accountNumber))
+      throw ApiError.field('bank_account_number', 'The bank account number must be 5 to 20 digits.');
     return { bank, accountNumber, wallet: null };
   }
   const wallet = parseMalawiMobile(accountNumber);
-  if (wallet?.operator !== bank.wallet) throw ApiError.field('bank_account_number', `The bank account number must be a mobile number on ${bank.name}.`);
+  if (wallet?.operator !== bank.wallet)
+    throw ApiError.field('bank_account_number', `The bank account number must be a mobile number on ${bank.name}.`);
   return { bank, accountNumber, wallet };
 }
 
@@ -127,7 +208,18 @@ export function destinationOf(request: Pick<BankPayoutRequest, 'bank_uuid' | 'ba
 function hashBankPayoutRequest(request: BankPayoutRequest, destination: Destination): string {
   const { bank_uuid, amount, charge_id, bank_account_name, email, first_name, last_name, transaction_status } = request;
   const account = destination.wallet?.msisdn ?? destination.accountNumber;
-  return requestHash({ kind: 'bank_payout', bank_uuid, amount, charge_id, bank_account_name, account, email, first_name, last_name, transaction_status });
+  return requestHash({
+    kind: 'bank_payout',
+    bank_uuid,
+    amount,
+    charge_id,
+    bank_account_name,
+    account,
+    email,
+    first_name,
+    last_name,
+    transaction_status,
+  });
 }
 
 function describeDestination(destination: Destination, payout: Charge): string {
@@ -142,7 +234,14 @@ async function withRecipient(deps: PaymentDeps, payout: Charge): Promise<{ payou
   return { payout, recipient };
 }
 
-function bankPayoutCharge(owner: Principal, request: BankPayoutRequest, destination: Destination, hash: string, fee: number, now: number): Charge {
+function bankPayoutCharge(
+  owner: Principal,
+  request: BankPayoutRequest,
+  destination: Destination,
+  hash: string,
+  fee: number,
+  now: number,
+): Charge {
   const { wallet } = destination;
   return newPendingCharge(
     {

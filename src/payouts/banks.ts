@@ -16,7 +16,11 @@ export interface PayoutBank {
 }
 
 const bank = (uuid: string, name: string): PayoutBank => ({ uuid, name, wallet: null });
-const wallet = (operator: Operator): PayoutBank => ({ uuid: operatorByCode(operator).ref_id, name: operatorByCode(operator).name, wallet: operator });
+const wallet = (operator: Operator): PayoutBank => ({
+  uuid: operatorByCode(operator).ref_id,
+  name: operatorByCode(operator).name,
+  wallet: operator,
+});
 
 export const PAYOUT_BANKS: readonly PayoutBank[] = [
   bank('82310dd1-ec9b-4fe7-a32c-2f262ef08681', 'National Bank of Malawi'),

@@ -3,11 +3,24 @@ import { reservePayout } from '../ledger/ledger-service.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { findCharge, recordStarted, type Charge } from '../payments/charge-repository.ts';
-import { existingFor, hashDirectRequest, insertDirectRecord, refuseOtherThanKwacha, walletOf, type DirectRequest } from '../payments/direct-records.ts';
+import {
+  existingFor,
+  hashDirectRequest,
+  insertDirectRecord,
+  refuseOtherThanKwacha,
+  walletOf,
+  type DirectRequest,
+} from '../payments/direct-records.ts';
 import { operatorByRef } from '../payments/operators.ts';
 import type { Outcome } from '../connectors/provider.ts';
 import { completePayoutCharge } from './payout-completion.ts';
-import { movementOf, PAYOUT_RECOVERY_MS, payoutFeeMinor, refusedBeyondBalance, refuseChosenOutcomeWhenLive } from './payout-reservation.ts';
+import {
+  movementOf,
+  PAYOUT_RECOVERY_MS,
+  payoutFeeMinor,
+  refusedBeyondBalance,
+  refuseChosenOutcomeWhenLive,
+} from './payout-reservation.ts';
 
 export interface PayoutRequest extends DirectRequest {
   /** Sandbox only: how the test payout ends (`successful` by default). */
@@ -19,7 +32,12 @@ export interface PayoutRequest extends DirectRequest {
  * in the transaction that records it (refused, with no record, when the balance cannot cover
  * it), then the provider sends it and the outcome settles the reservation.
  */
-export async function initializePayout(deps: PaymentDeps, owner: Principal, request: PayoutRequest, now = Date.now()): Promise<Charge> {
+export async function initializePayout(
+  deps: PaymentDeps,
+  owner: Principal,
+  request: PayoutRequest,
+  now = Date.now(),
+): Promise<Charge> {
   refuseChosenOutcomeWhenLive(owner, request.transaction_status);
   refuseOtherThanKwacha(request.currency, 'Mobile money payouts are paid in MWK only.');
   const hash = hashDirectRequest('payout', request);
@@ -35,7 +53,18 @@ export async function initializePayout(deps: PaymentDeps, owner: Principal, requ
       deps,
       // check_at: should this process die between reserving and sending, the settler asks the
       // provider later, so the reservation cannot stay stuck.
-      { owner, request, kind: 'payout', type: 'API Payout', wallet, hash, feeMinor: fee, nextAction: null, providerState: null, checkAt: now + PAYOUT_RECOVERY_MS },
+      {
+        owner,
+        request,
+        kind: 'payout',
+        type: 'API Payout',
+        wallet,
+        hash,
+        feeMinor: fee,
+        nextAction: null,
+        providerState: null,
+        checkAt: now + PAYOUT_RECOVERY_MS,
+      },
       now,
       (trx, charge) => reservePayout(trx, movementOf(charge), now),
     ),
@@ -43,10 +72,23 @@ export async function initializePayout(deps: PaymentDeps, owner: Principal, requ
   // A concurrent retry that got there first sends it; this request answers with its record.
   const payout = inserted.charge;
   if (!inserted.created) return payout;
-  const sent = await deps.providerFor(owner.mode).payout({ reference: payout.id, mobile: wallet, amountMinor: payout.amount_minor, currency: payout.currency, requestedOutcome: request.transaction_status ?? 'successful' });
+  const sent = await deps
+    .providerFor(owner.mode)
+    .payout({
+      reference: payout.id,
+      mobile: wallet,
+      amountMinor: payout.amount_minor,
+      currency: payout.currency,
+      requestedOutcome: request.transaction_status ?? 'successful',
+    });
   if (sent.status === 'pending') {
     // The operator has not said how it went (a live operator's ambiguous answer): the settler asks.
-    const recorded = await recordStarted(deps.db, payout.id, { nextAction: null, providerState: sent.providerState, checkAt: sent.checkAt }, Date.now());
+    const recorded = await recordStarted(
+      deps.db,
+      payout.id,
+      { nextAction: null, providerState: sent.providerState, checkAt: sent.checkAt },
+      Date.now(),
+    );
     return recorded ?? (await findCharge(deps.db, payout.id)) ?? payout;
   }
   const outcome: Outcome = sent.status === 'refused' ? { status: 'failed', reason: sent.message } : sent;

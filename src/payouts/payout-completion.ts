@@ -13,15 +13,31 @@ import { findRecipient } from './recipient-repository.ts';
  * or released back to the main balance (failure), its log and its `api.payout` event, which for
  * a payout through the banks list names the recipient as PayChangu's does.
  */
-export async function completePayoutCharge(deps: PaymentDeps, payout: Charge, outcome: Outcome, now = Date.now()): Promise<Charge | null> {
+export async function completePayoutCharge(
+  deps: PaymentDeps,
+  payout: Charge,
+  outcome: Outcome,
+  now = Date.now(),
+): Promise<Charge | null> {
   return deps.transact(async (trx) => {
     const final = await finalizeCharge(trx, payout.id, outcome, payout.fee_minor, now);
     if (!final) return (await findCharge(trx, payout.id)) ?? null;
     if (outcome.status === 'success') await completePayout(trx, movementOf(final), now);
     else await releasePayout(trx, movementOf(final), now);
-    await addLog(trx, final.id, outcome.status === 'success' ? 'Payout completed' : `Payout failed: ${outcome.reason}`, now);
+    await addLog(
+      trx,
+      final.id,
+      outcome.status === 'success' ? 'Payout completed' : `Payout failed: ${outcome.reason}`,
+      now,
+    );
     const recipient = await findRecipient(trx, final.id);
-    await emitChargeOutcome(trx, final, now, deps.timeZone, recipient ? { recipient_account_details: recipientDetails(recipient) } : {});
+    await emitChargeOutcome(
+      trx,
+      final,
+      now,
+      deps.timeZone,
+      recipient ? { recipient_account_details: recipientDetails(recipient) } : {},
+    );
     return final;
   });
 }

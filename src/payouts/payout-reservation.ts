@@ -12,7 +12,8 @@ import { feeMinor } from '../shared/money.ts';
 export const PAYOUT_RECOVERY_MS = 60_000;
 
 /** A payout's fee: the gateway's PAYOUT_FEE_PERCENT of its amount, as every payout and the dashboard's confirmation count it. */
-export const payoutFeeMinor = (deps: { payoutFeeBasisPoints: number }, amountMinor: number): number => feeMinor(amountMinor, deps.payoutFeeBasisPoints);
+export const payoutFeeMinor = (deps: { payoutFeeBasisPoints: number }, amountMinor: number): number =>
+  feeMinor(amountMinor, deps.payoutFeeBasisPoints);
 
 /** What a payout moves in the ledger: its amount and its fee, from the merchant's main balance. */
 export const movementOf = (payout: Charge): Movement => ({
@@ -40,7 +41,8 @@ export async function refusedBeyondBalance<T>(record: () => Promise<T>): Promise
   try {
     return await record();
   } catch (error) {
-    if (error instanceof InsufficientFunds) throw ApiError.field('amount', 'The amount and its fee exceed the available balance.');
+    if (error instanceof InsufficientFunds)
+      throw ApiError.field('amount', 'The amount and its fee exceed the available balance.');
     throw error;
   }
 }

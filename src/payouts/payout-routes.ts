@@ -34,17 +34,35 @@ export function registerPayoutRoutes(app: App, payments: PaymentDeps, config: Co
 
   app.post(
     '/mobile-money/payouts/initialize',
-    { config: { auth: 'secret' }, preValidation: normalize, schema: { summary: 'Pay out to a mobile money wallet', body: InitializePayoutBody, response: { 201: ChargeRecordResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      preValidation: normalize,
+      schema: {
+        summary: 'Pay out to a mobile money wallet',
+        body: InitializePayoutBody,
+        response: { 201: ChargeRecordResponse, ...errorResponses },
+      },
+    },
     async (request, reply) => {
       const payout = await initializePayout(payments, principalOf(request), request.body);
-      const message = payout.status === 'failed' ? `Payout failed: ${payout.failure_reason ?? 'the operator refused it'}.` : 'Payout processed successfully.';
+      const message =
+        payout.status === 'failed'
+          ? `Payout failed: ${payout.failure_reason ?? 'the operator refused it'}.`
+          : 'Payout processed successfully.';
       return reply.code(201).send(success(message, chargeRecord(payout)));
     },
   );
 
   app.get(
     '/direct-charge/payouts/supported-banks',
-    { config: { auth: 'secret' }, schema: { summary: "Malawi's banks and the two wallets a payout can go to (kwacha only)", querystring: SupportedBanksQuery, response: { 200: SupportedBanksResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      schema: {
+        summary: "Malawi's banks and the two wallets a payout can go to (kwacha only)",
+        querystring: SupportedBanksQuery,
+        response: { 200: SupportedBanksResponse, ...errorResponses },
+      },
+    },
     async () => success('Retrieved successfully.', SUPPORTED_BANKS),
   );
 
@@ -54,37 +72,67 @@ export function registerPayoutRoutes(app: App, payments: PaymentDeps, config: Co
       config: { auth: 'secret' },
       preValidation: normalizing(normalizeBankPayoutBody),
       errorHandler: answerBankPayoutError,
-      schema: { summary: 'Pay out to a bank account or a wallet of the banks list; answers pending', body: InitializeBankPayoutBody, response: { 201: BankPayoutResponse, ...errorResponses } },
+      schema: {
+        summary: 'Pay out to a bank account or a wallet of the banks list; answers pending',
+        body: InitializeBankPayoutBody,
+        response: { 201: BankPayoutResponse, ...errorResponses },
+      },
     },
     async (request, reply) => {
       const { payout, recipient } = await initializeBankPayout(payments, principalOf(request), request.body);
-      const message = payout.status === 'failed' ? `Payout failed: ${payout.failure_reason ?? 'the provider refused it.'}` : 'Payout request submitted successfully.';
+      const message =
+        payout.status === 'failed'
+          ? `Payout failed: ${payout.failure_reason ?? 'the provider refused it.'}`
+          : 'Payout request submitted successfully.';
       return reply.code(201).send(success(message, { transaction: bankPayoutRecord(payout, recipient) }));
     },
   );
 
   app.get(
     '/direct-charge/payouts/:charge_id/details',
-    { config: { auth: 'secret' }, schema: { summary: 'A payout made through the banks list, with its logs', params: ChargeIdParams, response: { 200: BankPayoutDetailsResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      schema: {
+        summary: 'A payout made through the banks list, with its logs',
+        params: ChargeIdParams,
+        response: { 200: BankPayoutDetailsResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       const payout = await bankPayoutDetails(payments, principalOf(request), request.params.charge_id);
-      return { status: 'successful' as const, message: 'Transaction details retrieved successfully', data: bankPayoutDetailsRecord(payout, payout, payout.logs) };
+      return {
+        status: 'successful' as const,
+        message: 'Transaction details retrieved successfully',
+        data: bankPayoutDetailsRecord(payout, payout, payout.logs),
+      };
     },
   );
 
   app.get(
     '/direct-charge/payouts',
-    { config: { auth: 'secret' }, schema: { summary: 'Payouts made through the banks list, newest first, 20 a page', querystring: BankPayoutListQuery, response: { 200: BankPayoutListResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      schema: {
+        summary: 'Payouts made through the banks list, newest first, 20 a page',
+        querystring: BankPayoutListQuery,
+        response: { 200: BankPayoutListResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       const page = Number(request.query.page ?? 1);
       const { rows, total } = await bankPayoutPage(payments, principalOf(request), page);
-      return success('Transactions retrieved successfully.', bankPayoutListPage(page, rows, total, config.publicBaseUrl));
+      return success(
+        'Transactions retrieved successfully.',
+        bankPayoutListPage(page, rows, total, config.publicBaseUrl),
+      );
     },
   );
 }
 
 /** As every route answers, but a body's refusals read with the bank it names (a wallet's holder name). */
 function answerBankPayoutError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const failure = error.validation ? new ApiError('validation', bankPayoutFieldErrors(error.validation, request.body)) : toApiError(error, request.log);
+  const failure = error.validation
+    ? new ApiError('validation', bankPayoutFieldErrors(error.validation, request.body))
+    : toApiError(error, request.log);
   return sendError(reply, failure);
 }

@@ -8,7 +8,10 @@ import type { Charge } from '../payments/charge-repository.ts';
 type Db = Kysely<DB>;
 
 /** What a bank payout shows of where it went. */
-export type Recipient = Pick<Selectable<PayoutRecipientsTable>, 'bank_uuid' | 'bank_name' | 'account_name' | 'account_number'>;
+export type Recipient = Pick<
+  Selectable<PayoutRecipientsTable>,
+  'bank_uuid' | 'bank_name' | 'account_name' | 'account_number'
+>;
 
 /** A payout's charge row with its recipient, as one row. */
 export type BankPayout = Charge & Recipient;
@@ -16,14 +19,22 @@ export type BankPayout = Charge & Recipient;
 /** Bank payouts a list page shows (contract §10.3). */
 export const BANK_PAYOUTS_PER_PAGE = 20;
 
-const RECIPIENT_COLUMNS = ['payout_recipients.bank_uuid', 'payout_recipients.bank_name', 'payout_recipients.account_name', 'payout_recipients.account_number'] as const;
+const RECIPIENT_COLUMNS = [
+  'payout_recipients.bank_uuid',
+  'payout_recipients.bank_name',
+  'payout_recipients.account_name',
+  'payout_recipients.account_number',
+] as const;
 
 export async function insertRecipient(trx: Db, recipient: Insertable<PayoutRecipientsTable>): Promise<void> {
   await trx.insertInto('payout_recipients').values(recipient).execute();
 }
 
 const recipientByCharge = prepared((db, chargeRef: string) =>
-  db.selectFrom('payout_recipients').select(['bank_uuid', 'bank_name', 'account_name', 'account_number']).where('charge_ref', '=', chargeRef),
+  db
+    .selectFrom('payout_recipients')
+    .select(['bank_uuid', 'bank_name', 'account_name', 'account_number'])
+    .where('charge_ref', '=', chargeRef),
 );
 
 /** The recipient of a payout made through the banks list; none for any other charge. */
@@ -44,7 +55,11 @@ const bankPayoutWithLogs = prepared((db, merchantId: string, mode: Principal['mo
 );
 
 /** A merchant's bank payout by its `charge_id`, in the key's mode, with its recipient and logs in one statement. */
-export async function findBankPayoutWithLogs(db: Db, owner: Principal, chargeId: string): Promise<(BankPayout & { logs: LogEntry[] }) | undefined> {
+export async function findBankPayoutWithLogs(
+  db: Db,
+  owner: Principal,
+  chargeId: string,
+): Promise<(BankPayout & { logs: LogEntry[] }) | undefined> {
   const row = (await bankPayoutWithLogs(db, owner.merchantId, owner.mode, chargeId))[0];
   return row && withLogsRead(row);
 }
@@ -88,7 +103,14 @@ const bankPayoutPage = prepared(bankPayoutPageQuery);
 const bankPayoutCount = prepared(bankPayoutCountQuery);
 
 /** One page (from 1) of a merchant's bank payouts in the key's mode, newest first, and how many there are in all. */
-export async function listBankPayouts(db: Db, owner: Principal, page: number): Promise<{ rows: BankPayout[]; total: number }> {
-  const [rows, [count]] = await Promise.all([bankPayoutPage(db, owner.merchantId, owner.mode, (page - 1) * BANK_PAYOUTS_PER_PAGE), bankPayoutCount(db, owner.merchantId, owner.mode)]);
+export async function listBankPayouts(
+  db: Db,
+  owner: Principal,
+  page: number,
+): Promise<{ rows: BankPayout[]; total: number }> {
+  const [rows, [count]] = await Promise.all([
+    bankPayoutPage(db, owner.merchantId, owner.mode, (page - 1) * BANK_PAYOUTS_PER_PAGE),
+    bankPayoutCount(db, owner.merchantId, owner.mode),
+  ]);
   return { rows, total: Number(count?.total ?? 0) };
 }

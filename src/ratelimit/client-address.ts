@@ -35,7 +35,10 @@ function ipv6Groups(address: string): string[] | null {
   const written = halves.map((half) => (half === '' ? [] : half.split(':')));
   // A trailing dotted IPv4 part stands for two groups.
   const count = written.flat().reduce((sum, group) => sum + (group.includes('.') ? 2 : 1), 0);
-  const groups = halves.length === 2 ? [...written[0]!, ...Array<string>(Math.max(0, 8 - count)).fill('0'), ...written[1]!] : written[0]!;
+  const groups =
+    halves.length === 2
+      ? [...written[0]!, ...Array<string>(Math.max(0, 8 - count)).fill('0'), ...written[1]!]
+      : written[0]!;
   if (!groups.slice(0, 4).every((group) => /^[0-9a-f]{1,4}$/.test(group))) return null;
   return groups.map((group) => group.replace(/^0+(?=.)/, ''));
 }

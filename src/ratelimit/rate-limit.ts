@@ -35,11 +35,16 @@ export interface RateLimits {
  */
 export async function openRateLimits(config: Config, log: FastifyBaseLogger): Promise<RateLimits> {
   const keyPolicy: BucketPolicy = { ratePerSecond: config.rateLimitPerSecond, capacity: config.rateLimitBurst };
-  const addressPolicy: BucketPolicy = { ratePerSecond: config.rateLimitPerAddressPerSecond, capacity: config.rateLimitAddressBurst };
+  const addressPolicy: BucketPolicy = {
+    ratePerSecond: config.rateLimitPerAddressPerSecond,
+    capacity: config.rateLimitAddressBurst,
+  };
   const redis = config.redisUrl ? await connectRateLimitRedis(config.redisUrl, log) : null;
   // Merchant ids are random and never start with `address:`, so the two kinds of bucket never meet.
   const keyBuckets = redis ? redisBuckets(redis, keyPolicy, 'lipira:ratelimit:') : memoryBuckets(keyPolicy);
-  const addressBuckets = redis ? redisBuckets(redis, addressPolicy, 'lipira:ratelimit:address:') : memoryBuckets(addressPolicy);
+  const addressBuckets = redis
+    ? redisBuckets(redis, addressPolicy, 'lipira:ratelimit:address:')
+    : memoryBuckets(addressPolicy);
   const addressHeader = config.clientAddressHeader;
 
   /** Sets the headers every response limited by key carries; the error to answer with when the bucket was empty. */

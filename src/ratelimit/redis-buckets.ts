@@ -32,7 +32,12 @@ return { allowed, tostring(tokens) }
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    lipiraTakeToken(key: string, ratePerSecond: number, capacity: number, fillMs: number): Result<[number, string], Context>;
+    lipiraTakeToken(
+      key: string,
+      ratePerSecond: number,
+      capacity: number,
+      fillMs: number,
+    ): Result<[number, string], Context>;
   }
 }
 
@@ -93,7 +98,12 @@ export function redisBuckets({ redis, warn }: RateLimitRedis, policy: BucketPoli
   return {
     async take(key) {
       try {
-        const [allowed, tokens] = await redis.lipiraTakeToken(prefix + key, policy.ratePerSecond, policy.capacity, fillMs);
+        const [allowed, tokens] = await redis.lipiraTakeToken(
+          prefix + key,
+          policy.ratePerSecond,
+          policy.capacity,
+          fillMs,
+        );
         return { allowed: allowed === 1, tokens: Number(tokens) };
       } catch (error) {
         warn(error);

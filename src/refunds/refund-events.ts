@@ -14,7 +14,13 @@ import type { Refund } from './refund-repository.ts';
  * payment it gives back (`charge_id`, and `tx_ref` for a checkout payment), the customer (whom a
  * receipt goes to) and what is refunded of the payment now.
  */
-export async function emitRefundOutcome(trx: Kysely<DB>, refund: Refund, charge: Charge, now: number, timeZone: string): Promise<void> {
+export async function emitRefundOutcome(
+  trx: Kysely<DB>,
+  refund: Refund,
+  charge: Charge,
+  now: number,
+  timeZone: string,
+): Promise<void> {
   const session = charge.session_id ? await findSessionById(trx, charge.session_id) : undefined;
   const payload = {
     event_type: 'api.refund',
@@ -41,5 +47,10 @@ export async function emitRefundOutcome(trx: Kysely<DB>, refund: Refund, charge:
     completed_at: formatNullableTimestamp(refund.completed_at),
     updated_at: formatTimestamp(now),
   };
-  await emitEvent(trx, { merchantId: refund.merchant_id, mode: refund.mode, type: 'api.refund', subjectId: refund.id, payload }, now, timeZone);
+  await emitEvent(
+    trx,
+    { merchantId: refund.merchant_id, mode: refund.mode, type: 'api.refund', subjectId: refund.id, payload },
+    now,
+    timeZone,
+  );
 }

@@ -83,7 +83,13 @@ export function listRefunds(db: Db, owner: Principal, scope: RefundScope): Promi
 }
 
 const dueRefunds = prepared((db, now: number, limit: number) =>
-  db.selectFrom('refunds').selectAll().where('status', '=', sql.lit('pending')).where('check_at', '<=', now).orderBy('check_at').limit(limit),
+  db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('status', '=', sql.lit('pending'))
+    .where('check_at', '<=', now)
+    .orderBy('check_at')
+    .limit(limit),
 );
 
 /** Pending refunds to hand to their provider, or to ask about, by now. */
@@ -108,8 +114,19 @@ export async function claimHandOver(db: Db, id: string, askAgainAt: number, now:
 }
 
 /** What the provider said when it took the refund: its state, and when to ask about it. */
-export async function recordHandedOver(db: Db, id: string, providerState: string, checkAt: number, now: number): Promise<void> {
-  await db.updateTable('refunds').set({ provider_state: providerState, check_at: checkAt, updated_at: now }).where('id', '=', id).where('status', '=', 'pending').execute();
+export async function recordHandedOver(
+  db: Db,
+  id: string,
+  providerState: string,
+  checkAt: number,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('refunds')
+    .set({ provider_state: providerState, check_at: checkAt, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /** The pending refunds a callback may be about: the refund with this id, or those of the charge with this id. */
@@ -139,7 +156,13 @@ export async function flagRefundForReview(db: Db, id: string, reason: string, no
 export function finalizeRefund(db: Db, id: string, outcome: Outcome, now: number): Promise<Refund | undefined> {
   return db
     .updateTable('refunds')
-    .set({ status: outcome.status, failure_reason: outcome.status === 'failed' ? outcome.reason : null, check_at: null, completed_at: now, updated_at: now })
+    .set({
+      status: outcome.status,
+      failure_reason: outcome.status === 'failed' ? outcome.reason : null,
+      check_at: null,
+      completed_at: now,
+      updated_at: now,
+    })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returningAll()

@@ -4,7 +4,16 @@ import type { App } from '../http/app-type.ts';
 import { errorResponses, success } from '../http/envelope.ts';
 import { normalizeBody, normalizing } from '../http/tolerance.ts';
 import { ApiError } from '../shared/errors.ts';
-import { CardRefundBody, RefundBody, RefundChargeParams, RefundCreatedResponse, RefundIdParams, RefundListQuery, RefundListResponse, RefundResponse } from './refund-schemas.ts';
+import {
+  CardRefundBody,
+  RefundBody,
+  RefundChargeParams,
+  RefundCreatedResponse,
+  RefundIdParams,
+  RefundListQuery,
+  RefundListResponse,
+  RefundResponse,
+} from './refund-schemas.ts';
 import { refundPayment, refundsOf, showRefund, type RefundTarget } from './refund-service.ts';
 import { refundView } from './refund-views.ts';
 
@@ -24,10 +33,21 @@ export function registerRefundRoutes(app: App, database: Database): void {
     {
       config: { auth: 'secret' },
       preValidation: normalize,
-      schema: { summary: 'Refund a card payment, in full (no body) or in part', params: RefundChargeParams, body: CardRefundBody, response: { 200: RefundCreatedResponse, ...errorResponses } },
+      schema: {
+        summary: 'Refund a card payment, in full (no body) or in part',
+        params: RefundChargeParams,
+        body: CardRefundBody,
+        response: { 200: RefundCreatedResponse, ...errorResponses },
+      },
     },
     async (request) => {
-      const refund = await refundPayment(database, principalOf(request), { chargeId: request.params.charge_id }, request.body, true);
+      const refund = await refundPayment(
+        database,
+        principalOf(request),
+        { chargeId: request.params.charge_id },
+        request.body,
+        true,
+      );
       return success(INITIATED, refundView(refund));
     },
   );
@@ -37,26 +57,45 @@ export function registerRefundRoutes(app: App, database: Database): void {
     {
       config: { auth: 'secret' },
       preValidation: normalize,
-      schema: { summary: 'Refund a payment of any channel by charge_id or tx_ref, in full or in part', body: RefundBody, response: { 201: RefundCreatedResponse, ...errorResponses } },
+      schema: {
+        summary: 'Refund a payment of any channel by charge_id or tx_ref, in full or in part',
+        body: RefundBody,
+        response: { 201: RefundCreatedResponse, ...errorResponses },
+      },
     },
     async (request, reply) => {
       const { charge_id: chargeId, tx_ref: txRef, amount, currency, reason } = request.body;
-      const refund = await refundPayment(database, principalOf(request), oneTarget(chargeId, txRef), { amount, currency, reason });
+      const refund = await refundPayment(database, principalOf(request), oneTarget(chargeId, txRef), {
+        amount,
+        currency,
+        reason,
+      });
       return reply.code(201).send(success(INITIATED, refundView(refund)));
     },
   );
 
   app.get(
     '/refunds/:refund_id',
-    { config: { auth: 'secret' }, schema: { summary: 'A refund', params: RefundIdParams, response: { 200: RefundResponse, ...errorResponses } } },
-    async (request) => success('Refund retrieved successfully.', refundView(await showRefund(db, principalOf(request), request.params.refund_id))),
+    {
+      config: { auth: 'secret' },
+      schema: { summary: 'A refund', params: RefundIdParams, response: { 200: RefundResponse, ...errorResponses } },
+    },
+    async (request) =>
+      success(
+        'Refund retrieved successfully.',
+        refundView(await showRefund(db, principalOf(request), request.params.refund_id)),
+      ),
   );
 
   app.get(
     '/refunds',
     {
       config: { auth: 'secret' },
-      schema: { summary: "A payment's refunds (charge_id or tx_ref), or the latest 100; newest first", querystring: RefundListQuery, response: { 200: RefundListResponse, ...errorResponses } },
+      schema: {
+        summary: "A payment's refunds (charge_id or tx_ref), or the latest 100; newest first",
+        querystring: RefundListQuery,
+        response: { 200: RefundListResponse, ...errorResponses },
+      },
     },
     async (request) => {
       const { charge_id: chargeId, tx_ref: txRef } = request.query;

@@ -11,13 +11,27 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 /** `POST /charge-card/refund/{charge_id}`: no body for all that is left, or part of it. */
 export const CardRefundBody = Type.Object(
   { amount: Type.Optional(Amount), currency: Currency, reason: Type.Optional(Reason) },
-  { description: 'May be left out: no body (or `{}`) refunds all that is left of the payment.', examples: [{ amount: 400, reason: 'One of two items returned' }] },
+  {
+    description: 'May be left out: no body (or `{}`) refunds all that is left of the payment.',
+    examples: [{ amount: 400, reason: 'One of two items returned' }],
+  },
 );
 
 /** `POST /refunds`: the payment by `charge_id` or by its checkout `tx_ref` (one of them), all or part of it. */
 export const RefundBody = Type.Object(
-  { charge_id: Type.Optional(Reference), tx_ref: Type.Optional(Reference), amount: Type.Optional(Amount), currency: Currency, reason: Type.Optional(Reason) },
-  { examples: [{ tx_ref: 'order-1001', amount: 400, reason: 'One of two items returned' }, { charge_id: 'charge-2001' }] },
+  {
+    charge_id: Type.Optional(Reference),
+    tx_ref: Type.Optional(Reference),
+    amount: Type.Optional(Amount),
+    currency: Currency,
+    reason: Type.Optional(Reason),
+  },
+  {
+    examples: [
+      { tx_ref: 'order-1001', amount: 400, reason: 'One of two items returned' },
+      { charge_id: 'charge-2001' },
+    ],
+  },
 );
 
 export const RefundChargeParams = Type.Object({ charge_id: Type.String() });
@@ -51,8 +65,24 @@ const RefundRecord = Type.Object({
 });
 
 /** A refund just asked for (`pending` until its provider answers), or one read back. */
-export const RefundCreatedResponse = SuccessEnvelope(RefundRecord, 'success', { examples: [{ status: 'success', message: 'Refund initiated successfully.', data: EXAMPLE }] });
-export const RefundResponse = SuccessEnvelope(RefundRecord, 'success', { examples: [{ status: 'success', message: 'Refund retrieved successfully.', data: { ...EXAMPLE, status: 'success', completed_at: '2025-01-23T17:03:31.456000Z' } }] });
+export const RefundCreatedResponse = SuccessEnvelope(RefundRecord, 'success', {
+  examples: [{ status: 'success', message: 'Refund initiated successfully.', data: EXAMPLE }],
+});
+export const RefundResponse = SuccessEnvelope(RefundRecord, 'success', {
+  examples: [
+    {
+      status: 'success',
+      message: 'Refund retrieved successfully.',
+      data: { ...EXAMPLE, status: 'success', completed_at: '2025-01-23T17:03:31.456000Z' },
+    },
+  ],
+});
 export const RefundListResponse = SuccessEnvelope(Type.Array(RefundRecord), 'success', {
-  examples: [{ status: 'success', message: 'Refunds retrieved successfully.', data: [{ ...EXAMPLE, status: 'success', completed_at: '2025-01-23T17:03:31.456000Z' }] }],
+  examples: [
+    {
+      status: 'success',
+      message: 'Refunds retrieved successfully.',
+      data: [{ ...EXAMPLE, status: 'success', completed_at: '2025-01-23T17:03:31.456000Z' }],
+    },
+  ],
 });

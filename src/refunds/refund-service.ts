@@ -4,7 +4,14 @@ import { findSessionByTxRef } from '../checkout/checkout-repository.ts';
 import type { Database } from '../db/database.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
-import { completeRefund, holdForRefund, InsufficientFunds, releaseRefund, reserveRefund, type Movement } from '../ledger/ledger-service.ts';
+import {
+  completeRefund,
+  holdForRefund,
+  InsufficientFunds,
+  releaseRefund,
+  reserveRefund,
+  type Movement,
+} from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { findCharge, findChargeByChargeId, type Charge } from '../payments/charge-repository.ts';
@@ -42,7 +49,10 @@ const HAND_OVER_RECOVERY_MS = 60_000;
 /** What a list of refunds shows when it names no charge or payment: the newest this many. */
 const LATEST_REFUNDS = 100;
 
-const movementOf = (refund: Pick<Refund, 'merchant_id' | 'mode' | 'currency' | 'amount_minor'>, reference: string): Movement => ({
+const movementOf = (
+  refund: Pick<Refund, 'merchant_id' | 'mode' | 'currency' | 'amount_minor'>,
+  reference: string,
+): Movement => ({
   merchantId: refund.merchant_id,
   mode: refund.mode,
   currency: refund.currency,
@@ -51,9 +61,16 @@ const movementOf = (refund: Pick<Refund, 'merchant_id' | 'mode' | 'currency' | '
   reference,
 });
 
-const moneyText = (refund: Pick<Refund, 'currency' | 'amount_minor'>) => `${refund.currency} ${formatMoneyText(refund.amount_minor)}`;
+const moneyText = (refund: Pick<Refund, 'currency' | 'amount_minor'>) =>
+  `${refund.currency} ${formatMoneyText(refund.amount_minor)}`;
 
-function newRefund(charge: Charge, source: Refund['source'], amountMinor: number, reason: string | null, now: number): Refund {
+function newRefund(
+  charge: Charge,
+  source: Refund['source'],
+  amountMinor: number,
+  reason: string | null,
+  now: number,
+): Refund {
   return {
     id: ids.refundRow(),
     refund_id: ids.refund(),
@@ -83,12 +100,23 @@ function newRefund(charge: Charge, source: Refund['source'], amountMinor: number
  * merchant cannot refund it again), and a refund of all of it is queued. The settler hands it to
  * the provider.
  */
-export async function refundUncountedPayment(trx: Kysely<DB>, charge: Charge, reason: string, now: number): Promise<Refund> {
+export async function refundUncountedPayment(
+  trx: Kysely<DB>,
+  charge: Charge,
+  reason: string,
+  now: number,
+): Promise<Refund> {
   const refund = newRefund(charge, 'uncounted', charge.amount_minor, reason, now);
-  if (!(await countRefunded(trx, charge.id, refund.amount_minor, now))) throw new Error(`uncounted charge ${charge.id} could not be counted as refunded`);
+  if (!(await countRefunded(trx, charge.id, refund.amount_minor, now)))
+    throw new Error(`uncounted charge ${charge.id} could not be counted as refunded`);
   await holdForRefund(trx, movementOf(refund, charge.id), now);
   await insertRefund(trx, refund);
-  await addLog(trx, charge.id, `Not counted (${reason}): refund ${refund.refund_id} of ${moneyText(refund)} started`, now);
+  await addLog(
+    trx,
+    charge.id,
+    `Not counted (${reason}): refund ${refund.refund_id} of ${moneyText(refund)} started`,
+    now,
+  );
   return refund;
 }
 
@@ -136,12 +164,18 @@ export async function refundPayment(
         if (!(await countRefunded(trx, charge.id, amountMinor, now))) throw new RefundedMeanwhile();
         await reserveRefund(trx, movementOf(refund, refund.id), now);
         await insertRefund(trx, refund);
-        await logOnPayment(trx, charge, `Refund ${refund.refund_id} of ${moneyText(refund)} requested${refund.reason ? `: ${refund.reason}` : ''}`, now);
+        await logOnPayment(
+          trx,
+          charge,
+          `Refund ${refund.refund_id} of ${moneyText(refund)} requested${refund.reason ? `: ${refund.reason}` : ''}`,
+          now,
+        );
         await alongside?.(trx, { ...refund, charge_id: charge.charge_id });
       });
       return { ...refund, charge_id: charge.charge_id };
     } catch (error) {
-      if (error instanceof InsufficientFunds) throw ApiError.field('amount', 'The refund exceeds the available balance.');
+      if (error instanceof InsufficientFunds)
+        throw ApiError.field('amount', 'The refund exceeds the available balance.');
       if (!(error instanceof RefundedMeanwhile)) throw error;
     }
   }
@@ -151,30 +185,46 @@ const leftToRefund = (charge: Charge) => charge.amount_minor - charge.refunded_m
 
 /** A refund gives back the payment's own currency: an amount said in another is refused, not given back as if it were that currency. */
 function refuseOtherCurrency(charge: Charge, currency: string | undefined): void {
-  if (currency !== undefined && currency !== charge.currency) throw ApiError.field('currency', `This payment was made in ${charge.currency}: it is refunded in ${charge.currency} only.`);
+  if (currency !== undefined && currency !== charge.currency)
+    throw ApiError.field(
+      'currency',
+      `This payment was made in ${charge.currency}: it is refunded in ${charge.currency} only.`,
+    );
 }
 
 /** Refuses a refund of more than is left of the payment. */
 function refuseBeyond(charge: Charge, amountMinor: number): void {
   const left = leftToRefund(charge);
   if (left === 0) throw ApiError.field('amount', 'The payment has already been refunded in full.');
-  if (amountMinor > left) throw ApiError.field('amount', `The amount must not be greater than ${toMajor(left)}, what is left to refund.`);
+  if (amountMinor > left)
+    throw ApiError.field('amount', `The amount must not be greater than ${toMajor(left)}, what is left to refund.`);
 }
 
 /** The successful payment the merchant names, in the key's mode; a payout, or a payment that did not succeed, is refused. */
-async function refundableCharge(db: Kysely<DB>, owner: Principal, target: RefundTarget, cardOnly: boolean): Promise<Charge> {
+async function refundableCharge(
+  db: Kysely<DB>,
+  owner: Principal,
+  target: RefundTarget,
+  cardOnly: boolean,
+): Promise<Charge> {
   if ('txRef' in target) {
-    const session = REFERENCE_PATTERN.test(target.txRef) ? await findSessionByTxRef(db, owner, target.txRef) : undefined;
+    const session = REFERENCE_PATTERN.test(target.txRef)
+      ? await findSessionByTxRef(db, owner, target.txRef)
+      : undefined;
     if (!session) throw new ApiError('transactionNotFound');
     const paid = session.paid_charge_id === null ? undefined : await findCharge(db, session.paid_charge_id);
-    if (session.status !== 'success' || !paid) throw ApiError.field('tx_ref', 'Only a successful payment can be refunded.');
+    if (session.status !== 'success' || !paid)
+      throw ApiError.field('tx_ref', 'Only a successful payment can be refunded.');
     return paid;
   }
-  const charge = REFERENCE_PATTERN.test(target.chargeId) ? await findChargeByChargeId(db, owner, target.chargeId) : undefined;
+  const charge = REFERENCE_PATTERN.test(target.chargeId)
+    ? await findChargeByChargeId(db, owner, target.chargeId)
+    : undefined;
   if (!charge) throw new ApiError('transactionNotFound');
   if (charge.kind === 'payout') throw ApiError.field('charge_id', 'A payout cannot be refunded.');
   if (charge.status !== 'success') throw ApiError.field('charge_id', 'Only a successful payment can be refunded.');
-  if (cardOnly && charge.channel !== 'card') throw ApiError.field('charge_id', 'This payment was not made by card: refund it with POST /refunds.');
+  if (cardOnly && charge.channel !== 'card')
+    throw ApiError.field('charge_id', 'This payment was not made by card: refund it with POST /refunds.');
   return charge;
 }
 
@@ -195,7 +245,11 @@ export async function showRefund(db: Kysely<DB>, owner: Principal, refundId: str
  * The refunds of a payment (by `charge_id`, or every charge of a checkout session by `tx_ref`,
  * the refunds of successes it could not count included), or the merchant's latest; newest first.
  */
-export async function refundsOf(db: Kysely<DB>, owner: Principal, target: Partial<{ chargeId: string; txRef: string }>): Promise<RefundWithCharge[]> {
+export async function refundsOf(
+  db: Kysely<DB>,
+  owner: Principal,
+  target: Partial<{ chargeId: string; txRef: string }>,
+): Promise<RefundWithCharge[]> {
   const known = (ref: string) => REFERENCE_PATTERN.test(ref);
   if (target.chargeId !== undefined) {
     const charge = known(target.chargeId) ? await findChargeByChargeId(db, owner, target.chargeId) : undefined;
@@ -220,8 +274,15 @@ export async function advanceRefund(deps: RefundDeps, refund: Refund, now = Date
   if (!charge) return;
   if (refund.provider_state === null) {
     if (!(await claimHandOver(deps.db, refund.id, now + HAND_OVER_RECOVERY_MS, now))) return;
-    const started = await provider.refund({ reference: refund.id, transId: charge.trans_id, amountMinor: refund.amount_minor, currency: refund.currency, charge });
-    if (started.accepted) return recordHandedOver(deps.db, refund.id, started.providerState, started.checkAt, Date.now());
+    const started = await provider.refund({
+      reference: refund.id,
+      transId: charge.trans_id,
+      amountMinor: refund.amount_minor,
+      currency: refund.currency,
+      charge,
+    });
+    if (started.accepted)
+      return recordHandedOver(deps.db, refund.id, started.providerState, started.checkAt, Date.now());
     return finishRefund(deps, refund, { status: 'failed', reason: started.message }, Date.now());
   }
   const answer = await provider.syncRefund(refund, charge, now);
@@ -230,7 +291,13 @@ export async function advanceRefund(deps: RefundDeps, refund: Refund, now = Date
 }
 
 /** As for a charge: no final answer yet, so the refund is asked about again later, and flagged for review once the provider says so. */
-async function keepAskingAboutRefund(deps: RefundDeps, refund: Refund, charge: Charge, pending: Pending, now: number): Promise<void> {
+async function keepAskingAboutRefund(
+  deps: RefundDeps,
+  refund: Refund,
+  charge: Charge,
+  pending: Pending,
+  now: number,
+): Promise<void> {
   await deps.transact(async (trx) => {
     await recordStillPending(trx, 'refunds', refund.id, pending, now);
     if (pending.review !== null && (await flagRefundForReview(trx, refund.id, pending.review, now))) {
@@ -258,7 +325,10 @@ async function finishRefund(deps: RefundDeps, refund: Refund, outcome: Outcome, 
       await releaseRefund(trx, { mode: final.mode, reference: final.id }, now);
     }
     const charge = (await findCharge(trx, final.charge_ref))!;
-    const ended = outcome.status === 'success' ? 'completed' : `failed: ${outcome.reason}; ${moneyText(final)} went back to the balance`;
+    const ended =
+      outcome.status === 'success'
+        ? 'completed'
+        : `failed: ${outcome.reason}; ${moneyText(final)} went back to the balance`;
     await logOnPayment(trx, charge, `Refund ${final.refund_id} ${ended}`, now);
     await emitRefundOutcome(trx, final, charge, now, deps.timeZone);
   });
@@ -269,6 +339,11 @@ async function finishUncounted(trx: Kysely<DB>, refund: Refund, outcome: Outcome
     await completeRefund(trx, movementOf(refund, refund.id), now);
     await addLog(trx, refund.charge_ref, `Refund ${refund.refund_id} completed`, now);
   } else {
-    await addLog(trx, refund.charge_ref, `Refund ${refund.refund_id} failed: ${outcome.reason}; the money stays held for the customer until an operator returns it`, now);
+    await addLog(
+      trx,
+      refund.charge_ref,
+      `Refund ${refund.refund_id} failed: ${outcome.reason}; the money stays held for the customer until an operator returns it`,
+      now,
+    );
   }
 }

@@ -13,7 +13,9 @@ export type Query = Record<string, string | string[] | undefined>;
  * escaped: anyone can open this address with any query.
  */
 export function renderLandingPage(query: Query, publicBaseUrl: string): string {
-  const rows = orderedParameters(query).map(([name, value]) => `<tr><th scope="row">${escapeHtml(name)}</th><td><code>${escapeHtml(value)}</code></td></tr>`);
+  const rows = orderedParameters(query).map(
+    ([name, value]) => `<tr><th scope="row">${escapeHtml(name)}</th><td><code>${escapeHtml(value)}</code></td></tr>`,
+  );
   const carried = rows.length
     ? `<p>The hosted checkout sent the browser here with:</p>\n<table>\n${rows.join('\n')}\n</table>`
     : `<p>No parameters came with this visit. Give <code>${escapeHtml(landingUrl(publicBaseUrl))}</code> as a session's <code>callback_url</code> and <code>return_url</code>: after paying or cancelling, the checkout sends the browser here with <code>tx_ref</code> and <code>status</code> (and <code>transaction_id</code> on success).</p>`;
@@ -37,7 +39,10 @@ ${carried}
 
 /** The checkout's parameters first, then whatever else the merchant's URL carried, each repeated value on its own row. */
 function orderedParameters(query: Query): Array<[string, string]> {
-  const names = [...REDIRECT_PARAMETERS.filter((name) => Object.hasOwn(query, name)), ...Object.keys(query).filter((name) => !REDIRECT_PARAMETERS.includes(name))];
+  const names = [
+    ...REDIRECT_PARAMETERS.filter((name) => Object.hasOwn(query, name)),
+    ...Object.keys(query).filter((name) => !REDIRECT_PARAMETERS.includes(name)),
+  ];
   return names.flatMap((name) => [query[name] ?? []].flat().map((value): [string, string] => [name, value]));
 }
 

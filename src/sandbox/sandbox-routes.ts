@@ -22,7 +22,8 @@ export function registerSandboxRoutes(app: App, config: Config): void {
     {
       schema: {
         summary: 'A page to use as callback_url and return_url while developing',
-        description: 'Shows, escaped, what the checkout\'s redirect carried (`tx_ref`, `status`, `transaction_id` and the URL\'s own parameters) and how to verify the payment from your server. Stores nothing.',
+        description:
+          "Shows, escaped, what the checkout's redirect carried (`tx_ref`, `status`, `transaction_id` and the URL's own parameters) and how to verify the payment from your server. Stores nothing.",
         response: { 200: { description: 'The page', content: { 'text/html': { schema: Type.String() } } } },
       },
     },
@@ -31,8 +32,18 @@ export function registerSandboxRoutes(app: App, config: Config): void {
 
   app.get(
     STYLESHEET_PATH,
-    { schema: { summary: 'The landing page\'s stylesheet', response: { 200: { description: 'The stylesheet', content: { 'text/css': { schema: Type.String() } } } } } },
-    async (_request, reply) => reply.type('text/css; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').send(LANDING_STYLESHEET),
+    {
+      schema: {
+        summary: "The landing page's stylesheet",
+        response: { 200: { description: 'The stylesheet', content: { 'text/css': { schema: Type.String() } } } },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .type('text/css; charset=utf-8')
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'public, max-age=3600')
+        .send(LANDING_STYLESHEET),
   );
 
   app.post(
@@ -41,13 +52,17 @@ export function registerSandboxRoutes(app: App, config: Config): void {
       schema: {
         summary: 'A webhook receiver for test merchants',
         description:
-          'Answers 200 to every test-mode webhook and keeps nothing, so a test merchant sees its deliveries succeed in `lipira webhooks list` without a server of its own. A live webhook is refused (400): it must go to the merchant\'s own server. On a loopback address, test webhooks reach it only with `WEBHOOK_ALLOW_LOOPBACK=on`.',
+          "Answers 200 to every test-mode webhook and keeps nothing, so a test merchant sees its deliveries succeed in `lipira webhooks list` without a server of its own. A live webhook is refused (400): it must go to the merchant's own server. On a loopback address, test webhooks reach it only with `WEBHOOK_ALLOW_LOOPBACK=on`.",
         body: SinkBody,
         response: { 200: SuccessEnvelope(Type.Null()), 400: Type.Ref(ErrorEnvelope) },
       },
     },
     async (request) => {
-      if (request.body.mode !== 'test') throw ApiError.field('mode', 'The webhook sink takes test-mode webhooks only; send live ones to your own server.');
+      if (request.body.mode !== 'test')
+        throw ApiError.field(
+          'mode',
+          'The webhook sink takes test-mode webhooks only; send live ones to your own server.',
+        );
       return success('Webhook received; nothing was kept.', null);
     },
   );

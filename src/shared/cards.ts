@@ -11,7 +11,12 @@ export type CardProblem = { field: 'card_number' | 'expiry' | 'cvv'; message: st
  * Checks the shape of what a customer typed; the CVV is looked at here and never kept. The
  * Luhn check is the issuer side's business (`passesLuhn`): sandbox test cards need not pass it.
  */
-export function readCard(numberInput: string, expiryInput: string, cvvInput: string, now = new Date()): CardDetails | CardProblem {
+export function readCard(
+  numberInput: string,
+  expiryInput: string,
+  cvvInput: string,
+  now = new Date(),
+): CardDetails | CardProblem {
   const number = numberInput.replace(/[\s-]/g, '');
   if (!/^\d{12,19}$/.test(number)) return { field: 'card_number', message: 'Enter a valid card number.' };
   const brand = cardBrand(number);
@@ -20,7 +25,8 @@ export function readCard(numberInput: string, expiryInput: string, cvvInput: str
   const month = Number(expiry?.[1]);
   const year = expiry ? Number(expiry[2]!.length === 2 ? `20${expiry[2]}` : expiry[2]) : 0;
   if (!expiry || month < 1 || month > 12) return { field: 'expiry', message: 'Enter the expiry date as MM/YY.' };
-  if (year * 12 + month < now.getUTCFullYear() * 12 + now.getUTCMonth() + 1) return { field: 'expiry', message: 'This card has expired.' };
+  if (year * 12 + month < now.getUTCFullYear() * 12 + now.getUTCMonth() + 1)
+    return { field: 'expiry', message: 'This card has expired.' };
   if (!/^\d{3,4}$/.test(cvvInput.trim())) return { field: 'cvv', message: 'Enter the 3 or 4 digit security code.' };
   return { number, brand, expiry: `${year}-${String(month).padStart(2, '0')}` };
 }

@@ -9,8 +9,14 @@ export const ERRORS = {
   unauthenticated: { status: 401, message: 'Unauthenticated.' },
   callbackRefused: { status: 401, message: 'The callback could not be authenticated.' },
   liveNotSetUp: { status: 400, message: 'Live payments are not set up on this gateway.' },
-  publicKeyRefused: { status: 401, message: 'A public key can only create checkout sessions: use your secret key on your server.' },
-  secretKeyRefused: { status: 401, message: 'This route takes a public key: a secret key must never be sent from a browser.' },
+  publicKeyRefused: {
+    status: 401,
+    message: 'A public key can only create checkout sessions: use your secret key on your server.',
+  },
+  secretKeyRefused: {
+    status: 401,
+    message: 'This route takes a public key: a secret key must never be sent from a browser.',
+  },
   transactionNotFound: { status: 404, message: 'Transaction not found.' },
   deliveryNotFound: { status: 404, message: 'Webhook delivery not found.' },
   routeNotFound: { status: 404, message: 'Route not found.' },
@@ -34,7 +40,10 @@ export class ApiError extends Error {
   readonly body: string | FieldErrors;
 
   /** `body`: the field errors, or a message saying more than the table's. */
-  constructor(readonly code: ErrorCode, body?: FieldErrors | string) {
+  constructor(
+    readonly code: ErrorCode,
+    body?: FieldErrors | string,
+  ) {
     super(ERRORS[code].message);
     this.status = ERRORS[code].status;
     this.body = body ?? ERRORS[code].message;

@@ -72,10 +72,15 @@ export class LazyThread<Q, A> {
     }
     let thread: Worker;
     try {
-      if (!this.thread) next.deadline = Math.max(next.deadline, Date.now() + this.limits.answerWithinMs + this.limits.startWithinMs);
+      if (!this.thread)
+        next.deadline = Math.max(next.deadline, Date.now() + this.limits.answerWithinMs + this.limits.startWithinMs);
       thread = this.started();
     } catch (error) {
-      next.fail(new ThreadUnavailableError(`the thread could not start: ${error instanceof Error ? error.message : String(error)}`));
+      next.fail(
+        new ThreadUnavailableError(
+          `the thread could not start: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
       return this.askNext();
     }
     clearTimeout(this.idle);
@@ -90,7 +95,9 @@ export class LazyThread<Q, A> {
 
   private started(): Worker {
     if (this.thread) return this.thread;
-    const thread = this.workerModule.pathname.endsWith('.ts') ? new Worker(importedThroughTsx(this.workerModule), { eval: true }) : new Worker(this.workerModule);
+    const thread = this.workerModule.pathname.endsWith('.ts')
+      ? new Worker(importedThroughTsx(this.workerModule), { eval: true })
+      : new Worker(this.workerModule);
     thread.on('message', (answer: A) => {
       // A thread given up on may still have answered: its answer is no one's now.
       if (this.thread !== thread) return;

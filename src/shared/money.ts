@@ -14,7 +14,11 @@ export function feeMinor(amountMinor: number, feeBasisPoints: number): number {
   return Math.floor((amountMinor * feeBasisPoints + 5_000) / 10_000);
 }
 
-const grouped = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2, useGrouping: true });
+const grouped = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+  useGrouping: true,
+});
 
 /** Legacy text form: `"10,000.00"`. */
 export function formatMoneyText(minor: number): string {

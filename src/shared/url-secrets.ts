@@ -28,4 +28,3 @@ export function maskUrlSecrets(url: string): string {
   for (const name of secretParameters) parsed.searchParams.set(name, MASK);
   return parsed.toString();
 }
-

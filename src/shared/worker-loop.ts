@@ -24,7 +24,12 @@ export interface WorkerLoop {
  * interval if longer) and only the first failure and the recovery are logged, not one line per
  * round.
  */
-export function startWorkerLoop(name: string, intervalMs: number, round: (isStopping: () => boolean) => Promise<void>, log: FastifyBaseLogger | null): WorkerLoop {
+export function startWorkerLoop(
+  name: string,
+  intervalMs: number,
+  round: (isStopping: () => boolean) => Promise<void>,
+  log: FastifyBaseLogger | null,
+): WorkerLoop {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   /** When the scheduled round starts (epoch ms); null while a round runs. */

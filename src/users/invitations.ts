@@ -6,12 +6,26 @@ import { queueSetPasswordEmail } from '../emails/set-password-email.ts';
 import { findMerchant } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
 import { recordAudit } from './audit.ts';
-import { endInvitation, findOpenInvitationByToken, findOpenInvitationTo, insertInvitation, type Invitation } from './invitation-repository.ts';
+import {
+  endInvitation,
+  findOpenInvitationByToken,
+  findOpenInvitationTo,
+  insertInvitation,
+  type Invitation,
+} from './invitation-repository.ts';
 import { personalWords } from './password-strength.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
 import { isWellFormedToken, newToken, tokenId } from './tokens.ts';
 import { findUserByEmail, insertUser, type User } from './user-repository.ts';
-import { holdTeam, isEmailAddress, LINK_VALID_HOURS, normaliseEmail, setPasswordUrl, UserError, type TeamRole } from './user-service.ts';
+import {
+  holdTeam,
+  isEmailAddress,
+  LINK_VALID_HOURS,
+  normaliseEmail,
+  setPasswordUrl,
+  UserError,
+  type TeamRole,
+} from './user-service.ts';
 
 type Db = Kysely<DB>;
 
@@ -39,7 +53,12 @@ export interface InvitationChange {
  * and can be cancelled alike, but its owner is sent, instead of a link, an email saying why none
  * came. The same rows are written either way, so the answer takes as long.
  */
-export async function inviteTeamMember(db: Db, config: Pick<Config, 'publicBaseUrl'>, invitation: NewInvitation, now = Date.now()): Promise<void> {
+export async function inviteTeamMember(
+  db: Db,
+  config: Pick<Config, 'publicBaseUrl'>,
+  invitation: NewInvitation,
+  now = Date.now(),
+): Promise<void> {
   const email = normaliseEmail(invitation.email);
   if (!isEmailAddress(email)) throw new UserError(`"${invitation.email}" is not an email address.`);
   const { merchantId, role, actorId } = invitation;
@@ -47,17 +66,49 @@ export async function inviteTeamMember(db: Db, config: Pick<Config, 'publicBaseU
     await holdTeam(trx, merchantId, now);
     const holder = await findUserByEmail(trx, email);
     if (holder?.merchant_id === merchantId) {
-      throw new UserError(holder.role === 'removed' ? `${email} was removed from this team, and a removed member's address cannot be invited again.` : `${email} is already on this team.`);
+      throw new UserError(
+        holder.role === 'removed'
+          ? `${email} was removed from this team, and a removed member's address cannot be invited again.`
+          : `${email} is already on this team.`,
+      );
     }
-    if (await findOpenInvitationTo(trx, merchantId, email, now)) throw new UserError(`${email} is invited already: cancel that invitation to send another.`);
+    if (await findOpenInvitationTo(trx, merchantId, email, now))
+      throw new UserError(`${email} is invited already: cancel that invitation to send another.`);
     const merchant = (await findMerchant(trx, merchantId))!;
     const token = newToken();
     const id = ids.invitation();
     const expiresAt = now + LINK_VALID_HOURS * 3_600_000;
-    await insertInvitation(trx, { id, merchant_id: merchantId, email, role, invited_by: actorId, token_hash: tokenId(token), status: 'pending', created_at: now, expires_at: expiresAt, ended_at: null });
-    await recordAudit(trx, { merchantId, userId: actorId, action: 'user.invite', subject: id, detail: { email, role } }, now);
-    if (holder) await queueInvitationRefusedEmail(trx, { recipient: email, merchantId, merchantName: merchant.name }, now);
-    else await queueSetPasswordEmail(trx, { recipient: email, merchantId, accountOf: merchant.name, link: setPasswordUrl(config, token), validHours: LINK_VALID_HOURS }, now);
+    await insertInvitation(trx, {
+      id,
+      merchant_id: merchantId,
+      email,
+      role,
+      invited_by: actorId,
+      token_hash: tokenId(token),
+      status: 'pending',
+      created_at: now,
+      expires_at: expiresAt,
+      ended_at: null,
+    });
+    await recordAudit(
+      trx,
+      { merchantId, userId: actorId, action: 'user.invite', subject: id, detail: { email, role } },
+      now,
+    );
+    if (holder)
+      await queueInvitationRefusedEmail(trx, { recipient: email, merchantId, merchantName: merchant.name }, now);
+    else
+      await queueSetPasswordEmail(
+        trx,
+        {
+          recipient: email,
+          merchantId,
+          accountOf: merchant.name,
+          link: setPasswordUrl(config, token),
+          validHours: LINK_VALID_HOURS,
+        },
+        now,
+      );
   });
 }
 
@@ -72,7 +123,12 @@ export async function invitationOf(db: Db, token: unknown, now = Date.now()): Pr
  * open an invitation (accepted, cancelled, expired, or never issued). Refused when the address
  * has meanwhile got an account (another team's invitation accepted first, an operator's doing).
  */
-export async function acceptInvitation(db: Db, token: unknown, password: string, now = Date.now()): Promise<User | null> {
+export async function acceptInvitation(
+  db: Db,
+  token: unknown,
+  password: string,
+  now = Date.now(),
+): Promise<User | null> {
   const invitation = await invitationOf(db, token, now);
   if (!invitation) return null;
   const merchant = await findMerchant(db, invitation.merchant_id);
@@ -81,9 +137,32 @@ export async function acceptInvitation(db: Db, token: unknown, password: string,
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     if (!(await endInvitation(trx, invitation.id, 'accepted', now))) return null;
-    const user: User = { id: ids.user(), merchant_id: invitation.merchant_id, email: invitation.email, role: invitation.role, password_hash: passwordHash, totp_secret: null, totp_last_step: null, failed_logins: 0, locked_until: null, created_at: now, updated_at: now };
-    if (!(await insertUser(trx, user))) throw new UserError(`${user.email} already has a dashboard account: sign in with it.`);
-    await recordAudit(trx, { merchantId: user.merchant_id, userId: user.id, action: 'user.invitation_accept', subject: user.id, detail: { email: user.email, role: user.role, invitation: invitation.id } }, now);
+    const user: User = {
+      id: ids.user(),
+      merchant_id: invitation.merchant_id,
+      email: invitation.email,
+      role: invitation.role,
+      password_hash: passwordHash,
+      totp_secret: null,
+      totp_last_step: null,
+      failed_logins: 0,
+      locked_until: null,
+      created_at: now,
+      updated_at: now,
+    };
+    if (!(await insertUser(trx, user)))
+      throw new UserError(`${user.email} already has a dashboard account: sign in with it.`);
+    await recordAudit(
+      trx,
+      {
+        merchantId: user.merchant_id,
+        userId: user.id,
+        action: 'user.invitation_accept',
+        subject: user.id,
+        detail: { email: user.email, role: user.role, invitation: invitation.id },
+      },
+      now,
+    );
     return user;
   });
 }
@@ -93,6 +172,16 @@ export async function cancelInvitation(db: Db, change: InvitationChange, now = D
   await db.transaction().execute(async (trx) => {
     const cancelled = await endInvitation(trx, change.invitationId, 'cancelled', now, change.merchantId);
     if (!cancelled) throw new UserError('No such invitation: it was accepted or cancelled, or it has expired.');
-    await recordAudit(trx, { merchantId: change.merchantId, userId: change.actorId, action: 'user.invitation_cancel', subject: cancelled.id, detail: { email: cancelled.email, role: cancelled.role } }, now);
+    await recordAudit(
+      trx,
+      {
+        merchantId: change.merchantId,
+        userId: change.actorId,
+        action: 'user.invitation_cancel',
+        subject: cancelled.id,
+        detail: { email: cancelled.email, role: cancelled.role },
+      },
+      now,
+    );
   });
 }

@@ -20,7 +20,8 @@ const JUDGED_LENGTH = 64;
  * score and guess count for every one; 4 raised one estimate.
  */
 const L33T_SUBSTITUTIONS = 8;
-const WEAK_PASSWORD_ADVICE = 'Choose a longer password: a few unrelated words, 12 characters or more; avoid names, dates and repeated letters.';
+const WEAK_PASSWORD_ADVICE =
+  'Choose a longer password: a few unrelated words, 12 characters or more; avoid names, dates and repeated letters.';
 
 let estimator: Promise<ZxcvbnFactory> | null = null;
 
@@ -30,7 +31,11 @@ let estimator: Promise<ZxcvbnFactory> | null = null;
  */
 function loadEstimator(): Promise<ZxcvbnFactory> {
   estimator ??= (async () => {
-    const [{ ZxcvbnFactory }, common, english] = await Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]);
+    const [{ ZxcvbnFactory }, common, english] = await Promise.all([
+      import('@zxcvbn-ts/core'),
+      import('@zxcvbn-ts/language-common'),
+      import('@zxcvbn-ts/language-en'),
+    ]);
     return new ZxcvbnFactory({
       dictionary: { ...common.dictionary, ...english.dictionary },
       graphs: common.adjacencyGraphs,

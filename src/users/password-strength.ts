@@ -12,7 +12,10 @@ export const CHECK_FAILED = 'The password could not be checked just now. Please 
  * The worker's module beside this one: the sources' `.ts` when they run through tsx (the tests;
  * a worker inherits the loader with its execArgv), the bundle's `.mjs` when `lipira` runs.
  */
-const WORKER_MODULE = new URL(`./password-strength-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+const WORKER_MODULE = new URL(
+  `./password-strength-worker${path.extname(fileURLToPath(import.meta.url))}`,
+  import.meta.url,
+);
 
 /**
  * Judging a password is seconds of CPU at worst (loading the word lists alone blocks a thread for
@@ -23,7 +26,11 @@ const WORKER_MODULE = new URL(`./password-strength-worker${path.extname(fileURLT
  * its turn included, is a stuck thread. The thread's start (loading the lists, about a second;
  * several on a busy machine, more where the sources run through tsx) is allowed 30 s more.
  */
-const judge = new LazyThread<StrengthQuestion, StrengthAnswer>(WORKER_MODULE, { answerWithinMs: 5_000, startWithinMs: 30_000, endIdleAfterMs: 60_000 });
+const judge = new LazyThread<StrengthQuestion, StrengthAnswer>(WORKER_MODULE, {
+  answerWithinMs: 5_000,
+  startWithinMs: 30_000,
+  endIdleAfterMs: 60_000,
+});
 
 /**
  * What a password must not be made of: the user's own texts (their address, their business's

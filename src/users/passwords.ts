@@ -18,7 +18,11 @@ export const MAX_PASSWORD_LENGTH = 256;
 function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
   // Room for the largest cost a stored hash may name: Node refuses anything over 32 MiB by default.
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
+  );
 }
 
 /** `scrypt$N$r$p$salt$hash`, salt and hash in base64url. */
@@ -41,14 +45,23 @@ export async function verifyPassword(stored: string, password: string): Promise<
  * A hash no password matches, verified against when nobody has the address typed: a sign-in for
  * an unknown address then takes as long as one for a known address, and does not tell them apart.
  */
-export const NOBODY_HASH = ['scrypt', COST.N, COST.r, COST.p, randomBytes(SALT_BYTES).toString('base64url'), randomBytes(KEY_BYTES).toString('base64url')].join('$');
+export const NOBODY_HASH = [
+  'scrypt',
+  COST.N,
+  COST.r,
+  COST.p,
+  randomBytes(SALT_BYTES).toString('base64url'),
+  randomBytes(KEY_BYTES).toString('base64url'),
+].join('$');
 
 /**
  * Why a new password is refused, or null when it will do: its length, then how easily it is
  * guessed, given the `personal` words (personalWords) it must not be made of.
  */
 export async function passwordProblem(password: string, personal: string[]): Promise<string | null> {
-  if (password.length < MIN_PASSWORD_LENGTH) return `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
-  if (password.length > MAX_PASSWORD_LENGTH) return `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`;
+  if (password.length < MIN_PASSWORD_LENGTH)
+    return `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
+  if (password.length > MAX_PASSWORD_LENGTH)
+    return `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`;
   return weaknessOf(password, personal);
 }

@@ -1,6 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { deleteSession, findSession, findUser, insertSession, touchSession, type User, type UserSession } from './user-repository.ts';
+import {
+  deleteSession,
+  findSession,
+  findUser,
+  insertSession,
+  touchSession,
+  type User,
+  type UserSession,
+} from './user-repository.ts';
 import { isWellFormedToken, newToken, tokenId } from './tokens.ts';
 
 export const SESSION_COOKIE = 'lipira_dashboard';
@@ -21,7 +29,14 @@ export interface SignedIn {
 /** Opens a session for the user; the token for the browser's cookie (only its hash is stored). */
 export async function openSession(db: Kysely<DB>, userId: string, awaitingCode: boolean, now: number): Promise<string> {
   const token = newToken();
-  await insertSession(db, { id: tokenId(token), user_id: userId, awaiting_code: awaitingCode ? 1 : 0, created_at: now, last_seen_at: now, expires_at: now + (awaitingCode ? CODE_STEP_MS : ABSOLUTE_MS) });
+  await insertSession(db, {
+    id: tokenId(token),
+    user_id: userId,
+    awaiting_code: awaitingCode ? 1 : 0,
+    created_at: now,
+    last_seen_at: now,
+    expires_at: now + (awaitingCode ? CODE_STEP_MS : ABSOLUTE_MS),
+  });
   return token;
 }
 

@@ -3,7 +3,16 @@ import type { DB } from '../db/schema.ts';
 import { recordAudit } from './audit.ts';
 import { MAX_PASSWORD_LENGTH, NOBODY_HASH, verifyPassword } from './passwords.ts';
 import { openSession, type SignedIn } from './sessions.ts';
-import { clearSignInAttempts, deleteSession, findUserByEmail, lockWhenAttemptsUsed, returnSignInAttempt, takeSignInAttempt, takeTotpStep, type User } from './user-repository.ts';
+import {
+  clearSignInAttempts,
+  deleteSession,
+  findUserByEmail,
+  lockWhenAttemptsUsed,
+  returnSignInAttempt,
+  takeSignInAttempt,
+  takeTotpStep,
+  type User,
+} from './user-repository.ts';
 import { isEmailAddress, normaliseEmail } from './user-service.ts';
 import { acceptedStep } from './totp.ts';
 
@@ -19,7 +28,10 @@ export const LOCK_MS = 15 * 60_000;
  * which addresses have accounts or which are locked), a session needing the second factor's
  * code, or a signed-in session; with the token for the cookie.
  */
-export type SignInOutcome = { outcome: 'refused' } | { outcome: 'code_needed'; token: string } | { outcome: 'signed_in'; token: string; user: User };
+export type SignInOutcome =
+  | { outcome: 'refused' }
+  | { outcome: 'code_needed'; token: string }
+  | { outcome: 'signed_in'; token: string; user: User };
 
 const REFUSED: SignInOutcome = { outcome: 'refused' };
 
@@ -33,14 +45,22 @@ const REFUSED: SignInOutcome = { outcome: 'refused' };
  * its attempts all taken) costs the same hash as one judged, so the answer's timing tells nobody
  * which addresses have accounts or which are locked; text that is no address is not looked up.
  */
-export async function signInWithPassword(db: Db, email: string, password: string, now = Date.now()): Promise<SignInOutcome> {
+export async function signInWithPassword(
+  db: Db,
+  email: string,
+  password: string,
+  now = Date.now(),
+): Promise<SignInOutcome> {
   const address = normaliseEmail(email);
   const found = isEmailAddress(address) ? await findUserByEmail(db, address) : undefined;
   const user = found?.password_hash && (await takeAttempt(db, found, now)) ? found : null;
   const matches = await verifyPassword(user?.password_hash ?? NOBODY_HASH, password.slice(0, MAX_PASSWORD_LENGTH + 1));
   if (!user) return REFUSED;
   if (!matches) return failed(db, user, now);
-  if (user.totp_secret !== null) return (await returnSignInAttempt(db, user.id, now)) ? { outcome: 'code_needed', token: await openSession(db, user.id, true, now) } : REFUSED;
+  if (user.totp_secret !== null)
+    return (await returnSignInAttempt(db, user.id, now))
+      ? { outcome: 'code_needed', token: await openSession(db, user.id, true, now) }
+      : REFUSED;
   if (!(await clearSignInAttempts(db, user.id, now))) return REFUSED;
   return { outcome: 'signed_in', token: await openSession(db, user.id, false, now), user };
 }
@@ -51,7 +71,12 @@ export async function signInWithPassword(db: Db, email: string, password: string
  * before the code never becomes a signed-in one. A code takes an attempt as a password does, and
  * a wrong one counts towards the lock.
  */
-export async function signInWithCode(db: Db, pending: SignedIn, code: string, now = Date.now()): Promise<SignInOutcome> {
+export async function signInWithCode(
+  db: Db,
+  pending: SignedIn,
+  code: string,
+  now = Date.now(),
+): Promise<SignInOutcome> {
   const { user, session } = pending;
   if (session.awaiting_code !== 1 || user.totp_secret === null || !(await takeAttempt(db, user, now))) return REFUSED;
   const step = acceptedStep(user.totp_secret, code, user.totp_last_step, now);
@@ -60,7 +85,8 @@ export async function signInWithCode(db: Db, pending: SignedIn, code: string, no
   return { outcome: 'signed_in', token: await openSession(db, user.id, false, now), user };
 }
 
-const takeAttempt = (db: Db, user: User, now: number) => takeSignInAttempt(db, user.id, MAX_FAILED_LOGINS, now - LOCK_MS, now);
+const takeAttempt = (db: Db, user: User, now: number) =>
+  takeSignInAttempt(db, user.id, MAX_FAILED_LOGINS, now - LOCK_MS, now);
 
 /**
  * A wrong password or code, already counted when its attempt was taken. The failure that finds
@@ -70,7 +96,17 @@ const takeAttempt = (db: Db, user: User, now: number) => takeSignInAttempt(db, u
 async function failed(db: Db, user: User, now: number): Promise<SignInOutcome> {
   await db.transaction().execute(async (trx) => {
     if (!(await lockWhenAttemptsUsed(trx, user.id, MAX_FAILED_LOGINS, now + LOCK_MS, now))) return;
-    await recordAudit(trx, { merchantId: user.merchant_id, userId: null, action: 'user.locked', subject: user.id, detail: { minutes: LOCK_MS / 60_000 } }, now);
+    await recordAudit(
+      trx,
+      {
+        merchantId: user.merchant_id,
+        userId: null,
+        action: 'user.locked',
+        subject: user.id,
+        detail: { minutes: LOCK_MS / 60_000 },
+      },
+      now,
+    );
   });
   return REFUSED;
 }

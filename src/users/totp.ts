@@ -5,7 +5,14 @@ const PERIOD_SECONDS = 30;
 const WINDOW = 1;
 
 function totpOf(secret: string, email = ''): TOTP {
-  return new TOTP({ issuer: 'Lipira', label: email, algorithm: 'SHA1', digits: 6, period: PERIOD_SECONDS, secret: Secret.fromBase32(secret) });
+  return new TOTP({
+    issuer: 'Lipira',
+    label: email,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: PERIOD_SECONDS,
+    secret: Secret.fromBase32(secret),
+  });
 }
 
 /** A new 160-bit secret, in base32 as authenticator apps take it typed. */

@@ -6,7 +6,11 @@ export type UserSession = Selectable<UserSessionsTable>;
 type Db = Kysely<DB>;
 
 export async function insertUser(trx: Db, user: Insertable<UsersTable>): Promise<boolean> {
-  const inserted = await trx.insertInto('users').values(user).onConflict((oc) => oc.column('email').doNothing()).executeTakeFirst();
+  const inserted = await trx
+    .insertInto('users')
+    .values(user)
+    .onConflict((oc) => oc.column('email').doNothing())
+    .executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
@@ -23,7 +27,8 @@ export async function updateUser(db: Db, id: string, patch: Updateable<UsersTabl
 }
 
 /** Where the user's account is not locked at `now`. */
-const unlocked = (now: number) => (eb: ExpressionBuilder<DB, 'users'>) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]);
+const unlocked = (now: number) => (eb: ExpressionBuilder<DB, 'users'>) =>
+  eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]);
 
 /**
  * Takes one of the `limit` sign-in attempts an account has between locks, before its password or
@@ -33,10 +38,24 @@ const unlocked = (now: number) => (eb: ExpressionBuilder<DB, 'users'>) => eb.or(
  * at the limit without a lock can only be a process's that stopped mid-attempt: it is started
  * again once the row has been left alone since `staleBefore`.
  */
-export async function takeSignInAttempt(db: Db, id: string, limit: number, staleBefore: number, now: number): Promise<boolean> {
+export async function takeSignInAttempt(
+  db: Db,
+  id: string,
+  limit: number,
+  staleBefore: number,
+  now: number,
+): Promise<boolean> {
   const updated = await db
     .updateTable('users')
-    .set((eb) => ({ failed_logins: eb.case().when('failed_logins', '<', limit).then(eb('failed_logins', '+', 1)).else(1).end(), updated_at: now }))
+    .set((eb) => ({
+      failed_logins: eb
+        .case()
+        .when('failed_logins', '<', limit)
+        .then(eb('failed_logins', '+', 1))
+        .else(1)
+        .end(),
+      updated_at: now,
+    }))
     .where('id', '=', id)
     .where(unlocked(now))
     .where((eb) => eb.or([eb('failed_logins', '<', limit), eb('updated_at', '<=', staleBefore)]))
@@ -46,7 +65,12 @@ export async function takeSignInAttempt(db: Db, id: string, limit: number, stale
 
 /** A right password (without a second factor): the attempts start again from none. False when a lock came first. */
 export async function clearSignInAttempts(db: Db, id: string, now: number): Promise<boolean> {
-  const updated = await db.updateTable('users').set({ failed_logins: 0, updated_at: now }).where('id', '=', id).where(unlocked(now)).executeTakeFirst();
+  const updated = await db
+    .updateTable('users')
+    .set({ failed_logins: 0, updated_at: now })
+    .where('id', '=', id)
+    .where(unlocked(now))
+    .executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
 }
 
@@ -58,7 +82,15 @@ export async function clearSignInAttempts(db: Db, id: string, now: number): Prom
 export async function returnSignInAttempt(db: Db, id: string, now: number): Promise<boolean> {
   const updated = await db
     .updateTable('users')
-    .set((eb) => ({ failed_logins: eb.case().when('failed_logins', '>', 0).then(eb('failed_logins', '-', 1)).else(0).end(), updated_at: now }))
+    .set((eb) => ({
+      failed_logins: eb
+        .case()
+        .when('failed_logins', '>', 0)
+        .then(eb('failed_logins', '-', 1))
+        .else(0)
+        .end(),
+      updated_at: now,
+    }))
     .where('id', '=', id)
     .where(unlocked(now))
     .executeTakeFirst();
@@ -69,7 +101,13 @@ export async function returnSignInAttempt(db: Db, id: string, now: number): Prom
  * After a failed attempt: locks the account until `until` when every attempt is taken. Conditional
  * on the count and on no lock yet, so of the failures that find the attempts used up, one locks.
  */
-export async function lockWhenAttemptsUsed(db: Db, id: string, limit: number, until: number, now: number): Promise<boolean> {
+export async function lockWhenAttemptsUsed(
+  db: Db,
+  id: string,
+  limit: number,
+  until: number,
+  now: number,
+): Promise<boolean> {
   const updated = await db
     .updateTable('users')
     .set({ failed_logins: 0, locked_until: until, updated_at: now })
@@ -124,7 +162,13 @@ export async function insertPasswordLink(trx: Db, link: Insertable<PasswordLinks
 
 /** A link that still works: unused and not expired. */
 export function findUsableLink(db: Db, id: string, now: number): Promise<Selectable<PasswordLinksTable> | undefined> {
-  return db.selectFrom('password_links').selectAll().where('id', '=', id).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+  return db
+    .selectFrom('password_links')
+    .selectAll()
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
 }
 
 /** Uses a link up, if it still works (compare-and-set: a link used twice at once works once); the user it was for. */
@@ -142,7 +186,12 @@ export async function useLink(trx: Db, id: string, now: number): Promise<string 
 
 /** Uses up every link of the user that still works: a removed member's invitation must not let them back in. */
 export async function useUpLinks(trx: Db, userId: string, now: number): Promise<void> {
-  await trx.updateTable('password_links').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+  await trx
+    .updateTable('password_links')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .execute();
 }
 
 export async function insertAuditEntry(trx: Db, entry: Insertable<AuditLogTable>): Promise<void> {

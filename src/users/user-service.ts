@@ -7,7 +7,17 @@ import { ids } from '../shared/ids.ts';
 import { recordAudit } from './audit.ts';
 import { personalWords } from './password-strength.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
-import { deleteUserSessions, findUsableLink, findUser, insertPasswordLink, insertUser, updateUser, useLink, useUpLinks, type User } from './user-repository.ts';
+import {
+  deleteUserSessions,
+  findUsableLink,
+  findUser,
+  insertPasswordLink,
+  insertUser,
+  updateUser,
+  useLink,
+  useUpLinks,
+  type User,
+} from './user-repository.ts';
 import { isWellFormedToken, newToken, tokenId } from './tokens.ts';
 import { acceptedStep } from './totp.ts';
 
@@ -51,35 +61,86 @@ export const isEmailAddress = (email: string): boolean => EMAIL.test(email);
  * Creates a dashboard user, its audit entry and (without a password) its one-time link and the
  * email carrying it, in one transaction. An operator has no merchant; everyone else has one.
  */
-export async function createUser(db: Db, config: Pick<Config, 'publicBaseUrl'>, input: NewUser, now = Date.now()): Promise<CreatedUser> {
+export async function createUser(
+  db: Db,
+  config: Pick<Config, 'publicBaseUrl'>,
+  input: NewUser,
+  now = Date.now(),
+): Promise<CreatedUser> {
   const email = normaliseEmail(input.email);
   if (!isEmailAddress(email)) throw new UserError(`"${input.email}" is not an email address.`);
-  if ((input.role === 'operator') !== (input.merchantId === null)) throw new UserError('An operator belongs to no merchant; every other user belongs to one.');
+  if ((input.role === 'operator') !== (input.merchantId === null))
+    throw new UserError('An operator belongs to no merchant; every other user belongs to one.');
   const merchant = input.merchantId === null ? null : await findMerchant(db, input.merchantId);
   if (input.merchantId !== null && !merchant) throw new UserError(`No merchant ${input.merchantId}.`);
-  const problem = input.password === undefined ? null : await passwordProblem(input.password, personalWords(email, merchant?.name ?? ''));
+  const problem =
+    input.password === undefined
+      ? null
+      : await passwordProblem(input.password, personalWords(email, merchant?.name ?? ''));
   if (problem) throw new UserError(problem);
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
-  const user: User = { id: ids.user(), merchant_id: input.merchantId, email, role: input.role, password_hash: passwordHash, totp_secret: null, totp_last_step: null, failed_logins: 0, locked_until: null, created_at: now, updated_at: now };
+  const user: User = {
+    id: ids.user(),
+    merchant_id: input.merchantId,
+    email,
+    role: input.role,
+    password_hash: passwordHash,
+    totp_secret: null,
+    totp_last_step: null,
+    failed_logins: 0,
+    locked_until: null,
+    created_at: now,
+    updated_at: now,
+  };
   return db.transaction().execute(async (trx) => {
     if (!(await insertUser(trx, user))) throw new EmailTakenError(`A user with the email ${email} already exists.`);
-    await recordAudit(trx, { merchantId: user.merchant_id, userId: input.actorId ?? null, action: 'user.create', subject: user.id, detail: { email, role: user.role } }, now);
-    const link = passwordHash === null ? await issuePasswordLink(trx, config, user, merchant?.name ?? 'Lipira gateway', now) : null;
+    await recordAudit(
+      trx,
+      {
+        merchantId: user.merchant_id,
+        userId: input.actorId ?? null,
+        action: 'user.create',
+        subject: user.id,
+        detail: { email, role: user.role },
+      },
+      now,
+    );
+    const link =
+      passwordHash === null
+        ? await issuePasswordLink(trx, config, user, merchant?.name ?? 'Lipira gateway', now)
+        : null;
     return { user, link };
   });
 }
 
 /** A new one-time link for the user, queued in the email outbox; the link itself. */
-async function issuePasswordLink(trx: Db, config: Pick<Config, 'publicBaseUrl'>, user: User, accountOf: string, now: number): Promise<string> {
+async function issuePasswordLink(
+  trx: Db,
+  config: Pick<Config, 'publicBaseUrl'>,
+  user: User,
+  accountOf: string,
+  now: number,
+): Promise<string> {
   const token = newToken();
-  await insertPasswordLink(trx, { id: tokenId(token), user_id: user.id, expires_at: now + LINK_VALID_HOURS * 3_600_000, used_at: null, created_at: now });
+  await insertPasswordLink(trx, {
+    id: tokenId(token),
+    user_id: user.id,
+    expires_at: now + LINK_VALID_HOURS * 3_600_000,
+    used_at: null,
+    created_at: now,
+  });
   const link = setPasswordUrl(config, token);
-  await queueSetPasswordEmail(trx, { recipient: user.email, merchantId: user.merchant_id, accountOf, link, validHours: LINK_VALID_HOURS }, now);
+  await queueSetPasswordEmail(
+    trx,
+    { recipient: user.email, merchantId: user.merchant_id, accountOf, link, validHours: LINK_VALID_HOURS },
+    now,
+  );
   return link;
 }
 
 /** The page a set-password link or an invitation's token opens. */
-export const setPasswordUrl = (config: Pick<Config, 'publicBaseUrl'>, token: string): string => `${config.publicBaseUrl}/dashboard/set-password?token=${token}`;
+export const setPasswordUrl = (config: Pick<Config, 'publicBaseUrl'>, token: string): string =>
+  `${config.publicBaseUrl}/dashboard/set-password?token=${token}`;
 
 /** The user a set-password link is for, while it still works. */
 export async function linkUser(db: Db, token: unknown, now = Date.now()): Promise<User | null> {
@@ -93,7 +154,12 @@ export async function linkUser(db: Db, token: unknown, now = Date.now()): Promis
  * ended: whoever knew the old password is signed out. A lock from failed sign-ins is lifted.
  * Null when the link does not work (used, expired, or never issued).
  */
-export async function setPasswordWithLink(db: Db, token: unknown, password: string, now = Date.now()): Promise<User | null> {
+export async function setPasswordWithLink(
+  db: Db,
+  token: unknown,
+  password: string,
+  now = Date.now(),
+): Promise<User | null> {
   if (!isWellFormedToken(token)) return null;
   const owner = await linkUser(db, token, now);
   if (!owner) return null;
@@ -104,7 +170,12 @@ export async function setPasswordWithLink(db: Db, token: unknown, password: stri
   return db.transaction().execute(async (trx) => {
     const userId = await useLink(trx, tokenId(token), now);
     if (!userId) return null;
-    await updateUser(trx, userId, { password_hash: passwordHash, failed_logins: 0, locked_until: null, updated_at: now });
+    await updateUser(trx, userId, {
+      password_hash: passwordHash,
+      failed_logins: 0,
+      locked_until: null,
+      updated_at: now,
+    });
     await deleteUserSessions(trx, userId);
     const user = (await findUser(trx, userId))!;
     await recordAudit(trx, { merchantId: user.merchant_id, userId, action: 'user.password_set', subject: userId }, now);
@@ -116,23 +187,38 @@ export async function setPasswordWithLink(db: Db, token: unknown, password: stri
  * Turns two-factor sign-in on with a secret the user's app now holds, proven by one of its codes.
  * False when the code is wrong (the secret is then not kept).
  */
-export async function enableTwoFactor(db: Db, user: User, secret: string, code: string, now = Date.now()): Promise<boolean> {
+export async function enableTwoFactor(
+  db: Db,
+  user: User,
+  secret: string,
+  code: string,
+  now = Date.now(),
+): Promise<boolean> {
   if (user.totp_secret !== null) return false;
   const step = acceptedStep(secret, code, null, now);
   if (step === null) return false;
   await db.transaction().execute(async (trx) => {
     await updateUser(trx, user.id, { totp_secret: secret, totp_last_step: step, updated_at: now });
-    await recordAudit(trx, { merchantId: user.merchant_id, userId: user.id, action: 'user.two_factor_on', subject: user.id }, now);
+    await recordAudit(
+      trx,
+      { merchantId: user.merchant_id, userId: user.id, action: 'user.two_factor_on', subject: user.id },
+      now,
+    );
   });
   return true;
 }
 
 /** Turns two-factor sign-in off, proven by a current code. False when the code is wrong. */
 export async function disableTwoFactor(db: Db, user: User, code: string, now = Date.now()): Promise<boolean> {
-  if (user.totp_secret === null || acceptedStep(user.totp_secret, code, user.totp_last_step, now) === null) return false;
+  if (user.totp_secret === null || acceptedStep(user.totp_secret, code, user.totp_last_step, now) === null)
+    return false;
   await db.transaction().execute(async (trx) => {
     await updateUser(trx, user.id, { totp_secret: null, totp_last_step: null, updated_at: now });
-    await recordAudit(trx, { merchantId: user.merchant_id, userId: user.id, action: 'user.two_factor_off', subject: user.id }, now);
+    await recordAudit(
+      trx,
+      { merchantId: user.merchant_id, userId: user.id, action: 'user.two_factor_off', subject: user.id },
+      now,
+    );
   });
   return true;
 }
@@ -141,7 +227,17 @@ export async function disableTwoFactor(db: Db, user: User, code: string, now = D
 export async function signOutEverywhere(db: Db, user: User, now = Date.now()): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const ended = await deleteUserSessions(trx, user.id);
-    await recordAudit(trx, { merchantId: user.merchant_id, userId: user.id, action: 'user.signed_out_everywhere', subject: user.id, detail: { sessions: ended } }, now);
+    await recordAudit(
+      trx,
+      {
+        merchantId: user.merchant_id,
+        userId: user.id,
+        action: 'user.signed_out_everywhere',
+        subject: user.id,
+        detail: { sessions: ended },
+      },
+      now,
+    );
   });
 }
 
@@ -172,24 +268,62 @@ export async function holdTeam(trx: Db, merchantId: string, now: number): Promis
  * owners demoting each other at once cannot both pass the last-owner check.
  * Whether anything changed: a member given the role they have is left as they are, unaudited.
  */
-export async function changeTeamMember(db: Db, change: TeamChange, to: TeamRole | 'removed', now = Date.now()): Promise<boolean> {
+export async function changeTeamMember(
+  db: Db,
+  change: TeamChange,
+  to: TeamRole | 'removed',
+  now = Date.now(),
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await holdTeam(trx, change.merchantId, now);
     const user = await findUser(trx, change.userId);
-    if (!user || user.merchant_id !== change.merchantId || user.role === 'removed' || user.role === 'operator') throw new UserError('No such team member.');
+    if (!user || user.merchant_id !== change.merchantId || user.role === 'removed' || user.role === 'operator')
+      throw new UserError('No such team member.');
     if (user.role === to) return false;
     if (user.role === 'owner' && to !== 'owner') {
-      const owners = await trx.selectFrom('users').select('id').where('merchant_id', '=', change.merchantId).where('role', '=', 'owner').execute();
-      if (owners.length <= 1) throw new UserError(`${user.email} is the account's last owner: make someone else an owner first.`);
+      const owners = await trx
+        .selectFrom('users')
+        .select('id')
+        .where('merchant_id', '=', change.merchantId)
+        .where('role', '=', 'owner')
+        .execute();
+      if (owners.length <= 1)
+        throw new UserError(`${user.email} is the account's last owner: make someone else an owner first.`);
     }
     if (to === 'removed') {
-      await updateUser(trx, user.id, { role: 'removed', password_hash: null, totp_secret: null, totp_last_step: null, updated_at: now });
+      await updateUser(trx, user.id, {
+        role: 'removed',
+        password_hash: null,
+        totp_secret: null,
+        totp_last_step: null,
+        updated_at: now,
+      });
       await useUpLinks(trx, user.id, now);
       const ended = await deleteUserSessions(trx, user.id);
-      await recordAudit(trx, { merchantId: change.merchantId, userId: change.actorId, action: 'user.remove', subject: user.id, detail: { email: user.email, role: user.role, sessions_ended: ended } }, now);
+      await recordAudit(
+        trx,
+        {
+          merchantId: change.merchantId,
+          userId: change.actorId,
+          action: 'user.remove',
+          subject: user.id,
+          detail: { email: user.email, role: user.role, sessions_ended: ended },
+        },
+        now,
+      );
     } else {
       await updateUser(trx, user.id, { role: to, updated_at: now });
-      await recordAudit(trx, { merchantId: change.merchantId, userId: change.actorId, action: 'user.role_change', subject: user.id, detail: { email: user.email, from: user.role, to } }, now);
+      await recordAudit(
+        trx,
+        {
+          merchantId: change.merchantId,
+          userId: change.actorId,
+          action: 'user.role_change',
+          subject: user.id,
+          detail: { email: user.email, from: user.role, to },
+        },
+        now,
+      );
     }
     return true;
   });

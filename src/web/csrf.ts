@@ -11,12 +11,24 @@ const TOKEN = /^[0-9A-Za-z]{32}$/;
  * form. A forged cross-site post cannot read the cookie to copy it; SameSite=Lax keeps the
  * browser from sending it on one anyway.
  */
-export function issueCsrfToken(request: FastifyRequest, reply: FastifyReply, sessionId: string, secure: boolean, framed = false): string {
+export function issueCsrfToken(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  sessionId: string,
+  secure: boolean,
+  framed = false,
+): string {
   return issueCsrfCookie(request, reply, `/checkout/${sessionId}`, secure, framed);
 }
 
 /** The same token for the pages under `path` (the 3-D Secure page's `/3ds/auth`, the dashboard's `/dashboard`). */
-export function issueCsrfCookie(request: FastifyRequest, reply: FastifyReply, path: string, secure: boolean, framed = false): string {
+export function issueCsrfCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+  secure: boolean,
+  framed = false,
+): string {
   const existing = readCookie(request, COOKIE);
   const token = existing && TOKEN.test(existing) ? existing : randomBase62(32);
   reply.header('set-cookie', `${COOKIE}=${token}; Path=${path}; HttpOnly; ${sameSite(secure, framed)}`);

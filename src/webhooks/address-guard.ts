@@ -115,7 +115,12 @@ export function guardedLookup(policy: DestinationPolicy): net.LookupFunction {
       if (error) return callback(error, '', 0);
       const list = addresses as dns.LookupAddress[];
       const refused = list.map((entry) => refusalReason(entry.address, policy)).find((reason) => reason !== null);
-      if (refused || list.length === 0) return callback(new RefusedDestination(`Refused: ${hostname} resolves to a refused address (${refused ?? 'none'})`), '', 0);
+      if (refused || list.length === 0)
+        return callback(
+          new RefusedDestination(`Refused: ${hostname} resolves to a refused address (${refused ?? 'none'})`),
+          '',
+          0,
+        );
       if (options.all) return callback(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });

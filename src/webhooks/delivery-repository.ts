@@ -71,16 +71,28 @@ export type NextStep = { status: 'delivered' } | { status: 'failed' } | { status
 
 type AttemptRow = Insertable<WebhookAttemptsTable>;
 /** What a try changes on its delivery, but the count of tries (one more). */
-type Outcome = Pick<Updateable<WebhookDeliveriesTable>, 'status' | 'next_attempt_at' | 'locked_until' | 'last_status_code' | 'last_error' | 'delivered_at' | 'updated_at'>;
+type Outcome = Pick<
+  Updateable<WebhookDeliveriesTable>,
+  'status' | 'next_attempt_at' | 'locked_until' | 'last_status_code' | 'last_error' | 'delivered_at' | 'updated_at'
+>;
 
 const insertAttempt = preparedInsert('webhook_attempts');
 
 /** The outcome and one more try, to be written if the worker still holds the claim it sent under. */
 const withOneMoreTry = (outcome: Outcome) => ({ ...outcome, attempts: sql<number>`attempts + 1` });
-const outcomeValues = (outcome: Outcome, id: string, lockedUntil: number) => [...Object.values(outcome), id, lockedUntil];
+const outcomeValues = (outcome: Outcome, id: string, lockedUntil: number) => [
+  ...Object.values(outcome),
+  id,
+  lockedUntil,
+];
 
 const recordOutcome = preparedStatement(
-  (db, outcome: Outcome, id: string, lockedUntil: number) => db.updateTable('webhook_deliveries').set(withOneMoreTry(outcome)).where('id', '=', id).where('locked_until', '=', lockedUntil),
+  (db, outcome: Outcome, id: string, lockedUntil: number) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set(withOneMoreTry(outcome))
+      .where('id', '=', id)
+      .where('locked_until', '=', lockedUntil),
   outcomeValues,
   () => 'outcome',
 );
@@ -93,7 +105,10 @@ const recordAttemptWithOutcome = preparedStatement(
       .set(withOneMoreTry(outcome))
       .where('id', '=', id)
       .where('locked_until', '=', lockedUntil),
-  (row: AttemptRow, outcome: Outcome, id: string, lockedUntil: number) => [...Object.values(row), ...outcomeValues(outcome, id, lockedUntil)],
+  (row: AttemptRow, outcome: Outcome, id: string, lockedUntil: number) => [
+    ...Object.values(row),
+    ...outcomeValues(outcome, id, lockedUntil),
+  ],
   () => 'attempt with outcome',
 );
 
@@ -104,8 +119,22 @@ const recordAttemptWithOutcome = preparedStatement(
  * its wait for the disk) per try held delivery to ~1,400 a second (docs/performance.md); on
  * PostgreSQL as one statement.
  */
-export async function recordAttempt(db: Db, transact: Transact, delivery: Delivery, attempt: AttemptRecord, next: NextStep, now: number): Promise<void> {
-  const row: AttemptRow = { delivery_id: delivery.id, attempted_at: attempt.attemptedAt, status_code: attempt.statusCode, latency_ms: attempt.latencyMs, response_body: attempt.responseBody, error: attempt.error };
+export async function recordAttempt(
+  db: Db,
+  transact: Transact,
+  delivery: Delivery,
+  attempt: AttemptRecord,
+  next: NextStep,
+  now: number,
+): Promise<void> {
+  const row: AttemptRow = {
+    delivery_id: delivery.id,
+    attempted_at: attempt.attemptedAt,
+    status_code: attempt.statusCode,
+    latency_ms: attempt.latencyMs,
+    response_body: attempt.responseBody,
+    error: attempt.error,
+  };
   const outcome: Outcome = {
     status: next.status,
     next_attempt_at: next.status === 'pending' ? next.nextAttemptAt : delivery.next_attempt_at,
@@ -132,19 +161,38 @@ export interface DeliveryFilter {
   chargeId?: string | undefined;
 }
 
-export async function listDeliveries(db: Db, owner: Principal, filter: DeliveryFilter, page: number, perPage: number): Promise<{ rows: Delivery[]; total: number }> {
-  let query = db.selectFrom('webhook_deliveries').where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+export async function listDeliveries(
+  db: Db,
+  owner: Principal,
+  filter: DeliveryFilter,
+  page: number,
+  perPage: number,
+): Promise<{ rows: Delivery[]; total: number }> {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .where('merchant_id', '=', owner.merchantId)
+    .where('mode', '=', owner.mode);
   if (filter.status) query = query.where('status', '=', filter.status as Delivery['status']);
   if (filter.txRef) query = query.where('tx_ref', '=', filter.txRef);
   if (filter.chargeId) query = query.where('charge_id', '=', filter.chargeId);
   const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
+    query
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(perPage)
+      .offset((page - 1) * perPage)
+      .execute(),
     query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };
 }
 
-export function findDelivery(db: Db, owner: Principal, id: string): Promise<(Delivery & { payload: string }) | undefined> {
+export function findDelivery(
+  db: Db,
+  owner: Principal,
+  id: string,
+): Promise<(Delivery & { payload: string }) | undefined> {
   return db
     .selectFrom('webhook_deliveries')
     .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
@@ -162,11 +210,19 @@ export function listAttempts(db: Db, deliveryId: string): Promise<Attempt[]> {
 
 /** Puts a delivery back in the queue, due now, whatever became of it before. */
 export async function requeueDelivery(db: Db, id: string, now: number): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: now, locked_until: null, updated_at: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: now, locked_until: null, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Whose a delivery is: what the operator's CLI acts as when given only a delivery id. */
 export async function findDeliveryOwner(db: Db, id: string): Promise<Principal | null> {
-  const row = await db.selectFrom('webhook_deliveries').select(['merchant_id', 'mode']).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select(['merchant_id', 'mode'])
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row ? { merchantId: row.merchant_id, mode: row.mode } : null;
 }

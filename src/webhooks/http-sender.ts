@@ -1,6 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
-import { addressKind, guardedLookup, refusalReason, RefusedDestination, type AddressKind, type DestinationPolicy } from './address-guard.ts';
+import {
+  addressKind,
+  guardedLookup,
+  refusalReason,
+  RefusedDestination,
+  type AddressKind,
+  type DestinationPolicy,
+} from './address-guard.ts';
 
 export interface SendOutcome {
   statusCode: number | null;
@@ -28,7 +35,12 @@ const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
  * connecting, on every address a name resolves to, and on the socket once connected), no
  * redirects followed, bounded in time, the answer's start kept.
  */
-export async function postWebhook(url: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<SendOutcome> {
+export async function postWebhook(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: SendOptions,
+): Promise<SendOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
@@ -50,7 +62,15 @@ export async function postWebhook(url: string, body: string, headers: Record<str
       answeredFrom: answer.from,
     };
   } catch (error) {
-    return { statusCode: null, latencyMs: elapsed(), responseBody: null, location: null, error: error instanceof Error ? error.message : String(error), retryAfterMs: null, answeredFrom: null };
+    return {
+      statusCode: null,
+      latencyMs: elapsed(),
+      responseBody: null,
+      location: null,
+      error: error instanceof Error ? error.message : String(error),
+      retryAfterMs: null,
+      answeredFrom: null,
+    };
   }
 }
 
@@ -67,11 +87,19 @@ function send(target: URL, body: string, headers: Record<string, string>, option
     const client = target.protocol === 'https:' ? https : http;
     const request = client.request(target, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Lipira-Webhooks/1' },
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'user-agent': 'Lipira-Webhooks/1',
+      },
       lookup: guardedLookup(options),
       agent: false,
     });
-    const timer = setTimeout(() => request.destroy(new Error(`Timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => request.destroy(new Error(`Timed out after ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
     let from: AddressKind | null = null;
     request.on('socket', (socket) => {
       // Belt and braces: whatever resolved, the address connected to must be one the policy allows.

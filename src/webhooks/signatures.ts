@@ -9,7 +9,12 @@ import { createHmac } from 'node:crypto';
  *   `whsec_` secrets: with the base64-decoded part after the prefix. The timestamp lets
  *   receivers refuse replays.
  */
-export function signWebhook(body: string, secret: string, messageId: string, timestampSeconds: number): Record<string, string> {
+export function signWebhook(
+  body: string,
+  secret: string,
+  messageId: string,
+  timestampSeconds: number,
+): Record<string, string> {
   return {
     signature: createHmac('sha256', secret).update(body).digest('hex'),
     'webhook-id': messageId,

@@ -4,7 +4,13 @@ import type { DB } from '../db/schema.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
-import { DeliveryDetailResponse, DeliveryListResponse, DeliveryParams, DeliveryQuery, DeliverySummaryResponse } from './webhook-schemas.ts';
+import {
+  DeliveryDetailResponse,
+  DeliveryListResponse,
+  DeliveryParams,
+  DeliveryQuery,
+  DeliverySummaryResponse,
+} from './webhook-schemas.ts';
 import { DEFAULT_PER_PAGE, listDeliveries, redeliver, showDelivery } from './webhook-service.ts';
 import { attemptView, deliverySummary } from './webhook-views.ts';
 
@@ -12,7 +18,14 @@ import { attemptView, deliverySummary } from './webhook-views.ts';
 export function registerWebhookRoutes(app: App, { config, db }: { config: Config; db: Kysely<DB> }): void {
   app.get(
     '/webhooks/deliveries',
-    { config: { auth: 'secret' }, schema: { summary: 'List webhook deliveries, latest first', querystring: DeliveryQuery, response: { 200: DeliveryListResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      schema: {
+        summary: 'List webhook deliveries, latest first',
+        querystring: DeliveryQuery,
+        response: { 200: DeliveryListResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       const { status, tx_ref: txRef, charge_id: chargeId } = request.query;
       const page = Number(request.query.page ?? 1);
@@ -33,7 +46,14 @@ export function registerWebhookRoutes(app: App, { config, db }: { config: Config
 
   app.get(
     '/webhooks/deliveries/:id',
-    { config: { auth: 'secret' }, schema: { summary: 'A webhook delivery with its attempts', params: DeliveryParams, response: { 200: DeliveryDetailResponse, ...errorResponses } } },
+    {
+      config: { auth: 'secret' },
+      schema: {
+        summary: 'A webhook delivery with its attempts',
+        params: DeliveryParams,
+        response: { 200: DeliveryDetailResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       const { delivery, attempts } = await showDelivery(db, principalOf(request), request.params.id);
       return success('Webhook delivery retrieved successfully.', {
@@ -46,7 +66,18 @@ export function registerWebhookRoutes(app: App, { config, db }: { config: Config
 
   app.post(
     '/webhooks/deliveries/:id/redeliver',
-    { config: { auth: 'secret' }, schema: { summary: 'Send a webhook delivery again', params: DeliveryParams, response: { 200: DeliverySummaryResponse, ...errorResponses } } },
-    async (request) => success('Webhook delivery queued for redelivery.', deliverySummary(await redeliver(db, principalOf(request), request.params.id))),
+    {
+      config: { auth: 'secret' },
+      schema: {
+        summary: 'Send a webhook delivery again',
+        params: DeliveryParams,
+        response: { 200: DeliverySummaryResponse, ...errorResponses },
+      },
+    },
+    async (request) =>
+      success(
+        'Webhook delivery queued for redelivery.',
+        deliverySummary(await redeliver(db, principalOf(request), request.params.id)),
+      ),
   );
 }

@@ -50,7 +50,10 @@ export const DeliveryListResponse = SuccessEnvelope(
 );
 
 export const DeliveryDetailResponse = SuccessEnvelope(
-  Type.Composite([DeliverySummary, Type.Object({ payload: Type.Object({}, { additionalProperties: true }), attempts: Type.Array(AttemptView) })]),
+  Type.Composite([
+    DeliverySummary,
+    Type.Object({ payload: Type.Object({}, { additionalProperties: true }), attempts: Type.Array(AttemptView) }),
+  ]),
 );
 
 export const DeliverySummaryResponse = SuccessEnvelope(DeliverySummary);

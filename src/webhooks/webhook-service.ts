@@ -21,8 +21,15 @@ export interface DeliveryPage {
 const couldExist = (text: string) => REFERENCE_PATTERN.test(text);
 
 /** A merchant's deliveries in the key's mode, latest first. */
-export async function listDeliveries(db: Kysely<DB>, owner: Principal, filter: repo.DeliveryFilter, page: number, perPage: number): Promise<DeliveryPage> {
-  if ([filter.txRef, filter.chargeId].some((ref) => ref && !couldExist(ref))) return { page, perPage, total: 0, rows: [] };
+export async function listDeliveries(
+  db: Kysely<DB>,
+  owner: Principal,
+  filter: repo.DeliveryFilter,
+  page: number,
+  perPage: number,
+): Promise<DeliveryPage> {
+  if ([filter.txRef, filter.chargeId].some((ref) => ref && !couldExist(ref)))
+    return { page, perPage, total: 0, rows: [] };
   const { rows, total } = await repo.listDeliveries(db, owner, filter, page, perPage);
   return { page, perPage, total, rows };
 }
@@ -34,7 +41,12 @@ export async function showDelivery(db: Kysely<DB>, owner: Principal, id: string)
 }
 
 /** Sends a delivery again as soon as a worker is free, whatever became of it before. */
-export async function redeliver(db: Kysely<DB>, owner: Principal, id: string, now = Date.now()): Promise<repo.Delivery> {
+export async function redeliver(
+  db: Kysely<DB>,
+  owner: Principal,
+  id: string,
+  now = Date.now(),
+): Promise<repo.Delivery> {
   const delivery = couldExist(id) ? await repo.findDelivery(db, owner, id) : undefined;
   if (!delivery) throw new ApiError('deliveryNotFound');
   await repo.requeueDelivery(db, delivery.id, now);

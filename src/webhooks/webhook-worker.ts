@@ -6,7 +6,13 @@ import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
 import { nextRetry } from '../shared/retry-schedule.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
-import { claimDueDeliveries, recordAttempt, type AttemptRecord, type Claimed, type NextStep } from './delivery-repository.ts';
+import {
+  claimDueDeliveries,
+  recordAttempt,
+  type AttemptRecord,
+  type Claimed,
+  type NextStep,
+} from './delivery-repository.ts';
 import { postWebhook, type SendOutcome } from './http-sender.ts';
 import { signWebhook } from './signatures.ts';
 
@@ -44,11 +50,25 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WorkerLoop {
 async function deliver({ db, transact, config, log }: WebhookWorkerDeps, delivery: Claimed): Promise<void> {
   const attemptedAt = Date.now();
   const headers = signWebhook(delivery.payload, delivery.webhook_secret, delivery.id, Math.floor(attemptedAt / 1000));
-  const outcome = await postWebhook(delivery.url, delivery.payload, headers, { timeoutMs: config.webhookTimeoutMs, allowLoopback: delivery.mode === 'test' && config.webhookAllowLoopback });
+  const outcome = await postWebhook(delivery.url, delivery.payload, headers, {
+    timeoutMs: config.webhookTimeoutMs,
+    allowLoopback: delivery.mode === 'test' && config.webhookAllowLoopback,
+  });
   const delivered = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
-  const next: NextStep = delivered ? { status: 'delivered' } : nextRetry(delivery.attempts + 1, config.webhookRetryScheduleMs, Date.now(), outcome.retryAfterMs);
+  const next: NextStep = delivered
+    ? { status: 'delivered' }
+    : nextRetry(delivery.attempts + 1, config.webhookRetryScheduleMs, Date.now(), outcome.retryAfterMs);
   if (!delivered) {
-    log?.warn({ delivery: delivery.id, merchant: delivery.merchant_id, status: outcome.statusCode, error: outcome.error, next: next.status }, 'webhook attempt failed');
+    log?.warn(
+      {
+        delivery: delivery.id,
+        merchant: delivery.merchant_id,
+        status: outcome.statusCode,
+        error: outcome.error,
+        next: next.status,
+      },
+      'webhook attempt failed',
+    );
   }
   await recordAttempt(db, transact, delivery, attemptRecord(outcome, attemptedAt), next, Date.now());
 }
@@ -62,5 +82,11 @@ async function deliver({ db, transact, config, log }: WebhookWorkerDeps, deliver
 export function attemptRecord(outcome: SendOutcome, attemptedAt: number): AttemptRecord {
   const shown = outcome.answeredFrom === 'public';
   const error = shown && outcome.location !== null ? `Redirect to ${outcome.location} not followed` : outcome.error;
-  return { attemptedAt, statusCode: outcome.statusCode, latencyMs: outcome.latencyMs, responseBody: shown ? outcome.responseBody : null, error };
+  return {
+    attemptedAt,
+    statusCode: outcome.statusCode,
+    latencyMs: outcome.latencyMs,
+    responseBody: shown ? outcome.responseBody : null,
+    error,
+  };
 }

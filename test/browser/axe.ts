@@ -13,10 +13,16 @@ import { STEP_TIMEOUT_MS } from '../helpers/browser.ts';
  * `empty-table-header`, heading order…) whatever its impact, naming each rule and where it failed.
  * `tolerated` names rules a page may break, each with the reason: markup that is not ours.
  */
-export async function assertAccessible(page: Page, what: string, tolerated: Readonly<Record<string, string>> = {}): Promise<void> {
+export async function assertAccessible(
+  page: Page,
+  what: string,
+  tolerated: Readonly<Record<string, string>> = {},
+): Promise<void> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource());
   const checked = page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } }).axe;
+    const axe = (
+      window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } }
+    ).axe;
     interface Violation {
       id: string;
       impact: string | null;
@@ -25,12 +31,33 @@ export async function assertAccessible(page: Page, what: string, tolerated: Read
       nodes: Array<{ target: unknown[] }>;
     }
     const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, tags: violation.tags, help: violation.help, targets: violation.nodes.map((node) => node.target.join(' ')) }));
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      tags: violation.tags,
+      help: violation.help,
+      targets: violation.nodes.map((node) => node.target.join(' ')),
+    }));
   });
   // axe waits on the page's timers, which never fire where scripts are off: fail rather than hang.
-  const violations = await Promise.race([checked, sleep(STEP_TIMEOUT_MS).then(() => Promise.reject(new Error(`axe did not finish on ${what} (is JavaScript off in this tab?)`)))]);
-  const failing = violations.filter((violation) => (violation.impact === 'serious' || violation.impact === 'critical' || violation.tags.includes('best-practice')) && !Object.hasOwn(tolerated, violation.id));
-  assert.deepEqual(failing.map((violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.targets.join(', ')})`), [], `no serious or critical accessibility problem, and every best practice kept, on ${what}`);
+  const violations = await Promise.race([
+    checked,
+    sleep(STEP_TIMEOUT_MS).then(() =>
+      Promise.reject(new Error(`axe did not finish on ${what} (is JavaScript off in this tab?)`)),
+    ),
+  ]);
+  const failing = violations.filter(
+    (violation) =>
+      (violation.impact === 'serious' || violation.impact === 'critical' || violation.tags.includes('best-practice')) &&
+      !Object.hasOwn(tolerated, violation.id),
+  );
+  assert.deepEqual(
+    failing.map(
+      (violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.targets.join(', ')})`,
+    ),
+    [],
+    `no serious or critical accessibility problem, and every best practice kept, on ${what}`,
+  );
 }
 
 let source: string | undefined;

@@ -24,7 +24,11 @@ describe('bank transfer on the hosted checkout in a real browser', browserSuiteO
       const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '5s' });
 
       async function openCheckout(amount: number): Promise<Tab & { txRef: string }> {
-        const body = currentBody({ amount, callback_url: `${shop.origin}/paid`, return_url: `${shop.origin}/cancelled` });
+        const body = currentBody({
+          amount,
+          callback_url: `${shop.origin}/paid`,
+          return_url: `${shop.origin}/cancelled`,
+        });
         const created = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body });
         assert.equal(created.status, 201, created.text);
         const tab = await browser.newTab({ width: 390, height: 844 });

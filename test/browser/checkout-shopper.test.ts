@@ -18,7 +18,7 @@ import { assertFitsEveryWidth } from './layout.ts';
 const PHONE: ViewportSize = { width: 360, height: 740 };
 const DESKTOP: ViewportSize = { width: 1280, height: 800 };
 
-describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(), () => {
+describe("the shopper's hard moments in a real browser", browserSuiteOptions(), () => {
   const browser = useBrowser();
   const shop = useMerchantSite();
 
@@ -28,8 +28,15 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
       const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '8s', WORKER_INTERVAL: '100ms' });
       const db = () => ctx.gw.gateway.database.db;
 
-      async function openCheckout(viewport: ViewportSize = PHONE, overrides: Record<string, unknown> = {}): Promise<Tab & { txRef: string }> {
-        const body = currentBody({ callback_url: `${shop.origin}/paid?order=7`, return_url: `${shop.origin}/cancelled`, ...overrides });
+      async function openCheckout(
+        viewport: ViewportSize = PHONE,
+        overrides: Record<string, unknown> = {},
+      ): Promise<Tab & { txRef: string }> {
+        const body = currentBody({
+          callback_url: `${shop.origin}/paid?order=7`,
+          return_url: `${shop.origin}/cancelled`,
+          ...overrides,
+        });
         const created = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body });
         assert.equal(created.status, 201, created.text);
         const tab = await browser.newTab(viewport);
@@ -42,7 +49,11 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
         await page.fill('#mobile', '0899 817 565');
         await submitForm(page, '#pay-mobile');
         await page.locator('#approval').waitFor();
-        assert.equal(await page.textContent('#sent-to'), '0899 817 565', 'the whole number, so a typo would show (the server keeps only 0899xxxx65)');
+        assert.equal(
+          await page.textContent('#sent-to'),
+          '0899 817 565',
+          'the whole number, so a typo would show (the server keeps only 0899xxxx65)',
+        );
         assert.match((await page.textContent('.elapsed')) ?? '', /^0:0\d so far · it usually takes under a minute$/);
         const first = await page.textContent('#elapsed');
         await page.waitForFunction((shown) => document.getElementById('elapsed')?.textContent !== shown, first);
@@ -53,18 +64,45 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
         await page.locator('#mobile-form').waitFor();
         assert.equal(await page.inputValue('#mobile'), '0899 817 565', 'the number comes back to be corrected');
         assert.equal(await page.inputValue('#operator'), 'tnm');
-        const session = await db().selectFrom('checkout_sessions').selectAll().where('tx_ref', '=', txRef).executeTakeFirstOrThrow();
+        const session = await db()
+          .selectFrom('checkout_sessions')
+          .selectAll()
+          .where('tx_ref', '=', txRef)
+          .executeTakeFirstOrThrow();
         assert.equal(session.status, 'pending', 'not cancelled');
 
         await page.fill('#mobile', '0990000000');
         await submitForm(page, '#pay-mobile');
         assert.equal(await page.textContent('#sent-to'), '0990 000 000');
         await page.waitForURL((url) => url.origin === shop.origin && url.pathname === '/paid');
-        const charges = await db().selectFrom('charges').selectAll().where('session_id', '=', session.id).orderBy('created_at').execute();
+        const charges = await db()
+          .selectFrom('charges')
+          .selectAll()
+          .where('session_id', '=', session.id)
+          .orderBy('created_at')
+          .execute();
         assert.equal(charges.length, 2);
-        const paid = await db().selectFrom('checkout_sessions').select(['status', 'paid_charge_id']).where('id', '=', session.id).executeTakeFirstOrThrow();
-        assert.deepEqual(paid, { status: 'success', paid_charge_id: charges[1]!.id }, 'paid once, by the second number');
-        await eventually('the first request, approved late, to be refunded', async () => (await db().selectFrom('refunds').select('status').where('charge_ref', '=', charges[0]!.id).executeTakeFirst())?.status === 'success');
+        const paid = await db()
+          .selectFrom('checkout_sessions')
+          .select(['status', 'paid_charge_id'])
+          .where('id', '=', session.id)
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(
+          paid,
+          { status: 'success', paid_charge_id: charges[1]!.id },
+          'paid once, by the second number',
+        );
+        await eventually(
+          'the first request, approved late, to be refunded',
+          async () =>
+            (
+              await db()
+                .selectFrom('refunds')
+                .select('status')
+                .where('charge_ref', '=', charges[0]!.id)
+                .executeTakeFirst()
+            )?.status === 'success',
+        );
         assert.deepEqual(problems, []);
       });
 
@@ -83,8 +121,16 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
   describe('on sqlite, the page itself', () => {
     const ctx = useTestGateway('sqlite', { SANDBOX_MOBILE_DELAY: '300ms', CHECKOUT_MAX_FAILED_ATTEMPTS: '1' });
 
-    async function openCheckout(viewport: ViewportSize, overrides: Record<string, unknown> = {}, javaScriptEnabled = true): Promise<Tab & { txRef: string }> {
-      const body = currentBody({ callback_url: `${shop.origin}/paid?order=7`, return_url: `${shop.origin}/cancelled?order=7`, ...overrides });
+    async function openCheckout(
+      viewport: ViewportSize,
+      overrides: Record<string, unknown> = {},
+      javaScriptEnabled = true,
+    ): Promise<Tab & { txRef: string }> {
+      const body = currentBody({
+        callback_url: `${shop.origin}/paid?order=7`,
+        return_url: `${shop.origin}/cancelled?order=7`,
+        ...overrides,
+      });
       const created = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body });
       assert.equal(created.status, 201, created.text);
       const tab = await browser.newTab(viewport, { javaScriptEnabled });
@@ -107,8 +153,14 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
       });
     }
 
-    test('a merchant logo that fails to load gives way to the merchant\'s initial', async () => {
-      const { page } = await openCheckout(PHONE, { customization: { title: 'Order 7', description: 'Two bags of maize', logo: `${shop.origin}/logo-that-is-not-an-image.png` } });
+    test("a merchant logo that fails to load gives way to the merchant's initial", async () => {
+      const { page } = await openCheckout(PHONE, {
+        customization: {
+          title: 'Order 7',
+          description: 'Two bags of maize',
+          logo: `${shop.origin}/logo-that-is-not-an-image.png`,
+        },
+      });
       await page.locator('#merchant-monogram').waitFor();
       assert.equal(await page.locator('#merchant-logo').count(), 0, 'the broken image is gone');
       assert.equal(await page.textContent('#merchant-monogram'), 'T');
@@ -120,13 +172,16 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
         assert.equal(await page.locator('[role=tab]').count(), 0, 'no method to choose');
         assert.equal(await page.locator('#mobile').count(), 0);
         assert.ok(await page.isVisible('#card-number'), 'the card form is open even with the script running');
-        assert.match((await page.textContent('#card-only')) ?? '', /Airtel Money and TNM Mpamba take payments in MWK only, so this USD payment is made by card\./);
+        assert.match(
+          (await page.textContent('#card-only')) ?? '',
+          /Airtel Money and TNM Mpamba take payments in MWK only, so this USD payment is made by card\./,
+        );
         await assertAccessible(page, `a USD payment page at ${viewport.width} px`);
         await assertFitsEveryWidth(page, 'a USD payment page');
       });
     }
 
-    test('without JavaScript: the waiting page shows the masked number and refreshes itself; the last try\'s page goes back to the shop by itself, with the same query', async () => {
+    test("without JavaScript: the waiting page shows the masked number and refreshes itself; the last try's page goes back to the shop by itself, with the same query", async () => {
       const { page, txRef } = await openCheckout(PHONE, {}, false);
       await page.fill('#mobile', '0990000001');
       await submitForm(page, '#pay-mobile');
@@ -140,7 +195,7 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
       assert.deepEqual(Object.fromEntries(landed.searchParams), { order: '7', tx_ref: txRef, status: 'failed' });
     });
 
-    test('with JavaScript the last try\'s page counts down and goes back to the shop by itself, unless asked to stay', async () => {
+    test("with JavaScript the last try's page counts down and goes back to the shop by itself, unless asked to stay", async () => {
       const first = await openCheckout(PHONE);
       await first.page.fill('#mobile', '0990000001');
       await submitForm(first.page, '#pay-mobile');
@@ -158,7 +213,11 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
       await submitForm(second.page, '#pay-mobile');
       await second.page.locator('#ended').waitFor();
       await second.page.waitForURL((url) => url.origin === shop.origin, { timeout: 25_000 });
-      assert.deepEqual(Object.fromEntries(new URL(second.page.url()).searchParams), { order: '7', tx_ref: second.txRef, status: 'failed' });
+      assert.deepEqual(Object.fromEntries(new URL(second.page.url()).searchParams), {
+        order: '7',
+        tx_ref: second.txRef,
+        status: 'failed',
+      });
     });
 
     test('without JavaScript: cancel opens a confirmation page; "keep paying" goes back, "yes" lands on return_url', async () => {
@@ -184,7 +243,7 @@ describe('the shopper\'s hard moments in a real browser', browserSuiteOptions(),
       await assertAccessible(page, 'the cancel confirmation page');
     });
 
-    test('at 1280 px the card\'s code page names the card by brand and last four, fits and passes axe', async () => {
+    test("at 1280 px the card's code page names the card by brand and last four, fits and passes axe", async () => {
       const { page } = await openCheckout(DESKTOP);
       await page.click('#method-card');
       await page.fill('#card-number', '5555 5555 5555 4444');

@@ -23,8 +23,15 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
       const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '300ms' });
 
       /** Creates a session through the API and opens its checkout_url in a fresh browser context. */
-      async function openCheckout(overrides: Record<string, unknown> = {}, viewport?: ViewportSize): Promise<Tab & { txRef: string }> {
-        const body = currentBody({ callback_url: `${shop.origin}/paid?order=7`, return_url: `${shop.origin}/cancelled`, ...overrides });
+      async function openCheckout(
+        overrides: Record<string, unknown> = {},
+        viewport?: ViewportSize,
+      ): Promise<Tab & { txRef: string }> {
+        const body = currentBody({
+          callback_url: `${shop.origin}/paid?order=7`,
+          return_url: `${shop.origin}/cancelled`,
+          ...overrides,
+        });
         const created = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body });
         assert.equal(created.status, 201, created.text);
         const tab = await browser.newTab(viewport);
@@ -84,17 +91,35 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         assert.equal(data.number_of_attempts, 1);
         assert.deepEqual(
           { ...data.authorization, completed_at: undefined },
-          { channel: 'Mobile Money', card_number: null, expiry: null, brand: null, provider: 'Airtel Money', mobile_number: '+265990xxxx00', completed_at: undefined },
+          {
+            channel: 'Mobile Money',
+            card_number: null,
+            expiry: null,
+            brand: null,
+            provider: 'Airtel Money',
+            mobile_number: '+265990xxxx00',
+            completed_at: undefined,
+          },
         );
         assert.deepEqual(problems, [], 'no console errors, script errors or CSP violations on the way');
       });
 
       test('a failed attempt says what happened and what to do, with the tries left; the session stays payable; fail twice then succeed', async () => {
         const { page, txRef } = await openCheckout();
-        for (const [i, tries] of [[1, '2 tries left'], [2, 'Last try']] as const) {
+        for (const [i, tries] of [
+          [1, '2 tries left'],
+          [2, 'Last try'],
+        ] as const) {
           await attemptMobile(page, '0990000001');
-          assert.equal((await failureShown(page)).trim(), `Not enough money in the wallet — top up or use another number. ${tries}.`);
-          assert.equal(await page.inputValue('#mobile'), '0990000001', 'the number typed is still there, to correct or try again');
+          assert.equal(
+            (await failureShown(page)).trim(),
+            `Not enough money in the wallet — top up or use another number. ${tries}.`,
+          );
+          assert.equal(
+            await page.inputValue('#mobile'),
+            '0990000001',
+            'the number typed is still there, to correct or try again',
+          );
           if (i === 1) {
             await assertAccessible(page, 'the payment page after a failed attempt');
             await assertFitsEveryWidth(page, 'the payment page after a failed attempt');
@@ -123,11 +148,17 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         await attemptMobile(page, '0990000001');
         await page.locator('#ended').waitFor();
         assert.equal(await page.textContent('h1'), 'This payment did not go through');
-        assert.match((await page.textContent('#ended .lead')) ?? '', /^Not enough money in the wallet\. That was the last try, so this payment has ended\./);
+        assert.match(
+          (await page.textContent('#ended .lead')) ?? '',
+          /^Not enough money in the wallet\. That was the last try, so this payment has ended\./,
+        );
         const shown = Number(await page.textContent('#countdown-seconds'));
-        await page.waitForFunction((before) => Number(document.getElementById('countdown-seconds')?.textContent) < before, shown);
-        await assertAccessible(page, 'the last try\'s page');
-        await assertFitsEveryWidth(page, 'the last try\'s page');
+        await page.waitForFunction(
+          (before) => Number(document.getElementById('countdown-seconds')?.textContent) < before,
+          shown,
+        );
+        await assertAccessible(page, "the last try's page");
+        await assertFitsEveryWidth(page, "the last try's page");
         await page.click('#return');
         const landed = await landingOn(page, '/cancelled');
         assert.equal(landed.searchParams.get('tx_ref'), txRef);
@@ -144,8 +175,15 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         await page.click('#cancel');
         assert.ok(await page.isVisible('#cancel-confirm'));
         assert.ok(await page.isHidden('#cancel'));
-        assert.equal(await page.evaluate(() => document.activeElement?.id), 'cancel-question', 'the question takes the focus, so a screen reader reads it');
-        assert.match((await page.textContent('#cancel-question')) ?? '', /Cancel this payment\? You will go back to Test Shop without paying MWK 1,000\.00\./);
+        assert.equal(
+          await page.evaluate(() => document.activeElement?.id),
+          'cancel-question',
+          'the question takes the focus, so a screen reader reads it',
+        );
+        assert.match(
+          (await page.textContent('#cancel-question')) ?? '',
+          /Cancel this payment\? You will go back to Test Shop without paying MWK 1,000\.00\./,
+        );
         await assertAccessible(page, 'the payment page asking to confirm the cancel');
         await assertFitsEveryWidth(page, 'the payment page asking to confirm the cancel');
         await page.click('#keep-paying');
@@ -185,7 +223,15 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         assert.equal(data.number_of_attempts, 1);
         assert.deepEqual(
           { ...data.authorization, completed_at: undefined },
-          { channel: 'Card', card_number: '424242******4242', expiry: '2030-12', brand: 'VISA', provider: null, mobile_number: null, completed_at: undefined },
+          {
+            channel: 'Card',
+            card_number: '424242******4242',
+            expiry: '2030-12',
+            brand: 'VISA',
+            provider: null,
+            mobile_number: null,
+            completed_at: undefined,
+          },
         );
       });
 

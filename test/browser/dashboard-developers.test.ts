@@ -8,7 +8,8 @@ import { call, useTestGateway } from '../helpers/gateway.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 
 /** A secret key's standing with the API: 404 for a charge nobody made means the key was accepted. */
-const keyStatus = async (base: string, key: string) => (await call(base, '/verify-payment/no-such-charge', { key })).status;
+const keyStatus = async (base: string, key: string) =>
+  (await call(base, '/verify-payment/no-such-charge', { key })).status;
 
 /**
  * The developers, settings (with the team) and audit log pages in headless Chromium, under their
@@ -54,13 +55,20 @@ describe('the developers, settings and audit log pages in a real browser', brows
 
         assert.equal(await keyStatus(base, secret), 404, 'the new key works at once');
         assert.equal(await keyStatus(base, ctx.merchant.test_secret_key), 404, 'the old key works during the overlap');
-        const ends = await ctx.gw.gateway.database.db.selectFrom('api_keys').select('expires_at').where('merchant_id', '=', ctx.merchant.id).where('mode', '=', 'test').where('kind', '=', 'secret').where('expires_at', 'is not', null).executeTakeFirstOrThrow();
+        const ends = await ctx.gw.gateway.database.db
+          .selectFrom('api_keys')
+          .select('expires_at')
+          .where('merchant_id', '=', ctx.merchant.id)
+          .where('mode', '=', 'test')
+          .where('kind', '=', 'secret')
+          .where('expires_at', 'is not', null)
+          .executeTakeFirstOrThrow();
         await sleep(Math.max(0, ends.expires_at! - Date.now()) + 1_200);
         assert.equal(await keyStatus(base, ctx.merchant.test_secret_key), 401, 'the old key stops after its overlap');
         assert.equal(await keyStatus(base, secret), 404);
 
         await page.goto(`${base}/dashboard/developers`);
-        assert.ok(!((await page.content()).includes(secret)), 'the secret is not shown again');
+        assert.ok(!(await page.content()).includes(secret), 'the secret is not shown again');
 
         await page.goto(`${base}/dashboard/settings`);
         await page.getByLabel('Brand colour').fill('#1a7f5a');
@@ -77,7 +85,14 @@ describe('the developers, settings and audit log pages in a real browser', brows
 
         await page.goto(`${base}/dashboard/audit`);
         const log = (await page.locator('main').textContent()) ?? '';
-        for (const action of ['Rolled a secret API key', 'Changed the webhook URL', 'Sent a test webhook event', 'Changed the settings', 'Added a team member']) assert.ok(log.includes(action), action);
+        for (const action of [
+          'Rolled a secret API key',
+          'Changed the webhook URL',
+          'Sent a test webhook event',
+          'Changed the settings',
+          'Added a team member',
+        ])
+          assert.ok(log.includes(action), action);
         await checkDashboardPage(page, 'the audit log', 'audit-log');
         assert.deepEqual(problems, [], 'no console error or CSP violation');
       });

@@ -27,11 +27,18 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
 
       test('a user with a password signs in without a code, sees the home page, and signs out', async () => {
         const email = `owner${++users}@example.com`;
-        await createUser(ctx.gw.gateway.database.db, { publicBaseUrl: ctx.gw.url }, { merchantId: ctx.merchant.id, email, role: 'owner', password: PASSWORD });
+        await createUser(
+          ctx.gw.gateway.database.db,
+          { publicBaseUrl: ctx.gw.url },
+          { merchantId: ctx.merchant.id, email, role: 'owner', password: PASSWORD },
+        );
         const { page, problems } = await browser.newTab({ width: 360, height: 740 });
         await signIn(page, ctx.gw.url, email, PASSWORD);
         await page.waitForURL(`${ctx.gw.url}/dashboard`);
-        assert.match((await page.locator('main').textContent()) ?? '', new RegExp(`Signed in as ${email} \\(owner\\) for Test Shop`));
+        assert.match(
+          (await page.locator('main').textContent()) ?? '',
+          new RegExp(`Signed in as ${email} \\(owner\\) for Test Shop`),
+        );
         await assertAccessible(page, 'the home page');
         await assertFitsEveryWidth(page, 'the home page');
         await submitForm(page, 'main button:text("Sign out")');
@@ -42,7 +49,11 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
 
       test('set a password from the link, turn on two-factor sign-in, and sign in with a code', async () => {
         const email = `developer${++users}@example.com`;
-        const { link } = await createUser(ctx.gw.gateway.database.db, { publicBaseUrl: ctx.gw.url }, { merchantId: ctx.merchant.id, email, role: 'developer' });
+        const { link } = await createUser(
+          ctx.gw.gateway.database.db,
+          { publicBaseUrl: ctx.gw.url },
+          { merchantId: ctx.merchant.id, email, role: 'developer' },
+        );
         const { page, problems } = await browser.newTab({ width: 360, height: 740 });
         await page.goto(link!);
         assert.equal(await page.title(), 'Set your password · Lipira dashboard');
@@ -65,7 +76,10 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await assertAccessible(page, 'the two-factor enrolment page');
         await assertFitsEveryWidth(page, 'the two-factor enrolment page');
         await saveDashboardScreenshot(page, 'two-factor-phone');
-        assert.ok(await page.locator('img.qr').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0), 'the QR code is drawn');
+        assert.ok(
+          await page.locator('img.qr').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0),
+          'the QR code is drawn',
+        );
         const secret = (await page.locator('.secret').textContent())!;
         await page.getByLabel('Code from the app').fill(totpCode(secret));
         await submitForm(page, 'main button[type=submit]');
@@ -90,7 +104,11 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
 
       test('five wrong passwords lock the account: the right one is then refused with the same words', async () => {
         const email = `viewer${++users}@example.com`;
-        await createUser(ctx.gw.gateway.database.db, { publicBaseUrl: ctx.gw.url }, { merchantId: ctx.merchant.id, email, role: 'viewer', password: PASSWORD });
+        await createUser(
+          ctx.gw.gateway.database.db,
+          { publicBaseUrl: ctx.gw.url },
+          { merchantId: ctx.merchant.id, email, role: 'viewer', password: PASSWORD },
+        );
         const { page, problems } = await browser.newTab({ width: 1280, height: 800 });
         /** Types the address and a password on the sign-in page and submits it; the status it was answered with. */
         const tryPassword = async (password: string) => {
@@ -101,7 +119,8 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
           return (await answered).status();
         };
         await page.goto(`${ctx.gw.url}/dashboard/login`);
-        for (let attempt = 1; attempt <= 5; attempt++) assert.equal(await tryPassword(`not the password ${attempt}`), 401);
+        for (let attempt = 1; attempt <= 5; attempt++)
+          assert.equal(await tryPassword(`not the password ${attempt}`), 401);
         await page.waitForSelector('[role=alert]');
         assert.match((await page.locator('[role=alert]').textContent()) ?? '', /wrong, or the account is locked/);
         assert.equal(await page.getByLabel('Email').inputValue(), email, 'the address typed is kept');
@@ -113,7 +132,11 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         assert.equal(new URL(page.url()).pathname, '/dashboard/login');
         assert.match((await page.locator('[role=alert]').textContent()) ?? '', /locked for a while/);
         // Chromium reports each refused sign-in's own 401 document as a failed load: that is the answer under test.
-        assert.deepEqual(problems.filter((problem) => !/status of 401/.test(problem)), [], 'no other console error, and no CSP violation');
+        assert.deepEqual(
+          problems.filter((problem) => !/status of 401/.test(problem)),
+          [],
+          'no other console error, and no CSP violation',
+        );
       });
     });
   }

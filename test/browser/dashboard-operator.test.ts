@@ -55,7 +55,10 @@ describe('the operator pages and the overview in a real browser', browserSuiteOp
         await page.getByLabel('Email').fill('owner@foods.example');
         await page.getByLabel('Role').selectOption('owner');
         await submitForm(page, 'main button:text("Add the user")');
-        assert.match((await page.locator('main table').textContent()) ?? '', /owner@foods\.example\s*owner\s*link sent, not used yet/);
+        assert.match(
+          (await page.locator('main table').textContent()) ?? '',
+          /owner@foods\.example\s*owner\s*link sent, not used yet/,
+        );
         await checkDashboardPage(page, "the merchant's operator page", 'operator-merchant');
         await page.getByLabel('Fee (%)').fill('2');
         await submitForm(page, 'main button:text("Save the fee")');
@@ -73,8 +76,15 @@ describe('the operator pages and the overview in a real browser', browserSuiteOp
 
       test("a merchant owner's overview: balances, figures, the volume chart and its numbers, the recent payments", async () => {
         const { gw, merchant } = ctx;
-        for (const [amount, outcome] of [[12_500, 'success'], [4_000, 'success'], [2_000, 'failed']] as const) {
-          const body = chargeBody({ amount, mobile: outcome === 'success' ? TEST_NUMBERS.airtelSuccess : TEST_NUMBERS.airtelFailed });
+        for (const [amount, outcome] of [
+          [12_500, 'success'],
+          [4_000, 'success'],
+          [2_000, 'failed'],
+        ] as const) {
+          const body = chargeBody({
+            amount,
+            mobile: outcome === 'success' ? TEST_NUMBERS.airtelSuccess : TEST_NUMBERS.airtelFailed,
+          });
           assert.equal((await initializeCharge(gw, merchant.test_secret_key, body)).status, 201);
           await verify(gw, merchant.test_secret_key, String(body.charge_id), outcome);
         }
@@ -93,7 +103,11 @@ describe('the operator pages and the overview in a real browser', browserSuiteOp
         await checkDashboardPage(page, 'the overview', 'overview');
         await page.click('text=Show the numbers');
         assert.ok(await page.locator('.chart-numbers table').isVisible());
-        assert.match((await page.locator('.chart-numbers tbody tr').first().textContent()) ?? '', /MWK 23,750\.00/, "today's volume first");
+        assert.match(
+          (await page.locator('.chart-numbers tbody tr').first().textContent()) ?? '',
+          /MWK 23,750\.00/,
+          "today's volume first",
+        );
         await assertAccessible(page, 'the overview with the numbers of the chart open');
         await assertFitsEveryWidth(page, 'the overview with the numbers of the chart open');
         assert.deepEqual(problems, [], 'no console error or CSP violation');

@@ -12,7 +12,6 @@ import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { assertAccessible } from './axe.ts';
 import { assertFitsEveryWidth } from './layout.ts';
 
-
 /**
  * A payment's dashboard page in headless Chromium, through its real CSP and cookies, as people
  * use it: an owner refunds part of a payment and sees the balance and the timeline change; presses
@@ -46,18 +45,28 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
       /** A payment of MWK 1,000 made at the hosted page; its session id, the page's address. */
       async function paid(): Promise<{ id: string; txRef: string }> {
         const { txRef } = await payByMobileMoney(gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess);
-        const { id } = await db().selectFrom('checkout_sessions').select('id').where('tx_ref', '=', txRef).executeTakeFirstOrThrow();
+        const { id } = await db()
+          .selectFrom('checkout_sessions')
+          .select('id')
+          .where('tx_ref', '=', txRef)
+          .executeTakeFirstOrThrow();
         return { id, txRef };
       }
-      async function signedIn(role: 'owner' | 'developer' | 'viewer', merchantId = merchant.id, viewport = { width: 1280, height: 800 }) {
+      async function signedIn(
+        role: 'owner' | 'developer' | 'viewer',
+        merchantId = merchant.id,
+        viewport = { width: 1280, height: 800 },
+      ) {
         const tab = await browser.newTab(viewport);
         await signInPage(tab.page, gw.url, await dashboardUser(gw, role, merchantId));
         await tab.page.waitForURL(`${gw.url}/dashboard`);
         return tab;
       }
-      const text = async (page: Page, selector: string) => ((await page.locator(selector).textContent()) ?? '').replace(/\s+/g, ' ');
+      const text = async (page: Page, selector: string) =>
+        ((await page.locator(selector).textContent()) ?? '').replace(/\s+/g, ' ');
       /** The collection balance the page shows, in MWK. */
-      const collectionBalance = async (page: Page) => Number((await text(page, 'dl.balance dd >> nth=0')).replace(/[^\d.]/g, ''));
+      const collectionBalance = async (page: Page) =>
+        Number((await text(page, 'dl.balance dd >> nth=0')).replace(/[^\d.]/g, ''));
       /** Checked at every width, and by axe on a phone too. */
       async function checkPhone(page: Page, what: string) {
         await assertFitsEveryWidth(page, what);
@@ -66,7 +75,7 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         await page.setViewportSize({ width: 1280, height: 800 });
       }
 
-      test('refund part of it and see the balance and the payment\'s timeline change', async () => {
+      test("refund part of it and see the balance and the payment's timeline change", async () => {
         const { id } = await paid();
         const { page, problems } = await signedIn('owner');
         await page.goto(`${gw.url}/dashboard/payments/${id}`);
@@ -83,7 +92,10 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         assert.match(await text(page, '[role=status]'), /Refund \S+ of MWK 250.00 requested/);
         assert.match(await text(page, 'main'), /Already refunded MWK 250.00 of MWK 1,000.00/);
         assert.equal(await collectionBalance(page), balanceBefore - 250, 'the balance is MWK 250 lower');
-        assert.match(await text(page, 'ol.timeline'), /Refund \S+ of MWK 250.00 (Pending|Successful).*One bag returned/);
+        assert.match(
+          await text(page, 'ol.timeline'),
+          /Refund \S+ of MWK 250.00 (Pending|Successful).*One bag returned/,
+        );
         assert.equal(await page.getByLabel('Amount to refund (MWK)').inputValue(), '750', 'what is left, offered next');
         await assertAccessible(page, 'the payment page after a refund');
         await assertFitsEveryWidth(page, 'the payment page after a refund');
@@ -95,14 +107,22 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         assert.match(await text(page, '[role=alert]'), /must not be greater than 750/);
         await assertAccessible(page, 'the refund form with its error');
         await assertFitsEveryWidth(page, 'the refund form with its error');
-        assert.deepEqual(problems.filter((problem) => !/status of 422 /.test(problem)), [], 'no console error or CSP violation, the refused form\'s 422 aside');
+        assert.deepEqual(
+          problems.filter((problem) => !/status of 422 /.test(problem)),
+          [],
+          "no console error or CSP violation, the refused form's 422 aside",
+        );
       });
 
       test('retry a failed webhook against a receiver that now answers 200', async () => {
         answer = 500;
         const { id, txRef } = await paid();
         const delivery = await eventually('the webhook to fail', async () => {
-          const found = await db().selectFrom('webhook_deliveries').selectAll().where('tx_ref', '=', txRef).executeTakeFirst();
+          const found = await db()
+            .selectFrom('webhook_deliveries')
+            .selectAll()
+            .where('tx_ref', '=', txRef)
+            .executeTakeFirst();
           return found?.status === 'failed' && found;
         });
         const { page, problems } = await signedIn('developer');
@@ -115,7 +135,10 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         try {
           await submitForm(page, `${block} button:text("Retry")`);
           await page.waitForURL(/\?retried=/);
-          assert.match(await text(page, '[role=status]'), new RegExp(`Webhook ${delivery.id} is queued to be sent again`));
+          assert.match(
+            await text(page, '[role=status]'),
+            new RegExp(`Webhook ${delivery.id} is queued to be sent again`),
+          );
           await eventually('the page to show it delivered', async () => {
             await page.reload();
             return /Delivered after 3 attempts/.test(await text(page, block));
@@ -139,9 +162,17 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         await assertAccessible(page, "a viewer's payment page");
         await checkPhone(page, "a viewer's payment page");
         const csrf = await page.locator('input[name=csrf] >> nth=0').inputValue();
-        const posted = await page.request.post(`${gw.url}/dashboard/payments/${id}/refund`, { form: { csrf, amount: '100' }, headers: { origin: gw.url }, maxRedirects: 0 });
+        const posted = await page.request.post(`${gw.url}/dashboard/payments/${id}/refund`, {
+          form: { csrf, amount: '100' },
+          headers: { origin: gw.url },
+          maxRedirects: 0,
+        });
         assert.equal(posted.status(), 403, 'the refund is refused');
-        assert.equal((await db().selectFrom('refunds').select('id').where('reason', 'is', null).execute()).length, 0, 'nothing refunded');
+        assert.equal(
+          (await db().selectFrom('refunds').select('id').where('reason', 'is', null).execute()).length,
+          0,
+          'nothing refunded',
+        );
         assert.deepEqual(problems, [], 'no console error or CSP violation');
       });
 
@@ -156,7 +187,11 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         await assertAccessible(page, 'the not-found page');
         await saveDashboardScreenshot(page, 'not-found');
         await checkPhone(page, 'the not-found page');
-        assert.deepEqual(problems.filter((problem) => !/status of 404 /.test(problem)), [], 'no console error or CSP violation, the page\'s own 404 aside');
+        assert.deepEqual(
+          problems.filter((problem) => !/status of 404 /.test(problem)),
+          [],
+          "no console error or CSP violation, the page's own 404 aside",
+        );
       });
     });
   }

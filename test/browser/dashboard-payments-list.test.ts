@@ -29,9 +29,28 @@ describe('the dashboard payments list in a real browser', browserSuiteOptions(),
           assert.equal((await call(ctx.gw.url, '/payment', { key, body })).status, 201);
           txRefs.push(String(body.tx_ref));
         }
-        txRefs.push((await payByMobileMoney(ctx.gw.url, key, TEST_NUMBERS.airtelSuccess, { email: 'chisomo@example.com', amount: 12_000 })).txRef);
-        assert.equal((await initializeCharge(ctx.gw, key, chargeBody({ mobile: TEST_NUMBERS.airtelFailed, email: 'mphatso@example.com', amount: 2500 }))).status, 201);
-        assert.equal((await initializeCharge(ctx.gw, key, chargeBody({ email: 'thoko@example.com', amount: 800 }))).status, 201);
+        txRefs.push(
+          (
+            await payByMobileMoney(ctx.gw.url, key, TEST_NUMBERS.airtelSuccess, {
+              email: 'chisomo@example.com',
+              amount: 12_000,
+            })
+          ).txRef,
+        );
+        assert.equal(
+          (
+            await initializeCharge(
+              ctx.gw,
+              key,
+              chargeBody({ mobile: TEST_NUMBERS.airtelFailed, email: 'mphatso@example.com', amount: 2500 }),
+            )
+          ).status,
+          201,
+        );
+        assert.equal(
+          (await initializeCharge(ctx.gw, key, chargeBody({ email: 'thoko@example.com', amount: 800 }))).status,
+          201,
+        );
       });
 
       test('find a payment by tx_ref with the search form, and export exactly the rows shown', async () => {
@@ -47,7 +66,10 @@ describe('the dashboard payments list in a real browser', browserSuiteOptions(),
 
         const wanted = txRefs[0]!;
         await page.getByLabel('Search').fill(wanted);
-        await Promise.all([page.waitForURL(/\/dashboard\/payments\?.*q=/), page.click('form.filters button[type=submit]')]);
+        await Promise.all([
+          page.waitForURL(/\/dashboard\/payments\?.*q=/),
+          page.click('form.filters button[type=submit]'),
+        ]);
         assert.equal(await page.locator('tbody tr').count(), 1);
         assert.equal(await page.locator('tbody tr a').first().textContent(), wanted);
         await assertAccessible(page, 'the payments list, searched');
@@ -55,16 +77,25 @@ describe('the dashboard payments list in a real browser', browserSuiteOptions(),
         await page.getByLabel('Search').fill('');
         await page.getByLabel('Status').selectOption('pending');
         await Promise.all([page.waitForURL(/status=pending/), page.click('form.filters button[type=submit]')]);
-        const shown = await page.locator('tbody tr a').evaluateAll((links) => links.map((link) => link.getAttribute('href')!.split('/').pop()!));
+        const shown = await page
+          .locator('tbody tr a')
+          .evaluateAll((links) => links.map((link) => link.getAttribute('href')!.split('/').pop()!));
         assert.equal(shown.length, 2, 'the two unpaid sessions');
-        const exportUrl = new URL((await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href'))!, ctx.gw.url).toString();
+        const exportUrl = new URL(
+          (await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href'))!,
+          ctx.gw.url,
+        ).toString();
         assert.match(exportUrl, /\/dashboard\/payments\.csv\?status=pending$/);
         const exported = await page.request.get(exportUrl);
         assert.equal(exported.status(), 200);
         assert.match(exported.headers()['content-type'] ?? '', /^text\/csv/);
         const lines = (await exported.text()).split('\r\n').filter(Boolean);
         assert.equal(lines[0]!.split(',')[0], 'id');
-        assert.deepEqual(lines.slice(1).map((line) => line.split(',')[0]), shown, 'the export holds the rows the page shows, in its order');
+        assert.deepEqual(
+          lines.slice(1).map((line) => line.split(',')[0]),
+          shown,
+          'the export holds the rows the page shows, in its order',
+        );
         assert.deepEqual(problems, [], 'no console error or CSP violation');
       });
 
@@ -73,7 +104,10 @@ describe('the dashboard payments list in a real browser', browserSuiteOptions(),
         await signInPage(page, ctx.gw.url, await dashboardUser(ctx.gw, 'owner', ctx.merchant.id));
         await page.waitForURL(`${ctx.gw.url}/dashboard`);
         await page.goto(`${ctx.gw.url}/dashboard/payments?status=nonsense`);
-        assert.match((await page.locator('.warning').textContent()) ?? '', /status "nonsense" is not one of the list's/);
+        assert.match(
+          (await page.locator('.warning').textContent()) ?? '',
+          /status "nonsense" is not one of the list's/,
+        );
         await assertAccessible(page, 'the payments list on a phone');
         await assertFitsEveryWidth(page, 'the payments list with a warning');
         assert.deepEqual(problems, [], 'no console error or CSP violation');

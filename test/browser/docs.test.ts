@@ -6,7 +6,19 @@ import { useTestGateway } from '../helpers/gateway.ts';
 import { assertAccessible } from './axe.ts';
 import { assertFitsEveryWidth } from './layout.ts';
 
-const GROUPS = ['Checkout', 'Mobile money', 'Payouts', 'Bank transfer', 'Refunds', 'Cards', 'Balance', 'Webhooks', 'Operator callbacks', 'Operations', 'Sandbox'];
+const GROUPS = [
+  'Checkout',
+  'Mobile money',
+  'Payouts',
+  'Bank transfer',
+  'Refunds',
+  'Cards',
+  'Balance',
+  'Webhooks',
+  'Operator callbacks',
+  'Operations',
+  'Sandbox',
+];
 
 /**
  * Every Content-Security-Policy violation the page meets, as the browser reports it to the page
@@ -16,7 +28,9 @@ async function recordCspViolations(page: Page): Promise<() => Promise<string[]>>
   await page.addInitScript(() => {
     const seen: string[] = [];
     (window as unknown as { cspViolations: string[] }).cspViolations = seen;
-    document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (event) =>
+      seen.push(`${event.violatedDirective} ${event.blockedURI}`),
+    );
   });
   return () => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
 }
@@ -28,7 +42,7 @@ const SWAGGER_UI_MARKUP = {
 };
 
 /** The API reference at /docs and the sandbox's landing page in headless Chromium: what a developer meets in their first hour. */
-describe('the developer\'s pages in a real browser', browserSuiteOptions(), () => {
+describe("the developer's pages in a real browser", browserSuiteOptions(), () => {
   const browser = useBrowser();
   const ctx = useTestGateway('sqlite');
 
@@ -49,24 +63,37 @@ describe('the developer\'s pages in a real browser', browserSuiteOptions(), () =
     const { page, problems, cspViolations, documentsRead } = await openDocs();
     assert.deepEqual(documentsRead, ['/openapi.json'], 'the document the README names, and only it');
     assert.equal((await page.locator('.info .link .url').textContent())?.trim(), '/openapi.json');
-    assert.deepEqual(await page.locator('.opblock-tag').evaluateAll((tags) => tags.map((tag) => tag.getAttribute('data-tag'))), GROUPS);
-    assert.equal(await page.locator('#operations-tag-Checkout ~ div #operations-Checkout-post_payment').count(), 1, 'POST /payment is under Checkout');
+    assert.deepEqual(
+      await page.locator('.opblock-tag').evaluateAll((tags) => tags.map((tag) => tag.getAttribute('data-tag'))),
+      GROUPS,
+    );
+    assert.equal(
+      await page.locator('#operations-tag-Checkout ~ div #operations-Checkout-post_payment').count(),
+      1,
+      'POST /payment is under Checkout',
+    );
 
     assert.equal(await page.title(), 'Lipira API reference');
     assert.doesNotMatch(await page.locator('body').innerText(), /swagger|fastify/i);
     assert.equal(await page.locator('.topbar').count(), 0, 'no top bar with a vendor logo');
-    assert.deepEqual(await page.locator('link[rel=icon]').evaluateAll((links) => links.map((link) => link.getAttribute('href'))), ['/docs/static/theme/favicon.svg']);
+    assert.deepEqual(
+      await page.locator('link[rel=icon]').evaluateAll((links) => links.map((link) => link.getAttribute('href'))),
+      ['/docs/static/theme/favicon.svg'],
+    );
     assert.deepEqual(await cspViolations(), []);
     assert.deepEqual(problems, []);
   });
 
-  test('trying an operation works within the page\'s CSP, and axe finds nothing serious', async () => {
+  test("trying an operation works within the page's CSP, and axe finds nothing serious", async () => {
     const { page, problems, cspViolations } = await openDocs();
     const operation = page.locator('#operations-Operations-get_healthz');
     await operation.locator('.opblock-summary-control').click();
     await operation.locator('.try-out__btn').click();
     await operation.locator('.execute').click();
-    assert.equal((await operation.locator('.live-responses-table tbody .response-col_status').textContent())?.trim(), '200');
+    assert.equal(
+      (await operation.locator('.live-responses-table tbody .response-col_status').textContent())?.trim(),
+      '200',
+    );
     await page.locator('#operations-Checkout-post_payment .opblock-summary-control').click();
     await page.locator('#operations-Checkout-post_payment .responses-wrapper').waitFor();
 
@@ -81,7 +108,10 @@ describe('the developer\'s pages in a real browser', browserSuiteOptions(), () =
     const cspViolations = await recordCspViolations(page);
     await page.goto(`${ctx.gw.url}/sandbox/landing?tx_ref=order-1001&transaction_id=48670703025&status=success`);
     assert.equal(await page.locator('h1').textContent(), 'Back from the checkout');
-    assert.equal(await page.locator('th', { hasText: 'transaction_id' }).locator('xpath=..').locator('td').textContent(), '48670703025');
+    assert.equal(
+      await page.locator('th', { hasText: 'transaction_id' }).locator('xpath=..').locator('td').textContent(),
+      '48670703025',
+    );
     await assertFitsEveryWidth(page, 'the sandbox landing page');
     await assertAccessible(page, 'the sandbox landing page');
     assert.deepEqual(await cspViolations(), []);

@@ -4,7 +4,16 @@ import type { Page } from 'playwright-core';
 import { browserSuiteOptions, useBrowser } from '../helpers/browser.ts';
 import { dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
-import { chargeBody, eventually, fundMainBalance, initializeCharge, initializePayout, payoutBody, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
+import {
+  chargeBody,
+  eventually,
+  fundMainBalance,
+  initializeCharge,
+  initializePayout,
+  payoutBody,
+  TEST_NUMBERS,
+  verify,
+} from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { updateMerchantSettings } from '../../src/merchants/merchant-service.ts';
@@ -23,7 +32,9 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
   let receiver: Receiver;
   // The first try of each webhook fails, so that the log shows both endings.
   before(async () => {
-    receiver = await startReceiver((n) => (n === 1 ? { status: 500, body: '{"error":"try again"}' } : { status: 200, body: 'ok' }));
+    receiver = await startReceiver((n) =>
+      n === 1 ? { status: 500, body: '{"error":"try again"}' } : { status: 200, body: 'ok' },
+    );
   });
   after(() => receiver.close());
 
@@ -42,23 +53,55 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
   test("a merchant owner's pages, with a delivery's exchange opened in the log", async () => {
     const { gw, merchant } = ctx;
     const db = gw.gateway.database.db;
-    await updateMerchantSettings(db, merchant.id, { webhookUrl: `${receiver.url}/hooks/a-rather-long-path-for-the-merchants-webhook-endpoint` });
+    await updateMerchantSettings(db, merchant.id, {
+      webhookUrl: `${receiver.url}/hooks/a-rather-long-path-for-the-merchants-webhook-endpoint`,
+    });
     const longEmail = 'chikondi.mwale-banda.accounts.payable@kumudzi-market-and-crafts.example.com';
     const longRef = `order-2026-11-28-kumudzi-market-${Date.now()}-a-long-merchant-reference`;
-    await payByMobileMoney(gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess, { tx_ref: longRef, email: longEmail, amount: 125_000 });
+    await payByMobileMoney(gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess, {
+      tx_ref: longRef,
+      email: longEmail,
+      amount: 125_000,
+    });
     const failed = chargeBody({ mobile: TEST_NUMBERS.airtelFailed, email: longEmail });
     assert.equal((await initializeCharge(gw, merchant.test_secret_key, failed)).status, 201);
     await verify(gw, merchant.test_secret_key, String(failed.charge_id), 'failed');
     await fundMainBalance(gw, merchant, 5000);
     const payout = await initializePayout(gw, merchant.test_secret_key, payoutBody({ amount: 1000 }));
     assert.equal(payout.status, 201, payout.text);
-    await eventually('webhooks to be tried', async () => (await db.selectFrom('webhook_deliveries').select('id').where('merchant_id', '=', merchant.id).where('attempts', '>', 0).execute()).length >= 2);
+    await eventually(
+      'webhooks to be tried',
+      async () =>
+        (
+          await db
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('merchant_id', '=', merchant.id)
+            .where('attempts', '>', 0)
+            .execute()
+        ).length >= 2,
+    );
 
     const page = await signedIn('owner');
     const base = gw.url;
-    const sessionId = (await db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', longRef).executeTakeFirstOrThrow()).id;
-    const failedId = (await db.selectFrom('charges').select('id').where('charge_id', '=', String(failed.charge_id)).executeTakeFirstOrThrow()).id;
-    const payoutId = (await db.selectFrom('charges').select('id').where('merchant_id', '=', merchant.id).where('kind', '=', 'payout').executeTakeFirstOrThrow()).id;
+    const sessionId = (
+      await db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', longRef).executeTakeFirstOrThrow()
+    ).id;
+    const failedId = (
+      await db
+        .selectFrom('charges')
+        .select('id')
+        .where('charge_id', '=', String(failed.charge_id))
+        .executeTakeFirstOrThrow()
+    ).id;
+    const payoutId = (
+      await db
+        .selectFrom('charges')
+        .select('id')
+        .where('merchant_id', '=', merchant.id)
+        .where('kind', '=', 'payout')
+        .executeTakeFirstOrThrow()
+    ).id;
     const pages: Array<[string, string]> = [
       ['/dashboard', 'the overview'],
       ['/dashboard/payments', 'the payments list'],
@@ -89,7 +132,10 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
     const log = page.locator('section[aria-labelledby=deliveries-heading]');
     for (const shown of [...(await log.locator('pre').all()), ...(await log.locator('button:text("Retry")').all())]) {
       const box = (await shown.boundingBox())!;
-      assert.ok(box.x >= 0 && box.x + box.width <= 360, `${await shown.evaluate((element) => element.outerHTML.slice(0, 60))} is within 360 px (from ${Math.round(box.x)} to ${Math.round(box.x + box.width)})`);
+      assert.ok(
+        box.x >= 0 && box.x + box.width <= 360,
+        `${await shown.evaluate((element) => element.outerHTML.slice(0, 60))} is within 360 px (from ${Math.round(box.x)} to ${Math.round(box.x + box.width)})`,
+      );
     }
     await page.setViewportSize({ width: 1280, height: 800 });
 

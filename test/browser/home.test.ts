@@ -34,7 +34,7 @@ describe('the front page of a fresh install in a real browser', browserSuiteOpti
     });
   }
 
-  test('its links lead to the dashboard\'s sign-in and to the API reference', async () => {
+  test("its links lead to the dashboard's sign-in and to the API reference", async () => {
     const { page, problems } = await browser.newTab();
     await page.goto(`${serve.url}/`);
     await page.getByRole('link', { name: 'Dashboard' }).click();

@@ -11,7 +11,8 @@
   }
   const root = document.documentElement;
   const problems = [];
-  if (root.scrollWidth > root.clientWidth + SLACK) problems.push(`the page scrolls sideways: ${root.scrollWidth} px wide in ${root.clientWidth} px`);
+  if (root.scrollWidth > root.clientWidth + SLACK)
+    problems.push(`the page scrolls sideways: ${root.scrollWidth} px wide in ${root.clientWidth} px`);
 
   const name = (element) => {
     const id = element.id ? `#${element.id}` : '';
@@ -50,7 +51,10 @@
     // Its own text past its edges (its elements are each checked against it below). Not its
     // scrollWidth, which counts decorations drawn out of the flow, as a tab's underline.
     if (style.display !== 'inline' && !scrolls(style) && !ownText(element) && style.textOverflow !== 'ellipsis') {
-      const inner = { left: rect.left + element.clientLeft, right: rect.left + element.clientLeft + element.clientWidth };
+      const inner = {
+        left: rect.left + element.clientLeft,
+        right: rect.left + element.clientLeft + element.clientWidth,
+      };
       for (const node of element.childNodes) {
         if (node.nodeType !== 3 || node.textContent.trim() === '') continue;
         const range = document.createRange();
@@ -76,17 +80,23 @@
     }
   }
   // Only the innermost culprits: every box around an overflowing one overflows with it.
-  const innermost = overflowing.filter((element) => !overflowing.some((other) => other !== element && element.contains(other)));
+  const innermost = overflowing.filter(
+    (element) => !overflowing.some((other) => other !== element && element.contains(other)),
+  );
 
   // Buttons drawn as boxes side by side need a gap between them, or they read as one and a thumb
   // hits the wrong one (icons in one bar, drawn as nothing of their own, are one control to the eye).
   const GAP = 4;
   const drawn = (control) => {
     const style = getComputedStyle(control);
-    const border = ['Top', 'Right', 'Bottom', 'Left'].some((side) => parseFloat(style[`border${side}Width`]) > 0 && style[`border${side}Style`] !== 'none');
+    const border = ['Top', 'Right', 'Bottom', 'Left'].some(
+      (side) => parseFloat(style[`border${side}Width`]) > 0 && style[`border${side}Style`] !== 'none',
+    );
     return border || style.backgroundColor !== 'rgba(0, 0, 0, 0)';
   };
-  const controls = [...document.body.querySelectorAll('button, input[type=submit], input[type=button], a.button, a.button-link')]
+  const controls = [
+    ...document.body.querySelectorAll('button, input[type=submit], input[type=button], a.button, a.button-link'),
+  ]
     .filter((control) => control.checkVisibility({ visibilityProperty: true }) && drawn(control))
     .map((control) => ({ control, rect: control.getBoundingClientRect() }))
     .filter(({ rect }) => rect.width > 1 && rect.height > 1);
@@ -95,9 +105,13 @@
     for (const b of controls.slice(i + 1)) {
       const sameRow = Math.min(a.rect.bottom, b.rect.bottom) - Math.max(a.rect.top, b.rect.top) > 0;
       const apart = Math.max(b.rect.left - a.rect.right, a.rect.left - b.rect.right);
-      if (sameRow && apart < GAP && !a.control.contains(b.control) && !b.control.contains(a.control)) crowded.push(`${name(a.control)} and ${name(b.control)} are ${Math.round(apart)} px apart`);
+      if (sameRow && apart < GAP && !a.control.contains(b.control) && !b.control.contains(a.control))
+        crowded.push(`${name(a.control)} and ${name(b.control)} are ${Math.round(apart)} px apart`);
     }
   }
   for (const animation of running) animation.play();
-  return { width: root.clientWidth, problems: [...problems, ...innermost.map((element) => notes.get(element)), ...crowded] };
+  return {
+    width: root.clientWidth,
+    problems: [...problems, ...innermost.map((element) => notes.get(element)), ...crowded],
+  };
 })();

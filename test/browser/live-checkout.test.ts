@@ -48,7 +48,11 @@ describe('a live hosted checkout paid with Airtel Money in a real browser', brow
 
       /** The merchant creates a session with its live secret key; the customer opens its checkout_url. */
       async function openLiveCheckout(email: string): Promise<Tab & { txRef: string; checkoutUrl: string }> {
-        const body = currentBody({ email, callback_url: `${shop.origin}/paid?order=7`, return_url: `${shop.origin}/cancelled` });
+        const body = currentBody({
+          email,
+          callback_url: `${shop.origin}/paid?order=7`,
+          return_url: `${shop.origin}/cancelled`,
+        });
         const created = await call(gw.url, '/payment', { key: merchant.live_secret_key, body });
         assert.equal(created.status, 201, created.text);
         const checkoutUrl: string = created.body.data.checkout_url;
@@ -73,16 +77,34 @@ describe('a live hosted checkout paid with Airtel Money in a real browser', brow
       /** Our ids of the session's attempts (what Airtel knows each by), oldest first, and the session's own id. */
       async function sessionAndAttempts(txRef: string): Promise<{ sessionId: string; attemptIds: string[] }> {
         const db = gw.gateway.database.db;
-        const session = await db.selectFrom('checkout_sessions').select('id').where('merchant_id', '=', merchant.id).where('tx_ref', '=', txRef).executeTakeFirstOrThrow();
-        const attempts = await db.selectFrom('charges').select('id').where('session_id', '=', session.id).orderBy('created_at').execute();
+        const session = await db
+          .selectFrom('checkout_sessions')
+          .select('id')
+          .where('merchant_id', '=', merchant.id)
+          .where('tx_ref', '=', txRef)
+          .executeTakeFirstOrThrow();
+        const attempts = await db
+          .selectFrom('charges')
+          .select('id')
+          .where('session_id', '=', session.id)
+          .orderBy('created_at')
+          .execute();
         return { sessionId: session.id, attemptIds: attempts.map((attempt) => attempt.id) };
       }
 
-      const pushesFor = (attemptId: string) => fake.received('POST', '/merchant/v1/payments/').filter((request) => (request.body as { transaction: { id: string } }).transaction.id === attemptId);
+      const pushesFor = (attemptId: string) =>
+        fake
+          .received('POST', '/merchant/v1/payments/')
+          .filter((request) => (request.body as { transaction: { id: string } }).transaction.id === attemptId);
 
       /** The session's `checkout.payment` events, as stored for the webhook outbox. */
       async function checkoutEvents(sessionId: string): Promise<Array<{ mode: string; status: string }>> {
-        const rows = await gw.gateway.database.db.selectFrom('events').select(['mode', 'type', 'payload']).where('subject_id', '=', sessionId).orderBy('created_at').execute();
+        const rows = await gw.gateway.database.db
+          .selectFrom('events')
+          .select(['mode', 'type', 'payload'])
+          .where('subject_id', '=', sessionId)
+          .orderBy('created_at')
+          .execute();
         assert.ok(rows.every((row) => row.type === 'checkout.payment'));
         return rows.map((row) => ({ mode: row.mode, status: (JSON.parse(row.payload) as { status: string }).status }));
       }
@@ -99,7 +121,9 @@ describe('a live hosted checkout paid with Airtel Money in a real browser', brow
         assert.match((await page.textContent('#approval')) ?? '', /Airtel Money/);
         await assertAccessible(page, 'the live waiting page');
 
-        await page.waitForURL((url) => url.origin === shop.origin && url.pathname === '/paid', { timeout: APPROVES_AFTER_MS + 15_000 });
+        await page.waitForURL((url) => url.origin === shop.origin && url.pathname === '/paid', {
+          timeout: APPROVES_AFTER_MS + 15_000,
+        });
         const landed = new URL(page.url());
         assert.equal(landed.searchParams.get('order'), '7');
         assert.equal(landed.searchParams.get('tx_ref'), txRef);
@@ -123,9 +147,12 @@ describe('a live hosted checkout paid with Airtel Money in a real browser', brow
         assert.deepEqual(await checkoutEvents(sessionId), [{ mode: 'live', status: 'success' }]);
 
         // A live receipt goes to the customer's own address (only test ones are held in the outbox).
-        const receipt = await eventually('the customer receipt over SMTP', async () => smtp.mails.find((mail) => mail.envelopeTo.includes(email) && mail.text.includes(txRef)));
+        const receipt = await eventually('the customer receipt over SMTP', async () =>
+          smtp.mails.find((mail) => mail.envelopeTo.includes(email) && mail.text.includes(txRef)),
+        );
         assert.equal(receipt.headers.get('subject'), 'Your receipt from Live Shop: MWK 1,000.00');
-        for (const part of [data.reference, txRef, 'Airtel Money']) assert.ok(receipt.text.includes(part), `the receipt names ${part}:\n${receipt.text}`);
+        for (const part of [data.reference, txRef, 'Airtel Money'])
+          assert.ok(receipt.text.includes(part), `the receipt names ${part}:\n${receipt.text}`);
         assert.ok(!receipt.text.includes(customer.local), 'never the full mobile number');
 
         await page.goto(checkoutUrl);
@@ -144,8 +171,15 @@ describe('a live hosted checkout paid with Airtel Money in a real browser', brow
 
         const error = page.locator('.error[role=alert]');
         await error.waitFor();
-        assert.equal((await error.textContent())?.trim(), 'The PIN was wrong — try again and enter your mobile money PIN on your phone. 2 tries left.');
-        assert.equal(await page.inputValue('#mobile'), customer.mobile, 'the number typed is still there, to try again');
+        assert.equal(
+          (await error.textContent())?.trim(),
+          'The PIN was wrong — try again and enter your mobile money PIN on your phone. 2 tries left.',
+        );
+        assert.equal(
+          await page.inputValue('#mobile'),
+          customer.mobile,
+          'the number typed is still there, to try again',
+        );
         await assertAccessible(page, 'the live payment page after a wrong PIN');
         await assertFitsEveryWidth(page, 'the live payment page after a wrong PIN');
         const failed = await verifyLive(txRef);
@@ -162,8 +196,15 @@ describe('a live hosted checkout paid with Airtel Money in a real browser', brow
         assert.equal(paid.number_of_attempts, 2);
 
         const { sessionId, attemptIds } = await sessionAndAttempts(txRef);
-        assert.deepEqual(attemptIds.map((id) => pushesFor(id).length), [1, 1], 'one USSD push per attempt');
-        assert.deepEqual(await checkoutEvents(sessionId), [{ mode: 'live', status: 'failed' }, { mode: 'live', status: 'success' }]);
+        assert.deepEqual(
+          attemptIds.map((id) => pushesFor(id).length),
+          [1, 1],
+          'one USSD push per attempt',
+        );
+        assert.deepEqual(await checkoutEvents(sessionId), [
+          { mode: 'live', status: 'failed' },
+          { mode: 'live', status: 'success' },
+        ]);
         assert.deepEqual(problems, []);
       });
     });

@@ -45,10 +45,16 @@ describe('the inline popup and the HTML checkout in a real browser', browserSuit
         await page.goto(shop.origin);
         const { dialog, frame } = await openPopup(page);
         assert.equal(await dialog.getAttribute('aria-modal'), 'true');
-        assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Close payment', 'focus moves into the dialog');
+        assert.equal(
+          await page.evaluate(() => document.activeElement?.getAttribute('aria-label')),
+          'Close payment',
+          'focus moves into the dialog',
+        );
         await assertAccessible(page, 'the shop with the popup open');
         await assertFitsEveryWidth(page, 'the shop with the popup open');
-        await assertFitsEveryWidth(page, 'the checkout in the popup', () => page.frames().find((framed) => framed.url().includes('/checkout/'))!);
+        await assertFitsEveryWidth(page, 'the checkout in the popup', () =>
+          page.frames().find((framed) => framed.url().includes('/checkout/'))!,
+        );
 
         await frame.locator('#mobile').pressSequentially('0990000000');
         await frame.locator('#pay-mobile').click();
@@ -66,7 +72,11 @@ describe('the inline popup and the HTML checkout in a real browser', browserSuit
         await page.click('[aria-label="Close payment"]');
         await page.locator('#result', { hasText: 'Payment window closed (closed)' }).waitFor();
         assert.equal(await page.locator('[role=dialog]').count(), 0);
-        assert.equal(await page.evaluate(() => document.activeElement?.id), 'pay-popup', 'focus goes back to the button that opened it');
+        assert.equal(
+          await page.evaluate(() => document.activeElement?.id),
+          'pay-popup',
+          'focus goes back to the button that opened it',
+        );
 
         await openPopup(page);
         await page.keyboard.press('Escape');

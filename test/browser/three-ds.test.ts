@@ -43,9 +43,17 @@ describe('the 3-D Secure page in a real browser', browserSuiteOptions(), () => {
         await submitForm(page, '#submit-otp');
         await page.waitForURL((url) => url.origin === shop.origin && url.pathname === '/card-paid');
         const landed = new URL(page.url());
-        assert.deepEqual(Object.fromEntries(landed.searchParams), { order: '9', charge_id: body.charge_id, status: 'success' });
+        assert.deepEqual(Object.fromEntries(landed.searchParams), {
+          order: '9',
+          charge_id: body.charge_id,
+          status: 'success',
+        });
         // Chromium reports the wrong code's 422 as a failed load: that one is expected.
-        assert.deepEqual(problems.filter((problem) => !problem.includes('status of 422')), [], 'no console error or CSP violation');
+        assert.deepEqual(
+          problems.filter((problem) => !problem.includes('status of 422')),
+          [],
+          'no console error or CSP violation',
+        );
       });
 
       test('a small phone screen and no JavaScript: the code is still asked and accepted', async () => {

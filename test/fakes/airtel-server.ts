@@ -19,7 +19,13 @@ export interface Behaviour {
    * - `{ code }`: not taken, answered inside an HTTP 200 with `status.success: false` and that code;
    * - `{ httpStatus, body }`: not taken, answered so.
    */
-  answer?: 'accept' | 'hang' | 'http500' | 'unreadable' | { code: string; message?: string } | { httpStatus: number; body: unknown };
+  answer?:
+    | 'accept'
+    | 'hang'
+    | 'http500'
+    | 'unreadable'
+    | { code: string; message?: string }
+    | { httpStatus: number; body: unknown };
   /** The states the enquiries report in turn, the last repeating. Default: TIP then TS for a collection (the customer approves by the second enquiry), TS for a disbursement. */
   states?: AirtelState[];
   /** Instead of `states`: TIP until this long after the push, then TS (the customer approving). */
@@ -130,7 +136,11 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
   let answerDelayMs = 0;
   const app = Fastify({ forceCloseConnections: true });
   app.addHook('onRequest', async (_request, reply) => {
-    if (down) return reply.code(503).type('text/html').send('<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>');
+    if (down)
+      return reply
+        .code(503)
+        .type('text/html')
+        .send('<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>');
   });
   app.addHook('preHandler', async (request) => {
     requests.push({ method: request.method, path: request.url, headers: request.headers, body: request.body });
@@ -141,7 +151,11 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
 
   app.post('/auth/oauth2/token', async (request, reply) => {
     const body = request.body as { client_id?: string; client_secret?: string; grant_type?: string };
-    if (body.client_id !== clientId || body.client_secret !== clientSecret || body.grant_type !== 'client_credentials') {
+    if (
+      body.client_id !== clientId ||
+      body.client_secret !== clientSecret ||
+      body.grant_type !== 'client_credentials'
+    ) {
       return reply.code(401).send({ error: 'invalid_client', error_description: 'Client authentication failed' });
     }
     const token = `fake-airtel-token-${++issued}`;
@@ -154,9 +168,19 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
   function gatewayRefusal(request: FastifyRequest, reply: FastifyReply): FastifyReply | null {
     const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     const expiresAt = token ? tokens.get(token) : undefined;
-    if (!expiresAt || expiresAt <= Date.now()) return reply.code(401).send({ error: 'invalid_token', error_description: 'Access token expired or invalid' });
+    if (!expiresAt || expiresAt <= Date.now())
+      return reply.code(401).send({ error: 'invalid_token', error_description: 'Access token expired or invalid' });
     if (!request.headers['x-country'] || !request.headers['x-currency']) {
-      return reply.code(400).send({ status: { code: '400', message: 'Mandatory parameters are missing', result_code: 'ROUTER003', success: false } });
+      return reply
+        .code(400)
+        .send({
+          status: {
+            code: '400',
+            message: 'Mandatory parameters are missing',
+            result_code: 'ROUTER003',
+            success: false,
+          },
+        });
     }
     return null;
   }
@@ -173,7 +197,17 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
     }
     if (answer === 'http500') return reply.code(500).send({ error: 'Internal Server Error' });
     if (answer === 'unreadable') return reply.code(200).type('application/json').send('<html>upstream error</html>');
-    if ('code' in answer) return { data: {}, status: { code: '200', message: answer.message ?? 'FAILED', response_code: answer.code, result_code: 'ESB000011', success: false } };
+    if ('code' in answer)
+      return {
+        data: {},
+        status: {
+          code: '200',
+          message: answer.message ?? 'FAILED',
+          response_code: answer.code,
+          result_code: 'ESB000011',
+          success: false,
+        },
+      };
     return reply.code(answer.httpStatus).send(answer.body);
   }
 
@@ -187,15 +221,32 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
     return scripts.get(id) ?? scripts.get(msisdn) ?? {};
   }
 
-  function store(kind: FakeTransaction['kind'], id: string, msisdn: string, amount: number, behaviour: Behaviour): Stored {
-    const stored: Stored = { id, kind, msisdn, amount, airtelMoneyId: `${kind === 'collection' ? 'MP' : 'DB'}${Date.now()}.${transactions.size + 1}`, enquiries: 0, refunded: false, behaviour, startedAt: Date.now() };
+  function store(
+    kind: FakeTransaction['kind'],
+    id: string,
+    msisdn: string,
+    amount: number,
+    behaviour: Behaviour,
+  ): Stored {
+    const stored: Stored = {
+      id,
+      kind,
+      msisdn,
+      amount,
+      airtelMoneyId: `${kind === 'collection' ? 'MP' : 'DB'}${Date.now()}.${transactions.size + 1}`,
+      enquiries: 0,
+      refunded: false,
+      behaviour,
+      startedAt: Date.now(),
+    };
     transactions.set(id, stored);
     return stored;
   }
 
   function stateOf(stored: Stored): AirtelState {
     const { behaviour } = stored;
-    if (behaviour.approveAfterMs !== undefined) return Date.now() - stored.startedAt >= behaviour.approveAfterMs ? 'TS' : 'TIP';
+    if (behaviour.approveAfterMs !== undefined)
+      return Date.now() - stored.startedAt >= behaviour.approveAfterMs ? 'TS' : 'TIP';
     const states = behaviour.states ?? (stored.kind === 'collection' ? ['TIP', 'TS'] : ['TS']);
     return states[Math.min(stored.enquiries, states.length - 1)] ?? 'TIP';
   }
@@ -207,7 +258,12 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
   }
 
   function transactionAnswer(stored: Stored, state: AirtelState | 'TR', product: 'DP008' | 'DP009'): unknown {
-    const responseCode = state === 'TF' ? (stored.behaviour.failureCode ?? `${product}00001005`) : state === 'TS' || state === 'TR' ? `${product}00001001` : `${product}00001006`;
+    const responseCode =
+      state === 'TF'
+        ? (stored.behaviour.failureCode ?? `${product}00001005`)
+        : state === 'TS' || state === 'TR'
+          ? `${product}00001001`
+          : `${product}00001006`;
     return {
       data: {
         transaction: {
@@ -223,22 +279,53 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
 
   function notFound(product: 'DP008' | 'DP009'): unknown {
     const responseCode = product === 'DP008' ? 'DP00800001025' : 'DP00900001015';
-    return { data: {}, status: { code: '404', message: 'Transaction not found', result_code: 'ESB000045', response_code: responseCode, success: false } };
+    return {
+      data: {},
+      status: {
+        code: '404',
+        message: 'Transaction not found',
+        result_code: 'ESB000045',
+        response_code: responseCode,
+        success: false,
+      },
+    };
   }
 
   app.post('/merchant/v1/payments/', async (request, reply) => {
     if (gatewayRefusal(request, reply)) return reply;
-    const body = request.body as { reference?: string; subscriber?: { msisdn?: string }; transaction?: { id?: string; amount?: number } };
+    const body = request.body as {
+      reference?: string;
+      subscriber?: { msisdn?: string };
+      transaction?: { id?: string; amount?: number };
+    };
     const id = body.transaction?.id;
     const msisdn = body.subscriber?.msisdn;
     if (!id || !msisdn || typeof body.transaction?.amount !== 'number') {
-      return reply.code(400).send({ status: { code: '400', message: 'Field validation error', result_code: 'ESB000008', success: false } });
+      return reply
+        .code(400)
+        .send({ status: { code: '400', message: 'Field validation error', result_code: 'ESB000008', success: false } });
     }
-    if (!/^\d{9}$/.test(msisdn)) return { data: {}, status: { code: '400', message: 'Invalid MSISDN Length', result_code: 'ESB000033', success: false } };
-    if (transactions.has(id)) return { data: {}, status: { code: '400', message: 'External Transaction ID already exists', result_code: 'ESB000041', success: false } };
+    if (!/^\d{9}$/.test(msisdn))
+      return {
+        data: {},
+        status: { code: '400', message: 'Invalid MSISDN Length', result_code: 'ESB000033', success: false },
+      };
+    if (transactions.has(id))
+      return {
+        data: {},
+        status: {
+          code: '400',
+          message: 'External Transaction ID already exists',
+          result_code: 'ESB000041',
+          success: false,
+        },
+      };
     const behaviour = behaviourFor(msisdn, id);
     if (takes(behaviour)) store('collection', id, msisdn, body.transaction.amount, behaviour);
-    return startAnswer(behaviour, reply, () => ({ data: { transaction: { id: false, status: 'SUCCESS' } }, status: { ...OK_STATUS, response_code: 'DP00800001006' } }));
+    return startAnswer(behaviour, reply, () => ({
+      data: { transaction: { id: false, status: 'SUCCESS' } },
+      status: { ...OK_STATUS, response_code: 'DP00800001006' },
+    }));
   });
 
   app.get('/standard/v1/payments/:id', async (request, reply) => {
@@ -251,26 +338,86 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
   app.post('/standard/v1/payments/refund', async (request, reply) => {
     if (gatewayRefusal(request, reply)) return reply;
     const airtelMoneyId = (request.body as { transaction?: { airtel_money_id?: string } }).transaction?.airtel_money_id;
-    const stored = [...transactions.values()].find((candidate) => candidate.kind === 'collection' && candidate.airtelMoneyId === airtelMoneyId);
+    const stored = [...transactions.values()].find(
+      (candidate) => candidate.kind === 'collection' && candidate.airtelMoneyId === airtelMoneyId,
+    );
     if (!stored || stateOf(stored) !== 'TS' || stored.refunded) {
-      return { data: {}, status: { code: '400', message: 'Transaction is not refundable', result_code: 'ESB000011', response_code: 'DP00800001008', success: false } };
+      return {
+        data: {},
+        status: {
+          code: '400',
+          message: 'Transaction is not refundable',
+          result_code: 'ESB000011',
+          response_code: 'DP00800001008',
+          success: false,
+        },
+      };
     }
     stored.refunded = true;
-    return startAnswer({ answer: stored.behaviour.refundAnswer ?? 'accept' }, reply, () => ({ data: { transaction: { airtel_money_id: stored.airtelMoneyId, status: 'SUCCESS' } }, status: OK_STATUS }));
+    return startAnswer({ answer: stored.behaviour.refundAnswer ?? 'accept' }, reply, () => ({
+      data: { transaction: { airtel_money_id: stored.airtelMoneyId, status: 'SUCCESS' } },
+      status: OK_STATUS,
+    }));
   });
 
   app.post('/standard/v1/disbursements/', async (request, reply) => {
     if (gatewayRefusal(request, reply)) return reply;
-    const body = request.body as { payee?: { msisdn?: string; wallet_type?: string }; reference?: string; pin?: string; transaction?: { amount?: number; id?: string; type?: string } };
+    const body = request.body as {
+      payee?: { msisdn?: string; wallet_type?: string };
+      reference?: string;
+      pin?: string;
+      transaction?: { amount?: number; id?: string; type?: string };
+    };
     const id = body.transaction?.id;
     const msisdn = body.payee?.msisdn;
-    if (!id || !msisdn || typeof body.transaction?.amount !== 'number' || body.transaction.type !== 'B2C' || !body.pin) {
-      return reply.code(400).send({ status: { code: '400', message: 'Mandatory parameters are missing', result_code: 'ROUTER003', success: false } });
+    if (
+      !id ||
+      !msisdn ||
+      typeof body.transaction?.amount !== 'number' ||
+      body.transaction.type !== 'B2C' ||
+      !body.pin
+    ) {
+      return reply
+        .code(400)
+        .send({
+          status: {
+            code: '400',
+            message: 'Mandatory parameters are missing',
+            result_code: 'ROUTER003',
+            success: false,
+          },
+        });
     }
     const pin = decryptPin(privateKey, body.pin);
-    if (pin === null) return { status: { code: '400', message: 'The encrypted value of the pin is incorrect.', result_code: 'ROUTER116', success: false } };
-    if (pin !== disbursementPin) return { status: { code: '400', message: 'Pin you have entered is incorrect.', result_code: 'ROUTER115', success: false } };
-    if (transactions.has(id)) return { data: {}, status: { code: '400', message: 'Duplicate Transaction Id', result_code: 'ESB000041', response_code: 'DP00900001017', success: false } };
+    if (pin === null)
+      return {
+        status: {
+          code: '400',
+          message: 'The encrypted value of the pin is incorrect.',
+          result_code: 'ROUTER116',
+          success: false,
+        },
+      };
+    if (pin !== disbursementPin)
+      return {
+        status: {
+          code: '400',
+          message: 'Pin you have entered is incorrect.',
+          result_code: 'ROUTER115',
+          success: false,
+        },
+      };
+    if (transactions.has(id))
+      return {
+        data: {},
+        status: {
+          code: '400',
+          message: 'Duplicate Transaction Id',
+          result_code: 'ESB000041',
+          response_code: 'DP00900001017',
+          success: false,
+        },
+      };
     const behaviour = behaviourFor(msisdn, id);
     if (!takes(behaviour)) return startAnswer(behaviour, reply, () => undefined);
     const stored = store('disbursement', id, msisdn, body.transaction.amount, behaviour);
@@ -308,14 +455,26 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
       const stored = transactions.get(id);
       if (!stored || !callbackUrl) throw new Error(`no transaction ${id} or no callback URL`);
       const state = stateOf(stored);
-      const transaction = { id, message: state === 'TS' ? `Paid MWK ${stored.amount}, Trans ID ${stored.airtelMoneyId}.` : 'Transaction failed', status_code: state === 'TS' ? 'TS' : 'TF', airtel_money_id: stored.airtelMoneyId };
+      const transaction = {
+        id,
+        message: state === 'TS' ? `Paid MWK ${stored.amount}, Trans ID ${stored.airtelMoneyId}.` : 'Transaction failed',
+        status_code: state === 'TS' ? 'TS' : 'TF',
+        airtel_money_id: stored.airtelMoneyId,
+      };
       const secret = callbackOptions.secret === undefined ? (options.callbackSecret ?? null) : callbackOptions.secret;
       const hashed = JSON.stringify(callbackOptions.hashTransactionOnly ? transaction : { transaction });
       const hash = secret === null ? undefined : createHmac('sha256', secret).update(hashed).digest('base64');
-      const body = JSON.stringify({ transaction: callbackOptions.tamper ? { ...transaction, status_code: 'TS', id: `${id}x` } : transaction, ...(hash ? { hash } : {}) });
+      const body = JSON.stringify({
+        transaction: callbackOptions.tamper ? { ...transaction, status_code: 'TS', id: `${id}x` } : transaction,
+        ...(hash ? { hash } : {}),
+      });
       const statuses: number[] = [];
       for (let sent = 0; sent < (callbackOptions.duplicate ? 2 : 1); sent++) {
-        const response = await fetch(callbackUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+        const response = await fetch(callbackUrl, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body,
+        });
         statuses.push(response.status);
       }
       return statuses;

@@ -41,10 +41,19 @@ export async function startUpstreamPaychangu(env: Record<string, string> = {}): 
     }),
     async readsAnswered() {
       const metrics = await call(gw.url, '/metrics');
-      const reads = [...metrics.text.matchAll(/^lipira_http_requests_total\{route="([^"]*)",method="GET"[^}]*\} (\d+)$/gm)];
+      const reads = [
+        ...metrics.text.matchAll(/^lipira_http_requests_total\{route="([^"]*)",method="GET"[^}]*\} (\d+)$/gm),
+      ];
       return reads.filter(([, route]) => route !== '/metrics').reduce((sum, [, , count]) => sum + Number(count), 0);
     },
-    connector: (overrides = {}) => paychanguConnector({ url: gw.url, secretKey: merchant.test_secret_key, webhookSecret: merchant.webhook_secret, timeoutMs: 5_000, ...overrides }),
+    connector: (overrides = {}) =>
+      paychanguConnector({
+        url: gw.url,
+        secretKey: merchant.test_secret_key,
+        webhookSecret: merchant.webhook_secret,
+        timeoutMs: 5_000,
+        ...overrides,
+      }),
     async close() {
       await webhooks.close();
       await gw.close();

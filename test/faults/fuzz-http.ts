@@ -47,7 +47,10 @@ export class FuzzClient {
   private readonly agent: http.Agent;
   private readonly origin: URL;
 
-  constructor(base: string, readonly inFlight: number) {
+  constructor(
+    base: string,
+    readonly inFlight: number,
+  ) {
     this.origin = new URL(base);
     this.agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
   }
@@ -58,15 +61,30 @@ export class FuzzClient {
       const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
       if (body) headers['content-length'] = String(body.length);
       const outgoing = http.request(
-        { host: this.origin.hostname, port: this.origin.port, method: request.method, path: request.path, headers, agent: this.agent },
+        {
+          host: this.origin.hostname,
+          port: this.origin.port,
+          method: request.method,
+          path: request.path,
+          headers,
+          agent: this.agent,
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              text: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
           response.on('error', reject);
         },
       );
-      outgoing.setTimeout(ANSWER_TIMEOUT_MS, () => outgoing.destroy(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms`)));
+      outgoing.setTimeout(ANSWER_TIMEOUT_MS, () =>
+        outgoing.destroy(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms`)),
+      );
       outgoing.on('error', reject);
       outgoing.end(body);
     });
@@ -79,7 +97,9 @@ export class FuzzClient {
     const lane = async () => {
       while (next < requests.length) {
         const index = next++;
-        answers[index] = await this.send(requests[index]!).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+        answers[index] = await this.send(requests[index]!).catch((error: unknown) =>
+          error instanceof Error ? error : new Error(String(error)),
+        );
       }
     };
     await Promise.all(Array.from({ length: this.inFlight }, lane));

@@ -15,7 +15,7 @@ const INJECTIONS = [
   "'; DROP TABLE checkout_sessions; --",
   '" OR 1=1 --',
   "1' UNION SELECT token_hash FROM api_keys --",
-  "1; SELECT pg_sleep(30); --",
+  '1; SELECT pg_sleep(30); --',
   '%',
   '_',
   '\\',
@@ -47,10 +47,14 @@ const INJECTIONS = [
 ];
 
 /** Every C0 control character and DEL, alone or inside text. */
-const controlCharacter = fc.integer({ min: 0, max: 0x20 }).map((code) => String.fromCharCode(code === 0x20 ? 0x7f : code));
+const controlCharacter = fc
+  .integer({ min: 0, max: 0x20 })
+  .map((code) => String.fromCharCode(code === 0x20 ? 0x7f : code));
 
 /** Long enough to cross every maxLength (100, 255, 1000, 2048, 8 KiB); the body limit is crossed by `oversizedBody`. */
-const longString = fc.tuple(fc.constantFrom('A', 'é', '😀', '<', '"', '\\'), fc.integer({ min: 90, max: 12_000 })).map(([unit, n]) => unit.repeat(n));
+const longString = fc
+  .tuple(fc.constantFrom('A', 'é', '😀', '<', '"', '\\'), fc.integer({ min: 90, max: 12_000 }))
+  .map(([unit, n]) => unit.repeat(n));
 
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...INJECTIONS), weight: 4 },
@@ -88,7 +92,21 @@ const NUMBER_LITERALS = [
 ];
 
 /** Not JSON at all, but what clients and attackers type where a number goes. */
-const BROKEN_LITERALS = ['NaN', 'Infinity', '-Infinity', '0x10', '+1', '.5', '5.', '01', '1_000', 'undefined', "'1'", 'True', 'nul'];
+const BROKEN_LITERALS = [
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '0x10',
+  '+1',
+  '.5',
+  '5.',
+  '01',
+  '1_000',
+  'undefined',
+  "'1'",
+  'True',
+  'nul',
+];
 
 /** A JSON value as text: a hostile leaf, or a small array or object of them. */
 type JsonText = string;
@@ -108,7 +126,10 @@ export const hostileJson: fc.Arbitrary<JsonText> = fc.letrec<{ value: JsonText }
     { depthSize: 'small', withCrossShrink: true },
     { arbitrary: leaf, weight: 8 },
     { arbitrary: fc.array(tie('value'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`), weight: 1 },
-    { arbitrary: fc.array(fc.tuple(hostileString, tie('value')), { maxLength: 4 }).map((pairs) => objectText(pairs)), weight: 1 },
+    {
+      arbitrary: fc.array(fc.tuple(hostileString, tie('value')), { maxLength: 4 }).map((pairs) => objectText(pairs)),
+      weight: 1,
+    },
   ),
 })).value;
 
@@ -118,17 +139,48 @@ function objectText(pairs: ReadonlyArray<readonly [string, JsonText]>): JsonText
 }
 
 /** Nesting far beyond anything legitimate, still inside the body limit: 1 to 5 bytes per level. */
-const deepNesting = fc.tuple(fc.integer({ min: 500, max: 12_000 }), fc.constantFrom('array', 'object', 'unclosed')).map(([depth, shape]) => {
-  if (shape === 'array') return `{"meta":${'['.repeat(depth)}${']'.repeat(depth)}}`;
-  if (shape === 'object') return `{"meta":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
-  return '['.repeat(depth * 4);
-});
+const deepNesting = fc
+  .tuple(fc.integer({ min: 500, max: 12_000 }), fc.constantFrom('array', 'object', 'unclosed'))
+  .map(([depth, shape]) => {
+    if (shape === 'array') return `{"meta":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    if (shape === 'object') return `{"meta":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+    return '['.repeat(depth * 4);
+  });
 
 /** Text that is not a JSON object: other JSON types, broken syntax, other formats, binary. */
 const notAnObject = fc.oneof(
-  fc.constantFrom('[]', '[{}]', '""', '"{}"', '0', '-0', '1e309', 'true', 'null', '{', '}', '{"a":}', '{"a" 1}', "{'a':1}", '{"a":1,}', '{a:1}', '{"a":1}}', '{"a":1} x', '{"a":"\\x"}', '{"a":"\\u12"}', '\ufeff{}', '{/*c*/}', '// x\n{}'),
+  fc.constantFrom(
+    '[]',
+    '[{}]',
+    '""',
+    '"{}"',
+    '0',
+    '-0',
+    '1e309',
+    'true',
+    'null',
+    '{',
+    '}',
+    '{"a":}',
+    '{"a" 1}',
+    "{'a':1}",
+    '{"a":1,}',
+    '{a:1}',
+    '{"a":1}}',
+    '{"a":1} x',
+    '{"a":"\\x"}',
+    '{"a":"\\u12"}',
+    '\ufeff{}',
+    '{/*c*/}',
+    '// x\n{}',
+  ),
   fc.constantFrom(...BROKEN_LITERALS).map((literal) => `{"amount":${literal}}`),
-  fc.constantFrom('amount=1000&currency=MWK', '--fuzz\r\nContent-Disposition: form-data; name="amount"\r\n\r\n1000\r\n--fuzz--\r\n', '<xml><amount>1000</amount></xml>', 'amount: 1000\ncurrency: MWK'),
+  fc.constantFrom(
+    'amount=1000&currency=MWK',
+    '--fuzz\r\nContent-Disposition: form-data; name="amount"\r\n\r\n1000\r\n--fuzz--\r\n',
+    '<xml><amount>1000</amount></xml>',
+    'amount: 1000\ncurrency: MWK',
+  ),
   fc.string({ unit: 'binary', maxLength: 200 }),
   fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
 );
@@ -142,7 +194,12 @@ export function jsonBody(valid: fc.Arbitrary<Record<string, unknown>>, validWeig
   const fieldNames = valid.map((body) => Object.keys(body));
   return fc.oneof(
     { arbitrary: valid.map((body) => JSON.stringify(body)), weight: validWeight },
-    { arbitrary: fc.tuple(valid, fc.array(mutation(fieldNames), { minLength: 1, maxLength: 3 })).map(([body, changes]) => mutate(body, changes)), weight: 12 },
+    {
+      arbitrary: fc
+        .tuple(valid, fc.array(mutation(fieldNames), { minLength: 1, maxLength: 3 }))
+        .map(([body, changes]) => mutate(body, changes)),
+      weight: 12,
+    },
     { arbitrary: notAnObject, weight: 3 },
     { arbitrary: deepNesting, weight: 1 },
     { arbitrary: fc.constantFrom('', '   ', '{}'), weight: 1 },
@@ -160,8 +217,23 @@ function mutation(fieldNames: fc.Arbitrary<string[]>): fc.Arbitrary<Mutation> {
   return fc.oneof(
     { arbitrary: fc.record({ kind: fc.constant('replace' as const), field, value: hostileJson }), weight: 6 },
     { arbitrary: fc.record({ kind: fc.constant('remove' as const), field }), weight: 1 },
-    { arbitrary: fc.record({ kind: fc.constant('repeat' as const), field, value: hostileJson, first: fc.boolean() }), weight: 2 },
-    { arbitrary: fc.record({ kind: fc.constant('add' as const), key: fc.oneof(hostileString, fieldNames.chain((names) => (names.length === 0 ? hostileString : fc.constantFrom(...names.map((name) => name.toUpperCase()))))), value: hostileJson }), weight: 1 },
+    {
+      arbitrary: fc.record({ kind: fc.constant('repeat' as const), field, value: hostileJson, first: fc.boolean() }),
+      weight: 2,
+    },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('add' as const),
+        key: fc.oneof(
+          hostileString,
+          fieldNames.chain((names) =>
+            names.length === 0 ? hostileString : fc.constantFrom(...names.map((name) => name.toUpperCase())),
+          ),
+        ),
+        value: hostileJson,
+      }),
+      weight: 1,
+    },
   );
 }
 
@@ -186,6 +258,9 @@ function mutate(body: Record<string, unknown>, changes: Mutation[]): string {
 
 /** Just over the body limit, or far over it: the answer must be 413 (or 401 before the body is read). */
 export function oversizedBody(bodyLimit: number): fc.Arbitrary<string> {
-  const size = fc.oneof({ arbitrary: fc.integer({ min: bodyLimit + 1, max: bodyLimit + 64 }), weight: 3 }, { arbitrary: fc.integer({ min: bodyLimit + 1, max: bodyLimit * 3 }), weight: 1 });
+  const size = fc.oneof(
+    { arbitrary: fc.integer({ min: bodyLimit + 1, max: bodyLimit + 64 }), weight: 3 },
+    { arbitrary: fc.integer({ min: bodyLimit + 1, max: bodyLimit * 3 }), weight: 1 },
+  );
   return size.map((bytes) => `{"tx_ref":"${'x'.repeat(Math.max(0, bytes - 13))}"}`);
 }

@@ -36,7 +36,8 @@ parentPort!.on('message', async (job: BatchJob) => {
 
 /** The request and its answer, short enough for a finding. */
 function describe(request: FuzzRequest, answer: FuzzResponse | Error): string {
-  const clip = (text: string, length: number) => JSON.stringify(text.length > length ? `${text.slice(0, length)}…(${text.length} chars)` : text);
+  const clip = (text: string, length: number) =>
+    JSON.stringify(text.length > length ? `${text.slice(0, length)}…(${text.length} chars)` : text);
   const sent = `${request.method} ${clip(request.path, 160)} headers ${clip(JSON.stringify(request.headers), 240)} body ${clip(request.body ?? '', 240)}`;
   const got = answer instanceof Error ? `error ${answer.message}` : `${answer.status} ${clip(answer.text, 300)}`;
   return `${sent} → ${got}`;

@@ -43,7 +43,9 @@ export class LoadGenerator {
   private constructor(private readonly worker: Worker) {
     worker.on('message', (outcomes: Outcome[]) => this.settle((pending) => pending.resolve(outcomes)));
     worker.on('error', (error) => this.settle((pending) => pending.reject(error)));
-    worker.on('exit', (code) => this.settle((pending) => pending.reject(new Error(`the load generator exited (${code})`))));
+    worker.on('exit', (code) =>
+      this.settle((pending) => pending.reject(new Error(`the load generator exited (${code})`))),
+    );
   }
 
   static start(setup: ThreadSetup): LoadGenerator {

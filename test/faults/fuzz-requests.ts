@@ -16,7 +16,10 @@ export interface AuthChoice {
   key: KeyState;
 }
 
-const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 80 });
+const printable = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)),
+  maxLength: 80,
+});
 
 /**
  * Real secret keys of both merchants and modes (so part of the run gets past authentication, in
@@ -28,35 +31,48 @@ export function authorizations(world: WorldData): fc.Arbitrary<AuthChoice> {
   const valid = (header: string): AuthChoice => ({ header, key: 'valid' });
   const invalid = (header: string | null): AuthChoice => ({ header, key: 'invalid' });
   const key = a.test_secret_key;
-  return fc.oneof(
-    { arbitrary: fc.constant(valid(`Bearer ${key}`)), weight: 12 },
-    { arbitrary: fc.constantFrom(valid(`Bearer ${a.live_secret_key}`), valid(`Bearer ${b.test_secret_key}`), valid(`Bearer ${b.live_secret_key}`)), weight: 6 },
-    { arbitrary: fc.constantFrom(valid(`bearer ${key}`), valid(`BEARER    ${key}`)), weight: 1 },
-    { arbitrary: fc.constant(invalid(null)), weight: 3 },
-    {
-      arbitrary: fc.constantFrom(
-        invalid(`Bearer ${a.test_public_key}`),
-        invalid(`Bearer ${b.live_public_key}`),
-        invalid(key),
-        invalid(`Basic ${Buffer.from(`${key}:`).toString('base64')}`),
-        invalid(`Token ${key}`),
-        invalid('Bearer'),
-        invalid('Bearer '),
-        invalid(`Bearer ${key} ${key}`),
-        invalid(`Bearer ${key.slice(0, -1)}`),
-        invalid(`Bearer ${key}x`),
-        invalid(`Bearer ${key.toUpperCase()}`),
-        invalid(`Bearer sec-test-${'A'.repeat(32)}`),
-        invalid(`Bearer sec-prod-${key.slice(-32)}`),
-        invalid(`Bearer ${key.replace('sec-test-', 'sec-live-')}`),
-        invalid("Bearer ' OR '1'='1"),
-        invalid('Bearer sec-test-%00%00'),
-        invalid(`Bearer ${'x'.repeat(6000)}`),
-      ),
-      weight: 5,
-    },
-    { arbitrary: printable.map((text) => invalid(`Bearer ${text}`)), weight: 2 },
-  ).map((choice) => (choice.key === 'invalid' && choice.header !== null && world.principals.has(bearerOf(choice.header) ?? '') ? valid(choice.header) : choice));
+  return fc
+    .oneof(
+      { arbitrary: fc.constant(valid(`Bearer ${key}`)), weight: 12 },
+      {
+        arbitrary: fc.constantFrom(
+          valid(`Bearer ${a.live_secret_key}`),
+          valid(`Bearer ${b.test_secret_key}`),
+          valid(`Bearer ${b.live_secret_key}`),
+        ),
+        weight: 6,
+      },
+      { arbitrary: fc.constantFrom(valid(`bearer ${key}`), valid(`BEARER    ${key}`)), weight: 1 },
+      { arbitrary: fc.constant(invalid(null)), weight: 3 },
+      {
+        arbitrary: fc.constantFrom(
+          invalid(`Bearer ${a.test_public_key}`),
+          invalid(`Bearer ${b.live_public_key}`),
+          invalid(key),
+          invalid(`Basic ${Buffer.from(`${key}:`).toString('base64')}`),
+          invalid(`Token ${key}`),
+          invalid('Bearer'),
+          invalid('Bearer '),
+          invalid(`Bearer ${key} ${key}`),
+          invalid(`Bearer ${key.slice(0, -1)}`),
+          invalid(`Bearer ${key}x`),
+          invalid(`Bearer ${key.toUpperCase()}`),
+          invalid(`Bearer sec-test-${'A'.repeat(32)}`),
+          invalid(`Bearer sec-prod-${key.slice(-32)}`),
+          invalid(`Bearer ${key.replace('sec-test-', 'sec-live-')}`),
+          invalid("Bearer ' OR '1'='1"),
+          invalid('Bearer sec-test-%00%00'),
+          invalid(`Bearer ${'x'.repeat(6000)}`),
+        ),
+        weight: 5,
+      },
+      { arbitrary: printable.map((text) => invalid(`Bearer ${text}`)), weight: 2 },
+    )
+    .map((choice) =>
+      choice.key === 'invalid' && choice.header !== null && world.principals.has(bearerOf(choice.header) ?? '')
+        ? valid(choice.header)
+        : choice,
+    );
 }
 
 const bearerOf = (header: string) => /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
@@ -142,7 +158,8 @@ const RAW_SEGMENTS = [
 const encodeText = (text: string): string => encodeURIComponent(Buffer.from(text, 'utf8').toString('utf8'));
 
 /** Percent-encodes every byte, even letters: a decoded path must name the same thing. */
-const encodeEveryByte = (text: string): string => [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0').toUpperCase()}`).join('');
+const encodeEveryByte = (text: string): string =>
+  [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0').toUpperCase()}`).join('');
 
 /**
  * One path segment: a known reference (its owner's or someone else's, in either mode), a near
@@ -157,25 +174,31 @@ export function pathSegment(known: string[]): fc.Arbitrary<string> {
   );
   if (known.length === 0) return generated;
   const knownRef = fc.constantFrom(...known);
-  const nearMiss = fc.tuple(knownRef, fc.constantFrom('upper', 'more', 'less', 'encoded', 'slash', 'space', 'dot')).map(([ref, twist]) => {
-    switch (twist) {
-      case 'upper':
-        return ref.toUpperCase() === ref ? ref.toLowerCase() : ref.toUpperCase();
-      case 'more':
-        return `${ref}x`;
-      case 'less':
-        return ref.slice(0, -1);
-      case 'encoded':
-        return encodeEveryByte(ref);
-      case 'slash':
-        return `${ref}/`;
-      case 'space':
-        return `${ref}%20`;
-      default:
-        return `${ref}.`;
-    }
-  });
-  return fc.oneof({ arbitrary: knownRef, weight: 8 }, { arbitrary: nearMiss, weight: 3 }, { arbitrary: generated, weight: 5 });
+  const nearMiss = fc
+    .tuple(knownRef, fc.constantFrom('upper', 'more', 'less', 'encoded', 'slash', 'space', 'dot'))
+    .map(([ref, twist]) => {
+      switch (twist) {
+        case 'upper':
+          return ref.toUpperCase() === ref ? ref.toLowerCase() : ref.toUpperCase();
+        case 'more':
+          return `${ref}x`;
+        case 'less':
+          return ref.slice(0, -1);
+        case 'encoded':
+          return encodeEveryByte(ref);
+        case 'slash':
+          return `${ref}/`;
+        case 'space':
+          return `${ref}%20`;
+        default:
+          return `${ref}.`;
+      }
+    });
+  return fc.oneof(
+    { arbitrary: knownRef, weight: 8 },
+    { arbitrary: nearMiss, weight: 3 },
+    { arbitrary: generated, weight: 5 },
+  );
 }
 
 /** Query strings that break the usual shapes: repeated keys, brackets, broken encoding, prototype names, very long. */
@@ -205,18 +228,53 @@ export interface QueryParameter {
 
 /** A query string over the route's own parameters (valid values, hostile ones, repeated keys) or garbage. */
 export function queryString(parameters: QueryParameter[]): fc.Arbitrary<string> {
-  const pair = parameters.length === 0 ? fc.tuple(hostileString, hostileString) : fc.oneof(...parameters.map((p) => fc.tuple(fc.constant(p.name), fc.oneof({ arbitrary: p.values, weight: 3 }, { arbitrary: hostileString, weight: 2 }))));
+  const pair =
+    parameters.length === 0
+      ? fc.tuple(hostileString, hostileString)
+      : fc.oneof(
+          ...parameters.map((p) =>
+            fc.tuple(
+              fc.constant(p.name),
+              fc.oneof({ arbitrary: p.values, weight: 3 }, { arbitrary: hostileString, weight: 2 }),
+            ),
+          ),
+        );
   return fc.oneof(
     { arbitrary: fc.constant(''), weight: 3 },
     // Clipped (perhaps mid-escape: `%F0%9`), so that most requests stay under the 16 KiB header limit.
-    { arbitrary: fc.array(pair, { minLength: 1, maxLength: 4 }).map((pairs) => `?${pairs.map(([name, value]) => `${encodeText(name).slice(0, 200)}=${encodeText(value).slice(0, 3_000)}`).join('&')}`), weight: 6 },
+    {
+      arbitrary: fc
+        .array(pair, { minLength: 1, maxLength: 4 })
+        .map(
+          (pairs) =>
+            `?${pairs.map(([name, value]) => `${encodeText(name).slice(0, 200)}=${encodeText(value).slice(0, 3_000)}`).join('&')}`,
+        ),
+      weight: 6,
+    },
     { arbitrary: fc.constantFrom(...RAW_QUERIES).map((query) => `?${query}`), weight: 2 },
   );
 }
 
 /** Mostly the route's own method; sometimes another one (405), HEAD, or one no route knows. */
 export function methods(own: string): fc.Arbitrary<string> {
-  return fc.oneof({ arbitrary: fc.constant(own), weight: 14 }, { arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'SEARCH'), weight: 2 });
+  return fc.oneof(
+    { arbitrary: fc.constant(own), weight: 14 },
+    {
+      arbitrary: fc.constantFrom(
+        'GET',
+        'POST',
+        'PUT',
+        'PATCH',
+        'DELETE',
+        'OPTIONS',
+        'HEAD',
+        'TRACE',
+        'PROPFIND',
+        'SEARCH',
+      ),
+      weight: 2,
+    },
+  );
 }
 
 /** Headers some clients add and some attackers forge; none of them may matter. */

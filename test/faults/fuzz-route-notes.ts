@@ -19,28 +19,44 @@ import type { RefPool } from './fuzz-world.ts';
 
 const LEDGER: TableName[] = ['ledger_accounts', 'ledger_transactions', 'ledger_entries'];
 /** Everything a charge's outcome writes: the charge, its session, logs, the event, its delivery, receipts, the ledger, and the refund of a success its session could not count. */
-const OUTCOME: TableName[] = ['charges', 'checkout_sessions', 'logs', 'events', 'webhook_deliveries', 'emails', 'refunds', ...LEDGER];
+const OUTCOME: TableName[] = [
+  'charges',
+  'checkout_sessions',
+  'logs',
+  'events',
+  'webhook_deliveries',
+  'emails',
+  'refunds',
+  ...LEDGER,
+];
 /** What asking for a refund writes: the refunded total on the charge, the refund, its logs, the money set aside. */
 const REFUND: TableName[] = ['charges', 'refunds', 'logs', ...LEDGER];
 /** More than any seeded payment: a refund of it is refused whatever the payment's state. */
 const beyondAnyPayment = fc.integer({ min: 1_000_001, max: 2_147_483_647 });
 /** Mostly the one currency wallets, bank transfers and refunds of kwacha payments take, sometimes one they refuse. */
-const mostlyKwacha = () => fc.oneof({ arbitrary: fc.constant('MWK'), weight: 4 }, { arbitrary: fc.constantFrom('USD', 'mwk'), weight: 1 });
+const mostlyKwacha = () =>
+  fc.oneof({ arbitrary: fc.constant('MWK'), weight: 4 }, { arbitrary: fc.constantFrom('USD', 'mwk'), weight: 1 });
 /** Mostly a little of a payment, so that refunds of known payments go through now and then. */
-const refundAmount = () => fc.oneof({ arbitrary: fc.constant(undefined), weight: 1 }, { arbitrary: fc.integer({ min: 1, max: 20 }), weight: 3 });
+const refundAmount = () =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 1 }, { arbitrary: fc.integer({ min: 1, max: 20 }), weight: 3 });
 
 const everyone = (pool: RefPool): string[] => [...pool.own, ...pool.ownLive, ...pool.other];
 const txRefs = (ctx: RunContext) => everyone(ctx.world.txRefs);
-const chargeIds = (ctx: RunContext) => [...everyone(ctx.world.chargeIds), ...(ctx.checkouts?.attempts.map((attempt) => attempt.chargeId) ?? [])];
+const chargeIds = (ctx: RunContext) => [
+  ...everyone(ctx.world.chargeIds),
+  ...(ctx.checkouts?.attempts.map((attempt) => attempt.chargeId) ?? []),
+];
 const deliveryIds = (ctx: RunContext) => everyone(ctx.world.deliveryIds);
 const refundIds = (ctx: RunContext) => everyone(ctx.world.refundIds);
 const sessions = (ctx: RunContext) => [...ctx.checkouts!.sessions, ...ctx.checkouts!.foreignSessions];
-const attemptPairs = (ctx: RunContext) => ctx.checkouts!.attempts.map((attempt) => [attempt.sessionId, attempt.chargeId]);
+const attemptPairs = (ctx: RunContext) =>
+  ctx.checkouts!.attempts.map((attempt) => [attempt.sessionId, attempt.chargeId]);
 
 /** Now and then an existing reference instead of a fresh one: duplicates, and other owners' references. */
 const sometimesKnown = (pool: (ctx: RunContext) => string[]) => (ctx: RunContext) =>
   fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: fc.constantFrom(...pool(ctx)), weight: 1 });
-const knownOr = (pool: (ctx: RunContext) => string[]) => (ctx: RunContext) => fc.oneof(fc.constantFrom(...pool(ctx)), hostileString);
+const knownOr = (pool: (ctx: RunContext) => string[]) => (ctx: RunContext) =>
+  fc.oneof(fc.constantFrom(...pool(ctx)), hostileString);
 
 type AnswerData = { checkout_url?: unknown; charge_id?: unknown; transaction?: { charge_id?: unknown } };
 const jsonOf = (answer: FuzzResponse): { data?: AnswerData } | null => {
@@ -66,7 +82,9 @@ const sessionOfRedirect: Creates = {
   table: 'checkout_sessions',
   named: (_request, answer) => {
     const location = answer.headers.location;
-    return answer.status === 302 && typeof location === 'string' ? (new URL(location).pathname.split('/').pop() ?? null) : null;
+    return answer.status === 302 && typeof location === 'string'
+      ? (new URL(location).pathname.split('/').pop() ?? null)
+      : null;
   },
 };
 
@@ -74,18 +92,46 @@ const sessionOfRedirect: Creates = {
 const hostedForm = ({ world }: RunContext) =>
   fc
     .record({
-      key: fc.oneof({ arbitrary: fc.constantFrom(world.a.test_public_key, world.b.live_public_key), weight: 6 }, { arbitrary: fc.constantFrom('', world.a.test_secret_key, `pub-test-${'A'.repeat(32)}`), weight: 1 }, { arbitrary: hostileString, weight: 1 }),
+      key: fc.oneof(
+        { arbitrary: fc.constantFrom(world.a.test_public_key, world.b.live_public_key), weight: 6 },
+        { arbitrary: fc.constantFrom('', world.a.test_secret_key, `pub-test-${'A'.repeat(32)}`), weight: 1 },
+        { arbitrary: hostileString, weight: 1 },
+      ),
       bracketed: fc.boolean(),
       title: fc.oneof(fc.constant('Order 7'), hostileString),
       amount: fc.oneof(fc.constantFrom('1000', '10.5', '0', ''), hostileString),
-      extra: fc.oneof(fc.constant({}), fc.dictionary(fc.oneof(fc.constantFrom('meta[__proto__]', '__proto__', 'customer[]', 'meta[a][b]'), hostileString), hostileString, { maxKeys: 2 })),
+      extra: fc.oneof(
+        fc.constant({}),
+        fc.dictionary(
+          fc.oneof(fc.constantFrom('meta[__proto__]', '__proto__', 'customer[]', 'meta[a][b]'), hostileString),
+          hostileString,
+          { maxKeys: 2 },
+        ),
+      ),
     })
     .map(({ key, bracketed, title, amount, extra }) => {
       const { customization: _c, meta: _m, email, first_name, last_name, ...flat } = currentBody({ amount });
       const names: Record<string, string> = bracketed
-        ? { 'customer[email]': String(email), 'customer[first_name]': String(first_name), 'customer[last_name]': String(last_name), 'customization[title]': title, 'meta[order]': '7' }
-        : { email: String(email), first_name: String(first_name), last_name: String(last_name), title, 'meta[order]': '7' };
-      return { public_key: key, ...Object.fromEntries(Object.entries(flat).map(([name, value]) => [name, String(value)])), ...names, ...extra };
+        ? {
+            'customer[email]': String(email),
+            'customer[first_name]': String(first_name),
+            'customer[last_name]': String(last_name),
+            'customization[title]': title,
+            'meta[order]': '7',
+          }
+        : {
+            email: String(email),
+            first_name: String(first_name),
+            last_name: String(last_name),
+            title,
+            'meta[order]': '7',
+          };
+      return {
+        public_key: key,
+        ...Object.fromEntries(Object.entries(flat).map(([name, value]) => [name, String(value)])),
+        ...names,
+        ...extra,
+      };
     });
 
 /** A direct charge or payout is named by its charge_id, for the merchant and mode of the key that made it. */
@@ -94,7 +140,9 @@ const chargeOfRecord: Creates = {
   named: (request, answer, ctx) => {
     const owner = ctx.world.principals.get(bearer(request));
     const chargeId = jsonOf(answer)?.data?.charge_id;
-    return answer.status === 201 && owner && typeof chargeId === 'string' ? chargeIdentity(owner.merchantId, owner.mode, chargeId) : null;
+    return answer.status === 201 && owner && typeof chargeId === 'string'
+      ? chargeIdentity(owner.merchantId, owner.mode, chargeId)
+      : null;
   },
 };
 
@@ -109,7 +157,9 @@ const cardChargeOfRequest: Creates = {
     } catch {
       chargeId = undefined;
     }
-    return answer.status === 200 && owner && typeof chargeId === 'string' ? chargeIdentity(owner.merchantId, owner.mode, chargeId) : null;
+    return answer.status === 200 && owner && typeof chargeId === 'string'
+      ? chargeIdentity(owner.merchantId, owner.mode, chargeId)
+      : null;
   },
 };
 
@@ -122,7 +172,9 @@ const transactionOfRecord: Creates = {
   named: (request, answer, ctx) => {
     const owner = ctx.world.principals.get(bearer(request));
     const chargeId = jsonOf(answer)?.data?.transaction?.charge_id;
-    return answer.status === 201 && owner && typeof chargeId === 'string' ? chargeIdentity(owner.merchantId, owner.mode, chargeId) : null;
+    return answer.status === 201 && owner && typeof chargeId === 'string'
+      ? chargeIdentity(owner.merchantId, owner.mode, chargeId)
+      : null;
   },
 };
 
@@ -133,43 +185,121 @@ const attemptOfRedirect: Creates = {
     const match = /^\/checkout\/([^/]+)\/attempts\/([^/?#]+)$/.exec(answer.headers.location ?? '');
     if (answer.status !== 303 || !match) return null;
     const owner = ctx.checkouts!.owners.get(match[1]!);
-    return owner ? chargeIdentity(owner.merchantId, owner.mode, match[2]!) : `an attempt on unknown session ${match[1]}`;
+    return owner
+      ? chargeIdentity(owner.merchantId, owner.mode, match[2]!)
+      : `an attempt on unknown session ${match[1]}`;
   },
 };
 
 const testNumber = fc.constantFrom(...Object.values(TEST_NUMBERS), '+265 99 000 0000', '265899817565');
 const mobileForm = () =>
   fc.record({
-    mobile: fc.oneof({ arbitrary: testNumber, weight: 3 }, { arbitrary: fc.stringMatching(/^0(99|98|88|89)\d{7}$/), weight: 1 }, { arbitrary: hostileString, weight: 3 }),
+    mobile: fc.oneof(
+      { arbitrary: testNumber, weight: 3 },
+      { arbitrary: fc.stringMatching(/^0(99|98|88|89)\d{7}$/), weight: 1 },
+      { arbitrary: hostileString, weight: 3 },
+    ),
     operator: fc.oneof(fc.constantFrom('', 'airtel', 'tnm'), hostileString),
   });
 /** What a card form or a direct card charge carries: mostly test cards, some numbers of no card, hostile text. */
 const cardFields = {
-  card_number: () => fc.oneof({ arbitrary: fc.constantFrom('4242 4242 4242 4242', '5555555555554444', '4000000000000002', '4111 1111 1111 1111'), weight: 3 }, { arbitrary: fc.stringMatching(/^\d{12,19}$/), weight: 1 }, { arbitrary: hostileString, weight: 3 }),
+  card_number: () =>
+    fc.oneof(
+      {
+        arbitrary: fc.constantFrom(
+          '4242 4242 4242 4242',
+          '5555555555554444',
+          '4000000000000002',
+          '4111 1111 1111 1111',
+        ),
+        weight: 3,
+      },
+      { arbitrary: fc.stringMatching(/^\d{12,19}$/), weight: 1 },
+      { arbitrary: hostileString, weight: 3 },
+    ),
   expiry: () => fc.oneof(fc.constantFrom('12/40', '01/20', '13/30', '12/2040', '0/0'), hostileString),
   cvv: () => fc.oneof(fc.constantFrom('123', '1234', '1'), hostileString),
 };
-const cardForm = () => fc.record({ card_number: cardFields.card_number(), expiry: cardFields.expiry(), cvv: cardFields.cvv() });
+const cardForm = () =>
+  fc.record({ card_number: cardFields.card_number(), expiry: cardFields.expiry(), cvv: cardFields.cvv() });
 const otpForm = () => fc.record({ otp: fc.oneof(fc.constantFrom('1234', ' 1234 ', '0000', ''), hostileString) });
 
 /** The dashboard's forms: no dashboard user exists in the fuzz world, so none of them may change anything. */
 const loginForm = () =>
   fc.oneof(
-    fc.record({ email: fc.oneof(fc.constantFrom('owner@example.com', 'OWNER@example.com', ''), hostileString), password: fc.oneof(fc.constantFrom('correct horse battery', ''), hostileString) }),
+    fc.record({
+      email: fc.oneof(fc.constantFrom('owner@example.com', 'OWNER@example.com', ''), hostileString),
+      password: fc.oneof(fc.constantFrom('correct horse battery', ''), hostileString),
+    }),
     fc.record({ code: fc.oneof(fc.constantFrom('123456', ' 123 456 ', ''), hostileString) }),
   );
 const setPasswordForm = () =>
-  fc.record({ token: fc.oneof(fc.constant('A'.repeat(43)), hostileString), password: fc.oneof(fc.constant('a long enough password'), hostileString), confirm: fc.oneof(fc.constant('a long enough password'), hostileString) });
-const twoFactorForm = () => fc.record({ action: fc.oneof(fc.constantFrom('enable', 'disable', ''), hostileString), secret: fc.oneof(fc.constant('A'.repeat(32)), hostileString), code: fc.oneof(fc.constant('123456'), hostileString) });
+  fc.record({
+    token: fc.oneof(fc.constant('A'.repeat(43)), hostileString),
+    password: fc.oneof(fc.constant('a long enough password'), hostileString),
+    confirm: fc.oneof(fc.constant('a long enough password'), hostileString),
+  });
+const twoFactorForm = () =>
+  fc.record({
+    action: fc.oneof(fc.constantFrom('enable', 'disable', ''), hostileString),
+    secret: fc.oneof(fc.constant('A'.repeat(32)), hostileString),
+    code: fc.oneof(fc.constant('123456'), hostileString),
+  });
 const emptyForm = () => fc.constant({});
 /** Any other dashboard form: the fields its pages post, each plausible or hostile. */
 const dashboardForm = () =>
   fc.dictionary(
-    fc.constantFrom('mode', 'amount', 'all', 'reason', 'kind', 'mobile', 'operator', 'bank_uuid', 'account_number', 'account_name', 'charge_id', 'overlap', 'url', 'name', 'email', 'role', 'fee_percent', 'merchant_id', 'logo_url', 'brand_color', 'receipts', 'action', 'user_id', 'confirm'),
-    fc.oneof(fc.constantFrom('', 'test', 'live', '100', '0990000000', 'airtel', 'owner', 'viewer', '1h', 'https://shop.example/hooks', '#0e7c6b', 'on'), hostileString),
+    fc.constantFrom(
+      'mode',
+      'amount',
+      'all',
+      'reason',
+      'kind',
+      'mobile',
+      'operator',
+      'bank_uuid',
+      'account_number',
+      'account_name',
+      'charge_id',
+      'overlap',
+      'url',
+      'name',
+      'email',
+      'role',
+      'fee_percent',
+      'merchant_id',
+      'logo_url',
+      'brand_color',
+      'receipts',
+      'action',
+      'user_id',
+      'confirm',
+    ),
+    fc.oneof(
+      fc.constantFrom(
+        '',
+        'test',
+        'live',
+        '100',
+        '0990000000',
+        'airtel',
+        'owner',
+        'viewer',
+        '1h',
+        'https://shop.example/hooks',
+        '#0e7c6b',
+        'on',
+      ),
+      hostileString,
+    ),
   );
 
-const pageRoute = (notes: RouteNotes = {}): RouteNotes => ({ params: { id: sessions, chargeId: chargeIds }, paramSets: attemptPairs, needsCheckouts: true, ...notes });
+const pageRoute = (notes: RouteNotes = {}): RouteNotes => ({
+  params: { id: sessions, chargeId: chargeIds },
+  paramSets: attemptPairs,
+  needsCheckouts: true,
+  ...notes,
+});
 
 const anyOf = <T>(...choices: Array<fc.Arbitrary<T>>) => fc.oneof(...choices);
 
@@ -181,18 +311,46 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     creates: sessionOfCheckoutUrl,
     // A reference already used by the same merchant and mode, with other parameters (or ended): 400.
     refusals: ({ world }, build) =>
-      fc.tuple(fc.constantFrom<[string, string[]]>([world.a.test_secret_key, world.txRefs.own], [world.a.live_secret_key, world.txRefs.ownLive], [world.b.test_secret_key, world.txRefs.other]), fc.nat(), fc.integer({ min: 1001, max: 2_000_000 }))
-        .map(([[key, refs], pick, amount]) => build({ key, body: currentBody({ tx_ref: refs[pick % refs.length], amount }) })),
+      fc
+        .tuple(
+          fc.constantFrom<[string, string[]]>(
+            [world.a.test_secret_key, world.txRefs.own],
+            [world.a.live_secret_key, world.txRefs.ownLive],
+            [world.b.test_secret_key, world.txRefs.other],
+          ),
+          fc.nat(),
+          fc.integer({ min: 1001, max: 2_000_000 }),
+        )
+        .map(([[key, refs], pick, amount]) =>
+          build({ key, body: currentBody({ tx_ref: refs[pick % refs.length], amount }) }),
+        ),
   },
   'POST /api/payment': {
     // The key in the body (read when no header comes): mostly real secret keys, sometimes another secret, or none.
-    fields: { tx_ref: sometimesKnown(txRefs), secret_key: ({ world }) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 2 }, { arbitrary: fc.constantFrom(...world.principals.keys()), weight: 3 }, { arbitrary: fc.constantFrom(...world.secrets), weight: 1 }) },
+    fields: {
+      tx_ref: sometimesKnown(txRefs),
+      secret_key: ({ world }) =>
+        fc.oneof(
+          { arbitrary: fc.constant(undefined), weight: 2 },
+          { arbitrary: fc.constantFrom(...world.principals.keys()), weight: 3 },
+          { arbitrary: fc.constantFrom(...world.secrets), weight: 1 },
+        ),
+    },
     changes: ['checkout_sessions', 'logs'],
     creates: sessionOfCheckoutUrl,
     refusals: ({ world }, build) =>
-      fc.tuple(fc.constantFrom(...world.txRefs.own), fc.integer({ min: 10_001, max: 2_000_000 }), fc.boolean()).map(([txRef, amount, inBody]) =>
-        build(inBody ? { key: null, body: legacyBody({ tx_ref: txRef, amount: String(amount), secret_key: world.a.test_secret_key }) } : { key: world.a.test_secret_key, body: legacyBody({ tx_ref: txRef, amount: String(amount) }) }),
-      ),
+      fc
+        .tuple(fc.constantFrom(...world.txRefs.own), fc.integer({ min: 10_001, max: 2_000_000 }), fc.boolean())
+        .map(([txRef, amount, inBody]) =>
+          build(
+            inBody
+              ? {
+                  key: null,
+                  body: legacyBody({ tx_ref: txRef, amount: String(amount), secret_key: world.a.test_secret_key }),
+                }
+              : { key: world.a.test_secret_key, body: legacyBody({ tx_ref: txRef, amount: String(amount) }) },
+          ),
+        ),
   },
   'POST /popup/payment': {
     publicKeyBearer: true,
@@ -212,9 +370,21 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     // A number the sandbox refuses, a live session (live providers move no money), a number of the other network: 422.
     refusals: ({ checkouts }, build) =>
       anyOf(
-        fc.tuple(fc.constantFrom(...checkouts!.sessions), fc.stringMatching(/^099[1-9]\d{6}$/)).map(([id, mobile]) => build({ params: [id], key: null, form: { mobile, operator: '' } })),
-        fc.constant(build({ params: [checkouts!.foreignSessions[0]!], key: null, form: { mobile: TEST_NUMBERS.airtelSuccess, operator: 'airtel' } })),
-        fc.constantFrom(...checkouts!.sessions).map((id) => build({ params: [id], key: null, form: { mobile: TEST_NUMBERS.tnmSuccess, operator: 'airtel' } })),
+        fc
+          .tuple(fc.constantFrom(...checkouts!.sessions), fc.stringMatching(/^099[1-9]\d{6}$/))
+          .map(([id, mobile]) => build({ params: [id], key: null, form: { mobile, operator: '' } })),
+        fc.constant(
+          build({
+            params: [checkouts!.foreignSessions[0]!],
+            key: null,
+            form: { mobile: TEST_NUMBERS.airtelSuccess, operator: 'airtel' },
+          }),
+        ),
+        fc
+          .constantFrom(...checkouts!.sessions)
+          .map((id) =>
+            build({ params: [id], key: null, form: { mobile: TEST_NUMBERS.tnmSuccess, operator: 'airtel' } }),
+          ),
       ),
   }),
   'POST /checkout/:id/pay/card': pageRoute({
@@ -223,23 +393,49 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     creates: attemptOfRedirect,
     refusals: ({ checkouts }, build) =>
       anyOf(
-        fc.constantFrom(...checkouts!.sessions).map((id) => build({ params: [id], key: null, form: { card_number: '4111 1111 1111 1111', expiry: '12/40', cvv: '123' } })),
-        fc.constantFrom(...checkouts!.sessions).map((id) => build({ params: [id], key: null, form: { card_number: '4242 4242 4242 4242', expiry: '01/20', cvv: '123' } })),
-        fc.constant(build({ params: [checkouts!.foreignSessions[0]!], key: null, form: { card_number: '4242 4242 4242 4242', expiry: '12/40', cvv: '123' } })),
+        fc
+          .constantFrom(...checkouts!.sessions)
+          .map((id) =>
+            build({
+              params: [id],
+              key: null,
+              form: { card_number: '4111 1111 1111 1111', expiry: '12/40', cvv: '123' },
+            }),
+          ),
+        fc
+          .constantFrom(...checkouts!.sessions)
+          .map((id) =>
+            build({
+              params: [id],
+              key: null,
+              form: { card_number: '4242 4242 4242 4242', expiry: '01/20', cvv: '123' },
+            }),
+          ),
+        fc.constant(
+          build({
+            params: [checkouts!.foreignSessions[0]!],
+            key: null,
+            form: { card_number: '4242 4242 4242 4242', expiry: '12/40', cvv: '123' },
+          }),
+        ),
       ),
   }),
   'POST /checkout/:id/cancel': pageRoute({
     form: () => fc.constant({}),
     changes: ['checkout_sessions', 'logs'],
     // A forged form (its token differs from the cookie's): 403, and the session stays pending.
-    refusals: (ctx, build) => fc.tuple(fc.constantFrom(...sessions(ctx)), hostileString).map(([id, csrf]) => build({ params: [id], key: null, form: {}, csrf: `x${csrf}` })),
+    refusals: (ctx, build) =>
+      fc
+        .tuple(fc.constantFrom(...sessions(ctx)), hostileString)
+        .map(([id, csrf]) => build({ params: [id], key: null, form: {}, csrf: `x${csrf}` })),
   }),
   'POST /checkout/:id/pay/bank-transfer': pageRoute({
     form: () => fc.constant({}),
     changes: ['checkout_sessions', 'charges', 'bank_transfer_accounts', 'logs'],
     creates: attemptOfRedirect,
     // A live session (no bank is connected for live keys): 422, nothing recorded.
-    refusals: ({ checkouts }, build) => fc.constant(build({ params: [checkouts!.foreignSessions[0]!], key: null, form: {} })),
+    refusals: ({ checkouts }, build) =>
+      fc.constant(build({ params: [checkouts!.foreignSessions[0]!], key: null, form: {} })),
   }),
   'GET /checkout/:id/cancel': pageRoute(),
   'GET /checkout/:id/done': pageRoute(),
@@ -250,7 +446,11 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     changes: ['checkout_sessions', 'logs'],
     // A forged form: 403, and the request in flight keeps the session's slot.
     refusals: ({ checkouts }, build) =>
-      fc.tuple(fc.constantFrom(...checkouts!.attempts), hostileString).map(([{ sessionId, chargeId }, csrf]) => build({ params: [sessionId, chargeId], key: null, form: {}, csrf: `x${csrf}` })),
+      fc
+        .tuple(fc.constantFrom(...checkouts!.attempts), hostileString)
+        .map(([{ sessionId, chargeId }, csrf]) =>
+          build({ params: [sessionId, chargeId], key: null, form: {}, csrf: `x${csrf}` }),
+        ),
   }),
   'GET /checkout/:id/attempts/:chargeId/status': pageRoute({ answers: 'attempt-status' }),
   'POST /checkout/:id/attempts/:chargeId/otp': pageRoute({
@@ -258,8 +458,14 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     changes: OUTCOME,
     refusals: ({ checkouts }, build) =>
       anyOf(
-        fc.constantFrom(...checkouts!.attempts).map(({ sessionId, chargeId }) => build({ params: [sessionId, chargeId], key: null, form: { otp: '1234' }, csrf: 'forged' })),
-        fc.tuple(fc.constantFrom(...checkouts!.attempts), fc.constantFrom(...checkouts!.foreignSessions)).map(([{ chargeId }, id]) => build({ params: [id, chargeId], key: null, form: { otp: '1234' } })),
+        fc
+          .constantFrom(...checkouts!.attempts)
+          .map(({ sessionId, chargeId }) =>
+            build({ params: [sessionId, chargeId], key: null, form: { otp: '1234' }, csrf: 'forged' }),
+          ),
+        fc
+          .tuple(fc.constantFrom(...checkouts!.attempts), fc.constantFrom(...checkouts!.foreignSessions))
+          .map(([{ chargeId }, id]) => build({ params: [id, chargeId], key: null, form: { otp: '1234' } })),
       ),
   }),
   'GET /webhooks/deliveries': { query: { tx_ref: knownOr(txRefs), charge_id: knownOr(chargeIds) } },
@@ -282,10 +488,23 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     // A charge_id already taken, a live key (no live operator), a number the sandbox refuses, a number of the other network: 400.
     refusals: ({ world }, build) =>
       anyOf(
-        fc.tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 })).map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: chargeBody({ charge_id, amount }) })),
+        fc
+          .tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 }))
+          .map(([charge_id, amount]) =>
+            build({ key: world.a.test_secret_key, body: chargeBody({ charge_id, amount }) }),
+          ),
         fc.constant(null).map(() => build({ key: world.a.live_secret_key, body: chargeBody() })),
-        fc.stringMatching(/^099[1-9]\d{6}$/).map((mobile) => build({ key: world.b.test_secret_key, body: chargeBody({ mobile }) })),
-        fc.constant(null).map(() => build({ key: world.a.test_secret_key, body: chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: AIRTEL_REF }) })),
+        fc
+          .stringMatching(/^099[1-9]\d{6}$/)
+          .map((mobile) => build({ key: world.b.test_secret_key, body: chargeBody({ mobile }) })),
+        fc
+          .constant(null)
+          .map(() =>
+            build({
+              key: world.a.test_secret_key,
+              body: chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: AIRTEL_REF }),
+            }),
+          ),
       ),
   },
   'GET /mobile-money/payments/:charge_id/verify': { params: { charge_id: chargeIds }, changes: OUTCOME },
@@ -298,36 +517,79 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     // More than the balance, a balance that is empty (live, merchant B), an operator without payouts, a charge_id taken, a currency but MWK: 400.
     refusals: ({ world }, build) =>
       anyOf(
-        fc.integer({ min: 1_500_000, max: 2_147_483_647 }).map((amount) => build({ key: world.a.test_secret_key, body: payoutBody({ amount }) })),
-        fc.constantFrom('USD', 'GBP', 'mwk').map((currency) => build({ key: world.a.test_secret_key, body: payoutBody({ currency }) })),
-        fc.constantFrom(world.a.live_secret_key, world.b.test_secret_key).map((key) => build({ key, body: payoutBody() })),
-        fc.constant(null).map(() => build({ key: world.a.test_secret_key, body: payoutBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF }) })),
-        fc.constantFrom(...world.chargeIds.own).map((charge_id) => build({ key: world.a.test_secret_key, body: payoutBody({ charge_id }) })),
+        fc
+          .integer({ min: 1_500_000, max: 2_147_483_647 })
+          .map((amount) => build({ key: world.a.test_secret_key, body: payoutBody({ amount }) })),
+        fc
+          .constantFrom('USD', 'GBP', 'mwk')
+          .map((currency) => build({ key: world.a.test_secret_key, body: payoutBody({ currency }) })),
+        fc
+          .constantFrom(world.a.live_secret_key, world.b.test_secret_key)
+          .map((key) => build({ key, body: payoutBody() })),
+        fc
+          .constant(null)
+          .map(() =>
+            build({
+              key: world.a.test_secret_key,
+              body: payoutBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF }),
+            }),
+          ),
+        fc
+          .constantFrom(...world.chargeIds.own)
+          .map((charge_id) => build({ key: world.a.test_secret_key, body: payoutBody({ charge_id }) })),
       ),
   },
   'POST /direct-charge/payouts/initialize': {
     // Mostly numbers a bank or a wallet takes, so that some payouts are accepted (the schema's own strings are refused).
     fields: {
       charge_id: sometimesKnown(chargeIds),
-      bank_account_number: () => fc.oneof(fc.constantFrom('1001000010', TEST_NUMBERS.airtelSuccess, '265899817565'), fc.stringMatching(/^\d{5,20}$/), hostileString),
+      bank_account_number: () =>
+        fc.oneof(
+          fc.constantFrom('1001000010', TEST_NUMBERS.airtelSuccess, '265899817565'),
+          fc.stringMatching(/^\d{5,20}$/),
+          hostileString,
+        ),
     },
     changes: ['charges', 'payout_recipients', 'logs', 'events', 'webhook_deliveries', ...LEDGER],
     creates: transactionOfRecord,
     // More than the balance, a balance that is empty (live, merchant B), a charge_id taken, a wallet given another network's number, a live key choosing the outcome: 400.
     refusals: ({ world }, build) =>
       anyOf(
-        fc.integer({ min: 1_500_000, max: 2_147_483_647 }).map((amount) => build({ key: world.a.test_secret_key, body: bankPayoutBody({ amount }) })),
-        fc.constantFrom(world.a.live_secret_key, world.b.test_secret_key).map((key) => build({ key, body: bankPayoutBody() })),
-        fc.tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 })).map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: bankPayoutBody({ charge_id, amount }) })),
-        fc.constant(null).map(() => build({ key: world.a.test_secret_key, body: bankPayoutBody({ bank_uuid: AIRTEL_REF, bank_account_number: TEST_NUMBERS.tnmSuccess }) })),
-        fc.constantFrom('successful', 'failed').map((transaction_status) => build({ key: world.a.live_secret_key, body: bankPayoutBody({ transaction_status }) })),
+        fc
+          .integer({ min: 1_500_000, max: 2_147_483_647 })
+          .map((amount) => build({ key: world.a.test_secret_key, body: bankPayoutBody({ amount }) })),
+        fc
+          .constantFrom(world.a.live_secret_key, world.b.test_secret_key)
+          .map((key) => build({ key, body: bankPayoutBody() })),
+        fc
+          .tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 }))
+          .map(([charge_id, amount]) =>
+            build({ key: world.a.test_secret_key, body: bankPayoutBody({ charge_id, amount }) }),
+          ),
+        fc
+          .constant(null)
+          .map(() =>
+            build({
+              key: world.a.test_secret_key,
+              body: bankPayoutBody({ bank_uuid: AIRTEL_REF, bank_account_number: TEST_NUMBERS.tnmSuccess }),
+            }),
+          ),
+        fc
+          .constantFrom('successful', 'failed')
+          .map((transaction_status) =>
+            build({ key: world.a.live_secret_key, body: bankPayoutBody({ transaction_status }) }),
+          ),
       ),
   },
   'POST /direct-charge/payments/initialize': {
     // Mostly the one method and currency taken, so that some charges are accepted.
     fields: {
       charge_id: sometimesKnown(chargeIds),
-      payment_method: () => fc.oneof({ arbitrary: fc.constant('mobile_bank_transfer'), weight: 4 }, { arbitrary: hostileString, weight: 1 }),
+      payment_method: () =>
+        fc.oneof(
+          { arbitrary: fc.constant('mobile_bank_transfer'), weight: 4 },
+          { arbitrary: hostileString, weight: 1 },
+        ),
       currency: mostlyKwacha,
     },
     changes: ['charges', 'bank_transfer_accounts', 'logs'],
@@ -335,10 +597,18 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     // A charge_id taken with other parameters, a live key (no bank connected), another currency or method: 400.
     refusals: ({ world }, build) =>
       anyOf(
-        fc.tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 })).map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: bankTransferBody({ charge_id, amount }) })),
+        fc
+          .tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 }))
+          .map(([charge_id, amount]) =>
+            build({ key: world.a.test_secret_key, body: bankTransferBody({ charge_id, amount }) }),
+          ),
         fc.constant(null).map(() => build({ key: world.a.live_secret_key, body: bankTransferBody() })),
-        fc.constantFrom('USD', 'GBP').map((currency) => build({ key: world.a.test_secret_key, body: bankTransferBody({ currency }) })),
-        fc.constantFrom('card', 'mobile_money').map((payment_method) => build({ key: world.a.test_secret_key, body: bankTransferBody({ payment_method }) })),
+        fc
+          .constantFrom('USD', 'GBP')
+          .map((currency) => build({ key: world.a.test_secret_key, body: bankTransferBody({ currency }) })),
+        fc
+          .constantFrom('card', 'mobile_money')
+          .map((payment_method) => build({ key: world.a.test_secret_key, body: bankTransferBody({ payment_method }) })),
       ),
   },
   // Settling (test keys) or reading a charge whose outcome is due records it, with who paid.
@@ -346,7 +616,12 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     params: { charge_id: chargeIds },
     changes: [...OUTCOME, 'bank_transfer_accounts'],
     // A live key choosing the outcome: 400.
-    refusals: ({ world }, build) => fc.constantFrom(...world.chargeIds.own).map((chargeId) => build({ params: [chargeId], key: world.a.live_secret_key, query: '?transaction_status=successful' })),
+    refusals: ({ world }, build) =>
+      fc
+        .constantFrom(...world.chargeIds.own)
+        .map((chargeId) =>
+          build({ params: [chargeId], key: world.a.live_secret_key, query: '?transaction_status=successful' }),
+        ),
   },
   // Reading a payout whose outcome is due records it (none is due during the run: test payouts take an hour).
   'GET /direct-charge/payouts/:charge_id/details': { params: { charge_id: chargeIds }, changes: OUTCOME },
@@ -357,8 +632,12 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     // More than was paid, of any charge of A's (a card payment, another channel, a payout, a pending one), or with a key that does not see it: 400 or 404.
     refusals: ({ world }, build) =>
       anyOf(
-        fc.tuple(fc.constantFrom(...world.chargeIds.own), beyondAnyPayment).map(([chargeId, amount]) => build({ params: [chargeId], key: world.a.test_secret_key, body: { amount } })),
-        fc.constantFrom(...world.chargeIds.own).map((chargeId) => build({ params: [chargeId], key: world.a.live_secret_key })),
+        fc
+          .tuple(fc.constantFrom(...world.chargeIds.own), beyondAnyPayment)
+          .map(([chargeId, amount]) => build({ params: [chargeId], key: world.a.test_secret_key, body: { amount } })),
+        fc
+          .constantFrom(...world.chargeIds.own)
+          .map((chargeId) => build({ params: [chargeId], key: world.a.live_secret_key })),
       ),
   },
   'POST /charge-card/payments': {
@@ -369,9 +648,13 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     // A charge_id already taken, a live key (no acquirer connected), a card the sandbox refuses, an expired card: 400.
     refusals: ({ world }, build) =>
       anyOf(
-        fc.tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 })).map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: cardBody({ charge_id, amount }) })),
+        fc
+          .tuple(fc.constantFrom(...world.chargeIds.own), fc.integer({ min: 1001, max: 100_000 }))
+          .map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: cardBody({ charge_id, amount }) })),
         fc.constant(null).map(() => build({ key: world.a.live_secret_key, body: cardBody() })),
-        fc.constant(null).map(() => build({ key: world.b.test_secret_key, body: cardBody({ card_number: '4111 1111 1111 1111' }) })),
+        fc
+          .constant(null)
+          .map(() => build({ key: world.b.test_secret_key, body: cardBody({ card_number: '4111 1111 1111 1111' }) })),
         fc.constant(null).map(() => build({ key: world.a.test_secret_key, body: cardBody({ expiry: '01/20' }) })),
       ),
   },
@@ -379,18 +662,37 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'GET /charge-card/verify/:charge_id': { params: { charge_id: chargeIds }, changes: OUTCOME },
   'GET /3ds/auth': { query: { reference: threeDsReference }, changes: OUTCOME },
   'GET /3ds/return': { query: { reference: threeDsReference }, changes: OUTCOME },
-  'POST /3ds/auth': { query: { reference: threeDsReference }, form: otpForm, changes: [...OUTCOME, 'card_authentications'] },
+  'POST /3ds/auth': {
+    query: { reference: threeDsReference },
+    form: otpForm,
+    changes: [...OUTCOME, 'card_authentications'],
+  },
   'POST /refunds': {
-    fields: { charge_id: sometimesKnown(chargeIds), tx_ref: sometimesKnown(txRefs), amount: refundAmount, currency: mostlyKwacha },
+    fields: {
+      charge_id: sometimesKnown(chargeIds),
+      tx_ref: sometimesKnown(txRefs),
+      amount: refundAmount,
+      currency: mostlyKwacha,
+    },
     changes: REFUND,
     // More than was paid of any payment of A's, a payment the key does not see, one named both ways, or in a currency no payment is made in: 400 or 404.
     refusals: ({ world }, build) =>
       anyOf(
-        fc.constantFrom(...world.chargeIds.own).map((charge_id) => build({ key: world.a.test_secret_key, body: { charge_id, currency: 'ZMW' } })),
-        fc.tuple(fc.constantFrom(...world.chargeIds.own), beyondAnyPayment).map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: { charge_id, amount } })),
-        fc.tuple(fc.constantFrom(...world.txRefs.own), beyondAnyPayment).map(([tx_ref, amount]) => build({ key: world.a.test_secret_key, body: { tx_ref, amount } })),
-        fc.constantFrom(...world.chargeIds.own).map((charge_id) => build({ key: world.a.live_secret_key, body: { charge_id } })),
-        fc.tuple(fc.constantFrom(...world.chargeIds.own), fc.constantFrom(...world.txRefs.own)).map(([charge_id, tx_ref]) => build({ key: world.a.test_secret_key, body: { charge_id, tx_ref } })),
+        fc
+          .constantFrom(...world.chargeIds.own)
+          .map((charge_id) => build({ key: world.a.test_secret_key, body: { charge_id, currency: 'ZMW' } })),
+        fc
+          .tuple(fc.constantFrom(...world.chargeIds.own), beyondAnyPayment)
+          .map(([charge_id, amount]) => build({ key: world.a.test_secret_key, body: { charge_id, amount } })),
+        fc
+          .tuple(fc.constantFrom(...world.txRefs.own), beyondAnyPayment)
+          .map(([tx_ref, amount]) => build({ key: world.a.test_secret_key, body: { tx_ref, amount } })),
+        fc
+          .constantFrom(...world.chargeIds.own)
+          .map((charge_id) => build({ key: world.a.live_secret_key, body: { charge_id } })),
+        fc
+          .tuple(fc.constantFrom(...world.chargeIds.own), fc.constantFrom(...world.txRefs.own))
+          .map(([charge_id, tx_ref]) => build({ key: world.a.test_secret_key, body: { charge_id, tx_ref } })),
       ),
   },
   'GET /refunds/:refund_id': { params: { refund_id: refundIds } },
@@ -423,5 +725,18 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'POST /dashboard/operator/merchants/:id/users': { form: dashboardForm },
   'GET /openapi.json': { answers: 'document' },
   'GET /docs/json': { answers: 'document' },
-  'GET /docs/*': { answers: 'document', params: { '*': () => ['index.html', 'swagger-initializer.js', 'static/index.html', 'static/swagger-initializer.js', 'json', 'yaml', 'static/oauth2-redirect.html'] } },
+  'GET /docs/*': {
+    answers: 'document',
+    params: {
+      '*': () => [
+        'index.html',
+        'swagger-initializer.js',
+        'static/index.html',
+        'static/swagger-initializer.js',
+        'json',
+        'yaml',
+        'static/oauth2-redirect.html',
+      ],
+    },
+  },
 };

@@ -1,7 +1,19 @@
 import fc from 'fast-check';
 import { hostileJson, hostileString, jsonBody, oversizedBody } from './fuzz-json.ts';
 import type { FuzzRequest, FuzzResponse } from './fuzz-http.ts';
-import { authorizations, contentTypes, extraHeaders, methods, pathSegment, queryString, READABLE_TYPES, UNREADABLE_TYPES, type AuthChoice, type KeyState, type QueryParameter } from './fuzz-requests.ts';
+import {
+  authorizations,
+  contentTypes,
+  extraHeaders,
+  methods,
+  pathSegment,
+  queryString,
+  READABLE_TYPES,
+  UNREADABLE_TYPES,
+  type AuthChoice,
+  type KeyState,
+  type QueryParameter,
+} from './fuzz-requests.ts';
 import { validObject, validValue, type JsonSchema } from './fuzz-schema.ts';
 import type { RecordTable, TableName } from './fuzz-state.ts';
 import { BODY_LIMIT, type CheckoutPool, type WorldData } from './fuzz-world.ts';
@@ -105,7 +117,12 @@ const fillPath = (url: string, values: string[]) => {
 /** The plan for a served route: derived from its schema and template, refined by what the notes know. */
 export function planRoute(route: ServedRoute, notes: RouteNotes = {}): RoutePlan {
   const bodySchema = route.operation?.requestBody?.content['application/json']?.schema;
-  const auth: AuthPolicy = notes.token || route.operation?.security ? (bodySchema?.properties?.secret_key ? 'secret-or-body' : 'secret') : 'none';
+  const auth: AuthPolicy =
+    notes.token || route.operation?.security
+      ? bodySchema?.properties?.secret_key
+        ? 'secret-or-body'
+        : 'secret'
+      : 'none';
   const body = notes.form ? 'form' : bodySchema ? 'json' : 'none';
   const plan: RoutePlan = {
     key: routeKey(route.method, route.url),
@@ -131,36 +148,74 @@ interface Parts {
   headers: Record<string, string>;
 }
 
-function generatedRequests(plan: RoutePlan, notes: RouteNotes, bodySchema: JsonSchema | undefined, ctx: RunContext): fc.Arbitrary<FuzzRequest> {
+function generatedRequests(
+  plan: RoutePlan,
+  notes: RouteNotes,
+  bodySchema: JsonSchema | undefined,
+  ctx: RunContext,
+): fc.Arbitrary<FuzzRequest> {
   const { route } = plan;
   const names = paramNames(route.url);
   const independent = fc.tuple(...names.map((name) => pathSegment(notes.params?.[name]?.(ctx) ?? [])));
   const sets = notes.paramSets?.(ctx) ?? [];
   const values = sets.length > 0 ? fc.oneof(independent, fc.constantFrom(...sets)) : independent;
   const query = queryString(queryParameters(route, notes, ctx));
-  const path = fc.tuple(values, query).map(([params, search]) => ({ path: fillPath(route.url, params) + search, routable: params.every(routable) }));
+  const path = fc
+    .tuple(values, query)
+    .map(([params, search]) => ({ path: fillPath(route.url, params) + search, routable: params.every(routable) }));
   const token = notes.token?.(ctx);
   // Few requests with the route's own token: each one it lets through costs the server a full answer (GET /metrics: ~10 ms).
   const auth: fc.Arbitrary<AuthChoice | null> = notes.publicKeyBearer
     ? publicKeyAuthorizations(ctx.world)
     : token
-    ? fc.oneof({ arbitrary: fc.constant({ header: `Bearer ${token}`, key: 'valid' as const }), weight: 1 }, { arbitrary: authorizations(ctx.world).map((choice) => ({ ...choice, key: 'invalid' as const })), weight: 24 })
-    : plan.auth === 'none'
-      ? fc.oneof({ arbitrary: fc.constant(null), weight: 5 }, { arbitrary: authorizations(ctx.world), weight: 1 })
-      : authorizations(ctx.world);
+      ? fc.oneof(
+          { arbitrary: fc.constant({ header: `Bearer ${token}`, key: 'valid' as const }), weight: 1 },
+          {
+            arbitrary: authorizations(ctx.world).map((choice) => ({ ...choice, key: 'invalid' as const })),
+            weight: 24,
+          },
+        )
+      : plan.auth === 'none'
+        ? fc.oneof({ arbitrary: fc.constant(null), weight: 5 }, { arbitrary: authorizations(ctx.world), weight: 1 })
+        : authorizations(ctx.world);
   const { body, headers } = bodyAndHeaders(plan, notes, bodySchema, ctx);
   return fc
-    .record({ method: methods(route.method), path, auth, contentType: plan.body === 'form' ? fc.oneof({ arbitrary: fc.constant('application/x-www-form-urlencoded'), weight: 6 }, { arbitrary: contentTypes, weight: 1 }) : contentTypes, body, headers })
-    .map(({ path: { path: target, routable: reachable }, ...parts }) => finished(plan, ctx.world, { ...parts, path: target }, reachable));
+    .record({
+      method: methods(route.method),
+      path,
+      auth,
+      contentType:
+        plan.body === 'form'
+          ? fc.oneof(
+              { arbitrary: fc.constant('application/x-www-form-urlencoded'), weight: 6 },
+              { arbitrary: contentTypes, weight: 1 },
+            )
+          : contentTypes,
+      body,
+      headers,
+    })
+    .map(({ path: { path: target, routable: reachable }, ...parts }) =>
+      finished(plan, ctx.world, { ...parts, path: target }, reachable),
+    );
 }
 
 /** Mostly the merchants' public keys; now and then what any keyed route is sent, where only a public key is valid. */
 function publicKeyAuthorizations(world: WorldData): fc.Arbitrary<AuthChoice> {
   const publicKeys = [world.a, world.b].flatMap((merchant) => [merchant.test_public_key, merchant.live_public_key]);
-  const isPublic = (header: string | null) => header !== null && publicKeys.includes(/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '');
+  const isPublic = (header: string | null) =>
+    header !== null && publicKeys.includes(/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '');
   return fc.oneof(
-    { arbitrary: fc.constantFrom(...publicKeys).map((key) => ({ header: `Bearer ${key}`, key: 'valid' as const })), weight: 3 },
-    { arbitrary: authorizations(world).map((choice) => ({ header: choice.header, key: isPublic(choice.header) ? ('valid' as const) : ('invalid' as const) })), weight: 2 },
+    {
+      arbitrary: fc.constantFrom(...publicKeys).map((key) => ({ header: `Bearer ${key}`, key: 'valid' as const })),
+      weight: 3,
+    },
+    {
+      arbitrary: authorizations(world).map((choice) => ({
+        header: choice.header,
+        key: isPublic(choice.header) ? ('valid' as const) : ('invalid' as const),
+      })),
+      weight: 2,
+    },
   );
 }
 
@@ -174,7 +229,12 @@ const MAX_PARAM_LENGTH = 200;
  * router's 404, which an answer to HEAD cannot show).
  */
 const routable = (value: string) =>
-  value !== '' && value !== '.' && value !== '..' && value.length <= MAX_PARAM_LENGTH && !/[/?#;]|[^\x21-\x7e]/.test(value) && decodes(value);
+  value !== '' &&
+  value !== '.' &&
+  value !== '..' &&
+  value.length <= MAX_PARAM_LENGTH &&
+  !/[/?#;]|[^\x21-\x7e]/.test(value) &&
+  decodes(value);
 
 const decodes = (value: string) => {
   try {
@@ -200,18 +260,35 @@ function bodyAndHeaders(plan: RoutePlan, notes: RouteNotes, bodySchema: JsonSche
   if (plan.body === 'form') {
     const form = formParts(notes.form!(ctx), ctx.world.url);
     return {
-      body: fc.oneof({ arbitrary: form.map((parts) => parts.body), weight: 20 }, { arbitrary: oversized, weight: 1 }, { arbitrary: hostileJson, weight: 1 }),
-      headers: fc.tuple(form.map((parts) => parts.headers), extraHeaders).map(([formHeaders, extra]) => ({ ...formHeaders, ...extra })),
+      body: fc.oneof(
+        { arbitrary: form.map((parts) => parts.body), weight: 20 },
+        { arbitrary: oversized, weight: 1 },
+        { arbitrary: hostileJson, weight: 1 },
+      ),
+      headers: fc
+        .tuple(
+          form.map((parts) => parts.headers),
+          extraHeaders,
+        )
+        .map(([formHeaders, extra]) => ({ ...formHeaders, ...extra })),
     };
   }
   if (plan.body === 'json') {
     const fields = Object.fromEntries(Object.entries(notes.fields ?? {}).map(([name, field]) => [name, field(ctx)]));
-    const valid = fc.tuple(validObject(bodySchema!), fc.record(fields)).map(([body, known]) => ({ ...body, ...definedOnly(known) }));
-    return { body: fc.oneof({ arbitrary: jsonBody(valid, 3), weight: 20 }, { arbitrary: oversized, weight: 1 }), headers: extraHeaders };
+    const valid = fc
+      .tuple(validObject(bodySchema!), fc.record(fields))
+      .map(([body, known]) => ({ ...body, ...definedOnly(known) }));
+    return {
+      body: fc.oneof({ arbitrary: jsonBody(valid, 3), weight: 20 }, { arbitrary: oversized, weight: 1 }),
+      headers: extraHeaders,
+    };
   }
   // Routes that take no body still get one now and then: ignored, or refused, never a crash.
   const stray = fc.oneof(fc.constantFrom('[]', '{}', ''), hostileJson, oversized);
-  return { body: fc.oneof({ arbitrary: fc.constant(undefined), weight: 8 }, { arbitrary: stray, weight: 1 }), headers: extraHeaders };
+  return {
+    body: fc.oneof({ arbitrary: fc.constant(undefined), weight: 8 }, { arbitrary: stray, weight: 1 }),
+    headers: extraHeaders,
+  };
 }
 
 /** A known value replaces the generated one; `undefined` keeps what was generated. */
@@ -220,21 +297,67 @@ function definedOnly(known: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** A page form: the double-submit token in cookie and form (mostly matching), our origin or none, fields as given or broken. */
-function formParts(fields: fc.Arbitrary<Record<string, string>>, base: string): fc.Arbitrary<{ body: string; headers: Record<string, string> }> {
-  const token = fc.oneof({ arbitrary: fc.constant(CSRF_TOKEN), weight: 10 }, { arbitrary: fc.constantFrom('', 'x', CSRF_TOKEN.slice(1), `${CSRF_TOKEN}x`, CSRF_TOKEN.toLowerCase()), weight: 1 }, { arbitrary: hostileString, weight: 1 });
+function formParts(
+  fields: fc.Arbitrary<Record<string, string>>,
+  base: string,
+): fc.Arbitrary<{ body: string; headers: Record<string, string> }> {
+  const token = fc.oneof(
+    { arbitrary: fc.constant(CSRF_TOKEN), weight: 10 },
+    { arbitrary: fc.constantFrom('', 'x', CSRF_TOKEN.slice(1), `${CSRF_TOKEN}x`, CSRF_TOKEN.toLowerCase()), weight: 1 },
+    { arbitrary: hostileString, weight: 1 },
+  );
   const cookie = fc.oneof(
     { arbitrary: fc.constant(`lipira_csrf=${CSRF_TOKEN}`), weight: 10 },
-    { arbitrary: fc.constantFrom(null, 'lipira_csrf=', `lipira_csrf=${CSRF_TOKEN}; lipira_csrf=other`, `a=b; lipira_csrf=${CSRF_TOKEN}=`, `lipira_csrf=${'x'.repeat(3000)}`, '=;=;;'), weight: 2 },
+    {
+      arbitrary: fc.constantFrom(
+        null,
+        'lipira_csrf=',
+        `lipira_csrf=${CSRF_TOKEN}; lipira_csrf=other`,
+        `a=b; lipira_csrf=${CSRF_TOKEN}=`,
+        `lipira_csrf=${'x'.repeat(3000)}`,
+        '=;=;;',
+      ),
+      weight: 2,
+    },
   );
-  const origin = fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.constant(new URL(base).origin), weight: 3 }, { arbitrary: fc.constantFrom('https://evil.example', 'null', ''), weight: 1 });
+  const origin = fc.oneof(
+    { arbitrary: fc.constant(null), weight: 6 },
+    { arbitrary: fc.constant(new URL(base).origin), weight: 3 },
+    { arbitrary: fc.constantFrom('https://evil.example', 'null', ''), weight: 1 },
+  );
   const text = fc.oneof(
-    { arbitrary: fc.tuple(fields, token).map(([values, csrf]) => new URLSearchParams({ csrf, ...values }).toString()), weight: 10 },
-    { arbitrary: fc.tuple(fields, hostileString).map(([values, odd]) => `${new URLSearchParams({ csrf: CSRF_TOKEN, ...values }).toString()}&${Object.keys(values)[0] ?? 'csrf'}=${encodeURIComponent(Buffer.from(odd).toString())}`), weight: 2 },
-    { arbitrary: fc.constantFrom('%zz=%', '&&&', '=', 'csrf', `csrf=${CSRF_TOKEN}&mobile=%E0%A4%A`, `{"csrf":"${CSRF_TOKEN}"}`, `csrf[]=${CSRF_TOKEN}`), weight: 1 },
+    {
+      arbitrary: fc.tuple(fields, token).map(([values, csrf]) => new URLSearchParams({ csrf, ...values }).toString()),
+      weight: 10,
+    },
+    {
+      arbitrary: fc
+        .tuple(fields, hostileString)
+        .map(
+          ([values, odd]) =>
+            `${new URLSearchParams({ csrf: CSRF_TOKEN, ...values }).toString()}&${Object.keys(values)[0] ?? 'csrf'}=${encodeURIComponent(Buffer.from(odd).toString())}`,
+        ),
+      weight: 2,
+    },
+    {
+      arbitrary: fc.constantFrom(
+        '%zz=%',
+        '&&&',
+        '=',
+        'csrf',
+        `csrf=${CSRF_TOKEN}&mobile=%E0%A4%A`,
+        `{"csrf":"${CSRF_TOKEN}"}`,
+        `csrf[]=${CSRF_TOKEN}`,
+      ),
+      weight: 1,
+    },
   );
   return fc.record({ text, cookie, origin }).map(({ text: body, cookie: cookieHeader, origin: originHeader }) => ({
     body,
-    headers: { ...(cookieHeader !== null && { cookie: cookieHeader }), ...(originHeader !== null && { origin: originHeader }) },
+    headers: {
+      ...(cookieHeader !== null && { cookie: cookieHeader }),
+      ...(originHeader !== null && { origin: originHeader }),
+    },
   }));
 }
 
@@ -242,15 +365,24 @@ function finished(plan: RoutePlan, world: WorldData, parts: Parts, routable: boo
   const headers: Record<string, string> = { ...parts.headers };
   if (parts.auth && parts.auth.header !== null) headers.authorization = parts.auth.header;
   if (parts.body !== undefined && parts.contentType !== null) headers['content-type'] = parts.contentType;
-  const routed = routable && (parts.method === plan.route.method || (plan.route.method === 'GET' && parts.method === 'HEAD'));
+  const routed =
+    routable && (parts.method === plan.route.method || (plan.route.method === 'GET' && parts.method === 'HEAD'));
   const readsBody = routed && !BODYLESS.has(parts.method);
   const bodyBytes = parts.body === undefined ? 0 : Buffer.byteLength(parts.body);
   const oversized = readsBody && bodyBytes > BODY_LIMIT;
   const text = parts.body === undefined ? '' : Buffer.from(parts.body).toString('utf8');
   const type = headers['content-type'];
-  const contentType = type === undefined || READABLE_TYPES.includes(type) ? 'readable' : UNREADABLE_TYPES.includes(type) ? 'unreadable' : 'unknown';
+  const contentType =
+    type === undefined || READABLE_TYPES.includes(type)
+      ? 'readable'
+      : UNREADABLE_TYPES.includes(type)
+        ? 'unreadable'
+        : 'unknown';
   const readable = !/[^\x21-\x7e]/.test(parts.path);
-  const headBytes = parts.method.length + parts.path.length + Object.entries(headers).reduce((sum, [name, value]) => sum + name.length + Buffer.byteLength(value) + 4, 0);
+  const headBytes =
+    parts.method.length +
+    parts.path.length +
+    Object.entries(headers).reduce((sum, [name, value]) => sum + name.length + Buffer.byteLength(value) + 4, 0);
   return {
     method: parts.method,
     path: parts.path,
@@ -286,7 +418,11 @@ function keyState(policy: AuthPolicy, auth: AuthChoice | null, body: string | nu
 /** What the body parser refuses before a key in the body is read: a `__proto__` key, or objects and arrays nested past 32 levels. */
 function refusedWhenRead(value: object, depth = 1): boolean {
   if (depth > 32) return true;
-  return Object.entries(value).some(([key, child]) => (key === '__proto__' && !Array.isArray(value)) || (typeof child === 'object' && child !== null && refusedWhenRead(child, depth + 1)));
+  return Object.entries(value).some(
+    ([key, child]) =>
+      (key === '__proto__' && !Array.isArray(value)) ||
+      (typeof child === 'object' && child !== null && refusedWhenRead(child, depth + 1)),
+  );
 }
 
 function builtRequest(plan: RoutePlan, world: WorldData, parts: Parameters<RequestBuilder>[0]): FuzzRequest {
@@ -302,7 +438,19 @@ function builtRequest(plan: RoutePlan, world: WorldData, parts: Parameters<Reque
   }
   if (parts.key) headers.authorization = `Bearer ${parts.key}`;
   const path = fillPath(plan.route.url, parts.params ?? []) + (parts.query ?? '');
-  return finished(plan, world, { method: plan.route.method, path, auth: parts.key ? { header: `Bearer ${parts.key}`, key: 'valid' } : null, contentType: headers['content-type'] ?? null, body, headers }, (parts.params ?? []).every(routable));
+  return finished(
+    plan,
+    world,
+    {
+      method: plan.route.method,
+      path,
+      auth: parts.key ? { header: `Bearer ${parts.key}`, key: 'valid' } : null,
+      contentType: headers['content-type'] ?? null,
+      body,
+      headers,
+    },
+    (parts.params ?? []).every(routable),
+  );
 }
 
 const parseJson = (text: string): unknown => {
@@ -312,5 +460,6 @@ const parseJson = (text: string): unknown => {
     return undefined;
   }
 };
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isJsonObject = (text: string) => isObject(parseJson(text));

@@ -50,9 +50,24 @@ const MAX_FINDINGS = 12;
  * change stay exactly as they were, nothing changes at all when every request of the batch was
  * refused, and the only new sessions or charges are those the accepted answers name.
  */
-export async function fuzzRoute(db: Kysely<DB>, load: LoadGenerator, { plan, index, checkouts, runs, seed }: RouteJob): Promise<RouteRun> {
+export async function fuzzRoute(
+  db: Kysely<DB>,
+  load: LoadGenerator,
+  { plan, index, checkouts, runs, seed }: RouteJob,
+): Promise<RouteRun> {
   const started = performance.now();
-  const figures: RouteFigures = { route: plan.key, requests: 0, statuses: {}, fiveHundreds: 0, stackTraces: 0, rejectedWithRecord: 0, accepted: 0, refusals: 0, rejectedOnlyBatches: 0, ms: 0 };
+  const figures: RouteFigures = {
+    route: plan.key,
+    requests: 0,
+    statuses: {},
+    fiveHundreds: 0,
+    stackTraces: 0,
+    rejectedWithRecord: 0,
+    accepted: 0,
+    refusals: 0,
+    rejectedOnlyBatches: 0,
+    ms: 0,
+  };
   const findings: string[] = [];
   const note = (line: string) => findings.length < MAX_FINDINGS && findings.push(line);
 
@@ -71,7 +86,13 @@ export async function fuzzRoute(db: Kysely<DB>, load: LoadGenerator, { plan, ind
       // Rows written before this instant belong to earlier batches (created_at has millisecond resolution).
       await sleep(2);
       const since = Date.now();
-      const outcomes = await load.run({ route: index, refusals: phase.refusals, count: Math.min(BATCH, phase.count - sent), seed: batchSeed, checkouts });
+      const outcomes = await load.run({
+        route: index,
+        refusals: phase.refusals,
+        count: Math.min(BATCH, phase.count - sent),
+        seed: batchSeed,
+        checkouts,
+      });
       const after = await fingerprint(db);
 
       const named = new Set<string>();
@@ -104,9 +125,17 @@ export async function fuzzRoute(db: Kysely<DB>, load: LoadGenerator, { plan, ind
         const created = await newRecords(db, plan.creates.table, since);
         const unnamed = [...created].filter((identity) => !named.has(identity));
         figures.rejectedWithRecord += unnamed.length;
-        if (unnamed.length > 0) note(`${where} left ${unnamed.length} ${plan.creates.table} rows no accepted answer named: ${unnamed.slice(0, 3).join(', ')}`);
-        const missing = await absent(db, plan.creates.table, [...named].filter((identity) => !created.has(identity)));
-        if (missing.length > 0) note(`${where}: accepted answers name records that do not exist: ${missing.slice(0, 3).join(', ')}`);
+        if (unnamed.length > 0)
+          note(
+            `${where} left ${unnamed.length} ${plan.creates.table} rows no accepted answer named: ${unnamed.slice(0, 3).join(', ')}`,
+          );
+        const missing = await absent(
+          db,
+          plan.creates.table,
+          [...named].filter((identity) => !created.has(identity)),
+        );
+        if (missing.length > 0)
+          note(`${where}: accepted answers name records that do not exist: ${missing.slice(0, 3).join(', ')}`);
       }
     }
   }
@@ -122,7 +151,15 @@ async function absent(db: Kysely<DB>, table: RecordTable, identities: string[]):
     const found = new Set(rows.map((row) => row.id));
     return identities.filter((identity) => !found.has(identity));
   }
-  const rows = await db.selectFrom('charges').select(['merchant_id', 'mode', 'charge_id']).where('charge_id', 'in', identities.map((identity) => identity.split(':').slice(2).join(':'))).execute();
+  const rows = await db
+    .selectFrom('charges')
+    .select(['merchant_id', 'mode', 'charge_id'])
+    .where(
+      'charge_id',
+      'in',
+      identities.map((identity) => identity.split(':').slice(2).join(':')),
+    )
+    .execute();
   const found = new Set(rows.map((row) => chargeIdentity(row.merchant_id, row.mode, row.charge_id)));
   return identities.filter((identity) => !found.has(identity));
 }

@@ -23,9 +23,15 @@ const referenceArbitrary: fc.Arbitrary<string> = fc
   .filter((ref) => !/^\.+$/.test(ref));
 
 const FORMATS: Record<string, fc.Arbitrary<string>> = {
-  email: fc.oneof(fc.constantFrom('jane@example.com', 'o\'brien+tag@shop.example.mw'), fc.emailAddress()),
-  'http-url': fc.oneof(fc.constantFrom('https://shop.example.com/paid?order=7', 'http://localhost:3000/cb'), fc.webUrl({ validSchemes: ['http', 'https'], withQueryParameters: true, withFragments: true })),
-  'malawi-mobile': fc.oneof(fc.constantFrom(...Object.values(TEST_NUMBERS), '+265990000000', '990000000', '0888123456'), fc.stringMatching(/^(\+265|0)(99|98|88|89)\d{7}$/)),
+  email: fc.oneof(fc.constantFrom('jane@example.com', "o'brien+tag@shop.example.mw"), fc.emailAddress()),
+  'http-url': fc.oneof(
+    fc.constantFrom('https://shop.example.com/paid?order=7', 'http://localhost:3000/cb'),
+    fc.webUrl({ validSchemes: ['http', 'https'], withQueryParameters: true, withFragments: true }),
+  ),
+  'malawi-mobile': fc.oneof(
+    fc.constantFrom(...Object.values(TEST_NUMBERS), '+265990000000', '990000000', '0888123456'),
+    fc.stringMatching(/^(\+265|0)(99|98|88|89)\d{7}$/),
+  ),
 };
 
 /** Patterns whose regex fast-check cannot generate from (a lookahead) get their own generator. */
@@ -45,7 +51,10 @@ export function validValue(schema: JsonSchema): fc.Arbitrary<unknown> {
     case 'integer': {
       const min = schema.minimum ?? -(2 ** 31);
       const max = schema.maximum ?? 2 ** 31 - 1;
-      return fc.oneof({ arbitrary: fc.integer({ min, max: Math.min(max, min + 2_000) }), weight: 4 }, { arbitrary: fc.integer({ min, max }), weight: 1 });
+      return fc.oneof(
+        { arbitrary: fc.integer({ min, max: Math.min(max, min + 2_000) }), weight: 4 },
+        { arbitrary: fc.integer({ min, max }), weight: 1 },
+      );
     }
     case 'number':
       return fc.double({ min: schema.minimum ?? -1e9, max: schema.maximum ?? 1e9, noNaN: true });
@@ -67,5 +76,9 @@ export function validObject(schema: JsonSchema): fc.Arbitrary<Record<string, unk
 function validString(schema: JsonSchema): fc.Arbitrary<string> {
   if (schema.format && FORMATS[schema.format]) return FORMATS[schema.format]!;
   if (schema.pattern) return PATTERNS[schema.pattern] ?? fc.stringMatching(new RegExp(schema.pattern));
-  return fc.string({ unit: 'grapheme', minLength: Math.max(1, schema.minLength ?? 0), maxLength: Math.min(schema.maxLength ?? 40, 40) });
+  return fc.string({
+    unit: 'grapheme',
+    minLength: Math.max(1, schema.minLength ?? 0),
+    maxLength: Math.min(schema.maxLength ?? 40, 40),
+  });
 }

@@ -9,17 +9,25 @@ import { routeKey, type OpenApiOperation, type ServedRoute } from './fuzz-routes
  * and the 405 answers are not routes; both are fuzzed through the methods the requests use.
  */
 export async function servedRoutes(gw: TestGateway): Promise<{ routes: ServedRoute[]; undocumented: string[] }> {
-  const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, OpenApiOperation>> };
+  const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, OpenApiOperation>>;
+  };
   const operations = new Map<string, OpenApiOperation>();
   for (const [path, byMethod] of Object.entries(doc.paths)) {
-    for (const [method, operation] of Object.entries(byMethod)) operations.set(routeKey(method.toUpperCase(), path.replace(/\{([A-Za-z_]+)\}/g, ':$1')), operation);
+    for (const [method, operation] of Object.entries(byMethod))
+      operations.set(routeKey(method.toUpperCase(), path.replace(/\{([A-Za-z_]+)\}/g, ':$1')), operation);
   }
   const registered = gw.gateway.routes.filter((route) => route.method !== 'HEAD');
   const applicationUrls = new Set(registered.map((route) => route.url));
-  const routes: ServedRoute[] = registered.map((route) => ({ method: route.method, url: route.url, operation: operations.get(routeKey(route.method, route.url)) ?? null }));
+  const routes: ServedRoute[] = registered.map((route) => ({
+    method: route.method,
+    url: route.url,
+    operation: operations.get(routeKey(route.method, route.url)) ?? null,
+  }));
   for (const { url, methods } of routeTree(gw.gateway.app.printRoutes({ commonPrefix: false }))) {
     if (applicationUrls.has(url)) continue;
-    for (const method of methods) if (method !== 'HEAD') routes.push({ method, url, operation: operations.get(routeKey(method, url)) ?? null });
+    for (const method of methods)
+      if (method !== 'HEAD') routes.push({ method, url, operation: operations.get(routeKey(method, url)) ?? null });
   }
   const served = new Set(routes.map((route) => routeKey(route.method, route.url)));
   return { routes, undocumented: [...operations.keys()].filter((key) => !served.has(key)) };

@@ -11,13 +11,16 @@ export type TableName = keyof DB;
 const FIGURES: Record<TableName, string> = {
   merchants: 'count(*), max(updated_at)',
   api_keys: 'count(*), max(expires_at)',
-  checkout_sessions: "count(*), max(updated_at), sum(attempts), sum(failed_attempts), sum(case when status = 'pending' then 1 else 0 end), sum(case when pending_charge_id is null then 0 else 1 end)",
-  charges: "count(*), max(updated_at), sum(attempts), sum(case when status = 'pending' then 1 else 0 end), sum(refunded_minor)",
+  checkout_sessions:
+    "count(*), max(updated_at), sum(attempts), sum(failed_attempts), sum(case when status = 'pending' then 1 else 0 end), sum(case when pending_charge_id is null then 0 else 1 end)",
+  charges:
+    "count(*), max(updated_at), sum(attempts), sum(case when status = 'pending' then 1 else 0 end), sum(refunded_minor)",
   payout_recipients: 'count(*)',
-  bank_transfer_accounts: "count(*), sum(case when payer_bank is null then 0 else 1 end)",
+  bank_transfer_accounts: 'count(*), sum(case when payer_bank is null then 0 else 1 end)',
   card_authentications: 'count(*), sum(wrong_codes)',
   events: 'count(*)',
-  webhook_deliveries: "count(*), max(updated_at), sum(attempts), max(next_attempt_at), sum(case when status = 'pending' then 1 else 0 end)",
+  webhook_deliveries:
+    "count(*), max(updated_at), sum(attempts), max(next_attempt_at), sum(case when status = 'pending' then 1 else 0 end)",
   webhook_attempts: 'count(*)',
   emails: "count(*), sum(case when status = 'pending' then 1 else 0 end)",
   ledger_accounts: 'count(*), max(updated_at), sum(abs(balance_minor))',
@@ -28,7 +31,7 @@ const FIGURES: Record<TableName, string> = {
   app_state: 'count(*)',
   users: 'count(*), max(updated_at), sum(failed_logins)',
   user_sessions: 'count(*), max(last_seen_at)',
-  password_links: "count(*), sum(case when used_at is null then 0 else 1 end)",
+  password_links: 'count(*), sum(case when used_at is null then 0 else 1 end)',
   audit_log: 'count(*)',
   invitations: "count(*), sum(case when status = 'pending' then 1 else 0 end)",
 };
@@ -41,8 +44,15 @@ export type Fingerprint = Record<TableName, string>;
 export async function fingerprint(db: Kysely<DB>): Promise<Fingerprint> {
   const entries = await Promise.all(
     TABLES.map(async (table) => {
-      const { rows } = await sql<Record<string, unknown>>`select ${sql.raw(FIGURES[table])} from ${sql.table(table)}`.execute(db);
-      return [table, Object.values(rows[0] ?? {}).map((value) => (value === null ? 'null' : String(Number(value)))).join('/')] as const;
+      const { rows } = await sql<
+        Record<string, unknown>
+      >`select ${sql.raw(FIGURES[table])} from ${sql.table(table)}`.execute(db);
+      return [
+        table,
+        Object.values(rows[0] ?? {})
+          .map((value) => (value === null ? 'null' : String(Number(value))))
+          .join('/'),
+      ] as const;
     }),
   );
   return Object.fromEntries(entries) as Fingerprint;
@@ -62,8 +72,13 @@ export async function newRecords(db: Kysely<DB>, table: RecordTable, since: numb
     const rows = await db.selectFrom('checkout_sessions').select('id').where('created_at', '>=', since).execute();
     return new Set(rows.map((row) => row.id));
   }
-  const rows = await db.selectFrom('charges').select(['merchant_id', 'mode', 'charge_id']).where('created_at', '>=', since).execute();
+  const rows = await db
+    .selectFrom('charges')
+    .select(['merchant_id', 'mode', 'charge_id'])
+    .where('created_at', '>=', since)
+    .execute();
   return new Set(rows.map((row) => chargeIdentity(row.merchant_id, row.mode, row.charge_id)));
 }
 
-export const chargeIdentity = (merchantId: string, mode: string, chargeId: string): string => `${merchantId}:${mode}:${chargeId}`;
+export const chargeIdentity = (merchantId: string, mode: string, chargeId: string): string =>
+  `${merchantId}:${mode}:${chargeId}`;

@@ -12,7 +12,16 @@ import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts'
 import { LIVE_SESSIONS_ONLY } from '../helpers/live-routes.ts';
 import { bankPayoutBody, initializeBankPayout } from '../helpers/bank-payouts.ts';
 import { bankTransferBody, initializeBankTransfer } from '../helpers/bank-transfers.ts';
-import { AIRTEL_REF, chargeBody, fundMainBalance, initializeCharge, initializePayout, payoutBody, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
+import {
+  AIRTEL_REF,
+  chargeBody,
+  fundMainBalance,
+  initializeCharge,
+  initializePayout,
+  payoutBody,
+  TEST_NUMBERS,
+  verify,
+} from '../helpers/mobile-money.ts';
 import { XSS_MARKER } from './fuzz-json.ts';
 
 /** The body limit the fuzz gateway runs with (the default), so that oversized bodies can be made on purpose. */
@@ -108,7 +117,8 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
   const a = await gw.newMerchant('Merchant A');
   const b = await gw.newMerchant('Merchant B');
   // Deliveries are queued only for merchants with a URL; no worker runs to send them.
-  for (const merchant of [a, b]) await updateMerchantSettings(db, merchant.id, { webhookUrl: `https://${merchant.id.toLowerCase()}.example/hooks` });
+  for (const merchant of [a, b])
+    await updateMerchantSettings(db, merchant.id, { webhookUrl: `https://${merchant.id.toLowerCase()}.example/hooks` });
 
   const txRefs: RefPool = { own: [], ownLive: [], other: [] };
   const chargeIds: RefPool = { own: [], ownLive: [], other: [] };
@@ -117,25 +127,48 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
   // charges pending, paid and failed; payouts paid and failed (after funding its balance),
   // payouts through the banks list to a bank and to a wallet, pending, and a bank transfer charge, pending.
   await fundMainBalance(gw, a, 1_000_000);
-  txRefs.own.push(await createdTxRef(gw, a.test_secret_key, '/payment'), await createdTxRef(gw, a.test_secret_key, '/api/payment'));
+  txRefs.own.push(
+    await createdTxRef(gw, a.test_secret_key, '/payment'),
+    await createdTxRef(gw, a.test_secret_key, '/api/payment'),
+  );
   txRefs.own.push(await createdTxRef(gw, a.test_secret_key, '/payment', hostileCustomization()));
   txRefs.own.push((await paidByCard(gw, a.test_secret_key)).txRef, await cancelledTxRef(gw, a.test_secret_key));
-  chargeIds.own.push(await directCharge(gw, a.test_secret_key, null), await directCharge(gw, a.test_secret_key, 'success'), await directCharge(gw, a.test_secret_key, 'failed'));
+  chargeIds.own.push(
+    await directCharge(gw, a.test_secret_key, null),
+    await directCharge(gw, a.test_secret_key, 'success'),
+    await directCharge(gw, a.test_secret_key, 'failed'),
+  );
   chargeIds.own.push(await payout(gw, a.test_secret_key, 'successful'), await payout(gw, a.test_secret_key, 'failed'));
-  chargeIds.own.push(await bankPayout(gw, a.test_secret_key, {}), await bankPayout(gw, a.test_secret_key, { bank_uuid: AIRTEL_REF, bank_account_number: TEST_NUMBERS.airtelSuccess }));
+  chargeIds.own.push(
+    await bankPayout(gw, a.test_secret_key, {}),
+    await bankPayout(gw, a.test_secret_key, { bank_uuid: AIRTEL_REF, bank_account_number: TEST_NUMBERS.airtelSuccess }),
+  );
   chargeIds.own.push(await bankTransfer(gw, a.test_secret_key));
   chargeIds.own.push(...(await attemptChargeIds(gw, a.id, 'test')));
 
   // Merchant A, live mode: sessions (live providers move no money, so no live charge exists).
-  txRefs.ownLive.push(await createdTxRef(gw, a.live_secret_key, '/payment'), await createdTxRef(gw, a.live_secret_key, '/api/payment', { currency: 'MWK' }));
+  txRefs.ownLive.push(
+    await createdTxRef(gw, a.live_secret_key, '/payment'),
+    await createdTxRef(gw, a.live_secret_key, '/api/payment', { currency: 'MWK' }),
+  );
 
   // Merchant B, test mode: the same kinds of records, some with the very references A uses.
-  txRefs.other.push(await createdTxRef(gw, b.test_secret_key, '/payment'), (await paidByCard(gw, b.test_secret_key)).txRef);
-  chargeIds.other.push(await directCharge(gw, b.test_secret_key, 'success'), await directCharge(gw, b.test_secret_key, null, chargeIds.own[0]));
+  txRefs.other.push(
+    await createdTxRef(gw, b.test_secret_key, '/payment'),
+    (await paidByCard(gw, b.test_secret_key)).txRef,
+  );
+  chargeIds.other.push(
+    await directCharge(gw, b.test_secret_key, 'success'),
+    await directCharge(gw, b.test_secret_key, null, chargeIds.own[0]),
+  );
   chargeIds.other.push(...(await attemptChargeIds(gw, b.id, 'test')));
 
   // Part of a paid direct charge of each, refunded: refunds to read back, and payments with less left to refund.
-  const refundIds: RefPool = { own: [await refunded(gw, a.test_secret_key, chargeIds.own[1]!)], ownLive: [], other: [await refunded(gw, b.test_secret_key, chargeIds.other[0]!)] };
+  const refundIds: RefPool = {
+    own: [await refunded(gw, a.test_secret_key, chargeIds.own[1]!)],
+    ownLive: [],
+    other: [await refunded(gw, b.test_secret_key, chargeIds.other[0]!)],
+  };
 
   const deliveries = await db.selectFrom('webhook_deliveries').select(['id', 'merchant_id', 'mode']).execute();
   const deliveryIds: RefPool = {
@@ -143,7 +176,10 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
     ownLive: deliveries.filter((row) => row.merchant_id === a.id && row.mode === 'live').map((row) => row.id),
     other: deliveries.filter((row) => row.merchant_id === b.id).map((row) => row.id),
   };
-  assert.ok(deliveryIds.own.length >= 3 && deliveryIds.other.length >= 2, 'the seeded outcomes queued webhook deliveries');
+  assert.ok(
+    deliveryIds.own.length >= 3 && deliveryIds.other.length >= 2,
+    'the seeded outcomes queued webhook deliveries',
+  );
 
   const principals = new Map<string, { merchantId: string; mode: 'test' | 'live' }>();
   for (const merchant of [a, b]) {
@@ -158,7 +194,10 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
       metricsToken,
       a,
       b,
-      secrets: [metricsToken, ...[a, b].flatMap((merchant) => [merchant.test_secret_key, merchant.live_secret_key, merchant.webhook_secret])],
+      secrets: [
+        metricsToken,
+        ...[a, b].flatMap((merchant) => [merchant.test_secret_key, merchant.live_secret_key, merchant.webhook_secret]),
+      ],
       principals,
       txRefs,
       chargeIds,
@@ -171,14 +210,30 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
       const attempts: CheckoutPool['attempts'] = [];
       for (let i = 0; i < 4; i++) {
         const mobile = await openCheckout(gw, a.test_secret_key);
-        attempts.push({ sessionId: mobile.id, chargeId: await attemptOn(mobile, '/pay/mobile-money', { mobile: TEST_NUMBERS.airtelSuccess, operator: 'airtel' }) });
+        attempts.push({
+          sessionId: mobile.id,
+          chargeId: await attemptOn(mobile, '/pay/mobile-money', {
+            mobile: TEST_NUMBERS.airtelSuccess,
+            operator: 'airtel',
+          }),
+        });
         const card = await openCheckout(gw, a.test_secret_key);
-        attempts.push({ sessionId: card.id, chargeId: await attemptOn(card, '/pay/card', { card_number: '4242 4242 4242 4242', expiry: '12/40', cvv: '123' }) });
+        attempts.push({
+          sessionId: card.id,
+          chargeId: await attemptOn(card, '/pay/card', {
+            card_number: '4242 4242 4242 4242',
+            expiry: '12/40',
+            cvv: '123',
+          }),
+        });
         sessions.push(mobile.id, card.id);
       }
       for (let i = 0; i < 4; i++) sessions.push((await openCheckout(gw, a.test_secret_key)).id);
       sessions.push((await openCheckout(gw, a.test_secret_key, hostileCustomization())).id);
-      const foreignSessions = [(await openCheckout(gw, a.live_secret_key)).id, (await openCheckout(gw, b.test_secret_key)).id];
+      const foreignSessions = [
+        (await openCheckout(gw, a.live_secret_key)).id,
+        (await openCheckout(gw, b.test_secret_key)).id,
+      ];
       const owners: CheckoutPool['owners'] = new Map(sessions.map((id) => [id, { merchantId: a.id, mode: 'test' }]));
       owners.set(foreignSessions[0]!, { merchantId: a.id, mode: 'live' });
       owners.set(foreignSessions[1]!, { merchantId: b.id, mode: 'test' });
@@ -201,7 +256,12 @@ function hostileCustomization(): Record<string, unknown> {
   };
 }
 
-async function createdTxRef(gw: TestGateway, key: string, path: '/payment' | '/api/payment', overrides: Record<string, unknown> = {}): Promise<string> {
+async function createdTxRef(
+  gw: TestGateway,
+  key: string,
+  path: '/payment' | '/api/payment',
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
   const body = path === '/payment' ? currentBody(overrides) : legacyBody(overrides);
   const created = await call(gw.url, path, { key, body });
   assert.equal(created.status, 201, created.text);
@@ -215,7 +275,11 @@ interface OpenCheckout {
   pagePath: string;
 }
 
-async function openCheckout(gw: TestGateway, key: string, overrides: Record<string, unknown> = {}): Promise<OpenCheckout> {
+async function openCheckout(
+  gw: TestGateway,
+  key: string,
+  overrides: Record<string, unknown> = {},
+): Promise<OpenCheckout> {
   const body = currentBody(overrides);
   const created = await call(gw.url, '/payment', { key, body });
   assert.equal(created.status, 201, created.text);
@@ -234,7 +298,11 @@ async function attemptOn(checkout: OpenCheckout, form: string, fields: Record<st
 
 async function paidByCard(gw: TestGateway, key: string): Promise<OpenCheckout> {
   const checkout = await openCheckout(gw, key);
-  const chargeId = await attemptOn(checkout, '/pay/card', { card_number: '4242 4242 4242 4242', expiry: '12/40', cvv: '123' });
+  const chargeId = await attemptOn(checkout, '/pay/card', {
+    card_number: '4242 4242 4242 4242',
+    expiry: '12/40',
+    cvv: '123',
+  });
   const confirmed = await checkout.client.post(`${checkout.pagePath}/attempts/${chargeId}/otp`, { otp: '1234' });
   assert.equal(confirmed.status, 303, confirmed.text.slice(0, 300));
   return checkout;
@@ -247,8 +315,16 @@ async function cancelledTxRef(gw: TestGateway, key: string): Promise<string> {
 }
 
 /** A direct charge left pending, or settled to `outcome` in test mode; returns its charge_id. */
-async function directCharge(gw: TestGateway, key: string, outcome: 'success' | 'failed' | null, chargeId?: string): Promise<string> {
-  const body = chargeBody({ ...(chargeId && { charge_id: chargeId }), ...(outcome === 'failed' && { mobile: TEST_NUMBERS.airtelFailed }) });
+async function directCharge(
+  gw: TestGateway,
+  key: string,
+  outcome: 'success' | 'failed' | null,
+  chargeId?: string,
+): Promise<string> {
+  const body = chargeBody({
+    ...(chargeId && { charge_id: chargeId }),
+    ...(outcome === 'failed' && { mobile: TEST_NUMBERS.airtelFailed }),
+  });
   const created = await initializeCharge(gw, key, body);
   assert.equal(created.status, 201, created.text);
   if (outcome) assert.equal((await verify(gw, key, String(body.charge_id), outcome)).body.data.status, outcome);
@@ -287,6 +363,12 @@ async function bankTransfer(gw: TestGateway, key: string): Promise<string> {
 
 /** The charge_ids of a merchant's checkout attempts: visible through the charge endpoints too. */
 async function attemptChargeIds(gw: TestGateway, merchantId: string, mode: 'test' | 'live'): Promise<string[]> {
-  const rows = await gw.gateway.database.db.selectFrom('charges').select('charge_id').where('merchant_id', '=', merchantId).where('mode', '=', mode).where('session_id', 'is not', null).execute();
+  const rows = await gw.gateway.database.db
+    .selectFrom('charges')
+    .select('charge_id')
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('session_id', 'is not', null)
+    .execute();
   return rows.map((row) => row.charge_id);
 }

@@ -29,11 +29,19 @@ import { reportScenario } from './report.ts';
  * databases; what PostgreSQL adds is what its driver and types refuse (a NUL in text, numbers out
  * of range), and each of its requests costs a network round trip or more.
  */
-const DEPTHS = { ci: { sqlite: 1_000, postgres: 500, minutes: 30 }, deep: { sqlite: 10_000, postgres: 10_000, minutes: 240 } };
+const DEPTHS = {
+  ci: { sqlite: 1_000, postgres: 500, minutes: 30 },
+  deep: { sqlite: 10_000, postgres: 10_000, minutes: 240 },
+};
 const depth = DEPTHS[process.env.FUZZ_DEPTH === 'deep' ? 'deep' : 'ci'];
-const RUNS = { sqlite: Number(process.env.FUZZ_RUNS ?? depth.sqlite), postgres: Number(process.env.FUZZ_RUNS_POSTGRES ?? depth.postgres) };
+const RUNS = {
+  sqlite: Number(process.env.FUZZ_RUNS ?? depth.sqlite),
+  postgres: Number(process.env.FUZZ_RUNS_POSTGRES ?? depth.postgres),
+};
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
-process.stdout.write(`[fuzz] seed ${SEED}, ${RUNS.sqlite} requests a route on SQLite, ${RUNS.postgres} on PostgreSQL (FUZZ_SEED=${SEED} replays this run)\n`);
+process.stdout.write(
+  `[fuzz] seed ${SEED}, ${RUNS.sqlite} requests a route on SQLite, ${RUNS.postgres} on PostgreSQL (FUZZ_SEED=${SEED} replays this run)\n`,
+);
 /** Requests in flight at once, over as many keep-alive connections. */
 const IN_FLIGHT = 24;
 
@@ -55,35 +63,59 @@ for (const kind of DATABASE_KINDS) {
       for (const [index, plan] of plans.entries()) {
         await t.test(plan.key, async () => {
           const checkouts = plan.needsCheckouts ? await world.freshCheckouts() : null;
-          const run = await fuzzRoute(world.gw.gateway.database.db, load!, { plan, index, checkouts, runs: RUNS[kind], seed: SEED + index * 100_000 });
+          const run = await fuzzRoute(world.gw.gateway.database.db, load!, {
+            plan,
+            index,
+            checkouts,
+            runs: RUNS[kind],
+            seed: SEED + index * 100_000,
+          });
           figures.push(run.figures);
           t.diagnostic(summary(run.figures));
-          assert.deepEqual(run.findings, [], `${plan.key}: ${run.findings.length} finding(s); replay with FUZZ_SEED=${SEED}`);
+          assert.deepEqual(
+            run.findings,
+            [],
+            `${plan.key}: ${run.findings.length} finding(s); replay with FUZZ_SEED=${SEED}`,
+          );
         });
       }
 
       await t.test('every served route got its runs', () => {
-        const short = plans.filter((plan) => (figures.find((entry) => entry.route === plan.key)?.requests ?? 0) < RUNS[kind]).map((plan) => plan.key);
+        const short = plans
+          .filter((plan) => (figures.find((entry) => entry.route === plan.key)?.requests ?? 0) < RUNS[kind])
+          .map((plan) => plan.key);
         assert.deepEqual(short, []);
       });
 
-      await t.test('afterwards the server still answers correctly, the ledger balances and nothing was logged as an error', async () => {
-        const body = currentBody();
-        const created = await call(world.gw.url, '/payment', { key: world.data.a.test_secret_key, body });
-        assert.equal(created.status, 201, created.text);
-        const verified = await call(world.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: world.data.a.test_secret_key });
-        assert.equal(verified.status, 200, verified.text);
-        assert.equal(verified.body.data.tx_ref, body.tx_ref);
-        assert.equal(verified.body.data.amount, body.amount);
-        assert.equal((await call(world.gw.url, '/healthz')).status, 200);
-        assert.equal((await call(world.gw.url, '/readyz')).status, 200);
-        assert.deepEqual(await checkLedger(world.gw.gateway.database.db), []);
-        assert.deepEqual(world.serverErrors, [], 'the server logged no error');
-      });
+      await t.test(
+        'afterwards the server still answers correctly, the ledger balances and nothing was logged as an error',
+        async () => {
+          const body = currentBody();
+          const created = await call(world.gw.url, '/payment', { key: world.data.a.test_secret_key, body });
+          assert.equal(created.status, 201, created.text);
+          const verified = await call(world.gw.url, `/verify-payment/${String(body.tx_ref)}`, {
+            key: world.data.a.test_secret_key,
+          });
+          assert.equal(verified.status, 200, verified.text);
+          assert.equal(verified.body.data.tx_ref, body.tx_ref);
+          assert.equal(verified.body.data.amount, body.amount);
+          assert.equal((await call(world.gw.url, '/healthz')).status, 200);
+          assert.equal((await call(world.gw.url, '/readyz')).status, 200);
+          assert.deepEqual(await checkLedger(world.gw.gateway.database.db), []);
+          assert.deepEqual(world.serverErrors, [], 'the server logged no error');
+        },
+      );
     } finally {
       await load?.close();
       const seconds = Math.round((performance.now() - started) / 100) / 10;
-      reportScenario(`fuzz-${kind}`, { seed: SEED, runsPerRoute: RUNS[kind], routes: figures.length, seconds, totals: totals(figures), perRoute: figures });
+      reportScenario(`fuzz-${kind}`, {
+        seed: SEED,
+        runsPerRoute: RUNS[kind],
+        routes: figures.length,
+        seconds,
+        totals: totals(figures),
+        perRoute: figures,
+      });
       await world.close();
     }
   });

@@ -15,7 +15,6 @@ import { call, type ApiResponse } from '../helpers/gateway.ts';
 import { chargeBody, payoutBody } from '../helpers/mobile-money.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 
-
 /**
  * Short waits, so that an outage outlasts the review deadline within seconds: first ask after
  * 100 ms, then at most every 500 ms, flagged after 2 s without a final answer.
@@ -48,7 +47,12 @@ export interface OperatorWorld {
   crashAndRestart(index: number): Promise<void>;
 }
 
-export async function startOperatorWorld(t: TestContext, kind: 'sqlite' | 'postgres', processes: number, settings: Record<string, string> = {}): Promise<OperatorWorld> {
+export async function startOperatorWorld(
+  t: TestContext,
+  kind: 'sqlite' | 'postgres',
+  processes: number,
+  settings: Record<string, string> = {},
+): Promise<OperatorWorld> {
   const cleanup = useCleanup(t);
   const testDb = freshDatabase(kind);
   cleanup(() => testDb.drop());
@@ -57,7 +61,10 @@ export async function startOperatorWorld(t: TestContext, kind: 'sqlite' | 'postg
   const env = { ...liveAirtelEnv(fake), ...SETTINGS, ...settings, DATABASE_URL: testDb.url };
   const migrated = await lipira(['migrate'], env);
   assert.equal(migrated.code, 0, migrated.stderr);
-  const created = await lipira(['merchant', 'create', '--name', 'Live Shop', '--email', 'owner@live.example', '--json'], env);
+  const created = await lipira(
+    ['merchant', 'create', '--name', 'Live Shop', '--email', 'owner@live.example', '--json'],
+    env,
+  );
   assert.equal(created.code, 0, created.stderr);
   const merchant = JSON.parse(created.stdout) as MerchantCredentials;
   const database = await openMigratedDatabase(testDb.url);
@@ -91,9 +98,17 @@ export function airtelCustomer(): { mobile: string; local: string } {
 }
 
 /** Asks for a live direct charge of `mobile` on `server`; the body sent and the answer. */
-export async function chargeOn(server: ServeProcess, world: OperatorWorld, mobile: string, amount = 1000): Promise<{ chargeId: string; answer: ApiResponse }> {
+export async function chargeOn(
+  server: ServeProcess,
+  world: OperatorWorld,
+  mobile: string,
+  amount = 1000,
+): Promise<{ chargeId: string; answer: ApiResponse }> {
   const body = chargeBody({ mobile, amount });
-  const answer = await call(server.url, '/mobile-money/payments/initialize', { key: world.merchant.live_secret_key, body });
+  const answer = await call(server.url, '/mobile-money/payments/initialize', {
+    key: world.merchant.live_secret_key,
+    body,
+  });
   return { chargeId: String(body.charge_id), answer };
 }
 
@@ -101,7 +116,11 @@ export async function chargeOn(server: ServeProcess, world: OperatorWorld, mobil
  * A customer paying a live checkout session by mobile money through the hosted page on `server`:
  * the attempt's charge_id and the path its page polls for the outcome.
  */
-export async function attemptOn(server: ServeProcess, world: OperatorWorld, mobile: string): Promise<{ chargeId: string; attemptPath: string }> {
+export async function attemptOn(
+  server: ServeProcess,
+  world: OperatorWorld,
+  mobile: string,
+): Promise<{ chargeId: string; attemptPath: string }> {
   const created = await call(server.url, '/payment', { key: world.merchant.live_secret_key, body: currentBody() });
   assert.equal(created.status, 201, created.text);
   const browser = new CheckoutClient(server.url);
@@ -114,27 +133,52 @@ export async function attemptOn(server: ServeProcess, world: OperatorWorld, mobi
 }
 
 /** Asks for a live payout to `mobile` on `server`; the body sent and the answer. */
-export async function payoutOn(server: ServeProcess, world: OperatorWorld, mobile: string, amount: number): Promise<{ chargeId: string; answer: ApiResponse }> {
+export async function payoutOn(
+  server: ServeProcess,
+  world: OperatorWorld,
+  mobile: string,
+  amount: number,
+): Promise<{ chargeId: string; answer: ApiResponse }> {
   const body = payoutBody({ mobile, amount });
-  const answer = await call(server.url, '/mobile-money/payouts/initialize', { key: world.merchant.live_secret_key, body });
+  const answer = await call(server.url, '/mobile-money/payouts/initialize', {
+    key: world.merchant.live_secret_key,
+    body,
+  });
   return { chargeId: String(body.charge_id), answer };
 }
 
 /** The live records (payments and payouts) of the world's merchant with these charge_ids. */
 export async function liveRecords(world: OperatorWorld, chargeIds: string[]): Promise<Charge[]> {
-  const rows = await world.database.db.selectFrom('charges').selectAll().where('merchant_id', '=', world.merchant.id).where('mode', '=', 'live').where('charge_id', 'in', chargeIds).execute();
+  const rows = await world.database.db
+    .selectFrom('charges')
+    .selectAll()
+    .where('merchant_id', '=', world.merchant.id)
+    .where('mode', '=', 'live')
+    .where('charge_id', 'in', chargeIds)
+    .execute();
   assert.equal(rows.length, chargeIds.length, 'one live record per charge_id');
   return rows;
 }
 
 /** How many requests to start a transaction Airtel received under our reference `id` (a charge's row id). */
-export function startsReceived(fake: FakeAirtel, path: '/merchant/v1/payments/' | '/standard/v1/disbursements/', id: string): number {
-  return fake.received('POST', path).filter((request) => (request.body as { transaction?: { id?: string } }).transaction?.id === id).length;
+export function startsReceived(
+  fake: FakeAirtel,
+  path: '/merchant/v1/payments/' | '/standard/v1/disbursements/',
+  id: string,
+): number {
+  return fake
+    .received('POST', path)
+    .filter((request) => (request.body as { transaction?: { id?: string } }).transaction?.id === id).length;
 }
 
 /** The kinds of the ledger transactions referencing `id`, oldest first. */
 export async function ledgerKindsOf(world: OperatorWorld, id: string): Promise<string[]> {
-  const rows = await world.database.db.selectFrom('ledger_transactions').select('kind').where('reference', '=', id).orderBy('created_at').execute();
+  const rows = await world.database.db
+    .selectFrom('ledger_transactions')
+    .select('kind')
+    .where('reference', '=', id)
+    .orderBy('created_at')
+    .execute();
   return rows.map((row) => row.kind);
 }
 
@@ -163,8 +207,16 @@ export async function assertLedgerCheckPasses(world: OperatorWorld): Promise<voi
 export async function assertEachCountedOnce(world: OperatorWorld, records: Charge[]): Promise<void> {
   for (const record of records) {
     const payout = record.kind === 'payout';
-    assert.equal(startsReceived(world.fake, payout ? '/standard/v1/disbursements/' : '/merchant/v1/payments/', record.id), 1, `${record.charge_id} was sent to Airtel once`);
-    assert.deepEqual(await ledgerKindsOf(world, record.id), payout ? ['payout_reserve', 'payout_complete'] : ['collection'], `${record.charge_id} moved money once`);
+    assert.equal(
+      startsReceived(world.fake, payout ? '/standard/v1/disbursements/' : '/merchant/v1/payments/', record.id),
+      1,
+      `${record.charge_id} was sent to Airtel once`,
+    );
+    assert.deepEqual(
+      await ledgerKindsOf(world, record.id),
+      payout ? ['payout_reserve', 'payout_complete'] : ['collection'],
+      `${record.charge_id} moved money once`,
+    );
     assert.equal(await eventsOf(world, record.session_id ?? record.id), 1, `${record.charge_id} emitted one event`);
   }
 }

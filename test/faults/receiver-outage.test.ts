@@ -48,98 +48,155 @@ const SETTINGS = {
 
 for (const kind of DATABASE_KINDS) {
   describe(`a webhook endpoint that is down, then comes back, on ${kind}`, () => {
-    test(`${PAYMENTS} events: refused, then 503, then each delivered once, attempts as scheduled`, { timeout: 120_000 }, async () => {
-      const started = Date.now();
-      const steps: Array<() => Promise<unknown>> = [];
-      try {
-        const testDb = freshDatabase(kind);
-        steps.push(() => testDb.drop());
-        const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-outbox-'));
-        steps.push(async () => fs.rmSync(outbox, { recursive: true, force: true }));
-        const env = { ...SETTINGS, DATABASE_URL: testDb.url, OUTBOX_DIR: outbox };
-        // The merchant's URL names a port nothing listens on yet: the endpoint is down.
-        const endpointPort = await freePort();
-        const endpoint = `http://127.0.0.1:${endpointPort}/hooks`;
+    test(
+      `${PAYMENTS} events: refused, then 503, then each delivered once, attempts as scheduled`,
+      { timeout: 120_000 },
+      async () => {
+        const started = Date.now();
+        const steps: Array<() => Promise<unknown>> = [];
+        try {
+          const testDb = freshDatabase(kind);
+          steps.push(() => testDb.drop());
+          const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-outbox-'));
+          steps.push(async () => fs.rmSync(outbox, { recursive: true, force: true }));
+          const env = { ...SETTINGS, DATABASE_URL: testDb.url, OUTBOX_DIR: outbox };
+          // The merchant's URL names a port nothing listens on yet: the endpoint is down.
+          const endpointPort = await freePort();
+          const endpoint = `http://127.0.0.1:${endpointPort}/hooks`;
 
-        assert.equal((await lipira(['migrate'], env)).code, 0);
-        const created = await lipira(['merchant', 'create', '--name', 'Outage Shop', '--email', 'owner@outage.example', '--webhook-url', endpoint, '--json'], env);
-        assert.equal(created.code, 0, created.stderr);
-        const merchant = JSON.parse(created.stdout) as MerchantCredentials;
-        const database = await openMigratedDatabase(testDb.url);
-        steps.push(() => database.close());
+          assert.equal((await lipira(['migrate'], env)).code, 0);
+          const created = await lipira(
+            [
+              'merchant',
+              'create',
+              '--name',
+              'Outage Shop',
+              '--email',
+              'owner@outage.example',
+              '--webhook-url',
+              endpoint,
+              '--json',
+            ],
+            env,
+          );
+          assert.equal(created.code, 0, created.stderr);
+          const merchant = JSON.parse(created.stdout) as MerchantCredentials;
+          const database = await openMigratedDatabase(testDb.url);
+          steps.push(() => database.close());
 
-        // The events are made by a process that runs no workers, so that the whole batch is
-        // queued when the sending process starts: every event then meets the same windows of
-        // the outage.
-        const maker = await startServe({ ...env, WORKERS: 'off' });
-        steps.push(() => maker.dispose());
-        const paid = await makePayments(maker.url, merchant.test_secret_key);
-        assert.equal(await maker.stop(), 0);
-        const events = await database.db.selectFrom('events').select('id').where('merchant_id', '=', merchant.id).execute();
-        assert.equal(events.length, PAYMENTS, 'each payment and each declined attempt made one event');
+          // The events are made by a process that runs no workers, so that the whole batch is
+          // queued when the sending process starts: every event then meets the same windows of
+          // the outage.
+          const maker = await startServe({ ...env, WORKERS: 'off' });
+          steps.push(() => maker.dispose());
+          const paid = await makePayments(maker.url, merchant.test_secret_key);
+          assert.equal(await maker.stop(), 0);
+          const events = await database.db
+            .selectFrom('events')
+            .select('id')
+            .where('merchant_id', '=', merchant.id)
+            .execute();
+          assert.equal(events.length, PAYMENTS, 'each payment and each declined attempt made one event');
 
-        const sender = await startServe({ ...env, WORKER_INTERVAL: '50ms' });
-        steps.push(() => sender.dispose());
-        const sendingFrom = Date.now();
-        const deliveryIds = new Set((await database.db.selectFrom('webhook_deliveries').select('id').execute()).map((row) => row.id));
+          const sender = await startServe({ ...env, WORKER_INTERVAL: '50ms' });
+          steps.push(() => sender.dispose());
+          const sendingFrom = Date.now();
+          const deliveryIds = new Set(
+            (await database.db.selectFrom('webhook_deliveries').select('id').execute()).map((row) => row.id),
+          );
 
-        // Down, not listening: wait until every delivery has been refused REFUSED_TRIES times.
-        await waitUntil(async () => (await minimumTries(database, deliveryIds)) >= REFUSED_TRIES, 30_000, 'every delivery refused at the connection');
-        // Down, answering 503 until every event has met one; from then on, up.
-        const endpointLog = new Map<string, number[]>();
-        let up = false;
-        const receiver: Receiver = await startReceiver((_n, request) => {
-          const id = String(request.headers['webhook-id']);
-          const status = up ? 200 : 503;
-          endpointLog.set(id, [...(endpointLog.get(id) ?? []), status]);
-          if (!up && [...deliveryIds].every((known) => endpointLog.has(known))) up = true;
-          return status === 200 ? { status, body: 'ok' } : { status, body: 'down for maintenance' };
-        }, '127.0.0.1', endpointPort);
-        steps.push(() => receiver.close());
-        const listeningFrom = Date.now();
+          // Down, not listening: wait until every delivery has been refused REFUSED_TRIES times.
+          await waitUntil(
+            async () => (await minimumTries(database, deliveryIds)) >= REFUSED_TRIES,
+            30_000,
+            'every delivery refused at the connection',
+          );
+          // Down, answering 503 until every event has met one; from then on, up.
+          const endpointLog = new Map<string, number[]>();
+          let up = false;
+          const receiver: Receiver = await startReceiver(
+            (_n, request) => {
+              const id = String(request.headers['webhook-id']);
+              const status = up ? 200 : 503;
+              endpointLog.set(id, [...(endpointLog.get(id) ?? []), status]);
+              if (!up && [...deliveryIds].every((known) => endpointLog.has(known))) up = true;
+              return status === 200 ? { status, body: 'ok' } : { status, body: 'down for maintenance' };
+            },
+            '127.0.0.1',
+            endpointPort,
+          );
+          steps.push(() => receiver.close());
+          const listeningFrom = Date.now();
 
-        const delivered = () => [...endpointLog.values()].filter((statuses) => statuses.includes(200)).length;
-        await waitUntil(async () => delivered() === deliveryIds.size, 40_000, `every webhook delivered (${delivered()} so far)`);
-        const deliveredBy = Date.now();
-        // Two retry windows more for a second copy to show up.
-        await sleep(2 * SCHEDULE_MS[0]!);
+          const delivered = () => [...endpointLog.values()].filter((statuses) => statuses.includes(200)).length;
+          await waitUntil(
+            async () => delivered() === deliveryIds.size,
+            40_000,
+            `every webhook delivered (${delivered()} so far)`,
+          );
+          const deliveredBy = Date.now();
+          // Two retry windows more for a second copy to show up.
+          await sleep(2 * SCHEDULE_MS[0]!);
 
-        // What the endpoint saw: for each webhook, 503s and then exactly one 200, signed by the merchant's secret.
-        assert.deepEqual([...endpointLog.keys()].sort(), [...deliveryIds].sort(), 'every delivery reached the endpoint');
-        for (const [id, statuses] of endpointLog) {
-          assert.ok(statuses.length >= 2 && statuses.at(-1) === 200 && statuses.slice(0, -1).every((s) => s === 503), `${id} was answered ${statuses.join(', ')}`);
+          // What the endpoint saw: for each webhook, 503s and then exactly one 200, signed by the merchant's secret.
+          assert.deepEqual(
+            [...endpointLog.keys()].sort(),
+            [...deliveryIds].sort(),
+            'every delivery reached the endpoint',
+          );
+          for (const [id, statuses] of endpointLog) {
+            assert.ok(
+              statuses.length >= 2 && statuses.at(-1) === 200 && statuses.slice(0, -1).every((s) => s === 503),
+              `${id} was answered ${statuses.join(', ')}`,
+            );
+          }
+          for (const request of receiver.received)
+            verifyWebhook(request.body, request.headers, merchant.webhook_secret);
+
+          // What the delivery API recorded: refusals, then 503s, then one success, as scheduled.
+          const recorded = await recordedDeliveries(sender.url, merchant.test_secret_key);
+          assert.equal(recorded.length, PAYMENTS, 'the API lists every delivery');
+          const problems = recorded.flatMap((delivery) =>
+            scheduleProblems(delivery, endpointLog.get(delivery.id) ?? [], listeningFrom),
+          );
+          assert.deepEqual(
+            problems.slice(0, 10),
+            [],
+            `${problems.length} deliveries do not show the outage as it happened`,
+          );
+          assert.deepEqual(await checkLedger(database.db), [], 'the ledger check passes');
+          assert.equal(await sender.stop(), 0);
+
+          const attempts = recorded.map((delivery) => delivery.attempts.length);
+          const figures = {
+            payments: PAYMENTS,
+            paid: paid.success,
+            declined: paid.declined,
+            events: events.length,
+            schedule: SETTINGS.WEBHOOK_RETRY_SCHEDULE,
+            refused_attempts: recorded.reduce(
+              (sum, delivery) => sum + delivery.attempts.filter((a) => a.status_code === null).length,
+              0,
+            ),
+            answered_503: recorded.reduce(
+              (sum, delivery) => sum + delivery.attempts.filter((a) => a.status_code === 503).length,
+              0,
+            ),
+            delivered: delivered(),
+            delivered_twice: [...endpointLog.values()].filter(
+              (statuses) => statuses.filter((s) => s === 200).length > 1,
+            ).length,
+            attempts_per_event: { min: Math.min(...attempts), max: Math.max(...attempts) },
+            refused_for_ms: listeningFrom - sendingFrom,
+            all_delivered_after_ms: deliveredBy - sendingFrom,
+            total_ms: Date.now() - started,
+          };
+          reportScenario(`receiver-outage-${kind}`, figures);
+        } finally {
+          for (const step of steps.reverse()) await step().catch(() => undefined);
         }
-        for (const request of receiver.received) verifyWebhook(request.body, request.headers, merchant.webhook_secret);
-
-        // What the delivery API recorded: refusals, then 503s, then one success, as scheduled.
-        const recorded = await recordedDeliveries(sender.url, merchant.test_secret_key);
-        assert.equal(recorded.length, PAYMENTS, 'the API lists every delivery');
-        const problems = recorded.flatMap((delivery) => scheduleProblems(delivery, endpointLog.get(delivery.id) ?? [], listeningFrom));
-        assert.deepEqual(problems.slice(0, 10), [], `${problems.length} deliveries do not show the outage as it happened`);
-        assert.deepEqual(await checkLedger(database.db), [], 'the ledger check passes');
-        assert.equal(await sender.stop(), 0);
-
-        const attempts = recorded.map((delivery) => delivery.attempts.length);
-        const figures = {
-          payments: PAYMENTS,
-          paid: paid.success,
-          declined: paid.declined,
-          events: events.length,
-          schedule: SETTINGS.WEBHOOK_RETRY_SCHEDULE,
-          refused_attempts: recorded.reduce((sum, delivery) => sum + delivery.attempts.filter((a) => a.status_code === null).length, 0),
-          answered_503: recorded.reduce((sum, delivery) => sum + delivery.attempts.filter((a) => a.status_code === 503).length, 0),
-          delivered: delivered(),
-          delivered_twice: [...endpointLog.values()].filter((statuses) => statuses.filter((s) => s === 200).length > 1).length,
-          attempts_per_event: { min: Math.min(...attempts), max: Math.max(...attempts) },
-          refused_for_ms: listeningFrom - sendingFrom,
-          all_delivered_after_ms: deliveredBy - sendingFrom,
-          total_ms: Date.now() - started,
-        };
-        reportScenario(`receiver-outage-${kind}`, figures);
-      } finally {
-        for (const step of steps.reverse()) await step().catch(() => undefined);
-      }
-    });
+      },
+    );
   });
 }
 
@@ -204,15 +261,20 @@ function scheduleProblems(delivery: RecordedDelivery, answered: number[], listen
   const tries = delivery.attempts;
   const refused = tries.filter((a) => a.status_code === null);
   const statuses = tries.filter((a) => a.status_code !== null).map((a) => a.status_code);
-  if (delivery.status !== 'delivered' || delivery.attempt_count !== tries.length) say(`is ${delivery.status} after ${delivery.attempt_count} tries, ${tries.length} listed`);
-  if (refused.length < REFUSED_TRIES || !tries.slice(0, refused.length).every((a) => a.status_code === null)) say(`refused tries are not first: ${tries.map((a) => a.status_code).join(', ')}`);
-  if (refused.some((a) => !/ECONNREFUSED/.test(a.error ?? '') || Date.parse(a.attempted_at) > listeningFrom)) say('a refused try was not a refused connection before the endpoint listened');
-  if (statuses.join(',') !== answered.join(',')) say(`recorded ${statuses.join(', ')} but the endpoint answered ${answered.join(', ')}`);
+  if (delivery.status !== 'delivered' || delivery.attempt_count !== tries.length)
+    say(`is ${delivery.status} after ${delivery.attempt_count} tries, ${tries.length} listed`);
+  if (refused.length < REFUSED_TRIES || !tries.slice(0, refused.length).every((a) => a.status_code === null))
+    say(`refused tries are not first: ${tries.map((a) => a.status_code).join(', ')}`);
+  if (refused.some((a) => !/ECONNREFUSED/.test(a.error ?? '') || Date.parse(a.attempted_at) > listeningFrom))
+    say('a refused try was not a refused connection before the endpoint listened');
+  if (statuses.join(',') !== answered.join(','))
+    say(`recorded ${statuses.join(', ')} but the endpoint answered ${answered.join(', ')}`);
   if (tries.length > SCHEDULE_MS.length + 1) say(`${tries.length} tries, more than the schedule allows`);
   for (let i = 1; i < tries.length; i += 1) {
     const gap = Date.parse(tries[i]!.attempted_at) - Date.parse(tries[i - 1]!.attempted_at);
     const least = Math.floor(SCHEDULE_MS[i - 1]! * (1 - JITTER)) - 1;
-    if (gap < least) say(`try ${i + 1} came ${gap} ms after try ${i}, sooner than the schedule's ${SCHEDULE_MS[i - 1]} ms`);
+    if (gap < least)
+      say(`try ${i + 1} came ${gap} ms after try ${i}, sooner than the schedule's ${SCHEDULE_MS[i - 1]} ms`);
   }
   return problems;
 }

@@ -41,7 +41,10 @@ export class Cluster {
   private readonly killed: ServeProcess[] = [];
   private turn = 0;
 
-  private constructor(readonly slots: Slot[], private readonly env: Record<string, string>) {}
+  private constructor(
+    readonly slots: Slot[],
+    private readonly env: Record<string, string>,
+  ) {}
 
   /** Starts `count` processes side by side; if one fails to start, the others are killed. */
   static async start(count: number, env: Record<string, string>): Promise<Cluster> {
@@ -52,7 +55,10 @@ export class Cluster {
       throw failed.reason;
     }
     const processes = started.map((result) => (result as PromiseFulfilledResult<ServeProcess>).value);
-    return new Cluster(processes.map((process, index) => ({ index, url: process.url, process, up: true })), env);
+    return new Cluster(
+      processes.map((process, index) => ({ index, url: process.url, process, up: true })),
+      env,
+    );
   }
 
   /** The next process in the rotation that is up, preferring one not in `avoid`. */
@@ -104,7 +110,15 @@ export class Cluster {
 
   /** Faults that no outage explains: on a process that was never killed, or long after it came back. */
   unexplainedFaults(graceMs: number): Fault[] {
-    return this.faults.filter((fault) => !this.outages.some((outage) => outage.slot === fault.slot && fault.at >= outage.killedAt && fault.at <= (outage.backAt ?? Infinity) + graceMs));
+    return this.faults.filter(
+      (fault) =>
+        !this.outages.some(
+          (outage) =>
+            outage.slot === fault.slot &&
+            fault.at >= outage.killedAt &&
+            fault.at <= (outage.backAt ?? Infinity) + graceMs,
+        ),
+    );
   }
 
   /** SIGTERM to every process; their exit codes. */

@@ -63,10 +63,13 @@ export async function pay(cluster: Cluster, first: Slot, pagePath: string, instr
         : client.post(`${pagePath}/pay/mobile-money`, { mobile: instrument.number, operator: '' }),
     );
     // Another tab paid between the page and this form: the page now says so.
-    if (posted.status === 422 && posted.text.includes('already ended')) return outcomeOf(await hop(() => client.get(pagePath)));
+    if (posted.status === 422 && posted.text.includes('already ended'))
+      return outcomeOf(await hop(() => client.get(pagePath)));
     // Another tab's attempt is in flight (one at a time per session): the customer waits for it.
-    if (posted.status === 422 && /already waiting for approval|is being confirmed; wait a moment/.test(posted.text)) return await waitForTheOtherTab(client, hop, pagePath);
-    if (posted.status !== 303 || !posted.location) throw new UnexpectedAnswer(`${pagePath}: the attempt answered ${posted.status}: ${excerpt(posted)}`);
+    if (posted.status === 422 && /already waiting for approval|is being confirmed; wait a moment/.test(posted.text))
+      return await waitForTheOtherTab(client, hop, pagePath);
+    if (posted.status !== 303 || !posted.location)
+      throw new UnexpectedAnswer(`${pagePath}: the attempt answered ${posted.status}: ${excerpt(posted)}`);
     if (!internal(posted)) return outcomeOf(posted);
     const attemptPath = new URL(posted.location).pathname;
     if (instrument.method === 'mobile') {
@@ -75,10 +78,16 @@ export async function pay(cluster: Cluster, first: Slot, pagePath: string, instr
     }
     const otpPage = await hop(() => client.get(attemptPath));
     // A redirect names the process that answered; the rest of the flow goes to the next one, so the path is asked there.
-    if (otpPage.status !== 200) return outcomeOf(internal(otpPage) ? await hop(async () => client.follow(await client.get(new URL(otpPage.location!).pathname))) : otpPage);
+    if (otpPage.status !== 200)
+      return outcomeOf(
+        internal(otpPage)
+          ? await hop(async () => client.follow(await client.get(new URL(otpPage.location!).pathname)))
+          : otpPage,
+      );
     const confirmed = await hop(async () => client.follow(await client.post(`${attemptPath}/otp`, { otp: TEST_OTP })));
     // Another tab paid another way before this card's code was sent: the card was never charged.
-    if (confirmed.status === 200 && confirmed.text.includes('gave way to another payment')) return await waitForTheOtherTab(client, hop, pagePath);
+    if (confirmed.status === 200 && confirmed.text.includes('gave way to another payment'))
+      return await waitForTheOtherTab(client, hop, pagePath);
     // Another tab sent the same card's code first: this one waits for the issuer's answer to it.
     if (confirmed.status === 200 && confirmed.text.includes('data-status-url')) {
       const next = await waitForApproval(client, hop, attemptPath);
@@ -100,7 +109,8 @@ async function waitForApproval(client: CheckoutClient, hop: Hop, attemptPath: st
   while (Date.now() < deadline) {
     const answer = await hop(async () => {
       const response = await fetch(`${client.base}${attemptPath}/status`);
-      if (response.status !== 200) throw new UnexpectedAnswer(`${attemptPath}/status answered ${response.status}: ${await response.text()}`);
+      if (response.status !== 200)
+        throw new UnexpectedAnswer(`${attemptPath}/status answered ${response.status}: ${await response.text()}`);
       return (await response.json()) as { status: string; next_url: string | null };
     }).catch((error: unknown) => {
       if (error instanceof CutOff) return null;
@@ -126,7 +136,12 @@ async function waitForTheOtherTab(client: CheckoutClient, hop: Hop, pagePath: st
 function outcomeOf(response: PageResponse): 'success' | 'declined' {
   if (response.location) {
     const target = new URL(response.location);
-    if (target.origin === CALLBACK.origin && target.pathname === CALLBACK.pathname && target.searchParams.get('status') === 'success') return 'success';
+    if (
+      target.origin === CALLBACK.origin &&
+      target.pathname === CALLBACK.pathname &&
+      target.searchParams.get('status') === 'success'
+    )
+      return 'success';
   } else if (response.status === 200 && isReceipt(response)) {
     return 'success';
   } else if (response.status === 200 && /role="alert"[^]*class="tries-left"/.test(response.text)) {

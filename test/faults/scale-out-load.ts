@@ -1,7 +1,16 @@
 import { currentBody } from '../helpers/fixtures.ts';
 import { call } from '../helpers/gateway.ts';
 import { Cluster, FAULT, type Slot } from './scale-out-cluster.ts';
-import { CARD_DECLINED, CARD_PAYS, MOBILE_DECLINED, MOBILE_PAYS, pay, UnexpectedAnswer, type Instrument, type Paid } from './scale-out-customer.ts';
+import {
+  CARD_DECLINED,
+  CARD_PAYS,
+  MOBILE_DECLINED,
+  MOBILE_PAYS,
+  pay,
+  UnexpectedAnswer,
+  type Instrument,
+  type Paid,
+} from './scale-out-customer.ts';
 
 /** What the load generator knows about one session that was acknowledged with a 201. */
 export interface SessionRecord {
@@ -86,7 +95,9 @@ export async function runLoad(cluster: Cluster, key: string, workers: number, le
           if (problem) tally.contradictions.push(`verify on process ${checker.index} right after the flow: ${problem}`);
         }
       } catch (error) {
-        tally.unexpected.push(error instanceof UnexpectedAnswer ? error.message : String((error as Error).stack ?? error));
+        tally.unexpected.push(
+          error instanceof UnexpectedAnswer ? error.message : String((error as Error).stack ?? error),
+        );
       }
     }
   };
@@ -94,7 +105,13 @@ export async function runLoad(cluster: Cluster, key: string, workers: number, le
   return tally;
 }
 
-async function create(cluster: Cluster, slot: Slot, key: string, amount: number, tally: Tally): Promise<SessionRecord | null> {
+async function create(
+  cluster: Cluster,
+  slot: Slot,
+  key: string,
+  amount: number,
+  tally: Tally,
+): Promise<SessionRecord | null> {
   const body = currentBody({ amount });
   const txRef = String(body.tx_ref);
   tally.createsSent += 1;
@@ -103,13 +120,28 @@ async function create(cluster: Cluster, slot: Slot, key: string, amount: number,
     tally.cutOffCreates.set(txRef, amount);
     return null;
   }
-  if (answer.status !== 201) throw new UnexpectedAnswer(`create on process ${slot.index} answered ${answer.status}: ${answer.text}`);
-  const session: SessionRecord = { txRef, amount, pagePath: new URL(answer.body.data.checkout_url).pathname, attempts: 0, successTried: false, acknowledgedSuccess: false, twins: false };
+  if (answer.status !== 201)
+    throw new UnexpectedAnswer(`create on process ${slot.index} answered ${answer.status}: ${answer.text}`);
+  const session: SessionRecord = {
+    txRef,
+    amount,
+    pagePath: new URL(answer.body.data.checkout_url).pathname,
+    attempts: 0,
+    successTried: false,
+    acknowledgedSuccess: false,
+    twins: false,
+  };
   tally.sessions.set(txRef, session);
   return session;
 }
 
-async function carryOut(plan: Plan, cluster: Cluster, creator: Slot, session: SessionRecord, tally: Tally): Promise<void> {
+async function carryOut(
+  plan: Plan,
+  cluster: Cluster,
+  creator: Slot,
+  session: SessionRecord,
+  tally: Tally,
+): Promise<void> {
   const payOn = async (slot: Slot, instrument: Instrument): Promise<Paid> => {
     session.attempts += 1;
     if (instrument === CARD_PAYS || instrument === MOBILE_PAYS) session.successTried = true;
@@ -126,7 +158,8 @@ async function carryOut(plan: Plan, cluster: Cluster, creator: Slot, session: Se
     return paid;
   };
   const expect = (paid: Paid, wanted: Paid, instrument: Instrument) => {
-    if (paid !== 'fault' && paid !== wanted) throw new UnexpectedAnswer(`${session.txRef}: paying with ${instrument.number} ended in ${paid}, not ${wanted}`);
+    if (paid !== 'fault' && paid !== wanted)
+      throw new UnexpectedAnswer(`${session.txRef}: paying with ${instrument.number} ended in ${paid}, not ${wanted}`);
   };
   const elsewhere = cluster.next(creator);
 
@@ -153,7 +186,12 @@ async function carryOut(plan: Plan, cluster: Cluster, creator: Slot, session: Se
       session.twins = true;
       tally.payments.twinPairs += 1;
       const other = cluster.next(creator, elsewhere);
-      const [a, b] = Math.random() < 0.5 ? [CARD_PAYS, MOBILE_PAYS] : Math.random() < 0.5 ? [CARD_PAYS, CARD_PAYS] : [MOBILE_PAYS, MOBILE_PAYS];
+      const [a, b] =
+        Math.random() < 0.5
+          ? [CARD_PAYS, MOBILE_PAYS]
+          : Math.random() < 0.5
+            ? [CARD_PAYS, CARD_PAYS]
+            : [MOBILE_PAYS, MOBILE_PAYS];
       const [paidA, paidB] = await Promise.all([payOn(elsewhere, a), payOn(other, b)]);
       expect(paidA, 'success', a);
       expect(paidB, 'success', b);
@@ -162,12 +200,21 @@ async function carryOut(plan: Plan, cluster: Cluster, creator: Slot, session: Se
 }
 
 /** What a verification said: the session's figures, or the answer when there was none. */
-export type Verified = { found: true; txRef: string; amount: number; status: string } | { found: false; answer: string };
+export type Verified =
+  { found: true; txRef: string; amount: number; status: string } | { found: false; answer: string };
 
 /** Verifies `txRef` on `slot`, or FAULT. */
-export async function verify(cluster: Cluster, slot: Slot, key: string, txRef: string, tally: Tally): Promise<Verified | typeof FAULT> {
+export async function verify(
+  cluster: Cluster,
+  slot: Slot,
+  key: string,
+  txRef: string,
+  tally: Tally,
+): Promise<Verified | typeof FAULT> {
   tally.verifies.sent += 1;
-  const answer = await cluster.guard(slot, 'verify', () => call(slot.url, `/verify-payment/${encodeURIComponent(txRef)}`, { key }));
+  const answer = await cluster.guard(slot, 'verify', () =>
+    call(slot.url, `/verify-payment/${encodeURIComponent(txRef)}`, { key }),
+  );
   if (answer === FAULT) return FAULT;
   tally.verifies.answered += 1;
   if (answer.status !== 200) return { found: false, answer: `${answer.status} ${answer.text}` };
@@ -182,10 +229,14 @@ export async function verify(cluster: Cluster, slot: Slot, key: string, txRef: s
  */
 export function problemWith(session: SessionRecord, data: Verified): string | null {
   if (!data.found) return `${session.txRef} was acknowledged but verify answered ${data.answer}`;
-  if (data.txRef !== session.txRef || data.amount !== session.amount) return `${session.txRef} came back as ${JSON.stringify(data)}`;
-  if (session.acknowledgedSuccess && data.status !== 'success') return `${session.txRef}: the payment was acknowledged but the session is ${data.status}`;
-  if (session.attempts === 0 && data.status !== 'pending') return `${session.txRef}: nobody paid it but it is ${data.status}`;
-  if (!session.successTried && data.status === 'success') return `${session.txRef}: only declining instruments were used but it is paid`;
+  if (data.txRef !== session.txRef || data.amount !== session.amount)
+    return `${session.txRef} came back as ${JSON.stringify(data)}`;
+  if (session.acknowledgedSuccess && data.status !== 'success')
+    return `${session.txRef}: the payment was acknowledged but the session is ${data.status}`;
+  if (session.attempts === 0 && data.status !== 'pending')
+    return `${session.txRef}: nobody paid it but it is ${data.status}`;
+  if (!session.successTried && data.status === 'success')
+    return `${session.txRef}: only declining instruments were used but it is paid`;
   return null;
 }
 

@@ -60,132 +60,204 @@ const SETTINGS = {
   RATE_LIMIT_ADDRESS_BURST: '1000000',
 };
 
-const skip = process.env.TEST_DATABASE_URL ? false : 'needs PostgreSQL (processes share a database only there): set TEST_DATABASE_URL';
+const skip = process.env.TEST_DATABASE_URL
+  ? false
+  : 'needs PostgreSQL (processes share a database only there): set TEST_DATABASE_URL';
 
-test('three processes on one PostgreSQL, one SIGKILLed and restarted under load: nothing lost, nothing doubled, every webhook once at a time', { skip, timeout: 150_000 }, async (t) => {
-  const cleanup = useCleanup(t);
-  const started = Date.now();
-  const testDb = freshDatabase('postgres');
-  cleanup(() => testDb.drop());
-  const receiver = await startWatchingReceiver();
-  cleanup(() => receiver.close());
-  const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-outbox-'));
-  cleanup(async () => fs.rmSync(outbox, { recursive: true, force: true }));
-  const env = { ...SETTINGS, DATABASE_URL: testDb.url, OUTBOX_DIR: outbox };
+test(
+  'three processes on one PostgreSQL, one SIGKILLed and restarted under load: nothing lost, nothing doubled, every webhook once at a time',
+  { skip, timeout: 150_000 },
+  async (t) => {
+    const cleanup = useCleanup(t);
+    const started = Date.now();
+    const testDb = freshDatabase('postgres');
+    cleanup(() => testDb.drop());
+    const receiver = await startWatchingReceiver();
+    cleanup(() => receiver.close());
+    const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-outbox-'));
+    cleanup(async () => fs.rmSync(outbox, { recursive: true, force: true }));
+    const env = { ...SETTINGS, DATABASE_URL: testDb.url, OUTBOX_DIR: outbox };
 
-  // As an operator rolls out: migrate once, then start the servers.
-  const migrated = await lipira(['migrate'], env);
-  assert.equal(migrated.code, 0, migrated.stderr);
-  const created = await lipira(['merchant', 'create', '--name', 'Scale Shop', '--email', 'owner@scale.example', '--webhook-url', receiver.url, '--json'], env);
-  assert.equal(created.code, 0, created.stderr);
-  const merchant = JSON.parse(created.stdout) as MerchantCredentials;
-  const database = await openMigratedDatabase(testDb.url);
-  cleanup(() => database.close());
+    // As an operator rolls out: migrate once, then start the servers.
+    const migrated = await lipira(['migrate'], env);
+    assert.equal(migrated.code, 0, migrated.stderr);
+    const created = await lipira(
+      [
+        'merchant',
+        'create',
+        '--name',
+        'Scale Shop',
+        '--email',
+        'owner@scale.example',
+        '--webhook-url',
+        receiver.url,
+        '--json',
+      ],
+      env,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const merchant = JSON.parse(created.stdout) as MerchantCredentials;
+    const database = await openMigratedDatabase(testDb.url);
+    cleanup(() => database.close());
 
-  const cluster = await Cluster.start(PROCESSES, env);
-  cleanup(() => cluster.disposeAll());
-  const ready = Date.now();
+    const cluster = await Cluster.start(PROCESSES, env);
+    cleanup(() => cluster.disposeAll());
+    const ready = Date.now();
 
-  const enough = (tally: Tally) => tally.payments.acknowledgedSuccess >= ENOUGH.acknowledgedPayments && tally.payments.twinPairs >= ENOUGH.twinPairs;
-  const load = runLoad(cluster, merchant.test_secret_key, WORKERS, { minMs: LOAD_MS, maxMs: MAX_LOAD_MS, enough });
-  await sleep(KILL_AFTER_MS);
-  // Catch the doomed process mid-delivery: the endpoint holds what arrives, and the kill comes once
-  // it holds a request from that very process, so the process dies holding claims, which lapse and
-  // are taken over by the others.
-  const stall = await stallUntilHeldBy(receiver, cluster.slots[KILLED_SLOT]!.process.pid);
-  const heldAtKill = stall.held();
-  const outage = await cluster.crash(KILLED_SLOT, NOTICE_MS);
-  stall.release();
-  await sleep(DOWN_MS);
-  // By now the live processes have recorded what they held; claims still standing from before the kill are the dead process's.
-  const orphaned = await claimsOrphanedBy(database, outage.killedAt);
-  await cluster.restart(outage);
-  const tally = await load;
-  const loadEnded = Date.now();
-  const explain = () => `\n${cluster.output().slice(-4_000)}`;
+    const enough = (tally: Tally) =>
+      tally.payments.acknowledgedSuccess >= ENOUGH.acknowledgedPayments && tally.payments.twinPairs >= ENOUGH.twinPairs;
+    const load = runLoad(cluster, merchant.test_secret_key, WORKERS, { minMs: LOAD_MS, maxMs: MAX_LOAD_MS, enough });
+    await sleep(KILL_AFTER_MS);
+    // Catch the doomed process mid-delivery: the endpoint holds what arrives, and the kill comes once
+    // it holds a request from that very process, so the process dies holding claims, which lapse and
+    // are taken over by the others.
+    const stall = await stallUntilHeldBy(receiver, cluster.slots[KILLED_SLOT]!.process.pid);
+    const heldAtKill = stall.held();
+    const outage = await cluster.crash(KILLED_SLOT, NOTICE_MS);
+    stall.release();
+    await sleep(DOWN_MS);
+    // By now the live processes have recorded what they held; claims still standing from before the kill are the dead process's.
+    const orphaned = await claimsOrphanedBy(database, outage.killedAt);
+    await cluster.restart(outage);
+    const tally = await load;
+    const loadEnded = Date.now();
+    const explain = () => `\n${cluster.output().slice(-4_000)}`;
 
-  assert.deepEqual(tally.unexpected.slice(0, 5), [], `${tally.unexpected.length} answers were neither right nor cut off by the kill${explain()}`);
-  assert.deepEqual(tally.contradictions.slice(0, 5), [], `${tally.contradictions.length} verifies contradicted what had been acknowledged`);
-  assert.deepEqual(cluster.unexplainedFaults(FAULT_GRACE_MS).slice(0, 5), [], 'a request failed on a process that was not down');
-  assert.ok(cluster.faults.length > 0, 'no request was cut off by the kill: the crash was not exercised under load');
-  assert.ok(enough(tally), `too little load to mean anything in ${MAX_LOAD_MS} ms: ${JSON.stringify(tally.payments)}`);
+    assert.deepEqual(
+      tally.unexpected.slice(0, 5),
+      [],
+      `${tally.unexpected.length} answers were neither right nor cut off by the kill${explain()}`,
+    );
+    assert.deepEqual(
+      tally.contradictions.slice(0, 5),
+      [],
+      `${tally.contradictions.length} verifies contradicted what had been acknowledged`,
+    );
+    assert.deepEqual(
+      cluster.unexplainedFaults(FAULT_GRACE_MS).slice(0, 5),
+      [],
+      'a request failed on a process that was not down',
+    );
+    assert.ok(cluster.faults.length > 0, 'no request was cut off by the kill: the crash was not exercised under load');
+    assert.ok(
+      enough(tally),
+      `too little load to mean anything in ${MAX_LOAD_MS} ms: ${JSON.stringify(tally.payments)}`,
+    );
 
-  // Charges the customers left pending end (the settler asks the sandbox), then their webhooks go out.
-  await waitUntil(async () => (await pendingMobileCharges(database)) === 0, 20_000, async () => `${await pendingMobileCharges(database)} mobile money charges still pending`);
-  const deliveriesDue = await waitForDeliveries(database, merchant.id, receiver);
-  // Longer than a lease: a copy sent again by mistake would show up meanwhile.
-  await sleep(2_000);
-  const settled = Date.now();
+    // Charges the customers left pending end (the settler asks the sandbox), then their webhooks go out.
+    await waitUntil(
+      async () => (await pendingMobileCharges(database)) === 0,
+      20_000,
+      async () => `${await pendingMobileCharges(database)} mobile money charges still pending`,
+    );
+    const deliveriesDue = await waitForDeliveries(database, merchant.id, receiver);
+    // Longer than a lease: a copy sent again by mistake would show up meanwhile.
+    await sleep(2_000);
+    const settled = Date.now();
 
-  // Every acknowledged session verifies on some process, as acknowledged; every create cut off is whole or absent.
-  const losses = await verifyEverySession(cluster, merchant.test_secret_key, tally);
-  assert.deepEqual(losses.slice(0, 10), [], `${losses.length} of ${tally.sessions.size} acknowledged sessions are lost or wrong`);
-  const cutOff = await checkCutOffCreates(cluster, merchant.test_secret_key, tally);
-  assert.deepEqual(cutOff.broken, [], 'a create cut off by the kill is either whole or absent');
+    // Every acknowledged session verifies on some process, as acknowledged; every create cut off is whole or absent.
+    const losses = await verifyEverySession(cluster, merchant.test_secret_key, tally);
+    assert.deepEqual(
+      losses.slice(0, 10),
+      [],
+      `${losses.length} of ${tally.sessions.size} acknowledged sessions are lost or wrong`,
+    );
+    const cutOff = await checkCutOffCreates(cluster, merchant.test_secret_key, tally);
+    assert.deepEqual(cutOff.broken, [], 'a create cut off by the kill is either whole or absent');
 
-  // Money: each paid session has exactly one credited payment, no other session has any, the ledger balances.
-  const sessions = await creditsBySession(database, merchant.id);
-  const doubleCredits = sessions.filter((row) => row.credits > 1);
-  const wronglyCredited = sessions.filter((row) => (row.status === 'success') !== (row.credits === 1) || row.credits > 1);
-  assert.deepEqual(wronglyCredited.slice(0, 10), [], 'a paid session has exactly one credited payment, any other none');
-  assert.equal(sessions.length, tally.sessions.size + cutOff.committed, 'every session in the database was acknowledged or cut off by the kill');
-  assert.deepEqual(await checkLedger(database.db), [], 'the ledger check passes');
+    // Money: each paid session has exactly one credited payment, no other session has any, the ledger balances.
+    const sessions = await creditsBySession(database, merchant.id);
+    const doubleCredits = sessions.filter((row) => row.credits > 1);
+    const wronglyCredited = sessions.filter(
+      (row) => (row.status === 'success') !== (row.credits === 1) || row.credits > 1,
+    );
+    assert.deepEqual(
+      wronglyCredited.slice(0, 10),
+      [],
+      'a paid session has exactly one credited payment, any other none',
+    );
+    assert.equal(
+      sessions.length,
+      tally.sessions.size + cutOff.committed,
+      'every session in the database was acknowledged or cut off by the kill',
+    );
+    assert.deepEqual(await checkLedger(database.db), [], 'the ledger check passes');
 
-  // Webhooks: every event delivered at least once, none ever in flight twice at the same moment.
-  const events = await eventsWithDeliveries(database, merchant.id);
-  const undelivered = events.filter((row) => row.deliveryId === null || row.status !== 'delivered' || !receiver.delivered.has(row.deliveryId));
-  assert.deepEqual(undelivered.slice(0, 10), [], `${undelivered.length} of ${events.length} events were not delivered`);
-  const known = new Set(events.map((row) => row.deliveryId));
-  assert.deepEqual([...receiver.delivered.keys()].filter((id) => !known.has(id)), [], 'every webhook received belongs to an event');
-  assert.equal(receiver.mostInFlightForOneId(), 1, 'no webhook was ever in flight twice at the same moment');
-  const duplicates = [...receiver.delivered.values()].reduce((sum, times) => sum + times - 1, 0);
-  // What the dead process held was left alone until its lease lapsed, then sent by another:
-  // no recorded try within the claim, one after it.
-  assert.ok(orphaned.length > 0, `the killed process held no webhook claim (${heldAtKill} requests were held at the kill): lease takeover not exercised`);
-  const attempts = await recordedAttempts(database, orphaned.map((claim) => claim.id));
-  for (const claim of orphaned) {
-    const since = (attempts.get(claim.id) ?? []).filter((at) => at > claim.lockedUntil - LEASE_MS);
-    assert.ok(since.length > 0 && since.every((at) => at >= claim.lockedUntil), `delivery ${claim.id}, claimed until ${claim.lockedUntil} by the killed process, has tries recorded at ${since.join(', ') || 'none'}`);
-  }
+    // Webhooks: every event delivered at least once, none ever in flight twice at the same moment.
+    const events = await eventsWithDeliveries(database, merchant.id);
+    const undelivered = events.filter(
+      (row) => row.deliveryId === null || row.status !== 'delivered' || !receiver.delivered.has(row.deliveryId),
+    );
+    assert.deepEqual(
+      undelivered.slice(0, 10),
+      [],
+      `${undelivered.length} of ${events.length} events were not delivered`,
+    );
+    const known = new Set(events.map((row) => row.deliveryId));
+    assert.deepEqual(
+      [...receiver.delivered.keys()].filter((id) => !known.has(id)),
+      [],
+      'every webhook received belongs to an event',
+    );
+    assert.equal(receiver.mostInFlightForOneId(), 1, 'no webhook was ever in flight twice at the same moment');
+    const duplicates = [...receiver.delivered.values()].reduce((sum, times) => sum + times - 1, 0);
+    // What the dead process held was left alone until its lease lapsed, then sent by another:
+    // no recorded try within the claim, one after it.
+    assert.ok(
+      orphaned.length > 0,
+      `the killed process held no webhook claim (${heldAtKill} requests were held at the kill): lease takeover not exercised`,
+    );
+    const attempts = await recordedAttempts(
+      database,
+      orphaned.map((claim) => claim.id),
+    );
+    for (const claim of orphaned) {
+      const since = (attempts.get(claim.id) ?? []).filter((at) => at > claim.lockedUntil - LEASE_MS);
+      assert.ok(
+        since.length > 0 && since.every((at) => at >= claim.lockedUntil),
+        `delivery ${claim.id}, claimed until ${claim.lockedUntil} by the killed process, has tries recorded at ${since.join(', ') || 'none'}`,
+      );
+    }
 
-  const figures = {
-    processes: PROCESSES,
-    workers: WORKERS,
-    load_ms: loadEnded - ready,
-    killed: { slot: KILLED_SLOT, after_ms: outage.killedAt - ready, down_ms: (outage.backAt ?? 0) - outage.killedAt },
-    creates_sent: tally.createsSent,
-    creates_acknowledged: tally.sessions.size,
-    creates_cut_off: tally.cutOffCreates.size,
-    creates_cut_off_committed: cutOff.committed,
-    payment_flows: tally.payments.flows,
-    payments_acknowledged: tally.payments.acknowledgedSuccess,
-    payments_declined: tally.payments.declined,
-    payment_flows_cut_off: tally.payments.faulted,
-    twin_payment_pairs: tally.payments.twinPairs,
-    sessions_paid: sessions.filter((row) => row.status === 'success').length,
-    late_successes_not_credited: sessions.reduce((sum, row) => sum + Math.max(0, row.successfulCharges - 1), 0),
-    verifies: tally.verifies.sent,
-    faults: cluster.faults.length,
-    faults_by_kind: countBy(cluster.faults.map((fault) => `${fault.what}: ${fault.cause}`)),
-    losses: losses.length,
-    double_credits: doubleCredits.length,
-    events: events.length,
-    deliveries_due_after_load: deliveriesDue,
-    webhooks_in_flight_at_kill: heldAtKill,
-    webhook_claims_orphaned_by_kill: orphaned.length,
-    webhook_requests: receiver.requests(),
-    webhooks_refused_on_purpose: receiver.refusedOnPurpose(),
-    webhooks_delivered: receiver.delivered.size,
-    webhooks_delivered_twice: duplicates,
-    max_in_flight_per_webhook: receiver.mostInFlightForOneId(),
-    drain_ms: settled - loadEnded,
-    total_ms: Date.now() - started,
-  };
-  reportScenario('scale-out', figures);
-  t.diagnostic(JSON.stringify(figures));
+    const figures = {
+      processes: PROCESSES,
+      workers: WORKERS,
+      load_ms: loadEnded - ready,
+      killed: { slot: KILLED_SLOT, after_ms: outage.killedAt - ready, down_ms: (outage.backAt ?? 0) - outage.killedAt },
+      creates_sent: tally.createsSent,
+      creates_acknowledged: tally.sessions.size,
+      creates_cut_off: tally.cutOffCreates.size,
+      creates_cut_off_committed: cutOff.committed,
+      payment_flows: tally.payments.flows,
+      payments_acknowledged: tally.payments.acknowledgedSuccess,
+      payments_declined: tally.payments.declined,
+      payment_flows_cut_off: tally.payments.faulted,
+      twin_payment_pairs: tally.payments.twinPairs,
+      sessions_paid: sessions.filter((row) => row.status === 'success').length,
+      late_successes_not_credited: sessions.reduce((sum, row) => sum + Math.max(0, row.successfulCharges - 1), 0),
+      verifies: tally.verifies.sent,
+      faults: cluster.faults.length,
+      faults_by_kind: countBy(cluster.faults.map((fault) => `${fault.what}: ${fault.cause}`)),
+      losses: losses.length,
+      double_credits: doubleCredits.length,
+      events: events.length,
+      deliveries_due_after_load: deliveriesDue,
+      webhooks_in_flight_at_kill: heldAtKill,
+      webhook_claims_orphaned_by_kill: orphaned.length,
+      webhook_requests: receiver.requests(),
+      webhooks_refused_on_purpose: receiver.refusedOnPurpose(),
+      webhooks_delivered: receiver.delivered.size,
+      webhooks_delivered_twice: duplicates,
+      max_in_flight_per_webhook: receiver.mostInFlightForOneId(),
+      drain_ms: settled - loadEnded,
+      total_ms: Date.now() - started,
+    };
+    reportScenario('scale-out', figures);
+    t.diagnostic(JSON.stringify(figures));
 
-  assert.deepEqual(await cluster.stopAll(), Array(PROCESSES).fill(0), 'SIGTERM stops every process cleanly');
-});
+    assert.deepEqual(await cluster.stopAll(), Array(PROCESSES).fill(0), 'SIGTERM stops every process cleanly');
+  },
+);
 
 /** Verifies every acknowledged session, spread over the processes; what is wrong with each. */
 async function verifyEverySession(cluster: Cluster, key: string, tally: Tally): Promise<string[]> {
@@ -193,14 +265,21 @@ async function verifyEverySession(cluster: Cluster, key: string, tally: Tally): 
   await inBatches([...tally.sessions.values()], async (session) => {
     const slot = cluster.next();
     const verified = await verify(cluster, slot, key, session.txRef, tally);
-    const problem = verified === FAULT ? `${session.txRef}: verify on process ${slot.index} failed at the connection` : problemWith(session, verified);
+    const problem =
+      verified === FAULT
+        ? `${session.txRef}: verify on process ${slot.index} failed at the connection`
+        : problemWith(session, verified);
     if (problem) problems.push(problem);
   });
   return problems;
 }
 
 /** A create cut off by the kill may have committed or not, but never halfway or with other figures. */
-async function checkCutOffCreates(cluster: Cluster, key: string, tally: Tally): Promise<{ committed: number; broken: string[] }> {
+async function checkCutOffCreates(
+  cluster: Cluster,
+  key: string,
+  tally: Tally,
+): Promise<{ committed: number; broken: string[] }> {
   let committed = 0;
   const broken: string[] = [];
   await inBatches([...tally.cutOffCreates], async ([txRef, amount]) => {
@@ -229,11 +308,19 @@ async function pendingMobileCharges(database: Database): Promise<number> {
  */
 async function waitForDeliveries(database: Database, merchantId: string, receiver: WatchingReceiver): Promise<number> {
   const outstanding = async () => {
-    const rows = await database.db.selectFrom('webhook_deliveries').select(['id', 'status']).where('merchant_id', '=', merchantId).execute();
+    const rows = await database.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'status'])
+      .where('merchant_id', '=', merchantId)
+      .execute();
     return rows.filter((row) => row.status === 'pending' || !receiver.delivered.has(row.id)).length;
   };
   const atStart = await outstanding();
-  await waitUntil(async () => (await outstanding()) === 0, 45_000, async () => `${await outstanding()} webhook deliveries still outstanding`);
+  await waitUntil(
+    async () => (await outstanding()) === 0,
+    45_000,
+    async () => `${await outstanding()} webhook deliveries still outstanding`,
+  );
   return atStart;
 }
 
@@ -241,7 +328,10 @@ async function waitForDeliveries(database: Database, merchantId: string, receive
  * Pending deliveries still claimed under a lease taken before `killedAt` (a claim expires at most
  * LEASE_MS after it was taken): once the live processes have recorded theirs, the dead one's.
  */
-async function claimsOrphanedBy(database: Database, killedAt: number): Promise<Array<{ id: string; lockedUntil: number }>> {
+async function claimsOrphanedBy(
+  database: Database,
+  killedAt: number,
+): Promise<Array<{ id: string; lockedUntil: number }>> {
   const rows = await database.db
     .selectFrom('webhook_deliveries')
     .select(['id', 'locked_until'])
@@ -256,8 +346,13 @@ async function claimsOrphanedBy(database: Database, killedAt: number): Promise<A
 async function recordedAttempts(database: Database, ids: string[]): Promise<Map<string, number[]>> {
   const attempts = new Map<string, number[]>();
   if (ids.length === 0) return attempts;
-  const rows = await database.db.selectFrom('webhook_attempts').select(['delivery_id', 'attempted_at']).where('delivery_id', 'in', ids).execute();
-  for (const row of rows) attempts.set(row.delivery_id, [...(attempts.get(row.delivery_id) ?? []), Number(row.attempted_at)]);
+  const rows = await database.db
+    .selectFrom('webhook_attempts')
+    .select(['delivery_id', 'attempted_at'])
+    .where('delivery_id', 'in', ids)
+    .execute();
+  for (const row of rows)
+    attempts.set(row.delivery_id, [...(attempts.get(row.delivery_id) ?? []), Number(row.attempted_at)]);
   return attempts;
 }
 
@@ -273,7 +368,9 @@ async function creditsBySession(database: Database, merchantId: string): Promise
   const rows = await database.db
     .selectFrom('checkout_sessions as s')
     .leftJoin('charges as c', 'c.session_id', 's.id')
-    .leftJoin('ledger_transactions as l', (join) => join.onRef('l.reference', '=', 'c.id').on('l.kind', '=', 'collection'))
+    .leftJoin('ledger_transactions as l', (join) =>
+      join.onRef('l.reference', '=', 'c.id').on('l.kind', '=', 'collection'),
+    )
     .select([
       's.tx_ref',
       's.status',
@@ -283,10 +380,18 @@ async function creditsBySession(database: Database, merchantId: string): Promise
     .where('s.merchant_id', '=', merchantId)
     .groupBy(['s.tx_ref', 's.status'])
     .execute();
-  return rows.map((row) => ({ txRef: row.tx_ref, status: row.status, credits: Number(row.credits), successfulCharges: Number(row.successful_charges) }));
+  return rows.map((row) => ({
+    txRef: row.tx_ref,
+    status: row.status,
+    credits: Number(row.credits),
+    successfulCharges: Number(row.successful_charges),
+  }));
 }
 
-async function eventsWithDeliveries(database: Database, merchantId: string): Promise<Array<{ eventId: string; deliveryId: string | null; status: string | null }>> {
+async function eventsWithDeliveries(
+  database: Database,
+  merchantId: string,
+): Promise<Array<{ eventId: string; deliveryId: string | null; status: string | null }>> {
   const rows = await database.db
     .selectFrom('events as e')
     .leftJoin('webhook_deliveries as d', 'd.event_id', 'e.id')
@@ -297,7 +402,8 @@ async function eventsWithDeliveries(database: Database, merchantId: string): Pro
 }
 
 async function inBatches<T>(items: T[], work: (item: T) => Promise<void>, size = 24): Promise<void> {
-  for (let start = 0; start < items.length; start += size) await Promise.all(items.slice(start, start + size).map(work));
+  for (let start = 0; start < items.length; start += size)
+    await Promise.all(items.slice(start, start + size).map(work));
 }
 
 /**
@@ -306,18 +412,34 @@ async function inBatches<T>(items: T[], work: (item: T) => Promise<void>, size =
  * requests within STALL_LIMIT_MS lets them go and another is tried: deterministic, where waiting
  * for a count of held requests left it to chance whether the doomed process was among the senders.
  */
-async function stallUntilHeldBy(receiver: WatchingReceiver, pid: number): Promise<ReturnType<WatchingReceiver['stall']>> {
+async function stallUntilHeldBy(
+  receiver: WatchingReceiver,
+  pid: number,
+): Promise<ReturnType<WatchingReceiver['stall']>> {
   for (let attempt = 1; attempt <= STALL_TRIES; attempt++) {
     const stall = receiver.stall();
-    const caught = await waitUntil(async () => stall.heldFrom(localPortsOf(pid)) > 0, STALL_LIMIT_MS, async () => '').then(() => true, () => false);
+    const caught = await waitUntil(
+      async () => stall.heldFrom(localPortsOf(pid)) > 0,
+      STALL_LIMIT_MS,
+      async () => '',
+    ).then(
+      () => true,
+      () => false,
+    );
     if (caught) return stall;
     stall.release();
     await sleep(200);
   }
-  throw new Error(`process ${pid} sent no webhook while ${STALL_TRIES} stalls of ${STALL_LIMIT_MS} ms held its receiver`);
+  throw new Error(
+    `process ${pid} sent no webhook while ${STALL_TRIES} stalls of ${STALL_LIMIT_MS} ms held its receiver`,
+  );
 }
 
-async function waitUntil(done: () => Promise<boolean>, timeoutMs: number, explain: () => Promise<string>): Promise<void> {
+async function waitUntil(
+  done: () => Promise<boolean>,
+  timeoutMs: number,
+  explain: () => Promise<string>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms: ${await explain()}`);
@@ -330,4 +452,3 @@ function countBy(values: string[]): Record<string, number> {
   for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
   return counts;
 }
-

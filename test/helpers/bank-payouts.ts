@@ -45,12 +45,19 @@ export const BANK_PAYOUT_KEYS = [
   'type',
 ];
 
-export const initializeBankPayout = (gw: TestGateway, key: string, body: unknown): Promise<ApiResponse> => call(gw.url, '/direct-charge/payouts/initialize', { key, body });
-export const bankPayoutDetails = (gw: TestGateway, key: string | null, chargeId: string): Promise<ApiResponse> => call(gw.url, `/direct-charge/payouts/${chargeId}/details`, { key });
-export const bankPayoutList = (gw: TestGateway, key: string | null, query = ''): Promise<ApiResponse> => call(gw.url, `/direct-charge/payouts${query}`, { key });
+export const initializeBankPayout = (gw: TestGateway, key: string, body: unknown): Promise<ApiResponse> =>
+  call(gw.url, '/direct-charge/payouts/initialize', { key, body });
+export const bankPayoutDetails = (gw: TestGateway, key: string | null, chargeId: string): Promise<ApiResponse> =>
+  call(gw.url, `/direct-charge/payouts/${chargeId}/details`, { key });
+export const bankPayoutList = (gw: TestGateway, key: string | null, query = ''): Promise<ApiResponse> =>
+  call(gw.url, `/direct-charge/payouts${query}`, { key });
 
 /** The recipient rows stored for the merchant's payouts with this charge_id, in every mode. */
-export function recipientRows(gw: TestGateway, merchantId: string, chargeId: string): Promise<Array<{ charge_ref: string }>> {
+export function recipientRows(
+  gw: TestGateway,
+  merchantId: string,
+  chargeId: string,
+): Promise<Array<{ charge_ref: string }>> {
   return gw.gateway.database.db
     .selectFrom('payout_recipients')
     .innerJoin('charges', 'charges.id', 'payout_recipients.charge_ref')
@@ -62,5 +69,9 @@ export function recipientRows(gw: TestGateway, merchantId: string, chargeId: str
 
 /** A payout's charge row with its recipient as stored. */
 export function storedBankPayout(gw: TestGateway, charge: Charge) {
-  return gw.gateway.database.db.selectFrom('payout_recipients').selectAll().where('charge_ref', '=', charge.id).executeTakeFirstOrThrow();
+  return gw.gateway.database.db
+    .selectFrom('payout_recipients')
+    .selectAll()
+    .where('charge_ref', '=', charge.id)
+    .executeTakeFirstOrThrow();
 }

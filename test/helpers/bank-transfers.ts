@@ -15,7 +15,17 @@ export function bankTransferBody(overrides: Record<string, unknown> = {}): Recor
   };
 }
 
-export const initializeBankTransfer = (gw: TestGateway, key: string, body: unknown): Promise<ApiResponse> => call(gw.url, '/direct-charge/payments/initialize', { key, body });
+export const initializeBankTransfer = (gw: TestGateway, key: string, body: unknown): Promise<ApiResponse> =>
+  call(gw.url, '/direct-charge/payments/initialize', { key, body });
 
-export const bankTransferDetails = (gw: TestGateway, key: string | null, chargeId: string, transactionStatus?: string): Promise<ApiResponse> =>
-  call(gw.url, `/direct-charge/transactions/${chargeId}/details${transactionStatus ? `?transaction_status=${transactionStatus}` : ''}`, { key });
+export const bankTransferDetails = (
+  gw: TestGateway,
+  key: string | null,
+  chargeId: string,
+  transactionStatus?: string,
+): Promise<ApiResponse> =>
+  call(
+    gw.url,
+    `/direct-charge/transactions/${chargeId}/details${transactionStatus ? `?transaction_status=${transactionStatus}` : ''}`,
+    { key },
+  );

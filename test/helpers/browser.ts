@@ -18,12 +18,21 @@ export function browserSuiteOptions(): { skip: string | false } {
 }
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`${MISSING}; LIPIRA_REQUIRE_BROWSER=1 makes this a failure, not a skip`);
+  if (!fs.existsSync(CHROMIUM_PATH))
+    throw new Error(`${MISSING}; LIPIRA_REQUIRE_BROWSER=1 makes this a failure, not a skip`);
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
     // No sandbox (CI runs as root), and none of the background traffic that would reach the internet.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -37,7 +46,12 @@ export interface Tab {
 export const STEP_TIMEOUT_MS = 15_000;
 
 /** A page in a fresh context (its own cookies), recording whatever goes wrong in it; `javaScriptEnabled: false` is a browser with scripts off. */
-export async function openTab(browser: Browser, viewport: ViewportSize = { width: 1280, height: 800 }, deviceScaleFactor = 1, javaScriptEnabled = true): Promise<{ context: BrowserContext } & Tab> {
+export async function openTab(
+  browser: Browser,
+  viewport: ViewportSize = { width: 1280, height: 800 },
+  deviceScaleFactor = 1,
+  javaScriptEnabled = true,
+): Promise<{ context: BrowserContext } & Tab> {
   const context = await browser.newContext({ viewport, deviceScaleFactor, javaScriptEnabled });
   context.setDefaultTimeout(STEP_TIMEOUT_MS);
   const page = await context.newPage();
@@ -60,7 +74,9 @@ export async function submitForm(page: Page, button: string): Promise<void> {
   const response = await answered;
   if (response.status() !== 303) {
     const title = /<title>(.*)<\/title>/.exec(await response.text())?.[1];
-    throw new Error(`the form behind ${button} was answered ${response.status()} (${title ?? 'no title'}) instead of a redirect`);
+    throw new Error(
+      `the form behind ${button} was answered ${response.status()} (${title ?? 'no title'}) instead of a redirect`,
+    );
   }
 }
 
@@ -68,7 +84,9 @@ export async function submitForm(page: Page, button: string): Promise<void> {
  * One browser for the enclosing `describe`; each test's tabs get their own context, closed after
  * that test so no cookie or page outlives it.
  */
-export function useBrowser(): { newTab(viewport?: ViewportSize, options?: { javaScriptEnabled?: boolean }): Promise<Tab> } {
+export function useBrowser(): {
+  newTab(viewport?: ViewportSize, options?: { javaScriptEnabled?: boolean }): Promise<Tab>;
+} {
   let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
   before(async () => {
@@ -99,7 +117,9 @@ export function startMerchantSite(): Promise<MerchantSite> {
   const server = http.createServer((_request, response) => {
     // The empty icon keeps Chromium from asking for /favicon.ico, so the page logs nothing.
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end('<!doctype html><html lang="en"><head><title>Test Shop</title><link rel="icon" href="data:,"></head><body><h1>Back at the shop</h1></body></html>');
+    response.end(
+      '<!doctype html><html lang="en"><head><title>Test Shop</title><link rel="icon" href="data:,"></head><body><h1>Back at the shop</h1></body></html>',
+    );
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

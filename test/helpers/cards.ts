@@ -5,7 +5,11 @@ import { uniqueRef } from './fixtures.ts';
 import { call, type ApiResponse, type TestGateway } from './gateway.ts';
 
 /** The sandbox's cards (contract §7) as merchants type them. */
-export const TEST_CARD_NUMBERS = { visaSuccess: '4242 4242 4242 4242', mastercardSuccess: '5555 5555 5555 4444', declined: '4000 0000 0000 0002' } as const;
+export const TEST_CARD_NUMBERS = {
+  visaSuccess: '4242 4242 4242 4242',
+  mastercardSuccess: '5555 5555 5555 4444',
+  declined: '4000 0000 0000 0002',
+} as const;
 
 /** A direct card charge request (contract §10.2) with the Visa success card; override any field. */
 export function cardBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -22,11 +26,16 @@ export function cardBody(overrides: Record<string, unknown> = {}): Record<string
   };
 }
 
-export const chargeCard = (gw: TestGateway, key: string | null, body: unknown): Promise<ApiResponse> => call(gw.url, '/charge-card/payments', { key, body });
-export const verifyCard = (gw: TestGateway, key: string | null, chargeId: string): Promise<ApiResponse> => call(gw.url, `/charge-card/verify/${chargeId}`, { key });
+export const chargeCard = (gw: TestGateway, key: string | null, body: unknown): Promise<ApiResponse> =>
+  call(gw.url, '/charge-card/payments', { key, body });
+export const verifyCard = (gw: TestGateway, key: string | null, chargeId: string): Promise<ApiResponse> =>
+  call(gw.url, `/charge-card/verify/${chargeId}`, { key });
 
 /** The 3-D Secure page a `3ds_auth_link` opens, in a client that keeps its cookie and form token. */
-export async function openThreeDs(gw: TestGateway, link: string): Promise<{ client: CheckoutClient; path: string; page: PageResponse }> {
+export async function openThreeDs(
+  gw: TestGateway,
+  link: string,
+): Promise<{ client: CheckoutClient; path: string; page: PageResponse }> {
   const client = new CheckoutClient(gw.url);
   const url = new URL(link);
   const path = url.pathname + url.search;
@@ -34,7 +43,12 @@ export async function openThreeDs(gw: TestGateway, link: string): Promise<{ clie
 }
 
 /** Starts a card charge and types `otp` on its 3-D Secure page; the form's answer (a 303 to redirect_url once the charge ended). */
-export async function payByDirectCard(gw: TestGateway, key: string, body: Record<string, unknown>, otp = '1234'): Promise<PageResponse> {
+export async function payByDirectCard(
+  gw: TestGateway,
+  key: string,
+  body: Record<string, unknown>,
+  otp = '1234',
+): Promise<PageResponse> {
   const started = await chargeCard(gw, key, body);
   assert.equal(started.status, 200, started.text);
   const { client, path, page } = await openThreeDs(gw, started.body['3ds_auth_link']);
@@ -51,9 +65,16 @@ export const standalone = (digits: string) => `(?<![\\w-])${digits}(?![\\w-])`;
 /** Every row of every table, as text. */
 export async function dumpAllTables(gw: TestGateway): Promise<string> {
   const db = gw.gateway.database.db;
-  const tables = gw.database.kind === 'sqlite'
-    ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)).rows.map((row) => row.name)
-    : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)).rows.map((row) => row.name);
+  const tables =
+    gw.database.kind === 'sqlite'
+      ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)).rows.map(
+          (row) => row.name,
+        )
+      : (
+          await sql<{
+            name: string;
+          }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)
+        ).rows.map((row) => row.name);
   let text = '';
   for (const table of tables) text += JSON.stringify((await sql`select * from ${sql.table(table)}`.execute(db)).rows);
   return text;

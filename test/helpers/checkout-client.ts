@@ -18,9 +18,17 @@ export class CheckoutClient {
   }
 
   /** Posts a form to our own origin, with the token the last page carried unless one is given. */
-  async post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<PageResponse> {
+  async post(
+    path: string,
+    fields: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<PageResponse> {
     const body = new URLSearchParams({ csrf: this.csrf, ...fields }).toString();
-    return this.send(path, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.base, ...headers } });
+    return this.send(path, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.base, ...headers },
+    });
   }
 
   /** Follows our own redirects until one leaves the gateway or a page answers. */
@@ -42,7 +50,12 @@ export class CheckoutClient {
     const token = /name="csrf" value="([^"]+)"/.exec(text)?.[1];
     if (token) this.csrf = token;
     const location = response.headers.get('location');
-    return { status: response.status, headers: response.headers, text, location: location && new URL(location, this.base).toString() };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      location: location && new URL(location, this.base).toString(),
+    };
   }
 }
 

@@ -21,7 +21,11 @@ export interface CliResult {
  */
 export function lipira(args: string[], env: Record<string, string>, cwd?: string, input?: string): Promise<CliResult> {
   const own = cwd === undefined ? temporaryFolder('lipira-cli-') : null;
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: cwd ?? own!.dir, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: cwd ?? own!.dir,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   child.stdin.end(input ?? '');
   return outputOf(child).finally(() => own?.remove());
 }

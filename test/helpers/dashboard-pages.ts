@@ -15,14 +15,29 @@ let made = 0;
  * A dashboard user with a password (no second factor), made through the same service as
  * `lipira users create`: a merchant's when `merchantId` is given, else a gateway operator. Its email.
  */
-export async function dashboardUser(gw: TestGateway, role: 'owner' | 'developer' | 'viewer' | 'operator', merchantId: string | null = null): Promise<string> {
+export async function dashboardUser(
+  gw: TestGateway,
+  role: 'owner' | 'developer' | 'viewer' | 'operator',
+  merchantId: string | null = null,
+): Promise<string> {
   const email = `${role}${++made}-${process.pid}@example.com`;
-  await createUser(gw.gateway.database.db, { publicBaseUrl: gw.url }, role === 'operator' ? { merchantId: null, email, role, password: DASHBOARD_PASSWORD } : { merchantId, email, role, password: DASHBOARD_PASSWORD });
+  await createUser(
+    gw.gateway.database.db,
+    { publicBaseUrl: gw.url },
+    role === 'operator'
+      ? { merchantId: null, email, role, password: DASHBOARD_PASSWORD }
+      : { merchantId, email, role, password: DASHBOARD_PASSWORD },
+  );
   return email;
 }
 
 /** Signs in from the sign-in page in a real browser tab, and waits for the dashboard behind it. */
-export async function signInPage(page: Page, base: string, email: string, password = DASHBOARD_PASSWORD): Promise<void> {
+export async function signInPage(
+  page: Page,
+  base: string,
+  email: string,
+  password = DASHBOARD_PASSWORD,
+): Promise<void> {
   await page.goto(`${base}/dashboard`);
   assert.equal(new URL(page.url()).pathname, '/dashboard/login', 'signed out, the dashboard asks to sign in');
   await page.getByLabel('Email').fill(email);
@@ -36,7 +51,11 @@ export async function signInPage(page: Page, base: string, email: string, passwo
  */
 export async function saveDashboardScreenshot(page: Page, name: string): Promise<void> {
   if (process.env.LIPIRA_DASHBOARD_SCREENSHOTS !== '1') return;
-  await page.screenshot({ path: new URL(`../../docs/dashboard/${name}.png`, import.meta.url).pathname, fullPage: true, animations: 'disabled' });
+  await page.screenshot({
+    path: new URL(`../../docs/dashboard/${name}.png`, import.meta.url).pathname,
+    fullPage: true,
+    animations: 'disabled',
+  });
 }
 
 /**

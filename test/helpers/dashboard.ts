@@ -27,10 +27,18 @@ export class DashboardBrowser {
   }
 
   /** Posts a form as the page would, with its token unless `csrf` says otherwise. */
-  async post(path: string, form: Record<string, string>, options: { csrf?: string | null; headers?: Record<string, string> } = {}): Promise<PageAnswer> {
+  async post(
+    path: string,
+    form: Record<string, string>,
+    options: { csrf?: string | null; headers?: Record<string, string> } = {},
+  ): Promise<PageAnswer> {
     const csrf = options.csrf === undefined ? this.csrf : options.csrf;
     const body = new URLSearchParams(csrf === null ? form : { csrf, ...form }).toString();
-    return this.send(path, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers } });
+    return this.send(path, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers },
+    });
   }
 
   /** Reads the sign-in page, then signs in with email and password (and `code`, when asked for one); the last answer. */
@@ -44,7 +52,11 @@ export class DashboardBrowser {
 
   private async send(path: string, init: RequestInit & { headers?: Record<string, string> }): Promise<PageAnswer> {
     const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const response = await fetch(this.base + path, { ...init, redirect: 'manual', headers: { ...init.headers, ...(cookie ? { cookie } : {}) } });
+    const response = await fetch(this.base + path, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...init.headers, ...(cookie ? { cookie } : {}) },
+    });
     for (const header of response.headers.getSetCookie()) {
       this.setCookies.push(header);
       const [pair] = header.split(';');
@@ -56,7 +68,12 @@ export class DashboardBrowser {
     const token = /name="csrf" value="([^"]+)"/.exec(text)?.[1];
     if (token) this.csrf = token;
     const location = response.headers.get('location');
-    return { status: response.status, headers: response.headers, text, location: location === null ? null : location.replace(this.base, '') };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      location: location === null ? null : location.replace(this.base, ''),
+    };
   }
 }
 
@@ -65,7 +82,9 @@ export class DashboardBrowser {
  * refused after, so a sign-in right after enrolment types the next one (still inside the window).
  */
 export function totpCode(secret: string, steps = 0, now = Date.now()): string {
-  return new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: now + steps * 30_000 });
+  return new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({
+    timestamp: now + steps * 30_000,
+  });
 }
 
 /** The key the two-factor page shows for the app to be typed into. */

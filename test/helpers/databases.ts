@@ -14,7 +14,9 @@ export interface TestDatabase {
 }
 
 /** The backends every integration suite runs on: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
-export const DATABASE_KINDS: Array<'sqlite' | 'postgres'> = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+export const DATABASE_KINDS: Array<'sqlite' | 'postgres'> = process.env.TEST_DATABASE_URL
+  ? ['sqlite', 'postgres']
+  : ['sqlite'];
 
 /**
  * The backends the browser suites run on: SQLite, and PostgreSQL too with
@@ -22,13 +24,18 @@ export const DATABASE_KINDS: Array<'sqlite' | 'postgres'> = process.env.TEST_DAT
  * suites run on both databases; what a browser adds (layout, scripts, forms, axe) does not depend
  * on the database, and running it twice was a quarter of `npm test`'s time.
  */
-export const BROWSER_DATABASE_KINDS: Array<'sqlite' | 'postgres'> = process.env.TEST_BROWSER_DATABASES === 'all' ? DATABASE_KINDS : ['sqlite'];
+export const BROWSER_DATABASE_KINDS: Array<'sqlite' | 'postgres'> =
+  process.env.TEST_BROWSER_DATABASES === 'all' ? DATABASE_KINDS : ['sqlite'];
 
 /** A fresh, empty database of the given kind: a temp SQLite file, or a new PostgreSQL database. */
 export function freshDatabase(kind: 'sqlite' | 'postgres'): TestDatabase {
   if (kind === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-test-'));
-    return { kind, url: `sqlite:${path.join(dir, 'lipira.db')}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    return {
+      kind,
+      url: `sqlite:${path.join(dir, 'lipira.db')}`,
+      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const base = new URL(process.env.TEST_DATABASE_URL!);
   const name = `lipira_test_${randomBase62(10).toLowerCase()}`;

@@ -14,12 +14,18 @@ export function startExampleShop(gatewayUrl: string, publicKey: string): Promise
   const server = http.createServer((request, response) => {
     const origin = `http://${request.headers.host}`;
     if (request.url === '/' || request.url?.startsWith('/?')) {
-      const page = fs.readFileSync(TEMPLATE, 'utf8').replaceAll('{{GATEWAY_URL}}', gatewayUrl).replaceAll('{{PUBLIC_KEY}}', publicKey).replaceAll('{{SHOP_URL}}', origin);
+      const page = fs
+        .readFileSync(TEMPLATE, 'utf8')
+        .replaceAll('{{GATEWAY_URL}}', gatewayUrl)
+        .replaceAll('{{PUBLIC_KEY}}', publicKey)
+        .replaceAll('{{SHOP_URL}}', origin);
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       return response.end(page);
     }
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end('<!doctype html><html lang="en"><head><title>Chikondi Crafts</title><link rel="icon" href="data:,"></head><body><h1>Back at the shop</h1></body></html>');
+    response.end(
+      '<!doctype html><html lang="en"><head><title>Chikondi Crafts</title><link rel="icon" href="data:,"></head><body><h1>Back at the shop</h1></body></html>',
+    );
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

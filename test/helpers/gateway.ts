@@ -30,17 +30,31 @@ export const TEST_SERVER_ENV = { WEBHOOK_ALLOW_LOOPBACK: 'on' };
  * a temporary folder of its own (removed on close) unless `env` names an OUTBOX_DIR: the default,
  * ./data/outbox, is the checkout's own.
  */
-export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, logger: FastifyBaseLogger | false = false): Promise<TestGateway> {
+export async function startTestGateway(
+  kind: 'sqlite' | 'postgres',
+  env: Record<string, string> = {},
+  logger: FastifyBaseLogger | false = false,
+): Promise<TestGateway> {
   const database = freshDatabase(kind);
   const outbox = temporaryFolder('lipira-outbox-');
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_GRACE: '0', OUTBOX_DIR: outbox.dir, ...TEST_SERVER_ENV, ...env });
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: String(await freePort()),
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'silent',
+    SHUTDOWN_GRACE: '0',
+    OUTBOX_DIR: outbox.dir,
+    ...TEST_SERVER_ENV,
+    ...env,
+  });
   const opened = await openMigratedDatabase(config.databaseUrl);
   const gateway = await startGateway(config, opened, logger);
   return {
     url: gateway.url,
     gateway,
     database,
-    newMerchant: (name = 'Test Shop') => createMerchant(opened.db, { name, email: 'shop@example.com', webhookUrl: null, feeBasisPoints: 300 }),
+    newMerchant: (name = 'Test Shop') =>
+      createMerchant(opened.db, { name, email: 'shop@example.com', webhookUrl: null, feeBasisPoints: 300 }),
     async close() {
       await gateway.close();
       await database.drop();
@@ -54,7 +68,10 @@ export async function startTestGateway(kind: 'sqlite' | 'postgres', env: Record<
  * tests, closed (and its database dropped) after them. After every test the ledger check must
  * pass: whatever a scenario did, money balanced.
  */
-export function useTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}): { gw: TestGateway; merchant: MerchantCredentials } {
+export function useTestGateway(
+  kind: 'sqlite' | 'postgres',
+  env: Record<string, string> = {},
+): { gw: TestGateway; merchant: MerchantCredentials } {
   const context = {} as { gw: TestGateway; merchant: MerchantCredentials };
   before(async () => {
     context.gw = await startTestGateway(kind, env);
@@ -67,7 +84,9 @@ export function useTestGateway(kind: 'sqlite' | 'postgres', env: Record<string, 
 
 /** What a route that takes a secret key answers `key` with when it is not one: a public key is told what it is for. */
 export function refusedKeyBody(key: string | null): { status: 'failed'; message: string; data: null } {
-  const message = key?.startsWith('pub-') ? 'A public key can only create checkout sessions: use your secret key on your server.' : 'Unauthenticated.';
+  const message = key?.startsWith('pub-')
+    ? 'A public key can only create checkout sessions: use your secret key on your server.'
+    : 'Unauthenticated.';
   return { status: 'failed', message, data: null };
 }
 
@@ -95,7 +114,11 @@ export async function call(base: string, path: string, request: ApiRequest = {})
     body = JSON.stringify(request.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(base + path, { method: request.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const response = await fetch(base + path, {
+    method: request.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+  });
   const text = await response.text();
   let parsed: unknown = null;
   try {

@@ -4,7 +4,13 @@ import type { FakeAirtel } from '../fakes/airtel-server.ts';
 export const AIRTEL_CALLBACK_SECRET = 'airtel-callback-key';
 
 /** Short waits, so that backoff and review happen within a test: first ask after 100 ms, review after 1.5 s. */
-const LIVE_TIMINGS = { LIVE_SYNC_FIRST: '100ms', LIVE_SYNC_MAX: '300ms', LIVE_REVIEW_AFTER: '1500ms', CONNECTOR_TIMEOUT: '1s', WORKER_INTERVAL: '50ms' };
+const LIVE_TIMINGS = {
+  LIVE_SYNC_FIRST: '100ms',
+  LIVE_SYNC_MAX: '300ms',
+  LIVE_REVIEW_AFTER: '1500ms',
+  CONNECTOR_TIMEOUT: '1s',
+  WORKER_INTERVAL: '50ms',
+};
 
 /** A gateway's settings for live Airtel Money collections and payouts through `fake` (started with AIRTEL_CALLBACK_SECRET), with short live timings. */
 export function liveAirtelEnv(fake: FakeAirtel): Record<string, string> {

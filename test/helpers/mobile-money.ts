@@ -45,7 +45,15 @@ export const TYPED_KEYS = [...RECORD_KEYS, 'type', 'event_type', 'transaction_ch
 export const VERIFY_KEYS = [...TYPED_KEYS, 'refunded_amount', 'refund_status', 'authorization', 'logs'].sort();
 /** Details, of a charge or a payout, show everything verification shows, plus `trace_id`. */
 export const DETAILS_KEYS = [...VERIFY_KEYS, 'trace_id'].sort();
-export const AUTHORIZATION_KEYS = ['brand', 'card_number', 'channel', 'completed_at', 'expiry', 'mobile_number', 'provider'];
+export const AUTHORIZATION_KEYS = [
+  'brand',
+  'card_number',
+  'channel',
+  'completed_at',
+  'expiry',
+  'mobile_number',
+  'provider',
+];
 
 export const DECIMAL_TEXT = /^\d+\.\d{2}$/;
 
@@ -79,14 +87,30 @@ export function payoutBody(overrides: Record<string, unknown> = {}): Record<stri
   };
 }
 
-export const initializeCharge = (gw: TestGateway, key: string, body: unknown): Promise<ApiResponse> => call(gw.url, '/mobile-money/payments/initialize', { key, body });
-export const initializePayout = (gw: TestGateway, key: string, body: unknown): Promise<ApiResponse> => call(gw.url, '/mobile-money/payouts/initialize', { key, body });
-export const verify = (gw: TestGateway, key: string | null, chargeId: string, transactionStatus?: string): Promise<ApiResponse> =>
-  call(gw.url, `/mobile-money/payments/${chargeId}/verify${transactionStatus ? `?transaction_status=${transactionStatus}` : ''}`, { key });
-export const details = (gw: TestGateway, key: string | null, chargeId: string): Promise<ApiResponse> => call(gw.url, `/mobile-money/payments/${chargeId}/details`, { key });
+export const initializeCharge = (gw: TestGateway, key: string, body: unknown): Promise<ApiResponse> =>
+  call(gw.url, '/mobile-money/payments/initialize', { key, body });
+export const initializePayout = (gw: TestGateway, key: string, body: unknown): Promise<ApiResponse> =>
+  call(gw.url, '/mobile-money/payouts/initialize', { key, body });
+export const verify = (
+  gw: TestGateway,
+  key: string | null,
+  chargeId: string,
+  transactionStatus?: string,
+): Promise<ApiResponse> =>
+  call(
+    gw.url,
+    `/mobile-money/payments/${chargeId}/verify${transactionStatus ? `?transaction_status=${transactionStatus}` : ''}`,
+    { key },
+  );
+export const details = (gw: TestGateway, key: string | null, chargeId: string): Promise<ApiResponse> =>
+  call(gw.url, `/mobile-money/payments/${chargeId}/details`, { key });
 
 /** Polls `probe` until it gives a truthy value; fails after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -100,7 +124,12 @@ const db = (gw: TestGateway): Kysely<DB> => gw.gateway.database.db;
 
 /** The stored charges with this charge_id for the merchant, in every mode. */
 export function chargeRows(gw: TestGateway, merchantId: string, chargeId: string): Promise<Charge[]> {
-  return db(gw).selectFrom('charges').selectAll().where('merchant_id', '=', merchantId).where('charge_id', '=', chargeId).execute();
+  return db(gw)
+    .selectFrom('charges')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('charge_id', '=', chargeId)
+    .execute();
 }
 
 export async function testChargeRow(gw: TestGateway, merchantId: string, chargeId: string): Promise<Charge> {
@@ -138,12 +167,23 @@ export async function eventCount(gw: TestGateway, charge: Charge): Promise<numbe
 
 /** The kinds of the ledger transactions that reference a charge or payout, oldest first. */
 export async function ledgerKindsFor(gw: TestGateway, charge: Charge): Promise<string[]> {
-  const rows = await db(gw).selectFrom('ledger_transactions').select(['kind']).where('reference', '=', charge.id).orderBy('created_at').execute();
+  const rows = await db(gw)
+    .selectFrom('ledger_transactions')
+    .select(['kind'])
+    .where('reference', '=', charge.id)
+    .orderBy('created_at')
+    .execute();
   return rows.map((row) => row.kind);
 }
 
 /** An account's balance in minor units, straight from `ledger_accounts` (0 when never opened). */
-export async function accountMinor(gw: TestGateway, owner: string, kind: AccountKind, mode: 'test' | 'live' = 'test', currency = 'MWK'): Promise<number> {
+export async function accountMinor(
+  gw: TestGateway,
+  owner: string,
+  kind: AccountKind,
+  mode: 'test' | 'live' = 'test',
+  currency = 'MWK',
+): Promise<number> {
   const row = await db(gw)
     .selectFrom('ledger_accounts')
     .select('balance_minor')
@@ -182,7 +222,10 @@ export async function fundMainBalance(gw: TestGateway, merchant: MerchantCredent
 }
 
 /** A new merchant whose webhook URL is a fresh receiver (closed with the others in `receivers`). */
-export async function merchantWithReceiver(gw: TestGateway, receivers: Receiver[]): Promise<{ merchant: MerchantCredentials; receiver: Receiver }> {
+export async function merchantWithReceiver(
+  gw: TestGateway,
+  receivers: Receiver[],
+): Promise<{ merchant: MerchantCredentials; receiver: Receiver }> {
   const receiver = await startReceiver();
   receivers.push(receiver);
   const merchant = await gw.newMerchant();

@@ -13,7 +13,12 @@ export interface Payment {
  * Creates a session with the merchant's key and pays it by mobile money through the hosted
  * page, the way a customer would, waiting for the sandbox to settle the attempt.
  */
-export async function payByMobileMoney(base: string, key: string, mobile: string, overrides: Record<string, unknown> = {}): Promise<Payment> {
+export async function payByMobileMoney(
+  base: string,
+  key: string,
+  mobile: string,
+  overrides: Record<string, unknown> = {},
+): Promise<Payment> {
   const body = currentBody(overrides);
   const created = await call(base, '/payment', { key, body });
   if (created.status !== 201) throw new Error(`create failed: ${created.text}`);
@@ -45,14 +50,22 @@ export async function payAtCheckout(base: string, checkoutUrl: string, mobile: s
  * Creates a session and pays it by card through the hosted page (the sandbox's 4242 card and its
  * one-time code); answers the session's tx_ref and the card attempt's charge_id.
  */
-export async function payByCard(base: string, key: string, overrides: Record<string, unknown> = {}): Promise<{ txRef: string; chargeId: string }> {
+export async function payByCard(
+  base: string,
+  key: string,
+  overrides: Record<string, unknown> = {},
+): Promise<{ txRef: string; chargeId: string }> {
   const body = currentBody(overrides);
   const created = await call(base, '/payment', { key, body });
   if (created.status !== 201) throw new Error(`create failed: ${created.text}`);
   const client = new CheckoutClient(base);
   const pagePath = new URL(created.body.data.checkout_url).pathname;
   if ((await client.get(pagePath)).status !== 200) throw new Error('the payment page did not answer');
-  const posted = await client.post(`${pagePath}/pay/card`, { card_number: '4242 4242 4242 4242', expiry: '12/40', cvv: '123' });
+  const posted = await client.post(`${pagePath}/pay/card`, {
+    card_number: '4242 4242 4242 4242',
+    expiry: '12/40',
+    cvv: '123',
+  });
   if (posted.status !== 303) throw new Error(`card attempt refused: ${posted.text.slice(0, 300)}`);
   const attemptPath = new URL(posted.location!).pathname;
   const confirmed = await client.post(`${attemptPath}/otp`, { otp: '1234' });

@@ -24,14 +24,23 @@ export interface Receiver {
  * A real HTTP server on loopback standing in for a merchant's webhook endpoint; on `port` when
  * given (e.g. one a merchant's URL already names, while nothing listened there).
  */
-export async function startReceiver(reply: (n: number, request: Received) => Reply | Promise<Reply> = () => ({ status: 200, body: 'ok' }), host = '127.0.0.1', port = 0): Promise<Receiver> {
+export async function startReceiver(
+  reply: (n: number, request: Received) => Reply | Promise<Reply> = () => ({ status: 200, body: 'ok' }),
+  host = '127.0.0.1',
+  port = 0,
+): Promise<Receiver> {
   const received: Received[] = [];
   const hanging = new Set<http.ServerResponse>();
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', async () => {
-      const entry = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), fromPort: request.socket.remotePort ?? 0 };
+      const entry = {
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+        fromPort: request.socket.remotePort ?? 0,
+      };
       received.push(entry);
       const answer = await reply(received.length, entry);
       if (answer === 'hang') {

@@ -34,13 +34,27 @@ interface Exit {
  * else in a temporary folder of its own, removed once it has exited, so that its relative
  * defaults (`./data/lipira.db`, `./data/outbox`) never reach the checkout's ./data.
  */
-export async function startServe(env: Record<string, string>, options: { cwd?: string; readyTimeoutMs?: number; portFromEnvFile?: number } = {}): Promise<ServeProcess> {
-  const port = options.portFromEnvFile === undefined ? (env.PORT ?? String(await freePort())) : String(options.portFromEnvFile);
+export async function startServe(
+  env: Record<string, string>,
+  options: { cwd?: string; readyTimeoutMs?: number; portFromEnvFile?: number } = {},
+): Promise<ServeProcess> {
+  const port =
+    options.portFromEnvFile === undefined ? (env.PORT ?? String(await freePort())) : String(options.portFromEnvFile);
   const own = options.cwd === undefined ? temporaryFolder('lipira-serve-') : null;
-  const childEnv: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'warn', ...TEST_SERVER_ENV, ...env, PORT: port };
+  const childEnv: Record<string, string | undefined> = {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    ...TEST_SERVER_ENV,
+    ...env,
+    PORT: port,
+  };
   // A variable of the environment would win over the file's.
   if (options.portFromEnvFile !== undefined) delete childEnv.PORT;
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: options.cwd ?? own!.dir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: options.cwd ?? own!.dir,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -63,7 +77,8 @@ export async function startServe(env: Record<string, string>, options: { cwd?: s
   // loaded two-core machine once took over 20 s; one that fails to start exits long before.
   const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
   while (!(await answers(`${url}/healthz`))) {
-    if (state.exit) throw new Error(`lipira serve exited (${describeExit(state.exit)}) before it was ready:\n${output}`);
+    if (state.exit)
+      throw new Error(`lipira serve exited (${describeExit(state.exit)}) before it was ready:\n${output}`);
     if (Date.now() > deadline) {
       await kill('SIGKILL');
       throw new Error(`lipira serve was not ready on ${url} in time:\n${output}`);
@@ -81,12 +96,14 @@ export async function startServe(env: Record<string, string>, options: { cwd?: s
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
       const { code, signal } = await kill('SIGTERM');
       clearTimeout(timer);
-      if (signal === 'SIGKILL') throw new Error(`lipira serve did not stop within ${timeoutMs} ms of SIGTERM:\n${output}`);
+      if (signal === 'SIGKILL')
+        throw new Error(`lipira serve did not stop within ${timeoutMs} ms of SIGTERM:\n${output}`);
       return code;
     },
     async crash() {
       const gone = await kill('SIGKILL');
-      if (gone.signal !== 'SIGKILL') throw new Error(`lipira serve had already exited (${describeExit(gone)}):\n${output}`);
+      if (gone.signal !== 'SIGKILL')
+        throw new Error(`lipira serve had already exited (${describeExit(gone)}):\n${output}`);
     },
     async dispose() {
       await kill('SIGKILL');

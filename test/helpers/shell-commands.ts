@@ -85,7 +85,12 @@ export async function curl(words: string[]): Promise<CurlAnswer> {
     else throw new Error(`curl ${word} is not understood here`);
   }
   if (!url) throw new Error(`curl without a URL: ${words.join(' ')}`);
-  const response = await fetch(url, { method: method ?? (body === undefined ? 'GET' : 'POST'), headers, body, redirect: 'manual' });
+  const response = await fetch(url, {
+    method: method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+    redirect: 'manual',
+  });
   return { status: response.status, body: await response.text() };
 }
 

@@ -26,7 +26,10 @@ export async function startSmtp(port = 0): Promise<SmtpPeer> {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        mails.push({ envelopeTo: session.envelope.rcptTo.map((to) => to.address), ...parseMessage(Buffer.concat(chunks).toString('utf8')) });
+        mails.push({
+          envelopeTo: session.envelope.rcptTo.map((to) => to.address),
+          ...parseMessage(Buffer.concat(chunks).toString('utf8')),
+        });
         callback();
       });
     },
@@ -35,7 +38,11 @@ export async function startSmtp(port = 0): Promise<SmtpPeer> {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
   });
-  return { port: (server.server.address() as AddressInfo).port, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    mails,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Just enough RFC 5322/MIME reading for what nodemailer writes: headers and a multipart/alternative of text and HTML. */
@@ -56,13 +63,25 @@ function splitEntity(raw: string): { headers: Map<string, string>; body: string 
   const trimmed = raw.replace(/^\r?\n/, '');
   const end = trimmed.search(/\r?\n\r?\n/);
   const head = trimmed.slice(0, end).replace(/\r?\n[ \t]+/g, ' ');
-  const headers = new Map(head.split(/\r?\n/).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
+  const headers = new Map(
+    head
+      .split(/\r?\n/)
+      .map(
+        (line) =>
+          [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()] as [
+            string,
+            string,
+          ],
+      ),
+  );
   return { headers, body: trimmed.slice(end).replace(/^\r?\n\r?\n/, '') };
 }
 
 function decodeBody(body: string, encoding: string | undefined): string {
   if (encoding === 'base64') return Buffer.from(body, 'base64').toString('utf8');
   if (encoding !== 'quoted-printable') return body;
-  const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const bytes = body
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }

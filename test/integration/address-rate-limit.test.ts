@@ -14,7 +14,11 @@ import { currentBody } from '../helpers/fixtures.ts';
 import { call, freePort, startTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
 
 const BURST = 10;
-const LIMITS = { RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1', RATE_LIMIT_ADDRESS_BURST: String(BURST), CLIENT_ADDRESS_HEADER: 'x-forwarded-for' };
+const LIMITS = {
+  RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1',
+  RATE_LIMIT_ADDRESS_BURST: String(BURST),
+  CLIENT_ADDRESS_HEADER: 'x-forwarded-for',
+};
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
 let addresses = 0;
@@ -22,7 +26,8 @@ let addresses = 0;
 const freshAddress = () => `198.51.100.${(addresses += 1)}`;
 
 /** A cheap call that needs a key: verifying a reference that does not exist (404 with a valid key, 401 without). */
-const probe = (base: string, key: string, address: string) => call(base, '/verify-payment/no-such-ref', { key, headers: { 'x-forwarded-for': address } });
+const probe = (base: string, key: string, address: string) =>
+  call(base, '/verify-payment/no-such-ref', { key, headers: { 'x-forwarded-for': address } });
 
 function assertRefused(response: ApiResponse): void {
   assert.equal(response.status, 429, response.text);
@@ -36,7 +41,16 @@ function assertRefused(response: ApiResponse): void {
 /** Makes `token` a valid test secret key of the merchant, written straight into the database. */
 async function insertSecretKey(gw: TestGateway, merchant: MerchantCredentials, token: string): Promise<void> {
   await insertApiKeys(gw.gateway.database.db, [
-    { id: ids.apiKey(), merchant_id: merchant.id, mode: 'test', kind: 'secret', visible: visiblePart(token), token_hash: hashKey(token), expires_at: null, created_at: Date.now() },
+    {
+      id: ids.apiKey(),
+      merchant_id: merchant.id,
+      mode: 'test',
+      kind: 'secret',
+      visible: visiblePart(token),
+      token_hash: hashKey(token),
+      expires_at: null,
+      created_at: Date.now(),
+    },
   ]);
 }
 
@@ -54,7 +68,8 @@ async function sequentially(count: number, send: (n: number) => Promise<ApiRespo
 }
 
 const statuses = (responses: ApiResponse[]) => responses.map((response) => response.status);
-const countOf = (responses: ApiResponse[], status: number) => responses.filter((response) => response.status === status).length;
+const countOf = (responses: ApiResponse[], status: number) =>
+  responses.filter((response) => response.status === status).length;
 
 for (const kind of DATABASE_KINDS) {
   describe(`limits by client address on ${kind}`, () => {
@@ -96,17 +111,26 @@ for (const kind of DATABASE_KINDS) {
       const guesses = Array.from({ length: 3 * BURST }, () => ids.secretKey('test'));
       // All but the first burst's worth are valid keys: a request that reached the database would be let in.
       for (const key of guesses.slice(BURST)) await insertSecretKey(gw, merchant, key);
-      const { result: responses, refilled } = await timed(() => sequentially(guesses.length, (n) => probe(gw.url, guesses[n]!, address)));
+      const { result: responses, refilled } = await timed(() =>
+        sequentially(guesses.length, (n) => probe(gw.url, guesses[n]!, address)),
+      );
       assert.deepEqual(statuses(responses).slice(0, BURST), Array(BURST).fill(401));
       const lookedUp = BURST + countOf(responses, 404);
-      assert.ok(countOf(responses, 404) <= refilled, `${lookedUp} of ${guesses.length} requests reached the database: ${statuses(responses).join()}`);
-      for (const refused of responses.slice(BURST).filter((response) => response.status !== 404)) assertRefused(refused);
+      assert.ok(
+        countOf(responses, 404) <= refilled,
+        `${lookedUp} of ${guesses.length} requests reached the database: ${statuses(responses).join()}`,
+      );
+      for (const refused of responses.slice(BURST).filter((response) => response.status !== 404))
+        assertRefused(refused);
     });
 
     test('hosted pages are limited per client address, the address being the last X-Forwarded-For entry', async () => {
       const created = await call(gw.url, '/payment', { key: merchant.test_secret_key, body: currentBody() });
       assert.equal(created.status, 201, created.text);
-      const page = (forwardedFor: string) => call(gw.url, new URL(created.body.data.checkout_url).pathname, { headers: { 'x-forwarded-for': forwardedFor } });
+      const page = (forwardedFor: string) =>
+        call(gw.url, new URL(created.body.data.checkout_url).pathname, {
+          headers: { 'x-forwarded-for': forwardedFor },
+        });
       const [busy, other] = [freshAddress(), freshAddress()];
       const { result: responses, refilled } = await timed(() => sequentially(BURST + 5, () => page(busy)));
       assert.deepEqual(statuses(responses).slice(0, BURST), Array(BURST).fill(200));
@@ -114,7 +138,11 @@ for (const kind of DATABASE_KINDS) {
       assertRefused(responses.at(-1)!);
       assert.equal((await page(other)).status, 200, 'another address has its own bucket');
       assertRefused(await page(`${other}, ${busy}`));
-      assert.equal((await page(`${busy}, ${other}`)).status, 200, 'what the client wrote before the proxy\'s entry does not count');
+      assert.equal(
+        (await page(`${busy}, ${other}`)).status,
+        200,
+        "what the client wrote before the proxy's entry does not count",
+      );
     });
 
     test('a merchant with a valid key is not limited by its address, nor are health probes', async () => {
@@ -122,7 +150,8 @@ for (const kind of DATABASE_KINDS) {
       // Until refused: on a loaded machine the bucket refills while the burst is sent.
       const emptyTheBucket = async () => {
         let last: ApiResponse | undefined;
-        for (let sent = 0; sent < 3 * BURST && last?.status !== 429; sent += 1) last = await probe(gw.url, ids.secretKey('test'), address);
+        for (let sent = 0; sent < 3 * BURST && last?.status !== 429; sent += 1)
+          last = await probe(gw.url, ids.secretKey('test'), address);
         assertRefused(last!);
       };
       assert.equal((await probe(gw.url, merchant.test_secret_key, address)).status, 404);
@@ -145,7 +174,15 @@ for (const kind of DATABASE_KINDS) {
     let redis: Redis;
     before(async () => {
       gw = await startTestGateway(kind, { ...LIMITS, REDIS_URL });
-      const config = loadConfig({ ...LIMITS, REDIS_URL, HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: gw.database.url, LOG_LEVEL: 'silent', SHUTDOWN_GRACE: '0' });
+      const config = loadConfig({
+        ...LIMITS,
+        REDIS_URL,
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+        DATABASE_URL: gw.database.url,
+        LOG_LEVEL: 'silent',
+        SHUTDOWN_GRACE: '0',
+      });
       second = await startGateway(config, await openMigratedDatabase(config.databaseUrl), false);
       redis = new Redis(REDIS_URL);
     });
@@ -158,11 +195,21 @@ for (const kind of DATABASE_KINDS) {
     test('two gateways share one bucket per address', async () => {
       // Addresses of their own: Redis outlives the test run's other gateways.
       const address = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}::1`;
-      const { result: responses, refilled } = await timed(() => sequentially(2 * BURST, (n) => call(n % 2 ? second.url : gw.url, '/mobile-money', { headers: { 'x-forwarded-for': address } })));
-      assert.ok(countOf(responses, 200) <= BURST + refilled, `without sharing, all ${2 * BURST} would pass: ${statuses(responses).join()}`);
+      const { result: responses, refilled } = await timed(() =>
+        sequentially(2 * BURST, (n) =>
+          call(n % 2 ? second.url : gw.url, '/mobile-money', { headers: { 'x-forwarded-for': address } }),
+        ),
+      );
+      assert.ok(
+        countOf(responses, 200) <= BURST + refilled,
+        `without sharing, all ${2 * BURST} would pass: ${statuses(responses).join()}`,
+      );
       for (const refused of responses.filter((response) => response.status !== 200)) assertRefused(refused);
       const prefix = address.split('::')[0]!;
-      assert.ok((await redis.pttl(`lipira:ratelimit:address:${prefix}:0::/64`)) > 0, 'the bucket is kept under the address\'s /64');
+      assert.ok(
+        (await redis.pttl(`lipira:ratelimit:address:${prefix}:0::/64`)) > 0,
+        "the bucket is kept under the address's /64",
+      );
     });
   });
 }
@@ -170,12 +217,17 @@ for (const kind of DATABASE_KINDS) {
 describe('limits by client address without a trusted proxy header', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startTestGateway('sqlite', { RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1', RATE_LIMIT_ADDRESS_BURST: String(BURST) });
+    gw = await startTestGateway('sqlite', {
+      RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1',
+      RATE_LIMIT_ADDRESS_BURST: String(BURST),
+    });
   });
   after(() => gw.close());
 
   test('X-Forwarded-For is not believed: every request from this host shares its bucket', async () => {
-    const { result: responses, refilled } = await timed(() => sequentially(BURST + 5, () => call(gw.url, '/mobile-money', { headers: { 'x-forwarded-for': freshAddress() } })));
+    const { result: responses, refilled } = await timed(() =>
+      sequentially(BURST + 5, () => call(gw.url, '/mobile-money', { headers: { 'x-forwarded-for': freshAddress() } })),
+    );
     assert.ok(countOf(responses, 429) >= 5 - refilled, statuses(responses).join());
     assertRefused(responses.at(-1)!);
   });

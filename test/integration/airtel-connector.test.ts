@@ -58,13 +58,32 @@ describe('Airtel Money connector against the fake Airtel', () => {
   }
 
   const collect = (airtel: Connector, payer: ReturnType<typeof fresh>, amountMinor = 150_000) =>
-    airtel.collect({ reference: payer.reference, amountMinor, currency: 'MWK', method: 'mobile_money', mobile: payer.mobile });
-  const sync = (airtel: Connector, reference: string) => airtel.sync({ reference, operatorId: null, method: 'mobile_money' });
+    airtel.collect({
+      reference: payer.reference,
+      amountMinor,
+      currency: 'MWK',
+      method: 'mobile_money',
+      mobile: payer.mobile,
+    });
+  const sync = (airtel: Connector, reference: string) =>
+    airtel.sync({ reference, operatorId: null, method: 'mobile_money' });
   const payout = (airtel: Connector, payee: ReturnType<typeof fresh>, amountMinor = 50_000) =>
-    airtel.payout({ reference: payee.reference, amountMinor, currency: 'MWK', method: 'mobile_money', mobile: payee.mobile });
+    airtel.payout({
+      reference: payee.reference,
+      amountMinor,
+      currency: 'MWK',
+      method: 'mobile_money',
+      mobile: payee.mobile,
+    });
   const tokenRequests = () => fake.received('POST', '/auth/oauth2/token').length;
-  const collections = (reference: string) => fake.received('POST', '/merchant/v1/payments/').filter((request) => (request.body as { transaction: { id: string } }).transaction.id === reference);
-  const disbursements = (reference: string) => fake.received('POST', '/standard/v1/disbursements/').filter((request) => (request.body as { transaction: { id: string } }).transaction.id === reference);
+  const collections = (reference: string) =>
+    fake
+      .received('POST', '/merchant/v1/payments/')
+      .filter((request) => (request.body as { transaction: { id: string } }).transaction.id === reference);
+  const disbursements = (reference: string) =>
+    fake
+      .received('POST', '/standard/v1/disbursements/')
+      .filter((request) => (request.body as { transaction: { id: string } }).transaction.id === reference);
 
   test('one token is fetched and reused, and every call carries it with the country and currency', async () => {
     const airtel = connector();
@@ -121,7 +140,11 @@ describe('Airtel Money connector against the fake Airtel', () => {
       assertState(step, 'pending');
       const tokens = shortLived.received('POST', '/auth/oauth2/token').length;
       assert.equal(tokens, 2);
-      assert.equal(shortLived.requests.filter((request) => request.path.startsWith('/standard/')).length, 2, 'no call was refused for an expired token');
+      assert.equal(
+        shortLived.requests.filter((request) => request.path.startsWith('/standard/')).length,
+        2,
+        'no call was refused for an expired token',
+      );
     } finally {
       await shortLived.close();
     }
@@ -238,10 +261,14 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const payer = fresh();
     fake.script(payer.local, { states: ['TF'], failureCode: 'DP00800001002' });
     await collect(airtel, payer);
-    assert.deepEqual(await sync(airtel, payer.reference), { state: 'failed', reason: 'Airtel Money: wrong PIN (DP00800001002).', code: 'wrong_pin' });
+    assert.deepEqual(await sync(airtel, payer.reference), {
+      state: 'failed',
+      reason: 'Airtel Money: wrong PIN (DP00800001002).',
+      code: 'wrong_pin',
+    });
   });
 
-  test('a TF without a known code still fails, with Airtel\'s message', async () => {
+  test("a TF without a known code still fails, with Airtel's message", async () => {
     const airtel = connector();
     const payer = fresh();
     fake.script(payer.local, { states: ['TF'], failureCode: 'DP00800001999' });
@@ -256,7 +283,11 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const airtel = connector();
     const poor = fresh();
     fake.script(poor.local, { answer: { code: 'DP00800001007', message: 'Not enough balance' } });
-    assert.deepEqual(await collect(airtel, poor), { state: 'failed', reason: 'Airtel Money: not enough money in the wallet (DP00800001007).', code: 'insufficient_funds' });
+    assert.deepEqual(await collect(airtel, poor), {
+      state: 'failed',
+      reason: 'Airtel Money: not enough money in the wallet (DP00800001007).',
+      code: 'insufficient_funds',
+    });
 
     const ambiguous = fresh();
     fake.script(ambiguous.local, { answer: { code: 'DP00800001000' } });
@@ -266,18 +297,32 @@ describe('Airtel Money connector against the fake Airtel', () => {
 
     const misconfigured = fresh();
     fake.script(misconfigured.local, { answer: { code: 'ROUTER005' } });
-    assert.deepEqual(await collect(airtel, misconfigured), { state: 'refused', reason: 'Airtel Money: the country route is not configured (ROUTER005).' });
+    assert.deepEqual(await collect(airtel, misconfigured), {
+      state: 'refused',
+      reason: 'Airtel Money: the country route is not configured (ROUTER005).',
+    });
   });
 
   test('a 4xx validation answer is refused: nothing was taken', async () => {
     const airtel = connector();
     const payer = fresh();
-    fake.script(payer.local, { answer: { httpStatus: 400, body: { status: { code: '400', message: 'Invalid Country', result_code: 'ESB000034', success: false } } } });
-    assert.deepEqual(await collect(airtel, payer), { state: 'refused', reason: 'Airtel Money: invalid country (ESB000034).' });
+    fake.script(payer.local, {
+      answer: {
+        httpStatus: 400,
+        body: { status: { code: '400', message: 'Invalid Country', result_code: 'ESB000034', success: false } },
+      },
+    });
+    assert.deepEqual(await collect(airtel, payer), {
+      state: 'refused',
+      reason: 'Airtel Money: invalid country (ESB000034).',
+    });
 
     const other = fresh();
     fake.script(other.local, { answer: { httpStatus: 422, body: { error: 'unprocessable' } } });
-    assert.deepEqual(await collect(airtel, other), { state: 'refused', reason: 'Airtel Money: the request was refused (HTTP 422).' });
+    assert.deepEqual(await collect(airtel, other), {
+      state: 'refused',
+      reason: 'Airtel Money: the request was refused (HTTP 422).',
+    });
   });
 
   test('an HTTP 500 or an unreadable body is pending, and the sync finds the payment', async () => {
@@ -323,26 +368,60 @@ describe('Airtel Money connector against the fake Airtel', () => {
   test('numbers of another operator and other methods are refused without a request', async () => {
     const airtel = connector();
     const requestsBefore = fake.requests.length;
-    const tnm = await airtel.collect({ reference: 'tnm', amountMinor: 1000, currency: 'MWK', method: 'mobile_money', mobile: mobile('0881234567') });
+    const tnm = await airtel.collect({
+      reference: 'tnm',
+      amountMinor: 1000,
+      currency: 'MWK',
+      method: 'mobile_money',
+      mobile: mobile('0881234567'),
+    });
     assertState(tnm, 'refused');
-    const transfer = await airtel.collect({ reference: 'card', amountMinor: 1000, currency: 'MWK', method: 'bank_transfer', accountName: 'Shop', expiresAt: Date.now() });
+    const transfer = await airtel.collect({
+      reference: 'card',
+      amountMinor: 1000,
+      currency: 'MWK',
+      method: 'bank_transfer',
+      accountName: 'Shop',
+      expiresAt: Date.now(),
+    });
     assertState(transfer, 'refused');
     assert.equal(fake.requests.length, requestsBefore);
   });
 
-  test('a refund of a paid collection; its answer lost, the payment\'s enquiry shows it reversed', async () => {
+  test("a refund of a paid collection; its answer lost, the payment's enquiry shows it reversed", async () => {
     const airtel = connector();
     const payer = fresh();
     fake.script(payer.local, { states: ['TS'] });
     await collect(airtel, payer);
     const paid = await sync(airtel, payer.reference);
     assertState(paid, 'success');
-    const charge = { reference: payer.reference, operatorId: paid.operatorId, method: 'mobile_money' as const, amountMinor: 150_000 };
-    const partial = await airtel.refund({ reference: `re_part_${payer.reference}`, amountMinor: 50_000, currency: 'MWK', charge });
-    assert.equal(partial.state, 'refused', 'Airtel refunds whole payments only: a partial refund is refused before Airtel is asked');
-    const refunded = await airtel.refund({ reference: `re_${payer.reference}`, amountMinor: 150_000, currency: 'MWK', charge });
+    const charge = {
+      reference: payer.reference,
+      operatorId: paid.operatorId,
+      method: 'mobile_money' as const,
+      amountMinor: 150_000,
+    };
+    const partial = await airtel.refund({
+      reference: `re_part_${payer.reference}`,
+      amountMinor: 50_000,
+      currency: 'MWK',
+      charge,
+    });
+    assert.equal(
+      partial.state,
+      'refused',
+      'Airtel refunds whole payments only: a partial refund is refused before Airtel is asked',
+    );
+    const refunded = await airtel.refund({
+      reference: `re_${payer.reference}`,
+      amountMinor: 150_000,
+      currency: 'MWK',
+      charge,
+    });
     assert.deepEqual(refunded, { state: 'success', operatorId: paid.operatorId });
-    assert.deepEqual(fake.received('POST', '/standard/v1/payments/refund').at(-1)?.body, { transaction: { airtel_money_id: paid.operatorId } });
+    assert.deepEqual(fake.received('POST', '/standard/v1/payments/refund').at(-1)?.body, {
+      transaction: { airtel_money_id: paid.operatorId },
+    });
 
     const slow = connector({ timeoutMs: 300 });
     const other = fresh();
@@ -350,22 +429,46 @@ describe('Airtel Money connector against the fake Airtel', () => {
     await collect(slow, other);
     const otherPaid = await sync(slow, other.reference);
     assertState(otherPaid, 'success');
-    const lost = await slow.refund({ reference: `re_${other.reference}`, amountMinor: 150_000, currency: 'MWK', charge: { reference: other.reference, operatorId: otherPaid.operatorId, method: 'mobile_money', amountMinor: 150_000 } });
+    const lost = await slow.refund({
+      reference: `re_${other.reference}`,
+      amountMinor: 150_000,
+      currency: 'MWK',
+      charge: {
+        reference: other.reference,
+        operatorId: otherPaid.operatorId,
+        method: 'mobile_money',
+        amountMinor: 150_000,
+      },
+    });
     assertState(lost, 'pending');
     assert.equal(lost.operatorId, other.reference);
     const found = await slow.syncRefund({ reference: `re_${other.reference}`, operatorId: lost.operatorId ?? null });
     assertState(found, 'success');
   });
 
-  test('a refund is refused without the payment\'s Airtel Money id, and a refused refund fails as Airtel says', async () => {
+  test("a refund is refused without the payment's Airtel Money id, and a refused refund fails as Airtel says", async () => {
     const airtel = connector();
-    const noId = await airtel.refund({ reference: 're_x', amountMinor: 100, currency: 'MWK', charge: { reference: 'ch_x', operatorId: null, method: 'mobile_money', amountMinor: 100 } });
+    const noId = await airtel.refund({
+      reference: 're_x',
+      amountMinor: 100,
+      currency: 'MWK',
+      charge: { reference: 'ch_x', operatorId: null, method: 'mobile_money', amountMinor: 100 },
+    });
     assertState(noId, 'refused');
-    const unknown = await airtel.refund({ reference: 're_y', amountMinor: 100, currency: 'MWK', charge: { reference: 'ch_y', operatorId: 'MP-unknown', method: 'mobile_money', amountMinor: 100 } });
-    assert.deepEqual(unknown, { state: 'failed', reason: 'Airtel Money: the payment was refused (DP00800001008).', code: 'declined' });
+    const unknown = await airtel.refund({
+      reference: 're_y',
+      amountMinor: 100,
+      currency: 'MWK',
+      charge: { reference: 'ch_y', operatorId: 'MP-unknown', method: 'mobile_money', amountMinor: 100 },
+    });
+    assert.deepEqual(unknown, {
+      state: 'failed',
+      reason: 'Airtel Money: the payment was refused (DP00800001008).',
+      code: 'declined',
+    });
   });
 
-  test('a disbursement with the PIN encrypted under Airtel\'s key succeeds at once', async () => {
+  test("a disbursement with the PIN encrypted under Airtel's key succeeds at once", async () => {
     const airtel = connector();
     const payee = fresh();
     const paid = await payout(airtel, payee, 250_000);
@@ -382,7 +485,10 @@ describe('Airtel Money connector against the fake Airtel', () => {
   test('a wrong disbursement PIN or an unusable key: refused, nothing paid', async () => {
     const wrongPin = fresh();
     const refused = await payout(connector({ disbursementPin: '0000' }), wrongPin);
-    assert.deepEqual(refused, { state: 'refused', reason: 'Airtel Money: the disbursement PIN is incorrect (ROUTER115).' });
+    assert.deepEqual(refused, {
+      state: 'refused',
+      reason: 'Airtel Money: the disbursement PIN is incorrect (ROUTER115).',
+    });
     assert.doesNotMatch(JSON.stringify(refused), /0000/);
     assert.equal(fake.transaction(wrongPin.reference), undefined);
 
@@ -395,8 +501,23 @@ describe('Airtel Money connector against the fake Airtel', () => {
   test('payouts go only to Airtel wallets', async () => {
     const airtel = connector();
     const requestsBefore = fake.requests.length;
-    assertState(await airtel.payout({ reference: 'po_tnm', amountMinor: 100, currency: 'MWK', method: 'mobile_money', mobile: mobile('0881234567') }), 'refused');
-    const bank = await airtel.payout({ reference: 'po_bank', amountMinor: 100, currency: 'MWK', method: 'bank', recipient: { bankUuid: 'b', bankName: 'Bank', accountName: 'A', accountNumber: '1' } });
+    assertState(
+      await airtel.payout({
+        reference: 'po_tnm',
+        amountMinor: 100,
+        currency: 'MWK',
+        method: 'mobile_money',
+        mobile: mobile('0881234567'),
+      }),
+      'refused',
+    );
+    const bank = await airtel.payout({
+      reference: 'po_bank',
+      amountMinor: 100,
+      currency: 'MWK',
+      method: 'bank',
+      recipient: { bankUuid: 'b', bankName: 'Bank', accountName: 'A', accountNumber: '1' },
+    });
     assertState(bank, 'refused');
     assert.equal(fake.requests.length, requestsBefore);
   });
@@ -440,34 +561,58 @@ describe('Airtel Money connector against the fake Airtel', () => {
     test('with a good hash (over the payload or over the transaction alone) it is accepted for the collection', async () => {
       const id = await paidCollection();
       assert.deepEqual(await received(connector(), id), { accepted: true, flow: 'collect', reference: id });
-      assert.deepEqual(await received(connector(), id, { hashTransactionOnly: true }), { accepted: true, flow: 'collect', reference: id });
+      assert.deepEqual(await received(connector(), id, { hashTransactionOnly: true }), {
+        accepted: true,
+        flow: 'collect',
+        reference: id,
+      });
     });
 
     test('with a bad hash, a forged body or no hash it is refused when a secret is configured', async () => {
       const id = await paidCollection();
-      assert.deepEqual(await received(connector(), id, { secret: 'another-key' }), { accepted: false, reason: 'the callback hash does not match' });
-      assert.deepEqual(await received(connector(), id, { tamper: true }), { accepted: false, reason: 'the callback hash does not match' });
-      assert.deepEqual(await received(connector(), id, { secret: null }), { accepted: false, reason: 'the callback has no hash' });
+      assert.deepEqual(await received(connector(), id, { secret: 'another-key' }), {
+        accepted: false,
+        reason: 'the callback hash does not match',
+      });
+      assert.deepEqual(await received(connector(), id, { tamper: true }), {
+        accepted: false,
+        reason: 'the callback hash does not match',
+      });
+      assert.deepEqual(await received(connector(), id, { secret: null }), {
+        accepted: false,
+        reason: 'the callback has no hash',
+      });
     });
 
     test('without a configured secret a callback without a hash is accepted', async () => {
       const id = await paidCollection();
-      assert.deepEqual(await received(connector({ callbackSecret: null }), id, { secret: null }), { accepted: true, flow: 'collect', reference: id });
+      assert.deepEqual(await received(connector({ callbackSecret: null }), id, { secret: null }), {
+        accepted: true,
+        flow: 'collect',
+        reference: id,
+      });
     });
 
     test('a duplicate callback is sent twice, each verified alike', async () => {
       const id = await paidCollection();
       const count = receiver.received.length;
       assert.deepEqual(await fake.sendCallback(id, { duplicate: true }), [200, 200]);
-      const verdicts = receiver.received.slice(count).map((entry) => connector().verifyCallback({ headers: entry.headers, rawBody: entry.body, body: JSON.parse(entry.body) }));
+      const verdicts = receiver.received
+        .slice(count)
+        .map((entry) =>
+          connector().verifyCallback({ headers: entry.headers, rawBody: entry.body, body: JSON.parse(entry.body) }),
+        );
       assert.deepEqual(verdicts, [
         { accepted: true, flow: 'collect', reference: id },
         { accepted: true, flow: 'collect', reference: id },
       ]);
     });
 
-    test('a body that is not Airtel\'s callback is refused', () => {
-      assert.deepEqual(connector().verifyCallback({ headers: {}, rawBody: '{}', body: {} }), { accepted: false, reason: 'not an Airtel Money callback' });
+    test("a body that is not Airtel's callback is refused", () => {
+      assert.deepEqual(connector().verifyCallback({ headers: {}, rawBody: '{}', body: {} }), {
+        accepted: false,
+        reason: 'not an Airtel Money callback',
+      });
     });
   });
 });

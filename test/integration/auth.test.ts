@@ -22,7 +22,12 @@ for (const kind of DATABASE_KINDS) {
     ];
     for (const [name, headers] of badAuthorizations) {
       test(`${name} is a 401 on every API route`, async () => {
-        for (const [path, body] of [['/payment', currentBody()], ['/api/payment', legacyBody()], ['/verify-payment/x', undefined], ['/api/verify-payment/x', undefined]] as const) {
+        for (const [path, body] of [
+          ['/payment', currentBody()],
+          ['/api/payment', legacyBody()],
+          ['/verify-payment/x', undefined],
+          ['/api/verify-payment/x', undefined],
+        ] as const) {
           const res = await call(ctx.gw.url, path, { body, headers });
           assert.equal(res.status, 401, path);
           assert.deepEqual(res.body, UNAUTHENTICATED);
@@ -34,12 +39,19 @@ for (const kind of DATABASE_KINDS) {
       for (const key of [ctx.merchant.test_public_key, ctx.merchant.live_public_key]) {
         const res = await call(ctx.gw.url, '/payment', { key, body: currentBody() });
         assert.equal(res.status, 401);
-        assert.deepEqual(res.body, { status: 'failed', message: 'A public key can only create checkout sessions: use your secret key on your server.', data: null });
+        assert.deepEqual(res.body, {
+          status: 'failed',
+          message: 'A public key can only create checkout sessions: use your secret key on your server.',
+          data: null,
+        });
       }
     });
 
     test('the bearer scheme is case-insensitive', async () => {
-      const res = await call(ctx.gw.url, '/payment', { body: currentBody(), headers: { authorization: `bearer ${ctx.merchant.test_secret_key}` } });
+      const res = await call(ctx.gw.url, '/payment', {
+        body: currentBody(),
+        headers: { authorization: `bearer ${ctx.merchant.test_secret_key}` },
+      });
       assert.equal(res.status, 201);
     });
 
@@ -47,13 +59,22 @@ for (const kind of DATABASE_KINDS) {
       const live = currentBody();
       const test_ = currentBody();
       assert.equal((await call(ctx.gw.url, '/payment', { key: ctx.merchant.live_secret_key, body: live })).status, 201);
-      assert.equal((await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: test_ })).status, 201);
+      assert.equal(
+        (await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: test_ })).status,
+        201,
+      );
       for (const prefix of ['/verify-payment/', '/api/verify-payment/']) {
         const asTest = await call(ctx.gw.url, prefix + String(live.tx_ref), { key: ctx.merchant.test_secret_key });
         assert.equal(asTest.status, 404);
         assert.deepEqual(asTest.body, NOT_FOUND);
-        assert.equal((await call(ctx.gw.url, prefix + String(test_.tx_ref), { key: ctx.merchant.live_secret_key })).status, 404);
-        assert.equal((await call(ctx.gw.url, prefix + String(live.tx_ref), { key: ctx.merchant.live_secret_key })).status, 200);
+        assert.equal(
+          (await call(ctx.gw.url, prefix + String(test_.tx_ref), { key: ctx.merchant.live_secret_key })).status,
+          404,
+        );
+        assert.equal(
+          (await call(ctx.gw.url, prefix + String(live.tx_ref), { key: ctx.merchant.live_secret_key })).status,
+          200,
+        );
       }
     });
 
@@ -61,7 +82,11 @@ for (const kind of DATABASE_KINDS) {
       const other = await ctx.gw.newMerchant('Other');
       const body = currentBody();
       assert.equal((await call(ctx.gw.url, '/payment', { key: other.test_secret_key, body })).status, 201);
-      assert.equal((await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key })).status, 404);
+      assert.equal(
+        (await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key }))
+          .status,
+        404,
+      );
     });
 
     test('legacy create may carry the key as secret_key in the body; it is never echoed', async () => {
@@ -69,22 +94,36 @@ for (const kind of DATABASE_KINDS) {
       const res = await call(ctx.gw.url, '/api/payment', { body });
       assert.equal(res.status, 201);
       assert.ok(!res.text.includes(ctx.merchant.test_secret_key));
-      const verify = await call(ctx.gw.url, `/api/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key });
+      const verify = await call(ctx.gw.url, `/api/verify-payment/${String(body.tx_ref)}`, {
+        key: ctx.merchant.test_secret_key,
+      });
       assert.equal(verify.status, 200);
       assert.ok(!verify.text.includes(ctx.merchant.test_secret_key));
-      const stored = await ctx.gw.gateway.database.db.selectFrom('checkout_sessions').selectAll().where('tx_ref', '=', String(body.tx_ref)).executeTakeFirstOrThrow();
+      const stored = await ctx.gw.gateway.database.db
+        .selectFrom('checkout_sessions')
+        .selectAll()
+        .where('tx_ref', '=', String(body.tx_ref))
+        .executeTakeFirstOrThrow();
       assert.ok(!JSON.stringify(stored).includes(ctx.merchant.test_secret_key));
     });
 
     test('the Authorization header wins over a body secret_key', async () => {
-      const withGoodHeader = await call(ctx.gw.url, '/api/payment', { key: ctx.merchant.test_secret_key, body: legacyBody({ secret_key: 'sec-test-bogus' }) });
+      const withGoodHeader = await call(ctx.gw.url, '/api/payment', {
+        key: ctx.merchant.test_secret_key,
+        body: legacyBody({ secret_key: 'sec-test-bogus' }),
+      });
       assert.equal(withGoodHeader.status, 201);
-      const withBadHeader = await call(ctx.gw.url, '/api/payment', { key: `sec-test-${'B'.repeat(32)}`, body: legacyBody({ secret_key: ctx.merchant.test_secret_key }) });
+      const withBadHeader = await call(ctx.gw.url, '/api/payment', {
+        key: `sec-test-${'B'.repeat(32)}`,
+        body: legacyBody({ secret_key: ctx.merchant.test_secret_key }),
+      });
       assert.equal(withBadHeader.status, 401);
     });
 
     test('a body secret_key is not accepted by the current generation', async () => {
-      const res = await call(ctx.gw.url, '/payment', { body: currentBody({ secret_key: ctx.merchant.test_secret_key }) });
+      const res = await call(ctx.gw.url, '/payment', {
+        body: currentBody({ secret_key: ctx.merchant.test_secret_key }),
+      });
       assert.equal(res.status, 401);
     });
 
@@ -95,7 +134,11 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(rolled);
       assert.equal((await call(ctx.gw.url, '/payment', { key: rolled.secret_key, body: currentBody() })).status, 201);
       assert.equal((await call(ctx.gw.url, '/payment', { key: own.test_secret_key, body: currentBody() })).status, 201);
-      assert.equal((await call(ctx.gw.url, '/payment', { key: own.live_secret_key, body: currentBody() })).status, 201, 'rolling test keys leaves live keys alone');
+      assert.equal(
+        (await call(ctx.gw.url, '/payment', { key: own.live_secret_key, body: currentBody() })).status,
+        201,
+        'rolling test keys leaves live keys alone',
+      );
     });
 
     test('an expired key is a 401', async () => {
@@ -110,7 +153,11 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('secret keys are stored only as hashes', async () => {
-      const rows = await ctx.gw.gateway.database.db.selectFrom('api_keys').selectAll().where('merchant_id', '=', ctx.merchant.id).execute();
+      const rows = await ctx.gw.gateway.database.db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('merchant_id', '=', ctx.merchant.id)
+        .execute();
       const dump = JSON.stringify(rows);
       assert.ok(!dump.includes(ctx.merchant.test_secret_key));
       assert.ok(!dump.includes(ctx.merchant.live_secret_key));

@@ -28,7 +28,9 @@ const go = {
 };
 
 const goObject = (fields: Record<string, (v: unknown) => boolean>) => (v: unknown) =>
-  typeof v === 'object' && v !== null && Object.entries(fields).every(([field, decodes]) => decodes((v as Record<string, unknown>)[field]));
+  typeof v === 'object' &&
+  v !== null &&
+  Object.entries(fields).every(([field, decodes]) => decodes((v as Record<string, unknown>)[field]));
 
 /** types.go `BankPayoutTransactionDetails`, field by field. */
 const goBankPayout = goObject({
@@ -50,7 +52,12 @@ const goBankPayout = goObject({
   completed_at: go.nullableTime,
   event_type: go.string,
   transaction_charges: goObject({ currency: go.string, amount: go.string }),
-  recipient_account_details: goObject({ bank_uuid: go.string, bank_name: go.string, account_name: go.string, account_number: go.string }),
+  recipient_account_details: goObject({
+    bank_uuid: go.string,
+    bank_name: go.string,
+    account_name: go.string,
+    account_number: go.string,
+  }),
 });
 
 /** client.go `isSuccessStatus`, after its 2xx check. */
@@ -67,7 +74,13 @@ for (const kind of DATABASE_KINDS) {
       const merchant = await ctx.gw.newMerchant();
       await fundMainBalance(ctx.gw, merchant, 5000);
       // _http.py: one requests.Session with Accept, Content-Type and Authorization on every request, GETs included.
-      const headers = { 'User-Agent': 'python-requests/2.34.2', 'Accept-Encoding': 'gzip, deflate', Accept: 'application/json', 'Content-Type': 'application/json', Authorization: `Bearer ${merchant.test_secret_key}` };
+      const headers = {
+        'User-Agent': 'python-requests/2.34.2',
+        'Accept-Encoding': 'gzip, deflate',
+        Accept: 'application/json',
+        'Content-Type': 'application/json',
+        Authorization: `Bearer ${merchant.test_secret_key}`,
+      };
       const get = (path: string) => call(ctx.gw.url, path, { headers });
 
       // `banks(currency="MWK")`: requests encodes params into the query.
@@ -97,14 +110,21 @@ for (const kind of DATABASE_KINDS) {
 
       const list = await get('/direct-charge/payouts');
       assert.equal(list.status, 200, list.text);
-      assert.deepEqual(list.body.data.data.map((payout: { charge_id: string }) => payout.charge_id), [chargeId]);
+      assert.deepEqual(
+        list.body.data.data.map((payout: { charge_id: string }) => payout.charge_id),
+        [chargeId],
+      );
     });
 
     test('the Go client: GetSupportedBanks, InitiateBankPayout with a "%.2f" amount, GetBankPayoutDetails, ListBankPayouts, each decoded into its structs', async () => {
       const merchant = await ctx.gw.newMerchant();
       await fundMainBalance(ctx.gw, merchant, 5000);
       // client.go `do`: Accept and Authorization always, Content-Type with a body; Go's own User-Agent.
-      const headers = { 'User-Agent': 'Go-http-client/1.1', Accept: 'application/json', Authorization: `Bearer ${merchant.test_secret_key}` };
+      const headers = {
+        'User-Agent': 'Go-http-client/1.1',
+        Accept: 'application/json',
+        Authorization: `Bearer ${merchant.test_secret_key}`,
+      };
       const get = (path: string) => call(ctx.gw.url, path, { headers });
 
       // `GetSupportedBanks("MWK")`: queryPath(url.Values{"currency": {"MWK"}}), decoded into []Bank{UUID, Name}.
@@ -116,7 +136,11 @@ for (const kind of DATABASE_KINDS) {
       // json.Marshal of payout.go's anonymous struct, in its field order, the amount as "%.2f", empty names left out.
       const chargeId = uniqueRef('go-bank');
       const rawBody = `{"payout_method":"bank_transfer","bank_uuid":"${NBM_UUID}","amount":"2500.00","charge_id":"${chargeId}","bank_account_name":"Madalitso Kamwendo","bank_account_number":"1001000010","email":"accounts@mango.example"}`;
-      const created = await call(ctx.gw.url, '/direct-charge/payouts/initialize', { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, rawBody });
+      const created = await call(ctx.gw.url, '/direct-charge/payouts/initialize', {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        rawBody,
+      });
       assertGoAccepts(created);
       assert.ok(goBankPayout(created.body.data.transaction), created.text);
       assert.equal(created.body.data.transaction.amount, 2500, '"2500.00" is 2500 kwacha');
@@ -133,11 +157,20 @@ for (const kind of DATABASE_KINDS) {
       // `ListBankPayouts()` → PaginatedBankPayouts{CurrentPage, TotalPages, PerPage int; NextPageURL *string; Data}.
       const list = await get('/direct-charge/payouts');
       assertGoAccepts(list);
-      assert.ok(goObject({ current_page: go.int, total_pages: go.int, per_page: go.int, next_page_url: go.nullableString })(list.body.data), list.text);
+      assert.ok(
+        goObject({ current_page: go.int, total_pages: go.int, per_page: go.int, next_page_url: go.nullableString })(
+          list.body.data,
+        ),
+        list.text,
+      );
       assert.ok(list.body.data.data.every(goBankPayout), list.text);
 
       // A fraction of a kwacha is still refused, with the Laravel-style message the client prints.
-      const fraction = await call(ctx.gw.url, '/direct-charge/payouts/initialize', { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, rawBody: rawBody.replace('"2500.00"', '"2500.50"').replace(chargeId, `${chargeId}-2`) });
+      const fraction = await call(ctx.gw.url, '/direct-charge/payouts/initialize', {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        rawBody: rawBody.replace('"2500.00"', '"2500.50"').replace(chargeId, `${chargeId}-2`),
+      });
       assert.equal(fraction.status, 400, fraction.text);
       assert.deepEqual(fraction.body.message, { amount: ['The amount must be an integer.'] });
     });

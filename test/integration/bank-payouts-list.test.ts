@@ -45,13 +45,18 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await initializePayout(ctx.gw, merchant.test_secret_key, payoutBody({ amount: 5 }))).status, 201);
       const other = await ctx.gw.newMerchant();
       await fundMainBalance(ctx.gw, other, 100);
-      assert.equal((await initializeBankPayout(ctx.gw, other.test_secret_key, bankPayoutBody({ amount: 1 }))).status, 201);
+      assert.equal(
+        (await initializeBankPayout(ctx.gw, other.test_secret_key, bankPayoutBody({ amount: 1 }))).status,
+        201,
+      );
 
       const newestFirst = [...made].reverse();
       const seen: string[] = [];
       let url: string | null = `${ctx.gw.url}/direct-charge/payouts?page=1`;
       for (const [index, size] of [20, 20, 5].entries()) {
-        const res = await call(ctx.gw.url, new URL(url!).pathname + new URL(url!).search, { key: merchant.test_secret_key });
+        const res = await call(ctx.gw.url, new URL(url!).pathname + new URL(url!).search, {
+          key: merchant.test_secret_key,
+        });
         assert.equal(res.status, 200, res.text);
         const page = res.body.data;
         assert.deepEqual(Object.keys(page), ['current_page', 'total_pages', 'per_page', 'next_page_url', 'data']);
@@ -71,10 +76,24 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(seen, newestFirst, 'every payout once, newest first');
 
       const beyond = await bankPayoutList(ctx.gw, merchant.test_secret_key, '?page=4');
-      assert.deepEqual(beyond.body.data, { current_page: 4, total_pages: 3, per_page: 20, next_page_url: null, data: [] });
+      assert.deepEqual(beyond.body.data, {
+        current_page: 4,
+        total_pages: 3,
+        per_page: 20,
+        next_page_url: null,
+        data: [],
+      });
       const first = await bankPayoutList(ctx.gw, merchant.test_secret_key);
-      assert.deepEqual(first.body, (await bankPayoutList(ctx.gw, merchant.test_secret_key, '?page=1')).body, 'page 1 by default');
-      assert.deepEqual((await bankPayoutList(ctx.gw, merchant.live_secret_key)).body.data.data, [], 'live keys see live payouts only');
+      assert.deepEqual(
+        first.body,
+        (await bankPayoutList(ctx.gw, merchant.test_secret_key, '?page=1')).body,
+        'page 1 by default',
+      );
+      assert.deepEqual(
+        (await bankPayoutList(ctx.gw, merchant.live_secret_key)).body.data.data,
+        [],
+        'live keys see live payouts only',
+      );
       const others = await bankPayoutList(ctx.gw, other.test_secret_key);
       assert.equal(others.body.data.data.length, 1);
     });
@@ -83,19 +102,34 @@ for (const kind of DATABASE_KINDS) {
       for (const page of ['0', '-1', 'two', '1.5', '99999999']) {
         const res = await bankPayoutList(ctx.gw, ctx.merchant.test_secret_key, `?page=${page}`);
         assert.equal(res.status, 400, `${page}: ${res.text}`);
-        assert.deepEqual(res.body, { status: 'failed', message: { page: ['The page format is invalid.'] }, data: null });
+        assert.deepEqual(res.body, {
+          status: 'failed',
+          message: { page: ['The page format is invalid.'] },
+          data: null,
+        });
       }
     });
 
     test('the page walks its offset and the count their range in the list index alone, in its order: no sort, no table scan', async () => {
-      const [pagePlan, countPlan] = await Promise.all([plan(bankPayoutPageQuery(db(), 'mer_x', 'test', 40).compile()), plan(bankPayoutCountQuery(db(), 'mer_x', 'test').compile())]);
+      const [pagePlan, countPlan] = await Promise.all([
+        plan(bankPayoutPageQuery(db(), 'mer_x', 'test', 40).compile()),
+        plan(bankPayoutCountQuery(db(), 'mer_x', 'test').compile()),
+      ]);
       if (isPostgres(db())) {
         assert.match(pagePlan, /Index Only Scan Backward using payout_recipients_list on payout_recipients/, pagePlan);
         assert.match(countPlan, /Index Only Scan using payout_recipients_list on payout_recipients/, countPlan);
         for (const text of [pagePlan, countPlan]) assert.doesNotMatch(text, /Sort|Seq Scan on payout_recipients/, text);
       } else {
-        assert.match(pagePlan, /SEARCH payout_recipients USING COVERING INDEX payout_recipients_list \(merchant_id=\? AND mode=\?\)/, pagePlan);
-        assert.match(countPlan, /SEARCH payout_recipients USING COVERING INDEX payout_recipients_list \(merchant_id=\? AND mode=\?\)/, countPlan);
+        assert.match(
+          pagePlan,
+          /SEARCH payout_recipients USING COVERING INDEX payout_recipients_list \(merchant_id=\? AND mode=\?\)/,
+          pagePlan,
+        );
+        assert.match(
+          countPlan,
+          /SEARCH payout_recipients USING COVERING INDEX payout_recipients_list \(merchant_id=\? AND mode=\?\)/,
+          countPlan,
+        );
         for (const text of [pagePlan, countPlan]) assert.doesNotMatch(text, /TEMP B-TREE|SCAN payout_recipients/, text);
       }
     });
@@ -107,7 +141,9 @@ for (const kind of DATABASE_KINDS) {
      */
     async function plan(query: CompiledQuery): Promise<string> {
       if (!isPostgres(db())) {
-        const rows = await db().executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]));
+        const rows = await db().executeQuery<{ detail: string }>(
+          CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+        );
         return rows.rows.map((row) => row.detail).join('\n');
       }
       return db()
@@ -115,7 +151,9 @@ for (const kind of DATABASE_KINDS) {
         .execute(async (trx) => {
           await sql`set local enable_seqscan = off`.execute(trx);
           await sql`set local enable_sort = off`.execute(trx);
-          const rows = await trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]));
+          const rows = await trx.executeQuery<{ 'QUERY PLAN': string }>(
+            CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+          );
           return rows.rows.map((row) => row['QUERY PLAN']).join('\n');
         });
     }

@@ -10,14 +10,52 @@ import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody, TIMESTAMP } from '../helpers/fixtures.ts';
 import { call, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
-import { accountMinor, chargeBody, eventually, initializeCharge, ledgerKindsFor, merchantWithReceiver, settledByWorker, sortedKeys, testChargeRow } from '../helpers/mobile-money.ts';
+import {
+  accountMinor,
+  chargeBody,
+  eventually,
+  initializeCharge,
+  ledgerKindsFor,
+  merchantWithReceiver,
+  settledByWorker,
+  sortedKeys,
+  testChargeRow,
+} from '../helpers/mobile-money.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 import { temporaryFolder } from '../helpers/temp-folders.ts';
 
 const TAKEN = { status: 'failed', message: { charge_id: ['The charge id has already been taken.'] }, data: null };
-const TRANSACTION_KEYS = ['amount', 'attempts', 'authorization', 'charge_id', 'created_at', 'currency', 'event_type', 'mobile', 'mode', 'ref_id', 'status', 'trace_id', 'trans_id', 'transaction_charges', 'type'];
+const TRANSACTION_KEYS = [
+  'amount',
+  'attempts',
+  'authorization',
+  'charge_id',
+  'created_at',
+  'currency',
+  'event_type',
+  'mobile',
+  'mode',
+  'ref_id',
+  'status',
+  'trace_id',
+  'trans_id',
+  'transaction_charges',
+  'type',
+];
 const DETAILS_KEYS = [...TRANSACTION_KEYS, 'completed_at', 'failure_code', 'failure_reason', 'logs'].sort();
-const PAYER_KEYS = ['brand', 'card_number', 'channel', 'completed_at', 'expiry', 'mobile_number', 'payer_account_name', 'payer_account_number', 'payer_bank', 'payer_bank_uuid', 'provider'];
+const PAYER_KEYS = [
+  'brand',
+  'card_number',
+  'channel',
+  'completed_at',
+  'expiry',
+  'mobile_number',
+  'payer_account_name',
+  'payer_account_number',
+  'payer_bank',
+  'payer_bank_uuid',
+  'provider',
+];
 
 const outbox = temporaryFolder('lipira-outbox-');
 after(() => outbox.remove());
@@ -35,7 +73,11 @@ for (const kind of DATABASE_KINDS) {
   describe(`bank transfer charges on ${kind}`, () => {
     const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '1h', OUTBOX_DIR: outbox.dir });
     const key = () => ctx.merchant.test_secret_key;
-    const deps = () => paymentDeps(loadConfig({ DATABASE_URL: ctx.gw.database.url, SANDBOX_MOBILE_DELAY: '1h' }), ctx.gw.gateway.database);
+    const deps = () =>
+      paymentDeps(
+        loadConfig({ DATABASE_URL: ctx.gw.database.url, SANDBOX_MOBILE_DELAY: '1h' }),
+        ctx.gw.gateway.database,
+      );
 
     test('initialize answers 201 with a one-time account for an hour and the pending charge, field for field', async () => {
       const body = bankTransferBody({ amount: '25000', mobile: '0991234567', create_permanent_account: true });
@@ -49,7 +91,10 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(account.bank_name, 'Lipira Sandbox Bank');
       assert.match(account.account_number, /^\d{10}$/);
       assert.equal(account.account_name, 'Lipira / Test Shop');
-      assert.ok(account.account_expiration_timestamp >= before + 3600 && account.account_expiration_timestamp <= before + 3601, String(account.account_expiration_timestamp));
+      assert.ok(
+        account.account_expiration_timestamp >= before + 3600 && account.account_expiration_timestamp <= before + 3601,
+        String(account.account_expiration_timestamp),
+      );
       assert.deepEqual(sortedKeys(transaction), TRANSACTION_KEYS);
       assert.equal(transaction.charge_id, body.charge_id);
       assert.match(transaction.ref_id, /^\d{11}$/);
@@ -73,7 +118,11 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(again.body, res.body);
 
       const other = await initializeBankTransfer(ctx.gw, key(), bankTransferBody());
-      assert.notEqual(other.body.data.payment_account_details.account_number, account.account_number, 'one account per charge');
+      assert.notEqual(
+        other.body.data.payment_account_details.account_number,
+        account.account_number,
+        'one account per charge',
+      );
     });
 
     test('the same request sent five times at once opens one account: every answer names it, one charge row', async () => {
@@ -84,7 +133,11 @@ for (const kind of DATABASE_KINDS) {
       const refs = new Set(answers.map((res) => res.body.data.transaction.ref_id));
       assert.equal(accounts.size, 1, [...accounts].join(', '));
       assert.equal(refs.size, 1, [...refs].join(', '));
-      const rows = await ctx.gw.gateway.database.db.selectFrom('charges').select('id').where('charge_id', '=', String(body.charge_id)).execute();
+      const rows = await ctx.gw.gateway.database.db
+        .selectFrom('charges')
+        .select('id')
+        .where('charge_id', '=', String(body.charge_id))
+        .execute();
       assert.equal(rows.length, 1);
     });
 
@@ -109,11 +162,31 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('refusals: another method, another currency, a taken charge_id, bad amounts, a live key settling, unknown charges', async () => {
-      assertFieldError(await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ payment_method: 'card' })), 'payment_method', /invalid: use mobile_bank_transfer/);
-      assertFieldError(await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ currency: 'USD' })), 'currency', /must be MWK/);
-      assertFieldError(await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ currency: null })), 'currency', /required/);
-      assertFieldError(await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ amount: '10.5' })), 'amount', /integer/);
-      assertFieldError(await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ amount: 0 })), 'amount', /at least 1/);
+      assertFieldError(
+        await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ payment_method: 'card' })),
+        'payment_method',
+        /invalid: use mobile_bank_transfer/,
+      );
+      assertFieldError(
+        await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ currency: 'USD' })),
+        'currency',
+        /must be MWK/,
+      );
+      assertFieldError(
+        await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ currency: null })),
+        'currency',
+        /required/,
+      );
+      assertFieldError(
+        await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ amount: '10.5' })),
+        'amount',
+        /integer/,
+      );
+      assertFieldError(
+        await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ amount: 0 })),
+        'amount',
+        /at least 1/,
+      );
 
       const body = bankTransferBody();
       assert.equal((await initializeBankTransfer(ctx.gw, key(), body)).status, 201);
@@ -123,15 +196,31 @@ for (const kind of DATABASE_KINDS) {
       // A mobile money charge's charge_id is taken too, and is not found among bank transfers.
       const momo = chargeBody();
       assert.equal((await initializeCharge(ctx.gw, key(), momo)).status, 201);
-      assert.deepEqual((await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ charge_id: momo.charge_id }))).body, TAKEN);
+      assert.deepEqual(
+        (await initializeBankTransfer(ctx.gw, key(), bankTransferBody({ charge_id: momo.charge_id }))).body,
+        TAKEN,
+      );
       assert.equal((await bankTransferDetails(ctx.gw, key(), String(momo.charge_id))).status, 404);
 
-      const live = await bankTransferDetails(ctx.gw, ctx.merchant.live_secret_key, String(body.charge_id), 'successful');
+      const live = await bankTransferDetails(
+        ctx.gw,
+        ctx.merchant.live_secret_key,
+        String(body.charge_id),
+        'successful',
+      );
       assertFieldError(live, 'transaction_status', /only be used with a test key/);
       // Live keys cannot open accounts until a bank is connected: refused, nothing recorded.
-      const liveCreate = await initializeBankTransfer(ctx.gw, ctx.merchant.live_secret_key, bankTransferBody({ charge_id: 'live-bt' }));
+      const liveCreate = await initializeBankTransfer(
+        ctx.gw,
+        ctx.merchant.live_secret_key,
+        bankTransferBody({ charge_id: 'live-bt' }),
+      );
       assertFieldError(liveCreate, 'payment_method', /Live payments are not available yet/);
-      assert.equal((await bankTransferDetails(ctx.gw, ctx.merchant.live_secret_key, String(body.charge_id))).status, 404, 'a test charge is invisible to a live key');
+      assert.equal(
+        (await bankTransferDetails(ctx.gw, ctx.merchant.live_secret_key, String(body.charge_id))).status,
+        404,
+        'a test charge is invisible to a live key',
+      );
 
       const unknown = await bankTransferDetails(ctx.gw, key(), 'no-such-charge');
       assert.equal(unknown.status, 404);
@@ -156,7 +245,9 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(transaction.authorization.payer_account_number, '******4321');
         assert.equal(transaction.authorization.payer_account_name, 'Test Payer');
         assert.equal(transaction.authorization.completed_at, transaction.completed_at);
-        assert.deepEqual(transaction.logs.map((log: { message: string }) => log.message).slice(1), ['Payment completed']);
+        assert.deepEqual(transaction.logs.map((log: { message: string }) => log.message).slice(1), [
+          'Payment completed',
+        ]);
         const row = await testChargeRow(ctx.gw, merchant.id, String(body.charge_id));
         assert.deepEqual(await ledgerKindsFor(ctx.gw, row), ['collection']);
         assert.equal(await accountMinor(ctx.gw, merchant.id, 'collection'), 970_00);
@@ -167,7 +258,11 @@ for (const kind of DATABASE_KINDS) {
 
         await eventually('the webhook', async () => receiver.received.length > 0);
         assert.equal(receiver.received.length, 1);
-        const event = verifyWebhook(receiver.received[0]!.body, receiver.received[0]!.headers, merchant.webhook_secret) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- checked field by field
+        const event = verifyWebhook(
+          receiver.received[0]!.body,
+          receiver.received[0]!.headers,
+          merchant.webhook_secret,
+        ) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- checked field by field
         assert.equal(event.event_type, 'api.charge.payment');
         assert.equal(event.charge_id, body.charge_id);
         assert.equal(event.status, 'success');
@@ -194,7 +289,10 @@ for (const kind of DATABASE_KINDS) {
       const { transaction } = res.body.data;
       assert.equal(transaction.status, 'failed');
       assert.equal(transaction.failure_code, 'wrong_amount');
-      assert.equal(transaction.failure_reason, 'A transfer of MWK 1,012.00 arrived for MWK 1,013.00: only the exact amount pays this account, so the transfer was returned to the payer.');
+      assert.equal(
+        transaction.failure_reason,
+        'A transfer of MWK 1,012.00 arrived for MWK 1,013.00: only the exact amount pays this account, so the transfer was returned to the payer.',
+      );
       assert.equal(transaction.authorization.payer_bank, null);
       assert.match(transaction.logs.at(-1).message, /^Payment failed: A transfer of MWK 1,012.00 arrived/);
       assert.deepEqual(await ledgerKindsFor(ctx.gw, row), []);
@@ -206,9 +304,17 @@ for (const kind of DATABASE_KINDS) {
       await initializeBankTransfer(ctx.gw, key(), body);
       const row = await testChargeRow(ctx.gw, ctx.merchant.id, String(body.charge_id));
       assert.equal(row.check_at, row.created_at + 3_600_000, 'asked again when the account expires');
-      assert.equal((await refreshCharge(deps(), row, row.created_at + 3_600_000 - 1)).status, 'pending', 'still open just before the hour');
+      assert.equal(
+        (await refreshCharge(deps(), row, row.created_at + 3_600_000 - 1)).status,
+        'pending',
+        'still open just before the hour',
+      );
       // The settler ends it once due: its check time is moved to now, as the hour having passed would.
-      await ctx.gw.gateway.database.db.updateTable('charges').set({ check_at: Date.now(), created_at: Date.now() - 3_600_000 }).where('id', '=', row.id).execute();
+      await ctx.gw.gateway.database.db
+        .updateTable('charges')
+        .set({ check_at: Date.now(), created_at: Date.now() - 3_600_000 })
+        .where('id', '=', row.id)
+        .execute();
       const ended = await settledByWorker(ctx.gw, ctx.merchant.id, String(body.charge_id));
       assert.equal(ended.status, 'failed');
       assert.equal(ended.failure_code, 'expired');
@@ -252,7 +358,10 @@ for (const kind of DATABASE_KINDS) {
       const setAside = await client.post(`${new URL(posted.location!).pathname}/abandon`, {});
       assert.equal(setAside.status, 303);
       assert.equal(new URL(setAside.location!).pathname, pagePath);
-      assert.equal((await client.post(`${pagePath}/pay/mobile-money`, { mobile: '0990000000', operator: '' })).status, 303);
+      assert.equal(
+        (await client.post(`${pagePath}/pay/mobile-money`, { mobile: '0990000000', operator: '' })).status,
+        303,
+      );
 
       const usd = await transferAttempt(30, 'USD');
       assert.doesNotMatch(usd.page.text, /id="method-bank"/);
@@ -267,14 +376,32 @@ for (const kind of DATABASE_KINDS) {
       const row = await testChargeRow(ctx.gw, ctx.merchant.id, chargeId);
       assert.equal((await refreshCharge(deps(), row, row.check_at!)).status, 'failed');
       const failed = await wrong.client.get(attemptPath);
-      assert.equal(alertOf(failed), 'The transfer was not the exact amount, so your bank was sent it back — get a new account and transfer exactly the amount shown, or pay another way. 2 tries left.');
-      const events = await ctx.gw.gateway.database.db.selectFrom('events').select('payload').where('type', '=', 'checkout.payment').execute();
-      assert.ok(events.some((event) => event.payload.includes(`"charge_id":"${chargeId}"`) && event.payload.includes('"failure_reason":"A transfer of MWK 1,012.00')), 'the failed attempt\'s event');
+      assert.equal(
+        alertOf(failed),
+        'The transfer was not the exact amount, so your bank was sent it back — get a new account and transfer exactly the amount shown, or pay another way. 2 tries left.',
+      );
+      const events = await ctx.gw.gateway.database.db
+        .selectFrom('events')
+        .select('payload')
+        .where('type', '=', 'checkout.payment')
+        .execute();
+      assert.ok(
+        events.some(
+          (event) =>
+            event.payload.includes(`"charge_id":"${chargeId}"`) &&
+            event.payload.includes('"failure_reason":"A transfer of MWK 1,012.00'),
+        ),
+        "the failed attempt's event",
+      );
       const session = await call(ctx.gw.url, `/verify-payment/${wrong.txRef}`, { key: key() });
       assert.equal(session.body.data.status, 'pending');
 
       const exact = await transferAttempt(2000);
-      const exactRow = await testChargeRow(ctx.gw, ctx.merchant.id, new URL(exact.posted.location!).pathname.split('/').pop()!);
+      const exactRow = await testChargeRow(
+        ctx.gw,
+        ctx.merchant.id,
+        new URL(exact.posted.location!).pathname.split('/').pop()!,
+      );
       await refreshCharge(deps(), exactRow, exactRow.check_at!);
       const paid = await call(ctx.gw.url, `/verify-payment/${exact.txRef}`, { key: key() });
       assert.equal(paid.body.data.status, 'success');
@@ -288,11 +415,19 @@ for (const kind of DATABASE_KINDS) {
       const body = bankTransferBody({ amount: 2000 });
       await initializeBankTransfer(ctx.gw, key(), body);
       const row = await testChargeRow(ctx.gw, ctx.merchant.id, String(body.charge_id));
-      await ctx.gw.gateway.database.db.updateTable('charges').set({ check_at: Date.now() }).where('id', '=', row.id).execute();
+      await ctx.gw.gateway.database.db
+        .updateTable('charges')
+        .set({ check_at: Date.now() })
+        .where('id', '=', row.id)
+        .execute();
       const ended = await settledByWorker(ctx.gw, ctx.merchant.id, String(body.charge_id));
       assert.equal(ended.status, 'success');
       assert.deepEqual(await ledgerKindsFor(ctx.gw, ended), ['collection']);
-      const account = await ctx.gw.gateway.database.db.selectFrom('bank_transfer_accounts').selectAll().where('charge_ref', '=', row.id).executeTakeFirstOrThrow();
+      const account = await ctx.gw.gateway.database.db
+        .selectFrom('bank_transfer_accounts')
+        .selectAll()
+        .where('charge_ref', '=', row.id)
+        .executeTakeFirstOrThrow();
       assert.equal(account.payer_account_name, 'Test Payer');
     });
   });

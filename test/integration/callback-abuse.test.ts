@@ -9,7 +9,15 @@ import { startUpstreamPaychangu, type UpstreamPaychangu } from '../fakes/upstrea
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { freshAirtelNumber, liveAirtelEnv } from '../helpers/live-airtel.ts';
-import { chargeBody, chargeRows, eventCount, eventually, initializeCharge, TEST_NUMBERS, TNM_REF } from '../helpers/mobile-money.ts';
+import {
+  chargeBody,
+  chargeRows,
+  eventCount,
+  eventually,
+  initializeCharge,
+  TEST_NUMBERS,
+  TNM_REF,
+} from '../helpers/mobile-money.ts';
 import { startServe } from '../helpers/serve-process.ts';
 
 /**
@@ -28,7 +36,12 @@ for (const kind of DATABASE_KINDS) {
     before(async () => {
       airtel = await startFakeAirtel({ callbackSecret: null });
       upstream = await startUpstreamPaychangu();
-      const env: Record<string, string> = { ...liveAirtelEnv(airtel), ...upstream.liveEnv('airtel:airtel,tnm:paychangu'), LIVE_SYNC_FIRST: '1h', LIVE_SYNC_MAX: '1h' };
+      const env: Record<string, string> = {
+        ...liveAirtelEnv(airtel),
+        ...upstream.liveEnv('airtel:airtel,tnm:paychangu'),
+        LIVE_SYNC_FIRST: '1h',
+        LIVE_SYNC_MAX: '1h',
+      };
       delete env.AIRTEL_CALLBACK_SECRET;
       gw = await startTestGateway(kind, env);
       airtel.callbacksTo(`${gw.url}/callbacks/airtel`);
@@ -51,11 +64,17 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(found, `no charge ${chargeId}`);
       return found;
     };
-    const forgedAirtel = (id: string) => call(gw.url, '/callbacks/airtel', { body: { transaction: { id, message: 'Paid MWK 1000', status_code: 'TS', airtel_money_id: 'MP-forged' } } });
+    const forgedAirtel = (id: string) =>
+      call(gw.url, '/callbacks/airtel', {
+        body: { transaction: { id, message: 'Paid MWK 1000', status_code: 'TS', airtel_money_id: 'MP-forged' } },
+      });
     const signedPaychangu = (event: Record<string, unknown>) => {
       const payload = JSON.stringify(event);
       const signature = createHmac('sha256', upstream.merchant.webhook_secret).update(payload).digest('hex');
-      return call(gw.url, '/callbacks/paychangu', { rawBody: payload, headers: { 'content-type': 'application/json', Signature: signature } });
+      return call(gw.url, '/callbacks/paychangu', {
+        rawBody: payload,
+        headers: { 'content-type': 'application/json', Signature: signature },
+      });
     };
 
     test('300 forged callbacks about one pending charge ask Airtel at most once per window, and the real callback still completes it within the window', async () => {
@@ -70,12 +89,19 @@ for (const kind of DATABASE_KINDS) {
       const elapsed = Date.now() - started;
       const enquiries = airtel.transaction(charge.id)!.enquiries;
       // One ask a callback makes per window begun, and the settler's at the end of each.
-      assert.ok(enquiries >= 1 && enquiries <= 2 * Math.ceil(elapsed / CALLBACK_ASK_WINDOW_MS), `${enquiries} enquiries in ${elapsed} ms`);
+      assert.ok(
+        enquiries >= 1 && enquiries <= 2 * Math.ceil(elapsed / CALLBACK_ASK_WINDOW_MS),
+        `${enquiries} enquiries in ${elapsed} ms`,
+      );
       assert.equal((await row(charge.charge_id)).status, 'pending', 'Airtel still says TIP');
 
       airtel.approve(charge.id);
       assert.deepEqual(await airtel.sendCallback(charge.id, { secret: null }), [200]);
-      const paid = await eventually('the payment to complete', async () => ((await row(charge.charge_id)).status === 'success' ? row(charge.charge_id) : null), CALLBACK_ASK_WINDOW_MS + 3_000);
+      const paid = await eventually(
+        'the payment to complete',
+        async () => ((await row(charge.charge_id)).status === 'success' ? row(charge.charge_id) : null),
+        CALLBACK_ASK_WINDOW_MS + 3_000,
+      );
       assert.equal(paid.trans_id, airtel.transaction(charge.id)!.airtelMoneyId);
       assert.equal(await eventCount(gw, paid), 1);
     });
@@ -87,21 +113,34 @@ for (const kind of DATABASE_KINDS) {
       airtel.answerAfter(1_500);
       try {
         const forged = forgedAirtel(charge.id);
-        await eventually('the forged callback to ask Airtel', async () => airtel.transaction(charge.id)!.enquiries === 1);
+        await eventually(
+          'the forged callback to ask Airtel',
+          async () => airtel.transaction(charge.id)!.enquiries === 1,
+        );
         airtel.approve(charge.id);
         assert.deepEqual(await airtel.sendCallback(charge.id, { secret: null }), [200]);
-        assert.equal(airtel.transaction(charge.id)!.enquiries, 1, 'Airtel is being asked already: the real callback leaves the next question to the window\'s end');
+        assert.equal(
+          airtel.transaction(charge.id)!.enquiries,
+          1,
+          "Airtel is being asked already: the real callback leaves the next question to the window's end",
+        );
         assert.equal((await forged).status, 200);
       } finally {
         airtel.answerAfter(0);
       }
       // The forged callback's answer (TIP) came after the real callback: it must not put the next question off for an hour.
-      const paid = await eventually('the payment to complete', async () => ((await row(charge.charge_id)).status === 'success' ? row(charge.charge_id) : null), CALLBACK_ASK_WINDOW_MS + 3_000);
+      const paid = await eventually(
+        'the payment to complete',
+        async () => ((await row(charge.charge_id)).status === 'success' ? row(charge.charge_id) : null),
+        CALLBACK_ASK_WINDOW_MS + 3_000,
+      );
       assert.equal(paid.trans_id, airtel.transaction(charge.id)!.airtelMoneyId);
     });
 
     test("Airtel's callback route naming a charge routed to PayChangu asks PayChangu nothing, and is answered as an unknown reference", async () => {
-      const charge = await liveCharge(chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF }));
+      const charge = await liveCharge(
+        chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF }),
+      );
       const readsBefore = await upstream.readsAnswered();
       const named = await forgedAirtel(charge.id);
       const unknown = await forgedAirtel('no-such-charge');
@@ -115,8 +154,16 @@ for (const kind of DATABASE_KINDS) {
       const customer = freshAirtelNumber();
       airtel.script(customer.local, { states: ['TS'] });
       const charge = await liveCharge(chargeBody({ mobile: customer.mobile }));
-      const named = await signedPaychangu({ event_type: 'api.charge.payment', charge_id: charge.id, status: 'success' });
-      const unknown = await signedPaychangu({ event_type: 'api.charge.payment', charge_id: 'no-such-charge', status: 'success' });
+      const named = await signedPaychangu({
+        event_type: 'api.charge.payment',
+        charge_id: charge.id,
+        status: 'success',
+      });
+      const unknown = await signedPaychangu({
+        event_type: 'api.charge.payment',
+        charge_id: 'no-such-charge',
+        status: 'success',
+      });
       assert.equal(named.status, 200, named.text);
       assert.deepEqual(named.body, unknown.body, 'nothing tells the caller that the charge exists');
       assert.equal(airtel.transaction(charge.id)!.enquiries, 0, 'no enquiry reached Airtel');
@@ -124,20 +171,39 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test("30 copies of the upstream's refund webhook arriving at once ask PayChangu about the refund once, and it completes", async () => {
-      const charge = await liveCharge(chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF, amount: 2000 }));
+      const charge = await liveCharge(
+        chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF, amount: 2000 }),
+      );
       await eventually('the upstream to take the payment', async () => {
         await signedPaychangu({ event_type: 'api.charge.payment', charge_id: charge.id, status: 'success' });
         return (await row(charge.charge_id)).status === 'success';
       });
-      const created = await call(gw.url, '/refunds', { key: merchant.live_secret_key, body: { charge_id: charge.charge_id, amount: 1000 } });
+      const created = await call(gw.url, '/refunds', {
+        key: merchant.live_secret_key,
+        body: { charge_id: charge.charge_id, amount: 1000 },
+      });
       assert.equal(created.status, 201, created.text);
-      const refund = gw.gateway.database.db.selectFrom('refunds').selectAll().where('refund_id', '=', String(created.body.data.refund_id));
+      const refund = gw.gateway.database.db
+        .selectFrom('refunds')
+        .selectAll()
+        .where('refund_id', '=', String(created.body.data.refund_id));
       const { id } = await refund.executeTakeFirstOrThrow();
-      const hook = await eventually('the upstream to send its refund webhook', async () => upstream.webhooks.received.find((received) => JSON.parse(received.body).reason === `Lipira refund ${id}`));
-      assert.equal((await refund.executeTakeFirstOrThrow()).status, 'pending', 'the settler asks in an hour: only the webhook can end it');
+      const hook = await eventually('the upstream to send its refund webhook', async () =>
+        upstream.webhooks.received.find((received) => JSON.parse(received.body).reason === `Lipira refund ${id}`),
+      );
+      assert.equal(
+        (await refund.executeTakeFirstOrThrow()).status,
+        'pending',
+        'the settler asks in an hour: only the webhook can end it',
+      );
       const readsBefore = await upstream.readsAnswered();
       const copies = await Promise.all(
-        Array.from({ length: 30 }, () => call(gw.url, '/callbacks/paychangu', { rawBody: hook.body, headers: { 'content-type': 'application/json', Signature: String(hook.headers.signature) } })),
+        Array.from({ length: 30 }, () =>
+          call(gw.url, '/callbacks/paychangu', {
+            rawBody: hook.body,
+            headers: { 'content-type': 'application/json', Signature: String(hook.headers.signature) },
+          }),
+        ),
       );
       assert.deepEqual([...new Set(copies.map((answer) => answer.status))], [200]);
       assert.equal(await upstream.readsAnswered(), readsBefore + 1, 'one question about the refund');
@@ -152,9 +218,17 @@ describe('lipira serve with live routes to Airtel', () => {
   test('warns at start, in its log and on the terminal, when Airtel callbacks are not authenticated; not once AIRTEL_CALLBACK_SECRET is set', async () => {
     const open = await startServe(airtelRoutes);
     try {
-      const warned = await eventually('the warning', async () => (open.output.includes('AIRTEL_CALLBACK_SECRET') ? open.output : null));
-      const logged = warned.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
-      assert.ok(logged.some((line) => line.level === 40 && /AIRTEL_CALLBACK_SECRET/.test(line.msg)), `a warn log line:\n${warned}`);
+      const warned = await eventually('the warning', async () =>
+        open.output.includes('AIRTEL_CALLBACK_SECRET') ? open.output : null,
+      );
+      const logged = warned
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string });
+      assert.ok(
+        logged.some((line) => line.level === 40 && /AIRTEL_CALLBACK_SECRET/.test(line.msg)),
+        `a warn log line:\n${warned}`,
+      );
       const printed = warned.split('\n').find((line) => line.startsWith('lipira: warning:'));
       assert.ok(printed, `a line for the operator:\n${warned}`);
       assert.match(printed, /forged callbacks cannot move money/i);

@@ -8,8 +8,8 @@ import { LIVE_SESSIONS_ONLY } from '../helpers/live-routes.ts';
 for (const kind of DATABASE_KINDS) {
   describe(`creating checkout sessions on ${kind}`, () => {
     const ctx = useTestGateway(kind, LIVE_SESSIONS_ONLY);
-    const create = (body: unknown, path = '/payment') => call(ctx.gw.url, path, { key: ctx.merchant.test_secret_key, body });
-
+    const create = (body: unknown, path = '/payment') =>
+      call(ctx.gw.url, path, { key: ctx.merchant.test_secret_key, body });
 
     test('current generation answers 201 with the exact session shape', async () => {
       const body = currentBody();
@@ -22,7 +22,13 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(Object.keys(res.body.data), ['event', 'checkout_url', 'data']);
       assert.equal(res.body.data.event, 'checkout.session:created');
       assert.match(res.body.data.checkout_url, new RegExp(`^${ctx.gw.url}/checkout/[0-9a-z]{9}[0-9A-Za-z]{22}$`));
-      assert.deepEqual(res.body.data.data, { tx_ref: body.tx_ref, currency: 'MWK', amount: 1000, mode: 'test', status: 'pending' });
+      assert.deepEqual(res.body.data.data, {
+        tx_ref: body.tx_ref,
+        currency: 'MWK',
+        amount: 1000,
+        mode: 'test',
+        status: 'pending',
+      });
     });
 
     test('legacy generation answers 201 with only the checkout_url', async () => {
@@ -45,7 +51,11 @@ for (const kind of DATABASE_KINDS) {
       test(`current: missing ${field} is a 400 naming it`, async () => {
         const res = await create(without(currentBody(), field));
         assert.equal(res.status, 400);
-        assert.deepEqual(res.body, { status: 'failed', message: { [field]: [`The ${field.replace(/_/g, ' ')} field is required.`] }, data: null });
+        assert.deepEqual(res.body, {
+          status: 'failed',
+          message: { [field]: [`The ${field.replace(/_/g, ' ')} field is required.`] },
+          data: null,
+        });
       });
     }
 
@@ -132,7 +142,11 @@ for (const kind of DATABASE_KINDS) {
     test('amount written as 1e3 or 1000.0 in the JSON text is not an integer', async () => {
       for (const literal of ['1e3', '1000.0', '1E3']) {
         const body = JSON.stringify(currentBody({ amount: 0 })).replace('"amount":0', `"amount":${literal}`);
-        const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody: body, headers: { 'content-type': 'application/json' } });
+        const res = await call(ctx.gw.url, '/payment', {
+          key: ctx.merchant.test_secret_key,
+          rawBody: body,
+          headers: { 'content-type': 'application/json' },
+        });
         assert.equal(res.status, 400, literal);
         assert.deepEqual(res.body.message, { amount: ['The amount must be an integer.'] });
       }
@@ -146,7 +160,9 @@ for (const kind of DATABASE_KINDS) {
       ] as const) {
         const res = await create(currentBody(overrides));
         assert.equal(res.status, 400, res.text);
-        assert.deepEqual(res.body.message, { [field]: [`The ${field.replace(/_/g, ' ')} must not contain null characters.`] });
+        assert.deepEqual(res.body.message, {
+          [field]: [`The ${field.replace(/_/g, ' ')} must not contain null characters.`],
+        });
       }
       const escaped = await create(currentBody({ first_name: 'a\\u0000b' }));
       assert.equal(escaped.status, 201, 'the six characters \\u0000 are ordinary text');
@@ -154,8 +170,15 @@ for (const kind of DATABASE_KINDS) {
 
     test('meta nested thousands of levels deep (too deep to write back as JSON) is a 400 naming it, not a 500', async () => {
       const depth = 30_000;
-      const body = JSON.stringify(currentBody({ meta: 0 })).replace('"meta":0', `"meta":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`);
-      const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody: body, headers: { 'content-type': 'application/json' } });
+      const body = JSON.stringify(currentBody({ meta: 0 })).replace(
+        '"meta":0',
+        `"meta":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+      );
+      const res = await call(ctx.gw.url, '/payment', {
+        key: ctx.merchant.test_secret_key,
+        rawBody: body,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(res.status, 400, res.text);
       assert.deepEqual(res.body.message, { meta: ['The meta must not be nested more than 32 levels deep.'] });
     });
@@ -166,7 +189,12 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('amount is accepted as a number and as a numeric string, at both int32 edges', async () => {
-      for (const [amount, expected] of [[1, 1], ['1000', 1000], [2147483647, 2147483647], ['2147483647', 2147483647]] as const) {
+      for (const [amount, expected] of [
+        [1, 1],
+        ['1000', 1000],
+        [2147483647, 2147483647],
+        ['2147483647', 2147483647],
+      ] as const) {
         const res = await create(currentBody({ amount }));
         assert.equal(res.status, 201, String(amount));
         assert.equal(res.body.data.data.amount, expected);
@@ -177,7 +205,9 @@ for (const kind of DATABASE_KINDS) {
       const body = currentBody({ last_name: null, email: null, customization: null, meta: null });
       const res = await create(body);
       assert.equal(res.status, 201);
-      const verify = await call(ctx.gw.url, `/verify-payment/${body.tx_ref as string}`, { key: ctx.merchant.test_secret_key });
+      const verify = await call(ctx.gw.url, `/verify-payment/${body.tx_ref as string}`, {
+        key: ctx.merchant.test_secret_key,
+      });
       assert.deepEqual(verify.body.data.customer, { email: null, first_name: 'Jane', last_name: null });
       assert.equal(verify.body.data.meta, null);
       assert.deepEqual(verify.body.data.customization, { title: null, description: null, logo: null });
@@ -186,17 +216,35 @@ for (const kind of DATABASE_KINDS) {
     test('a required field given as null or "" is missing', async () => {
       const res = await create(currentBody({ first_name: null, tx_ref: '' }));
       assert.equal(res.status, 400);
-      assert.deepEqual(res.body.message, { tx_ref: ['The tx ref field is required.'], first_name: ['The first name field is required.'] });
+      assert.deepEqual(res.body.message, {
+        tx_ref: ['The tx ref field is required.'],
+        first_name: ['The first name field is required.'],
+      });
     });
 
     test('the customer may come nested; a top-level logo is customization.logo; unknown fields are ignored', async () => {
-      const body = currentBody({ customer: { first_name: 'Nested', last_name: 'Customer', email: 'nested@example.com' }, logo: 'https://cdn.example.com/l.png', uuid: 'ignored', extra: { a: 1 } });
+      const body = currentBody({
+        customer: { first_name: 'Nested', last_name: 'Customer', email: 'nested@example.com' },
+        logo: 'https://cdn.example.com/l.png',
+        uuid: 'ignored',
+        extra: { a: 1 },
+      });
       for (const field of ['first_name', 'last_name', 'email']) delete body[field];
       const res = await create(body);
       assert.equal(res.status, 201);
-      const verify = await call(ctx.gw.url, `/verify-payment/${body.tx_ref as string}`, { key: ctx.merchant.test_secret_key });
-      assert.deepEqual(verify.body.data.customer, { email: 'nested@example.com', first_name: 'Nested', last_name: 'Customer' });
-      assert.deepEqual(verify.body.data.customization, { title: 'Order 7', description: 'Two bags of maize', logo: 'https://cdn.example.com/l.png' });
+      const verify = await call(ctx.gw.url, `/verify-payment/${body.tx_ref as string}`, {
+        key: ctx.merchant.test_secret_key,
+      });
+      assert.deepEqual(verify.body.data.customer, {
+        email: 'nested@example.com',
+        first_name: 'Nested',
+        last_name: 'Customer',
+      });
+      assert.deepEqual(verify.body.data.customization, {
+        title: 'Order 7',
+        description: 'Two bags of maize',
+        logo: 'https://cdn.example.com/l.png',
+      });
     });
 
     test('legacy accepts the nested customer for its required names', async () => {
@@ -223,11 +271,19 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await create(body)).status, 201);
       const res = await create({ ...body, amount: 2000 });
       assert.equal(res.status, 400);
-      assert.deepEqual(res.body, { status: 'failed', message: { tx_ref: ['The tx ref has already been taken.'] }, data: null });
+      assert.deepEqual(res.body, {
+        status: 'failed',
+        message: { tx_ref: ['The tx ref has already been taken.'] },
+        data: null,
+      });
     });
 
     test('the same tx_ref through the other generation is a duplicate', async () => {
-      const body = legacyBody({ currency: 'MWK', callback_url: 'https://shop.example.com/paid', return_url: 'https://shop.example.com/back' });
+      const body = legacyBody({
+        currency: 'MWK',
+        callback_url: 'https://shop.example.com/paid',
+        return_url: 'https://shop.example.com/back',
+      });
       assert.equal((await create(body, '/api/payment')).status, 201);
       assert.equal((await create(body)).status, 400);
     });
@@ -235,7 +291,11 @@ for (const kind of DATABASE_KINDS) {
     test('a tx_ref whose session has ended cannot be reused, even with the same parameters', async () => {
       const body = currentBody();
       assert.equal((await create(body)).status, 201);
-      await ctx.gw.gateway.database.db.updateTable('checkout_sessions').set({ status: 'failed' }).where('tx_ref', '=', body.tx_ref as string).execute();
+      await ctx.gw.gateway.database.db
+        .updateTable('checkout_sessions')
+        .set({ status: 'failed' })
+        .where('tx_ref', '=', body.tx_ref as string)
+        .execute();
       const res = await create(body);
       assert.equal(res.status, 400);
       assert.deepEqual(res.body.message, { tx_ref: ['The tx ref has already been taken.'] });
@@ -254,23 +314,37 @@ for (const kind of DATABASE_KINDS) {
       const responses = await Promise.all(Array.from({ length: 12 }, () => create(body)));
       assert.deepEqual(new Set(responses.map((r) => r.status)), new Set([201]));
       assert.equal(new Set(responses.map((r) => r.body.data.checkout_url)).size, 1);
-      const rows = await ctx.gw.gateway.database.db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', body.tx_ref as string).execute();
+      const rows = await ctx.gw.gateway.database.db
+        .selectFrom('checkout_sessions')
+        .select('id')
+        .where('tx_ref', '=', body.tx_ref as string)
+        .execute();
       assert.equal(rows.length, 1);
     });
 
     test('concurrent creates with one tx_ref but different amounts give one record; the rest are duplicates', async () => {
       const txRef = uniqueRef('race');
-      const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => create(currentBody({ tx_ref: txRef, amount: 100 + i }))));
+      const responses = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => create(currentBody({ tx_ref: txRef, amount: 100 + i }))),
+      );
       assert.equal(responses.filter((r) => r.status === 201).length, 1);
       assert.equal(responses.filter((r) => r.status === 400).length, 7);
-      const rows = await ctx.gw.gateway.database.db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', txRef).execute();
+      const rows = await ctx.gw.gateway.database.db
+        .selectFrom('checkout_sessions')
+        .select('id')
+        .where('tx_ref', '=', txRef)
+        .execute();
       assert.equal(rows.length, 1);
     });
 
     test('a rejected create writes nothing', async () => {
       const body = currentBody({ currency: 'EUR' });
       assert.equal((await create(body)).status, 400);
-      const rows = await ctx.gw.gateway.database.db.selectFrom('checkout_sessions').select('id').where('tx_ref', '=', body.tx_ref as string).execute();
+      const rows = await ctx.gw.gateway.database.db
+        .selectFrom('checkout_sessions')
+        .select('id')
+        .where('tx_ref', '=', body.tx_ref as string)
+        .execute();
       assert.equal(rows.length, 0);
     });
   });

@@ -15,7 +15,11 @@ for (const kind of DATABASE_KINDS) {
     const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '150ms', ...LIVE_SESSIONS_ONLY });
     const db = () => ctx.gw.gateway.database.db;
 
-    async function openSession(overrides: Record<string, unknown> = {}, key = ctx.merchant.test_secret_key, path = '/payment') {
+    async function openSession(
+      overrides: Record<string, unknown> = {},
+      key = ctx.merchant.test_secret_key,
+      path = '/payment',
+    ) {
       const body = path === '/payment' ? currentBody(overrides) : legacyBody(overrides);
       const created = await call(ctx.gw.url, path, { key, body });
       assert.equal(created.status, 201, created.text);
@@ -52,11 +56,20 @@ for (const kind of DATABASE_KINDS) {
     }
 
     const events = (txRef: string) =>
-      db().selectFrom('events').innerJoin('checkout_sessions', 'checkout_sessions.id', 'events.subject_id').select(['events.payload']).where('checkout_sessions.tx_ref', '=', txRef).orderBy('events.created_at').execute()
+      db()
+        .selectFrom('events')
+        .innerJoin('checkout_sessions', 'checkout_sessions.id', 'events.subject_id')
+        .select(['events.payload'])
+        .where('checkout_sessions.tx_ref', '=', txRef)
+        .orderBy('events.created_at')
+        .execute()
         .then((rows) => rows.map((row) => JSON.parse(row.payload)));
 
     test('the page is HTML with protective headers, and escapes merchant text', async () => {
-      const session = await openSession({ customization: { title: '<script>alert("t")</script>', description: '<img src=x onerror=alert(1)>' }, first_name: '<b>Eve</b>' });
+      const session = await openSession({
+        customization: { title: '<script>alert("t")</script>', description: '<img src=x onerror=alert(1)>' },
+        first_name: '<b>Eve</b>',
+      });
       assert.equal(session.page.status, 200);
       assert.match(session.page.headers.get('content-type') ?? '', /^text\/html/);
       const csp = session.page.headers.get('content-security-policy') ?? '';
@@ -72,7 +85,10 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(!session.page.text.includes('<b>Eve'));
       assert.ok(session.page.text.includes('&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt;'));
       assert.ok(session.page.text.includes('MWK 1,000.00'));
-      assert.ok(session.page.text.includes('<span class="merchant-name">Test Shop</span>'), 'the name of the merchant being paid');
+      assert.ok(
+        session.page.text.includes('<span class="merchant-name">Test Shop</span>'),
+        'the name of the merchant being paid',
+      );
     });
 
     test('mobile money success: the browser lands on callback_url and verification shows the payment', async () => {
@@ -89,12 +105,25 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(data.status, 'success');
       assert.equal(data.number_of_attempts, 1);
       assert.equal(data.charges, 30, '3 % of MWK 1,000');
-      assert.deepEqual({ ...data.authorization, completed_at: undefined }, { channel: 'Mobile Money', card_number: null, expiry: null, brand: null, provider: 'Airtel Money', mobile_number: '+265990xxxx00', completed_at: undefined });
+      assert.deepEqual(
+        { ...data.authorization, completed_at: undefined },
+        {
+          channel: 'Mobile Money',
+          card_number: null,
+          expiry: null,
+          brand: null,
+          provider: 'Airtel Money',
+          mobile_number: '+265990xxxx00',
+          completed_at: undefined,
+        },
+      );
       assert.match(data.authorization.completed_at, TIMESTAMP);
       const messages = data.logs.map((log: { message: string }) => log.message);
       assert.ok(messages.includes('Attempted to pay with Airtel Money (+265990xxxx00)'), messages.join(' | '));
       assert.ok(messages.includes('Payment completed with Airtel Money (+265990xxxx00)'), messages.join(' | '));
-      const legacy = await call(ctx.gw.url, `/api/verify-payment/${session.txRef}`, { key: ctx.merchant.test_secret_key });
+      const legacy = await call(ctx.gw.url, `/api/verify-payment/${session.txRef}`, {
+        key: ctx.merchant.test_secret_key,
+      });
       assert.equal(legacy.body.data.charge, '30.00');
       assert.equal(legacy.body.data.status, 'success');
       const emitted = await events(session.txRef);
@@ -119,7 +148,10 @@ for (const kind of DATABASE_KINDS) {
 
     test('a failed attempt says in plain words what happened, what to do and how many tries are left; fail twice then succeed', async () => {
       const session = await openSession();
-      for (const [i, tries] of [[1, '2 tries left'], [2, 'Last try']] as const) {
+      for (const [i, tries] of [
+        [1, '2 tries left'],
+        [2, 'Last try'],
+      ] as const) {
         const failed = await payByMobile(session, '0990000001', 'airtel');
         assert.equal(failed.status, 200);
         assert.equal(alertOf(failed), `Not enough money in the wallet — top up or use another number. ${tries}.`);
@@ -134,7 +166,11 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(data.status, 'success');
       assert.equal(data.number_of_attempts, 3);
       const emitted = await events(session.txRef);
-      assert.deepEqual(emitted.map((event) => event.status), ['failed', 'failed', 'success'], 'one event per failed attempt and one for the success');
+      assert.deepEqual(
+        emitted.map((event) => event.status),
+        ['failed', 'failed', 'success'],
+        'one event per failed attempt and one for the success',
+      );
     });
 
     test('the third failed attempt ends the session: our page says what happened, then sends the browser to return_url', async () => {
@@ -143,10 +179,16 @@ for (const kind of DATABASE_KINDS) {
       await payByMobile(session, '0899817566', 'tnm');
       const last = await payByMobile(session, '0990000001', 'airtel');
       assert.equal(last.status, 200, 'the customer is not sent away without a word');
-      assert.match(textOf(last.text), /This payment did not go through Not enough money in the wallet\. That was the last try, so this payment has ended\./);
+      assert.match(
+        textOf(last.text),
+        /This payment did not go through Not enough money in the wallet\. That was the last try, so this payment has ended\./,
+      );
       const back = /<a class="button" id="return" href="([^"]+)">Return to Test Shop<\/a>/.exec(last.text)?.[1];
       const refresh = /<noscript><meta http-equiv="refresh" content="(\d+);url=([^"]+)"><\/noscript>/.exec(last.text);
-      assert.ok(back && refresh, 'a button back to the shop, and a refresh that goes there by itself without JavaScript');
+      assert.ok(
+        back && refresh,
+        'a button back to the shop, and a refresh that goes there by itself without JavaScript',
+      );
       assert.equal(refresh[2], back, 'both go to the same place');
       assert.equal(Number(refresh[1]), 15);
       assert.match(last.text, /Taking you back to Test Shop in <span id="countdown-seconds">15<\/span> seconds/);
@@ -154,12 +196,19 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(landed.origin + landed.pathname, 'https://shop.example.com/cancelled');
       assert.equal(landed.searchParams.get('tx_ref'), session.txRef);
       assert.equal(landed.searchParams.get('status'), 'failed');
-      assert.equal(textOf(back), `https://shop.example.com/cancelled?tx_ref=${session.txRef}&status=failed`, 'the same query as the redirect always carried');
+      assert.equal(
+        textOf(back),
+        `https://shop.example.com/cancelled?tx_ref=${session.txRef}&status=failed`,
+        'the same query as the redirect always carried',
+      );
       const data = await verify(session.txRef);
       assert.equal(data.status, 'failed');
       assert.equal(data.number_of_attempts, 3);
       assert.equal(data.authorization, null);
-      const again = await session.client.post(`${session.pagePath}/pay/mobile-money`, { mobile: '0990000000', operator: 'airtel' });
+      const again = await session.client.post(`${session.pagePath}/pay/mobile-money`, {
+        mobile: '0990000000',
+        operator: 'airtel',
+      });
       assert.equal(again.status, 303, 'an ended session takes no more attempts');
       assert.equal(new URL(again.location!).searchParams.get('status'), 'failed');
       assert.equal((await verify(session.txRef)).number_of_attempts, 3);
@@ -199,7 +248,11 @@ for (const kind of DATABASE_KINDS) {
 
     test('card: the one-time code step, then success; only the masked card is kept', async () => {
       const session = await openSession();
-      const posted = await session.client.post(`${session.pagePath}/pay/card`, { card_number: '4242 4242 4242 4242', expiry: '12/30', cvv: '123' });
+      const posted = await session.client.post(`${session.pagePath}/pay/card`, {
+        card_number: '4242 4242 4242 4242',
+        expiry: '12/30',
+        cvv: '123',
+      });
       assert.equal(posted.status, 303, posted.text);
       const attemptPath = new URL(posted.location!).pathname;
       const otpPage = await session.client.get(attemptPath);
@@ -208,8 +261,22 @@ for (const kind of DATABASE_KINDS) {
       const done = await session.client.follow(confirmed);
       assert.equal(new URL(done.location!).searchParams.get('status'), 'success');
       const data = await verify(session.txRef);
-      assert.deepEqual({ ...data.authorization, completed_at: undefined }, { channel: 'Card', card_number: '424242******4242', expiry: '2030-12', brand: 'VISA', provider: null, mobile_number: null, completed_at: undefined });
-      const stored = JSON.stringify(await db().selectFrom('charges').selectAll().execute()) + JSON.stringify(await db().selectFrom('logs').selectAll().execute()) + JSON.stringify(await db().selectFrom('events').selectAll().execute());
+      assert.deepEqual(
+        { ...data.authorization, completed_at: undefined },
+        {
+          channel: 'Card',
+          card_number: '424242******4242',
+          expiry: '2030-12',
+          brand: 'VISA',
+          provider: null,
+          mobile_number: null,
+          completed_at: undefined,
+        },
+      );
+      const stored =
+        JSON.stringify(await db().selectFrom('charges').selectAll().execute()) +
+        JSON.stringify(await db().selectFrom('logs').selectAll().execute()) +
+        JSON.stringify(await db().selectFrom('events').selectAll().execute());
       assert.ok(!stored.includes('4242424242424242'), 'no full card number stored');
       assert.ok(!/"cvv"|"123"/.test(stored), 'no CVV stored');
     });
@@ -217,11 +284,23 @@ for (const kind of DATABASE_KINDS) {
     test('a wrong one-time code and the declining test cards are failed attempts, told to the customer in plain words', async () => {
       const session = await openSession();
       const cases: Array<[string, string, string]> = [
-        ['5555 5555 5555 4444', '9999', 'The one-time code was not right — try again and enter the code your bank sent you. 2 tries left.'],
-        ['4000 0000 0000 0002', '1234', 'Your card was declined — try another card or pay with mobile money. Last try.'],
+        [
+          '5555 5555 5555 4444',
+          '9999',
+          'The one-time code was not right — try again and enter the code your bank sent you. 2 tries left.',
+        ],
+        [
+          '4000 0000 0000 0002',
+          '1234',
+          'Your card was declined — try another card or pay with mobile money. Last try.',
+        ],
       ];
       for (const [card, otp, advice] of cases) {
-        const posted = await session.client.post(`${session.pagePath}/pay/card`, { card_number: card, expiry: '01/35', cvv: '999' });
+        const posted = await session.client.post(`${session.pagePath}/pay/card`, {
+          card_number: card,
+          expiry: '01/35',
+          cvv: '999',
+        });
         const attemptPath = new URL(posted.location!).pathname;
         await session.client.get(attemptPath);
         const failed = await session.client.follow(await session.client.post(`${attemptPath}/otp`, { otp }));
@@ -235,19 +314,42 @@ for (const kind of DATABASE_KINDS) {
 
     test('each declining test card gives its own advice, never its raw code, and its code is kept on the charge; merchants still read the reason', async () => {
       const cases = [
-        ['4000000000009995', 'insufficient_funds', 'Not enough money on the card — try another card or pay with mobile money.', 'INSUFFICIENT_FUNDS'],
-        ['4000000000003220', 'timed_out', 'Your bank did not answer in time — try again, or use another card.', 'TIMED_OUT'],
-        ['5200000000000008', 'issuer_error', 'Your bank could not take the payment just now — try again in a moment, or use another card.', 'ERROR'],
+        [
+          '4000000000009995',
+          'insufficient_funds',
+          'Not enough money on the card — try another card or pay with mobile money.',
+          'INSUFFICIENT_FUNDS',
+        ],
+        [
+          '4000000000003220',
+          'timed_out',
+          'Your bank did not answer in time — try again, or use another card.',
+          'TIMED_OUT',
+        ],
+        [
+          '5200000000000008',
+          'issuer_error',
+          'Your bank could not take the payment just now — try again in a moment, or use another card.',
+          'ERROR',
+        ],
       ] as const;
       for (const [card, code, advice, raw] of cases) {
         const session = await openSession();
-        const posted = await session.client.post(`${session.pagePath}/pay/card`, { card_number: card, expiry: '01/35', cvv: '999' });
+        const posted = await session.client.post(`${session.pagePath}/pay/card`, {
+          card_number: card,
+          expiry: '01/35',
+          cvv: '999',
+        });
         const attemptPath = new URL(posted.location!).pathname;
         await session.client.get(attemptPath);
         const failed = await session.client.follow(await session.client.post(`${attemptPath}/otp`, { otp: '1234' }));
         assert.equal(alertOf(failed), `${advice} 2 tries left.`);
         assert.ok(!alertOf(failed).includes(raw));
-        const charge = await db().selectFrom('charges').select(['failure_code', 'failure_reason', 'charge_id']).where('charge_id', '=', attemptPath.split('/').pop()!).executeTakeFirstOrThrow();
+        const charge = await db()
+          .selectFrom('charges')
+          .select(['failure_code', 'failure_reason', 'charge_id'])
+          .where('charge_id', '=', attemptPath.split('/').pop()!)
+          .executeTakeFirstOrThrow();
         assert.equal(charge.failure_code, code);
         const [event] = await events(session.txRef);
         assert.match(event.failure_reason, new RegExp(`\\(${raw}\\)`), 'the webhook keeps the merchant-facing reason');
@@ -280,7 +382,11 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(foreign.status, 403);
       const stranger = new CheckoutClient(ctx.gw.url);
       stranger.csrf = session.client.csrf;
-      assert.equal((await stranger.post(`${session.pagePath}/cancel`, {})).status, 403, 'the token alone, without its cookie, is not enough');
+      assert.equal(
+        (await stranger.post(`${session.pagePath}/cancel`, {})).status,
+        403,
+        'the token alone, without its cookie, is not enough',
+      );
       assert.equal((await verify(session.txRef)).status, 'pending');
     });
 
@@ -295,14 +401,19 @@ for (const kind of DATABASE_KINDS) {
 
     test('a link or attempt holding a NUL (which PostgreSQL cannot even compare) is a 404 page, not a 500', async () => {
       const session = await openSession();
-      for (const path of ['/checkout/%00', '/checkout/a%00b/attempts/x', `${session.pagePath}/attempts/a%00b`, `${session.pagePath}/attempts/%00/status`]) {
+      for (const path of [
+        '/checkout/%00',
+        '/checkout/a%00b/attempts/x',
+        `${session.pagePath}/attempts/a%00b`,
+        `${session.pagePath}/attempts/%00/status`,
+      ]) {
         assert.equal((await session.client.get(path)).status, 404, path);
       }
       assert.equal((await session.client.post(`${session.pagePath}/attempts/a%00b/otp`, { otp: '1234' })).status, 404);
       assert.equal((await session.client.post('/checkout/a%00b/cancel', {})).status, 404);
     });
 
-    test('the page\'s assets are its own files: names of object properties are unknown files, not a 500', async () => {
+    test("the page's assets are its own files: names of object properties are unknown files, not a 500", async () => {
       assert.equal((await fetch(`${ctx.gw.url}/checkout/assets/checkout.css`)).status, 200);
       for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
         const res = await fetch(`${ctx.gw.url}/checkout/assets/${name}`);
@@ -313,13 +424,30 @@ for (const kind of DATABASE_KINDS) {
 
     test('a live attempt is refused with a clear message and the session stays payable', async () => {
       const session = await openSession({}, ctx.merchant.live_secret_key);
-      const refused = await session.client.post(`${session.pagePath}/pay/mobile-money`, { mobile: '0881234567', operator: 'tnm' });
+      const refused = await session.client.post(`${session.pagePath}/pay/mobile-money`, {
+        mobile: '0881234567',
+        operator: 'tnm',
+      });
       assert.equal(refused.status, 422);
-      assert.match(alertOf(refused), /Live payments are not available yet: this gateway's operator has not connected TNM Mpamba\./);
-      const mistyped = await session.client.post(`${session.pagePath}/pay/card`, { card_number: '4242424242424241', expiry: '12/30', cvv: '123' });
+      assert.match(
+        alertOf(refused),
+        /Live payments are not available yet: this gateway's operator has not connected TNM Mpamba\./,
+      );
+      const mistyped = await session.client.post(`${session.pagePath}/pay/card`, {
+        card_number: '4242424242424241',
+        expiry: '12/30',
+        cvv: '123',
+      });
       assert.match(mistyped.text, /Enter a valid card number/, 'live cards are checked for typos first');
-      const card = await session.client.post(`${session.pagePath}/pay/card`, { card_number: '4242424242424242', expiry: '12/30', cvv: '123' });
-      assert.match(alertOf(card), /Live payments are not available yet: this gateway's operator has not connected a card acquirer\./);
+      const card = await session.client.post(`${session.pagePath}/pay/card`, {
+        card_number: '4242424242424242',
+        expiry: '12/30',
+        cvv: '123',
+      });
+      assert.match(
+        alertOf(card),
+        /Live payments are not available yet: this gateway's operator has not connected a card acquirer\./,
+      );
       const data = await verify(session.txRef, ctx.merchant.live_secret_key);
       assert.equal(data.status, 'pending');
       assert.equal(data.number_of_attempts, 0);
@@ -332,7 +460,11 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(new URL(done.location!).pathname, session.pagePath);
       const receipt = await session.client.get(session.pagePath);
       assert.equal(receipt.status, 200);
-      assert.equal((await call(ctx.gw.url, `/api/verify-payment/${session.txRef}`, { key: ctx.merchant.test_secret_key })).body.data.status, 'success');
+      assert.equal(
+        (await call(ctx.gw.url, `/api/verify-payment/${session.txRef}`, { key: ctx.merchant.test_secret_key })).body
+          .data.status,
+        'success',
+      );
     });
 
     test('two tabs paying with the same card at the same moment share one attempt: one charge, one payment', async () => {
@@ -340,7 +472,18 @@ for (const kind of DATABASE_KINDS) {
       const tabs = [session.client, new CheckoutClient(ctx.gw.url)];
       await tabs[1]!.get(session.pagePath);
       const attempts = await Promise.all(
-        tabs.map(async (tab) => new URL((await tab.post(`${session.pagePath}/pay/card`, { card_number: '4242424242424242', expiry: '12/30', cvv: '123' })).location!).pathname),
+        tabs.map(
+          async (tab) =>
+            new URL(
+              (
+                await tab.post(`${session.pagePath}/pay/card`, {
+                  card_number: '4242424242424242',
+                  expiry: '12/30',
+                  cvv: '123',
+                })
+              ).location!,
+            ).pathname,
+        ),
       );
       assert.equal(attempts[0], attempts[1], 'the second tab is shown the attempt the first started');
       const confirmed = await Promise.all(tabs.map((tab, i) => tab.post(`${attempts[i]}/otp`, { otp: '1234' })));
@@ -349,21 +492,50 @@ for (const kind of DATABASE_KINDS) {
       const data = await verify(session.txRef);
       assert.equal(data.status, 'success');
       assert.equal(data.number_of_attempts, 1);
-      const charges = await db().selectFrom('charges').innerJoin('checkout_sessions', 'checkout_sessions.id', 'charges.session_id').select(['charges.status']).where('checkout_sessions.tx_ref', '=', session.txRef).execute();
-      assert.deepEqual(charges.map((charge) => charge.status), ['success']);
-      assert.equal((await events(session.txRef)).filter((event) => event.status === 'success').length, 1, 'one payment is counted');
+      const charges = await db()
+        .selectFrom('charges')
+        .innerJoin('checkout_sessions', 'checkout_sessions.id', 'charges.session_id')
+        .select(['charges.status'])
+        .where('checkout_sessions.tx_ref', '=', session.txRef)
+        .execute();
+      assert.deepEqual(
+        charges.map((charge) => charge.status),
+        ['success'],
+      );
+      assert.equal(
+        (await events(session.txRef)).filter((event) => event.status === 'success').length,
+        1,
+        'one payment is counted',
+      );
     });
 
     test('a card waiting for its code gives way to another method; its code, sent later, is never sent to the issuer', async () => {
       const session = await openSession();
-      const card = await session.client.post(`${session.pagePath}/pay/card`, { card_number: '4242424242424242', expiry: '12/30', cvv: '123' });
+      const card = await session.client.post(`${session.pagePath}/pay/card`, {
+        card_number: '4242424242424242',
+        expiry: '12/30',
+        cvv: '123',
+      });
       const cardAttempt = new URL(card.location!).pathname;
       const mobile = await payByMobile(session, '0990000000', 'airtel');
       assert.equal(new URL(mobile.location!).searchParams.get('status'), 'success');
       const lateCode = await session.client.post(`${cardAttempt}/otp`, { otp: '1234' });
-      assert.equal(new URL((await session.client.follow(lateCode)).location!).searchParams.get('status'), 'success', 'the customer is sent on as paid');
-      const charges = await db().selectFrom('charges').innerJoin('checkout_sessions', 'checkout_sessions.id', 'charges.session_id').select(['charges.channel', 'charges.status', 'charges.failure_reason', 'charges.failure_code']).where('checkout_sessions.tx_ref', '=', session.txRef).orderBy('charges.created_at').execute();
-      assert.deepEqual(charges.map((charge) => `${charge.channel}:${charge.status}`), ['card:failed', 'mobile_money:success']);
+      assert.equal(
+        new URL((await session.client.follow(lateCode)).location!).searchParams.get('status'),
+        'success',
+        'the customer is sent on as paid',
+      );
+      const charges = await db()
+        .selectFrom('charges')
+        .innerJoin('checkout_sessions', 'checkout_sessions.id', 'charges.session_id')
+        .select(['charges.channel', 'charges.status', 'charges.failure_reason', 'charges.failure_code'])
+        .where('checkout_sessions.tx_ref', '=', session.txRef)
+        .orderBy('charges.created_at')
+        .execute();
+      assert.deepEqual(
+        charges.map((charge) => `${charge.channel}:${charge.status}`),
+        ['card:failed', 'mobile_money:success'],
+      );
       assert.match(charges[0]!.failure_reason ?? '', /another payment before its one-time code/);
       assert.equal(charges[0]!.failure_code, 'superseded', 'so its page says it gave way, not that the card failed');
       const data = await verify(session.txRef);
@@ -373,16 +545,33 @@ for (const kind of DATABASE_KINDS) {
 
     test('completions of one attempt racing inside the service: it ends once and pays the session once', async () => {
       const session = await openSession();
-      const posted = await session.client.post(`${session.pagePath}/pay/mobile-money`, { mobile: '0990000000', operator: 'airtel' });
+      const posted = await session.client.post(`${session.pagePath}/pay/mobile-money`, {
+        mobile: '0990000000',
+        operator: 'airtel',
+      });
       const chargeId = new URL(posted.location!).pathname.split('/').pop()!;
-      const charge = await db().selectFrom('charges').selectAll().where('charge_id', '=', chargeId).executeTakeFirstOrThrow();
+      const charge = await db()
+        .selectFrom('charges')
+        .selectAll()
+        .where('charge_id', '=', chargeId)
+        .executeTakeFirstOrThrow();
       const deps = paymentDeps(loadConfig({}), ctx.gw.gateway.database);
-      await Promise.all([0, 1, 2, 3].map(() => completeCheckoutCharge(deps, charge, { status: 'success', transId: null })));
-      const paid = await db().selectFrom('checkout_sessions').select(['status', 'paid_charge_id']).where('tx_ref', '=', session.txRef).executeTakeFirstOrThrow();
+      await Promise.all(
+        [0, 1, 2, 3].map(() => completeCheckoutCharge(deps, charge, { status: 'success', transId: null })),
+      );
+      const paid = await db()
+        .selectFrom('checkout_sessions')
+        .select(['status', 'paid_charge_id'])
+        .where('tx_ref', '=', session.txRef)
+        .executeTakeFirstOrThrow();
       assert.equal(paid.status, 'success');
       assert.equal(paid.paid_charge_id, charge.id);
       assert.equal((await events(session.txRef)).filter((event) => event.status === 'success').length, 1);
-      assert.equal((await db().selectFrom('refunds').select('id').where('charge_ref', '=', charge.id).execute()).length, 0, 'nothing to give back');
+      assert.equal(
+        (await db().selectFrom('refunds').select('id').where('charge_ref', '=', charge.id).execute()).length,
+        0,
+        'nothing to give back',
+      );
     });
   });
 
@@ -401,8 +590,13 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(waiting.status, 200);
       assert.match(waiting.text, /Approve the payment on your phone/);
       assert.match(waiting.text, new RegExp(`data-status-url="${attemptPath}/status"`));
-      assert.deepEqual(await (await fetch(`${ctx.gw.url}${attemptPath}/status`)).json(), { status: 'pending', next_url: null });
-      const verified = await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key });
+      assert.deepEqual(await (await fetch(`${ctx.gw.url}${attemptPath}/status`)).json(), {
+        status: 'pending',
+        next_url: null,
+      });
+      const verified = await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, {
+        key: ctx.merchant.test_secret_key,
+      });
       assert.equal(verified.body.data.status, 'pending');
       assert.equal(verified.body.data.number_of_attempts, 1);
     });
@@ -420,7 +614,9 @@ for (const kind of DATABASE_KINDS) {
       const attempt = await client.post(`${pagePath}/pay/mobile-money`, { mobile: '0990000000', operator: 'airtel' });
       assert.equal(attempt.status, 303);
       assert.equal(new URL(attempt.location!).searchParams.get('status'), 'failed');
-      const verified = await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key });
+      const verified = await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, {
+        key: ctx.merchant.test_secret_key,
+      });
       assert.equal(verified.body.data.status, 'failed');
       assert.equal(verified.body.data.number_of_attempts, 0);
     });
@@ -429,14 +625,18 @@ for (const kind of DATABASE_KINDS) {
       const body = currentBody();
       assert.equal((await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body })).status, 201);
       await sleep(1100);
-      const verified = await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key });
+      const verified = await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, {
+        key: ctx.merchant.test_secret_key,
+      });
       assert.equal(verified.status, 200);
       assert.equal(verified.body.data.status, 'failed');
       assert.deepEqual(
         verified.body.data.logs.map((log: { message: string }) => log.message),
         ['Checkout session created', 'The payment link expired'],
       );
-      const again = await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: ctx.merchant.test_secret_key });
+      const again = await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, {
+        key: ctx.merchant.test_secret_key,
+      });
       assert.deepEqual(again.body.data, verified.body.data, 'expired once, and answered the same afterwards');
     });
   });

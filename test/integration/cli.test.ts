@@ -17,7 +17,16 @@ import { payAtCheckout } from '../helpers/payments.ts';
 import { curl, shellWords } from '../helpers/shell-commands.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 
-const CREDENTIAL_KEYS = ['id', 'name', 'email', 'test_secret_key', 'live_secret_key', 'test_public_key', 'live_public_key', 'webhook_secret'];
+const CREDENTIAL_KEYS = [
+  'id',
+  'name',
+  'email',
+  'test_secret_key',
+  'live_secret_key',
+  'test_public_key',
+  'live_public_key',
+  'webhook_secret',
+];
 
 /** A one-line complaint on stderr and a non-zero exit: what every bad command line must give. */
 function assertRefused(result: { code: number | null; stderr: string; stdout: string }, pattern: RegExp): void {
@@ -38,7 +47,20 @@ for (const kind of DATABASE_KINDS) {
     after(() => database.drop());
 
     test('merchant create --json prints exactly the credentials', async () => {
-      const result = await lipira(['merchant', 'create', '--name', 'Mango Shop', '--email', 'owner@mango.example', '--webhook-url', 'https://mango.example/hooks', '--json'], env);
+      const result = await lipira(
+        [
+          'merchant',
+          'create',
+          '--name',
+          'Mango Shop',
+          '--email',
+          'owner@mango.example',
+          '--webhook-url',
+          'https://mango.example/hooks',
+          '--json',
+        ],
+        env,
+      );
       assert.equal(result.code, 0, result.stderr);
       const created = JSON.parse(result.stdout);
       assert.deepEqual(Object.keys(created), CREDENTIAL_KEYS);
@@ -52,8 +74,23 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('merchant list and update', async () => {
-      const created = JSON.parse((await lipira(['merchant', 'create', '--name', 'Listed', '--email', 'l@example.com', '--json'], env)).stdout);
-      const updated = await lipira(['merchant', 'update', created.id, '--fee-percent', '2.5', '--receipts', 'off', '--webhook-url', 'https://listed.example/wh'], env);
+      const created = JSON.parse(
+        (await lipira(['merchant', 'create', '--name', 'Listed', '--email', 'l@example.com', '--json'], env)).stdout,
+      );
+      const updated = await lipira(
+        [
+          'merchant',
+          'update',
+          created.id,
+          '--fee-percent',
+          '2.5',
+          '--receipts',
+          'off',
+          '--webhook-url',
+          'https://listed.example/wh',
+        ],
+        env,
+      );
       assert.equal(updated.code, 0, updated.stderr);
       const listed = await lipira(['merchant', 'list', '--json'], env);
       assert.equal(listed.code, 0, listed.stderr);
@@ -70,13 +107,28 @@ for (const kind of DATABASE_KINDS) {
     test('bad arguments exit non-zero with one line', async () => {
       assertRefused(await lipira(['merchant', 'create', '--name', 'No Email'], env), /--email is required/);
       assertRefused(await lipira(['merchant', 'create', '--name', 'X', '--email', 'not-an-email'], env), /--email/);
-      assertRefused(await lipira(['merchant', 'create', '--name', 'X', '--email', 'x@example.com', '--webhook-url', 'ftp://x'], env), /--webhook-url/);
-      assertRefused(await lipira(['merchant', 'create', '--name', 'X', '--email', 'x@example.com', '--colour', 'red'], env), /unknown option --colour/);
-      assertRefused(await lipira(['merchant', 'update', 'mer_x', '--receipts', 'maybe'], env), /--receipts must be on or off/);
+      assertRefused(
+        await lipira(
+          ['merchant', 'create', '--name', 'X', '--email', 'x@example.com', '--webhook-url', 'ftp://x'],
+          env,
+        ),
+        /--webhook-url/,
+      );
+      assertRefused(
+        await lipira(['merchant', 'create', '--name', 'X', '--email', 'x@example.com', '--colour', 'red'], env),
+        /unknown option --colour/,
+      );
+      assertRefused(
+        await lipira(['merchant', 'update', 'mer_x', '--receipts', 'maybe'], env),
+        /--receipts must be on or off/,
+      );
       assertRefused(await lipira(['merchant', 'update', 'mer_x', '--fee-percent', '101'], env), /--fee-percent/);
       assertRefused(await lipira(['merchant', 'update', 'mer_missing', '--fee-percent', '1'], env), /no merchant/);
       assertRefused(await lipira(['keys', 'roll', 'mer_x', '--mode', 'staging'], env), /--mode must be test or live/);
-      assertRefused(await lipira(['keys', 'roll', 'mer_x', '--mode', 'test', '--expire-old-in', 'soon'], env), /--expire-old-in/);
+      assertRefused(
+        await lipira(['keys', 'roll', 'mer_x', '--mode', 'test', '--expire-old-in', 'soon'], env),
+        /--expire-old-in/,
+      );
       assertRefused(await lipira(['frobnicate'], env), /unknown command/);
       assertRefused(await lipira(['merchant', 'list'], { DATABASE_URL: 'mysql://nope' }), /DATABASE_URL/);
     });
@@ -91,15 +143,26 @@ for (const kind of DATABASE_KINDS) {
       after(() => gateway.close());
 
       test('the new key works at once; the old one until --expire-old-in, then 401', async () => {
-        const created = JSON.parse((await lipira(['merchant', 'create', '--name', 'Roll', '--email', 'r@example.com', '--json'], env)).stdout);
-        const rolled = await lipira(['keys', 'roll', created.id, '--mode', 'test', '--expire-old-in', '2s', '--json'], env);
+        const created = JSON.parse(
+          (await lipira(['merchant', 'create', '--name', 'Roll', '--email', 'r@example.com', '--json'], env)).stdout,
+        );
+        const rolled = await lipira(
+          ['keys', 'roll', created.id, '--mode', 'test', '--expire-old-in', '2s', '--json'],
+          env,
+        );
         assert.equal(rolled.code, 0, rolled.stderr);
         const view = JSON.parse(rolled.stdout);
         assert.match(view.secret_key, /^sec-test-[0-9A-Za-z]{32}$/);
         assert.equal((await call(gateway.url, '/payment', { key: view.secret_key, body: currentBody() })).status, 201);
-        assert.equal((await call(gateway.url, '/payment', { key: created.test_secret_key, body: currentBody() })).status, 201);
+        assert.equal(
+          (await call(gateway.url, '/payment', { key: created.test_secret_key, body: currentBody() })).status,
+          201,
+        );
         await sleep(Math.max(0, Date.parse(view.old_keys_expire_at) - Date.now()) + 100);
-        assert.equal((await call(gateway.url, '/payment', { key: created.test_secret_key, body: currentBody() })).status, 401);
+        assert.equal(
+          (await call(gateway.url, '/payment', { key: created.test_secret_key, body: currentBody() })).status,
+          401,
+        );
         assert.equal((await call(gateway.url, '/payment', { key: view.secret_key, body: currentBody() })).status, 201);
       });
     });
@@ -130,24 +193,42 @@ describe('lipira serve', () => {
     const key = /sec-test-[0-9A-Za-z]{32}/.exec(first.stdout)?.[0];
     assert.ok(key, first.stdout);
     assert.match(first.stdout, /curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/payment/);
-    assert.ok(fs.existsSync(path.join(dir, 'state/gateway.db')), 'a relative sqlite: path resolves against the working directory');
+    assert.ok(
+      fs.existsSync(path.join(dir, 'state/gateway.db')),
+      'a relative sqlite: path resolves against the working directory',
+    );
     const body = JSON.parse(/-d '(.+)'/.exec(first.stdout)![1]!);
     const created = await call(`http://127.0.0.1:${port}`, '/payment', { key, body });
     assert.equal(created.status, 201);
     const demoId = /demo merchant \((mer_\w+)\)/.exec(first.stdout)![1]!;
-    assert.ok(first.stdout.includes(`npx lipira merchant update ${demoId} --webhook-url http://127.0.0.1:${port}/sandbox/webhook`), 'without WEBHOOK_ALLOW_LOOPBACK it says how to see webhooks');
+    assert.ok(
+      first.stdout.includes(
+        `npx lipira merchant update ${demoId} --webhook-url http://127.0.0.1:${port}/sandbox/webhook`,
+      ),
+      'without WEBHOOK_ALLOW_LOOPBACK it says how to see webhooks',
+    );
     assert.equal(await first.stop(), 0, 'SIGTERM stops it cleanly');
 
     const second = await serve(env);
     assert.ok(!/sec-test-/.test(second.stdout), 'the key is printed only on the first start');
-    assert.equal((await call(`http://127.0.0.1:${port}`, `/verify-payment/${String(body.tx_ref)}`, { key })).status, 200);
+    assert.equal(
+      (await call(`http://127.0.0.1:${port}`, `/verify-payment/${String(body.tx_ref)}`, { key })).status,
+      200,
+    );
     assert.equal(await second.stop(), 0);
   });
 
-  test('the first start\'s banner, followed command by command, ends in a verified payment, a delivered webhook, receipts and the dashboard\'s first user', async (t) => {
+  test("the first start's banner, followed command by command, ends in a verified payment, a delivered webhook, receipts and the dashboard's first user", async (t) => {
     const { dir, serve } = useServeDirectory(t);
     const base = `http://127.0.0.1:${await freePort()}`;
-    const banner = (await serve({ PORT: new URL(base).port, WEBHOOK_ALLOW_LOOPBACK: 'on', SANDBOX_MOBILE_DELAY: '100ms', WORKER_INTERVAL: '50ms' })).stdout;
+    const banner = (
+      await serve({
+        PORT: new URL(base).port,
+        WEBHOOK_ALLOW_LOOPBACK: 'on',
+        SANDBOX_MOBILE_DELAY: '100ms',
+        WORKER_INTERVAL: '50ms',
+      })
+    ).stdout;
     assert.ok(banner.includes(`The API reference: ${base}/docs\n`), banner);
     assert.equal((await fetch(`${base}/docs`)).status, 200);
     const [create, verify, listWebhooks, createUser, ...rest] = bannerCommands(banner);
@@ -166,7 +247,11 @@ describe('lipira serve', () => {
     assert.equal(JSON.parse(verified.body).data.status, 'success');
 
     assert.deepEqual(listWebhooks!.slice(0, 4), ['npx', 'lipira', 'webhooks', 'list']);
-    await eventually('a delivered webhook', async () => / checkout\.payment {2}delivered {2}tries 1 {2}demo-0001$/m.test((await lipira(listWebhooks!.slice(2), {}, dir)).stdout));
+    await eventually('a delivered webhook', async () =>
+      / checkout\.payment {2}delivered {2}tries 1 {2}demo-0001$/m.test(
+        (await lipira(listWebhooks!.slice(2), {}, dir)).stdout,
+      ),
+    );
     const outbox = /Its receipts are written to (.+)\.\n/.exec(banner)![1]!;
     assert.equal(outbox, path.join(fs.realpathSync(dir), 'data', 'outbox'));
     await eventually('the receipts', async () => fs.existsSync(outbox) && fs.readdirSync(outbox).length === 2);
@@ -201,7 +286,11 @@ function bannerCommands(banner: string): string[][] {
 }
 
 async function serveUntilListening(env: Record<string, string>, cwd: string) {
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -30,12 +30,16 @@ describe('lipira config', () => {
     if (cell === '(unset)') return null;
     const value = /^`([^`]+)`$/.exec(cell)?.[1];
     assert.ok(value, `the README documents a default as \`value\` or (unset), not ${cell}`);
-    if (value === 'http://HOST:PORT') return `http://${documented.get('HOST')!.slice(1, -1)}:${documented.get('PORT')!.slice(1, -1)}`;
+    if (value === 'http://HOST:PORT')
+      return `http://${documented.get('HOST')!.slice(1, -1)}:${documented.get('PORT')!.slice(1, -1)}`;
     // Relative paths are resolved against the working directory.
-    return value.replace(/^(sqlite:)?(\.\/.*)$/, (_all, scheme: string | undefined, file: string) => `${scheme ?? ''}${path.resolve(dir, file)}`);
+    return value.replace(
+      /^(sqlite:)?(\.\/.*)$/,
+      (_all, scheme: string | undefined, file: string) => `${scheme ?? ''}${path.resolve(dir, file)}`,
+    );
   }
 
-  test('--json shows every variable of the README\'s table, in its order, with the default the README gives', async () => {
+  test("--json shows every variable of the README's table, in its order, with the default the README gives", async () => {
     const result = await lipira(['config', '--json'], unset, cwd.dir);
     assert.equal(result.code, 0, result.stderr);
     const shown = JSON.parse(result.stdout);
@@ -56,7 +60,16 @@ describe('lipira config', () => {
   });
 
   test('what it shows, set again, is the same configuration', async () => {
-    const custom = { ...unset, DEFAULT_FEE_PERCENT: '2.5', CHECKOUT_TTL: '7d', SANDBOX_MOBILE_DELAY: '0', WEBHOOK_TIMEOUT: '1500ms', SETTLEMENT_INTERVAL: '90m', WEBHOOK_RETRY_SCHEDULE: '1s,36h', WEBHOOK_ALLOW_LOOPBACK: 'on' };
+    const custom = {
+      ...unset,
+      DEFAULT_FEE_PERCENT: '2.5',
+      CHECKOUT_TTL: '7d',
+      SANDBOX_MOBILE_DELAY: '0',
+      WEBHOOK_TIMEOUT: '1500ms',
+      SETTLEMENT_INTERVAL: '90m',
+      WEBHOOK_RETRY_SCHEDULE: '1s,36h',
+      WEBHOOK_ALLOW_LOOPBACK: 'on',
+    };
     const first = JSON.parse((await lipira(['config', '--json'], custom, cwd.dir)).stdout);
     assert.equal(first.DEFAULT_FEE_PERCENT, '2.5');
     assert.equal(first.CHECKOUT_TTL, '7d');
@@ -65,7 +78,9 @@ describe('lipira config', () => {
     assert.equal(first.SETTLEMENT_INTERVAL, '90m');
     assert.equal(first.WEBHOOK_RETRY_SCHEDULE, '1s,36h');
     assert.equal(first.WEBHOOK_ALLOW_LOOPBACK, 'on');
-    const again = Object.fromEntries(Object.entries<string | null>(first).map(([variable, value]) => [variable, value ?? '']));
+    const again = Object.fromEntries(
+      Object.entries<string | null>(first).map(([variable, value]) => [variable, value ?? '']),
+    );
     assert.deepEqual(JSON.parse((await lipira(['config', '--json'], again, cwd.dir)).stdout), first);
   });
 });

@@ -47,9 +47,20 @@ for (const kind of DATABASE_KINDS) {
       cleanup(() => testDb.drop());
       const database = await openMigratedDatabase(testDb.url);
       cleanup(() => database.close());
-      const merchant = await createMerchant(database.db, { name: 'Load Shop', email: 'owner@load.example', webhookUrl: null, feeBasisPoints: 300 });
+      const merchant = await createMerchant(database.db, {
+        name: 'Load Shop',
+        email: 'owner@load.example',
+        webhookUrl: null,
+        feeBasisPoints: 300,
+      });
       // No webhooks, and an hour between worker rounds: the only writes are the creates themselves.
-      const env = { DATABASE_URL: testDb.url, SMTP_URL: '', WORKER_INTERVAL: '1h', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000' };
+      const env = {
+        DATABASE_URL: testDb.url,
+        SMTP_URL: '',
+        WORKER_INTERVAL: '1h',
+        RATE_LIMIT_PER_SECOND: '1000000',
+        RATE_LIMIT_BURST: '1000000',
+      };
 
       const first = await startServe(env);
       cleanup(() => first.dispose());
@@ -63,7 +74,10 @@ for (const kind of DATABASE_KINDS) {
         while (!load.stopped) {
           sequence += 1;
           // A distinct amount per session, so that "the same amount" is checked for each.
-          const body = currentBody({ tx_ref: `load-${process.pid}-${Date.now()}-${sequence}`, amount: 1_000 + sequence });
+          const body = currentBody({
+            tx_ref: `load-${process.pid}-${Date.now()}-${sequence}`,
+            amount: 1_000 + sequence,
+          });
           const txRef = String(body.tx_ref);
           const amount = Number(body.amount);
           const result = await post(agent, `${first.url}/payment`, merchant.test_secret_key, body);
@@ -75,14 +89,20 @@ for (const kind of DATABASE_KINDS) {
           } else if (load.killing && CUT_OFF.has(result.code)) {
             outcome.cutOff.set(txRef, amount);
           } else {
-            outcome.unexpected.push(`${txRef}: ${load.killing ? 'after' : 'before'} the kill: ${result.code}: ${result.message}`);
+            outcome.unexpected.push(
+              `${txRef}: ${load.killing ? 'after' : 'before'} the kill: ${result.code}: ${result.message}`,
+            );
           }
         }
       };
       const loops = Array.from({ length: LOOPS }, loop);
 
       const started = Date.now();
-      while (Date.now() - started < MAX_LOAD_MS && (Date.now() - started < LOAD_MS || outcome.acknowledged.size < MIN_ACKNOWLEDGED) && outcome.unexpected.length === 0) {
+      while (
+        Date.now() - started < MAX_LOAD_MS &&
+        (Date.now() - started < LOAD_MS || outcome.acknowledged.size < MIN_ACKNOWLEDGED) &&
+        outcome.unexpected.length === 0
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const loadMs = Date.now() - started;
@@ -95,29 +115,49 @@ for (const kind of DATABASE_KINDS) {
       await Promise.all(loops);
       agent.destroy();
 
-      assert.deepEqual(outcome.unexpected.slice(0, 10), [], `${outcome.unexpected.length} creates failed other than by the kill\n${first.output}`);
-      assert.ok(outcome.acknowledged.size >= MIN_ACKNOWLEDGED, `only ${outcome.acknowledged.size} creates were acknowledged: not a load`);
+      assert.deepEqual(
+        outcome.unexpected.slice(0, 10),
+        [],
+        `${outcome.unexpected.length} creates failed other than by the kill\n${first.output}`,
+      );
+      assert.ok(
+        outcome.acknowledged.size >= MIN_ACKNOWLEDGED,
+        `only ${outcome.acknowledged.size} creates were acknowledged: not a load`,
+      );
       assert.ok(outcome.cutOff.size > 0, 'no request was in flight at the kill: the crash was not exercised');
 
       const second = await startServe(env);
       cleanup(() => second.dispose());
       const lost: string[] = [];
       await inBatches([...outcome.acknowledged], async ([txRef, amount]) => {
-        const verified = await call(second.url, `/verify-payment/${encodeURIComponent(txRef)}`, { key: merchant.test_secret_key });
+        const verified = await call(second.url, `/verify-payment/${encodeURIComponent(txRef)}`, {
+          key: merchant.test_secret_key,
+        });
         if (verified.status !== 200) lost.push(`${txRef}: ${verified.status} ${verified.text}`);
-        else if (verified.body.data.status !== 'pending' || verified.body.data.amount !== amount || verified.body.data.tx_ref !== txRef) {
+        else if (
+          verified.body.data.status !== 'pending' ||
+          verified.body.data.amount !== amount ||
+          verified.body.data.tx_ref !== txRef
+        ) {
           lost.push(`${txRef}: came back as ${verified.text}, expected a pending session of ${amount}`);
         }
       });
-      assert.deepEqual(lost.slice(0, 10), [], `${lost.length} of ${outcome.acknowledged.size} acknowledged sessions do not verify after the restart`);
+      assert.deepEqual(
+        lost.slice(0, 10),
+        [],
+        `${lost.length} of ${outcome.acknowledged.size} acknowledged sessions do not verify after the restart`,
+      );
 
       // The kill may have come before or after any of these committed, but never halfway.
       let committedCutOff = 0;
       const broken: string[] = [];
       await inBatches([...outcome.cutOff], async ([txRef, amount]) => {
-        const verified = await call(second.url, `/verify-payment/${encodeURIComponent(txRef)}`, { key: merchant.test_secret_key });
+        const verified = await call(second.url, `/verify-payment/${encodeURIComponent(txRef)}`, {
+          key: merchant.test_secret_key,
+        });
         if (verified.status === 404) return;
-        if (verified.status === 200 && verified.body.data.status === 'pending' && verified.body.data.amount === amount) committedCutOff += 1;
+        if (verified.status === 200 && verified.body.data.status === 'pending' && verified.body.data.amount === amount)
+          committedCutOff += 1;
         else broken.push(`${txRef}: ${verified.status} ${verified.text}`);
       });
       assert.deepEqual(broken, [], 'a session cut off by the kill is either whole or absent');
@@ -142,25 +182,36 @@ function post(agent: http.Agent, url: string, key: string, body: unknown): Promi
       {
         method: 'POST',
         agent,
-        headers: { accept: 'application/json', authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        headers: {
+          accept: 'application/json',
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        },
       },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         // A response cut off halfway is no acknowledgement: the request failed.
-        response.on('error', (error: NodeJS.ErrnoException) => resolve({ code: error.code ?? 'ECONNRESET', message: error.message }));
+        response.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ code: error.code ?? 'ECONNRESET', message: error.message }),
+        );
         response.on('aborted', () => resolve({ code: 'ECONNRESET', message: 'response aborted' }));
       },
     );
     // "socket hang up" (the connection closed before any answer) carries ECONNRESET too.
-    request.on('error', (error: NodeJS.ErrnoException) => resolve({ code: error.code ?? 'UNKNOWN', message: error.message }));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({ code: error.code ?? 'UNKNOWN', message: error.message }),
+    );
     request.end(payload);
   });
 }
 
 /** Runs `work` over `items`, at most `VERIFY_BATCH` at a time. */
 async function inBatches<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
-  for (let start = 0; start < items.length; start += VERIFY_BATCH) await Promise.all(items.slice(start, start + VERIFY_BATCH).map(work));
+  for (let start = 0; start < items.length; start += VERIFY_BATCH)
+    await Promise.all(items.slice(start, start + VERIFY_BATCH).map(work));
 }
-

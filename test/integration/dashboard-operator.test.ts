@@ -27,7 +27,8 @@ for (const kind of DATABASE_KINDS) {
       gw = await startTestGateway(kind);
       merchant = await gw.newMerchant('Existing Shop');
       const email = await dashboardUser(gw, 'operator');
-      operatorId = (await db().selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
+      operatorId = (await db().selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow())
+        .id;
       operator = new DashboardBrowser(gw.url);
       assert.equal((await operator.signIn(email, DASHBOARD_PASSWORD)).location, '/dashboard');
     });
@@ -37,23 +38,46 @@ for (const kind of DATABASE_KINDS) {
     });
 
     const db = () => gw.gateway.database.db;
-    const audit = (action: string, subject: string) => db().selectFrom('audit_log').selectAll().where('action', '=', action).where('subject', '=', subject).execute();
+    const audit = (action: string, subject: string) =>
+      db().selectFrom('audit_log').selectAll().where('action', '=', action).where('subject', '=', subject).execute();
 
     test("a merchant's users cannot open the operator pages nor act for a merchant", async () => {
       for (const role of ['owner', 'developer', 'viewer'] as const) {
         const browser = new DashboardBrowser(gw.url);
         await browser.signIn(await dashboardUser(gw, role, merchant.id), DASHBOARD_PASSWORD);
         await browser.get('/dashboard');
-        assert.doesNotMatch((await browser.get('/dashboard')).text, /href="\/dashboard\/operator"/, `no Operator link for ${role}`);
+        assert.doesNotMatch(
+          (await browser.get('/dashboard')).text,
+          /href="\/dashboard\/operator"/,
+          `no Operator link for ${role}`,
+        );
         assert.equal((await browser.get('/dashboard/operator')).status, 403, role);
         assert.equal((await browser.get('/dashboard/operator/merchants/new')).status, 403, role);
         assert.equal((await browser.get(`/dashboard/operator/merchants/${merchant.id}`)).status, 403, role);
-        assert.equal((await browser.post('/dashboard/operator/merchants/new', { name: 'Sneaky', email: 'sneaky@example.com', fee_percent: '0' })).status, 403, role);
-        assert.equal((await browser.post(`/dashboard/operator/merchants/${merchant.id}/fees`, { fee_percent: '0' })).status, 403, role);
+        assert.equal(
+          (
+            await browser.post('/dashboard/operator/merchants/new', {
+              name: 'Sneaky',
+              email: 'sneaky@example.com',
+              fee_percent: '0',
+            })
+          ).status,
+          403,
+          role,
+        );
+        assert.equal(
+          (await browser.post(`/dashboard/operator/merchants/${merchant.id}/fees`, { fee_percent: '0' })).status,
+          403,
+          role,
+        );
         assert.equal((await browser.post('/dashboard/operator/act', { merchant_id: merchant.id })).status, 403, role);
       }
       assert.equal((await db().selectFrom('merchants').select('id').where('name', '=', 'Sneaky').execute()).length, 0);
-      assert.equal((await db().selectFrom('merchants').select('fee_bps').where('id', '=', merchant.id).executeTakeFirstOrThrow()).fee_bps, 300);
+      assert.equal(
+        (await db().selectFrom('merchants').select('fee_bps').where('id', '=', merchant.id).executeTakeFirstOrThrow())
+          .fee_bps,
+        300,
+      );
     });
 
     test('signed in, an operator acting for no merchant is sent to the operator page, which lists the merchants', async () => {
@@ -71,7 +95,12 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(form.status, 200);
       assert.match(form.text, /name="fee_percent" required value="3"/, "the gateway's default fee is proposed");
 
-      const refused = await operator.post('/dashboard/operator/merchants/new', { name: 'Mphatso Foods', email: 'not an email', webhook_url: '', fee_percent: '2.5' });
+      const refused = await operator.post('/dashboard/operator/merchants/new', {
+        name: 'Mphatso Foods',
+        email: 'not an email',
+        webhook_url: '',
+        fee_percent: '2.5',
+      });
       assert.equal(refused.status, 422);
       assert.match(refused.text, /&quot;not an email&quot; is not an email address\./);
       assert.match(refused.text, /value="Mphatso Foods"/, 'the form keeps what was typed');
@@ -80,13 +109,28 @@ for (const kind of DATABASE_KINDS) {
         ['fee_percent', '101', /percentage from 0 to 100/],
         ['name', '  ', /Give the business a name/],
       ] as const) {
-        const answer = await operator.post('/dashboard/operator/merchants/new', { name: 'Mphatso Foods', email: 'foods@example.com', webhook_url: '', fee_percent: '2.5', [field]: value });
+        const answer = await operator.post('/dashboard/operator/merchants/new', {
+          name: 'Mphatso Foods',
+          email: 'foods@example.com',
+          webhook_url: '',
+          fee_percent: '2.5',
+          [field]: value,
+        });
         assert.equal(answer.status, 422, field);
         assert.match(answer.text, message);
       }
-      assert.equal((await db().selectFrom('merchants').select('id').where('name', '=', 'Mphatso Foods').execute()).length, 0, 'nothing made from a refused form');
+      assert.equal(
+        (await db().selectFrom('merchants').select('id').where('name', '=', 'Mphatso Foods').execute()).length,
+        0,
+        'nothing made from a refused form',
+      );
 
-      const created = await operator.post('/dashboard/operator/merchants/new', { name: 'Mphatso Foods', email: 'foods@example.com', webhook_url: 'https://foods.example/hooks', fee_percent: '2.5' });
+      const created = await operator.post('/dashboard/operator/merchants/new', {
+        name: 'Mphatso Foods',
+        email: 'foods@example.com',
+        webhook_url: 'https://foods.example/hooks',
+        fee_percent: '2.5',
+      });
       assert.equal(created.status, 201);
       assert.equal(created.headers.get('cache-control'), 'no-store');
       const id = /<dt>Merchant id<\/dt><dd><code>(mer_[A-Za-z0-9]+)<\/code>/.exec(created.text)?.[1];
@@ -96,7 +140,10 @@ for (const kind of DATABASE_KINDS) {
       assert.match(shownKey(created, 'Live secret key'), /^sec-live-/);
       assert.match(shownKey(created, 'Webhook secret'), /^whsec_/);
       const row = await db().selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      assert.deepEqual([row.name, row.email, row.webhook_url, row.fee_bps], ['Mphatso Foods', 'foods@example.com', 'https://foods.example/hooks', 250]);
+      assert.deepEqual(
+        [row.name, row.email, row.webhook_url, row.fee_bps],
+        ['Mphatso Foods', 'foods@example.com', 'https://foods.example/hooks', 250],
+      );
       assert.equal((await call(gw.url, '/wallet-balance', { key: testKey })).status, 200, 'the shown test key works');
 
       const [entry] = await audit('merchant.create', id);
@@ -119,7 +166,11 @@ for (const kind of DATABASE_KINDS) {
       assert.match(bad.text, /value="1\.234"/);
       const saved = await operator.post(`/dashboard/operator/merchants/${merchant.id}/fees`, { fee_percent: '1.75' });
       assert.equal(saved.location, `/dashboard/operator/merchants/${merchant.id}?saved=fee`);
-      assert.equal((await db().selectFrom('merchants').select('fee_bps').where('id', '=', merchant.id).executeTakeFirstOrThrow()).fee_bps, 175);
+      assert.equal(
+        (await db().selectFrom('merchants').select('fee_bps').where('id', '=', merchant.id).executeTakeFirstOrThrow())
+          .fee_bps,
+        175,
+      );
       const [entry] = await audit('merchant.fees', merchant.id);
       assert.ok(entry);
       assert.equal(entry.user_id, operatorId);
@@ -127,22 +178,46 @@ for (const kind of DATABASE_KINDS) {
       const page = await operator.get(saved.location!);
       assert.match(page.text, /The fee is saved\./);
       assert.match(page.text, /<dt>Fee<\/dt><dd>1\.75 %<\/dd>/);
-      assert.equal((await operator.post('/dashboard/operator/merchants/mer_nobody/fees', { fee_percent: '1' })).status, 404);
+      assert.equal(
+        (await operator.post('/dashboard/operator/merchants/mer_nobody/fees', { fee_percent: '1' })).status,
+        404,
+      );
     });
 
     test("the operator adds a user to a merchant: invited by link, listed, audited as the operator's doing", async () => {
-      const refused = await operator.post(`/dashboard/operator/merchants/${merchant.id}/users`, { email: 'dev@existing.example', role: 'operator' });
+      const refused = await operator.post(`/dashboard/operator/merchants/${merchant.id}/users`, {
+        email: 'dev@existing.example',
+        role: 'operator',
+      });
       assert.equal(refused.status, 422, 'a merchant user cannot be made an operator');
-      const added = await operator.post(`/dashboard/operator/merchants/${merchant.id}/users`, { email: 'Dev@Existing.example', role: 'developer' });
+      const added = await operator.post(`/dashboard/operator/merchants/${merchant.id}/users`, {
+        email: 'Dev@Existing.example',
+        role: 'developer',
+      });
       assert.equal(added.location, `/dashboard/operator/merchants/${merchant.id}?saved=user`);
-      const user = await db().selectFrom('users').selectAll().where('email', '=', 'dev@existing.example').executeTakeFirstOrThrow();
+      const user = await db()
+        .selectFrom('users')
+        .selectAll()
+        .where('email', '=', 'dev@existing.example')
+        .executeTakeFirstOrThrow();
       assert.deepEqual([user.merchant_id, user.role, user.password_hash], [merchant.id, 'developer', null]);
       const [entry] = await audit('user.create', user.id);
       assert.equal(entry?.user_id, operatorId);
-      assert.ok(await db().selectFrom('emails').select('id').where('kind', '=', 'set_password').where('recipient', '=', user.email).executeTakeFirst(), 'the link is emailed');
+      assert.ok(
+        await db()
+          .selectFrom('emails')
+          .select('id')
+          .where('kind', '=', 'set_password')
+          .where('recipient', '=', user.email)
+          .executeTakeFirst(),
+        'the link is emailed',
+      );
       const page = await operator.get(added.location!);
       assert.match(page.text, /<td>dev@existing\.example<\/td><td>developer<\/td><td>link sent, not used yet<\/td>/);
-      const again = await operator.post(`/dashboard/operator/merchants/${merchant.id}/users`, { email: 'dev@existing.example', role: 'viewer' });
+      const again = await operator.post(`/dashboard/operator/merchants/${merchant.id}/users`, {
+        email: 'dev@existing.example',
+        role: 'viewer',
+      });
       assert.equal(again.status, 422);
       assert.match(again.text, /already exists/);
     });
@@ -151,14 +226,24 @@ for (const kind of DATABASE_KINDS) {
       const charge = chargeBody({ amount: 800 });
       assert.equal((await initializeCharge(gw, merchant.test_secret_key, charge)).status, 201);
       await verify(gw, merchant.test_secret_key, String(charge.charge_id), 'success');
-      const row = (await operator.get('/dashboard/operator')).text.split('<tr>').find((cells) => cells.includes('>Existing Shop</a>'))!;
-      assert.match(row, /<td>1\.75 %<\/td><td>\d+<\/td><td>—<\/td><td>MWK 800\.00<\/td>/, "the fee, users, no live volume, the test payment in the test volume");
+      const row = (await operator.get('/dashboard/operator')).text
+        .split('<tr>')
+        .find((cells) => cells.includes('>Existing Shop</a>'))!;
+      assert.match(
+        row,
+        /<td>1\.75 %<\/td><td>\d+<\/td><td>—<\/td><td>MWK 800\.00<\/td>/,
+        'the fee, users, no live volume, the test payment in the test volume',
+      );
 
       assert.equal((await operator.post('/dashboard/operator/act', { merchant_id: 'mer_nobody' })).status, 404);
       const acted = await operator.post('/dashboard/operator/act', { merchant_id: merchant.id });
       assert.equal(acted.location, '/dashboard');
       assert.equal(operator.cookies.get('lipira_acting'), merchant.id);
-      assert.ok(operator.setCookies.some((header) => header.startsWith(`lipira_acting=${merchant.id}; Path=/dashboard; HttpOnly; SameSite=Lax`)));
+      assert.ok(
+        operator.setCookies.some((header) =>
+          header.startsWith(`lipira_acting=${merchant.id}; Path=/dashboard; HttpOnly; SameSite=Lax`),
+        ),
+      );
       const [entry] = await audit('operator.act_for', merchant.id);
       assert.ok(entry, 'acting for a merchant is audited');
       assert.deepEqual([entry.user_id, entry.merchant_id], [operatorId, merchant.id]);
@@ -190,7 +275,11 @@ for (const kind of DATABASE_KINDS) {
       await verify(gw, hooked.test_secret_key, String(charge.charge_id), 'success');
       await receiver.waitFor(1);
       const pending = await eventually('a pending delivery after a failed try', async () => {
-        const rows = await db().selectFrom('webhook_deliveries').select(['status', 'attempts']).where('status', '=', 'pending').execute();
+        const rows = await db()
+          .selectFrom('webhook_deliveries')
+          .select(['status', 'attempts'])
+          .where('status', '=', 'pending')
+          .execute();
         return rows.length > 0 && rows.every((row) => row.attempts > 0) && rows.length;
       });
       const page = await operator.get('/dashboard/operator');
@@ -198,18 +287,42 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(cells, 'the queues table has the deliveries');
       assert.equal(Number(cells[1]), pending);
       assert.match(page.text, /<td>Emails<\/td><td>\d+<\/td>/);
-      assert.match(page.text, /<td>Payments and payouts awaiting the provider<\/td><td>0<\/td><td>nothing due<\/td>/, 'every charge made here has ended');
+      assert.match(
+        page.text,
+        /<td>Payments and payouts awaiting the provider<\/td><td>0<\/td><td>nothing due<\/td>/,
+        'every charge made here has ended',
+      );
       assert.match(page.text, /Collection balances waiting for the next settlement: <strong>[1-9]\d*<\/strong>/);
       assert.match(page.text, /Nothing to review/);
-      assert.match(page.text, /Workers of the process serving this page: <strong>4 of 4 running<\/strong>\./, 'the settler, webhook, email and settlement workers');
+      assert.match(
+        page.text,
+        /Workers of the process serving this page: <strong>4 of 4 running<\/strong>\./,
+        'the settler, webhook, email and settlement workers',
+      );
 
-      await db().updateTable('charges').set({ review_reason: 'no final answer from Airtel for 2 hours' }).where('charge_id', '=', String(charge.charge_id)).execute();
-      await db().updateTable('charges').set({ status: 'pending', check_at: null }).where('charge_id', '=', String(charge.charge_id)).execute();
+      await db()
+        .updateTable('charges')
+        .set({ review_reason: 'no final answer from Airtel for 2 hours' })
+        .where('charge_id', '=', String(charge.charge_id))
+        .execute();
+      await db()
+        .updateTable('charges')
+        .set({ status: 'pending', check_at: null })
+        .where('charge_id', '=', String(charge.charge_id))
+        .execute();
       const flagged = await operator.get('/dashboard/operator');
-      assert.match(flagged.text, /<td>Payments and payouts awaiting the provider<\/td><td>1<\/td><td>nothing due<\/td><td>—<\/td>/, 'the one pending charge, not due for a check');
+      assert.match(
+        flagged.text,
+        /<td>Payments and payouts awaiting the provider<\/td><td>1<\/td><td>nothing due<\/td><td>—<\/td>/,
+        'the one pending charge, not due for a check',
+      );
       assert.match(flagged.text, new RegExp(`<td>payment</td><td><code>${charge.charge_id}</code></td>`));
       assert.match(flagged.text, /no final answer from Airtel for 2 hours/);
-      await db().updateTable('charges').set({ status: 'success', review_reason: null }).where('charge_id', '=', String(charge.charge_id)).execute();
+      await db()
+        .updateTable('charges')
+        .set({ status: 'success', review_reason: null })
+        .where('charge_id', '=', String(charge.charge_id))
+        .execute();
     });
   });
 }

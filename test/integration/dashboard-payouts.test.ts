@@ -5,18 +5,33 @@ import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { NBM_UUID } from '../helpers/bank-payouts.ts';
-import { accountMinor, fundMainBalance, initializePayout, payoutBody, settledByWorker, TEST_NUMBERS } from '../helpers/mobile-money.ts';
+import {
+  accountMinor,
+  fundMainBalance,
+  initializePayout,
+  payoutBody,
+  settledByWorker,
+  TEST_NUMBERS,
+} from '../helpers/mobile-money.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 
 /** A wallet payout as the new payout form sends it. */
-const WALLET_FORM = { kind: 'wallet', mobile: TEST_NUMBERS.airtelSuccess, bank_uuid: '', bank_account_number: '', bank_account_name: 'Peter Phiri', amount: '1000' };
+const WALLET_FORM = {
+  kind: 'wallet',
+  mobile: TEST_NUMBERS.airtelSuccess,
+  bank_uuid: '',
+  bank_account_number: '',
+  bank_account_name: 'Peter Phiri',
+  amount: '1000',
+};
 
 /** The hidden fields of the confirmation page's form, as the browser would post them back. */
 function confirmationFields(html: string): Record<string, string> {
   const form = /<form class="inline" method="post" action="\/dashboard\/payouts">([\s\S]*?)<\/form>/.exec(html)?.[1];
   assert.ok(form, 'the confirmation page has the send form');
   const fields: Record<string, string> = {};
-  for (const [, name, value] of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) if (name !== 'csrf') fields[name!] = value!.replace(/&amp;/g, '&');
+  for (const [, name, value] of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    if (name !== 'csrf') fields[name!] = value!.replace(/&amp;/g, '&');
   return fields;
 }
 
@@ -25,14 +40,29 @@ for (const kind of DATABASE_KINDS) {
     const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '50ms', WORKER_INTERVAL: '50ms' });
     const db = () => ctx.gw.gateway.database.db;
 
-    async function signedIn(role: 'owner' | 'developer' | 'viewer', merchant: MerchantCredentials): Promise<DashboardBrowser> {
+    async function signedIn(
+      role: 'owner' | 'developer' | 'viewer',
+      merchant: MerchantCredentials,
+    ): Promise<DashboardBrowser> {
       const browser = new DashboardBrowser(ctx.gw.url);
       const answer = await browser.signIn(await dashboardUser(ctx.gw, role, merchant.id), DASHBOARD_PASSWORD);
       assert.equal(answer.location, '/dashboard');
       return browser;
     }
-    const payoutRows = (merchantId: string) => db().selectFrom('charges').selectAll().where('merchant_id', '=', merchantId).where('kind', '=', 'payout').execute();
-    const auditRows = (merchantId: string) => db().selectFrom('audit_log').selectAll().where('merchant_id', '=', merchantId).where('action', '=', 'payout.create').execute();
+    const payoutRows = (merchantId: string) =>
+      db()
+        .selectFrom('charges')
+        .selectAll()
+        .where('merchant_id', '=', merchantId)
+        .where('kind', '=', 'payout')
+        .execute();
+    const auditRows = (merchantId: string) =>
+      db()
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('merchant_id', '=', merchantId)
+        .where('action', '=', 'payout.create')
+        .execute();
 
     test('a wallet payout: the confirmation shows fee and balances; sending it twice pays once, with one audit entry', async () => {
       const merchant = await ctx.gw.newMerchant();
@@ -56,7 +86,10 @@ for (const kind of DATABASE_KINDS) {
 
       const fields = confirmationFields(confirm.text);
       assert.match(fields.charge_id!, /^dash_[A-Za-z0-9]{20}$/);
-      const [first, second] = await Promise.all([browser.post('/dashboard/payouts', fields), browser.post('/dashboard/payouts', fields)]);
+      const [first, second] = await Promise.all([
+        browser.post('/dashboard/payouts', fields),
+        browser.post('/dashboard/payouts', fields),
+      ]);
       const third = await browser.post('/dashboard/payouts', fields);
       const payouts = await payoutRows(merchant.id);
       assert.equal(payouts.length, 1, 'one payout, however often the form was sent');
@@ -73,15 +106,30 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(payouts[0]!.charge_id, fields.charge_id);
       assert.equal(payouts[0]!.amount_minor, 100_000);
       assert.equal(payouts[0]!.fee_minor, 1_000);
-      assert.equal(await accountMinor(ctx.gw, merchant.id, 'main'), 384_000, 'the main balance is debited once, amount and fee');
-      const reserves = await db().selectFrom('ledger_transactions').select('id').where('reference', '=', payouts[0]!.id).where('kind', '=', 'payout_reserve').execute();
+      assert.equal(
+        await accountMinor(ctx.gw, merchant.id, 'main'),
+        384_000,
+        'the main balance is debited once, amount and fee',
+      );
+      const reserves = await db()
+        .selectFrom('ledger_transactions')
+        .select('id')
+        .where('reference', '=', payouts[0]!.id)
+        .where('kind', '=', 'payout_reserve')
+        .execute();
       assert.equal(reserves.length, 1);
 
       const audit = await auditRows(merchant.id);
       assert.equal(audit.length, 1, 'one audit entry');
       assert.equal(audit[0]!.subject, payouts[0]!.id);
       assert.ok(audit[0]!.user_id);
-      assert.deepEqual(JSON.parse(audit[0]!.detail!), { charge_id: fields.charge_id, amount_minor: 100_000, fee_minor: 1_000, currency: 'MWK', bank_uuid: '20be6c20-adeb-4b5b-a7ba-0769820df4fb' });
+      assert.deepEqual(JSON.parse(audit[0]!.detail!), {
+        charge_id: fields.charge_id,
+        amount_minor: 100_000,
+        fee_minor: 1_000,
+        currency: 'MWK',
+        bank_uuid: '20be6c20-adeb-4b5b-a7ba-0769820df4fb',
+      });
 
       const detail = await browser.get(first.location!);
       assert.equal(detail.status, 200);
@@ -102,7 +150,14 @@ for (const kind of DATABASE_KINDS) {
       await fundMainBalance(ctx.gw, merchant, 5000);
       const browser = await signedIn('owner', merchant);
       await browser.get('/dashboard/payouts/new');
-      const confirm = await browser.post('/dashboard/payouts/new/confirm', { kind: 'bank', mobile: '', bank_uuid: NBM_UUID, bank_account_number: '1001000010', bank_account_name: 'Madalitso Kamwendo', amount: '2,000' });
+      const confirm = await browser.post('/dashboard/payouts/new/confirm', {
+        kind: 'bank',
+        mobile: '',
+        bank_uuid: NBM_UUID,
+        bank_account_number: '1001000010',
+        bank_account_name: 'Madalitso Kamwendo',
+        amount: '2,000',
+      });
       assert.equal(confirm.status, 200, confirm.text);
       assert.match(confirm.text, /National Bank of Malawi, account 1001000010/);
       const sent = await browser.post('/dashboard/payouts', confirmationFields(confirm.text));
@@ -124,13 +179,26 @@ for (const kind of DATABASE_KINDS) {
       assert.match(poor.text, /aria-describedby="amount-error"/);
       assert.match(poor.text, /value="Peter Phiri"/, 'the form keeps what was typed');
 
-      const wrong = await browser.post('/dashboard/payouts/new/confirm', { ...WALLET_FORM, mobile: '0123', amount: 'ten' });
+      const wrong = await browser.post('/dashboard/payouts/new/confirm', {
+        ...WALLET_FORM,
+        mobile: '0123',
+        amount: 'ten',
+      });
       assert.equal(wrong.status, 422);
       assert.match(wrong.text, /Enter an Airtel Money or TNM Mpamba number/);
       const nameless = await browser.post('/dashboard/payouts/new/confirm', { ...WALLET_FORM, bank_account_name: ' ' });
       assert.equal(nameless.status, 422);
-      assert.match(nameless.text, /<p class="field-error" id="bank_account_name-error">The bank account name field is required: for an Airtel Money wallet, the name of its holder\.<\/p>/);
-      const badAccount = await browser.post('/dashboard/payouts/new/confirm', { ...WALLET_FORM, kind: 'bank', bank_uuid: NBM_UUID, bank_account_number: '12', amount: 'ten' });
+      assert.match(
+        nameless.text,
+        /<p class="field-error" id="bank_account_name-error">The bank account name field is required: for an Airtel Money wallet, the name of its holder\.<\/p>/,
+      );
+      const badAccount = await browser.post('/dashboard/payouts/new/confirm', {
+        ...WALLET_FORM,
+        kind: 'bank',
+        bank_uuid: NBM_UUID,
+        bank_account_number: '12',
+        amount: 'ten',
+      });
       assert.equal(badAccount.status, 422);
       assert.match(badAccount.text, /The amount must be an integer\./, "the API's own message");
 
@@ -160,7 +228,10 @@ for (const kind of DATABASE_KINDS) {
         assert.doesNotMatch(list.text, /New payout/);
         assert.equal((await browser.get('/dashboard/payouts/new')).status, 403);
         assert.equal((await browser.post('/dashboard/payouts/new/confirm', WALLET_FORM)).status, 403);
-        const sent = await browser.post('/dashboard/payouts', { ...WALLET_FORM, charge_id: 'dash_AAAAAAAAAAAAAAAAAAAA' });
+        const sent = await browser.post('/dashboard/payouts', {
+          ...WALLET_FORM,
+          charge_id: 'dash_AAAAAAAAAAAAAAAAAAAA',
+        });
         assert.equal(sent.status, 403);
         assert.equal((await payoutRows(merchant.id)).length, 0);
         assert.equal((await auditRows(merchant.id)).length, 0);
@@ -181,7 +252,11 @@ for (const kind of DATABASE_KINDS) {
       assert.doesNotMatch((await browser.get('/dashboard/payouts')).text, new RegExp(theirs!.id));
 
       const owner = await signedIn('owner', other);
-      assert.equal((await owner.get(`/dashboard/payouts/${theirs!.id}`)).status, 200, 'its own merchant sees it in test mode');
+      assert.equal(
+        (await owner.get(`/dashboard/payouts/${theirs!.id}`)).status,
+        200,
+        'its own merchant sees it in test mode',
+      );
       assert.equal((await owner.post('/dashboard/mode', { mode: 'live', back: '/dashboard/payouts' })).status, 303);
       assert.equal((await owner.get(`/dashboard/payouts/${theirs!.id}`)).status, 404, 'not in live mode');
       assert.match((await owner.get('/dashboard/payouts')).text, /No payouts in live mode yet/);
@@ -190,10 +265,15 @@ for (const kind of DATABASE_KINDS) {
     test('the list pages with a cursor, newest first', async () => {
       const merchant = await ctx.gw.newMerchant();
       await fundMainBalance(ctx.gw, merchant, 100_000);
-      for (let i = 0; i < 27; i += 1) assert.equal((await initializePayout(ctx.gw, merchant.test_secret_key, payoutBody({ amount: 10 + i }))).status, 201);
+      for (let i = 0; i < 27; i += 1)
+        assert.equal(
+          (await initializePayout(ctx.gw, merchant.test_secret_key, payoutBody({ amount: 10 + i }))).status,
+          201,
+        );
       const browser = await signedIn('viewer', merchant);
       const first = await browser.get('/dashboard/payouts');
-      const ids = (html: string) => [...html.matchAll(/href="\/dashboard\/payouts\/(chg_[A-Za-z0-9]+)"/g)].map((match) => match[1]);
+      const ids = (html: string) =>
+        [...html.matchAll(/href="\/dashboard\/payouts\/(chg_[A-Za-z0-9]+)"/g)].map((match) => match[1]);
       assert.equal(ids(first.text).length, 25);
       assert.match(first.text, /MWK 36\.00/, 'the newest first');
       const next = /href="(\/dashboard\/payouts\?before=[^"]+)">Older payouts/.exec(first.text)?.[1];
@@ -203,7 +283,11 @@ for (const kind of DATABASE_KINDS) {
       assert.match(second.text, /MWK 10\.00/);
       assert.doesNotMatch(second.text, /Older payouts/);
       assert.equal(new Set([...ids(first.text), ...ids(second.text)]).size, 27);
-      assert.equal((await browser.get('/dashboard/payouts?before=nonsense')).status, 200, 'a cursor that is not one is ignored');
+      assert.equal(
+        (await browser.get('/dashboard/payouts?before=nonsense')).status,
+        200,
+        'a cursor that is not one is ignored',
+      );
     });
   });
 }

@@ -25,12 +25,15 @@ for (const kind of DATABASE_KINDS) {
       await database.drop();
     });
 
-    test('is a page with the way to the dashboard and the API reference, and the demo\'s next steps without its key', async () => {
+    test("is a page with the way to the dashboard and the API reference, and the demo's next steps without its key", async () => {
       const page = await call(serve.url, '/');
       assert.equal(page.status, 200);
       assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
       assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'; script-src 'self'/);
-      assert.deepEqual(Object.fromEntries(links(page.text)), { Dashboard: `${serve.url}/dashboard`, 'API reference': `${serve.url}/docs` });
+      assert.deepEqual(Object.fromEntries(links(page.text)), {
+        Dashboard: `${serve.url}/dashboard`,
+        'API reference': `${serve.url}/docs`,
+      });
 
       const demoId = /demo merchant \((mer_\w+)\)/.exec(serve.output)?.[1];
       assert.ok(demoId, serve.output);
@@ -43,7 +46,7 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(!page.text.includes(key) && !/sec-(test|live)-/.test(page.text), 'no secret key on a public page');
     });
 
-    test('escapes the merchant\'s name, which its owner may change', async () => {
+    test("escapes the merchant's name, which its owner may change", async () => {
       const opened = await openDatabase(database.url);
       try {
         const demoId = /demo merchant \((mer_\w+)\)/.exec(serve.output)![1]!;
@@ -56,8 +59,10 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(!page.text.includes('<img'));
     });
 
-    test('once a second merchant exists, the demo\'s steps are gone and the links stay', async () => {
-      const created = await lipira(['merchant', 'create', '--name', 'Mango Shop', '--email', 'owner@mango.example'], { DATABASE_URL: database.url });
+    test("once a second merchant exists, the demo's steps are gone and the links stay", async () => {
+      const created = await lipira(['merchant', 'create', '--name', 'Mango Shop', '--email', 'owner@mango.example'], {
+        DATABASE_URL: database.url,
+      });
       assert.equal(created.code, 0, created.stderr);
       const page = await call(serve.url, '/');
       assert.equal(page.status, 200);

@@ -9,11 +9,22 @@ import { call, useTestGateway } from '../helpers/gateway.ts';
 /** fetch refuses a body on GET, and some SDKs send one: speak HTTP directly. */
 function getWithBody(url: string, key: string, body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'GET', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-      let text = '';
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-    });
+    const request = http.request(
+      url,
+      {
+        method: 'GET',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -47,8 +58,17 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('a wrong method on a known route is a 405 in the envelope', async () => {
-      for (const [method, path] of [['GET', '/payment'], ['DELETE', '/payment'], ['POST', '/verify-payment/x'], ['PUT', '/api/payment']]) {
-        const res = await call(ctx.gw.url, path!, { method, key: ctx.merchant.test_secret_key, rawBody: method === 'GET' ? undefined : '[]' });
+      for (const [method, path] of [
+        ['GET', '/payment'],
+        ['DELETE', '/payment'],
+        ['POST', '/verify-payment/x'],
+        ['PUT', '/api/payment'],
+      ]) {
+        const res = await call(ctx.gw.url, path!, {
+          method,
+          key: ctx.merchant.test_secret_key,
+          rawBody: method === 'GET' ? undefined : '[]',
+        });
         assert.equal(res.status, 405, `${method} ${path}`);
         assert.deepEqual(res.body, { status: 'failed', message: 'Method not allowed.', data: null });
       }
@@ -62,7 +82,10 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('a body over the limit is a 413 in the envelope', async () => {
-      const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: currentBody({ meta: { blob: 'x'.repeat(70 * 1024) } }) });
+      const res = await call(ctx.gw.url, '/payment', {
+        key: ctx.merchant.test_secret_key,
+        body: currentBody({ meta: { blob: 'x'.repeat(70 * 1024) } }),
+      });
       assert.equal(res.status, 413);
       assert.deepEqual(res.body, { status: 'failed', message: 'Request body too large.', data: null });
     });
@@ -75,7 +98,9 @@ for (const kind of DATABASE_KINDS) {
           const request = http.request(`${ctx.gw.url}${path}`, { method, agent }, (response) => {
             let text = '';
             response.on('data', (chunk) => (text += chunk));
-            response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }),
+            );
           });
           request.on('error', reject);
           request.end();
@@ -101,7 +126,9 @@ for (const kind of DATABASE_KINDS) {
       const chunks: Buffer[] = [];
       socket.on('data', (chunk: Buffer) => chunks.push(chunk));
       const closed = new Promise((resolve) => socket.on('close', resolve));
-      socket.write(Buffer.from('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nHEAD /healthz/\xff HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'));
+      socket.write(
+        Buffer.from('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nHEAD /healthz/\xff HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'),
+      );
       await closed;
       const text = Buffer.concat(chunks).toString('latin1');
       const refused = text.slice(text.indexOf('HTTP/1.1 400'));
@@ -131,20 +158,35 @@ for (const kind of DATABASE_KINDS) {
         assert.match(text, /\r\nconnection: close\r\n/i, method);
         assert.match(text, /\r\ncontent-length: 0\r\n/i, method);
         assert.match(text, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i, method);
-        assert.ok(text.endsWith('\r\n\r\n'), `${method}: no body after the headers: ${JSON.stringify(text.slice(-80))}`);
+        assert.ok(
+          text.endsWith('\r\n\r\n'),
+          `${method}: no body after the headers: ${JSON.stringify(text.slice(-80))}`,
+        );
       }
     });
 
     test('a body that is not a JSON object is a 400', async () => {
       for (const rawBody of ['not json', '[1,2]', '"text"', '42', 'null', '{"a":']) {
-        const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody, headers: { 'content-type': 'application/json' } });
+        const res = await call(ctx.gw.url, '/payment', {
+          key: ctx.merchant.test_secret_key,
+          rawBody,
+          headers: { 'content-type': 'application/json' },
+        });
         assert.equal(res.status, 400, rawBody);
-        assert.deepEqual(res.body, { status: 'failed', message: 'The request body must be a JSON object.', data: null });
+        assert.deepEqual(res.body, {
+          status: 'failed',
+          message: 'The request body must be a JSON object.',
+          data: null,
+        });
       }
     });
 
     test('an empty JSON body is an empty object, not a parse error', async () => {
-      const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody: '', headers: { 'content-type': 'application/json' } });
+      const res = await call(ctx.gw.url, '/payment', {
+        key: ctx.merchant.test_secret_key,
+        rawBody: '',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(res.status, 400);
       assert.equal(typeof res.body.message, 'object');
       assert.deepEqual(res.body.message.tx_ref, ['The tx ref field is required.']);
@@ -152,7 +194,11 @@ for (const kind of DATABASE_KINDS) {
 
     test('JSON sent as text/plain or without a content type is still read', async () => {
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
-        const res = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, rawBody: JSON.stringify(currentBody()), headers: { 'content-type': contentType } });
+        const res = await call(ctx.gw.url, '/payment', {
+          key: ctx.merchant.test_secret_key,
+          rawBody: JSON.stringify(currentBody()),
+          headers: { 'content-type': contentType },
+        });
         assert.equal(res.status, 201, contentType);
       }
     });
@@ -161,19 +207,32 @@ for (const kind of DATABASE_KINDS) {
       const body = currentBody();
       assert.equal((await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body })).status, 201);
       for (const raw of ['[]', '{"x":1}', 'not json']) {
-        const res = await getWithBody(`${ctx.gw.url}/verify-payment/${String(body.tx_ref)}`, ctx.merchant.test_secret_key, raw);
+        const res = await getWithBody(
+          `${ctx.gw.url}/verify-payment/${String(body.tx_ref)}`,
+          ctx.merchant.test_secret_key,
+          raw,
+        );
         assert.equal(res.status, 200, raw);
         assert.equal(JSON.parse(res.body).data.tx_ref, body.tx_ref);
       }
     });
 
     test('a trailing or doubled slash reaches the same route', async () => {
-      assert.equal((await call(ctx.gw.url, '/payment/', { key: ctx.merchant.test_secret_key, body: currentBody() })).status, 201);
-      assert.equal((await call(ctx.gw.url, '//payment', { key: ctx.merchant.test_secret_key, body: currentBody() })).status, 201);
+      assert.equal(
+        (await call(ctx.gw.url, '/payment/', { key: ctx.merchant.test_secret_key, body: currentBody() })).status,
+        201,
+      );
+      assert.equal(
+        (await call(ctx.gw.url, '//payment', { key: ctx.merchant.test_secret_key, body: currentBody() })).status,
+        201,
+      );
     });
 
     test('the checkout link answers a page, and an unknown one a 404 page', async () => {
-      const created = await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: currentBody({ customization: { title: '<script>alert(1)</script>' } }) });
+      const created = await call(ctx.gw.url, '/payment', {
+        key: ctx.merchant.test_secret_key,
+        body: currentBody({ customization: { title: '<script>alert(1)</script>' } }),
+      });
       const page = await fetch(created.body.data.checkout_url);
       assert.equal(page.status, 200);
       assert.match(page.headers.get('content-type') ?? '', /^text\/html/);

@@ -23,17 +23,27 @@ for (const kind of DATABASE_KINDS) {
       await database.close();
       await fresh.drop();
     });
-    const account = (owner: string, accountKind: AccountKind): AccountKey => ({ owner, mode: 'test', currency: 'MWK', kind: accountKind });
+    const account = (owner: string, accountKind: AccountKind): AccountKey => ({
+      owner,
+      mode: 'test',
+      currency: 'MWK',
+      kind: accountKind,
+    });
 
-    test('the balance moves by the postings\' sum, and the ledger checks clean', async () => {
+    test("the balance moves by the postings' sum, and the ledger checks clean", async () => {
       const main = account('mer_twice', 'main');
       const external = account(SYSTEM, 'external');
       await database.db.transaction().execute((trx) =>
-        post(trx, { mode: 'test', kind: 'collection', reference: 'twice_1' }, [
-          { account: main, amountMinor: 500 },
-          { account: main, amountMinor: -200 },
-          { account: external, amountMinor: -300 },
-        ], Date.now()),
+        post(
+          trx,
+          { mode: 'test', kind: 'collection', reference: 'twice_1' },
+          [
+            { account: main, amountMinor: 500 },
+            { account: main, amountMinor: -200 },
+            { account: external, amountMinor: -300 },
+          ],
+          Date.now(),
+        ),
       );
       assert.equal(await balanceOf(database.db, main), 300);
       assert.deepEqual(await checkLedger(database.db), []);
@@ -44,11 +54,16 @@ for (const kind of DATABASE_KINDS) {
       const external = account(SYSTEM, 'external');
       await assert.rejects(
         database.db.transaction().execute((trx) =>
-          post(trx, { mode: 'test', kind: 'collection', reference: 'twice_2' }, [
-            { account: main, amountMinor: 100 },
-            { account: main, amountMinor: -150 },
-            { account: external, amountMinor: 50 },
-          ], Date.now()),
+          post(
+            trx,
+            { mode: 'test', kind: 'collection', reference: 'twice_2' },
+            [
+              { account: main, amountMinor: 100 },
+              { account: main, amountMinor: -150 },
+              { account: external, amountMinor: 50 },
+            ],
+            Date.now(),
+          ),
         ),
         InsufficientFunds,
       );

@@ -11,7 +11,16 @@ import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { AIRTEL_CALLBACK_SECRET, freshAirtelNumber, liveAirtelEnv } from '../helpers/live-airtel.ts';
-import { chargeBody, chargeRows, eventCount, eventually, initializeCharge, initializePayout, payoutBody, verify } from '../helpers/mobile-money.ts';
+import {
+  chargeBody,
+  chargeRows,
+  eventCount,
+  eventually,
+  initializeCharge,
+  initializePayout,
+  payoutBody,
+  verify,
+} from '../helpers/mobile-money.ts';
 
 for (const kind of DATABASE_KINDS) {
   describe(`live Airtel Money through the gateway on ${kind}`, () => {
@@ -46,8 +55,16 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(rows.length, 1);
       return rows[0]!;
     };
-    const ended = (chargeId: string, timeoutMs = 10_000) => eventually(`${chargeId} to end`, async () => ((await row(chargeId)).status === 'pending' ? null : row(chargeId)), timeoutMs);
-    const collectionsOf = (id: string) => fake.received('POST', '/merchant/v1/payments/').filter((request) => (request.body as { transaction: { id: string } }).transaction.id === id);
+    const ended = (chargeId: string, timeoutMs = 10_000) =>
+      eventually(
+        `${chargeId} to end`,
+        async () => ((await row(chargeId)).status === 'pending' ? null : row(chargeId)),
+        timeoutMs,
+      );
+    const collectionsOf = (id: string) =>
+      fake
+        .received('POST', '/merchant/v1/payments/')
+        .filter((request) => (request.body as { transaction: { id: string } }).transaction.id === id);
 
     test('a live charge is pushed to Airtel once, and the settler ends it when Airtel says TS: verify, event and ledger', async () => {
       const customer = freshAirtelNumber();
@@ -59,7 +76,10 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(transaction, 'Airtel knows the charge by our reference');
       assert.equal(charge.trans_id, transaction.airtelMoneyId);
       assert.equal(collectionsOf(charge.id).length, 1, 'one USSD push');
-      assert.equal((collectionsOf(charge.id)[0]!.body as { subscriber: { msisdn: string } }).subscriber.msisdn, customer.local);
+      assert.equal(
+        (collectionsOf(charge.id)[0]!.body as { subscriber: { msisdn: string } }).subscriber.msisdn,
+        customer.local,
+      );
       const verified = await verify(gw, merchant.live_secret_key, chargeId);
       assert.equal(verified.body.data.status, 'success');
       assert.equal(verified.body.data.mode, 'live');
@@ -77,7 +97,12 @@ for (const kind of DATABASE_KINDS) {
 
     test('an error inside a 200 at the push is refused at once, with nothing recorded', async () => {
       const customer = freshAirtelNumber();
-      fake.script(customer.local, { answer: { httpStatus: 400, body: { status: { code: '400', message: 'Invalid MSISDN', result_code: 'ROUTER114', success: false } } } });
+      fake.script(customer.local, {
+        answer: {
+          httpStatus: 400,
+          body: { status: { code: '400', message: 'Invalid MSISDN', result_code: 'ROUTER114', success: false } },
+        },
+      });
       const body = chargeBody({ mobile: customer.mobile });
       const refused = await initializeCharge(gw, merchant.live_secret_key, body);
       assert.equal(refused.status, 400, refused.text);
@@ -127,7 +152,11 @@ for (const kind of DATABASE_KINDS) {
         return found && fake.transaction(found.id) ? found : null;
       });
       assert.deepEqual(await fake.sendCallback(recorded.id), [200]);
-      assert.equal((await row(String(body.charge_id))).status, 'success', 'settled by the callback, before the push was answered');
+      assert.equal(
+        (await row(String(body.charge_id))).status,
+        'success',
+        'settled by the callback, before the push was answered',
+      );
       const created = await creating;
       assert.equal(created.status, 201);
       assert.equal(created.body.data.status, 'success');
@@ -153,8 +182,14 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(await fake.sendCallback(charge.id, { secret: 'not-the-key' }), [401]);
       assert.deepEqual(await fake.sendCallback(charge.id, { secret: null }), [401], 'no hash at all');
       assert.equal((await row(chargeId)).status, 'pending');
-      const refused = await call(gw.url, '/callbacks/airtel', { body: { transaction: { id: charge.id, status_code: 'TS', airtel_money_id: 'forged' }, hash: 'AAAA' } });
-      assert.deepEqual(refused.body, { status: 'failed', message: 'The callback could not be authenticated.', data: null });
+      const refused = await call(gw.url, '/callbacks/airtel', {
+        body: { transaction: { id: charge.id, status_code: 'TS', airtel_money_id: 'forged' }, hash: 'AAAA' },
+      });
+      assert.deepEqual(refused.body, {
+        status: 'failed',
+        message: 'The callback could not be authenticated.',
+        data: null,
+      });
       assert.equal((await row(chargeId)).status, 'pending');
       const unknownConnector = await call(gw.url, '/callbacks/nobody', { body: {} });
       assert.equal(unknownConnector.status, 404);
@@ -171,17 +206,23 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(created.status, 201, created.text);
       fake.outage(true);
       const chargeId = String(body.charge_id);
-      const flagged = await eventually('the charge to be flagged for review', async () => ((await row(chargeId)).review_reason ? row(chargeId) : null));
+      const flagged = await eventually('the charge to be flagged for review', async () =>
+        (await row(chargeId)).review_reason ? row(chargeId) : null,
+      );
       assert.equal(flagged.status, 'pending', 'an outage never fails a charge');
       assert.match(flagged.review_reason ?? '', /no final answer from airtel/);
       const verified = await verify(gw, merchant.live_secret_key, chargeId);
       assert.ok(
-        (verified.body.data.logs as Array<{ message: string }>).some((entry) => entry.message.startsWith('Flagged for review')),
+        (verified.body.data.logs as Array<{ message: string }>).some((entry) =>
+          entry.message.startsWith('Flagged for review'),
+        ),
         'verify shows the flag in its logs',
       );
       const review = await lipira(['charges', 'review', '--json'], { DATABASE_URL: gw.database.url });
       assert.equal(review.code, 0, review.stderr);
-      const listed = (JSON.parse(review.stdout) as Array<{ kind: string; reference: string }>).find((entry) => entry.reference === chargeId);
+      const listed = (JSON.parse(review.stdout) as Array<{ kind: string; reference: string }>).find(
+        (entry) => entry.reference === chargeId,
+      );
       assert.equal(listed?.kind, 'payment');
       const metrics = await call(gw.url, '/metrics');
       assert.match(metrics.text, /lipira_live_in_review\{kind="payment"\} [1-9]/);
@@ -190,7 +231,11 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(charge.status, 'success');
       assert.equal(collectionsOf(charge.id).length, 1);
       const cleared = await lipira(['charges', 'review', '--json'], { DATABASE_URL: gw.database.url });
-      assert.equal((JSON.parse(cleared.stdout) as Array<{ reference: string }>).some((entry) => entry.reference === chargeId), false, 'off the review list once final');
+      assert.equal(
+        (JSON.parse(cleared.stdout) as Array<{ reference: string }>).some((entry) => entry.reference === chargeId),
+        false,
+        'off the review list once final',
+      );
     });
 
     test('a payout whose answer is lost is asked about, never sent again, and paid once; the PIN reached Airtel encrypted', async () => {
@@ -207,7 +252,9 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(created.body.data.status, 'pending', 'the answer was lost: pending, not failed');
       const payout = await ended(String(body.charge_id));
       assert.equal(payout.status, 'success');
-      const disbursements = fake.received('POST', '/standard/v1/disbursements/').filter((request) => (request.body as { transaction: { id: string } }).transaction.id === payout.id);
+      const disbursements = fake
+        .received('POST', '/standard/v1/disbursements/')
+        .filter((request) => (request.body as { transaction: { id: string } }).transaction.id === payout.id);
       assert.equal(disbursements.length, 1, 'sent once');
       const pin = (disbursements[0]!.body as { pin: string }).pin;
       assert.notEqual(pin, fake.disbursementPin, 'never the PIN in clear');
@@ -219,14 +266,20 @@ for (const kind of DATABASE_KINDS) {
       fake.script(customer.local, { states: ['TS'] });
       const chargeId = await liveCharge(customer, { amount: 2000 });
       const charge = await ended(chargeId);
-      const partial = await call(gw.url, '/refunds', { key: merchant.live_secret_key, body: { charge_id: chargeId, amount: 500 } });
+      const partial = await call(gw.url, '/refunds', {
+        key: merchant.live_secret_key,
+        body: { charge_id: chargeId, amount: 500 },
+      });
       assert.equal(partial.status, 201, partial.text);
       await eventually('the partial refund to be refused by Airtel', async () => {
         const read = await call(gw.url, `/refunds/${partial.body.data.refund_id}`, { key: merchant.live_secret_key });
         return read.body.data.status === 'failed' ? read : null;
       });
       const logs = (await verify(gw, merchant.live_secret_key, chargeId)).body.data.logs as Array<{ message: string }>;
-      assert.ok(logs.some((entry) => /failed: .*whole payments only/.test(entry.message)), "the payment's logs say why the refund failed");
+      assert.ok(
+        logs.some((entry) => /failed: .*whole payments only/.test(entry.message)),
+        "the payment's logs say why the refund failed",
+      );
       const full = await call(gw.url, '/refunds', { key: merchant.live_secret_key, body: { charge_id: chargeId } });
       assert.equal(full.status, 201, full.text);
       await eventually('the refund to complete', async () => {
@@ -259,7 +312,11 @@ describe('live Airtel Money in the logs', () => {
       await settleCollections(gw.gateway.database.db);
       const payee = freshAirtelNumber();
       fake.script(payee.local, { states: ['TS'] });
-      assert.equal((await initializePayout(gw, merchant.live_secret_key, payoutBody({ mobile: payee.mobile, amount: 100 }))).status, 201);
+      assert.equal(
+        (await initializePayout(gw, merchant.live_secret_key, payoutBody({ mobile: payee.mobile, amount: 100 })))
+          .status,
+        201,
+      );
       await fake.sendCallback(charge!.id, { secret: 'forged-key' });
       fake.outage(true);
       const waiting = freshAirtelNumber();
@@ -270,7 +327,11 @@ describe('live Airtel Money in the logs', () => {
       const logged = lines.join('');
       const tokens = fake.received('POST', '/auth/oauth2/token').length;
       assert.ok(tokens > 0);
-      for (const secret of [fake.clientSecret, AIRTEL_CALLBACK_SECRET, ...Array.from({ length: tokens }, (_, i) => `fake-airtel-token-${i + 1}`)]) {
+      for (const secret of [
+        fake.clientSecret,
+        AIRTEL_CALLBACK_SECRET,
+        ...Array.from({ length: tokens }, (_, i) => `fake-airtel-token-${i + 1}`),
+      ]) {
         assert.ok(!logged.includes(secret), `${secret} is in the logs`);
       }
       assert.doesNotMatch(logged, new RegExp(`\\b${fake.disbursementPin}\\b`), 'no PIN in the logs');

@@ -3,7 +3,16 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import type { Charge } from '../../src/payments/charge-repository.ts';
 import { startUpstreamPaychangu, type UpstreamPaychangu } from '../fakes/upstream-paychangu.ts';
-import { cardBody, chargeCard, dumpAllTables, MARKED_CVV, openThreeDs, standalone, TEST_CARD_NUMBERS, verifyCard } from '../helpers/cards.ts';
+import {
+  cardBody,
+  chargeCard,
+  dumpAllTables,
+  MARKED_CVV,
+  openThreeDs,
+  standalone,
+  TEST_CARD_NUMBERS,
+  verifyCard,
+} from '../helpers/cards.ts';
 import { CheckoutClient, type PageResponse } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
@@ -11,7 +20,12 @@ import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '
 import { attemptChargeIds, chargeRows } from '../helpers/mobile-money.ts';
 
 /** Short waits, so that the settler's asks happen within a test. */
-const LIVE_TIMINGS = { LIVE_SYNC_FIRST: '200ms', LIVE_SYNC_MAX: '1s', CONNECTOR_TIMEOUT: '2s', WORKER_INTERVAL: '50ms' };
+const LIVE_TIMINGS = {
+  LIVE_SYNC_FIRST: '200ms',
+  LIVE_SYNC_MAX: '1s',
+  CONNECTOR_TIMEOUT: '2s',
+  WORKER_INTERVAL: '50ms',
+};
 
 /** The path and query of an absolute URL, to be asked of the server it names. */
 const pathOf = (url: string) => {
@@ -42,7 +56,13 @@ for (const kind of DATABASE_KINDS) {
       return rows[0]!;
     };
     /** The card charges the upstream holds for the operator's account. */
-    const upstreamCards = () => upstream.gw.gateway.database.db.selectFrom('charges').selectAll().where('merchant_id', '=', upstream.merchant.id).where('channel', '=', 'card').execute();
+    const upstreamCards = () =>
+      upstream.gw.gateway.database.db
+        .selectFrom('charges')
+        .selectAll()
+        .where('merchant_id', '=', upstream.merchant.id)
+        .where('channel', '=', 'card')
+        .execute();
 
     /** On the upstream's own 3-D Secure page, types the sandbox code: its answer sends the customer back to us. */
     async function confirmAtUpstream(acquirerLink: string): Promise<string> {
@@ -68,13 +88,16 @@ for (const kind of DATABASE_KINDS) {
       return { back, landed: await new CheckoutClient(gw.url).get(pathOf(back)) };
     }
 
-    test('a direct live card: our link, the upstream\'s 3-D Secure page, back to our return URL, then the merchant with status=success; verify and ledger agree; one card charge upstream, with the cardholder\'s name', async () => {
+    test("a direct live card: our link, the upstream's 3-D Secure page, back to our return URL, then the merchant with status=success; verify and ledger agree; one card charge upstream, with the cardholder's name", async () => {
       const before = (await upstreamCards()).length;
       const body = cardBody({ cvv: MARKED_CVV, redirect_url: 'https://shop.example/orders/1/paid?order=1' });
       const { landed } = await payDirectly(body);
       assert.equal(landed.status, 303);
       const charge = await row(String(body.charge_id));
-      assert.equal(landed.location, `https://shop.example/orders/1/paid?order=1&charge_id=${body.charge_id}&status=success`);
+      assert.equal(
+        landed.location,
+        `https://shop.example/orders/1/paid?order=1&charge_id=${body.charge_id}&status=success`,
+      );
       assert.equal(charge.status, 'success');
       assert.equal(charge.mode, 'live');
       const verified = await verifyCard(gw, merchant.live_secret_key, String(body.charge_id));
@@ -84,13 +107,20 @@ for (const kind of DATABASE_KINDS) {
       const handed = cards.find((card) => card.charge_id === charge.id);
       assert.ok(handed, 'under our charge id');
       assert.equal(handed.status, 'success');
-      assert.deepEqual([handed.first_name, handed.last_name], ['Chikondi', 'Banda'], 'the cardholder name was passed on');
+      assert.deepEqual(
+        [handed.first_name, handed.last_name],
+        ['Chikondi', 'Banda'],
+        'the cardholder name was passed on',
+      );
     });
 
-    test('a declining upstream test card fails the charge with the upstream\'s reason, and the merchant is told status=failed', async () => {
+    test("a declining upstream test card fails the charge with the upstream's reason, and the merchant is told status=failed", async () => {
       const body = cardBody({ card_number: TEST_CARD_NUMBERS.declined });
       const { landed } = await payDirectly(body);
-      assert.equal(landed.location, `https://shop.example/orders/1/paid?order=1&charge_id=${body.charge_id}&status=failed`);
+      assert.equal(
+        landed.location,
+        `https://shop.example/orders/1/paid?order=1&charge_id=${body.charge_id}&status=failed`,
+      );
       const charge = await row(String(body.charge_id));
       assert.equal(charge.status, 'failed');
       assert.match(charge.failure_reason ?? '', /DECLINED/);
@@ -102,14 +132,23 @@ for (const kind of DATABASE_KINDS) {
       const started = await chargeCard(gw, merchant.live_secret_key, body);
       const ours = await openThreeDs(gw, String(started.body['3ds_auth_link']));
       assert.equal(ours.page.status, 303);
-      const early = await new CheckoutClient(gw.url).get(`/3ds/return?reference=${started.body.orderReference}&status=success`);
+      const early = await new CheckoutClient(gw.url).get(
+        `/3ds/return?reference=${started.body.orderReference}&status=success`,
+      );
       assert.equal(early.status, 200, 'what the address says is not the outcome');
       assert.match(early.text, /http-equiv="refresh"/);
       assert.equal((await row(String(body.charge_id))).status, 'pending');
-      assert.equal((await openThreeDs(gw, String(started.body['3ds_auth_link']))).page.location, ours.page.location, 'the link still leads to the acquirer\'s page');
+      assert.equal(
+        (await openThreeDs(gw, String(started.body['3ds_auth_link']))).page.location,
+        ours.page.location,
+        "the link still leads to the acquirer's page",
+      );
       const back = await confirmAtUpstream(ours.page.location!);
       const landed = await new CheckoutClient(gw.url).get(pathOf(back));
-      assert.equal(landed.location, `https://shop.example/orders/1/paid?order=1&charge_id=${body.charge_id}&status=success`);
+      assert.equal(
+        landed.location,
+        `https://shop.example/orders/1/paid?order=1&charge_id=${body.charge_id}&status=success`,
+      );
     });
 
     test('a card the upstream refuses at once is refused with its reason, and leaves no record', async () => {
@@ -120,14 +159,18 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(await chargeRows(gw, merchant.id, String(body.charge_id)), []);
     });
 
-    test('a hosted checkout live card attempt: to the upstream\'s page, back to the checkout, which ends paid and sends the browser to callback_url', async () => {
+    test("a hosted checkout live card attempt: to the upstream's page, back to the checkout, which ends paid and sends the browser to callback_url", async () => {
       const session = currentBody();
       const created = await call(gw.url, '/payment', { key: merchant.live_secret_key, body: session });
       assert.equal(created.status, 201, created.text);
       const pagePath = new URL(created.body.data.checkout_url).pathname;
       const client = new CheckoutClient(gw.url);
       assert.equal((await client.get(pagePath)).status, 200);
-      const posted = await client.post(`${pagePath}/pay/card`, { card_number: TEST_CARD_NUMBERS.visaSuccess, expiry: '12/40', cvv: MARKED_CVV });
+      const posted = await client.post(`${pagePath}/pay/card`, {
+        card_number: TEST_CARD_NUMBERS.visaSuccess,
+        expiry: '12/40',
+        cvv: MARKED_CVV,
+      });
       assert.equal(posted.status, 303, posted.text.slice(0, 300));
       const attemptPath = pathOf(posted.location!);
       const attempt = await client.get(attemptPath);
@@ -139,7 +182,7 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(back.startsWith(`${gw.url}${attemptPath}/return?`), back);
       const returned = await client.get(pathOf(back));
       assert.equal(returned.status, 303);
-      assert.equal(returned.location, `${gw.url}${attemptPath}`, 'on to the attempt\'s outcome');
+      assert.equal(returned.location, `${gw.url}${attemptPath}`, "on to the attempt's outcome");
       const done = await client.get(attemptPath);
       assert.equal(done.status, 303);
       assert.match(done.location ?? '', /^https:\/\/shop\.example\.com\/paid\?order=7&/);
@@ -151,7 +194,11 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(attemptCharge.status, 'success');
       const handed = (await upstreamCards()).filter((card) => card.charge_id === attemptCharge.id);
       assert.equal(handed.length, 1, 'the upstream was handed the card once');
-      assert.deepEqual([handed[0]!.first_name, handed[0]!.last_name], ['Jane', 'Banda'], 'in the name of the checkout\'s customer');
+      assert.deepEqual(
+        [handed[0]!.first_name, handed[0]!.last_name],
+        ['Jane', 'Banda'],
+        "in the name of the checkout's customer",
+      );
     });
 
     test('the CVV reaches the upstream and is never stored: no row of ours (charges, logs, events) holds it', async () => {

@@ -12,25 +12,53 @@ import { LIVE_SESSIONS_ONLY } from '../helpers/live-routes.ts';
 import { chargeBody, chargeRows, initializeCharge, TEST_NUMBERS, TNM_REF } from '../helpers/mobile-money.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 
-const MWK_NOT_SET_UP = 'Live payments are not set up on this gateway: its operator must route a payment method that takes MWK (one of airtel:…, tnm:…, card:…, bank:… in LIVE_ROUTES).';
-const USD_NOT_SET_UP = 'Live payments are not set up on this gateway: its operator must route a payment method that takes USD (LIVE_ROUTES=card:…).';
-const GBP_NOT_SET_UP = 'Live payments are not set up on this gateway: its operator must route a payment method that takes GBP (LIVE_ROUTES=card:…).';
-const DASHBOARD_NOTICE = /<p class="warning" role="status">Live payments are not available yet: the gateway&#8217;s operator has not set up a payment method\.<\/p>/;
+const MWK_NOT_SET_UP =
+  'Live payments are not set up on this gateway: its operator must route a payment method that takes MWK (one of airtel:…, tnm:…, card:…, bank:… in LIVE_ROUTES).';
+const USD_NOT_SET_UP =
+  'Live payments are not set up on this gateway: its operator must route a payment method that takes USD (LIVE_ROUTES=card:…).';
+const GBP_NOT_SET_UP =
+  'Live payments are not set up on this gateway: its operator must route a payment method that takes GBP (LIVE_ROUTES=card:…).';
+const DASHBOARD_NOTICE =
+  /<p class="warning" role="status">Live payments are not available yet: the gateway&#8217;s operator has not set up a payment method\.<\/p>/;
 
 const refusal = (message: string) => ({ status: 'failed', message, data: null });
 
 /** The HTML checkout's form, posted with `publicKey`. */
 function postForm(gw: TestGateway, publicKey: string, currency = 'MWK'): Promise<Response> {
-  const form = new URLSearchParams({ public_key: publicKey, tx_ref: String(currentBody().tx_ref), amount: '2500', currency, callback_url: 'https://shop.example.com/paid', return_url: 'https://shop.example.com/back', first_name: 'Ada' });
-  return fetch(`${gw.url}/hosted-payment-page`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString(), redirect: 'manual' });
+  const form = new URLSearchParams({
+    public_key: publicKey,
+    tx_ref: String(currentBody().tx_ref),
+    amount: '2500',
+    currency,
+    callback_url: 'https://shop.example.com/paid',
+    return_url: 'https://shop.example.com/back',
+    first_name: 'Ada',
+  });
+  return fetch(`${gw.url}/hosted-payment-page`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+    redirect: 'manual',
+  });
 }
 
 const sessionCount = async (gw: TestGateway, merchant: MerchantCredentials) =>
-  Number((await gw.gateway.database.db.selectFrom('checkout_sessions').select((eb) => eb.fn.countAll().as('n')).where('merchant_id', '=', merchant.id).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await gw.gateway.database.db
+        .selectFrom('checkout_sessions')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('merchant_id', '=', merchant.id)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 async function ownerOf(gw: TestGateway, merchant: MerchantCredentials): Promise<DashboardBrowser> {
   const browser = new DashboardBrowser(gw.url);
-  assert.equal((await browser.signIn(await dashboardUser(gw, 'owner', merchant.id), DASHBOARD_PASSWORD)).location, '/dashboard');
+  assert.equal(
+    (await browser.signIn(await dashboardUser(gw, 'owner', merchant.id), DASHBOARD_PASSWORD)).location,
+    '/dashboard',
+  );
   return browser;
 }
 
@@ -43,23 +71,56 @@ for (const kind of DATABASE_KINDS) {
       const current = await call(ctx.gw.url, '/payment', { key: merchant.live_secret_key, body: currentBody() });
       assert.equal(current.status, 400, current.text);
       assert.deepEqual(current.body, refusal(MWK_NOT_SET_UP));
-      assert.deepEqual((await call(ctx.gw.url, '/payment', { key: merchant.live_secret_key, body: currentBody({ currency: 'USD' }) })).body, refusal(USD_NOT_SET_UP));
-      assert.deepEqual((await call(ctx.gw.url, '/api/payment', { key: merchant.live_secret_key, body: legacyBody({ currency: 'MWK' }) })).body, refusal(MWK_NOT_SET_UP));
-      assert.deepEqual((await call(ctx.gw.url, '/api/payment', { body: legacyBody({ secret_key: merchant.live_secret_key, currency: 'GBP' }) })).body, refusal(GBP_NOT_SET_UP));
+      assert.deepEqual(
+        (await call(ctx.gw.url, '/payment', { key: merchant.live_secret_key, body: currentBody({ currency: 'USD' }) }))
+          .body,
+        refusal(USD_NOT_SET_UP),
+      );
+      assert.deepEqual(
+        (
+          await call(ctx.gw.url, '/api/payment', {
+            key: merchant.live_secret_key,
+            body: legacyBody({ currency: 'MWK' }),
+          })
+        ).body,
+        refusal(MWK_NOT_SET_UP),
+      );
+      assert.deepEqual(
+        (
+          await call(ctx.gw.url, '/api/payment', {
+            body: legacyBody({ secret_key: merchant.live_secret_key, currency: 'GBP' }),
+          })
+        ).body,
+        refusal(GBP_NOT_SET_UP),
+      );
 
-      const popup = await call(ctx.gw.url, '/popup/payment', { key: merchant.live_public_key, body: currentBody(), headers: { origin: 'https://shop.example.com' } });
+      const popup = await call(ctx.gw.url, '/popup/payment', {
+        key: merchant.live_public_key,
+        body: currentBody(),
+        headers: { origin: 'https://shop.example.com' },
+      });
       assert.equal(popup.status, 400);
       assert.deepEqual(popup.body, refusal(MWK_NOT_SET_UP));
-      assert.equal(popup.headers.get('access-control-allow-origin'), 'https://shop.example.com', 'the popup\'s script can read why');
+      assert.equal(
+        popup.headers.get('access-control-allow-origin'),
+        'https://shop.example.com',
+        "the popup's script can read why",
+      );
 
       const form = await postForm(ctx.gw, merchant.live_public_key);
       assert.equal(form.status, 400);
       assert.match(form.headers.get('content-type') ?? '', /^text\/html/);
-      assert.ok(textOf(await form.text()).includes(MWK_NOT_SET_UP), 'the form\'s refusal page says why');
+      assert.ok(textOf(await form.text()).includes(MWK_NOT_SET_UP), "the form's refusal page says why");
       assert.equal(await sessionCount(ctx.gw, merchant), 0, 'no live session recorded');
 
-      assert.equal((await call(ctx.gw.url, '/payment', { key: merchant.test_secret_key, body: currentBody() })).status, 201);
-      assert.equal((await call(ctx.gw.url, '/popup/payment', { key: merchant.test_public_key, body: currentBody() })).status, 201);
+      assert.equal(
+        (await call(ctx.gw.url, '/payment', { key: merchant.test_secret_key, body: currentBody() })).status,
+        201,
+      );
+      assert.equal(
+        (await call(ctx.gw.url, '/popup/payment', { key: merchant.test_public_key, body: currentBody() })).status,
+        201,
+      );
     });
 
     test('live direct charges are refused at creation, each naming what is not connected, with no record', async () => {
@@ -74,14 +135,19 @@ for (const kind of DATABASE_KINDS) {
       ] as const;
       for (const [body, answer, field, what] of answers) {
         assert.equal(answer.status, 400, answer.text);
-        assert.deepEqual(answer.body.message, { [field]: [`Live payments are not available yet: this gateway's operator has not connected ${what}. No money was moved.`] });
+        assert.deepEqual(answer.body.message, {
+          [field]: [
+            `Live payments are not available yet: this gateway's operator has not connected ${what}. No money was moved.`,
+          ],
+        });
         assert.deepEqual(await chargeRows(ctx.gw, ctx.merchant.id, String(body.charge_id)), [], `${what}: no record`);
       }
     });
 
-    test('the dashboard\'s live overview and developers page say live payments are not set up; test mode does not', async () => {
+    test("the dashboard's live overview and developers page say live payments are not set up; test mode does not", async () => {
       const browser = await ownerOf(ctx.gw, await ctx.gw.newMerchant('Unrouted Shop'));
-      for (const page of ['/dashboard', '/dashboard/developers']) assert.doesNotMatch((await browser.get(page)).text, DASHBOARD_NOTICE, `test mode ${page}`);
+      for (const page of ['/dashboard', '/dashboard/developers'])
+        assert.doesNotMatch((await browser.get(page)).text, DASHBOARD_NOTICE, `test mode ${page}`);
       await browser.post('/dashboard/mode', { mode: 'live', back: '/dashboard' });
       for (const page of ['/dashboard', '/dashboard/developers']) {
         const shown = await browser.get(page);
@@ -100,12 +166,16 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(mwk.status, 201, mwk.text);
       assert.equal(mwk.body.data.data.mode, 'live');
       assert.equal((await postForm(ctx.gw, merchant.live_public_key)).status, 302);
-      assert.deepEqual((await call(ctx.gw.url, '/payment', { key: merchant.live_secret_key, body: currentBody({ currency: 'USD' }) })).body, refusal(USD_NOT_SET_UP));
+      assert.deepEqual(
+        (await call(ctx.gw.url, '/payment', { key: merchant.live_secret_key, body: currentBody({ currency: 'USD' }) }))
+          .body,
+        refusal(USD_NOT_SET_UP),
+      );
       assert.equal((await postForm(ctx.gw, merchant.live_public_key, 'USD')).status, 400);
       assert.equal(await sessionCount(ctx.gw, merchant), 2, 'the two MWK sessions only');
     });
 
-    test('the dashboard\'s live pages say nothing of it once a method is routed', async () => {
+    test("the dashboard's live pages say nothing of it once a method is routed", async () => {
       const browser = await ownerOf(ctx.gw, await ctx.gw.newMerchant('Routed Shop'));
       await browser.post('/dashboard/mode', { mode: 'live', back: '/dashboard' });
       for (const page of ['/dashboard', '/dashboard/developers']) {

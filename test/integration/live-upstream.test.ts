@@ -9,7 +9,17 @@ import { bankPayoutBody } from '../helpers/bank-payouts.ts';
 import { bankTransferBody, bankTransferDetails, initializeBankTransfer } from '../helpers/bank-transfers.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { chargeBody, chargeRows, eventCount, eventually, fundMainBalance, initializeCharge, TEST_NUMBERS, TNM_REF, verify } from '../helpers/mobile-money.ts';
+import {
+  chargeBody,
+  chargeRows,
+  eventCount,
+  eventually,
+  fundMainBalance,
+  initializeCharge,
+  TEST_NUMBERS,
+  TNM_REF,
+  verify,
+} from '../helpers/mobile-money.ts';
 
 /**
  * The channels Lipira has no direct operator for, through the operator's own merchant account at
@@ -31,7 +41,9 @@ for (const kind of DATABASE_KINDS) {
         LIVE_SYNC_MAX: '1h',
         WORKER_INTERVAL: '50ms',
       });
-      await updateMerchantSettings(upstream.gw.gateway.database.db, upstream.merchant.id, { webhookUrl: `${gw.url}/callbacks/paychangu` });
+      await updateMerchantSettings(upstream.gw.gateway.database.db, upstream.merchant.id, {
+        webhookUrl: `${gw.url}/callbacks/paychangu`,
+      });
       merchant = await gw.newMerchant('Live Shop');
     });
     afterEach(async () => {
@@ -48,7 +60,8 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(rows.length, 1);
       return rows[0]!;
     };
-    const ended = (chargeId: string) => eventually(`${chargeId} to end`, async () => ((await row(chargeId)).status === 'pending' ? null : row(chargeId)));
+    const ended = (chargeId: string) =>
+      eventually(`${chargeId} to end`, async () => ((await row(chargeId)).status === 'pending' ? null : row(chargeId)));
     /** The upstream's records of our reference: one, whatever happened. */
     const upstreamRecords = (reference: string) => chargeRows(upstream.gw, upstream.merchant.id, reference);
 
@@ -86,7 +99,11 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('a live bank payout goes through the upstream once and ends paid', async () => {
-      const payer = chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF, amount: 5000 });
+      const payer = chargeBody({
+        mobile: TEST_NUMBERS.tnmSuccess,
+        mobile_money_operator_ref_id: TNM_REF,
+        amount: 5000,
+      });
       assert.equal((await initializeCharge(gw, merchant.live_secret_key, payer)).status, 201);
       await ended(String(payer.charge_id));
       await settleCollections(gw.gateway.database.db);
@@ -101,11 +118,21 @@ for (const kind of DATABASE_KINDS) {
 
     test('a forged upstream webhook is refused and changes nothing; a signed one about an unknown reference is answered', async () => {
       const body = chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF });
-      const payload = JSON.stringify({ event_type: 'api.charge.payment', charge_id: 'nobody-knows-this', status: 'success' });
-      const forged = await call(gw.url, '/callbacks/paychangu', { rawBody: payload, headers: { 'content-type': 'application/json', Signature: 'deadbeef' } });
+      const payload = JSON.stringify({
+        event_type: 'api.charge.payment',
+        charge_id: 'nobody-knows-this',
+        status: 'success',
+      });
+      const forged = await call(gw.url, '/callbacks/paychangu', {
+        rawBody: payload,
+        headers: { 'content-type': 'application/json', Signature: 'deadbeef' },
+      });
       assert.equal(forged.status, 401);
       const signature = createHmac('sha256', upstream.merchant.webhook_secret).update(payload).digest('hex');
-      const unknown = await call(gw.url, '/callbacks/paychangu', { rawBody: payload, headers: { 'content-type': 'application/json', Signature: signature } });
+      const unknown = await call(gw.url, '/callbacks/paychangu', {
+        rawBody: payload,
+        headers: { 'content-type': 'application/json', Signature: signature },
+      });
       assert.equal(unknown.status, 200, unknown.text);
       assert.match(unknown.body.message, /no pending live transaction/);
       assert.deepEqual(await chargeRows(gw, merchant.id, String(body.charge_id)), []);

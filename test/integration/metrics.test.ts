@@ -25,14 +25,18 @@ function parseExposition(text: string): Sample[] {
     .map((line) => {
       const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
       assert.ok(match, `a sample line: ${line}`);
-      const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map(([, key, value]) => [key!, value!]));
+      const labels = Object.fromEntries(
+        [...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map(([, key, value]) => [key!, value!]),
+      );
       return { name: match[1]!, labels, value: Number(match[3]) };
     });
 }
 
 /** The value of the one sample with that name and (at least) those labels, or undefined. */
 function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  const found = samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+  const found = samples.filter(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  );
   assert.ok(found.length <= 1, `one ${name} sample for ${JSON.stringify(labels)}, got ${found.length}`);
   return found[0]?.value;
 }
@@ -66,7 +70,12 @@ for (const kind of DATABASE_KINDS) {
     before(async () => {
       // The merchant's endpoint never answers: its delivery stays pending and due, so the queue has an age.
       receiver = await startReceiver(() => 'hang');
-      gw = await startTestGateway(kind, { SANDBOX_MOBILE_DELAY: '50ms', WORKER_INTERVAL: '50ms', WEBHOOK_TIMEOUT: '30s', OUTBOX_DIR: outbox });
+      gw = await startTestGateway(kind, {
+        SANDBOX_MOBILE_DELAY: '50ms',
+        WORKER_INTERVAL: '50ms',
+        WEBHOOK_TIMEOUT: '30s',
+        OUTBOX_DIR: outbox,
+      });
       merchant = await gw.newMerchant();
       await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url });
     });
@@ -86,18 +95,61 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await call(gw.url, '/no/such/route')).status, 404);
 
       const samples = await scrape(gw);
-      assert.equal(sampleValue(samples, 'lipira_http_requests_total', { route: '/payment', method: 'POST', status: '201' }), 1);
-      assert.equal(sampleValue(samples, 'lipira_http_requests_total', { route: '/verify-payment/:tx_ref', method: 'GET', status: '200' }), 1);
-      assert.equal(sampleValue(samples, 'lipira_http_requests_total', { route: '/verify-payment/:tx_ref', method: 'GET', status: '404' }), 1);
-      assert.equal(sampleValue(samples, 'lipira_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' }), 1);
-      assert.ok(!samples.some((sample) => /no-such|no\/such/.test(sample.labels.route ?? '')), 'no concrete URL becomes a label');
+      assert.equal(
+        sampleValue(samples, 'lipira_http_requests_total', { route: '/payment', method: 'POST', status: '201' }),
+        1,
+      );
+      assert.equal(
+        sampleValue(samples, 'lipira_http_requests_total', {
+          route: '/verify-payment/:tx_ref',
+          method: 'GET',
+          status: '200',
+        }),
+        1,
+      );
+      assert.equal(
+        sampleValue(samples, 'lipira_http_requests_total', {
+          route: '/verify-payment/:tx_ref',
+          method: 'GET',
+          status: '404',
+        }),
+        1,
+      );
+      assert.equal(
+        sampleValue(samples, 'lipira_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' }),
+        1,
+      );
+      assert.ok(
+        !samples.some((sample) => /no-such|no\/such/.test(sample.labels.route ?? '')),
+        'no concrete URL becomes a label',
+      );
 
       const created = { route: '/payment', method: 'POST', status: '201' };
       assert.equal(sampleValue(samples, 'lipira_http_request_duration_seconds_count', created), 1);
       assert.ok(sampleValue(samples, 'lipira_http_request_duration_seconds_sum', created)! > 0);
       assert.equal(sampleValue(samples, 'lipira_http_request_duration_seconds_bucket', { ...created, le: '+Inf' }), 1);
-      const bounds = samples.filter((sample) => sample.name === 'lipira_http_request_duration_seconds_bucket' && sample.labels.route === '/payment').map((sample) => sample.labels.le);
-      assert.deepEqual(bounds, ['0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf']);
+      const bounds = samples
+        .filter(
+          (sample) =>
+            sample.name === 'lipira_http_request_duration_seconds_bucket' && sample.labels.route === '/payment',
+        )
+        .map((sample) => sample.labels.le);
+      assert.deepEqual(bounds, [
+        '0.001',
+        '0.0025',
+        '0.005',
+        '0.01',
+        '0.025',
+        '0.05',
+        '0.1',
+        '0.25',
+        '0.5',
+        '1',
+        '2.5',
+        '5',
+        '10',
+        '+Inf',
+      ]);
     });
 
     test('the process metrics are there, with the lipira_ prefix', async () => {
@@ -109,15 +161,20 @@ for (const kind of DATABASE_KINDS) {
     test('checkout sessions, webhook deliveries and emails are read from the database', async () => {
       const key = merchant.test_secret_key;
       const initial = await scrape(gw);
-      for (const status of ['pending', 'success', 'failed']) assert.notEqual(sampleValue(initial, 'lipira_checkout_sessions', { status }), undefined, `a ${status} series`);
+      for (const status of ['pending', 'success', 'failed'])
+        assert.notEqual(sampleValue(initial, 'lipira_checkout_sessions', { status }), undefined, `a ${status} series`);
       const pendingBefore = sampleValue(initial, 'lipira_checkout_sessions', { status: 'pending' })!;
 
       await payByMobileMoney(gw.url, key, PAYS);
       assert.equal((await call(gw.url, '/payment', { key, body: currentBody() })).status, 201);
 
       // Paying queued a webhook (to an endpoint that never answers) and two receipts (written to the outbox).
-      const samples = await scrapeUntil(gw, 'the receipts to be sent and the webhook to be overdue', (current) =>
-        sampleValue(current, 'lipira_emails', { status: 'sent' }) === 2 && sampleValue(current, 'lipira_webhook_queue_oldest_seconds')! > 0.1,
+      const samples = await scrapeUntil(
+        gw,
+        'the receipts to be sent and the webhook to be overdue',
+        (current) =>
+          sampleValue(current, 'lipira_emails', { status: 'sent' }) === 2 &&
+          sampleValue(current, 'lipira_webhook_queue_oldest_seconds')! > 0.1,
       );
       assert.equal(sampleValue(samples, 'lipira_checkout_sessions', { status: 'success' }), 1);
       assert.equal(sampleValue(samples, 'lipira_checkout_sessions', { status: 'pending' }), pendingBefore + 1);
@@ -147,7 +204,13 @@ describe('metrics behind METRICS_TOKEN', () => {
   after(() => gw.close());
 
   test('no token or a wrong one is refused with the error envelope', async () => {
-    for (const authorization of [undefined, 'Bearer wrong', 'Bearer scrape-me-pleasE', 'Bearer scrape-me-please-and-more', 'Basic scrape-me-please']) {
+    for (const authorization of [
+      undefined,
+      'Bearer wrong',
+      'Bearer scrape-me-pleasE',
+      'Bearer scrape-me-please-and-more',
+      'Basic scrape-me-please',
+    ]) {
       const response = await call(gw.url, '/metrics', { headers: authorization ? { authorization } : {} });
       assert.equal(response.status, 401, `refused: ${authorization}`);
       assert.deepEqual(response.body, { status: 'failed', message: 'Unauthenticated.', data: null });

@@ -81,7 +81,11 @@ function assertFieldError(res: ApiResponse, field: string, message: string | Reg
 for (const kind of DATABASE_KINDS) {
   describe(`mobile money charges on ${kind}`, () => {
     describe('with the sandbox settling each charge after a short delay', () => {
-      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: `${SANDBOX_DELAY_MS}ms`, WORKER_INTERVAL: '50ms', OUTBOX_DIR: outbox.dir });
+      const ctx = useTestGateway(kind, {
+        SANDBOX_MOBILE_DELAY: `${SANDBOX_DELAY_MS}ms`,
+        WORKER_INTERVAL: '50ms',
+        OUTBOX_DIR: outbox.dir,
+      });
       const receivers: Receiver[] = [];
       after(() => Promise.all(receivers.map((receiver) => receiver.close())));
       const key = () => ctx.merchant.test_secret_key;
@@ -96,7 +100,15 @@ for (const kind of DATABASE_KINDS) {
           assert.equal(res.body.message, 'Supported mobile money operators retrieved successfully.');
           assert.deepEqual(res.body.data, OPERATORS);
           for (const operator of res.body.data) {
-            assert.deepEqual(sortedKeys(operator), ['id', 'logo', 'name', 'ref_id', 'short_code', 'supported_country', 'supports_withdrawals']);
+            assert.deepEqual(sortedKeys(operator), [
+              'id',
+              'logo',
+              'name',
+              'ref_id',
+              'short_code',
+              'supported_country',
+              'supports_withdrawals',
+            ]);
             assert.equal(typeof operator.id, 'number');
             assert.equal(typeof operator.supports_withdrawals, 'boolean');
           }
@@ -188,7 +200,11 @@ for (const kind of DATABASE_KINDS) {
         assert.deepEqual(data.transaction_charges, { currency: 'MWK', amount: '30.00' });
         assert.equal(data.trace_id, null);
         const { trace_id: _traceId, ...shown } = data;
-        assert.deepEqual(shown, (await verify(ctx.gw, key(), String(body.charge_id))).body.data, 'details show what verify shows, authorization and logs included');
+        assert.deepEqual(
+          shown,
+          (await verify(ctx.gw, key(), String(body.charge_id))).body.data,
+          'details show what verify shows, authorization and logs included',
+        );
         assert.equal(data.amount, 1000);
         assert.equal(data.charge_id, body.charge_id);
         assert.equal(data.status, 'success');
@@ -203,10 +219,34 @@ for (const kind of DATABASE_KINDS) {
       });
 
       const outcomes = [
-        { mobile: TEST_NUMBERS.airtelSuccess, ref: AIRTEL_REF, operator: AIRTEL_MONEY, masked: '+265990xxxx00', status: 'success' },
-        { mobile: TEST_NUMBERS.airtelFailed, ref: AIRTEL_REF, operator: AIRTEL_MONEY, masked: '+265990xxxx01', status: 'failed' },
-        { mobile: TEST_NUMBERS.tnmSuccess, ref: TNM_REF, operator: TNM_MPAMBA, masked: '+265899xxxx65', status: 'success' },
-        { mobile: TEST_NUMBERS.tnmFailed, ref: TNM_REF, operator: TNM_MPAMBA, masked: '+265899xxxx66', status: 'failed' },
+        {
+          mobile: TEST_NUMBERS.airtelSuccess,
+          ref: AIRTEL_REF,
+          operator: AIRTEL_MONEY,
+          masked: '+265990xxxx00',
+          status: 'success',
+        },
+        {
+          mobile: TEST_NUMBERS.airtelFailed,
+          ref: AIRTEL_REF,
+          operator: AIRTEL_MONEY,
+          masked: '+265990xxxx01',
+          status: 'failed',
+        },
+        {
+          mobile: TEST_NUMBERS.tnmSuccess,
+          ref: TNM_REF,
+          operator: TNM_MPAMBA,
+          masked: '+265899xxxx65',
+          status: 'success',
+        },
+        {
+          mobile: TEST_NUMBERS.tnmFailed,
+          ref: TNM_REF,
+          operator: TNM_MPAMBA,
+          masked: '+265899xxxx66',
+          status: 'failed',
+        },
       ] as const;
       for (const outcome of outcomes) {
         test(`${outcome.mobile} (${outcome.operator.name}) is pending first, then ends ${outcome.status} on its own`, async () => {
@@ -220,11 +260,15 @@ for (const kind of DATABASE_KINDS) {
           assert.equal(created.body.data.mobile, outcome.masked);
           assert.deepEqual(created.body.data.mobile_money, outcome.operator);
           const early = await verify(ctx.gw, merchant.test_secret_key, chargeId);
-          if (Date.now() - started < SANDBOX_DELAY_MS) assert.equal(early.body.data.status, 'pending', 'still pending before the sandbox delay');
+          if (Date.now() - started < SANDBOX_DELAY_MS)
+            assert.equal(early.body.data.status, 'pending', 'still pending before the sandbox delay');
 
           const row = await settledByWorker(ctx.gw, merchant.id, chargeId);
           assert.equal(row.status, outcome.status);
-          assert.ok(Number(row.completed_at) - Number(row.created_at) >= SANDBOX_DELAY_MS - 5, 'ended after the sandbox delay');
+          assert.ok(
+            Number(row.completed_at) - Number(row.created_at) >= SANDBOX_DELAY_MS - 5,
+            'ended after the sandbox delay',
+          );
 
           const res = await verify(ctx.gw, merchant.test_secret_key, chargeId);
           assert.equal(res.status, 200);
@@ -294,9 +338,17 @@ for (const kind of DATABASE_KINDS) {
           assert.equal(shown.body.data.status, status);
           assert.equal(shown.body.data.type, 'API Payment (Checkout)');
           assert.equal(shown.body.data.event_type, 'checkout.payment');
-          assert.equal((await verify(ctx.gw, ctx.merchant.test_secret_key, chargeId!)).status, 404, "another merchant cannot see the attempt");
+          assert.equal(
+            (await verify(ctx.gw, ctx.merchant.test_secret_key, chargeId!)).status,
+            404,
+            'another merchant cannot see the attempt',
+          );
         }
-        assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), { main: '0.00', collection: 970 }, 'the paid checkout credited the ledger');
+        assert.deepEqual(
+          await walletBalance(ctx.gw, merchant.test_secret_key),
+          { main: '0.00', collection: 970 },
+          'the paid checkout credited the ledger',
+        );
       });
 
       test('the mobile number is accepted in every common form and stored masked', async () => {
@@ -338,11 +390,15 @@ for (const kind of DATABASE_KINDS) {
       });
 
       test('a well-formed number that is not a test number is refused at once, naming the test numbers', async () => {
-        for (const [mobile, ref] of [['0991234567', AIRTEL_REF], ['0881234567', TNM_REF]] as const) {
+        for (const [mobile, ref] of [
+          ['0991234567', AIRTEL_REF],
+          ['0881234567', TNM_REF],
+        ] as const) {
           const body = chargeBody({ mobile, mobile_money_operator_ref_id: ref });
           const res = await initializeCharge(ctx.gw, key(), body);
           assertFieldError(res, 'mobile', /test numbers/);
-          for (const number of Object.values(TEST_NUMBERS)) assert.ok(res.body.message.mobile[0].includes(number), `${number} is listed`);
+          for (const number of Object.values(TEST_NUMBERS))
+            assert.ok(res.body.message.mobile[0].includes(number), `${number} is listed`);
           assert.equal((await chargeRows(ctx.gw, ctx.merchant.id, String(body.charge_id))).length, 0);
         }
       });
@@ -350,16 +406,28 @@ for (const kind of DATABASE_KINDS) {
       test('an operator ref_id that does not exist is 400', async () => {
         for (const ref of ['00000000-0000-4000-8000-000000000000', 'airtel', '2']) {
           const body = chargeBody({ mobile_money_operator_ref_id: ref });
-          assertFieldError(await initializeCharge(ctx.gw, key(), body), 'mobile_money_operator_ref_id', 'The selected mobile money operator ref id is invalid.');
+          assertFieldError(
+            await initializeCharge(ctx.gw, key(), body),
+            'mobile_money_operator_ref_id',
+            'The selected mobile money operator ref id is invalid.',
+          );
           assert.equal((await chargeRows(ctx.gw, ctx.merchant.id, String(body.charge_id))).length, 0);
         }
       });
 
-      test("a number of the other operator is 400", async () => {
+      test('a number of the other operator is 400', async () => {
         const tnmAsAirtel = chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: AIRTEL_REF });
-        assertFieldError(await initializeCharge(ctx.gw, key(), tnmAsAirtel), 'mobile', 'The mobile is a TNM Mpamba number, not Airtel Money.');
+        assertFieldError(
+          await initializeCharge(ctx.gw, key(), tnmAsAirtel),
+          'mobile',
+          'The mobile is a TNM Mpamba number, not Airtel Money.',
+        );
         const airtelAsTnm = chargeBody({ mobile: TEST_NUMBERS.airtelSuccess, mobile_money_operator_ref_id: TNM_REF });
-        assertFieldError(await initializeCharge(ctx.gw, key(), airtelAsTnm), 'mobile', 'The mobile is an Airtel Money number, not TNM Mpamba.');
+        assertFieldError(
+          await initializeCharge(ctx.gw, key(), airtelAsTnm),
+          'mobile',
+          'The mobile is an Airtel Money number, not TNM Mpamba.',
+        );
         assert.equal((await chargeRows(ctx.gw, ctx.merchant.id, String(tnmAsAirtel.charge_id))).length, 0);
         assert.equal((await chargeRows(ctx.gw, ctx.merchant.id, String(airtelAsTnm.charge_id))).length, 0);
       });
@@ -373,14 +441,30 @@ for (const kind of DATABASE_KINDS) {
         for (const currency of ['USD', 'GBP', 'mwk']) {
           const body = chargeBody({ currency });
           const res = await initializeCharge(ctx.gw, key(), body);
-          assert.deepEqual(res.body, { status: 'failed', message: { currency: ['The currency must be MWK: Airtel Money and TNM Mpamba take payments in MWK only.'] }, data: null }, currency);
+          assert.deepEqual(
+            res.body,
+            {
+              status: 'failed',
+              message: {
+                currency: ['The currency must be MWK: Airtel Money and TNM Mpamba take payments in MWK only.'],
+              },
+              data: null,
+            },
+            currency,
+          );
           assert.equal(res.status, 400);
           assert.equal((await chargeRows(ctx.gw, ctx.merchant.id, String(body.charge_id))).length, 0);
         }
       });
 
       test('amount is a whole number from 1 to 2147483647, as a number or a numeric string', async () => {
-        for (const [amount, expected] of [[1, 1], ['1000', 1000], [' 250 ', 250], [2147483647, 2147483647], ['2147483647', 2147483647]] as const) {
+        for (const [amount, expected] of [
+          [1, 1],
+          ['1000', 1000],
+          [' 250 ', 250],
+          [2147483647, 2147483647],
+          ['2147483647', 2147483647],
+        ] as const) {
           const res = await initializeCharge(ctx.gw, key(), chargeBody({ amount }));
           assert.equal(res.status, 201, `${JSON.stringify(amount)}: ${res.text}`);
           assert.equal(res.body.data.amount, expected);
@@ -403,13 +487,21 @@ for (const kind of DATABASE_KINDS) {
         }
         for (const literal of ['1e3', '1000.0', '1E3']) {
           const raw = JSON.stringify(chargeBody({ amount: 0 })).replace('"amount":0', `"amount":${literal}`);
-          const res = await call(ctx.gw.url, '/mobile-money/payments/initialize', { key: key(), rawBody: raw, headers: { 'content-type': 'application/json' } });
+          const res = await call(ctx.gw.url, '/mobile-money/payments/initialize', {
+            key: key(),
+            rawBody: raw,
+            headers: { 'content-type': 'application/json' },
+          });
           assertFieldError(res, 'amount', 'The amount must be an integer.');
         }
       });
 
       test('required fields, charge_id format and email are checked', async () => {
-        const empty = await call(ctx.gw.url, '/mobile-money/payments/initialize', { key: key(), rawBody: '', headers: { 'content-type': 'application/json' } });
+        const empty = await call(ctx.gw.url, '/mobile-money/payments/initialize', {
+          key: key(),
+          rawBody: '',
+          headers: { 'content-type': 'application/json' },
+        });
         assert.equal(empty.status, 400);
         assert.deepEqual(empty.body, {
           status: 'failed',
@@ -421,18 +513,42 @@ for (const kind of DATABASE_KINDS) {
           },
           data: null,
         });
-        assertFieldError(await initializeCharge(ctx.gw, key(), chargeBody({ charge_id: 'has space' })), 'charge_id', 'The charge id format is invalid.');
-        assertFieldError(await initializeCharge(ctx.gw, key(), chargeBody({ charge_id: 'a/b' })), 'charge_id', 'The charge id format is invalid.');
-        assertFieldError(await initializeCharge(ctx.gw, key(), chargeBody({ charge_id: 'x'.repeat(101) })), 'charge_id', 'The charge id must not be greater than 100 characters.');
-        assertFieldError(await initializeCharge(ctx.gw, key(), chargeBody({ email: 'not-an-email' })), 'email', 'The email must be a valid email address.');
-        const nulls = await initializeCharge(ctx.gw, key(), chargeBody({ email: null, first_name: null, last_name: null, unknown_field: 'ignored' }));
+        assertFieldError(
+          await initializeCharge(ctx.gw, key(), chargeBody({ charge_id: 'has space' })),
+          'charge_id',
+          'The charge id format is invalid.',
+        );
+        assertFieldError(
+          await initializeCharge(ctx.gw, key(), chargeBody({ charge_id: 'a/b' })),
+          'charge_id',
+          'The charge id format is invalid.',
+        );
+        assertFieldError(
+          await initializeCharge(ctx.gw, key(), chargeBody({ charge_id: 'x'.repeat(101) })),
+          'charge_id',
+          'The charge id must not be greater than 100 characters.',
+        );
+        assertFieldError(
+          await initializeCharge(ctx.gw, key(), chargeBody({ email: 'not-an-email' })),
+          'email',
+          'The email must be a valid email address.',
+        );
+        const nulls = await initializeCharge(
+          ctx.gw,
+          key(),
+          chargeBody({ email: null, first_name: null, last_name: null, unknown_field: 'ignored' }),
+        );
         assert.equal(nulls.status, 201, nulls.text);
         assert.equal(nulls.body.data.email, null);
         assert.equal(nulls.body.data.first_name, null);
         const odd = chargeBody({ charge_id: `A-z_0.9-${Date.now()}` });
         const res = await initializeCharge(ctx.gw, key(), odd);
         assert.equal(res.status, 201, res.text);
-        assert.equal((await verify(ctx.gw, key(), String(odd.charge_id))).body.data.charge_id, odd.charge_id, 'an unencoded charge_id with dots works in the path');
+        assert.equal(
+          (await verify(ctx.gw, key(), String(odd.charge_id))).body.data.charge_id,
+          odd.charge_id,
+          'an unencoded charge_id with dots works in the path',
+        );
       });
 
       // A charge_id of only dots passes the contract's character rule, but HTTP clients resolve
@@ -445,14 +561,22 @@ for (const kind of DATABASE_KINDS) {
       });
 
       test('an unknown charge_id is 404 "Transaction not found." on verify and details', async () => {
-        for (const res of [await verify(ctx.gw, key(), 'no-such-charge'), await details(ctx.gw, key(), 'no-such-charge'), await verify(ctx.gw, key(), 'no-such-charge', 'success')]) {
+        for (const res of [
+          await verify(ctx.gw, key(), 'no-such-charge'),
+          await details(ctx.gw, key(), 'no-such-charge'),
+          await verify(ctx.gw, key(), 'no-such-charge', 'success'),
+        ]) {
           assert.equal(res.status, 404);
           assert.deepEqual(res.body, NOT_FOUND);
         }
       });
 
       test('a charge_id holding a NUL (which PostgreSQL cannot even compare) is 404 on verify and details, not a 500', async () => {
-        for (const res of [await verify(ctx.gw, key(), 'a%00b'), await details(ctx.gw, key(), '%00'), await verify(ctx.gw, key(), 'x%00', 'success')]) {
+        for (const res of [
+          await verify(ctx.gw, key(), 'a%00b'),
+          await details(ctx.gw, key(), '%00'),
+          await verify(ctx.gw, key(), 'x%00', 'success'),
+        ]) {
           assert.equal(res.status, 404, res.text);
           assert.deepEqual(res.body, NOT_FOUND);
         }
@@ -498,8 +622,30 @@ for (const kind of DATABASE_KINDS) {
         const test = await testChargeRow(ctx.gw, ctx.merchant.id, chargeId);
         const liveOnly = uniqueRef('live');
         const db = ctx.gw.gateway.database.db;
-        await db.insertInto('charges').values({ ...test, id: ids.charge(), mode: 'live', ref_id: ids.reference(), charge_id: liveOnly, status: 'pending', check_at: null }).execute();
-        await db.insertInto('charges').values({ ...test, id: ids.charge(), mode: 'live', ref_id: ids.reference(), charge_id: chargeId, amount_minor: 777_00, check_at: null }).execute();
+        await db
+          .insertInto('charges')
+          .values({
+            ...test,
+            id: ids.charge(),
+            mode: 'live',
+            ref_id: ids.reference(),
+            charge_id: liveOnly,
+            status: 'pending',
+            check_at: null,
+          })
+          .execute();
+        await db
+          .insertInto('charges')
+          .values({
+            ...test,
+            id: ids.charge(),
+            mode: 'live',
+            ref_id: ids.reference(),
+            charge_id: chargeId,
+            amount_minor: 777_00,
+            check_at: null,
+          })
+          .execute();
         for (const res of [await verify(ctx.gw, key(), liveOnly), await details(ctx.gw, key(), liveOnly)]) {
           assert.equal(res.status, 404, 'a test key cannot see a live record');
           assert.deepEqual(res.body, NOT_FOUND);
@@ -507,7 +653,11 @@ for (const kind of DATABASE_KINDS) {
         const live = await details(ctx.gw, ctx.merchant.live_secret_key, liveOnly);
         assert.equal(live.status, 200, live.text);
         assert.equal(live.body.data.mode, 'live');
-        assert.equal((await details(ctx.gw, ctx.merchant.live_secret_key, chargeId)).body.data.amount, 777, 'one charge_id in each mode: each key sees its own');
+        assert.equal(
+          (await details(ctx.gw, ctx.merchant.live_secret_key, chargeId)).body.data.amount,
+          777,
+          'one charge_id in each mode: each key sees its own',
+        );
         assert.equal((await details(ctx.gw, key(), chargeId)).body.data.amount, 1000);
       });
 
@@ -536,7 +686,9 @@ for (const kind of DATABASE_KINDS) {
       test('transaction_status=success settles a pending charge: the ledger is credited and the webhook sent', async () => {
         const { merchant, receiver } = await merchantWithReceiver(ctx.gw, receivers);
         // The failing test number: the requested outcome wins over the number's own.
-        const { chargeId, record } = await pendingCharge(merchant.test_secret_key, { mobile: TEST_NUMBERS.airtelFailed });
+        const { chargeId, record } = await pendingCharge(merchant.test_secret_key, {
+          mobile: TEST_NUMBERS.airtelFailed,
+        });
         const feesBefore = await accountMinor(ctx.gw, 'system', 'fees');
         const res = await verify(ctx.gw, merchant.test_secret_key, chargeId, 'success');
         assert.equal(res.status, 200, res.text);
@@ -598,15 +750,24 @@ for (const kind of DATABASE_KINDS) {
         const { merchant, receiver } = await merchantWithReceiver(ctx.gw, receivers);
         const paid = await pendingCharge(merchant.test_secret_key);
         const failed = await pendingCharge(merchant.test_secret_key);
-        assert.equal((await verify(ctx.gw, merchant.test_secret_key, paid.chargeId, 'success')).body.data.status, 'success');
-        assert.equal((await verify(ctx.gw, merchant.test_secret_key, failed.chargeId, 'failed')).body.data.status, 'failed');
+        assert.equal(
+          (await verify(ctx.gw, merchant.test_secret_key, paid.chargeId, 'success')).body.data.status,
+          'success',
+        );
+        assert.equal(
+          (await verify(ctx.gw, merchant.test_secret_key, failed.chargeId, 'failed')).body.data.status,
+          'failed',
+        );
         const before = await verify(ctx.gw, merchant.test_secret_key, paid.chargeId);
         const balance = await walletBalance(ctx.gw, merchant.test_secret_key);
         for (const status of ['failed', 'pending', 'success']) {
           const again = await verify(ctx.gw, merchant.test_secret_key, paid.chargeId, status);
           assert.equal(again.status, 200);
           assert.deepEqual(again.body, before.body, `transaction_status=${status} on a paid charge`);
-          assert.equal((await verify(ctx.gw, merchant.test_secret_key, failed.chargeId, status)).body.data.status, 'failed');
+          assert.equal(
+            (await verify(ctx.gw, merchant.test_secret_key, failed.chargeId, status)).body.data.status,
+            'failed',
+          );
         }
         assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), balance);
         const paidRow = await testChargeRow(ctx.gw, merchant.id, paid.chargeId);
@@ -622,14 +783,21 @@ for (const kind of DATABASE_KINDS) {
       test('concurrent settlements of one charge end it once: one outcome, one credit, one event', async () => {
         const { merchant } = await merchantWithReceiver(ctx.gw, receivers);
         const { chargeId } = await pendingCharge(merchant.test_secret_key);
-        const answers = await Promise.all(['success', 'failed', 'success', 'failed', 'success', 'failed'].map((status) => verify(ctx.gw, merchant.test_secret_key, chargeId, status)));
+        const answers = await Promise.all(
+          ['success', 'failed', 'success', 'failed', 'success', 'failed'].map((status) =>
+            verify(ctx.gw, merchant.test_secret_key, chargeId, status),
+          ),
+        );
         for (const res of answers) assert.equal(res.status, 200, res.text);
         const row = await testChargeRow(ctx.gw, merchant.id, chargeId);
         assert.notEqual(row.status, 'pending');
         for (const res of answers) assert.equal(res.body.data.status, row.status, 'every answer shows the one outcome');
         assert.equal(await eventCount(ctx.gw, row), 1);
         assert.deepEqual(await ledgerKindsFor(ctx.gw, row), row.status === 'success' ? ['collection'] : []);
-        assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), { main: '0.00', collection: row.status === 'success' ? 970 : 0 });
+        assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), {
+          main: '0.00',
+          collection: row.status === 'success' ? 970 : 0,
+        });
       });
 
       test('transaction_status settles a pending checkout attempt as a real completion would: the session is paid', async () => {
@@ -640,14 +808,20 @@ for (const kind of DATABASE_KINDS) {
         const client = new CheckoutClient(ctx.gw.url);
         const pagePath = new URL(created.body.data.checkout_url).pathname;
         await client.get(pagePath);
-        assert.equal((await client.post(`${pagePath}/pay/mobile-money`, { mobile: TEST_NUMBERS.airtelSuccess, operator: '' })).status, 303);
+        assert.equal(
+          (await client.post(`${pagePath}/pay/mobile-money`, { mobile: TEST_NUMBERS.airtelSuccess, operator: '' }))
+            .status,
+          303,
+        );
         const [chargeId] = await attemptChargeIds(ctx.gw, merchant.id, String(session.tx_ref));
         assert.equal((await verify(ctx.gw, merchant.test_secret_key, chargeId!)).body.data.status, 'pending');
         const res = await verify(ctx.gw, merchant.test_secret_key, chargeId!, 'success');
         assert.equal(res.status, 200, res.text);
         assert.equal(res.body.data.status, 'success');
         assert.equal(res.body.data.event_type, 'checkout.payment');
-        const paid = await call(ctx.gw.url, `/verify-payment/${String(session.tx_ref)}`, { key: merchant.test_secret_key });
+        const paid = await call(ctx.gw.url, `/verify-payment/${String(session.tx_ref)}`, {
+          key: merchant.test_secret_key,
+        });
         assert.equal(paid.body.data.status, 'success');
         assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), { main: '0.00', collection: 970 });
         const [request] = await receiver.waitFor(1);
@@ -661,8 +835,23 @@ for (const kind of DATABASE_KINDS) {
         const { chargeId } = await pendingCharge(key());
         const test = await testChargeRow(ctx.gw, ctx.merchant.id, chargeId);
         const liveId = uniqueRef('live');
-        await ctx.gw.gateway.database.db.insertInto('charges').values({ ...test, id: ids.charge(), mode: 'live', ref_id: ids.reference(), charge_id: liveId, check_at: null }).execute();
-        for (const [id, status] of [[liveId, 'success'], [liveId, 'failed'], [liveId, 'pending'], ['no-such-charge', 'success']] as const) {
+        await ctx.gw.gateway.database.db
+          .insertInto('charges')
+          .values({
+            ...test,
+            id: ids.charge(),
+            mode: 'live',
+            ref_id: ids.reference(),
+            charge_id: liveId,
+            check_at: null,
+          })
+          .execute();
+        for (const [id, status] of [
+          [liveId, 'success'],
+          [liveId, 'failed'],
+          [liveId, 'pending'],
+          ['no-such-charge', 'success'],
+        ] as const) {
           const res = await verify(ctx.gw, ctx.merchant.live_secret_key, id, status);
           assertFieldError(res, 'transaction_status', /test key/);
         }
@@ -676,7 +865,11 @@ for (const kind of DATABASE_KINDS) {
       test('an unknown transaction_status is 400', async () => {
         const { chargeId } = await pendingCharge(key());
         for (const status of ['successful', 'SUCCESS', 'done']) {
-          assertFieldError(await verify(ctx.gw, key(), chargeId, status), 'transaction_status', 'The selected transaction status is invalid.');
+          assertFieldError(
+            await verify(ctx.gw, key(), chargeId, status),
+            'transaction_status',
+            'The selected transaction status is invalid.',
+          );
         }
         assert.equal((await testChargeRow(ctx.gw, ctx.merchant.id, chargeId)).status, 'pending');
       });
@@ -686,9 +879,17 @@ for (const kind of DATABASE_KINDS) {
         const again = await initializeCharge(ctx.gw, key(), body);
         assert.equal(again.status, 201, again.text);
         assert.deepEqual(again.body.data, record);
-        const sameInOtherForms = await initializeCharge(ctx.gw, key(), { ...body, mobile: '+265990000000', amount: '1000' });
+        const sameInOtherForms = await initializeCharge(ctx.gw, key(), {
+          ...body,
+          mobile: '+265990000000',
+          amount: '1000',
+        });
         assert.equal(sameInOtherForms.status, 201, sameInOtherForms.text);
-        assert.equal(sameInOtherForms.body.data.ref_id, record.ref_id, 'the same request written differently is the same request');
+        assert.equal(
+          sameInOtherForms.body.data.ref_id,
+          record.ref_id,
+          'the same request written differently is the same request',
+        );
         assert.equal((await chargeRows(ctx.gw, ctx.merchant.id, String(body.charge_id))).length, 1);
       });
 
@@ -743,7 +944,11 @@ for (const kind of DATABASE_KINDS) {
 
       test('concurrent creates with one charge_id and different amounts make one record; the rest are duplicates', async () => {
         const chargeId = uniqueRef('race');
-        const answers = await Promise.all([1000, 2000, 3000, 4000].map((amount) => initializeCharge(ctx.gw, key(), chargeBody({ charge_id: chargeId, amount }))));
+        const answers = await Promise.all(
+          [1000, 2000, 3000, 4000].map((amount) =>
+            initializeCharge(ctx.gw, key(), chargeBody({ charge_id: chargeId, amount })),
+          ),
+        );
         const created = answers.filter((res) => res.status === 201);
         assert.equal(created.length, 1, answers.map((res) => res.text).join('\n'));
         for (const res of answers.filter((r) => r.status !== 201)) assert.deepEqual(res.body, DUPLICATE);
@@ -757,7 +962,10 @@ for (const kind of DATABASE_KINDS) {
         const other = await ctx.gw.newMerchant('Other Shop');
         const res = await initializeCharge(ctx.gw, other.test_secret_key, body);
         assert.equal(res.status, 201, res.text);
-        assert.equal((await details(ctx.gw, other.test_secret_key, String(body.charge_id))).body.data.ref_id, res.body.data.ref_id);
+        assert.equal(
+          (await details(ctx.gw, other.test_secret_key, String(body.charge_id))).body.data.ref_id,
+          res.body.data.ref_id,
+        );
       });
     });
   });

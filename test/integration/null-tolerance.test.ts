@@ -94,7 +94,7 @@ const CASES: Case[] = [
     expect: { meta: null },
   },
   {
-    name: 'current: nulls inside meta are the merchant\'s data, kept as sent',
+    name: "current: nulls inside meta are the merchant's data, kept as sent",
     path: '/payment',
     body: () => currentBody({ meta: { order_id: 7, coupon: null, cart: { note: null, items: [null, 1] } } }),
     status: 201,
@@ -104,9 +104,21 @@ const CASES: Case[] = [
     name: 'current: every optional field null at once, at every depth',
     path: '/payment',
     body: () =>
-      currentBody({ last_name: null, email: null, customer: { first_name: null, last_name: null, email: null }, customization: ALL_NULL_CUSTOMIZATION, logo: null, meta: null, uuid: null }),
+      currentBody({
+        last_name: null,
+        email: null,
+        customer: { first_name: null, last_name: null, email: null },
+        customization: ALL_NULL_CUSTOMIZATION,
+        logo: null,
+        meta: null,
+        uuid: null,
+      }),
     status: 201,
-    expect: { customer: { email: null, first_name: 'Jane', last_name: null }, customization: NO_CUSTOMIZATION, meta: null },
+    expect: {
+      customer: { email: null, first_name: 'Jane', last_name: null },
+      customization: NO_CUSTOMIZATION,
+      meta: null,
+    },
   },
   {
     name: 'legacy: customization with every member null names each required member',
@@ -147,7 +159,14 @@ const CASES: Case[] = [
     name: 'legacy: null optionals (callback_url, return_url, meta) and a nested customer with nulls',
     path: '/api/payment',
     body: () =>
-      flatless(legacyBody({ callback_url: null, return_url: null, meta: null, customer: { first_name: 'N', last_name: 'C', email: 'n@example.com', phone: null } })),
+      flatless(
+        legacyBody({
+          callback_url: null,
+          return_url: null,
+          meta: null,
+          customer: { first_name: 'N', last_name: 'C', email: 'n@example.com', phone: null },
+        }),
+      ),
     status: 201,
     expect: { first_name: 'N', last_name: 'C', email: 'n@example.com', meta: null },
   },
@@ -174,8 +193,10 @@ for (const kind of DATABASE_KINDS) {
 
     /** What the merchant reads after a create: verification for a session, the record itself for a charge. */
     async function readBack(path: Case['path'], body: Body, created: ApiResponse): Promise<Body> {
-      if (path === '/payment') return (await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: key() })).body.data;
-      if (path === '/api/payment') return (await call(ctx.gw.url, `/api/verify-payment/${String(body.tx_ref)}`, { key: key() })).body.data;
+      if (path === '/payment')
+        return (await call(ctx.gw.url, `/verify-payment/${String(body.tx_ref)}`, { key: key() })).body.data;
+      if (path === '/api/payment')
+        return (await call(ctx.gw.url, `/api/verify-payment/${String(body.tx_ref)}`, { key: key() })).body.data;
       return created.body.data;
     }
 
@@ -191,7 +212,8 @@ for (const kind of DATABASE_KINDS) {
           return;
         }
         const shown = await readBack(c.path, body, res);
-        for (const [field, value] of Object.entries(c.expect)) assert.deepEqual(shown[field], value, `${field} in ${JSON.stringify(shown)}`);
+        for (const [field, value] of Object.entries(c.expect))
+          assert.deepEqual(shown[field], value, `${field} in ${JSON.stringify(shown)}`);
         // A payout has ended by now, and an ended reference is not retried; the others are pending.
         if (c.path === '/mobile-money/payouts/initialize') return;
         const again = await call(ctx.gw.url, c.path, { key: key(), body });

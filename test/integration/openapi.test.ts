@@ -23,7 +23,10 @@ describe('the API reference', () => {
       const operation = doc.paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
       assert.ok(operation, `${route.method} ${route.url} is missing from the document`);
       assert.ok(operation.summary, `${route.method} ${route.url} has a summary`);
-      assert.ok(operation.responses && Object.keys(operation.responses).length > 0, `${route.method} ${route.url} documents its responses`);
+      assert.ok(
+        operation.responses && Object.keys(operation.responses).length > 0,
+        `${route.method} ${route.url} documents its responses`,
+      );
     }
   });
 
@@ -31,12 +34,26 @@ describe('the API reference', () => {
     const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
     const current = doc.paths['/payment'].post;
     assert.deepEqual(current.security, [{ bearerAuth: [] }]);
-    assert.deepEqual(current.requestBody.content['application/json'].schema.required, ['callback_url', 'return_url', 'tx_ref', 'first_name', 'currency', 'amount']);
+    assert.deepEqual(current.requestBody.content['application/json'].schema.required, [
+      'callback_url',
+      'return_url',
+      'tx_ref',
+      'first_name',
+      'currency',
+      'amount',
+    ]);
     assert.ok(current.responses['201'].content['application/json'].schema.properties.data);
     assert.ok(current.responses['400'], 'validation errors');
     assert.ok(current.responses['401'], 'bad keys');
     const legacy = doc.paths['/api/payment'].post;
-    assert.deepEqual(legacy.requestBody.content['application/json'].schema.required, ['first_name', 'last_name', 'email', 'currency', 'amount', 'customization']);
+    assert.deepEqual(legacy.requestBody.content['application/json'].schema.required, [
+      'first_name',
+      'last_name',
+      'email',
+      'currency',
+      'amount',
+      'customization',
+    ]);
     assert.ok(doc.paths['/api/verify-payment/{tx_ref}'].get.responses['200']);
     assert.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer');
     assert.ok(doc.components.schemas.ErrorEnvelope, 'the error envelope is a shared component');
@@ -60,12 +77,22 @@ describe('the API reference', () => {
     }
     const request = doc.paths['/direct-charge/payouts/initialize'].post.requestBody.content['application/json'];
     assert.equal(request.example.payout_method, 'bank_transfer');
-    assert.deepEqual(request.schema.required, ['payout_method', 'bank_uuid', 'amount', 'charge_id', 'bank_account_name', 'bank_account_number']);
+    assert.deepEqual(request.schema.required, [
+      'payout_method',
+      'bank_uuid',
+      'amount',
+      'charge_id',
+      'bank_account_name',
+      'bank_account_number',
+    ]);
   });
 
   test('the bank transfer routes are documented with example requests and answers', async () => {
     const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
-    for (const [method, path, status] of [['post', '/direct-charge/payments/initialize', '201'], ['get', '/direct-charge/transactions/{charge_id}/details', '200']] as const) {
+    for (const [method, path, status] of [
+      ['post', '/direct-charge/payments/initialize', '201'],
+      ['get', '/direct-charge/transactions/{charge_id}/details', '200'],
+    ] as const) {
       const operation = doc.paths[path][method];
       assert.deepEqual(operation.security, [{ bearerAuth: [] }], `${path} needs a secret key`);
       const answer = operation.responses[status].content['application/json'];
@@ -79,12 +106,30 @@ describe('the API reference', () => {
 
   test('every operation sits in exactly one group of the reference, the groups listed in order', async () => {
     const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
-    const groups = ['Checkout', 'Mobile money', 'Payouts', 'Bank transfer', 'Refunds', 'Cards', 'Balance', 'Webhooks', 'Operator callbacks', 'Operations', 'Sandbox'];
-    assert.deepEqual(doc.tags.map((tag: { name: string }) => tag.name), groups);
+    const groups = [
+      'Checkout',
+      'Mobile money',
+      'Payouts',
+      'Bank transfer',
+      'Refunds',
+      'Cards',
+      'Balance',
+      'Webhooks',
+      'Operator callbacks',
+      'Operations',
+      'Sandbox',
+    ];
+    assert.deepEqual(
+      doc.tags.map((tag: { name: string }) => tag.name),
+      groups,
+    );
     for (const [path, operations] of Object.entries<Record<string, { tags?: string[] }>>(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         assert.equal(operation.tags?.length, 1, `${method.toUpperCase()} ${path} is in one group`);
-        assert.ok(groups.includes(operation.tags[0]!), `${method.toUpperCase()} ${path}: unknown group ${operation.tags[0]}`);
+        assert.ok(
+          groups.includes(operation.tags[0]!),
+          `${method.toUpperCase()} ${path}: unknown group ${operation.tags[0]}`,
+        );
       }
     }
     const groupOf = (method: string, path: string) => doc.paths[path][method].tags[0];
@@ -115,8 +160,22 @@ describe('the API reference', () => {
     assert.deepEqual(charge.security, [{ bearerAuth: [] }]);
     const request = charge.requestBody.content['application/json'];
     assert.equal(request.example.card_number, '4242 4242 4242 4242');
-    assert.deepEqual(request.schema.required, ['card_number', 'expiry', 'cvv', 'cardholder_name', 'amount', 'currency', 'charge_id', 'redirect_url']);
-    assert.deepEqual(Object.keys(charge.responses['200'].content['application/json'].example).sort(), ['3ds_auth_link', 'orderReference', 'requires_3ds_auth', 'success']);
+    assert.deepEqual(request.schema.required, [
+      'card_number',
+      'expiry',
+      'cvv',
+      'cardholder_name',
+      'amount',
+      'currency',
+      'charge_id',
+      'redirect_url',
+    ]);
+    assert.deepEqual(Object.keys(charge.responses['200'].content['application/json'].example).sort(), [
+      '3ds_auth_link',
+      'orderReference',
+      'requires_3ds_auth',
+      'success',
+    ]);
     const verify = doc.paths['/charge-card/verify/{charge_id}'].get;
     assert.deepEqual(verify.security, [{ bearerAuth: [] }]);
     const verified = verify.responses['200'].content['application/json'].example;
@@ -131,27 +190,62 @@ describe('the API reference', () => {
 
   test('the refund routes are documented with their bodies, answers and an example of each', async () => {
     const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
-    const media = (operation: { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { content: Record<string, unknown> }> }, status?: string) =>
-      (status ? operation.responses[status]! : operation.requestBody!).content['application/json'] as { schema: { properties: Record<string, unknown> }; example?: unknown; examples?: unknown };
+    const media = (
+      operation: {
+        requestBody?: { content: Record<string, unknown> };
+        responses: Record<string, { content: Record<string, unknown> }>;
+      },
+      status?: string,
+    ) =>
+      (status ? operation.responses[status]! : operation.requestBody!).content['application/json'] as {
+        schema: { properties: Record<string, unknown> };
+        example?: unknown;
+        examples?: unknown;
+      };
     const created = doc.paths['/refunds'].post;
     assert.deepEqual(created.security, [{ bearerAuth: [] }]);
-    assert.deepEqual(Object.keys(media(created).schema.properties), ['charge_id', 'tx_ref', 'amount', 'currency', 'reason']);
+    assert.deepEqual(Object.keys(media(created).schema.properties), [
+      'charge_id',
+      'tx_ref',
+      'amount',
+      'currency',
+      'reason',
+    ]);
     assert.ok(media(created).examples, 'examples of a refund by tx_ref and by charge_id');
     const card = doc.paths['/charge-card/refund/{charge_id}'].post;
     assert.deepEqual(Object.keys(media(card).schema.properties), ['amount', 'currency', 'reason']);
     assert.match(card.requestBody.description, /no body/);
-    for (const [operation, status] of [[created, '201'], [card, '200'], [doc.paths['/refunds/{refund_id}'].get, '200'], [doc.paths['/refunds'].get, '200']] as const) {
+    for (const [operation, status] of [
+      [created, '201'],
+      [card, '200'],
+      [doc.paths['/refunds/{refund_id}'].get, '200'],
+      [doc.paths['/refunds'].get, '200'],
+    ] as const) {
       assert.ok(operation.summary);
       assert.ok(operation.responses['401'] && operation.responses['404'], 'errors documented');
       const answer = media(operation, status) as { example: { data: unknown } };
-      const record = (Array.isArray(answer.example.data) ? answer.example.data[0] : answer.example.data) as Record<string, unknown>;
-      assert.deepEqual(Object.keys(record).sort(), ['amount', 'charge_id', 'completed_at', 'created_at', 'currency', 'reason', 'refund_id', 'status']);
+      const record = (Array.isArray(answer.example.data) ? answer.example.data[0] : answer.example.data) as Record<
+        string,
+        unknown
+      >;
+      assert.deepEqual(Object.keys(record).sort(), [
+        'amount',
+        'charge_id',
+        'completed_at',
+        'created_at',
+        'currency',
+        'reason',
+        'refund_id',
+        'status',
+      ]);
     }
-    const verified = doc.paths['/verify-payment/{tx_ref}'].get.responses['200'].content['application/json'].schema.properties.data.properties;
+    const verified =
+      doc.paths['/verify-payment/{tx_ref}'].get.responses['200'].content['application/json'].schema.properties.data
+        .properties;
     assert.ok(verified.refunded_amount && verified.refund_status, 'verification documents what was refunded');
   });
 
-  test('the browser integrations are documented under Checkout: the popup\'s create with a public key, the HTML form and the script', async () => {
+  test("the browser integrations are documented under Checkout: the popup's create with a public key, the HTML form and the script", async () => {
     const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
     const popup = doc.paths['/popup/payment'].post;
     assert.deepEqual(popup.security, [{ publicKeyAuth: [] }]);
@@ -162,9 +256,12 @@ describe('the API reference', () => {
     const fields = form.requestBody.content['application/x-www-form-urlencoded'];
     assert.ok(fields.schema.properties.public_key, 'the form documents its key');
     assert.ok(fields.example.public_key, 'and shows an example form');
-    assert.ok(form.responses['302'] && form.responses['400'].content['text/html'] && form.responses['401'].content['text/html']);
+    assert.ok(
+      form.responses['302'] && form.responses['400'].content['text/html'] && form.responses['401'].content['text/html'],
+    );
     assert.ok(doc.paths['/js/popup.js'].get.responses['200'].content['text/javascript']);
-    for (const operation of [popup, form, doc.paths['/js/popup.js'].get]) assert.deepEqual(operation.tags, ['Checkout']);
+    for (const operation of [popup, form, doc.paths['/js/popup.js'].get])
+      assert.deepEqual(operation.tags, ['Checkout']);
   });
 
   test('/docs serves a readable reference from the package, with no third-party asset', async () => {

@@ -21,11 +21,23 @@ import { lipira } from '../helpers/cli.ts';
 /** POSTs JSON through `agent` and resolves with the status once the whole answer has arrived. */
 function post(url: string, key: string, body: string, agent: http.Agent): Promise<number> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-      response.on('error', reject);
-    });
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -39,15 +51,37 @@ describe('operating the gateway', () => {
     const receiver = await startReceiver();
     const slow = await startReceiver(() => ({ status: 200, body: 'slow' }));
     const database = await openMigratedDatabase(databaseUrl);
-    const merchant = await createMerchant(database.db, { name: 'Shutdown', email: 's@example.com', webhookUrl: slow.url, feeBasisPoints: 300 });
+    const merchant = await createMerchant(database.db, {
+      name: 'Shutdown',
+      email: 's@example.com',
+      webhookUrl: slow.url,
+      feeBasisPoints: 300,
+    });
     await database.db.transaction().execute(async (trx) => {
       for (let i = 0; i < 30; i++) {
-        await emitEvent(trx, { merchantId: merchant.id, mode: 'test', type: 'api.charge.payment', subjectId: `s${i}`, payload: { event_type: 'api.charge.payment', charge_id: `s${i}`, status: 'failed' } }, Date.now(), 'UTC');
+        await emitEvent(
+          trx,
+          {
+            merchantId: merchant.id,
+            mode: 'test',
+            type: 'api.charge.payment',
+            subjectId: `s${i}`,
+            payload: { event_type: 'api.charge.payment', charge_id: `s${i}`, status: 'failed' },
+          },
+          Date.now(),
+          'UTC',
+        );
       }
     });
     await database.close();
     // Rate limits would answer this load with 429s; this test is about the shutdown.
-    const server = await startServe({ DATABASE_URL: databaseUrl, WORKER_INTERVAL: '20ms', OUTBOX_DIR: path.join(dir, 'outbox'), RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000' });
+    const server = await startServe({
+      DATABASE_URL: databaseUrl,
+      WORKER_INTERVAL: '20ms',
+      OUTBOX_DIR: path.join(dir, 'outbox'),
+      RATE_LIMIT_PER_SECOND: '1000000',
+      RATE_LIMIT_BURST: '1000000',
+    });
     try {
       const answered = new Map<number, number>();
       const failures = new Map<string, number>();
@@ -58,7 +92,12 @@ describe('operating the gateway', () => {
       const client = async () => {
         while (!stopped) {
           try {
-            const status = await post(`${server.url}/payment`, merchant.test_secret_key, JSON.stringify(currentBody()), agent);
+            const status = await post(
+              `${server.url}/payment`,
+              merchant.test_secret_key,
+              JSON.stringify(currentBody()),
+              agent,
+            );
             answered.set(status, (answered.get(status) ?? 0) + 1);
           } catch (error) {
             const code = (error as { code?: string }).code ?? String(error);
@@ -82,9 +121,17 @@ describe('operating the gateway', () => {
 
       const after = await openMigratedDatabase(databaseUrl);
       try {
-        const claimed = await after.db.selectFrom('webhook_deliveries').select('id').where('locked_until', 'is not', null).execute();
+        const claimed = await after.db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('locked_until', 'is not', null)
+          .execute();
         assert.equal(claimed.length, 0, 'no delivery is left claimed');
-        const claimedEmails = await after.db.selectFrom('emails').select('id').where('locked_until', 'is not', null).execute();
+        const claimedEmails = await after.db
+          .selectFrom('emails')
+          .select('id')
+          .where('locked_until', 'is not', null)
+          .execute();
         assert.equal(claimedEmails.length, 0);
       } finally {
         await after.close();
@@ -111,7 +158,12 @@ describe('operating the gateway', () => {
   });
 
   test('lipira config prints the effective configuration with secrets masked', async () => {
-    const result = await lipira(['config', '--json'], { DATABASE_URL: 'postgres://lipira:hunter2@db.internal:5432/lipira', SMTP_URL: 'smtp://mailer:s3cret@smtp.internal:587', METRICS_TOKEN: 'scrape-me', PORT: '9000' });
+    const result = await lipira(['config', '--json'], {
+      DATABASE_URL: 'postgres://lipira:hunter2@db.internal:5432/lipira',
+      SMTP_URL: 'smtp://mailer:s3cret@smtp.internal:587',
+      METRICS_TOKEN: 'scrape-me',
+      PORT: '9000',
+    });
     assert.equal(result.code, 0, result.stderr);
     const config = JSON.parse(result.stdout);
     assert.equal(config.PORT, '9000');
@@ -125,7 +177,11 @@ describe('operating the gateway', () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
     const receiver = await startReceiver();
-    const gw = await startTestGateway('sqlite', { SANDBOX_MOBILE_DELAY: '50ms', WORKER_INTERVAL: '50ms' }, pino({ level: 'debug' }, sink));
+    const gw = await startTestGateway(
+      'sqlite',
+      { SANDBOX_MOBILE_DELAY: '50ms', WORKER_INTERVAL: '50ms' },
+      pino({ level: 'debug' }, sink),
+    );
     try {
       const merchant = await gw.newMerchant();
       await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url });
@@ -136,9 +192,23 @@ describe('operating the gateway', () => {
       const client = new CheckoutClient(gw.url);
       const pagePath = new URL(created.body.data.checkout_url).pathname;
       await client.get(pagePath);
-      const posted = await client.post(`${pagePath}/pay/card`, { card_number: '4242 4242 4242 4242', expiry: '12/30', cvv: '987' });
+      const posted = await client.post(`${pagePath}/pay/card`, {
+        card_number: '4242 4242 4242 4242',
+        expiry: '12/30',
+        cvv: '987',
+      });
       await client.follow(await client.post(`${new URL(posted.location!).pathname}/otp`, { otp: '1234' }));
-      await call(gw.url, '/api/payment', { body: { secret_key: merchant.live_secret_key, first_name: 'A', last_name: 'B', email: 'a@b.co', currency: 'MWK', amount: 10, customization: { title: 't', description: 'd' } } });
+      await call(gw.url, '/api/payment', {
+        body: {
+          secret_key: merchant.live_secret_key,
+          first_name: 'A',
+          last_name: 'B',
+          email: 'a@b.co',
+          currency: 'MWK',
+          amount: 10,
+          customization: { title: 't', description: 'd' },
+        },
+      });
       await call(gw.url, '/payment', { key: `sec-test-${'X'.repeat(32)}`, body: {} });
       await receiver.waitFor(2);
       await sleep(200);
@@ -161,6 +231,10 @@ describe('operating the gateway', () => {
       assert.equal(typeof entry.ms, 'number');
       assert.ok('route' in entry && 'merchant' in entry);
     }
-    assert.ok(requests.some((entry) => entry.route === '/payment' && entry.status === 201 && typeof entry.merchant === 'string'));
+    assert.ok(
+      requests.some(
+        (entry) => entry.route === '/payment' && entry.status === 201 && typeof entry.merchant === 'string',
+      ),
+    );
   });
 });

@@ -10,7 +10,8 @@ import { call, useTestGateway } from '../helpers/gateway.ts';
 for (const kind of DATABASE_KINDS.filter((kind) => kind === 'postgres')) {
   describe(`named statements on ${kind}`, () => {
     const ctx = useTestGateway(kind);
-    const verify = (txRef: string) => call(ctx.gw.url, `/verify-payment/${txRef}`, { key: ctx.merchant.test_secret_key });
+    const verify = (txRef: string) =>
+      call(ctx.gw.url, `/verify-payment/${txRef}`, { key: ctx.merchant.test_secret_key });
 
     test('a verification is kept parsed and planned by the server, under a name', async () => {
       const body = currentBody();
@@ -21,22 +22,41 @@ for (const kind of DATABASE_KINDS.filter((kind) => kind === 'postgres')) {
       let names: string[] = [];
       for (let look = 0; look < 10; look++) {
         assert.equal((await verify(String(body.tx_ref))).status, 200);
-        const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(ctx.gw.gateway.database.db);
+        const { rows } = await sql<{
+          name: string;
+          statement: string;
+        }>`select name, statement from pg_prepared_statements`.execute(ctx.gw.gateway.database.db);
         names = rows.filter((row) => row.statement.includes('"checkout_sessions"')).map((row) => row.name);
         if (names.some((name) => name.startsWith('lipira_'))) break;
       }
-      assert.ok(names.some((name) => name.startsWith('lipira_')), `prepared on the server: ${JSON.stringify(names)}`);
+      assert.ok(
+        names.some((name) => name.startsWith('lipira_')),
+        `prepared on the server: ${JSON.stringify(names)}`,
+      );
     });
 
     test('after a migration adds a column under the running process, verifications still answer', async () => {
       const bodies = Array.from({ length: 12 }, () => currentBody());
-      for (const body of bodies) assert.equal((await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body })).status, 201);
+      for (const body of bodies)
+        assert.equal((await call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body })).status, 201);
       // Concurrently, so that several of the pool's connections have the statement prepared.
-      assert.deepEqual((await Promise.all(bodies.map((body) => verify(String(body.tx_ref))))).map((res) => res.status), bodies.map(() => 200));
-      await sql`alter table checkout_sessions add column added_by_a_later_release text`.execute(ctx.gw.gateway.database.db);
+      assert.deepEqual(
+        (await Promise.all(bodies.map((body) => verify(String(body.tx_ref))))).map((res) => res.status),
+        bodies.map(() => 200),
+      );
+      await sql`alter table checkout_sessions add column added_by_a_later_release text`.execute(
+        ctx.gw.gateway.database.db,
+      );
       const after = await Promise.all(bodies.map((body) => verify(String(body.tx_ref))));
-      assert.deepEqual(after.map((res) => res.status), bodies.map(() => 200), JSON.stringify(after.find((res) => res.status !== 200)?.body));
-      assert.deepEqual(after.map((res) => res.body.data.tx_ref), bodies.map((body) => body.tx_ref));
+      assert.deepEqual(
+        after.map((res) => res.status),
+        bodies.map(() => 200),
+        JSON.stringify(after.find((res) => res.status !== 200)?.body),
+      );
+      assert.deepEqual(
+        after.map((res) => res.body.data.tx_ref),
+        bodies.map((body) => body.tx_ref),
+      );
     });
   });
 }

@@ -28,7 +28,10 @@ const probe = (base: string, key: string) => call(base, '/verify-payment/no-such
 function assertLimitHeaders(response: ApiResponse, remaining: number): void {
   assert.equal(response.headers.get('ratelimit-limit'), '5');
   assert.equal(response.headers.get('ratelimit-remaining'), String(remaining));
-  assert.ok(Number(response.headers.get('ratelimit-reset')) >= 1, `RateLimit-Reset is whole seconds: ${response.headers.get('ratelimit-reset')}`);
+  assert.ok(
+    Number(response.headers.get('ratelimit-reset')) >= 1,
+    `RateLimit-Reset is whole seconds: ${response.headers.get('ratelimit-reset')}`,
+  );
 }
 
 function assertRefused(response: ApiResponse): void {
@@ -82,11 +85,15 @@ for (const kind of DATABASE_KINDS) {
 
     test('a legacy key in the body is limited too, and invalid requests count', async () => {
       const merchant = await gw.newMerchant();
-      const invalid = await call(gw.url, '/api/payment', { body: legacyBody({ secret_key: merchant.test_secret_key, amount: 'lots' }) });
+      const invalid = await call(gw.url, '/api/payment', {
+        body: legacyBody({ secret_key: merchant.test_secret_key, amount: 'lots' }),
+      });
       assert.equal(invalid.status, 400, invalid.text);
       assertLimitHeaders(invalid, 4);
       for (let n = 2; n <= 5; n += 1) {
-        const created = await call(gw.url, '/api/payment', { body: legacyBody({ secret_key: merchant.test_secret_key }) });
+        const created = await call(gw.url, '/api/payment', {
+          body: legacyBody({ secret_key: merchant.test_secret_key }),
+        });
         assert.equal(created.status, 201, created.text);
         assertLimitHeaders(created, 5 - n);
       }
@@ -114,7 +121,15 @@ for (const kind of DATABASE_KINDS) {
     before(async () => {
       gw = await startTestGateway(kind, { ...LIMITS, REDIS_URL });
       // A second process over the same database and Redis.
-      const config = loadConfig({ ...LIMITS, REDIS_URL, HOST: '127.0.0.1', PORT: String(await freePort()), DATABASE_URL: gw.database.url, LOG_LEVEL: 'silent', SHUTDOWN_GRACE: '0' });
+      const config = loadConfig({
+        ...LIMITS,
+        REDIS_URL,
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+        DATABASE_URL: gw.database.url,
+        LOG_LEVEL: 'silent',
+        SHUTDOWN_GRACE: '0',
+      });
       second = await startGateway(config, await openMigratedDatabase(config.databaseUrl), false);
       redis = new Redis(REDIS_URL);
     });
@@ -127,16 +142,24 @@ for (const kind of DATABASE_KINDS) {
     test('two gateways share one limit per key', async () => {
       const merchant = await gw.newMerchant();
       const started = performance.now();
-      const responses = await Promise.all(Array.from({ length: 12 }, (_, n) => probe(n % 2 ? second.url : gw.url, merchant.test_secret_key)));
+      const responses = await Promise.all(
+        Array.from({ length: 12 }, (_, n) => probe(n % 2 ? second.url : gw.url, merchant.test_secret_key)),
+      );
       const elapsedSeconds = (performance.now() - started) / 1000;
       const served = responses.filter((response) => response.status === 404).length;
       // The burst, plus whatever trickled in while the requests were on their way; without sharing, up to 10.
-      assert.ok(served >= BURST && served <= BURST + Math.ceil(elapsedSeconds * RATE), `served ${served} in ${elapsedSeconds.toFixed(3)} s`);
+      assert.ok(
+        served >= BURST && served <= BURST + Math.ceil(elapsedSeconds * RATE),
+        `served ${served} in ${elapsedSeconds.toFixed(3)} s`,
+      );
       for (const refused of responses.filter((response) => response.status !== 404)) assertRefused(refused);
 
       const bucket = `lipira:ratelimit:${merchant.id}:test`;
       const ttl = await redis.pttl(bucket);
-      assert.ok(ttl > 0 && ttl <= (BURST / RATE + 1) * 1000, `the bucket expires a second after it would be full again (pttl ${ttl})`);
+      assert.ok(
+        ttl > 0 && ttl <= (BURST / RATE + 1) * 1000,
+        `the bucket expires a second after it would be full again (pttl ${ttl})`,
+      );
     });
 
     test('the shared bucket refills', async () => {
@@ -159,7 +182,11 @@ describe('rate limits when Redis is unreachable', () => {
         done();
       },
     });
-    gw = await startTestGateway('sqlite', { ...LIMITS, REDIS_URL: `redis://127.0.0.1:${await freePort()}` }, pino({ level: 'warn' }, sink));
+    gw = await startTestGateway(
+      'sqlite',
+      { ...LIMITS, REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
+      pino({ level: 'warn' }, sink),
+    );
   });
   after(() => gw.close());
 

@@ -27,7 +27,10 @@ function walkThrough(base: string): { blocks: Step[][]; prose: string[] } {
   const rest = readme.slice(readme.indexOf('\n## Walk-through\n') + 1);
   const section = rest.slice(0, rest.search(/\n##+ /)).replaceAll(README_BASE, base);
   const parts = section.split(/^```sh\n([\s\S]*?)^```\n/m);
-  return { prose: parts.filter((_part, i) => i % 2 === 0), blocks: parts.filter((_part, i) => i % 2 === 1).map(stepsOf) };
+  return {
+    prose: parts.filter((_part, i) => i % 2 === 0),
+    blocks: parts.filter((_part, i) => i % 2 === 1).map(stepsOf),
+  };
 }
 
 /** A block's commands, each with what a `# → …` after it shows (continued on `#   …` lines). */
@@ -83,14 +86,20 @@ for (const kind of DATABASE_KINDS) {
       /** Runs one step as a shell in the checkout would, and answers what it printed (for curl, with the status). */
       async function run(step: Step): Promise<{ status?: number; output: string }> {
         const words = shellWords(step.command, variables);
-        const assignments = words.filter((word, i) => /^[A-Z_]+=/.test(word) && words.slice(0, i).every((before) => /^[A-Z_]+=/.test(before)));
+        const assignments = words.filter(
+          (word, i) => /^[A-Z_]+=/.test(word) && words.slice(0, i).every((before) => /^[A-Z_]+=/.test(before)),
+        );
         const [program, ...args] = words.slice(assignments.length);
-        const env = Object.fromEntries(assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]));
+        const env = Object.fromEntries(
+          assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+        );
         if (program === undefined) {
           // `KEY=sec-test-...`: a value the person copies from what the last command printed.
           for (const [name, placeholder] of Object.entries(env)) {
             const prefix = placeholder.replace(/\.\.\.$/, '');
-            const copied = Object.values(lastJson ?? {}).find((value) => typeof value === 'string' && value.startsWith(prefix));
+            const copied = Object.values(lastJson ?? {}).find(
+              (value) => typeof value === 'string' && value.startsWith(prefix),
+            );
             assert.ok(typeof copied === 'string', `nothing printed before ${step.command} starts with ${prefix}`);
             variables[name] = copied;
           }
@@ -110,7 +119,8 @@ for (const kind of DATABASE_KINDS) {
           const answer = await curl(words);
           return { status: answer.status, output: answer.body };
         }
-        if (program === 'ls' && args.length === 1) return { output: fs.readdirSync(path.join(checkout.dir, args[0]!)).sort().join('\n') };
+        if (program === 'ls' && args.length === 1)
+          return { output: fs.readdirSync(path.join(checkout.dir, args[0]!)).sort().join('\n') };
         throw new Error(`the walk-through runs a command this test cannot: ${step.command}`);
       }
 
@@ -131,8 +141,16 @@ for (const kind of DATABASE_KINDS) {
         for (const step of steps) {
           let result = await run(step);
           // Webhooks and receipts go out a moment after the payment: a person reading along is slower than this test.
-          for (const deadline = Date.now() + 10_000; afterPaying && !asShown(step, result) && Date.now() < deadline; result = await run(step)) await sleep(200);
-          assert.ok(asShown(step, result), `${step.command}\nanswered ${result.status ?? ''} ${result.output}\nwhere the README shows ${step.shown}`);
+          for (
+            const deadline = Date.now() + 10_000;
+            afterPaying && !asShown(step, result) && Date.now() < deadline;
+            result = await run(step)
+          )
+            await sleep(200);
+          assert.ok(
+            asShown(step, result),
+            `${step.command}\nanswered ${result.status ?? ''} ${result.output}\nwhere the README shows ${step.shown}`,
+          );
           if (result.output === '') continue;
           try {
             lastJson = JSON.parse(result.output);
@@ -153,7 +171,10 @@ for (const kind of DATABASE_KINDS) {
       const landing = new RegExp(`\`(${base}/sandbox/landing\\?[^\`]+)\``).exec(browserStep)?.[1];
       assert.ok(mobile && landing && checkoutUrl, browserStep);
       const landedAt = await payAtCheckout(base, checkoutUrl, mobile);
-      assert.ok(landedAt && matchesShown(landing, landedAt), `landed at ${landedAt}, where the README shows ${landing}`);
+      assert.ok(
+        landedAt && matchesShown(landing, landedAt),
+        `landed at ${landedAt}, where the README shows ${landing}`,
+      );
       assert.equal((await fetch(landedAt)).status, 200);
 
       await runBlock(blocks[2]!, true);

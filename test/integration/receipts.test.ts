@@ -28,7 +28,11 @@ const A_FEW_ROUNDS_MS = 600;
 const PAYS = '0990000000';
 const DECLINED = '0990000001';
 
-async function waitUntil<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 10_000): Promise<T> {
+async function waitUntil<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -62,8 +66,21 @@ async function verify(gw: TestGateway, key: string, txRef: string): Promise<{ st
  * payment services: the sandbox takes only test keys and no live operator is connected in this
  * build. Returns the charge's row id, which its event (and so its receipts) names.
  */
-async function paidLiveCharge(gw: TestGateway, env: Record<string, string>, merchant: MerchantCredentials, email: string): Promise<string> {
-  const request = { mobile: PAYS, mobile_money_operator_ref_id: AIRTEL_REF, amount: 1000, charge_id: `live-receipt-${++liveCharges}`, email, first_name: 'Jane', last_name: 'Banda' };
+async function paidLiveCharge(
+  gw: TestGateway,
+  env: Record<string, string>,
+  merchant: MerchantCredentials,
+  email: string,
+): Promise<string> {
+  const request = {
+    mobile: PAYS,
+    mobile_money_operator_ref_id: AIRTEL_REF,
+    amount: 1000,
+    charge_id: `live-receipt-${++liveCharges}`,
+    email,
+    first_name: 'Jane',
+    last_name: 'Banda',
+  };
   const { charge } = await insertDirectRecord(
     gw.gateway.database,
     {
@@ -88,11 +105,23 @@ let liveCharges = 0;
 
 /** The receipt rows a direct charge queued, found through its event. */
 function chargeEmailRows(gw: TestGateway, chargeRowId: string) {
-  return gw.gateway.database.db.selectFrom('emails').innerJoin('events', 'events.id', 'emails.event_id').selectAll('emails').where('events.subject_id', '=', chargeRowId).orderBy('emails.kind').execute();
+  return gw.gateway.database.db
+    .selectFrom('emails')
+    .innerJoin('events', 'events.id', 'emails.event_id')
+    .selectAll('emails')
+    .where('events.subject_id', '=', chargeRowId)
+    .orderBy('emails.kind')
+    .execute();
 }
 
 /** Refunds `amount` of a paid checkout session through the API; answers the refund's id and the receipt rows its success queued, once both are sent. */
-async function refundedWithReceipts(gw: TestGateway, key: string, txRef: string, amount: number, reason: string): Promise<{ refundId: string; rows: Awaited<ReturnType<typeof refundEmailRows>> }> {
+async function refundedWithReceipts(
+  gw: TestGateway,
+  key: string,
+  txRef: string,
+  amount: number,
+  reason: string,
+): Promise<{ refundId: string; rows: Awaited<ReturnType<typeof refundEmailRows>> }> {
   const created = await call(gw.url, '/refunds', { key, body: { tx_ref: txRef, amount, reason } });
   assert.equal(created.status, 201, created.text);
   const refundId: string = created.body.data.refund_id;
@@ -117,7 +146,9 @@ function refundEmailRows(gw: TestGateway, refundId: string) {
 
 /** The messages in an outbox directory, by file name. */
 function outboxMails(dir: string): Map<string, Omit<Mail, 'envelopeTo'>> {
-  return new Map(fs.readdirSync(dir).map((file) => [file, parseMessage(fs.readFileSync(path.join(dir, file), 'utf8'))]));
+  return new Map(
+    fs.readdirSync(dir).map((file) => [file, parseMessage(fs.readFileSync(path.join(dir, file), 'utf8'))]),
+  );
 }
 
 let customers = 0;
@@ -171,7 +202,10 @@ for (const kind of DATABASE_KINDS) {
       const merchant = await ctx.gw.newMerchant('<b>Bad & Co</b>');
       const customer = newCustomerEmail();
       const title = '<script>alert("x")</script>';
-      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, PAYS, { email: customer, customization: { title } });
+      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, PAYS, {
+        email: customer,
+        customization: { title },
+      });
       const { status, reference } = await verify(ctx.gw, merchant.test_secret_key, paid.txRef);
       assert.equal(status, 'success');
       await waitUntil('two receipts', () => mailsAbout(paid.txRef).length >= 2);
@@ -196,10 +230,13 @@ for (const kind of DATABASE_KINDS) {
       }
 
       const rows = await emailRows(ctx.gw, paid.txRef);
-      assert.deepEqual(rows.map((row) => [row.kind, row.recipient, row.status, row.attempts]), [
-        ['customer_receipt', customer, 'sent', 1],
-        ['merchant_receipt', merchant.email, 'sent', 1],
-      ]);
+      assert.deepEqual(
+        rows.map((row) => [row.kind, row.recipient, row.status, row.attempts]),
+        [
+          ['customer_receipt', customer, 'sent', 1],
+          ['merchant_receipt', merchant.email, 'sent', 1],
+        ],
+      );
       assert.ok(rows.every((row) => row.sent_at !== null && row.locked_until === null && row.last_error === null));
       assert.deepEqual(fs.readdirSync(outbox), [], 'nothing held in the outbox');
     });
@@ -211,7 +248,10 @@ for (const kind of DATABASE_KINDS) {
       const mails = mailsAbout(paid.txRef);
       assert.equal(mails.length, 1);
       assert.deepEqual(mails[0]!.envelopeTo, [ctx.merchant.email]);
-      assert.deepEqual((await emailRows(ctx.gw, paid.txRef)).map((row) => row.kind), ['merchant_receipt']);
+      assert.deepEqual(
+        (await emailRows(ctx.gw, paid.txRef)).map((row) => row.kind),
+        ['merchant_receipt'],
+      );
     });
 
     test('a merchant who turned receipts off gets none, nor do their customers', async () => {
@@ -228,12 +268,25 @@ for (const kind of DATABASE_KINDS) {
 
     test('a second worker on the same database sends nothing twice', async () => {
       const { db, dialect, transact } = ctx.gw.gateway.database;
-      const second = startEmailWorker({ db, dialect, transact, config: loadConfig({ ...env, DATABASE_URL: ctx.gw.database.url }), log: null });
+      const second = startEmailWorker({
+        db,
+        dialect,
+        transact,
+        config: loadConfig({ ...env, DATABASE_URL: ctx.gw.database.url }),
+        log: null,
+      });
       try {
-        const payments = await Promise.all(Array.from({ length: 5 }, () => payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: newCustomerEmail() })));
+        const payments = await Promise.all(
+          Array.from({ length: 5 }, () =>
+            payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: newCustomerEmail() }),
+          ),
+        );
         await waitUntil('every receipt', () => payments.every((paid) => mailsAbout(paid.txRef).length >= 2));
         await sleep(A_FEW_ROUNDS_MS);
-        assert.deepEqual(payments.map((paid) => mailsAbout(paid.txRef).length), [2, 2, 2, 2, 2]);
+        assert.deepEqual(
+          payments.map((paid) => mailsAbout(paid.txRef).length),
+          [2, 2, 2, 2, 2],
+        );
       } finally {
         await second.stop();
       }
@@ -242,14 +295,29 @@ for (const kind of DATABASE_KINDS) {
     test('a refund that succeeds sends the customer and the merchant a refund receipt each, with escaped merchant text', async () => {
       const merchant = await ctx.gw.newMerchant('<b>Bad & Co</b>');
       const customer = newCustomerEmail();
-      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, PAYS, { email: customer, customization: { title: 'Order <7>' } });
+      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, PAYS, {
+        email: customer,
+        customization: { title: 'Order <7>' },
+      });
       const { reference } = await verify(ctx.gw, merchant.test_secret_key, paid.txRef);
-      const { refundId, rows } = await refundedWithReceipts(ctx.gw, merchant.test_secret_key, paid.txRef, 400, 'One bag was <torn>');
-      assert.deepEqual(rows.map((row) => [row.kind, row.recipient]), [
-        ['customer_refund_receipt', customer],
-        ['merchant_refund_receipt', merchant.email],
-      ]);
-      await waitUntil('both refund receipts by SMTP', () => smtp.mails.filter((mail) => mail.text.includes(refundId)).length >= 2);
+      const { refundId, rows } = await refundedWithReceipts(
+        ctx.gw,
+        merchant.test_secret_key,
+        paid.txRef,
+        400,
+        'One bag was <torn>',
+      );
+      assert.deepEqual(
+        rows.map((row) => [row.kind, row.recipient]),
+        [
+          ['customer_refund_receipt', customer],
+          ['merchant_refund_receipt', merchant.email],
+        ],
+      );
+      await waitUntil(
+        'both refund receipts by SMTP',
+        () => smtp.mails.filter((mail) => mail.text.includes(refundId)).length >= 2,
+      );
       await sleep(A_FEW_ROUNDS_MS);
       const mails = smtp.mails.filter((mail) => mail.text.includes(refundId));
       assert.equal(mails.length, 2, 'one message each, and no more after further rounds');
@@ -258,15 +326,28 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(toCustomer.headers.get('subject'), 'Your refund from <b>Bad & Co</b>: MWK 400.00');
       assert.equal(toMerchant.headers.get('subject'), `Refund sent: MWK 400.00 (${paid.txRef})`);
       for (const mail of [toCustomer, toMerchant]) {
-        assertReceiptContent(mail, ['MWK 400.00', 'MWK 1,000.00', refundId, reference, paid.txRef, 'Airtel Money (+265990xxxx00)', 'CAT']);
-        assert.ok(mail.html.includes('One bag was &lt;torn&gt;') && mail.html.includes('Order &lt;7&gt;') && mail.html.includes('&lt;b&gt;Bad &amp; Co&lt;/b&gt;'), mail.html);
+        assertReceiptContent(mail, [
+          'MWK 400.00',
+          'MWK 1,000.00',
+          refundId,
+          reference,
+          paid.txRef,
+          'Airtel Money (+265990xxxx00)',
+          'CAT',
+        ]);
+        assert.ok(
+          mail.html.includes('One bag was &lt;torn&gt;') &&
+            mail.html.includes('Order &lt;7&gt;') &&
+            mail.html.includes('&lt;b&gt;Bad &amp; Co&lt;/b&gt;'),
+          mail.html,
+        );
         assert.ok(!/<torn>|<b>|<7>/.test(mail.html), 'no merchant markup in the HTML');
       }
       assert.ok(toCustomer.text.includes('The money goes back the way you paid.'), toCustomer.text);
       assert.ok(toMerchant.text.includes(`Customer: Jane Banda <${customer}>`), toMerchant.text);
     });
 
-    test('every kind of payment, and refunds of a checkout and of a direct charge, mail receipts naming the merchant\'s reference, with no undefined, null or NaN', async () => {
+    test("every kind of payment, and refunds of a checkout and of a direct charge, mail receipts naming the merchant's reference, with no undefined, null or NaN", async () => {
       const merchant = await ctx.gw.newMerchant('Every Kind Shop');
       const key = merchant.test_secret_key;
       const customer = newCustomerEmail();
@@ -279,23 +360,47 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await payByDirectCard(ctx.gw, key, directCard)).status, 303);
       const directTransfer = bankTransferBody({ email: customer });
       assert.equal((await initializeBankTransfer(ctx.gw, key, directTransfer)).status, 201);
-      const references = [byMobile.txRef, byCard.txRef, byTransfer, String(directMobile.charge_id), String(directCard.charge_id), String(directTransfer.charge_id)];
-      await waitUntil('two receipts for each payment', () => references.every((reference) => mailsAbout(reference).length >= 2));
+      const references = [
+        byMobile.txRef,
+        byCard.txRef,
+        byTransfer,
+        String(directMobile.charge_id),
+        String(directCard.charge_id),
+        String(directTransfer.charge_id),
+      ];
+      await waitUntil('two receipts for each payment', () =>
+        references.every((reference) => mailsAbout(reference).length >= 2),
+      );
 
       const refunds: Array<{ refundId: string; reference: string }> = [];
-      for (const body of [{ tx_ref: byCard.txRef, amount: 100 }, { charge_id: directMobile.charge_id, amount: 100 }]) {
+      for (const body of [
+        { tx_ref: byCard.txRef, amount: 100 },
+        { charge_id: directMobile.charge_id, amount: 100 },
+      ]) {
         const created = await call(ctx.gw.url, '/refunds', { key, body });
         assert.equal(created.status, 201, created.text);
-        refunds.push({ refundId: String(created.body.data.refund_id), reference: String(body.tx_ref ?? body.charge_id) });
+        refunds.push({
+          refundId: String(created.body.data.refund_id),
+          reference: String(body.tx_ref ?? body.charge_id),
+        });
       }
-      await waitUntil('two receipts for each refund', () => refunds.every(({ refundId }) => mailsAbout(refundId).length >= 2));
+      await waitUntil('two receipts for each refund', () =>
+        refunds.every(({ refundId }) => mailsAbout(refundId).length >= 2),
+      );
 
       const receipts = [
-        ...references.map((reference) => ({ reference, mails: mailsAbout(reference).filter((mail) => !mail.text.includes('rf_')) })),
+        ...references.map((reference) => ({
+          reference,
+          mails: mailsAbout(reference).filter((mail) => !mail.text.includes('rf_')),
+        })),
         ...refunds.map(({ refundId, reference }) => ({ reference, mails: mailsAbout(refundId) })),
       ];
       for (const { reference, mails } of receipts) {
-        assert.deepEqual(mails.map((mail) => mail.envelopeTo).sort(), [[customer], [merchant.email]], `one receipt each for ${reference}`);
+        assert.deepEqual(
+          mails.map((mail) => mail.envelopeTo).sort(),
+          [[customer], [merchant.email]],
+          `one receipt each for ${reference}`,
+        );
         for (const mail of mails) {
           const subject = mail.headers.get('subject')!;
           for (const content of [subject, mail.text, mail.html]) assert.doesNotMatch(content, LEAKED, content);
@@ -308,7 +413,11 @@ for (const kind of DATABASE_KINDS) {
     test('a failed payment sends no receipt', async () => {
       const customer = newCustomerEmail();
       const failed = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, DECLINED, { email: customer });
-      assert.equal((await verify(ctx.gw, ctx.merchant.test_secret_key, failed.txRef)).status, 'pending', 'the attempt failed; the session may be paid again');
+      assert.equal(
+        (await verify(ctx.gw, ctx.merchant.test_secret_key, failed.txRef)).status,
+        'pending',
+        'the attempt failed; the session may be paid again',
+      );
       await sleep(A_FEW_ROUNDS_MS);
       assert.equal(mailsTo(customer).length, 0);
       assert.equal(mailsAbout(failed.txRef).length, 0);
@@ -330,10 +439,13 @@ for (const kind of DATABASE_KINDS) {
       fs.rmSync(outbox, { recursive: true, force: true });
     });
 
-    test('a test payment mails its receipt to the merchant only; the customer\'s is written to the outbox, never sent', async () => {
+    test("a test payment mails its receipt to the merchant only; the customer's is written to the outbox, never sent", async () => {
       const customer = newCustomerEmail();
       const title = 'Anything a test key holder wants a stranger to read';
-      const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: customer, customization: { title } });
+      const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, {
+        email: customer,
+        customization: { title },
+      });
       const { reference } = await verify(ctx.gw, ctx.merchant.test_secret_key, paid.txRef);
       const rows = await waitUntil('both receipts done', async () => {
         const found = await emailRows(ctx.gw, paid.txRef);
@@ -341,7 +453,11 @@ for (const kind of DATABASE_KINDS) {
       });
       await sleep(A_FEW_ROUNDS_MS);
 
-      assert.equal(smtp.mails.filter((mail) => mail.envelopeTo.includes(customer)).length, 0, 'nothing went to the customer by SMTP');
+      assert.equal(
+        smtp.mails.filter((mail) => mail.envelopeTo.includes(customer)).length,
+        0,
+        'nothing went to the customer by SMTP',
+      );
       const sent = smtp.mails.filter((mail) => mail.text.includes(paid.txRef));
       assert.equal(sent.length, 1, 'one message by SMTP');
       assert.deepEqual(sent[0]!.envelopeTo, [ctx.merchant.email]);
@@ -349,28 +465,48 @@ for (const kind of DATABASE_KINDS) {
 
       const customerRow = rows.find((row) => row.kind === 'customer_receipt')!;
       const held = outboxMails(outbox);
-      assert.deepEqual([...held.keys()], [`${customerRow.id}.eml`], 'the customer\'s receipt, and only it, is in the outbox');
+      assert.deepEqual(
+        [...held.keys()],
+        [`${customerRow.id}.eml`],
+        "the customer's receipt, and only it, is in the outbox",
+      );
       const mail = held.get(`${customerRow.id}.eml`)!;
       assert.equal(mail.headers.get('to'), customer);
       assert.match(mail.headers.get('subject')!, /^Your receipt from Test Shop: MWK 1,000\.00/);
       assertReceiptContent({ envelopeTo: [], ...mail }, ['MWK 1,000.00', reference, paid.txRef, title]);
     });
 
-    test('a test refund mails its receipt to the merchant only; the customer\'s is written to the outbox, never sent', async () => {
+    test("a test refund mails its receipt to the merchant only; the customer's is written to the outbox, never sent", async () => {
       const customer = newCustomerEmail();
       const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: customer });
-      await waitUntil('the payment receipts done', async () => (await emailRows(ctx.gw, paid.txRef)).filter((row) => row.status === 'sent').length === 2);
+      await waitUntil(
+        'the payment receipts done',
+        async () => (await emailRows(ctx.gw, paid.txRef)).filter((row) => row.status === 'sent').length === 2,
+      );
       const heldBefore = new Set(outboxMails(outbox).keys());
-      const { refundId, rows } = await refundedWithReceipts(ctx.gw, ctx.merchant.test_secret_key, paid.txRef, 300, 'A test reason a stranger should not read');
+      const { refundId, rows } = await refundedWithReceipts(
+        ctx.gw,
+        ctx.merchant.test_secret_key,
+        paid.txRef,
+        300,
+        'A test reason a stranger should not read',
+      );
       await sleep(A_FEW_ROUNDS_MS);
-      assert.equal(smtp.mails.filter((mail) => mail.envelopeTo.includes(customer)).length, 0, 'nothing went to the customer by SMTP');
+      assert.equal(
+        smtp.mails.filter((mail) => mail.envelopeTo.includes(customer)).length,
+        0,
+        'nothing went to the customer by SMTP',
+      );
       const sent = smtp.mails.filter((mail) => mail.text.includes(refundId));
       assert.equal(sent.length, 1);
       assert.deepEqual(sent[0]!.envelopeTo, [ctx.merchant.email]);
       const customerRow = rows.find((row) => row.kind === 'customer_refund_receipt')!;
       const held = [...outboxMails(outbox).keys()].filter((file) => !heldBefore.has(file));
-      assert.deepEqual(held, [`${customerRow.id}.eml`], 'the customer\'s refund receipt, and only it, is in the outbox');
-      assert.equal(outboxMails(outbox).get(`${customerRow.id}.eml`)!.headers.get('subject'), 'Your refund from Test Shop: MWK 300.00');
+      assert.deepEqual(held, [`${customerRow.id}.eml`], "the customer's refund receipt, and only it, is in the outbox");
+      assert.equal(
+        outboxMails(outbox).get(`${customerRow.id}.eml`)!.headers.get('subject'),
+        'Your refund from Test Shop: MWK 300.00',
+      );
     });
 
     test('a live payment mails its receipts to the merchant and the customer, as before', async () => {
@@ -381,16 +517,26 @@ for (const kind of DATABASE_KINDS) {
         return found.length === 2 && found.every((row) => row.status === 'sent') && found;
       });
       await sleep(A_FEW_ROUNDS_MS);
-      assert.deepEqual(rows.map((row) => [row.kind, row.recipient]), [
-        ['customer_receipt', customer],
-        ['merchant_receipt', ctx.merchant.email],
-      ]);
+      assert.deepEqual(
+        rows.map((row) => [row.kind, row.recipient]),
+        [
+          ['customer_receipt', customer],
+          ['merchant_receipt', ctx.merchant.email],
+        ],
+      );
       const toCustomer = smtp.mails.filter((mail) => mail.envelopeTo.includes(customer));
       assert.equal(toCustomer.length, 1, 'the customer got their receipt by SMTP');
       assert.match(toCustomer[0]!.headers.get('subject')!, /^Your receipt from Test Shop: MWK 1,000\.00/);
-      assert.equal(smtp.mails.filter((mail) => mail.headers.get('message-id') === `<${rows[1]!.id}@lipira>`).length, 1, 'and the merchant theirs');
+      assert.equal(
+        smtp.mails.filter((mail) => mail.headers.get('message-id') === `<${rows[1]!.id}@lipira>`).length,
+        1,
+        'and the merchant theirs',
+      );
       const held = [...outboxMails(outbox).keys()];
-      assert.ok(rows.every((row) => !held.includes(`${row.id}.eml`)), 'nothing of a live payment is held in the outbox');
+      assert.ok(
+        rows.every((row) => !held.includes(`${row.id}.eml`)),
+        'nothing of a live payment is held in the outbox',
+      );
     });
   });
 
@@ -411,7 +557,9 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('after the last try an email is failed, with its reason kept', async () => {
-      const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: newCustomerEmail() });
+      const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, {
+        email: newCustomerEmail(),
+      });
       const rows = await waitUntil('both receipts failed for good', async () => {
         const found = await emailRows(ctx.gw, paid.txRef);
         return found.length === 2 && found.every((row) => row.status === 'failed') && found;
@@ -429,7 +577,10 @@ for (const kind of DATABASE_KINDS) {
       const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: customer });
       await waitUntil('a failed try of each receipt', async () => {
         const found = await emailRows(ctx.gw, paid.txRef);
-        return found.length === 2 && found.every((row) => row.attempts >= 1 && row.last_error !== null && row.status === 'pending');
+        return (
+          found.length === 2 &&
+          found.every((row) => row.attempts >= 1 && row.last_error !== null && row.status === 'pending')
+        );
       });
       smtp = await startSmtp(port);
       const peer = smtp;
@@ -439,7 +590,12 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(mails.map((mail) => mail.envelopeTo[0]).sort(), [customer, ctx.merchant.email].sort());
       assert.equal(peer.mails.length, 2, 'the receipts that had already failed for good stay failed');
       const rows = await emailRows(ctx.gw, paid.txRef);
-      assert.ok(rows.every((row) => row.status === 'sent' && row.sent_at !== null && row.last_error === null && row.attempts >= 2), JSON.stringify(rows));
+      assert.ok(
+        rows.every(
+          (row) => row.status === 'sent' && row.sent_at !== null && row.last_error === null && row.attempts >= 2,
+        ),
+        JSON.stringify(rows),
+      );
     });
   });
 
@@ -456,7 +612,11 @@ for (const kind of DATABASE_KINDS) {
         const found = await emailRows(ctx.gw, paid.txRef);
         return found.length === 2 && found.every((row) => row.status === 'sent') && found;
       });
-      assert.deepEqual(fs.readdirSync(outbox).sort(), rows.map((row) => `${row.id}.eml`).sort(), 'one file per email, no temp files left');
+      assert.deepEqual(
+        fs.readdirSync(outbox).sort(),
+        rows.map((row) => `${row.id}.eml`).sort(),
+        'one file per email, no temp files left',
+      );
       for (const row of rows) {
         const raw = fs.readFileSync(path.join(outbox, `${row.id}.eml`), 'utf8');
         const mail = { envelopeTo: [], ...parseMessage(raw) };
@@ -466,7 +626,10 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(mail.headers.get('message-id'), `<${row.id}@lipira>`);
         assertReceiptContent(mail, ['MWK 1,000.00', reference, paid.txRef, 'Airtel Money (+265990xxxx00)']);
       }
-      assert.deepEqual(rows.map((row) => row.recipient), [customer, ctx.merchant.email]);
+      assert.deepEqual(
+        rows.map((row) => row.recipient),
+        [customer, ctx.merchant.email],
+      );
     });
   });
 }

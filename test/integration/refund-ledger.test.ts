@@ -25,13 +25,32 @@ import { AIRTEL_REF, TEST_NUMBERS } from '../helpers/mobile-money.ts';
 
 /** A successful direct charge of MWK 1,000 recorded through the payment services; its row. */
 async function paidCharge(database: Database, merchant: MerchantCredentials) {
-  const request = { mobile: TEST_NUMBERS.airtelSuccess, mobile_money_operator_ref_id: AIRTEL_REF, amount: 1000, charge_id: uniqueRef('charge') };
+  const request = {
+    mobile: TEST_NUMBERS.airtelSuccess,
+    mobile_money_operator_ref_id: AIRTEL_REF,
+    amount: 1000,
+    charge_id: uniqueRef('charge'),
+  };
   const { charge } = await insertDirectRecord(
     database,
-    { owner: { merchantId: merchant.id, mode: 'test' }, request, kind: 'payment', type: 'Direct API Payment', wallet: parseMalawiMobile(request.mobile)!, hash: hashDirectRequest('payment', request), feeMinor: 0, nextAction: 'approve', providerState: null, checkAt: null },
+    {
+      owner: { merchantId: merchant.id, mode: 'test' },
+      request,
+      kind: 'payment',
+      type: 'Direct API Payment',
+      wallet: parseMalawiMobile(request.mobile)!,
+      hash: hashDirectRequest('payment', request),
+      feeMinor: 0,
+      nextAction: 'approve',
+      providerState: null,
+      checkAt: null,
+    },
     Date.now(),
   );
-  return (await completeDirectCharge(paymentDeps(loadConfig({}), database), charge, { status: 'success', transId: 'sandbox' }))!;
+  return (await completeDirectCharge(paymentDeps(loadConfig({}), database), charge, {
+    status: 'success',
+    transId: 'sandbox',
+  }))!;
 }
 
 for (const kind of DATABASE_KINDS) {
@@ -42,21 +61,45 @@ for (const kind of DATABASE_KINDS) {
       try {
         await migrateToLatest(database);
         const { db } = database;
-        const merchant = await createMerchant(db, { name: 'Throwaway', email: 'x@example.com', webhookUrl: null, feeBasisPoints: 300 });
+        const merchant = await createMerchant(db, {
+          name: 'Throwaway',
+          email: 'x@example.com',
+          webhookUrl: null,
+          feeBasisPoints: 300,
+        });
         const charge = await paidCharge(database, merchant);
-        const refund = await refundPayment(database, { merchantId: merchant.id, mode: 'test' }, { chargeId: charge.charge_id }, { amount: 100 });
+        const refund = await refundPayment(
+          database,
+          { merchantId: merchant.id, mode: 'test' },
+          { chargeId: charge.charge_id },
+          { amount: 100 },
+        );
         assert.deepEqual(await checkLedger(db), []);
 
         await db.updateTable('charges').set({ refunded_minor: 50_00 }).where('id', '=', charge.id).execute();
-        assert.deepEqual(await checkLedger(db), [`charge ${charge.id} (success) shows 5000 refunded, but its refunds count 10000`]);
+        assert.deepEqual(await checkLedger(db), [
+          `charge ${charge.id} (success) shows 5000 refunded, but its refunds count 10000`,
+        ]);
         await db.updateTable('charges').set({ refunded_minor: 100_00 }).where('id', '=', charge.id).execute();
 
-        await assert.rejects(db.updateTable('charges').set({ refunded_minor: 1000_01 }).where('id', '=', charge.id).execute(), /CHECK constraint|check constraint/i);
+        await assert.rejects(
+          db.updateTable('charges').set({ refunded_minor: 1000_01 }).where('id', '=', charge.id).execute(),
+          /CHECK constraint|check constraint/i,
+        );
         assert.equal((await findCharge(db, charge.id))!.refunded_minor, 100_00);
 
-        const movement = { merchantId: merchant.id, mode: 'test' as const, currency: 'MWK', amountMinor: 100_00, feeMinor: 0, reference: refund.id };
+        const movement = {
+          merchantId: merchant.id,
+          mode: 'test' as const,
+          currency: 'MWK',
+          amountMinor: 100_00,
+          feeMinor: 0,
+          reference: refund.id,
+        };
         await db.transaction().execute((trx) => reserveRefund(trx, movement, Date.now()));
-        assert.deepEqual(await checkLedger(db), [`merchant refund ${refund.id} (pending) reserved 2 times (20000 in all) and released 0 times`]);
+        assert.deepEqual(await checkLedger(db), [
+          `merchant refund ${refund.id} (pending) reserved 2 times (20000 in all) and released 0 times`,
+        ]);
       } finally {
         await database.close();
         await throwaway.drop();
@@ -82,28 +125,86 @@ for (const kind of DATABASE_KINDS) {
         });
         assert.equal((await before0009.migrateToLatest()).error, undefined);
         const { db } = database;
-        const merchant = await createMerchant(db, { name: 'Upgraded', email: 'u@example.com', webhookUrl: null, feeBasisPoints: 300 });
+        const merchant = await createMerchant(db, {
+          name: 'Upgraded',
+          email: 'u@example.com',
+          webhookUrl: null,
+          feeBasisPoints: 300,
+        });
         const now = Date.now();
         const charge = (id: string, amountMinor: number) => ({
-          id, merchant_id: merchant.id, mode: 'test' as const, charge_id: uniqueRef('old'), ref_id: ids.reference(), session_id: null, kind: 'payment' as const, channel: 'mobile_money' as const,
-          operator: 'airtel' as const, mobile: '+265990xxxx00', card_brand: null, card_number: null, card_expiry: null, status: 'success' as const, next_action: null, failure_reason: null,
-          provider_state: null, check_at: null, amount_minor: amountMinor, currency: 'MWK', fee_minor: 0, first_name: null, last_name: null, email: null, trans_id: null, attempts: 1,
-          created_at: now, completed_at: now, updated_at: now,
+          id,
+          merchant_id: merchant.id,
+          mode: 'test' as const,
+          charge_id: uniqueRef('old'),
+          ref_id: ids.reference(),
+          session_id: null,
+          kind: 'payment' as const,
+          channel: 'mobile_money' as const,
+          operator: 'airtel' as const,
+          mobile: '+265990xxxx00',
+          card_brand: null,
+          card_number: null,
+          card_expiry: null,
+          status: 'success' as const,
+          next_action: null,
+          failure_reason: null,
+          provider_state: null,
+          check_at: null,
+          amount_minor: amountMinor,
+          currency: 'MWK',
+          fee_minor: 0,
+          first_name: null,
+          last_name: null,
+          email: null,
+          trans_id: null,
+          attempts: 1,
+          created_at: now,
+          completed_at: now,
+          updated_at: now,
         });
-        await db.insertInto('charges').values([charge('chg_refunded', 1000_00), charge('chg_failed_refund', 500_00), charge('chg_untouched', 700_00)]).execute();
+        await db
+          .insertInto('charges')
+          .values([
+            charge('chg_refunded', 1000_00),
+            charge('chg_failed_refund', 500_00),
+            charge('chg_untouched', 700_00),
+          ])
+          .execute();
         const refund = (chargeRef: string, status: 'success' | 'failed') => ({
-          id: ids.refundRow(), refund_id: ids.refund(), merchant_id: merchant.id, mode: 'test' as const, charge_ref: chargeRef, source: 'uncounted' as const, amount_minor: chargeRef === 'chg_refunded' ? 1000_00 : 500_00,
-          currency: 'MWK', status, reason: null, failure_reason: null, provider_state: null, check_at: null, created_at: now, completed_at: now, updated_at: now,
+          id: ids.refundRow(),
+          refund_id: ids.refund(),
+          merchant_id: merchant.id,
+          mode: 'test' as const,
+          charge_ref: chargeRef,
+          source: 'uncounted' as const,
+          amount_minor: chargeRef === 'chg_refunded' ? 1000_00 : 500_00,
+          currency: 'MWK',
+          status,
+          reason: null,
+          failure_reason: null,
+          provider_state: null,
+          check_at: null,
+          created_at: now,
+          completed_at: now,
+          updated_at: now,
         });
-        await db.insertInto('refunds').values([refund('chg_refunded', 'success'), refund('chg_failed_refund', 'failed')]).execute();
+        await db
+          .insertInto('refunds')
+          .values([refund('chg_refunded', 'success'), refund('chg_failed_refund', 'failed')])
+          .execute();
 
         const applied = await migrateToLatest(database);
         assert.ok(applied.includes('0009_refund_totals'), applied.join(', '));
         const totals = await db.selectFrom('charges').select(['id', 'refunded_minor']).orderBy('id').execute();
         assert.deepEqual(
           totals.map((row) => [row.id, Number(row.refunded_minor)]),
-          [['chg_failed_refund', 500_00], ['chg_refunded', 1000_00], ['chg_untouched', 0]],
-          'money held for an uncounted refund stays counted even when the refund failed: it is the customer\'s',
+          [
+            ['chg_failed_refund', 500_00],
+            ['chg_refunded', 1000_00],
+            ['chg_untouched', 0],
+          ],
+          "money held for an uncounted refund stays counted even when the refund failed: it is the customer's",
         );
       } finally {
         await database.close();

@@ -36,8 +36,16 @@ import type { Receiver } from '../helpers/receiver.ts';
 
 /** The refund as merchants read it (contract §10.2). */
 const REFUND_KEYS = ['amount', 'charge_id', 'completed_at', 'created_at', 'currency', 'reason', 'refund_id', 'status'];
-const OVER_BALANCE = { status: 'failed', message: { amount: ['The refund exceeds the available balance.'] }, data: null };
-const REFUNDED_IN_FULL = { status: 'failed', message: { amount: ['The payment has already been refunded in full.'] }, data: null };
+const OVER_BALANCE = {
+  status: 'failed',
+  message: { amount: ['The refund exceeds the available balance.'] },
+  data: null,
+};
+const REFUNDED_IN_FULL = {
+  status: 'failed',
+  message: { amount: ['The payment has already been refunded in full.'] },
+  data: null,
+};
 const NOT_FOUND = { status: 'failed', message: 'Transaction not found.', data: null };
 
 for (const kind of DATABASE_KINDS) {
@@ -48,16 +56,24 @@ for (const kind of DATABASE_KINDS) {
     const db = () => ctx.gw.gateway.database.db;
 
     const refund = (key: string | null, body: unknown) => call(ctx.gw.url, '/refunds', { key, body });
-    const cardRefund = (key: string | null, chargeId: string, body?: unknown) => call(ctx.gw.url, `/charge-card/refund/${chargeId}`, { key, method: 'POST', ...(body !== undefined && { body }) });
+    const cardRefund = (key: string | null, chargeId: string, body?: unknown) =>
+      call(ctx.gw.url, `/charge-card/refund/${chargeId}`, { key, method: 'POST', ...(body !== undefined && { body }) });
     const readRefund = (key: string | null, refundId: string) => call(ctx.gw.url, `/refunds/${refundId}`, { key });
     const listRefunds = (key: string | null, query = '') => call(ctx.gw.url, `/refunds${query}`, { key });
     const verifySession = (key: string, txRef: string) => call(ctx.gw.url, `/verify-payment/${txRef}`, { key });
 
     /** A direct mobile money charge of `amount`, settled at once as successful; its collection (net of the 3 % fee) stays in the collection balance. */
-    async function paidCharge(merchant: MerchantCredentials, amount = 1000, overrides: Record<string, unknown> = {}): Promise<string> {
+    async function paidCharge(
+      merchant: MerchantCredentials,
+      amount = 1000,
+      overrides: Record<string, unknown> = {},
+    ): Promise<string> {
       const body = chargeBody({ amount, ...overrides });
       assert.equal((await initializeCharge(ctx.gw, merchant.test_secret_key, body)).status, 201);
-      assert.equal((await verify(ctx.gw, merchant.test_secret_key, String(body.charge_id), 'success')).body.data.status, 'success');
+      assert.equal(
+        (await verify(ctx.gw, merchant.test_secret_key, String(body.charge_id), 'success')).body.data.status,
+        'success',
+      );
       return String(body.charge_id);
     }
 
@@ -67,7 +83,11 @@ for (const kind of DATABASE_KINDS) {
       const client = new CheckoutClient(ctx.gw.url);
       const pagePath = new URL(created.body.data.checkout_url).pathname;
       await client.get(pagePath);
-      const posted = await client.post(`${pagePath}/pay/card`, { card_number: '4242 4242 4242 4242', expiry: '12/40', cvv: '123' });
+      const posted = await client.post(`${pagePath}/pay/card`, {
+        card_number: '4242 4242 4242 4242',
+        expiry: '12/40',
+        cvv: '123',
+      });
       assert.equal(posted.status, 303, posted.text.slice(0, 300));
       return new URL(posted.location!).pathname.split('/').pop()!;
     }
@@ -98,9 +118,17 @@ for (const kind of DATABASE_KINDS) {
       return Object.fromEntries(rows.map((row) => [row.kind, Number(row.amount_minor)]));
     }
 
-    const refundRows = (merchantId: string) => db().selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).execute();
+    const refundRows = (merchantId: string) =>
+      db().selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).execute();
     const ledgerKinds = async (refundRowId: string) =>
-      (await db().selectFrom('ledger_transactions').select('kind').where('reference', '=', refundRowId).orderBy('created_at').execute()).map((row) => row.kind);
+      (
+        await db()
+          .selectFrom('ledger_transactions')
+          .select('kind')
+          .where('reference', '=', refundRowId)
+          .orderBy('created_at')
+          .execute()
+      ).map((row) => row.kind);
     const merchantAccounts = async (merchantId: string, mode: 'test' | 'live' = 'test') => ({
       collection: await accountMinor(ctx.gw, merchantId, 'collection', mode),
       main: await accountMinor(ctx.gw, merchantId, 'main', mode),
@@ -117,7 +145,9 @@ for (const kind of DATABASE_KINDS) {
     test('a checkout payment refunded in full by tx_ref: 201 with the refund, pending until the sandbox completes it, verify shows it, the ledger moves it', async () => {
       const merchant = await ctx.gw.newMerchant();
       await fundMainBalance(ctx.gw, merchant, 1000);
-      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess, { amount: 1000 });
+      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess, {
+        amount: 1000,
+      });
       const [chargeId] = await attemptChargeIds(ctx.gw, merchant.id, paid.txRef);
       assert.deepEqual(await merchantAccounts(merchant.id), { collection: 970_00, main: 970_00, refundsDue: 0 });
       const externalBefore = await accountMinor(ctx.gw, 'system', 'external');
@@ -137,14 +167,25 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(created.completed_at, null);
       // The whole amount leaves the balance at once: the 970 collected first, then 30 from main.
       assert.deepEqual(await reserveOf(created.refund_id), { collection: -970_00, main: -30_00, refunds_due: 1000_00 });
-      assert.deepEqual({ ...(await merchantAccounts(merchant.id)), refundsDue: 0 }, { collection: 0, main: 940_00, refundsDue: 0 });
+      assert.deepEqual(
+        { ...(await merchantAccounts(merchant.id)), refundsDue: 0 },
+        { collection: 0, main: 940_00, refundsDue: 0 },
+      );
 
       const done = await ended(merchant.test_secret_key, created.refund_id);
       assert.equal(done.status, 'success');
       assert.match(String(done.completed_at), TIMESTAMP);
-      assert.deepEqual({ ...done, status: 'pending', completed_at: null }, created, 'the refund read back is the one created');
+      assert.deepEqual(
+        { ...done, status: 'pending', completed_at: null },
+        created,
+        'the refund read back is the one created',
+      );
       assert.deepEqual(await merchantAccounts(merchant.id), { collection: 0, main: 940_00, refundsDue: 0 });
-      assert.equal((await accountMinor(ctx.gw, 'system', 'external')) - externalBefore, 1000_00, 'the money went back out to the customer');
+      assert.equal(
+        (await accountMinor(ctx.gw, 'system', 'external')) - externalBefore,
+        1000_00,
+        'the money went back out to the customer',
+      );
       const [row] = await refundRows(merchant.id);
       assert.equal(row!.source, 'merchant');
       assert.deepEqual(await ledgerKinds(row!.id), ['refund_reserve', 'refund_complete']);
@@ -190,12 +231,23 @@ for (const kind of DATABASE_KINDS) {
 
       const tooMuch = await refund(merchant.test_secret_key, { charge_id: chargeId, amount: 601 });
       assert.equal(tooMuch.status, 400);
-      assert.deepEqual(tooMuch.body, { status: 'failed', message: { amount: ['The amount must not be greater than 600, what is left to refund.'] }, data: null });
+      assert.deepEqual(tooMuch.body, {
+        status: 'failed',
+        message: { amount: ['The amount must not be greater than 600, what is left to refund.'] },
+        data: null,
+      });
       const rest = await refund(merchant.test_secret_key, { charge_id: chargeId });
       assert.equal(rest.status, 201, rest.text);
       assert.equal(rest.body.data.amount, 600, 'no amount: what is left');
-      assert.deepEqual((await refund(merchant.test_secret_key, { charge_id: chargeId, amount: 1 })).body, REFUNDED_IN_FULL);
-      assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), { main: '940.00', collection: 0 }, 'the 570 left of the collection, then 30 from main');
+      assert.deepEqual(
+        (await refund(merchant.test_secret_key, { charge_id: chargeId, amount: 1 })).body,
+        REFUNDED_IN_FULL,
+      );
+      assert.deepEqual(
+        await walletBalance(ctx.gw, merchant.test_secret_key),
+        { main: '940.00', collection: 0 },
+        'the 570 left of the collection, then 30 from main',
+      );
 
       await ended(merchant.test_secret_key, first.body.data.refund_id);
       await ended(merchant.test_secret_key, rest.body.data.refund_id);
@@ -203,7 +255,11 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(after.body.data.refunded_amount, 1000);
       assert.equal(after.body.data.refund_status, 'full');
       const listed = await listRefunds(merchant.test_secret_key, `?charge_id=${chargeId}`);
-      assert.deepEqual(listed.body.data.map((r: { refund_id: string }) => r.refund_id), [rest.body.data.refund_id, first.body.data.refund_id], 'newest first');
+      assert.deepEqual(
+        listed.body.data.map((r: { refund_id: string }) => r.refund_id),
+        [rest.body.data.refund_id, first.body.data.refund_id],
+        'newest first',
+      );
       assert.ok(listed.body.data.every((r: { status: string }) => r.status === 'success'));
     });
 
@@ -232,7 +288,9 @@ for (const kind of DATABASE_KINDS) {
       const mobile = await paidCharge(merchant);
       const refused = await cardRefund(merchant.test_secret_key, mobile);
       assert.equal(refused.status, 400);
-      assert.deepEqual(refused.body.message, { charge_id: ['This payment was not made by card: refund it with POST /refunds.'] });
+      assert.deepEqual(refused.body.message, {
+        charge_id: ['This payment was not made by card: refund it with POST /refunds.'],
+      });
     });
 
     test('refusals leave no refund and move no money', async () => {
@@ -260,15 +318,31 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual((await cardRefund(key, 'never-made')).body, NOT_FOUND);
       field(await refund(key, { charge_id: pendingCharge }), 'charge_id', 'Only a successful payment can be refunded.');
       field(await cardRefund(key, pendingCharge), 'charge_id', 'Only a successful payment can be refunded.');
-      field(await refund(key, { charge_id: failed.charge_id }), 'charge_id', 'Only a successful payment can be refunded.');
+      field(
+        await refund(key, { charge_id: failed.charge_id }),
+        'charge_id',
+        'Only a successful payment can be refunded.',
+      );
       field(await refund(key, { tx_ref: openSession.tx_ref }), 'tx_ref', 'Only a successful payment can be refunded.');
       field(await refund(key, { charge_id: payout.charge_id }), 'charge_id', 'A payout cannot be refunded.');
-      field(await refund(key, { charge_id: paid, amount: 1001 }), 'amount', 'The amount must not be greater than 1000, what is left to refund.');
+      field(
+        await refund(key, { charge_id: paid, amount: 1001 }),
+        'amount',
+        'The amount must not be greater than 1000, what is left to refund.',
+      );
       field(await refund(key, {}), 'charge_id', 'The charge id field is required when tx ref is not present.');
-      field(await refund(key, { charge_id: paid, tx_ref: openSession.tx_ref }), 'charge_id', 'The charge id field prohibits tx ref from being present.');
+      field(
+        await refund(key, { charge_id: paid, tx_ref: openSession.tx_ref }),
+        'charge_id',
+        'The charge id field prohibits tx ref from being present.',
+      );
       field(await refund(key, { charge_id: paid, amount: 0 }), 'amount', 'The amount must be at least 1.');
       field(await refund(key, { charge_id: paid, amount: '10.5' }), 'amount', 'The amount must be an integer.');
-      field(await refund(key, { charge_id: paid, reason: 'x'.repeat(501) }), 'reason', 'The reason must not be greater than 500 characters.');
+      field(
+        await refund(key, { charge_id: paid, reason: 'x'.repeat(501) }),
+        'reason',
+        'The reason must not be greater than 500 characters.',
+      );
       field(await refund(key, { charge_id: 'has space' }), 'charge_id', 'The charge id format is invalid.');
       field(await cardRefund(key, paid, { amount: -5 }), 'amount', 'The amount must be at least 1.');
 
@@ -277,14 +351,18 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await testChargeRow(ctx.gw, merchant.id, paid)).refunded_minor, 0);
     });
 
-    test('a refund naming a currency other than its payment\'s is refused on currency, with no refund and no money moved; the payment\'s own goes through', async () => {
+    test("a refund naming a currency other than its payment's is refused on currency, with no refund and no money moved; the payment's own goes through", async () => {
       const merchant = await ctx.gw.newMerchant();
       const key = merchant.test_secret_key;
       await fundMainBalance(ctx.gw, merchant, 5000);
       const paid = await paidCharge(merchant, 1000);
       const card = await payByCard(ctx.gw.url, key, { amount: 500 });
       const before = await merchantAccounts(merchant.id);
-      const refused = { status: 'failed', message: { currency: ['This payment was made in MWK: it is refunded in MWK only.'] }, data: null };
+      const refused = {
+        status: 'failed',
+        message: { currency: ['This payment was made in MWK: it is refunded in MWK only.'] },
+        data: null,
+      };
       for (const currency of ['USD', 'GBP', 'mwk']) {
         assert.deepEqual((await refund(key, { charge_id: paid, amount: 100, currency })).body, refused, currency);
         assert.deepEqual((await refund(key, { tx_ref: card.txRef, currency })).body, refused, currency);
@@ -323,10 +401,16 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual((await listRefunds(live, `?charge_id=${chargeId}`)).body, NOT_FOUND);
       assert.deepEqual((await listRefunds(live)).body.data, []);
       const other = await ctx.gw.newMerchant('Other Shop');
-      assert.deepEqual((await readRefund(other.test_secret_key, refundId)).body, NOT_FOUND, 'nor does another merchant');
+      assert.deepEqual(
+        (await readRefund(other.test_secret_key, refundId)).body,
+        NOT_FOUND,
+        'nor does another merchant',
+      );
       assert.deepEqual((await refund(other.test_secret_key, { charge_id: chargeId })).body, NOT_FOUND);
       assert.equal((await refundRows(merchant.id)).length, 1);
-      assert.deepEqual((await listRefunds(merchant.test_secret_key, '?charge_id=x&tx_ref=y')).body.message, { charge_id: ['The charge id field prohibits tx ref from being present.'] });
+      assert.deepEqual((await listRefunds(merchant.test_secret_key, '?charge_id=x&tx_ref=y')).body.message, {
+        charge_id: ['The charge id field prohibits tx ref from being present.'],
+      });
       assert.deepEqual((await readRefund(merchant.test_secret_key, 'rf_nothing')).body, NOT_FOUND);
     });
 
@@ -340,12 +424,23 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(res.body, OVER_BALANCE);
       assert.deepEqual(await refundRows(merchant.id), []);
       assert.deepEqual(await merchantAccounts(merchant.id), before);
-      assert.equal((await testChargeRow(ctx.gw, merchant.id, chargeId)).refunded_minor, 0, 'nothing counted as refunded');
+      assert.equal(
+        (await testChargeRow(ctx.gw, merchant.id, chargeId)).refunded_minor,
+        0,
+        'nothing counted as refunded',
+      );
       assert.equal((await verify(ctx.gw, merchant.test_secret_key, chargeId)).body.data.refund_status, null);
       const fits = await refund(merchant.test_secret_key, { charge_id: chargeId, amount: 970 });
       assert.equal(fits.status, 201, fits.text);
-      assert.deepEqual(await reserveOf(fits.body.data.refund_id), { collection: -970_00, refunds_due: 970_00 }, 'all of it from the collection balance');
-      assert.deepEqual({ ...(await merchantAccounts(merchant.id)), refundsDue: 0 }, { collection: 0, main: 0, refundsDue: 0 });
+      assert.deepEqual(
+        await reserveOf(fits.body.data.refund_id),
+        { collection: -970_00, refunds_due: 970_00 },
+        'all of it from the collection balance',
+      );
+      assert.deepEqual(
+        { ...(await merchantAccounts(merchant.id)), refundsDue: 0 },
+        { collection: 0, main: 0, refundsDue: 0 },
+      );
     });
 
     test('a refund that fails (no live provider is connected) gives the merchant back exactly what was reserved, where it came from, and may be asked for again', async () => {
@@ -358,7 +453,11 @@ for (const kind of DATABASE_KINDS) {
 
       const res = await refund(merchant.live_secret_key, { charge_id: chargeId, reason: 'Wrong size' });
       assert.equal(res.status, 201, res.text);
-      assert.deepEqual(await reserveOf(res.body.data.refund_id), { collection: -970_00, main: -30_00, refunds_due: 1000_00 }, 'taken from collection first, then main');
+      assert.deepEqual(
+        await reserveOf(res.body.data.refund_id),
+        { collection: -970_00, main: -30_00, refunds_due: 1000_00 },
+        'taken from collection first, then main',
+      );
       const done = await ended(merchant.live_secret_key, res.body.data.refund_id);
       assert.equal(done.status, 'failed');
       assert.match(String(done.completed_at), TIMESTAMP);
@@ -369,17 +468,29 @@ for (const kind of DATABASE_KINDS) {
       const verified = await verify(ctx.gw, merchant.live_secret_key, chargeId);
       assert.equal(verified.body.data.refunded_amount, 0, 'a failed refund no longer counts');
       assert.equal(verified.body.data.refund_status, null);
-      assert.ok(verified.body.data.logs.some((log: { message: string }) => /^Refund rf_\w+ failed: .*; MWK 1,000\.00 went back to the balance$/.test(log.message)));
+      assert.ok(
+        verified.body.data.logs.some((log: { message: string }) =>
+          /^Refund rf_\w+ failed: .*; MWK 1,000\.00 went back to the balance$/.test(log.message),
+        ),
+      );
 
       // The failure is told to the merchant (live webhooks never go to this loopback receiver: the event is what would be sent).
-      const event = await db().selectFrom('events').selectAll().where('subject_id', '=', row!.id).executeTakeFirstOrThrow();
+      const event = await db()
+        .selectFrom('events')
+        .selectAll()
+        .where('subject_id', '=', row!.id)
+        .executeTakeFirstOrThrow();
       assert.equal(event.type, 'api.refund');
       const payload = JSON.parse(event.payload);
       assert.equal(payload.status, 'failed');
       assert.match(payload.failure_reason, /not available yet/);
       assert.equal(payload.refunded_amount, 0);
       assert.equal(payload.mode, 'live');
-      assert.equal((await db().selectFrom('emails').select('id').where('event_id', '=', event.id).execute()).length, 0, 'no receipt for a refund that failed');
+      assert.equal(
+        (await db().selectFrom('emails').select('id').where('event_id', '=', event.id).execute()).length,
+        0,
+        'no receipt for a refund that failed',
+      );
 
       const again = await refund(merchant.live_secret_key, { charge_id: chargeId, amount: 100 });
       assert.equal(again.status, 201, again.text);
@@ -391,7 +502,9 @@ for (const kind of DATABASE_KINDS) {
     test('the webhook: api.refund when a refund succeeds, flat and signed, naming the refund, the charge and the checkout tx_ref', async () => {
       const { merchant, receiver } = await merchantWithReceiver(ctx.gw, receivers);
       await fundMainBalance(ctx.gw, merchant, 1000);
-      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess, { amount: 1000 });
+      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess, {
+        amount: 1000,
+      });
       const [chargeId] = await attemptChargeIds(ctx.gw, merchant.id, paid.txRef);
       await receiver.waitFor(2, 10_000);
       const seen = receiver.received.length;
@@ -402,8 +515,30 @@ for (const kind of DATABASE_KINDS) {
       const payload = verifyWebhook(request.body, request.headers, merchant.webhook_secret);
       assert.equal(request.headers.signature?.length, 64, 'the PayChangu Signature header too');
       assert.deepEqual(sortedKeys(payload), [
-        'amount', 'authorization', 'chargeId', 'charge_id', 'completed_at', 'created_at', 'currency', 'customization', 'email', 'event_type', 'failure_reason', 'first_name',
-        'last_name', 'mode', 'payment_amount', 'reason', 'reference', 'refund_id', 'refund_status', 'refunded_amount', 'status', 'tx_ref', 'type', 'updated_at',
+        'amount',
+        'authorization',
+        'chargeId',
+        'charge_id',
+        'completed_at',
+        'created_at',
+        'currency',
+        'customization',
+        'email',
+        'event_type',
+        'failure_reason',
+        'first_name',
+        'last_name',
+        'mode',
+        'payment_amount',
+        'reason',
+        'reference',
+        'refund_id',
+        'refund_status',
+        'refunded_amount',
+        'status',
+        'tx_ref',
+        'type',
+        'updated_at',
       ]);
       const session = (await verifySession(merchant.test_secret_key, paid.txRef)).body.data;
       assert.equal(payload.event_type, 'api.refund');
@@ -426,14 +561,24 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(payload.customization, { title: 'Order 7', description: 'Two bags of maize', logo: null });
       assert.equal((payload.authorization as { mobile_number: string }).mobile_number, '+265990xxxx00');
       for (const at of ['created_at', 'completed_at', 'updated_at']) assert.match(String(payload[at]), TIMESTAMP);
-      const deliveries = await call(ctx.gw.url, `/webhooks/deliveries?charge_id=${chargeId}`, { key: merchant.test_secret_key });
-      assert.ok(deliveries.body.data.data.some((d: { event_type: string; tx_ref: string }) => d.event_type === 'api.refund' && d.tx_ref === paid.txRef));
+      const deliveries = await call(ctx.gw.url, `/webhooks/deliveries?charge_id=${chargeId}`, {
+        key: merchant.test_secret_key,
+      });
+      assert.ok(
+        deliveries.body.data.data.some(
+          (d: { event_type: string; tx_ref: string }) => d.event_type === 'api.refund' && d.tx_ref === paid.txRef,
+        ),
+      );
 
       const direct = await paidCharge(merchant, 500);
       await receiver.waitFor(seen + 2);
       assert.equal((await refund(merchant.test_secret_key, { charge_id: direct, amount: 100 })).status, 201);
       await receiver.waitFor(seen + 3);
-      const second = verifyWebhook(receiver.received[seen + 2]!.body, receiver.received[seen + 2]!.headers, merchant.webhook_secret);
+      const second = verifyWebhook(
+        receiver.received[seen + 2]!.body,
+        receiver.received[seen + 2]!.headers,
+        merchant.webhook_secret,
+      );
       assert.equal(second.event_type, 'api.refund');
       assert.equal(second.charge_id, direct);
       assert.equal(second.tx_ref, null, 'a direct charge has no tx_ref');
@@ -448,15 +593,23 @@ for (const kind of DATABASE_KINDS) {
       const client = new CheckoutClient(ctx.gw.url);
       const pagePath = new URL(created.body.data.checkout_url).pathname;
       await client.get(pagePath);
-      assert.equal((await client.post(`${pagePath}/pay/mobile-money`, { mobile: TEST_NUMBERS.airtelSuccess, operator: 'airtel' })).status, 303);
+      assert.equal(
+        (await client.post(`${pagePath}/pay/mobile-money`, { mobile: TEST_NUMBERS.airtelSuccess, operator: 'airtel' }))
+          .status,
+        303,
+      );
       assert.equal((await client.post(`${pagePath}/cancel`, {})).status, 303);
       const [chargeId] = await attemptChargeIds(ctx.gw, merchant.id, String(body.tx_ref));
-      const automatic = await eventually('the uncounted refund', async () => {
-        const listed = await listRefunds(merchant.test_secret_key, `?tx_ref=${String(body.tx_ref)}`);
-        return listed.body.data[0]?.status === 'success' && listed.body.data[0];
-        // Its sandbox completion and the refund worker's rounds come first: on a loaded two-core
-        // machine that took over ten seconds once.
-      }, 30_000);
+      const automatic = await eventually(
+        'the uncounted refund',
+        async () => {
+          const listed = await listRefunds(merchant.test_secret_key, `?tx_ref=${String(body.tx_ref)}`);
+          return listed.body.data[0]?.status === 'success' && listed.body.data[0];
+          // Its sandbox completion and the refund worker's rounds come first: on a loaded two-core
+          // machine that took over ten seconds once.
+        },
+        30_000,
+      );
       assert.equal(automatic.charge_id, chargeId);
       assert.equal(automatic.amount, 1000);
       assert.equal(automatic.reason, 'the payment had already ended');
@@ -465,7 +618,18 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(verified.body.data.refund_status, 'full');
       assert.deepEqual((await refund(merchant.test_secret_key, { charge_id: chargeId })).body, REFUNDED_IN_FULL);
       field400(await refund(merchant.test_secret_key, { tx_ref: body.tx_ref }), 'tx_ref');
-      assert.equal((await db().selectFrom('events').select('id').where('type', '=', 'api.refund').where('merchant_id', '=', merchant.id).execute()).length, 0, 'no webhook for a payment the merchant never had');
+      assert.equal(
+        (
+          await db()
+            .selectFrom('events')
+            .select('id')
+            .where('type', '=', 'api.refund')
+            .where('merchant_id', '=', merchant.id)
+            .execute()
+        ).length,
+        0,
+        'no webhook for a payment the merchant never had',
+      );
     });
 
     for (const kind2 of ['an amount each', 'no amount (all of it) each'] as const) {
@@ -482,17 +646,30 @@ for (const kind of DATABASE_KINDS) {
         for (const res of lost) {
           assert.equal(res.status, 400, res.text);
           assert.ok(
-            [REFUNDED_IN_FULL.message.amount[0], 'The amount must not be greater than 200, what is left to refund.'].includes(res.body.message.amount?.[0]),
+            [
+              REFUNDED_IN_FULL.message.amount[0],
+              'The amount must not be greater than 200, what is left to refund.',
+            ].includes(res.body.message.amount?.[0]),
             res.text,
           );
         }
         const refunded = won.reduce((sum, res) => sum + Number(res.body.data.amount), 0);
         assert.equal((await testChargeRow(ctx.gw, merchant.id, chargeId)).refunded_minor, refunded * 100);
         assert.equal((await refundRows(merchant.id)).length, won.length);
-        for (const res of won) assert.equal((await reserveOf(res.body.data.refund_id)).refunds_due, Number(res.body.data.amount) * 100, 'each winner set its own amount aside');
-        for (const res of won) assert.equal((await ended(merchant.test_secret_key, res.body.data.refund_id)).status, 'success');
+        for (const res of won)
+          assert.equal(
+            (await reserveOf(res.body.data.refund_id)).refunds_due,
+            Number(res.body.data.amount) * 100,
+            'each winner set its own amount aside',
+          );
+        for (const res of won)
+          assert.equal((await ended(merchant.test_secret_key, res.body.data.refund_id)).status, 'success');
         const after = await merchantAccounts(merchant.id);
-        assert.equal(after.collection + after.main, before.collection + before.main - refunded * 100, 'the balance paid for exactly what was refunded');
+        assert.equal(
+          after.collection + after.main,
+          before.collection + before.main - refunded * 100,
+          'the balance paid for exactly what was refunded',
+        );
         assert.equal(after.refundsDue, 0);
       });
     }
@@ -500,31 +677,65 @@ for (const kind of DATABASE_KINDS) {
     test('lipira refunds create and list: what the API does, from the command line', async () => {
       const merchant = await ctx.gw.newMerchant();
       await fundMainBalance(ctx.gw, merchant, 1000);
-      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess, { amount: 1000 });
+      const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess, {
+        amount: 1000,
+      });
       const env = { DATABASE_URL: ctx.gw.database.url };
       const base = ['--merchant', merchant.id];
 
-      const created = await lipira(['refunds', 'create', '--tx-ref', paid.txRef, ...base, '--amount', '250', '--reason', 'Returned by post', '--json'], env);
+      const created = await lipira(
+        [
+          'refunds',
+          'create',
+          '--tx-ref',
+          paid.txRef,
+          ...base,
+          '--amount',
+          '250',
+          '--reason',
+          'Returned by post',
+          '--json',
+        ],
+        env,
+      );
       assert.equal(created.code, 0, created.stderr);
       const view = JSON.parse(created.stdout);
       assertRefundShape(view);
       assert.equal(view.amount, 250);
       assert.equal(view.reason, 'Returned by post');
-      assert.deepEqual((await readRefund(merchant.test_secret_key, view.refund_id)).body.data.refund_id, view.refund_id, 'the API reads it');
-      assert.equal((await ended(merchant.test_secret_key, view.refund_id)).status, 'success', 'the running gateway handed it over');
+      assert.deepEqual(
+        (await readRefund(merchant.test_secret_key, view.refund_id)).body.data.refund_id,
+        view.refund_id,
+        'the API reads it',
+      );
+      assert.equal(
+        (await ended(merchant.test_secret_key, view.refund_id)).status,
+        'success',
+        'the running gateway handed it over',
+      );
 
       const plain = await lipira(['refunds', 'create', '--tx-ref', paid.txRef, ...base, '--amount', '100'], env);
       assert.equal(plain.code, 0, plain.stderr);
-      assert.match(plain.stdout, /^Refund rf_\w{20} of MWK 100 for charge ch_\w+ is pending: a running gateway hands it to the provider\.$/m);
+      assert.match(
+        plain.stdout,
+        /^Refund rf_\w{20} of MWK 100 for charge ch_\w+ is pending: a running gateway hands it to the provider\.$/m,
+      );
 
       const listed = await lipira(['refunds', 'list', ...base, '--tx-ref', paid.txRef, '--json'], env);
       assert.equal(listed.code, 0, listed.stderr);
       const rows = JSON.parse(listed.stdout);
-      assert.deepEqual(rows.map((row: { amount: number }) => row.amount), [100, 250], 'newest first');
+      assert.deepEqual(
+        rows.map((row: { amount: number }) => row.amount),
+        [100, 250],
+        'newest first',
+      );
       rows.forEach(assertRefundShape);
       const text = await lipira(['refunds', 'list', ...base], env);
       assert.equal(text.code, 0, text.stderr);
-      assert.match(text.stdout, new RegExp(`^${view.refund_id}  \\S+  success  MWK 250  ch_\\w+  Returned by post$`, 'm'));
+      assert.match(
+        text.stdout,
+        new RegExp(`^${view.refund_id}  \\S+  success  MWK 250  ch_\\w+  Returned by post$`, 'm'),
+      );
       assert.equal((await lipira(['refunds', 'list', ...base, '--mode', 'live'], env)).stdout.trim(), 'No refunds.');
 
       const refused = (result: CliResult, code: number, pattern: RegExp) => {
@@ -532,12 +743,32 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
         assert.match(result.stderr, pattern);
       };
-      refused(await lipira(['refunds', 'create', '--tx-ref', paid.txRef, ...base, '--amount', '651'], env), 1, /^lipira: The amount must not be greater than 650, what is left to refund\.$/m);
-      refused(await lipira(['refunds', 'create', '--tx-ref', paid.txRef, ...base, '--mode', 'live'], env), 1, /Transaction not found\./);
-      refused(await lipira(['refunds', 'create', '--tx-ref', paid.txRef, '--merchant', 'mer_missing'], env), 1, /no merchant with id "mer_missing"/);
+      refused(
+        await lipira(['refunds', 'create', '--tx-ref', paid.txRef, ...base, '--amount', '651'], env),
+        1,
+        /^lipira: The amount must not be greater than 650, what is left to refund\.$/m,
+      );
+      refused(
+        await lipira(['refunds', 'create', '--tx-ref', paid.txRef, ...base, '--mode', 'live'], env),
+        1,
+        /Transaction not found\./,
+      );
+      refused(
+        await lipira(['refunds', 'create', '--tx-ref', paid.txRef, '--merchant', 'mer_missing'], env),
+        1,
+        /no merchant with id "mer_missing"/,
+      );
       refused(await lipira(['refunds', 'create', ...base], env), 2, /one of --charge-id or --tx-ref is required/);
-      refused(await lipira(['refunds', 'create', '--tx-ref', paid.txRef, '--charge-id', 'x', ...base], env), 2, /not both/);
-      refused(await lipira(['refunds', 'create', '--tx-ref', paid.txRef, ...base, '--amount', '10.5'], env), 2, /--amount must be a whole number/);
+      refused(
+        await lipira(['refunds', 'create', '--tx-ref', paid.txRef, '--charge-id', 'x', ...base], env),
+        2,
+        /not both/,
+      );
+      refused(
+        await lipira(['refunds', 'create', '--tx-ref', paid.txRef, ...base, '--amount', '10.5'], env),
+        2,
+        /--amount must be a whole number/,
+      );
       refused(await lipira(['refunds', 'create', '--tx-ref', paid.txRef], env), 2, /--merchant is required/);
       refused(await lipira(['refunds', 'list', ...base, '--mode', 'staging'], env), 2, /--mode must be test or live/);
       refused(await lipira(['refunds', 'undo'], env), 2, /usage: lipira refunds create/);
@@ -548,7 +779,13 @@ for (const kind of DATABASE_KINDS) {
       for (let round = 0; round < 3; round++) {
         const merchant = await ctx.gw.newMerchant();
         await fundMainBalance(ctx.gw, merchant, 1000);
-        const chargeId = (await db().selectFrom('charges').select('charge_id').where('merchant_id', '=', merchant.id).executeTakeFirstOrThrow()).charge_id;
+        const chargeId = (
+          await db()
+            .selectFrom('charges')
+            .select('charge_id')
+            .where('merchant_id', '=', merchant.id)
+            .executeTakeFirstOrThrow()
+        ).charge_id;
         assert.deepEqual(await merchantAccounts(merchant.id), { collection: 0, main: 970_00, refundsDue: 0 });
         const [refunded, paidOut] = await Promise.all([
           refund(merchant.test_secret_key, { charge_id: chargeId, amount: 600 }),
@@ -562,7 +799,11 @@ for (const kind of DATABASE_KINDS) {
           assert.ok([600_00, 0].includes(accounts.refundsDue), 'held for the customer until the refund completes');
         } else {
           assert.deepEqual(refunded.body, OVER_BALANCE);
-          assert.deepEqual(accounts, { collection: 0, main: 465_00, refundsDue: 0 }, '970 less the payout of 500 and its fee of 5');
+          assert.deepEqual(
+            accounts,
+            { collection: 0, main: 465_00, refundsDue: 0 },
+            '970 less the payout of 500 and its fee of 5',
+          );
         }
       }
     });
@@ -579,12 +820,36 @@ function field400(res: ApiResponse, name: string): void {
  * takes only test keys and no live operator is connected in this build); answers its charge_id.
  */
 async function paidLiveCharge(gw: TestGateway, merchant: MerchantCredentials, amount: number): Promise<string> {
-  const request = { mobile: TEST_NUMBERS.airtelSuccess, mobile_money_operator_ref_id: AIRTEL_REF, amount, charge_id: uniqueRef('live'), email: 'jane@example.com', first_name: 'Jane', last_name: 'Banda' };
+  const request = {
+    mobile: TEST_NUMBERS.airtelSuccess,
+    mobile_money_operator_ref_id: AIRTEL_REF,
+    amount,
+    charge_id: uniqueRef('live'),
+    email: 'jane@example.com',
+    first_name: 'Jane',
+    last_name: 'Banda',
+  };
   const { charge } = await insertDirectRecord(
     gw.gateway.database,
-    { owner: { merchantId: merchant.id, mode: 'live' }, request, kind: 'payment', type: 'Direct API Payment', wallet: parseMalawiMobile(request.mobile)!, hash: hashDirectRequest('payment', request), feeMinor: 0, nextAction: 'approve', providerState: null, checkAt: null },
+    {
+      owner: { merchantId: merchant.id, mode: 'live' },
+      request,
+      kind: 'payment',
+      type: 'Direct API Payment',
+      wallet: parseMalawiMobile(request.mobile)!,
+      hash: hashDirectRequest('payment', request),
+      feeMinor: 0,
+      nextAction: 'approve',
+      providerState: null,
+      checkAt: null,
+    },
     Date.now(),
   );
-  assert.ok(await completeDirectCharge(paymentDeps(loadConfig({}), gw.gateway.database), charge, { status: 'success', transId: `live-${charge.ref_id}` }));
+  assert.ok(
+    await completeDirectCharge(paymentDeps(loadConfig({}), gw.gateway.database), charge, {
+      status: 'success',
+      transId: `live-${charge.ref_id}`,
+    }),
+  );
   return request.charge_id;
 }

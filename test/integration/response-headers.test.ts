@@ -8,7 +8,11 @@ import { randomBase62 } from '../../src/shared/ids.ts';
 
 const HSTS = 'max-age=31536000';
 /** Each keyless request below comes from an address of its own, except the ones meant to be limited. */
-const LIMITS = { CLIENT_ADDRESS_HEADER: 'x-forwarded-for', RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1', RATE_LIMIT_ADDRESS_BURST: '2' };
+const LIMITS = {
+  CLIENT_ADDRESS_HEADER: 'x-forwarded-for',
+  RATE_LIMIT_PER_ADDRESS_PER_SECOND: '1',
+  RATE_LIMIT_ADDRESS_BURST: '2',
+};
 
 const fromAddress = (address: string): Record<string, string> => ({ 'x-forwarded-for': address });
 let nextAddress = 0;
@@ -32,7 +36,12 @@ function apiAnswers(key: string): Array<[string, number, string, ApiRequest]> {
     ['liveness', 200, '/healthz', {}],
     ['a session created', 201, '/payment', { key, body: currentBody() }],
     ['a validation error', 400, '/payment', { key, body: { amount: 'lots' } }],
-    ['a body that is not an object', 400, '/payment', { key, rawBody: '[1]', headers: { 'content-type': 'application/json' } }],
+    [
+      'a body that is not an object',
+      400,
+      '/payment',
+      { key, rawBody: '[1]', headers: { 'content-type': 'application/json' } },
+    ],
     ['an unknown key', 401, '/verify-payment/x', { key: `sec-test-${randomBase62(32)}`, headers: freshAddress() }],
     ['an unknown route', 404, '/no/such/route', { headers: freshAddress() }],
     ['a path that cannot be decoded', 404, '/verify-payment/%E0%A4%A', { key }],
@@ -59,7 +68,8 @@ for (const kind of DATABASE_KINDS) {
     test('a refusal by the address limit (429) says nosniff and no-store too', async () => {
       const limited = fromAddress('203.0.113.99');
       let res = await call(ctx.gw.url, '/no/such/route', { headers: limited });
-      for (let tries = 0; res.status !== 429 && tries < 5; tries++) res = await call(ctx.gw.url, '/no/such/route', { headers: limited });
+      for (let tries = 0; res.status !== 429 && tries < 5; tries++)
+        res = await call(ctx.gw.url, '/no/such/route', { headers: limited });
       assert.equal(res.status, 429, res.text);
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
       assert.equal(res.headers.get('cache-control'), 'no-store');

@@ -31,11 +31,16 @@ interface WireRequest {
 /** Sends a request exactly as given, which fetch cannot do (it refuses a body on a GET). */
 function send(base: string, request: WireRequest): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const headers = request.body === undefined ? request.headers : { ...request.headers, 'Content-Length': String(Buffer.byteLength(request.body)) };
+    const headers =
+      request.body === undefined
+        ? request.headers
+        : { ...request.headers, 'Content-Length': String(Buffer.byteLength(request.body)) };
     const outgoing = http.request(new URL(request.path, base), { method: request.method, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+      );
     });
     outgoing.on('error', reject);
     outgoing.end(request.body);
@@ -45,7 +50,10 @@ function send(base: string, request: WireRequest): Promise<Reply> {
 /** Python's json.dumps with its default separators (`", "` and `": "`), which requests uses for `json=`. */
 function pythonJson(value: Json): string {
   if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`).join(', ')}}`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`)
+      .join(', ')}}`;
   return JSON.stringify(value);
 }
 
@@ -56,15 +64,24 @@ const phpJson = (value: Json): string => JSON.stringify(value).replace(/\//g, '\
 const rubyJson = (value: Json): string => JSON.stringify(value);
 
 // Each HTTP library's own default headers, beside the ones the client sets.
-const PYTHON_REQUESTS = { 'User-Agent': 'python-requests/2.34.2', 'Accept-Encoding': 'gzip, deflate', Connection: 'keep-alive' };
+const PYTHON_REQUESTS = {
+  'User-Agent': 'python-requests/2.34.2',
+  'Accept-Encoding': 'gzip, deflate',
+  Connection: 'keep-alive',
+};
 const GUZZLE = { 'User-Agent': 'GuzzleHttp/7' };
 const RUBY_NET_HTTP = { 'User-Agent': 'Ruby', 'Accept-Encoding': 'gzip;q=1.0,deflate;q=0.6,identity;q=0.3' };
 
 const isInteger = (value: unknown) => typeof value === 'number' && Number.isInteger(value);
 const isStringOrNull = (value: unknown) => value === null || typeof value === 'string';
 
-function assertFields(record: Record<string, unknown>, checks: Record<string, (value: unknown) => boolean>, who: string): void {
-  for (const [field, check] of Object.entries(checks)) assert.ok(check(record[field]), `${who} reads ${field} = ${JSON.stringify(record[field])}`);
+function assertFields(
+  record: Record<string, unknown>,
+  checks: Record<string, (value: unknown) => boolean>,
+  who: string,
+): void {
+  for (const [field, check] of Object.entries(checks))
+    assert.ok(check(record[field]), `${who} reads ${field} = ${JSON.stringify(record[field])}`);
 }
 
 /**
@@ -108,7 +125,12 @@ for (const kind of DATABASE_KINDS) {
 
     describe('the Python SDK (mzati-paychangu/paychangu_python_sdk)', () => {
       // src/paychangu/_http.py: one requests.Session with Accept, Content-Type and Authorization on every request, GETs included.
-      const headers = () => ({ ...PYTHON_REQUESTS, Accept: 'application/json', 'Content-Type': 'application/json', Authorization: bearer() });
+      const headers = () => ({
+        ...PYTHON_REQUESTS,
+        Accept: 'application/json',
+        'Content-Type': 'application/json',
+        Authorization: bearer(),
+      });
 
       test('checkout: initiate with a string amount and a null inside customization, pay, verify', async () => {
         const txRef = uniqueRef('py');
@@ -144,9 +166,15 @@ for (const kind of DATABASE_KINDS) {
 
       test('a refused create carries the message format_api_message reads: field to list of texts', async () => {
         // exceptions.py `format_api_message`: message as a string, or a dict of field -> list.
-        const refused = await send(base(), { method: 'POST', path: '/payment', headers: headers(), body: pythonJson({ amount: '1000', currency: 'MWK', tx_ref: uniqueRef('py') }) });
+        const refused = await send(base(), {
+          method: 'POST',
+          path: '/payment',
+          headers: headers(),
+          body: pythonJson({ amount: '1000', currency: 'MWK', tx_ref: uniqueRef('py') }),
+        });
         assert.equal(refused.status, 400);
-        for (const texts of Object.values(refused.body.message)) assert.ok(Array.isArray(texts) && texts.every((t) => typeof t === 'string'), JSON.stringify(refused.body));
+        for (const texts of Object.values(refused.body.message))
+          assert.ok(Array.isArray(texts) && texts.every((t) => typeof t === 'string'), JSON.stringify(refused.body));
       });
 
       test('mobile money: operators, initialize with the 265… form and a string amount, verify, details', async () => {
@@ -160,16 +188,30 @@ for (const kind of DATABASE_KINDS) {
           method: 'POST',
           path: '/mobile-money/payments/initialize',
           headers: headers(),
-          body: pythonJson({ mobile: '265990000000', mobile_money_operator_ref_id: airtel.ref_id, amount: '1000', charge_id: chargeId, first_name: 'John' }),
+          body: pythonJson({
+            mobile: '265990000000',
+            mobile_money_operator_ref_id: airtel.ref_id,
+            amount: '1000',
+            charge_id: chargeId,
+            first_name: 'John',
+          }),
         });
         assert.equal(created.status, 201, JSON.stringify(created.body));
         assert.equal(created.body.data.status, 'pending');
         // `verify`: GET …/verify; top-level "successful".
-        const verified = await settled(() => ({ method: 'GET', path: `/mobile-money/payments/${chargeId}/verify`, headers: headers() }));
+        const verified = await settled(() => ({
+          method: 'GET',
+          path: `/mobile-money/payments/${chargeId}/verify`,
+          headers: headers(),
+        }));
         assert.equal(verified.body.status, 'successful');
         assert.equal(verified.body.data.status, 'success');
         // `details`: GET …/details.
-        const details = await send(base(), { method: 'GET', path: `/mobile-money/payments/${chargeId}/details`, headers: headers() });
+        const details = await send(base(), {
+          method: 'GET',
+          path: `/mobile-money/payments/${chargeId}/details`,
+          headers: headers(),
+        });
         assert.equal(details.body.status, 'success');
         assert.equal(details.body.data.type, 'Direct API Payment');
         assert.equal(details.body.data.trace_id, null);
@@ -183,12 +225,21 @@ for (const kind of DATABASE_KINDS) {
           method: 'POST',
           path: '/mobile-money/payouts/initialize',
           headers: headers(),
-          body: pythonJson({ mobile: TEST_NUMBERS.airtelSuccess, mobile_money_operator_ref_id: AIRTEL_REF, amount: '500', charge_id: chargeId }),
+          body: pythonJson({
+            mobile: TEST_NUMBERS.airtelSuccess,
+            mobile_money_operator_ref_id: AIRTEL_REF,
+            amount: '500',
+            charge_id: chargeId,
+          }),
         });
         assert.equal(created.status, 201, JSON.stringify(created.body));
         assert.equal(created.body.data.status, 'success', 'the sandbox default, successful');
         // `momo_details`: GET /mobile-money/payments/{charge_id}/details.
-        const details = await send(base(), { method: 'GET', path: `/mobile-money/payments/${chargeId}/details`, headers: headers() });
+        const details = await send(base(), {
+          method: 'GET',
+          path: `/mobile-money/payments/${chargeId}/details`,
+          headers: headers(),
+        });
         assert.equal(details.body.status, 'success');
         assert.equal(details.body.data.type, 'API Payout');
         assert.equal(details.body.data.event_type, 'api.payout');
@@ -198,7 +249,12 @@ for (const kind of DATABASE_KINDS) {
     describe('the PHP client codelabmw/paychangu-php', () => {
       // src/Client.php: Authorization, Content-Type and Accept on every request, and the body
       // json_encode($data) on every request: `[]` on a GET.
-      const headers = () => ({ ...GUZZLE, Authorization: bearer(), 'Content-Type': 'application/json', Accept: 'application/json' });
+      const headers = () => ({
+        ...GUZZLE,
+        Authorization: bearer(),
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      });
 
       test('checkout: an order with no title sends customization of nulls, a nested customer, meta and uuid null; pay; verify', async () => {
         const txRef = uniqueRef('php');
@@ -236,7 +292,12 @@ for (const kind of DATABASE_KINDS) {
         await payAtCheckout(base(), session.checkout_url, TEST_NUMBERS.airtelSuccess);
 
         // StandardPayment.php `retrieve`: GET /verify-payment/{reference}, with the body `[]`.
-        const verified = await send(base(), { method: 'GET', path: `/verify-payment/${txRef}`, headers: headers(), body: '[]' });
+        const verified = await send(base(), {
+          method: 'GET',
+          path: `/verify-payment/${txRef}`,
+          headers: headers(),
+          body: '[]',
+        });
         assert.equal(verified.status, 200);
         // PendingPayment::fromArray, checkout.payment branch: it throws on any other event_type.
         const data = verified.body.data;
@@ -259,12 +320,14 @@ for (const kind of DATABASE_KINDS) {
           'PendingPayment::fromArray',
         );
         // ValueObjects/Authorization.php and Customization.php (strict_types): strings or null.
-        for (const value of Object.values(data.authorization)) assert.ok(isStringOrNull(value), JSON.stringify(data.authorization));
+        for (const value of Object.values(data.authorization))
+          assert.ok(isStringOrNull(value), JSON.stringify(data.authorization));
         assert.deepEqual(data.customization, { title: null, description: null, logo: null });
         // src/Customer.php: names and email, strings or null.
         assert.deepEqual(data.customer, { first_name: 'Jane', last_name: 'Banda', email: 'jane@example.com' });
         // ValueObjects/Log.php: type, message and created_at, each a string.
-        for (const log of data.logs) for (const field of ['type', 'message', 'created_at']) assert.equal(typeof log[field], 'string');
+        for (const log of data.logs)
+          for (const field of ['type', 'message', 'created_at']) assert.equal(typeof log[field], 'string');
         // StandardPayment.php `verify`: the payment counts when status is exactly "success".
         assert.equal(data.status, 'success');
       });
@@ -272,7 +335,12 @@ for (const kind of DATABASE_KINDS) {
 
     describe('the PHP client Alluvamz/php-paychangu-mobile', () => {
       // src/PayChanguIntegration.php: Guzzle with Accept and Content-Type on every request; the key only where the method adds it.
-      const headers = (withKey: boolean) => ({ ...GUZZLE, Accept: 'application/json', 'Content-Type': 'application/json', ...(withKey ? { Authorization: bearer() } : {}) });
+      const headers = (withKey: boolean) => ({
+        ...GUZZLE,
+        Accept: 'application/json',
+        'Content-Type': 'application/json',
+        ...(withKey ? { Authorization: bearer() } : {}),
+      });
 
       test('mobile money: operators without a key, initialize, verify, details — each read into its typed record', async () => {
         // PayChanguIntegration.php `getMobileOperators`: GET mobile-money with no Authorization;
@@ -282,7 +350,13 @@ for (const kind of DATABASE_KINDS) {
         for (const operator of operators.body.data) {
           assertFields(
             operator,
-            { id: isInteger, name: (v) => typeof v === 'string', ref_id: (v) => typeof v === 'string', short_code: (v) => typeof v === 'string', supports_withdrawals: (v) => typeof v === 'boolean' },
+            {
+              id: isInteger,
+              name: (v) => typeof v === 'string',
+              ref_id: (v) => typeof v === 'string',
+              short_code: (v) => typeof v === 'string',
+              supports_withdrawals: (v) => typeof v === 'boolean',
+            },
             'MobileOperator',
           );
         }
@@ -292,14 +366,27 @@ for (const kind of DATABASE_KINDS) {
           method: 'POST',
           path: '/mobile-money/payments/initialize',
           headers: headers(true),
-          body: phpJson({ mobile: TEST_NUMBERS.airtelSuccess, charge_id: chargeId, amount: '1000', mobile_money_operator_ref_id: AIRTEL_REF }),
+          body: phpJson({
+            mobile: TEST_NUMBERS.airtelSuccess,
+            charge_id: chargeId,
+            amount: '1000',
+            mobile_money_operator_ref_id: AIRTEL_REF,
+          }),
         });
         assertAlluvamzReadsCharge(created, 'success');
         // `getDirectChargeStatus`: GET mobile-money/payments/{id}/verify.
-        const verified = await settled(() => ({ method: 'GET', path: `/mobile-money/payments/${chargeId}/verify`, headers: headers(true) }));
+        const verified = await settled(() => ({
+          method: 'GET',
+          path: `/mobile-money/payments/${chargeId}/verify`,
+          headers: headers(true),
+        }));
         assertAlluvamzReadsCharge(verified, 'successful');
         // `getDirectChargeDetails`: GET mobile-money/payments/{id}/details: the record needs `type`.
-        const details = await send(base(), { method: 'GET', path: `/mobile-money/payments/${chargeId}/details`, headers: headers(true) });
+        const details = await send(base(), {
+          method: 'GET',
+          path: `/mobile-money/payments/${chargeId}/details`,
+          headers: headers(true),
+        });
         assertAlluvamzReadsCharge(details, 'success');
         assert.equal(details.body.data.status, 'success');
       });
@@ -308,7 +395,12 @@ for (const kind of DATABASE_KINDS) {
     describe('the Ruby gem dannysimfukwe/paychangugem', () => {
       // lib/paychangu.rb (httparty version, 0.2.x): Authorization and Accept set on the class;
       // `process_request` adds Content-Type only when there is a body.
-      const headers = (withBody: boolean) => ({ ...RUBY_NET_HTTP, Authorization: bearer(), Accept: 'application/json', ...(withBody ? { 'Content-Type': 'application/json' } : {}) });
+      const headers = (withBody: boolean) => ({
+        ...RUBY_NET_HTTP,
+        Authorization: bearer(),
+        Accept: 'application/json',
+        ...(withBody ? { 'Content-Type': 'application/json' } : {}),
+      });
 
       test('checkout: a payment link without title, description or logo sends their nulls; pay; verify_payment', async () => {
         const txRef = `rb${uniqueRef().replace(/-/g, '')}`;
@@ -337,7 +429,11 @@ for (const kind of DATABASE_KINDS) {
         await payAtCheckout(base(), created.body.data.checkout_url, TEST_NUMBERS.airtelSuccess);
 
         // `verify_payment`: GET /verify-payment/{tx_ref}, no body.
-        const verified = await send(base(), { method: 'GET', path: `/verify-payment/${txRef}`, headers: headers(false) });
+        const verified = await send(base(), {
+          method: 'GET',
+          path: `/verify-payment/${txRef}`,
+          headers: headers(false),
+        });
         assert.equal(verified.status, 200);
         assert.equal(verified.body.data.status, 'success');
         assert.equal(verified.body.data.amount, 1000);
@@ -351,10 +447,22 @@ for (const kind of DATABASE_KINDS) {
           method: 'POST',
           path: '/mobilemoney',
           headers: headers(true),
-          body: rubyJson({ amount: '1000', currency: 'MWK', email: 'test@example.com', phone_number: TEST_NUMBERS.airtelSuccess, network: 'airtel', first_name: 'Danny', last_name: 'Simfukwe', tx_ref: 'abc' }),
+          body: rubyJson({
+            amount: '1000',
+            currency: 'MWK',
+            email: 'test@example.com',
+            phone_number: TEST_NUMBERS.airtelSuccess,
+            network: 'airtel',
+            first_name: 'Danny',
+            last_name: 'Simfukwe',
+            tx_ref: 'abc',
+          }),
         });
         // `handle_response` 404: NotFoundError with parsed['message'].
-        assert.deepEqual(answered, { status: 404, body: { status: 'failed', message: 'Route not found.', data: null } });
+        assert.deepEqual(answered, {
+          status: 404,
+          body: { status: 'failed', message: 'Route not found.', data: null },
+        });
       });
     });
   });

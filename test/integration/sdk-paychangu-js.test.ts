@@ -77,7 +77,13 @@ for (const kind of DATABASE_KINDS) {
       expectString(created.message, 'message');
       assert.equal(created.data.event, 'checkout.session:created');
       assert.ok(created.data.checkout_url.startsWith(`${ctx.gw.url}/checkout/`), created.data.checkout_url);
-      assert.deepEqual(created.data.data, { tx_ref: txRef, currency: 'MWK', amount: 1000, mode: 'test', status: 'pending' });
+      assert.deepEqual(created.data.data, {
+        tx_ref: txRef,
+        currency: 'MWK',
+        amount: 1000,
+        mode: 'test',
+        status: 'pending',
+      });
 
       const pending = await verification.verifyTransaction(txRef);
       assert.equal(pending.status, 'success');
@@ -109,7 +115,8 @@ for (const kind of DATABASE_KINDS) {
       assert.match(data.authorization.completed_at, TIMESTAMP);
       assert.deepEqual(data.customer, { email: 'jane@example.com', first_name: 'Jane', last_name: 'Banda' });
       assert.ok(data.logs.length >= 2, JSON.stringify(data.logs));
-      for (const log of data.logs) for (const field of ['type', 'message', 'created_at'] as const) expectString(log[field], `logs[].${field}`);
+      for (const log of data.logs)
+        for (const field of ['type', 'message', 'created_at'] as const) expectString(log[field], `logs[].${field}`);
       assert.match(data.created_at, TIMESTAMP);
       assert.match(data.updated_at, TIMESTAMP);
 
@@ -117,7 +124,11 @@ for (const kind of DATABASE_KINDS) {
       const [create, ...verifies] = seen;
       assert.equal(create?.method, 'POST');
       assert.equal(create?.url, `${PAYCHANGU_ORIGIN}/payment`);
-      assert.deepEqual(create?.headers, { Accept: 'application/json', Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' });
+      assert.deepEqual(create?.headers, {
+        Accept: 'application/json',
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+      });
       assert.equal((create?.body as { amount: unknown }).amount, 1000, 'a JSON number');
       assert.equal(verifies.length, 2, 'no retries were needed');
       for (const request of verifies) {

@@ -38,7 +38,12 @@ for (const kind of DATABASE_KINDS) {
     let session: Insertable<CheckoutSessionsTable>;
     before(async () => {
       database = await openMigratedDatabase(file.url);
-      const merchant = await createMerchant(database.db, { name: 'Log Shop', email: 'shop@example.com', webhookUrl: null, feeBasisPoints: 300 });
+      const merchant = await createMerchant(database.db, {
+        name: 'Log Shop',
+        email: 'shop@example.com',
+        webhookUrl: null,
+        feeBasisPoints: 300,
+      });
       const now = Date.now();
       session = {
         id: ids.checkoutToken(Date.now()),
@@ -75,10 +80,19 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('a unique violation is logged with its SQLSTATE and constraint, without the key it repeats', async () => {
-      const error = await failureOf(() => database.db.insertInto('checkout_sessions').values({ ...session, tx_ref: 'log-2', reference: '12345678902' }).execute());
+      const error = await failureOf(() =>
+        database.db
+          .insertInto('checkout_sessions')
+          .values({ ...session, tx_ref: 'log-2', reference: '12345678902' })
+          .execute(),
+      );
       if (kind === 'postgres') {
         assert.match(String(error.detail), new RegExp(String(session.id)), 'PostgreSQL told the checkout token');
-        assert.match(JSON.stringify(pino.stdSerializers.err(error)), new RegExp(String(session.id)), 'pino on its own would log it');
+        assert.match(
+          JSON.stringify(pino.stdSerializers.err(error)),
+          new RegExp(String(session.id)),
+          'pino on its own would log it',
+        );
       }
       const { text, err } = loggedLine(error);
       assert.ok(!text.includes(String(session.id)), `the checkout token is not logged: ${text}`);
@@ -97,12 +111,24 @@ for (const kind of DATABASE_KINDS) {
       const error = await failureOf(() =>
         database.db
           .insertInto('checkout_sessions')
-          .values({ ...session, id: ids.checkoutToken(Date.now()), tx_ref: 'log-3', reference: '12345678903', currency: null as unknown as string })
+          .values({
+            ...session,
+            id: ids.checkoutToken(Date.now()),
+            tx_ref: 'log-3',
+            reference: '12345678903',
+            currency: null as unknown as string,
+          })
           .execute(),
       );
-      if (kind === 'postgres') assert.match(String(error.detail), /Failing row contains .*chikondi\.private@example\.com/, 'PostgreSQL told the whole row');
+      if (kind === 'postgres')
+        assert.match(
+          String(error.detail),
+          /Failing row contains .*chikondi\.private@example\.com/,
+          'PostgreSQL told the whole row',
+        );
       const { text, err } = loggedLine(error);
-      for (const secret of [CUSTOMER_EMAIL, CUSTOMER_NAME]) assert.ok(!text.includes(secret), `${secret} is not logged: ${text}`);
+      for (const secret of [CUSTOMER_EMAIL, CUSTOMER_NAME])
+        assert.ok(!text.includes(secret), `${secret} is not logged: ${text}`);
       assert.equal(err.detail, undefined);
       assert.equal(err.where, undefined);
       if (kind === 'postgres') {

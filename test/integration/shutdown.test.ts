@@ -22,10 +22,14 @@ for (const kind of DATABASE_KINDS) {
       const { port } = new URL(gw.url);
       const request = `GET /verify-payment/${String(body.tx_ref)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${merchant.test_secret_key}\r\n\r\n`;
       const sockets = await Promise.all(
-        Array.from({ length: 200 }, () => new Promise<net.Socket>((resolve) => {
-          const socket = net.connect(Number(port), '127.0.0.1', () => resolve(socket));
-          socket.on('error', () => undefined);
-        })),
+        Array.from(
+          { length: 200 },
+          () =>
+            new Promise<net.Socket>((resolve) => {
+              const socket = net.connect(Number(port), '127.0.0.1', () => resolve(socket));
+              socket.on('error', () => undefined);
+            }),
+        ),
       );
       for (const socket of sockets) socket.write(request);
       await sleep(20);

@@ -33,7 +33,7 @@ function connect(url: string, from?: string): Promise<RawClient> {
         socket,
         received: () => text,
         async closedWithin(limitMs) {
-          for (const deadline = started + limitMs; closedAt === null && performance.now() < deadline; ) await sleep(20);
+          for (const deadline = started + limitMs; closedAt === null && performance.now() < deadline;) await sleep(20);
           if (closedAt === null) throw new Error(`still open after ${limitMs} ms; received: ${JSON.stringify(text)}`);
           return closedAt - started;
         },
@@ -48,7 +48,8 @@ async function answered(client: RawClient, status: number, limitMs = 2_000): Pro
   for (;;) {
     const text = client.received();
     if (text.startsWith(`HTTP/1.1 ${status} `) && text.includes('\r\n\r\n')) return text;
-    if (performance.now() >= deadline) throw new Error(`no ${status} answer within ${limitMs} ms: ${JSON.stringify(text)}`);
+    if (performance.now() >= deadline)
+      throw new Error(`no ${status} answer within ${limitMs} ms: ${JSON.stringify(text)}`);
     await sleep(10);
   }
 }
@@ -65,7 +66,10 @@ async function probeFrom(url: string, from?: string): Promise<RawClient> {
 /** Whether the connection `open` makes is answered 200 within `limitMs`; it is closed after. */
 async function served(open: () => Promise<RawClient>, limitMs = 2_000): Promise<boolean> {
   const client = await open();
-  const ok = await answered(client, 200, limitMs).then(() => true, () => false);
+  const ok = await answered(client, 200, limitMs).then(
+    () => true,
+    () => false,
+  );
   client.socket.destroy();
   return ok;
 }
@@ -88,7 +92,10 @@ describe('clients that send their headers slowly', () => {
       const openFor = await client.closedWithin(5_000);
       assert.ok(openFor >= 900 && openFor < 2_000, `closed after ${Math.round(openFor)} ms`);
       assert.match(client.received(), /^HTTP\/1\.1 408 /);
-      assert.ok(client.received().endsWith('{"status":"failed","message":"The request took too long to arrive.","data":null}'), client.received());
+      assert.ok(
+        client.received().endsWith('{"status":"failed","message":"The request took too long to arrive.","data":null}'),
+        client.received(),
+      );
     } finally {
       clearInterval(dribble);
       client.socket.destroy();
@@ -131,9 +138,19 @@ for (const kind of DATABASE_KINDS) {
       const flood = await Promise.all(Array.from({ length: 10 }, () => connect(gw.url, '127.0.0.1')));
       try {
         // Without the cap, the flood's first 8 sockets would take every place MAX_CONNECTIONS has.
-        const closed = await Promise.all(flood.map((client) => client.closedWithin(1_000).then(() => true, () => false)));
+        const closed = await Promise.all(
+          flood.map((client) =>
+            client.closedWithin(1_000).then(
+              () => true,
+              () => false,
+            ),
+          ),
+        );
         assert.equal(closed.filter(Boolean).length, 7, 'all but the cap are closed');
-        assert.ok(flood.filter((_client, index) => closed[index]).every((client) => client.received() === ''), 'nothing is answered over the cap');
+        assert.ok(
+          flood.filter((_client, index) => closed[index]).every((client) => client.received() === ''),
+          'nothing is answered over the cap',
+        );
         assert.ok(await served(() => probeFrom(gw.url, '127.0.0.2')), 'a probe from another address is served');
         const kept = flood.filter((_client, index) => !closed[index]);
         for (const client of kept) client.socket.write(HEALTHZ);
@@ -154,7 +171,8 @@ for (const kind of DATABASE_KINDS) {
     });
     after(() => gw.close());
 
-    const forwardedRequest = (client: string) => `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 10.9.9.9, ${client}\r\n\r\n`;
+    const forwardedRequest = (client: string) =>
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 10.9.9.9, ${client}\r\n\r\n`;
     /** A connection from the proxy (every one comes from 127.0.0.1) that has sent a request of `client`'s. */
     async function forwarded(client: string): Promise<RawClient> {
       const connection = await connect(gw.url);
@@ -162,7 +180,7 @@ for (const kind of DATABASE_KINDS) {
       return connection;
     }
 
-    test('the proxy\'s sockets are not capped; a client\'s connection over the cap is answered 429 in the envelope and closed', async () => {
+    test("the proxy's sockets are not capped; a client's connection over the cap is answered 429 in the envelope and closed", async () => {
       const held = await Promise.all(['203.0.113.7', '203.0.113.7', '203.0.113.7'].map(forwarded));
       const others = await Promise.all(['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.4'].map(forwarded));
       try {
@@ -171,9 +189,15 @@ for (const kind of DATABASE_KINDS) {
         await over.closedWithin(2_000);
         const text = await answered(over, 429, 0);
         assert.match(text, /\r\nconnection: close\r\n/i);
-        assert.ok(text.endsWith('{"status":"failed","message":"Too many connections from your address.","data":null}'), text);
+        assert.ok(
+          text.endsWith('{"status":"failed","message":"Too many connections from your address.","data":null}'),
+          text,
+        );
         held[1]!.socket.write(forwardedRequest('203.0.113.7'));
-        await eventually('a second answer on a connection within the cap', async () => held[1]!.received().split('HTTP/1.1 200 ').length === 3);
+        await eventually(
+          'a second answer on a connection within the cap',
+          async () => held[1]!.received().split('HTTP/1.1 200 ').length === 3,
+        );
 
         held[0]!.socket.destroy();
         await servedAgain('a freed place taken again by the client', () => forwarded('203.0.113.7'));
@@ -186,11 +210,18 @@ for (const kind of DATABASE_KINDS) {
       const held = await Promise.all(['2001:db8:5:6::1', '2001:db8:5:6::2', '2001:db8:5:6:ffff::3'].map(forwarded));
       try {
         for (const connection of held) await answered(connection, 200);
-        assert.equal(await served(() => forwarded('2001:db8:5:6::9')), false, 'a fourth address of the /64 is over its cap');
+        assert.equal(
+          await served(() => forwarded('2001:db8:5:6::9')),
+          false,
+          'a fourth address of the /64 is over its cap',
+        );
 
         // A proxy reuses its connections for other clients: the first one now counts for another.
         held[0]!.socket.write(forwardedRequest('192.0.2.10'));
-        await eventually('the reused connection\'s answer', async () => held[0]!.received().split('HTTP/1.1 200 ').length === 3);
+        await eventually(
+          "the reused connection's answer",
+          async () => held[0]!.received().split('HTTP/1.1 200 ').length === 3,
+        );
         await servedAgain('the /64 served again', () => forwarded('2001:db8:5:6::9'));
       } finally {
         for (const connection of held) connection.socket.destroy();
@@ -208,8 +239,14 @@ for (const kind of DATABASE_KINDS) {
 
     const unknownKey = () => `sec-test-${randomBase62(32)}`;
     const heads: Array<[string, string]> = [
-      ['an unknown key and a large Content-Length', `Authorization: Bearer ${unknownKey()}\r\nContent-Length: 60000\r\n`],
-      ['an unknown key and a Content-Length over the body limit', `Authorization: Bearer ${unknownKey()}\r\nContent-Length: 10000000\r\n`],
+      [
+        'an unknown key and a large Content-Length',
+        `Authorization: Bearer ${unknownKey()}\r\nContent-Length: 60000\r\n`,
+      ],
+      [
+        'an unknown key and a Content-Length over the body limit',
+        `Authorization: Bearer ${unknownKey()}\r\nContent-Length: 10000000\r\n`,
+      ],
       ['a malformed key', 'Authorization: Bearer nope\r\nContent-Length: 60000\r\n'],
       ['no key', 'Content-Length: 60000\r\n'],
       ['an unknown key and a chunked body', `Authorization: Bearer ${unknownKey()}\r\nTransfer-Encoding: chunked\r\n`],
@@ -218,7 +255,9 @@ for (const kind of DATABASE_KINDS) {
     for (const [what, head] of heads) {
       test(`with ${what}: answered 401 in the envelope and closed at once`, async () => {
         const client = await connect(gw.url);
-        client.socket.write(`POST /payment HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${head}\r\n${head.includes('chunked') ? '1\r\n{\r\n' : '{"tx_ref":'}`);
+        client.socket.write(
+          `POST /payment HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${head}\r\n${head.includes('chunked') ? '1\r\n{\r\n' : '{"tx_ref":'}`,
+        );
         const openFor = await client.closedWithin(3_000);
         const text = await answered(client, 401, 0);
         assert.match(text, /\r\nconnection: close\r\n/i);
@@ -234,7 +273,11 @@ for (const kind of DATABASE_KINDS) {
       const first = await answered(client, 401);
       assert.doesNotMatch(first, /\r\nconnection: close\r\n/i);
       client.socket.write(HEALTHZ);
-      for (const deadline = performance.now() + 2_000; !client.received().includes('HTTP/1.1 200 ') && performance.now() < deadline; ) await sleep(10);
+      for (
+        const deadline = performance.now() + 2_000;
+        !client.received().includes('HTTP/1.1 200 ') && performance.now() < deadline;
+      )
+        await sleep(10);
       assert.ok(client.received().includes('HTTP/1.1 200 '), client.received());
       client.socket.destroy();
     });

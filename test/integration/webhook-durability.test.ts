@@ -27,58 +27,83 @@ import { useCleanup } from '../helpers/cleanup.ts';
 
 for (const kind of DATABASE_KINDS) {
   describe(`webhooks and receipts survive a crash on ${kind}`, () => {
-    test('a payment committed just before SIGKILL is announced once by the next process', { timeout: 120_000 }, async (t) => {
-      const cleanup = useCleanup(t);
-      const testDb = freshDatabase(kind);
-      cleanup(() => testDb.drop());
-      const receiver = await startReceiver();
-      cleanup(() => receiver.close());
-      const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-outbox-'));
-      cleanup(async () => fs.rmSync(outbox, { recursive: true, force: true }));
-      const database = await openMigratedDatabase(testDb.url);
-      cleanup(() => database.close());
-      const merchant = await createMerchant(database.db, { name: 'Crash Shop', email: 'owner@crash.example', webhookUrl: receiver.url, feeBasisPoints: 300 });
-      const env = { DATABASE_URL: testDb.url, OUTBOX_DIR: outbox, SMTP_URL: '' };
+    test(
+      'a payment committed just before SIGKILL is announced once by the next process',
+      { timeout: 120_000 },
+      async (t) => {
+        const cleanup = useCleanup(t);
+        const testDb = freshDatabase(kind);
+        cleanup(() => testDb.drop());
+        const receiver = await startReceiver();
+        cleanup(() => receiver.close());
+        const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'lipira-outbox-'));
+        cleanup(async () => fs.rmSync(outbox, { recursive: true, force: true }));
+        const database = await openMigratedDatabase(testDb.url);
+        cleanup(() => database.close());
+        const merchant = await createMerchant(database.db, {
+          name: 'Crash Shop',
+          email: 'owner@crash.example',
+          webhookUrl: receiver.url,
+          feeBasisPoints: 300,
+        });
+        const env = { DATABASE_URL: testDb.url, OUTBOX_DIR: outbox, SMTP_URL: '' };
 
-      // The first process runs no workers: it never sends anything, so whatever goes out later
-      // can only come from what the payment's transaction left in the database.
-      const first = await startServe({ ...env, WORKERS: 'off' });
-      cleanup(() => first.dispose());
-      const txRef = await payByCard(first, merchant);
-      const verified = await call(first.url, `/verify-payment/${txRef}`, { key: merchant.test_secret_key });
-      assert.equal(verified.status, 200, verified.text);
-      assert.equal(verified.body.data.status, 'success');
-      assert.equal(receiver.received.length, 0, 'no webhook before the crash');
-      assert.deepEqual(fs.readdirSync(outbox), [], 'no receipt before the crash');
-      assert.deepEqual(await pendingWork(database), { deliveries: ['pending'], emails: ['pending', 'pending'] }, 'the payment committed its webhook and both receipts');
-      await first.crash();
+        // The first process runs no workers: it never sends anything, so whatever goes out later
+        // can only come from what the payment's transaction left in the database.
+        const first = await startServe({ ...env, WORKERS: 'off' });
+        cleanup(() => first.dispose());
+        const txRef = await payByCard(first, merchant);
+        const verified = await call(first.url, `/verify-payment/${txRef}`, { key: merchant.test_secret_key });
+        assert.equal(verified.status, 200, verified.text);
+        assert.equal(verified.body.data.status, 'success');
+        assert.equal(receiver.received.length, 0, 'no webhook before the crash');
+        assert.deepEqual(fs.readdirSync(outbox), [], 'no receipt before the crash');
+        assert.deepEqual(
+          await pendingWork(database),
+          { deliveries: ['pending'], emails: ['pending', 'pending'] },
+          'the payment committed its webhook and both receipts',
+        );
+        await first.crash();
 
-      const second = await startServe({ ...env, WORKER_INTERVAL: '100ms' });
-      cleanup(() => second.dispose());
-      const [request] = await receiver.waitFor(1, 15_000);
-      const receipts = await waitForFiles(outbox, 2, 15_000);
-      // Ten more worker rounds: long enough for a second copy of either to show up.
-      await sleep(1_000);
-      assert.equal(receiver.received.length, 1, 'the webhook arrives exactly once');
-      assert.deepEqual(fs.readdirSync(outbox).sort(), receipts, 'each receipt is written exactly once');
+        const second = await startServe({ ...env, WORKER_INTERVAL: '100ms' });
+        cleanup(() => second.dispose());
+        const [request] = await receiver.waitFor(1, 15_000);
+        const receipts = await waitForFiles(outbox, 2, 15_000);
+        // Ten more worker rounds: long enough for a second copy of either to show up.
+        await sleep(1_000);
+        assert.equal(receiver.received.length, 1, 'the webhook arrives exactly once');
+        assert.deepEqual(fs.readdirSync(outbox).sort(), receipts, 'each receipt is written exactly once');
 
-      const payload = verifyWebhook(request!.body, request!.headers, merchant.webhook_secret);
-      assert.equal(payload.event_type, 'checkout.payment');
-      assert.equal(payload.tx_ref, txRef);
-      assert.equal(payload.status, 'success');
-      const delivery = await database.db.selectFrom('webhook_deliveries').selectAll().executeTakeFirstOrThrow();
-      assert.equal(request!.headers['webhook-id'], delivery.id);
-      assert.equal(delivery.status, 'delivered');
-      assert.equal(delivery.attempts, 1);
+        const payload = verifyWebhook(request!.body, request!.headers, merchant.webhook_secret);
+        assert.equal(payload.event_type, 'checkout.payment');
+        assert.equal(payload.tx_ref, txRef);
+        assert.equal(payload.status, 'success');
+        const delivery = await database.db.selectFrom('webhook_deliveries').selectAll().executeTakeFirstOrThrow();
+        assert.equal(request!.headers['webhook-id'], delivery.id);
+        assert.equal(delivery.status, 'delivered');
+        assert.equal(delivery.attempts, 1);
 
-      assert.ok(receipts.every((file) => file.endsWith('.eml')), receipts.join(', '));
-      const recipients = receipts.map((file) => /^To: (.+)$/m.exec(fs.readFileSync(path.join(outbox, file), 'utf8'))?.[1]?.trim()).sort();
-      assert.deepEqual(recipients, ['jane@example.com', 'owner@crash.example'], 'one receipt for the customer, one for the merchant');
-      const emails = await database.db.selectFrom('emails').select(['status', 'attempts']).execute();
-      assert.deepEqual(emails, [{ status: 'sent', attempts: 1 }, { status: 'sent', attempts: 1 }]);
+        assert.ok(
+          receipts.every((file) => file.endsWith('.eml')),
+          receipts.join(', '),
+        );
+        const recipients = receipts
+          .map((file) => /^To: (.+)$/m.exec(fs.readFileSync(path.join(outbox, file), 'utf8'))?.[1]?.trim())
+          .sort();
+        assert.deepEqual(
+          recipients,
+          ['jane@example.com', 'owner@crash.example'],
+          'one receipt for the customer, one for the merchant',
+        );
+        const emails = await database.db.selectFrom('emails').select(['status', 'attempts']).execute();
+        assert.deepEqual(emails, [
+          { status: 'sent', attempts: 1 },
+          { status: 'sent', attempts: 1 },
+        ]);
 
-      assert.equal(await second.stop(), 0, 'SIGTERM stops it cleanly');
-    });
+        assert.equal(await second.stop(), 0, 'SIGTERM stops it cleanly');
+      },
+    );
   });
 }
 
@@ -99,11 +124,18 @@ describe('two processes draining one PostgreSQL webhook queue', () => {
     cleanup(async () => fs.rmSync(outbox, { recursive: true, force: true }));
     const database = await openMigratedDatabase(testDb.url);
     cleanup(() => database.close());
-    const merchant = await createMerchant(database.db, { name: 'Busy Shop', email: 'owner@busy.example', webhookUrl: receiver.url, feeBasisPoints: 300 });
+    const merchant = await createMerchant(database.db, {
+      name: 'Busy Shop',
+      email: 'owner@busy.example',
+      webhookUrl: receiver.url,
+      feeBasisPoints: 300,
+    });
 
     // The whole queue exists before either process starts, so both compete for the same rows.
     const chargeIds = await emitFailedCharges(database, merchant.id, EVENTS);
-    const deliveryIds = (await database.db.selectFrom('webhook_deliveries').select('id').execute()).map((row) => row.id);
+    const deliveryIds = (await database.db.selectFrom('webhook_deliveries').select('id').execute()).map(
+      (row) => row.id,
+    );
     assert.equal(deliveryIds.length, EVENTS);
 
     const env = { DATABASE_URL: testDb.url, OUTBOX_DIR: outbox, SMTP_URL: '', WORKER_INTERVAL: '50ms' };
@@ -112,25 +144,53 @@ describe('two processes draining one PostgreSQL webhook queue', () => {
     // other one surely claims rows of its own while they are outstanding.
     receiver.open(servers.map((server) => server.pid));
 
-    await waitUntil(() => receiver.distinctIds() === EVENTS, 60_000, () => `${receiver.distinctIds()} of ${EVENTS} webhooks arrived`);
-    const undelivered = () => database.db.selectFrom('webhook_deliveries').select('id').where('status', '!=', 'delivered').execute();
-    await waitUntilAsync(async () => (await undelivered()).length === 0, 15_000, async () => `${(await undelivered()).length} deliveries not recorded as delivered`);
+    await waitUntil(
+      () => receiver.distinctIds() === EVENTS,
+      60_000,
+      () => `${receiver.distinctIds()} of ${EVENTS} webhooks arrived`,
+    );
+    const undelivered = () =>
+      database.db.selectFrom('webhook_deliveries').select('id').where('status', '!=', 'delivered').execute();
+    await waitUntilAsync(
+      async () => (await undelivered()).length === 0,
+      15_000,
+      async () => `${(await undelivered()).length} deliveries not recorded as delivered`,
+    );
     // Twenty more worker rounds for any duplicate to show up.
     await sleep(1_000);
 
     assert.equal(receiver.requests.length, EVENTS, 'no webhook was received twice');
-    assert.deepEqual([...receiver.timesById().keys()].sort(), [...deliveryIds].sort(), 'every delivery arrived, under its own webhook-id');
+    assert.deepEqual(
+      [...receiver.timesById().keys()].sort(),
+      [...deliveryIds].sort(),
+      'every delivery arrived, under its own webhook-id',
+    );
     assert.equal(receiver.mostInFlightForOneId(), 1, 'no webhook was ever in flight twice at once');
-    const payloads = receiver.requests.map((request) => verifyWebhook(request.body, request.headers, merchant.webhook_secret));
-    assert.deepEqual(payloads.map((payload) => payload.charge_id).sort(), [...chargeIds].sort(), 'each event was sent with its own payload');
-    const attempts = await database.db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const payloads = receiver.requests.map((request) =>
+      verifyWebhook(request.body, request.headers, merchant.webhook_secret),
+    );
+    assert.deepEqual(
+      payloads.map((payload) => payload.charge_id).sort(),
+      [...chargeIds].sort(),
+      'each event was sent with its own payload',
+    );
+    const attempts = await database.db
+      .selectFrom('webhook_attempts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(attempts.n), EVENTS, 'one attempt recorded per delivery');
 
     const shares = receiver.sharesByPid();
-    t.diagnostic(`webhooks sent per process: ${servers.map((server) => `pid ${server.pid}: ${shares.get(server.pid) ?? 0}`).join(', ')}; unattributed: ${shares.get(null) ?? 0}`);
+    t.diagnostic(
+      `webhooks sent per process: ${servers.map((server) => `pid ${server.pid}: ${shares.get(server.pid) ?? 0}`).join(', ')}; unattributed: ${shares.get(null) ?? 0}`,
+    );
     if (shares.get(null) !== EVENTS) {
       // Attribution reads /proc (Linux); where it works, both processes must have taken part.
-      for (const server of servers) assert.ok((shares.get(server.pid) ?? 0) > 0, `pid ${server.pid} sent none: the test did not exercise two senders`);
+      for (const server of servers)
+        assert.ok(
+          (shares.get(server.pid) ?? 0) > 0,
+          `pid ${server.pid} sent none: the test did not exercise two senders`,
+        );
     }
 
     for (const server of servers) assert.equal(await server.stop(), 0, 'SIGTERM stops it cleanly');
@@ -138,7 +198,10 @@ describe('two processes draining one PostgreSQL webhook queue', () => {
 });
 
 /** Starts one `lipira serve` per environment at once; each that started is cleaned up even if another did not. */
-async function startSideBySide(envs: Array<Record<string, string>>, cleanup: (step: () => Promise<unknown>) => void): Promise<ServeProcess[]> {
+async function startSideBySide(
+  envs: Array<Record<string, string>>,
+  cleanup: (step: () => Promise<unknown>) => void,
+): Promise<ServeProcess[]> {
   const started = await Promise.allSettled(envs.map((env) => startServe(env)));
   for (const result of started) if (result.status === 'fulfilled') cleanup(() => result.value.dispose());
   const failed = started.find((result) => result.status === 'rejected');
@@ -154,7 +217,11 @@ async function payByCard(server: ServeProcess, merchant: MerchantCredentials): P
   const pagePath = new URL(created.body.data.checkout_url).pathname;
   const browser = new CheckoutClient(server.url);
   assert.equal((await browser.get(pagePath)).status, 200);
-  const posted = await browser.post(`${pagePath}/pay/card`, { card_number: '4242 4242 4242 4242', expiry: '12/30', cvv: '123' });
+  const posted = await browser.post(`${pagePath}/pay/card`, {
+    card_number: '4242 4242 4242 4242',
+    expiry: '12/30',
+    cvv: '123',
+  });
   assert.equal(posted.status, 303, posted.text);
   const attemptPath = new URL(posted.location!).pathname;
   assert.equal((await browser.get(attemptPath)).status, 200);
@@ -180,7 +247,12 @@ async function emitFailedCharges(database: Database, merchantId: string, count: 
     await database.db.transaction().execute(async (trx) => {
       for (const chargeId of chargeIds.slice(start, start + PER_TRANSACTION)) {
         const payload = { event_type: 'api.charge.payment', status: 'failed', charge_id: chargeId, mode: 'test' };
-        await emitEvent(trx, { merchantId, mode: 'test', type: 'api.charge.payment', subjectId: chargeId, payload }, Date.now(), 'UTC');
+        await emitEvent(
+          trx,
+          { merchantId, mode: 'test', type: 'api.charge.payment', subjectId: chargeId, payload },
+          Date.now(),
+          'UTC',
+        );
       }
     });
   }
@@ -284,7 +356,8 @@ async function scanConnectionOwners(receiverPort: number, pids: number[]): Promi
   const portOf = (address: string | undefined) => parseInt(address?.split(':')[1] ?? '', 16);
   const senderPortByInode = new Map<string, number>();
   for (const fields of table.split('\n').map((line) => line.trim().split(/\s+/))) {
-    if (portOf(fields[2]) === receiverPort && fields[9] && fields[9] !== '0') senderPortByInode.set(fields[9], portOf(fields[1]));
+    if (portOf(fields[2]) === receiverPort && fields[9] && fields[9] !== '0')
+      senderPortByInode.set(fields[9], portOf(fields[1]));
   }
   for (const pid of pids) {
     const fds = await fs.promises.readdir(`/proc/${pid}/fd`).catch(() => []);
@@ -300,19 +373,30 @@ async function scanConnectionOwners(receiverPort: number, pids: number[]): Promi
 /** Waits until `dir` holds `count` files and returns their names, sorted. */
 async function waitForFiles(dir: string, count: number, timeoutMs: number): Promise<string[]> {
   const files = () => fs.readdirSync(dir).filter((name) => !name.endsWith('.tmp'));
-  await waitUntil(() => files().length >= count, timeoutMs, () => `expected ${count} files in ${dir}, found ${files().join(', ') || 'none'}`);
+  await waitUntil(
+    () => files().length >= count,
+    timeoutMs,
+    () => `expected ${count} files in ${dir}, found ${files().join(', ') || 'none'}`,
+  );
   return files().sort();
 }
 
 async function waitUntil(done: () => boolean, timeoutMs: number, explain: () => string): Promise<void> {
-  await waitUntilAsync(async () => done(), timeoutMs, async () => explain());
+  await waitUntilAsync(
+    async () => done(),
+    timeoutMs,
+    async () => explain(),
+  );
 }
 
-async function waitUntilAsync(done: () => Promise<boolean>, timeoutMs: number, explain: () => Promise<string>): Promise<void> {
+async function waitUntilAsync(
+  done: () => Promise<boolean>,
+  timeoutMs: number,
+  explain: () => Promise<string>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms: ${await explain()}`);
     await sleep(25);
   }
 }
-

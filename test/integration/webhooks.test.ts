@@ -12,7 +12,13 @@ import { payByMobileMoney } from '../helpers/payments.ts';
 import { startReceiver, type Receiver, type Reply } from '../helpers/receiver.ts';
 
 /** The receivers listen on loopback: test-mode webhooks go there only with WEBHOOK_ALLOW_LOOPBACK on (the test helpers' default, said here too). */
-const SETTINGS = { WORKER_INTERVAL: '50ms', WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms', WEBHOOK_TIMEOUT: '500ms', SANDBOX_MOBILE_DELAY: '50ms', WEBHOOK_ALLOW_LOOPBACK: 'on' };
+const SETTINGS = {
+  WORKER_INTERVAL: '50ms',
+  WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms',
+  WEBHOOK_TIMEOUT: '500ms',
+  SANDBOX_MOBILE_DELAY: '50ms',
+  WEBHOOK_ALLOW_LOOPBACK: 'on',
+};
 
 for (const kind of DATABASE_KINDS) {
   describe(`webhooks on ${kind}`, () => {
@@ -29,7 +35,9 @@ for (const kind of DATABASE_KINDS) {
     });
 
     /** A merchant whose webhook URL is a fresh receiver answering as told. */
-    async function merchantWithReceiver(reply?: (n: number) => Reply): Promise<{ merchant: MerchantCredentials; receiver: Receiver }> {
+    async function merchantWithReceiver(
+      reply?: (n: number) => Reply,
+    ): Promise<{ merchant: MerchantCredentials; receiver: Receiver }> {
       const receiver = await startReceiver(reply);
       receivers.push(receiver);
       const merchant = await gw.newMerchant();
@@ -37,7 +45,8 @@ for (const kind of DATABASE_KINDS) {
       return { merchant, receiver };
     }
 
-    const api = (merchant: MerchantCredentials, path: string, method = 'GET') => call(gw.url, path, { key: merchant.test_secret_key, method });
+    const api = (merchant: MerchantCredentials, path: string, method = 'GET') =>
+      call(gw.url, path, { key: merchant.test_secret_key, method });
 
     async function deliveryFor(merchant: MerchantCredentials, txRef: string) {
       const list = await api(merchant, `/webhooks/deliveries?tx_ref=${txRef}`);
@@ -60,7 +69,11 @@ for (const kind of DATABASE_KINDS) {
       const payment = await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
       const [request] = await receiver.waitFor(1);
       const secret = merchant.webhook_secret;
-      assert.equal(request!.headers.signature, createHmac('sha256', secret).update(request!.body).digest('hex'), 'Signature is the hex HMAC of the exact body');
+      assert.equal(
+        request!.headers.signature,
+        createHmac('sha256', secret).update(request!.body).digest('hex'),
+        'Signature is the hex HMAC of the exact body',
+      );
       assert.match(String(request!.headers['webhook-id']), /^msg_/);
       assert.match(String(request!.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]+=*$/);
       const payload = verifyWebhook(request!.body, request!.headers, secret);
@@ -78,7 +91,11 @@ for (const kind of DATABASE_KINDS) {
       const delivery = await settled(merchant, payment.txRef, 'delivered');
       assert.equal(delivery.attempts.length, 1);
       assert.equal(delivery.attempts[0].status_code, 200);
-      assert.equal(delivery.attempts[0].response_body, null, 'what a loopback receiver answered is not shown (it said "ok")');
+      assert.equal(
+        delivery.attempts[0].response_body,
+        null,
+        'what a loopback receiver answered is not shown (it said "ok")',
+      );
       assert.equal(typeof delivery.attempts[0].latency_ms, 'number');
       await sleep(300);
       assert.equal(receiver.received.length, 1, 'no second copy');
@@ -89,14 +106,27 @@ for (const kind of DATABASE_KINDS) {
       await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
       const [request] = await receiver.waitFor(1);
       const { body, headers } = request!;
-      assert.throws(() => verifyWebhook(body.replace('"success"', '"failed"'), headers, merchant.webhook_secret), /signature/);
+      assert.throws(
+        () => verifyWebhook(body.replace('"success"', '"failed"'), headers, merchant.webhook_secret),
+        /signature/,
+      );
       assert.throws(() => verifyWebhook(body, headers, 'whsec_wrong'), /signature/);
-      assert.throws(() => verifyWebhook(body, headers, merchant.webhook_secret, { now: Date.now() + 10 * 60_000 }), /window/);
+      assert.throws(
+        () => verifyWebhook(body, headers, merchant.webhook_secret, { now: Date.now() + 10 * 60_000 }),
+        /window/,
+      );
       const { signature: _legacy, ...standardOnly } = headers;
       assert.equal(verifyWebhook(body, standardOnly, merchant.webhook_secret).status, 'success');
       const legacyOnly = { signature: String(headers.signature) };
-      assert.throws(() => verifyWebhook(body, legacyOnly, merchant.webhook_secret), /allowSignatureOnly/, 'a Signature alone proves nothing about when it was sent');
-      assert.equal(verifyWebhook(body, legacyOnly, merchant.webhook_secret, { allowSignatureOnly: true }).status, 'success');
+      assert.throws(
+        () => verifyWebhook(body, legacyOnly, merchant.webhook_secret),
+        /allowSignatureOnly/,
+        'a Signature alone proves nothing about when it was sent',
+      );
+      assert.equal(
+        verifyWebhook(body, legacyOnly, merchant.webhook_secret, { allowSignatureOnly: true }).status,
+        'success',
+      );
     });
 
     test('each failed attempt is delivered with status failed', async () => {
@@ -110,14 +140,27 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('a receiver that fails twice then succeeds gets three tries, all recorded', async () => {
-      const { merchant, receiver } = await merchantWithReceiver((n) => (n <= 2 ? { status: 500, body: 'x'.repeat(3000) } : { status: 204 }));
+      const { merchant, receiver } = await merchantWithReceiver((n) =>
+        n <= 2 ? { status: 500, body: 'x'.repeat(3000) } : { status: 204 },
+      );
       const payment = await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
       await receiver.waitFor(3);
       const delivery = await settled(merchant, payment.txRef, 'delivered');
-      assert.deepEqual(delivery.attempts.map((a: { status_code: number }) => a.status_code), [500, 500, 204]);
-      assert.equal(delivery.attempts[0].response_body, null, 'a loopback receiver\'s answer is not kept (a public one\'s first 1 KiB is: test/unit/http-sender.test.ts)');
+      assert.deepEqual(
+        delivery.attempts.map((a: { status_code: number }) => a.status_code),
+        [500, 500, 204],
+      );
+      assert.equal(
+        delivery.attempts[0].response_body,
+        null,
+        "a loopback receiver's answer is not kept (a public one's first 1 KiB is: test/unit/http-sender.test.ts)",
+      );
       assert.equal(delivery.attempt_count, 3);
-      assert.equal(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, 1, 'retries keep the webhook-id');
+      assert.equal(
+        new Set(receiver.received.map((r) => r.headers['webhook-id'])).size,
+        1,
+        'retries keep the webhook-id',
+      );
     });
 
     test('a receiver that hangs past the timeout is retried', async () => {
@@ -134,11 +177,18 @@ for (const kind of DATABASE_KINDS) {
     test('a redirect is never followed and counts as a failure, until the delivery is marked failed', async () => {
       const target = await startReceiver();
       receivers.push(target);
-      const { merchant, receiver } = await merchantWithReceiver(() => ({ status: 302, headers: { location: target.url } }));
+      const { merchant, receiver } = await merchantWithReceiver(() => ({
+        status: 302,
+        headers: { location: target.url },
+      }));
       const payment = await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
       const delivery = await settled(merchant, payment.txRef, 'failed');
       assert.equal(delivery.attempts.length, 4, 'the first try and the three retries of the schedule');
-      assert.equal(delivery.attempts[0].error, 'Redirect not followed', 'where a loopback receiver redirects to is not shown either');
+      assert.equal(
+        delivery.attempts[0].error,
+        'Redirect not followed',
+        'where a loopback receiver redirects to is not shown either',
+      );
       assert.equal(receiver.received.length, 4);
       assert.equal(target.received.length, 0, 'the redirect target was never called');
       const failed = await api(merchant, '/webhooks/deliveries?status=failed');
@@ -147,7 +197,9 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('429 with Retry-After is honoured over a shorter schedule', async () => {
-      const { merchant, receiver } = await merchantWithReceiver((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+      const { merchant, receiver } = await merchantWithReceiver((n) =>
+        n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 },
+      );
       await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
       const [first, second] = await receiver.waitFor(2);
       assert.ok(second!.at - first!.at >= 950, `retried after ${second!.at - first!.at} ms, not the 1 s asked for`);
@@ -167,7 +219,9 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, 1);
       const shown = await lipira(['webhooks', 'show', delivery.id, '--json'], { DATABASE_URL: gw.database.url });
       assert.equal(JSON.parse(shown.stdout).attempts.length >= 2, true);
-      const listed = await lipira(['webhooks', 'list', '--merchant', merchant.id, '--json'], { DATABASE_URL: gw.database.url });
+      const listed = await lipira(['webhooks', 'list', '--merchant', merchant.id, '--json'], {
+        DATABASE_URL: gw.database.url,
+      });
       assert.equal(JSON.parse(listed.stdout).deliveries[0].id, delivery.id);
     });
 
@@ -182,15 +236,27 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(page1.body.data.data.length, 2);
       assert.equal(page1.body.data.data[0].tx_ref, payments[2]!.txRef, 'latest first');
       assert.match(page1.body.data.next_page_url, /page=2/);
-      const page2 = await call(gw.url, new URL(page1.body.data.next_page_url).pathname + new URL(page1.body.data.next_page_url).search, { key: merchant.test_secret_key });
+      const page2 = await call(
+        gw.url,
+        new URL(page1.body.data.next_page_url).pathname + new URL(page1.body.data.next_page_url).search,
+        { key: merchant.test_secret_key },
+      );
       assert.equal(page2.body.data.data.length, 1);
       const byCharge = await api(merchant, `/webhooks/deliveries?charge_id=${page1.body.data.data[0].charge_id}`);
       assert.equal(byCharge.body.data.data.length, 1);
       const other = await gw.newMerchant('Other');
       const id = page1.body.data.data[0].id;
       assert.equal((await api(other, `/webhooks/deliveries/${id}`)).status, 404);
-      assert.equal((await call(gw.url, `/webhooks/deliveries/${id}`, { key: merchant.live_secret_key })).status, 404, 'a live key sees no test delivery');
-      assert.equal((await call(gw.url, `/webhooks/deliveries/${id}/redeliver`, { key: merchant.live_secret_key, method: 'POST' })).status, 404);
+      assert.equal(
+        (await call(gw.url, `/webhooks/deliveries/${id}`, { key: merchant.live_secret_key })).status,
+        404,
+        'a live key sees no test delivery',
+      );
+      assert.equal(
+        (await call(gw.url, `/webhooks/deliveries/${id}/redeliver`, { key: merchant.live_secret_key, method: 'POST' }))
+          .status,
+        404,
+      );
       assert.equal((await call(gw.url, '/webhooks/deliveries', { key: merchant.live_secret_key })).body.data.total, 0);
       assert.equal((await call(gw.url, '/webhooks/deliveries')).status, 401);
       const bad = await api(merchant, '/webhooks/deliveries?status=lost');
@@ -200,7 +266,10 @@ for (const kind of DATABASE_KINDS) {
 
     test('an id or filter holding a NUL (which PostgreSQL cannot even compare) finds nothing, not a 500', async () => {
       const merchant = await gw.newMerchant();
-      for (const [path, method] of [['/webhooks/deliveries/a%00b', 'GET'], ['/webhooks/deliveries/%00/redeliver', 'POST']] as const) {
+      for (const [path, method] of [
+        ['/webhooks/deliveries/a%00b', 'GET'],
+        ['/webhooks/deliveries/%00/redeliver', 'POST'],
+      ] as const) {
         const res = await api(merchant, path, method);
         assert.equal(res.status, 404, res.text);
         assert.equal(res.body.message, 'Webhook delivery not found.');
@@ -233,14 +302,29 @@ for (const kind of DATABASE_KINDS) {
       for (const url of destinations) {
         const merchant = await gw.newMerchant();
         await updateMerchantSettings(db, merchant.id, { webhookUrl: url });
-        await db.transaction().execute((trx) =>
-          emitEvent(trx, { merchantId: merchant.id, mode: 'live', type: 'api.charge.payment', subjectId: 'ssrf', payload: { event_type: 'api.charge.payment', charge_id: `ssrf-${Date.now()}`, status: 'failed' } }, Date.now(), 'UTC'),
-        );
+        await db
+          .transaction()
+          .execute((trx) =>
+            emitEvent(
+              trx,
+              {
+                merchantId: merchant.id,
+                mode: 'live',
+                type: 'api.charge.payment',
+                subjectId: 'ssrf',
+                payload: { event_type: 'api.charge.payment', charge_id: `ssrf-${Date.now()}`, status: 'failed' },
+              },
+              Date.now(),
+              'UTC',
+            ),
+          );
         let delivery;
         // Until the try and what follows from it are both recorded (a busy worker's lease can run out between the two, and the try is then made again).
         for (let waited = 0; waited < 10_000 && !(delivery?.attempts?.length && delivery.last_error); waited += 50) {
           const list = await call(gw.url, '/webhooks/deliveries', { key: merchant.live_secret_key });
-          delivery = (await call(gw.url, `/webhooks/deliveries/${list.body.data.data[0].id}`, { key: merchant.live_secret_key })).body.data;
+          delivery = (
+            await call(gw.url, `/webhooks/deliveries/${list.body.data.data[0].id}`, { key: merchant.live_secret_key })
+          ).body.data;
           await sleep(50);
         }
         assert.match(delivery.attempts[0].error, /^Refused: /, url);
@@ -273,9 +357,12 @@ for (const kind of DATABASE_KINDS) {
         let delivery;
         // Until the try and what follows from it are both recorded (a busy worker's lease can run out between the two, and the try is then made again).
         for (let waited = 0; waited < 10_000 && !(delivery?.attempts?.length && delivery.last_error); waited += 50) {
-          const list = await call(gw.url, `/webhooks/deliveries?tx_ref=${payment.txRef}`, { key: merchant.test_secret_key });
+          const list = await call(gw.url, `/webhooks/deliveries?tx_ref=${payment.txRef}`, {
+            key: merchant.test_secret_key,
+          });
           const id = list.body.data.data[0]?.id;
-          if (id) delivery = (await call(gw.url, `/webhooks/deliveries/${id}`, { key: merchant.test_secret_key })).body.data;
+          if (id)
+            delivery = (await call(gw.url, `/webhooks/deliveries/${id}`, { key: merchant.test_secret_key })).body.data;
           await sleep(50);
         }
         assert.ok(delivery.attempts.length >= 1, url);

@@ -39,7 +39,8 @@ for (const kind of DATABASE_KINDS) {
       await gw.close();
     });
 
-    const deliveryOf = async (txRef: string) => (await call(gw.url, `/webhooks/deliveries?tx_ref=${txRef}`, { key: merchant.test_secret_key })).body.data.data[0];
+    const deliveryOf = async (txRef: string) =>
+      (await call(gw.url, `/webhooks/deliveries?tx_ref=${txRef}`, { key: merchant.test_secret_key })).body.data.data[0];
 
     async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
       for (const started = Date.now(); Date.now() - started < WOKEN_WITHIN_MS; await sleep(25)) {
@@ -50,7 +51,11 @@ for (const kind of DATABASE_KINDS) {
     }
 
     /** A payment whose webhook the receiver refused once: its delivery, recorded as tried once and due again in an hour. */
-    async function paymentWithRefusedWebhook(): Promise<{ txRef: string; delivery: { id: string; status: string }; seen: number }> {
+    async function paymentWithRefusedWebhook(): Promise<{
+      txRef: string;
+      delivery: { id: string; status: string };
+      seen: number;
+    }> {
       const seen = receiver.received.length;
       refused.add(seen + 1);
       const { txRef } = await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
@@ -70,7 +75,11 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(JSON.parse(webhook!.body).tx_ref, txRef);
       assert.ok(webhook!.at - started < WOKEN_WITHIN_MS);
       const emails = await until('the receipts being sent', async () => {
-        const rows = await gw.gateway.database.db.selectFrom('emails').select(['status']).where('merchant_id', '=', merchant.id).execute();
+        const rows = await gw.gateway.database.db
+          .selectFrom('emails')
+          .select(['status'])
+          .where('merchant_id', '=', merchant.id)
+          .execute();
         return rows.length > 0 && rows.every((row) => row.status === 'sent') ? rows : undefined;
       });
       assert.ok(emails.length >= 1);
@@ -79,13 +88,21 @@ for (const kind of DATABASE_KINDS) {
     test('a delivery put back in the queue through the API is sent at once, not at its next retry', async () => {
       const { txRef, delivery: failed, seen } = await paymentWithRefusedWebhook();
       assert.equal(failed.status, 'pending', 'due again in an hour');
-      const redelivered = await call(gw.url, `/webhooks/deliveries/${failed.id}/redeliver`, { key: merchant.test_secret_key, method: 'POST' });
+      const redelivered = await call(gw.url, `/webhooks/deliveries/${failed.id}/redeliver`, {
+        key: merchant.test_secret_key,
+        method: 'POST',
+      });
       assert.equal(redelivered.status, 200);
       await receiver.waitFor(seen + 2, WOKEN_WITHIN_MS);
-      assert.equal((await until('the delivery being recorded as delivered', async () => {
-        const delivery = await deliveryOf(txRef);
-        return delivery.status === 'delivered' ? delivery : undefined;
-      })).attempt_count, 2);
+      assert.equal(
+        (
+          await until('the delivery being recorded as delivered', async () => {
+            const delivery = await deliveryOf(txRef);
+            return delivery.status === 'delivered' ? delivery : undefined;
+          })
+        ).attempt_count,
+        2,
+      );
     });
 
     if (kind === 'postgres') {
@@ -100,14 +117,18 @@ for (const kind of DATABASE_KINDS) {
         const admin = new pg.Client({ connectionString: gw.database.url });
         await admin.connect();
         try {
-          const cut = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen %'`);
+          const cut = await admin.query(
+            `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen %'`,
+          );
           assert.equal(cut.rowCount, 1, 'the gateway listens on one connection');
           const seen = receiver.received.length;
           const { txRef } = await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
           await receiver.waitFor(seen + 1, WOKEN_WITHIN_MS);
           assert.equal(JSON.parse(receiver.received[seen]!.body).tx_ref, txRef);
           const listening = await until('the gateway listening again', async () => {
-            const rows = await admin.query(`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen %'`);
+            const rows = await admin.query(
+              `select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen %'`,
+            );
             return rows.rowCount === 1 ? rows : undefined;
           });
           assert.equal(listening.rowCount, 1);

@@ -15,13 +15,25 @@ test('--soak takes optional seconds; --quick makes it 20 s; the warm-up is the f
   assert.deepEqual(parseBenchArgs(['--soak']).soak, { seconds: 600, warmUpSeconds: 60, rate: 500 });
   assert.deepEqual(parseBenchArgs(['--soak', '--quick']).soak, { seconds: 20, warmUpSeconds: 5, rate: 500 });
   assert.deepEqual(parseBenchArgs(['--quick', '--soak']).soak, { seconds: 20, warmUpSeconds: 5, rate: 500 });
-  assert.deepEqual(parseBenchArgs(['--soak', '120', '--db', 'postgres']).soak, { seconds: 120, warmUpSeconds: 30, rate: 150 });
+  assert.deepEqual(parseBenchArgs(['--soak', '120', '--db', 'postgres']).soak, {
+    seconds: 120,
+    warmUpSeconds: 30,
+    rate: 150,
+  });
   assert.deepEqual(parseBenchArgs(['--soak=900', '--rate', '50']).soak, { seconds: 900, warmUpSeconds: 60, rate: 50 });
   assert.equal(parseBenchArgs(['--soak', '--db', 'postgres']).db, 'postgres');
 });
 
 test('--soak refuses what it cannot use, and --rate needs it', () => {
-  for (const argv of [['--soak', 'ten'], ['--soak', '0'], ['--soak', '--rate', '0'], ['--soak', '--only', 'payments-list'], ['--soak', '--duration', '5'], ['--rate', '50'], ['--soak', '10', '20']]) {
+  for (const argv of [
+    ['--soak', 'ten'],
+    ['--soak', '0'],
+    ['--soak', '--rate', '0'],
+    ['--soak', '--only', 'payments-list'],
+    ['--soak', '--duration', '5'],
+    ['--rate', '50'],
+    ['--soak', '10', '20'],
+  ]) {
     assert.throws(() => parseBenchArgs(argv), BenchUsageError, argv.join(' '));
   }
 });
@@ -49,7 +61,10 @@ test('the log times only what started in the steady window, and counts every err
   assert.equal(log.figures().find((f) => f.step === STEPS.pay)!.errors, 2);
   assert.equal(log.failed, 3);
   assert.deepEqual([log.completed, log.completedInWindow, log.windowSeconds], [2, 1, 15]);
-  assert.deepEqual(log.errorExamples(), [`${STEPS.pay}: HTTP 500`, `${STEPS.verify}: says "pending" after the webhook`]);
+  assert.deepEqual(log.errorExamples(), [
+    `${STEPS.pay}: HTTP 500`,
+    `${STEPS.verify}: says "pending" after the webhook`,
+  ]);
 });
 
 test('the timeline counts each event in the second it happened, and keeps what is in flight', () => {
@@ -66,17 +81,34 @@ test('the timeline counts each event in the second it happened, and keeps what i
   log.fail('pay', 'no answer within 30 s', 3_000);
   const [first, second, third] = log.timeline.seconds();
   assert.deepEqual(
-    [first!.started, first!.completed, first!.inFlight, first!.answers, first!.answerP50Ms, first!.answerP99Ms, first!.webhooks],
+    [
+      first!.started,
+      first!.completed,
+      first!.inFlight,
+      first!.answers,
+      first!.answerP50Ms,
+      first!.answerP99Ms,
+      first!.webhooks,
+    ],
     [2, 0, 2, 1, 30, 30, 0],
   );
   assert.deepEqual(
-    [second!.started, second!.completed, second!.inFlight, second!.answers, second!.answerP99Ms, second!.requestErrors, second!.webhooks, second!.webhookP99Ms],
+    [
+      second!.started,
+      second!.completed,
+      second!.inFlight,
+      second!.answers,
+      second!.answerP99Ms,
+      second!.requestErrors,
+      second!.webhooks,
+      second!.webhookP99Ms,
+    ],
     [1, 1, 2, 1, 900, 1, 1, 40],
   );
   assert.deepEqual([third!.failed, third!.inFlight], [1, 1]);
 });
 
-test('the timeline prints in spans: rates averaged, the worst second\'s p99, the last scrape', () => {
+test("the timeline prints in spans: rates averaged, the worst second's p99, the last scrape", () => {
   const log = new SoakLog(0, 60_000);
   log.start(0);
   for (let at = 0; at < 4_000; at += 100) log.begin(at);
@@ -90,16 +122,28 @@ test('the timeline prints in spans: rates averaged, the worst second\'s p99, the
   const [span, ...rest] = timelineSpans(log.timeline.seconds(), 4);
   assert.equal(rest.length, 0);
   assert.deepEqual(
-    [span!.from, span!.to, span!.startedPerSecond, span!.completedPerSecond, span!.inFlight, span!.answersPerSecond, span!.answerP99Ms],
+    [
+      span!.from,
+      span!.to,
+      span!.startedPerSecond,
+      span!.completedPerSecond,
+      span!.inFlight,
+      span!.answersPerSecond,
+      span!.answerP99Ms,
+    ],
     [0, 4, 10, 5, 20, 0.5, 250],
   );
-  assert.ok(Math.abs(span!.gatewayCores! - 0.7) < 1e-9 && Math.abs(span!.stealShare! - 0.2) < 1e-9 && Math.abs(span!.iowaitShare! - 0.1) < 1e-9);
+  assert.ok(
+    Math.abs(span!.gatewayCores! - 0.7) < 1e-9 &&
+      Math.abs(span!.stealShare! - 0.2) < 1e-9 &&
+      Math.abs(span!.iowaitShare! - 0.1) < 1e-9,
+  );
   assert.deepEqual(span!.metrics, metrics);
   assert.equal(span!.rssMb, 172);
   assert.equal(peakRssMb(log.timeline.seconds()), 172);
 });
 
-test('the gateway\'s /metrics give the timeline its loop lag and queues; a missing series reads 0', () => {
+test("the gateway's /metrics give the timeline its loop lag and queues; a missing series reads 0", () => {
   const text = [
     '# HELP lipira_nodejs_eventloop_lag_p99_seconds The 99th percentile of the recorded event loop delays.',
     'lipira_nodejs_eventloop_lag_p99_seconds 0.0215',
@@ -107,10 +151,23 @@ test('the gateway\'s /metrics give the timeline its loop lag and queues; a missi
     'lipira_checkout_sessions{status="success"} 9000',
     'lipira_webhook_deliveries{status="pending"} 37',
   ].join('\n');
-  assert.deepEqual(parseMetrics(text), { eventLoopLagP99Ms: 21.5, pendingSessions: 812, pendingWebhooks: 37, webhookQueueOldestSeconds: 0 });
+  assert.deepEqual(parseMetrics(text), {
+    eventLoopLagP99Ms: 21.5,
+    pendingSessions: 812,
+    pendingWebhooks: 37,
+    webhookQueueOldestSeconds: 0,
+  });
 });
 
-const step = (name: string, p99Ms: number, errors = 0): StepFigures => ({ step: name, count: 1000, p50Ms: 10, p90Ms: 20, p99Ms, maxMs: p99Ms + 10, errors });
+const step = (name: string, p99Ms: number, errors = 0): StepFigures => ({
+  step: name,
+  count: 1000,
+  p50Ms: 10,
+  p90Ms: 20,
+  p99Ms,
+  maxMs: p99Ms + 10,
+  errors,
+});
 
 const results: SoakResults = {
   payments: { started: 6000, completed: 6000, failed: 0, unfinished: 0, completedInWindow: 4500 },
@@ -125,17 +182,21 @@ const results: SoakResults = {
   timeline: [],
 };
 const soak = parseBenchArgs(['--soak', '--quick', '--rate', '300']).soak!;
-const report = (changed: Partial<SoakResults>, db: 'sqlite' | 'postgres' = 'sqlite') => buildSoakReport({ ...results, ...changed }, db, soak, new Date(0));
+const report = (changed: Partial<SoakResults>, db: 'sqlite' | 'postgres' = 'sqlite') =>
+  buildSoakReport({ ...results, ...changed }, db, soak, new Date(0));
 const result = (list: TargetResult[], start: string) => list.find((t) => t.target.startsWith(start))!;
 
-test('the achieved rate is payments completed per second of the steady window, held to the issue\'s rate for the database', () => {
+test("the achieved rate is payments completed per second of the steady window, held to the issue's rate for the database", () => {
   assert.equal(report({}).achievedRate, 300);
   assert.equal(result(report({}).targets, 'payments/s').pass, false, 'SQLite: 500/s');
   assert.equal(result(report({}, 'postgres').targets, 'payments/s').pass, true, 'PostgreSQL: 150/s');
 });
 
 test('a slow step or a big gateway misses its target without failing the run', () => {
-  const slow = report({ steps: results.steps.map((s) => (s.step === STEPS.poll ? step(s.step, 250) : s)), rss: { endMb: 260, peakMb: 260 } });
+  const slow = report({
+    steps: results.steps.map((s) => (s.step === STEPS.poll ? step(s.step, 250) : s)),
+    rss: { endMb: 260, peakMb: 260 },
+  });
   assert.equal(slow.valid, true);
   assert.equal(result(slow.targets, `${STEPS.poll}: p99`).pass, false);
   assert.equal(result(slow.targets, `${STEPS.create}: p99`).pass, true);
@@ -157,20 +218,35 @@ test('errors, unfinished payments, a lost, duplicated or unexpected webhook, or 
 });
 
 test('a step with errors fails its p99 target for them, and one never timed fails too', () => {
-  const erred = report({ steps: results.steps.map((s) => (s.step === STEPS.pay ? step(s.step, 50, 2) : s.step === STEPS.back ? { ...step(s.step, 0), count: 0 } : s)) });
-  assert.deepEqual([result(erred.targets, `${STEPS.pay}: p99`).pass, result(erred.targets, `${STEPS.pay}: p99`).note], [false, 'error answers']);
-  assert.deepEqual([result(erred.targets, `${STEPS.back}: p99`).pass, result(erred.targets, `${STEPS.back}: p99`).note], [false, 'nothing timed']);
+  const erred = report({
+    steps: results.steps.map((s) =>
+      s.step === STEPS.pay ? step(s.step, 50, 2) : s.step === STEPS.back ? { ...step(s.step, 0), count: 0 } : s,
+    ),
+  });
+  assert.deepEqual(
+    [result(erred.targets, `${STEPS.pay}: p99`).pass, result(erred.targets, `${STEPS.pay}: p99`).note],
+    [false, 'error answers'],
+  );
+  assert.deepEqual(
+    [result(erred.targets, `${STEPS.back}: p99`).pass, result(erred.targets, `${STEPS.back}: p99`).note],
+    [false, 'nothing timed'],
+  );
 });
 
-test('the printed report shows the gate apart from the targets, and the ledger\'s problems', () => {
-  const text = formatSoakReport(report({ ledger: { clean: false, lines: ['Transaction txn_1 does not sum to zero'] } }));
+test("the printed report shows the gate apart from the targets, and the ledger's problems", () => {
+  const text = formatSoakReport(
+    report({ ledger: { clean: false, lines: ['Transaction txn_1 does not sum to zero'] } }),
+  );
   assert.match(text, /300 payments\/s offered for 20 s .* after the first 5 s/);
   assert.match(text, /4500 completed in the 15 s steady window: 300\.0\/s/);
   assert.match(text, /Validity gate \(any failure fails the run\): FAIL/);
   assert.match(text, /lipira ledger check problems +≤ 0 +1 +FAIL/);
   assert.match(text, /Ledger check: NOT CLEAN — Transaction txn_1 does not sum to zero/);
   assert.match(text, /Targets \(reported; a miss alone does not fail the run\)/);
-  assert.match(text, /CPU over the steady window: gateway 1\.20 cores \(4\.0 ms a payment offered\), load generator 0\.60 cores \(2\.0 ms a payment offered\)/);
+  assert.match(
+    text,
+    /CPU over the steady window: gateway 1\.20 cores \(4\.0 ms a payment offered\), load generator 0\.60 cores \(2\.0 ms a payment offered\)/,
+  );
 });
 
 test('the printed report shows the timeline ten seconds a row', () => {
@@ -190,8 +266,13 @@ test('the webhook receiver counts by tx_ref: lost, extra copies, and any for a p
   const receiver = new WebhookReceiver(log);
   const url = await receiver.listen(cleanup);
   try {
-    const send = (body: unknown) => fetch(url, { method: 'POST', body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
-    const webhook = (txRef: string, status = 'success') => ({ tx_ref: txRef, status, updated_at: new Date().toISOString() });
+    const send = (body: unknown) =>
+      fetch(url, { method: 'POST', body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
+    const webhook = (txRef: string, status = 'success') => ({
+      tx_ref: txRef,
+      status,
+      updated_at: new Date().toISOString(),
+    });
     receiver.expect('paid');
     receiver.expect('twice');
     receiver.expect('never');

@@ -40,7 +40,10 @@ test('database timeouts are durations', () => {
 test('DATABASE_URL accepts sqlite paths and postgres URLs', () => {
   assert.equal(loadConfig({ DATABASE_URL: 'sqlite:/var/lib/lipira.db' }).databaseUrl, 'sqlite:/var/lib/lipira.db');
   assert.equal(loadConfig({ DATABASE_URL: 'sqlite:rel/x.db' }).databaseUrl, `sqlite:${path.resolve('rel/x.db')}`);
-  assert.equal(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/lipira' }).databaseUrl, 'postgres://postgres@127.0.0.1:5432/lipira');
+  assert.equal(
+    loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/lipira' }).databaseUrl,
+    'postgres://postgres@127.0.0.1:5432/lipira',
+  );
 });
 
 test('PUBLIC_BASE_URL loses its trailing slash', () => {
@@ -88,8 +91,19 @@ test('bad settings are refused, naming the variable', () => {
     [{ LIVE_ROUTES: 'airtel' }, 'LIVE_ROUTES'],
     [{ LIVE_ROUTES: 'airtel:airtel' }, 'AIRTEL_CLIENT_ID'],
     [{ LIVE_ROUTES: 'airtel:airtel', AIRTEL_CLIENT_ID: 'id' }, 'AIRTEL_CLIENT_SECRET'],
-    [{ LIVE_ROUTES: 'payout:airtel', AIRTEL_CLIENT_ID: 'id', AIRTEL_CLIENT_SECRET: 'secret' }, 'AIRTEL_DISBURSEMENT_PIN'],
-    [{ LIVE_ROUTES: 'payout:airtel', AIRTEL_CLIENT_ID: 'id', AIRTEL_CLIENT_SECRET: 'secret', AIRTEL_DISBURSEMENT_PIN: '1234' }, 'AIRTEL_PUBLIC_KEY'],
+    [
+      { LIVE_ROUTES: 'payout:airtel', AIRTEL_CLIENT_ID: 'id', AIRTEL_CLIENT_SECRET: 'secret' },
+      'AIRTEL_DISBURSEMENT_PIN',
+    ],
+    [
+      {
+        LIVE_ROUTES: 'payout:airtel',
+        AIRTEL_CLIENT_ID: 'id',
+        AIRTEL_CLIENT_SECRET: 'secret',
+        AIRTEL_DISBURSEMENT_PIN: '1234',
+      },
+      'AIRTEL_PUBLIC_KEY',
+    ],
     [{ AIRTEL_PUBLIC_KEY: 'not a key' }, 'AIRTEL_PUBLIC_KEY'],
     [{ LIVE_ROUTES: 'tnm:paychangu' }, 'PAYCHANGU_UPSTREAM_SECRET_KEY'],
     [{ AIRTEL_API_URL: 'ftp://openapi.airtel.africa' }, 'AIRTEL_API_URL'],
@@ -99,7 +113,12 @@ test('bad settings are refused, naming the variable', () => {
     [{ LIVE_REVIEW_AFTER: 'soon' }, 'LIVE_REVIEW_AFTER'],
   ];
   for (const [env, variable] of cases) {
-    assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.includes(variable), JSON.stringify(env));
+    assert.throws(
+      () => loadConfig(env),
+      (error: unknown) =>
+        error instanceof ConfigError && error.variable === variable && error.message.includes(variable),
+      JSON.stringify(env),
+    );
   }
 });
 
@@ -113,7 +132,13 @@ test('live routes name a connector for each channel, each connector with its cre
     AIRTEL_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----',
     PAYCHANGU_UPSTREAM_SECRET_KEY: 'sec-live-upstream',
   });
-  assert.deepEqual(config.liveRoutes, { airtel: 'airtel', payout: 'airtel', tnm: 'paychangu', card: 'paychangu', bank: 'paychangu' });
+  assert.deepEqual(config.liveRoutes, {
+    airtel: 'airtel',
+    payout: 'airtel',
+    tnm: 'paychangu',
+    card: 'paychangu',
+    bank: 'paychangu',
+  });
   assert.equal(config.airtelApiUrl, 'https://openapi.airtel.africa');
   assert.equal(config.airtelCountry, 'MW');
   assert.equal(config.paychanguUpstreamUrl, 'https://api.paychangu.com');

@@ -7,9 +7,17 @@ import type { DB } from '../../src/db/schema.ts';
 describe('group commit (SQLite)', () => {
   const sqlite = useMigratedSqlite();
 
-  const addLog = (trx: Kysely<DB>, owner: string) => trx.insertInto('logs').values({ owner_id: owner, type: 'log', message: 'grouped', created_at: 1 }).execute();
+  const addLog = (trx: Kysely<DB>, owner: string) =>
+    trx.insertInto('logs').values({ owner_id: owner, type: 'log', message: 'grouped', created_at: 1 }).execute();
   const logsOf = async (prefix: string) =>
-    (await sqlite.database.db.selectFrom('logs').select('owner_id').where('owner_id', 'like', `${prefix}%`).orderBy('owner_id').execute()).map((row) => row.owner_id);
+    (
+      await sqlite.database.db
+        .selectFrom('logs')
+        .select('owner_id')
+        .where('owner_id', 'like', `${prefix}%`)
+        .orderBy('owner_id')
+        .execute()
+    ).map((row) => row.owner_id);
 
   test('writes requested in one turn of the event loop share one transaction, and each resolves after it commits', async () => {
     const transactions = new Set<Kysely<DB>>();
@@ -20,7 +28,10 @@ describe('group commit (SQLite)', () => {
         return i;
       }),
     );
-    assert.deepEqual(await Promise.all(writes), Array.from({ length: 20 }, (_, i) => i));
+    assert.deepEqual(
+      await Promise.all(writes),
+      Array.from({ length: 20 }, (_, i) => i),
+    );
     assert.equal(transactions.size, 1, 'one shared transaction');
     assert.equal((await logsOf('same-turn-')).length, 20, 'every write is committed once its promise resolves');
   });
@@ -34,7 +45,10 @@ describe('group commit (SQLite)', () => {
       }),
     );
     const outcomes = await Promise.allSettled(writes);
-    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.deepEqual(await logsOf('alone-'), ['alone-ok-a', 'alone-ok-b'], 'the failed write left nothing behind');
   });
 
@@ -51,6 +65,10 @@ describe('group commit (SQLite)', () => {
       outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as Error).message)),
       ['ok-a', 'bad-1', 'ok-b', 'bad-2', 'ok-c'],
     );
-    assert.deepEqual(await logsOf('several-'), ['several-ok-a', 'several-ok-b', 'several-ok-c'], 'each committed write once, no failed one');
+    assert.deepEqual(
+      await logsOf('several-'),
+      ['several-ok-a', 'several-ok-b', 'several-ok-c'],
+      'each committed write once, no failed one',
+    );
   });
 });

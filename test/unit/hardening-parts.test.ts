@@ -7,20 +7,58 @@ import { isHttpUrl, isPlainOrigin } from '../../src/shared/urls.ts';
 
 describe('merchant URLs', () => {
   test('hosts of letters, digits, hyphens and dots, IDNs and IP literals are accepted', () => {
-    for (const url of ['https://shop.example.com/paid?x=1', 'http://localhost:3000', 'https://bücher.example/', 'https://xn--bcher-kva.example/', 'http://10.0.0.1:8080/cb', 'http://[2001:db8::1]/', 'https://Shop.Example.COM./x', 'https://user:pa;ss@shop.example.com/']) {
+    for (const url of [
+      'https://shop.example.com/paid?x=1',
+      'http://localhost:3000',
+      'https://bücher.example/',
+      'https://xn--bcher-kva.example/',
+      'http://10.0.0.1:8080/cb',
+      'http://[2001:db8::1]/',
+      'https://Shop.Example.COM./x',
+      'https://user:pa;ss@shop.example.com/',
+    ]) {
       assert.ok(isHttpUrl(url), url);
     }
   });
 
   test('hosts WHATWG URL accepts but no DNS name has are refused', () => {
-    for (const url of ['https://a;frame-ancestors/', 'https://a,b/', "https://a'b/", 'https://a*b/', 'https://a_b/', 'https://a!b/', 'https://a..b/', 'https://.a/', 'https://a{b}/', 'https://a`b/', 'ftp://a.example/', 'https://', '//a.example/']) {
+    for (const url of [
+      'https://a;frame-ancestors/',
+      'https://a,b/',
+      "https://a'b/",
+      'https://a*b/',
+      'https://a_b/',
+      'https://a!b/',
+      'https://a..b/',
+      'https://.a/',
+      'https://a{b}/',
+      'https://a`b/',
+      'ftp://a.example/',
+      'https://',
+      '//a.example/',
+    ]) {
       assert.ok(!isHttpUrl(url), url);
     }
   });
 
   test('a plain origin is a scheme, a plain host and maybe a port, nothing else', () => {
-    for (const origin of ['https://shop.example.com', 'http://127.0.0.1:8000', 'http://[::1]:3000', 'https://xn--bcher-kva.example']) assert.ok(isPlainOrigin(origin), origin);
-    for (const origin of ['https://a;frame-ancestors', 'https://a b', "'self'", 'https://a.example/', 'https://a.example:80x', 'null', 'https://a.example; script-src *', 'javascript://a']) {
+    for (const origin of [
+      'https://shop.example.com',
+      'http://127.0.0.1:8000',
+      'http://[::1]:3000',
+      'https://xn--bcher-kva.example',
+    ])
+      assert.ok(isPlainOrigin(origin), origin);
+    for (const origin of [
+      'https://a;frame-ancestors',
+      'https://a b',
+      "'self'",
+      'https://a.example/',
+      'https://a.example:80x',
+      'null',
+      'https://a.example; script-src *',
+      'javascript://a',
+    ]) {
       assert.ok(!isPlainOrigin(origin), origin);
     }
   });
@@ -34,7 +72,13 @@ describe('client addresses for rate limits', () => {
 
   test('IPv6 is counted by its /64, however it is written', () => {
     const group = '2001:db8:a:b::/64';
-    for (const address of ['2001:db8:a:b::1', '2001:0db8:000a:000b:ffff:ffff:ffff:ffff', '2001:DB8:A:B:1:2:3:4', '2001:db8:a:b::1.2.3.4', '2001:db8:a:b::9%eth0']) {
+    for (const address of [
+      '2001:db8:a:b::1',
+      '2001:0db8:000a:000b:ffff:ffff:ffff:ffff',
+      '2001:DB8:A:B:1:2:3:4',
+      '2001:db8:a:b::1.2.3.4',
+      '2001:db8:a:b::9%eth0',
+    ]) {
       assert.equal(addressGroup(address), group, address);
     }
     assert.equal(addressGroup('::1'), '0:0:0:0::/64');
@@ -89,7 +133,11 @@ describe('abuse limit settings', () => {
       [{ CLIENT_ADDRESS_HEADER: 'x-forwarded-for: 1.2.3.4' }, 'CLIENT_ADDRESS_HEADER'],
     ];
     for (const [env, variable] of cases) {
-      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === variable, variable);
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.variable === variable,
+        variable,
+      );
     }
   });
 });

@@ -5,7 +5,10 @@ import { escapeHtml } from '../../src/shared/html.ts';
 
 describe('HTML escaping', () => {
   test('markup characters become entities', () => {
-    assert.equal(escapeHtml(`<b class="x">Tom & Jerry's</b>`), '&lt;b class=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/b&gt;');
+    assert.equal(
+      escapeHtml(`<b class="x">Tom & Jerry's</b>`),
+      '&lt;b class=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/b&gt;',
+    );
   });
 
   test('characters beyond ASCII become numeric references, one per code point', () => {
@@ -28,7 +31,14 @@ describe('HTML escaping', () => {
         txRef: 'order-1',
       },
       { sessionId: 'cs_1', csrfToken: 'token' },
-      { error: 'Not enough money in the wallet — top up or use another number.', triesLeft: 'Last try', method: 'mobile_money', mobile: '', operator: '', testInstruments: null },
+      {
+        error: 'Not enough money in the wallet — top up or use another number.',
+        triesLeft: 'Last try',
+        method: 'mobile_money',
+        mobile: '',
+        operator: '',
+        testInstruments: null,
+      },
     );
     assert.equal(Buffer.byteLength(page), page.length, 'every character of the page is one byte in UTF-8');
     assert.match(page, /<title>Pay MWK 1,000\.00 &#183; Caf&#233; &#209;khata &#9749;<\/title>/);

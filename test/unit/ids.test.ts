@@ -4,7 +4,18 @@ import { ids } from '../../src/shared/ids.ts';
 
 test('checkout ids made later sort after earlier ones, whatever their random part', () => {
   // Around base36 digit boundaries, a day apart and a millisecond apart.
-  const instants = [0, 35, 36, 1_295, 1_296, Date.UTC(2026, 10, 23), Date.UTC(2026, 10, 23) + 1, Date.UTC(2026, 10, 24), Date.UTC(2081, 0, 1), Date.UTC(5000, 0, 1)];
+  const instants = [
+    0,
+    35,
+    36,
+    1_295,
+    1_296,
+    Date.UTC(2026, 10, 23),
+    Date.UTC(2026, 10, 23) + 1,
+    Date.UTC(2026, 10, 24),
+    Date.UTC(2081, 0, 1),
+    Date.UTC(5000, 0, 1),
+  ];
   for (let i = 1; i < instants.length; i++) {
     for (let draw = 0; draw < 50; draw++) {
       const earlier = ids.checkoutToken(instants[i - 1]!);

@@ -12,7 +12,9 @@ function importGraph(): Map<string, string[]> {
     if (!name.endsWith('.ts')) continue;
     const file = path.join(SRC, name);
     const text = fs.readFileSync(file, 'utf8');
-    const imports = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)].map((match) => path.resolve(path.dirname(file), match[1]!));
+    const imports = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)].map((match) =>
+      path.resolve(path.dirname(file), match[1]!),
+    );
     graph.set(file, imports);
   }
   return graph;

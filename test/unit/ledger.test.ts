@@ -8,7 +8,16 @@ import type { Database } from '../../src/db/database.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import type { AccountKind, DB } from '../../src/db/schema.ts';
 import { balanceOf, InsufficientFunds, post, SYSTEM, type AccountKey } from '../../src/ledger/ledger-repository.ts';
-import { checkLedger, completePayout, creditCollection, merchantBalances, releasePayout, reservePayout, settleCollections, type Movement } from '../../src/ledger/ledger-service.ts';
+import {
+  checkLedger,
+  completePayout,
+  creditCollection,
+  merchantBalances,
+  releasePayout,
+  reservePayout,
+  settleCollections,
+  type Movement,
+} from '../../src/ledger/ledger-service.ts';
 
 describe('the double-entry ledger (SQLite)', () => {
   let dir: string;
@@ -27,10 +36,28 @@ describe('the double-entry ledger (SQLite)', () => {
   const db = () => database.db;
   /** A merchant id no other test uses: every test starts from empty accounts. */
   const newMerchant = () => `mer_unit${++merchantCounter}`;
-  const account = (owner: string, kind: AccountKind, mode: 'test' | 'live' = 'test'): AccountKey => ({ owner, mode, currency: 'MWK', kind });
-  const movement = (merchantId: string, amountMinor: number, feeMinor: number, reference = `chg_${merchantId}_${amountMinor}`): Movement => ({ merchantId, mode: 'test', currency: 'MWK', amountMinor, feeMinor, reference });
+  const account = (owner: string, kind: AccountKind, mode: 'test' | 'live' = 'test'): AccountKey => ({
+    owner,
+    mode,
+    currency: 'MWK',
+    kind,
+  });
+  const movement = (
+    merchantId: string,
+    amountMinor: number,
+    feeMinor: number,
+    reference = `chg_${merchantId}_${amountMinor}`,
+  ): Movement => ({ merchantId, mode: 'test', currency: 'MWK', amountMinor, feeMinor, reference });
   const inTransaction = <T>(work: (trx: Kysely<DB>) => Promise<T>): Promise<T> => db().transaction().execute(work);
-  const countRows = async (table: 'ledger_transactions' | 'ledger_entries') => Number((await db().selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const countRows = async (table: 'ledger_transactions' | 'ledger_entries') =>
+    Number(
+      (
+        await db()
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   async function fundedMerchant(mainMinor: number): Promise<string> {
     const merchantId = newMerchant();
@@ -47,8 +74,15 @@ describe('the double-entry ledger (SQLite)', () => {
     assert.equal(await balanceOf(db(), account(merchantId, 'collection')), 970_00);
     assert.equal((await balanceOf(db(), account(SYSTEM, 'fees'))) - feesBefore, 30_00);
     assert.ok((await balanceOf(db(), account(SYSTEM, 'external'))) <= -1000_00, 'a system account may go below zero');
-    assert.deepEqual(await merchantBalances(db(), merchantId, 'test', 'MWK'), { mainMinor: 0, collectionMinor: 970_00 });
-    assert.deepEqual(await merchantBalances(db(), merchantId, 'live', 'MWK'), { mainMinor: 0, collectionMinor: 0 }, 'live is another ledger');
+    assert.deepEqual(await merchantBalances(db(), merchantId, 'test', 'MWK'), {
+      mainMinor: 0,
+      collectionMinor: 970_00,
+    });
+    assert.deepEqual(
+      await merchantBalances(db(), merchantId, 'live', 'MWK'),
+      { mainMinor: 0, collectionMinor: 0 },
+      'live is another ledger',
+    );
     assert.deepEqual(await checkLedger(db()), []);
   });
 
@@ -57,15 +91,27 @@ describe('the double-entry ledger (SQLite)', () => {
     const [transactions, entries] = [await countRows('ledger_transactions'), await countRows('ledger_entries')];
     await assert.rejects(
       inTransaction((trx) =>
-        post(trx, { mode: 'test', kind: 'collection', reference: 'chg_unbalanced' }, [
-          { account: account(SYSTEM, 'external'), amountMinor: -1000 },
-          { account: account(merchantId, 'collection'), amountMinor: 999 },
-        ], Date.now()),
+        post(
+          trx,
+          { mode: 'test', kind: 'collection', reference: 'chg_unbalanced' },
+          [
+            { account: account(SYSTEM, 'external'), amountMinor: -1000 },
+            { account: account(merchantId, 'collection'), amountMinor: 999 },
+          ],
+          Date.now(),
+        ),
       ),
       /unbalanced ledger transaction \(collection\): entries sum to -1/,
     );
     await assert.rejects(
-      inTransaction((trx) => post(trx, { mode: 'test', kind: 'settlement', reference: null }, [{ account: account(merchantId, 'main'), amountMinor: 1 }], Date.now())),
+      inTransaction((trx) =>
+        post(
+          trx,
+          { mode: 'test', kind: 'settlement', reference: null },
+          [{ account: account(merchantId, 'main'), amountMinor: 1 }],
+          Date.now(),
+        ),
+      ),
       /unbalanced/,
     );
     assert.equal(await countRows('ledger_transactions'), transactions);
@@ -78,7 +124,10 @@ describe('the double-entry ledger (SQLite)', () => {
     const merchantId = await fundedMerchant(970_00);
     const [transactions, entries] = [await countRows('ledger_transactions'), await countRows('ledger_entries')];
     // 961.00 + 9.61 is more than 970.00.
-    await assert.rejects(inTransaction((trx) => reservePayout(trx, movement(merchantId, 961_00, 9_61), Date.now())), InsufficientFunds);
+    await assert.rejects(
+      inTransaction((trx) => reservePayout(trx, movement(merchantId, 961_00, 9_61), Date.now())),
+      InsufficientFunds,
+    );
     assert.equal(await balanceOf(db(), account(merchantId, 'main')), 970_00);
     assert.equal(await balanceOf(db(), account(merchantId, 'payout_reserve')), 0);
     assert.equal(await countRows('ledger_transactions'), transactions, 'the refused transaction left no row');
@@ -86,10 +135,15 @@ describe('the double-entry ledger (SQLite)', () => {
     for (const kind of ['collection', 'main', 'payout_reserve'] as const) {
       await assert.rejects(
         inTransaction((trx) =>
-          post(trx, { mode: 'test', kind: 'settlement', reference: null }, [
-            { account: account(merchantId, kind), amountMinor: -(970_00 + 1) },
-            { account: account(SYSTEM, 'external'), amountMinor: 970_00 + 1 },
-          ], Date.now()),
+          post(
+            trx,
+            { mode: 'test', kind: 'settlement', reference: null },
+            [
+              { account: account(merchantId, kind), amountMinor: -(970_00 + 1) },
+              { account: account(SYSTEM, 'external'), amountMinor: 970_00 + 1 },
+            ],
+            Date.now(),
+          ),
         ),
         InsufficientFunds,
         `${kind} is guarded`,
@@ -99,7 +153,10 @@ describe('the double-entry ledger (SQLite)', () => {
     await inTransaction((trx) => reservePayout(trx, movement(merchantId, 960_40, 9_60), Date.now()));
     assert.equal(await balanceOf(db(), account(merchantId, 'main')), 0);
     assert.equal(await balanceOf(db(), account(merchantId, 'payout_reserve')), 970_00);
-    await assert.rejects(inTransaction((trx) => reservePayout(trx, movement(merchantId, 1, 0), Date.now())), InsufficientFunds);
+    await assert.rejects(
+      inTransaction((trx) => reservePayout(trx, movement(merchantId, 1, 0), Date.now())),
+      InsufficientFunds,
+    );
     assert.deepEqual(await checkLedger(db()), []);
   });
 
@@ -113,7 +170,11 @@ describe('the double-entry ledger (SQLite)', () => {
       InsufficientFunds,
     );
     assert.equal(await balanceOf(db(), account(merchantId, 'collection')), 0, 'the credit before it was rolled back');
-    const rows = await db().selectFrom('ledger_transactions').select('id').where('reference', 'in', ['chg_first', 'chg_second']).execute();
+    const rows = await db()
+      .selectFrom('ledger_transactions')
+      .select('id')
+      .where('reference', 'in', ['chg_first', 'chg_second'])
+      .execute();
     assert.deepEqual(rows, []);
   });
 
@@ -134,7 +195,10 @@ describe('the double-entry ledger (SQLite)', () => {
     assert.equal(await balanceOf(db(), account(merchantId, 'main')), 990_00);
     assert.equal(await balanceOf(db(), account(merchantId, 'payout_reserve')), 0);
     // A release without its reservation would take the reserve below zero.
-    await assert.rejects(inTransaction((trx) => releasePayout(trx, failed, Date.now())), InsufficientFunds);
+    await assert.rejects(
+      inTransaction((trx) => releasePayout(trx, failed, Date.now())),
+      InsufficientFunds,
+    );
     assert.deepEqual(await checkLedger(db()), []);
   });
 
@@ -142,26 +206,51 @@ describe('the double-entry ledger (SQLite)', () => {
     const merchantId = newMerchant();
     await inTransaction((trx) => creditCollection(trx, movement(merchantId, 300_00, 9_00), Date.now()));
     assert.ok((await settleCollections(db())) >= 1);
-    assert.deepEqual(await merchantBalances(db(), merchantId, 'test', 'MWK'), { mainMinor: 291_00, collectionMinor: 0 });
+    assert.deepEqual(await merchantBalances(db(), merchantId, 'test', 'MWK'), {
+      mainMinor: 291_00,
+      collectionMinor: 0,
+    });
     assert.equal(await settleCollections(db()), 0, 'nothing is left to settle');
-    assert.deepEqual(await merchantBalances(db(), merchantId, 'test', 'MWK'), { mainMinor: 291_00, collectionMinor: 0 });
+    assert.deepEqual(await merchantBalances(db(), merchantId, 'test', 'MWK'), {
+      mainMinor: 291_00,
+      collectionMinor: 0,
+    });
   });
 
   test('checkLedger reports a transaction whose entries do not sum to zero', async () => {
     const merchantId = newMerchant();
     await inTransaction((trx) => creditCollection(trx, movement(merchantId, 100_00, 0), Date.now()));
-    const collection = await db().selectFrom('ledger_accounts').select('id').where('owner', '=', merchantId).where('kind', '=', 'collection').executeTakeFirstOrThrow();
+    const collection = await db()
+      .selectFrom('ledger_accounts')
+      .select('id')
+      .where('owner', '=', merchantId)
+      .where('kind', '=', 'collection')
+      .executeTakeFirstOrThrow();
     const now = Date.now();
     // Written straight to the tables, as a buggy writer would: one entry, and the balance kept in step with it.
-    await db().insertInto('ledger_transactions').values({ id: 'ltx_unit_unbalanced', mode: 'test', kind: 'collection', reference: 'chg_bad', created_at: now }).execute();
-    await db().insertInto('ledger_entries').values({ transaction_id: 'ltx_unit_unbalanced', account_id: collection.id, amount_minor: 500 }).execute();
-    await db().updateTable('ledger_accounts').set((eb) => ({ balance_minor: eb('balance_minor', '+', 500) })).where('id', '=', collection.id).execute();
+    await db()
+      .insertInto('ledger_transactions')
+      .values({ id: 'ltx_unit_unbalanced', mode: 'test', kind: 'collection', reference: 'chg_bad', created_at: now })
+      .execute();
+    await db()
+      .insertInto('ledger_entries')
+      .values({ transaction_id: 'ltx_unit_unbalanced', account_id: collection.id, amount_minor: 500 })
+      .execute();
+    await db()
+      .updateTable('ledger_accounts')
+      .set((eb) => ({ balance_minor: eb('balance_minor', '+', 500) }))
+      .where('id', '=', collection.id)
+      .execute();
     try {
       assert.deepEqual(await checkLedger(db()), ['transaction ltx_unit_unbalanced sums to 500, not 0']);
     } finally {
       await db().deleteFrom('ledger_entries').where('transaction_id', '=', 'ltx_unit_unbalanced').execute();
       await db().deleteFrom('ledger_transactions').where('id', '=', 'ltx_unit_unbalanced').execute();
-      await db().updateTable('ledger_accounts').set((eb) => ({ balance_minor: eb('balance_minor', '-', 500) })).where('id', '=', collection.id).execute();
+      await db()
+        .updateTable('ledger_accounts')
+        .set((eb) => ({ balance_minor: eb('balance_minor', '-', 500) }))
+        .where('id', '=', collection.id)
+        .execute();
     }
     assert.deepEqual(await checkLedger(db()), []);
   });
@@ -169,7 +258,12 @@ describe('the double-entry ledger (SQLite)', () => {
   test('checkLedger reports a balance that no longer equals the sum of its entries', async () => {
     const merchantId = newMerchant();
     await inTransaction((trx) => creditCollection(trx, movement(merchantId, 100_00, 3_00), Date.now()));
-    const collection = await db().selectFrom('ledger_accounts').select('id').where('owner', '=', merchantId).where('kind', '=', 'collection').executeTakeFirstOrThrow();
+    const collection = await db()
+      .selectFrom('ledger_accounts')
+      .select('id')
+      .where('owner', '=', merchantId)
+      .where('kind', '=', 'collection')
+      .executeTakeFirstOrThrow();
     await db().updateTable('ledger_accounts').set({ balance_minor: 1 }).where('id', '=', collection.id).execute();
     try {
       assert.deepEqual(await checkLedger(db()), [`account ${collection.id} has balance 1 but its entries sum to 9700`]);

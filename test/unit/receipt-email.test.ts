@@ -17,7 +17,15 @@ function payload(overrides: Record<string, unknown> = {}): Record<string, unknow
     last_name: 'Banda',
     email: 'jane@example.com',
     customization: { title: 'Order 7', description: 'Two bags of maize', logo: null },
-    authorization: { channel: 'Mobile Money', card_number: null, expiry: null, brand: null, provider: 'Airtel Money', mobile_number: '+265990xxxx00', completed_at: '2025-01-05T14:03:00.000000Z' },
+    authorization: {
+      channel: 'Mobile Money',
+      card_number: null,
+      expiry: null,
+      brand: null,
+      provider: 'Airtel Money',
+      mobile_number: '+265990xxxx00',
+      completed_at: '2025-01-05T14:03:00.000000Z',
+    },
     ...overrides,
   };
 }
@@ -29,15 +37,27 @@ describe('receipt emails', () => {
     const receipt = composeReceipt('customer_receipt', paymentFacts('Test Shop', payload(), PAID_AT, 'UTC'));
     assert.equal(receipt.subject, 'Your receipt from Test Shop: MWK 1,000.00');
     for (const body of [receipt.text, receipt.html]) {
-      for (const part of ['Test Shop', 'MWK 1,000.00', '12345678901', 'order-7', '5 January 2025 at 14:03 UTC', 'Airtel Money (+265990xxxx00)', 'Order 7']) {
+      for (const part of [
+        'Test Shop',
+        'MWK 1,000.00',
+        '12345678901',
+        'order-7',
+        '5 January 2025 at 14:03 UTC',
+        'Airtel Money (+265990xxxx00)',
+        'Order 7',
+      ]) {
         assert.ok(body.includes(part), `${part} in ${body}`);
       }
     }
     assert.ok(!receipt.text.includes('jane@example.com'), 'the customer is not told their own address');
   });
 
-  test('the date is in the gateway\'s time zone, named', () => {
-    for (const [zone, shown] of [['Africa/Blantyre', '5 January 2025 at 16:03 CAT'], ['Europe/London', '5 January 2025 at 14:03 GMT'], ['Asia/Kolkata', '5 January 2025 at 19:33 GMT+5:30']]) {
+  test("the date is in the gateway's time zone, named", () => {
+    for (const [zone, shown] of [
+      ['Africa/Blantyre', '5 January 2025 at 16:03 CAT'],
+      ['Europe/London', '5 January 2025 at 14:03 GMT'],
+      ['Asia/Kolkata', '5 January 2025 at 19:33 GMT+5:30'],
+    ]) {
       const receipt = composeReceipt('customer_receipt', paymentFacts('Test Shop', payload(), PAID_AT, zone!));
       assert.ok(receipt.text.includes(`Date: ${shown}\n`), receipt.text);
     }
@@ -51,14 +71,29 @@ describe('receipt emails', () => {
   });
 
   test('a card shows brand and masked number; amounts are grouped with two decimals', () => {
-    const card = { channel: 'Card', card_number: '424242******4242', expiry: '2030-12', brand: 'VISA', provider: null, mobile_number: null };
-    const receipt = composeReceipt('customer_receipt', paymentFacts('Test Shop', payload({ authorization: card, amount: 1234567, currency: 'GBP' }), PAID_AT, 'UTC'));
+    const card = {
+      channel: 'Card',
+      card_number: '424242******4242',
+      expiry: '2030-12',
+      brand: 'VISA',
+      provider: null,
+      mobile_number: null,
+    };
+    const receipt = composeReceipt(
+      'customer_receipt',
+      paymentFacts('Test Shop', payload({ authorization: card, amount: 1234567, currency: 'GBP' }), PAID_AT, 'UTC'),
+    );
     assert.ok(receipt.text.includes('Payment method: VISA 424242******4242'));
     assert.ok(receipt.text.includes('Amount: GBP 1,234,567.00'));
   });
 
   test('merchant and customer text is escaped in the HTML, kept as typed in the text', () => {
-    const facts = paymentFacts('<b>Bad & Co</b>', payload({ customization: { title: '<script>alert("x")</script>' }, first_name: '<i>Eve</i>' }), PAID_AT, 'UTC');
+    const facts = paymentFacts(
+      '<b>Bad & Co</b>',
+      payload({ customization: { title: '<script>alert("x")</script>' }, first_name: '<i>Eve</i>' }),
+      PAID_AT,
+      'UTC',
+    );
     for (const kind of ['customer_receipt', 'merchant_receipt'] as const) {
       const receipt = composeReceipt(kind, facts);
       assert.ok(!/<script|<b>|<i>/.test(receipt.html), receipt.html);
@@ -69,7 +104,12 @@ describe('receipt emails', () => {
   });
 
   test('what the payment lacks is left out rather than shown empty', () => {
-    const facts = paymentFacts('Test Shop', payload({ customization: { title: null }, authorization: null, last_name: null, email: null }), PAID_AT, 'UTC');
+    const facts = paymentFacts(
+      'Test Shop',
+      payload({ customization: { title: null }, authorization: null, last_name: null, email: null }),
+      PAID_AT,
+      'UTC',
+    );
     const merchant = composeReceipt('merchant_receipt', facts);
     assert.ok(!merchant.text.includes('For:'));
     assert.ok(!merchant.text.includes('Payment method:'));
@@ -78,8 +118,24 @@ describe('receipt emails', () => {
   });
 });
 
-const MOBILE = { channel: 'Mobile Money', card_number: null, expiry: null, brand: null, provider: 'TNM Mpamba', mobile_number: '+265899xxxx65', completed_at: '2025-01-05T14:03:00.000000Z' };
-const CARD = { channel: 'Card', card_number: '424242******4242', expiry: '2030-12', brand: 'VISA', provider: null, mobile_number: null, completed_at: '2025-01-05T14:03:00.000000Z' };
+const MOBILE = {
+  channel: 'Mobile Money',
+  card_number: null,
+  expiry: null,
+  brand: null,
+  provider: 'TNM Mpamba',
+  mobile_number: '+265899xxxx65',
+  completed_at: '2025-01-05T14:03:00.000000Z',
+};
+const CARD = {
+  channel: 'Card',
+  card_number: '424242******4242',
+  expiry: '2030-12',
+  brand: 'VISA',
+  provider: null,
+  mobile_number: null,
+  completed_at: '2025-01-05T14:03:00.000000Z',
+};
 const TRANSFER = {
   channel: 'Mobile Bank Transfer',
   card_number: null,
@@ -95,7 +151,10 @@ const TRANSFER = {
 };
 
 /** A direct charge's `api.charge.payment` body, as `emitChargeOutcome` writes it: no `tx_ref`, the merchant's `charge_id`, no customization. */
-function directPayload(authorization: Record<string, unknown>, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+function directPayload(
+  authorization: Record<string, unknown>,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     event_type: 'api.charge.payment',
     charge_id: 'ORDER-2024-0042',
@@ -155,32 +214,43 @@ const PAYMENTS: Array<[string, Record<string, unknown>, string]> = [
   ['a checkout paid by mobile money', payload(), 'order-7'],
   ['a checkout paid by card', payload({ authorization: CARD }), 'order-7'],
   ['a checkout paid by bank transfer', payload({ authorization: TRANSFER }), 'order-7'],
-  ['a direct mobile money charge', directPayload(MOBILE, { mobile: '+265899xxxx65', email: 'thoko@example.com' }), 'ORDER-2024-0042'],
+  [
+    'a direct mobile money charge',
+    directPayload(MOBILE, { mobile: '+265899xxxx65', email: 'thoko@example.com' }),
+    'ORDER-2024-0042',
+  ],
   ['a direct card charge', directPayload(CARD, { first_name: 'Chikondi', last_name: 'Banda' }), 'ORDER-2024-0042'],
   ['a direct bank transfer', directPayload(TRANSFER, { first_name: 'Chisomo' }), 'ORDER-2024-0042'],
 ];
 
 const LEAKED = /undefined|null|NaN/;
 
-describe('every receipt kind names the merchant\'s reference and shows no undefined, null or NaN', () => {
+describe("every receipt kind names the merchant's reference and shows no undefined, null or NaN", () => {
   for (const [what, paid, merchantReference] of PAYMENTS) {
     test(`${what}: the payment's receipts and its refund's`, () => {
       const facts = paymentFacts('Test Shop', paid, PAID_AT, 'UTC');
       const refund = refundFacts('Test Shop', refundPayload(paid), PAID_AT, 'UTC');
       const receipts = [
-        ...(['customer_receipt', 'merchant_receipt'] as const).map((kind) => [kind, composeReceipt(kind, facts)] as const),
-        ...(['customer_refund_receipt', 'merchant_refund_receipt'] as const).map((kind) => [kind, composeRefundReceipt(kind, refund)] as const),
+        ...(['customer_receipt', 'merchant_receipt'] as const).map(
+          (kind) => [kind, composeReceipt(kind, facts)] as const,
+        ),
+        ...(['customer_refund_receipt', 'merchant_refund_receipt'] as const).map(
+          (kind) => [kind, composeRefundReceipt(kind, refund)] as const,
+        ),
       ];
       for (const [kind, receipt] of receipts) {
         for (const [part, content] of Object.entries(receipt)) {
           assert.doesNotMatch(content, LEAKED, `${kind} ${part}: ${content}`);
-          assert.ok(content.includes(merchantReference) || (part === 'subject' && kind.startsWith('customer')), `${kind} ${part} names ${merchantReference}: ${content}`);
+          assert.ok(
+            content.includes(merchantReference) || (part === 'subject' && kind.startsWith('customer')),
+            `${kind} ${part} names ${merchantReference}: ${content}`,
+          );
         }
       }
     });
   }
 
-  test('a direct charge\'s merchant receipt names its charge_id where a checkout\'s names its tx_ref', () => {
+  test("a direct charge's merchant receipt names its charge_id where a checkout's names its tx_ref", () => {
     const receipt = composeReceipt('merchant_receipt', paymentFacts('Test Shop', directPayload(CARD), PAID_AT, 'UTC'));
     assert.equal(receipt.subject, 'Payment received: MWK 25,000.00 (ORDER-2024-0042)');
     assert.ok(receipt.text.includes('Charge (charge_id): ORDER-2024-0042\n'), receipt.text);

@@ -15,7 +15,11 @@ describe('passwords', () => {
     assert.notEqual(first, second, 'salted');
     assert.equal(await verifyPassword(first, 'correct horse battery staple'), true);
     assert.equal(await verifyPassword(first, 'correct horse battery stapler'), false);
-    assert.equal(await verifyPassword('plain text', 'plain text'), false, 'a stored value of no known scheme verifies nothing');
+    assert.equal(
+      await verifyPassword('plain text', 'plain text'),
+      false,
+      'a stored value of no known scheme verifies nothing',
+    );
   });
 
   test('a hash made with other parameters still verifies: they are read from the hash', async () => {
@@ -33,25 +37,49 @@ describe('passwords', () => {
   });
 
   test('common and trivially guessable passwords are refused, saying what would pass', async () => {
-    const advice = /Choose a longer password: a few unrelated words, 12 characters or more; avoid names, dates and repeated letters\./;
-    for (const weak of ['aaaaaaaaaaaa', 'Password1234', 'qwertyuiop12', 'abcabcabcabcabc', '123456789012', 'iloveyou2026', 'password password', 'twelve chars', 'x'.repeat(256)]) {
+    const advice =
+      /Choose a longer password: a few unrelated words, 12 characters or more; avoid names, dates and repeated letters\./;
+    for (const weak of [
+      'aaaaaaaaaaaa',
+      'Password1234',
+      'qwertyuiop12',
+      'abcabcabcabcabc',
+      '123456789012',
+      'iloveyou2026',
+      'password password',
+      'twelve chars',
+      'x'.repeat(256),
+    ]) {
       const problem = await passwordProblem(weak, personalWords('owner@example.com'));
       assert.match(problem ?? '', advice, weak);
       assert.match(problem!, /^This password is too easy to guess\./);
     }
-    assert.match((await passwordProblem('Password1234', []))!, /similar to a commonly used password/, "the estimator's reason, when it has one");
-    for (const strong of ['correct horse battery staple', 'kettle violin marsh 42', 'purple cactus ferry tuesday']) assert.equal(await passwordProblem(strong, personalWords('owner@example.com')), null, strong);
+    assert.match(
+      (await passwordProblem('Password1234', []))!,
+      /similar to a commonly used password/,
+      "the estimator's reason, when it has one",
+    );
+    for (const strong of ['correct horse battery staple', 'kettle violin marsh 42', 'purple cactus ferry tuesday'])
+      assert.equal(await passwordProblem(strong, personalWords('owner@example.com')), null, strong);
   });
 
   test("the user's own address and business name make a password weak", async () => {
-    assert.equal(await passwordProblem('mangoshop2026', personalWords('owner@example.com', 'Chikondi Crafts')), null, 'strong enough for someone else');
+    assert.equal(
+      await passwordProblem('mangoshop2026', personalWords('owner@example.com', 'Chikondi Crafts')),
+      null,
+      'strong enough for someone else',
+    );
     for (const [password, email, business] of [
       ['mangoshop2026', 'owner@example.com', 'Mango Shop'],
       ['Mango Shop 2026', 'owner@example.com', 'Mango Shop'],
       ['mangoshop2026', 'owner@mangoshop.mw', ''],
       ['lipiragateway', 'owner@example.com', ''],
     ] as const) {
-      assert.match((await passwordProblem(password, personalWords(email, business))) ?? '', /too easy to guess/, `${password} for ${email}, ${business}`);
+      assert.match(
+        (await passwordProblem(password, personalWords(email, business))) ?? '',
+        /too easy to guess/,
+        `${password} for ${email}, ${business}`,
+      );
     }
   });
 });
@@ -68,7 +96,11 @@ describe('TOTP codes', () => {
     assert.equal(acceptedStep(secret, totpCode(secret, 3, now), null, now), null, 'outside the window');
     assert.equal(acceptedStep(secret, totpCode(secret, 0, now), step, now), null, 'already used');
     assert.equal(acceptedStep(secret, totpCode(secret, 1, now), step, now), step + 1, 'a later one still works');
-    assert.equal(acceptedStep(secret, `${totpCode(secret, 0, now).slice(0, 3)} ${totpCode(secret, 0, now).slice(3)}`, null, now), step, 'spaces are ignored');
+    assert.equal(
+      acceptedStep(secret, `${totpCode(secret, 0, now).slice(0, 3)} ${totpCode(secret, 0, now).slice(3)}`, null, now),
+      step,
+      'spaces are ignored',
+    );
     assert.equal(acceptedStep(secret, 'abcdef', null, now), null);
   });
 });

@@ -13,13 +13,22 @@ test('what we sign, verifyWebhook accepts; anything changed, it refuses', () => 
   const body = JSON.stringify({ event_type: 'checkout.payment', status: 'success' });
   const now = 1_790_000_000_000;
   const headers = signWebhook(body, SECRET, 'msg_1', now / 1000);
-  assert.deepEqual(verifyWebhook(body, headers, SECRET, { now }), { event_type: 'checkout.payment', status: 'success' });
+  assert.deepEqual(verifyWebhook(body, headers, SECRET, { now }), {
+    event_type: 'checkout.payment',
+    status: 'success',
+  });
   assert.deepEqual(verifyWebhook(Buffer.from(body), new Headers(headers), SECRET, { now }).status, 'success');
   assert.throws(() => verifyWebhook(`${body} `, headers, SECRET, { now }), WebhookVerificationError);
-  assert.throws(() => verifyWebhook(body, { ...headers, 'webhook-id': 'msg_2', signature: 'f'.repeat(64) }, SECRET, { now }), WebhookVerificationError);
+  assert.throws(
+    () => verifyWebhook(body, { ...headers, 'webhook-id': 'msg_2', signature: 'f'.repeat(64) }, SECRET, { now }),
+    WebhookVerificationError,
+  );
   assert.throws(() => verifyWebhook(body, headers, SECRET, { now: now + 301_000 }), /window/);
   assert.equal(verifyWebhook(body, headers, SECRET, { now: now + 301_000, toleranceSeconds: 600 }).status, 'success');
-  assert.throws(() => verifyWebhook(body, {}, SECRET, { now }), /has no webhook-id, webhook-timestamp and webhook-signature/);
+  assert.throws(
+    () => verifyWebhook(body, {}, SECRET, { now }),
+    /has no webhook-id, webhook-timestamp and webhook-signature/,
+  );
   const rotated = { ...headers, 'webhook-signature': `v1,AAAA ${headers['webhook-signature']}` };
   assert.equal(verifyWebhook(body, rotated, SECRET, { now }).status, 'success', 'any of several signatures may match');
 });
@@ -34,14 +43,34 @@ test('a captured webhook replayed after the window is refused, by whichever sign
   const sentAt = 1_790_000_000_000;
   const { body, headers } = captured(sentAt);
   const later = sentAt + 5 * 60_000 + 1_000;
-  assert.equal(verifyWebhook(body, headers, SECRET, { now: sentAt + 4 * 60_000 }).status, 'success', 'within the default 5 minutes');
+  assert.equal(
+    verifyWebhook(body, headers, SECRET, { now: sentAt + 4 * 60_000 }).status,
+    'success',
+    'within the default 5 minutes',
+  );
   assert.throws(() => verifyWebhook(body, headers, SECRET, { now: later }), /outside the allowed window/);
   const { signature, ...standardOnly } = headers;
   assert.throws(() => verifyWebhook(body, standardOnly, SECRET, { now: later }), /outside the allowed window/);
-  assert.throws(() => verifyWebhook(body, { signature }, SECRET, { now: later }), /allowSignatureOnly/, 'stripped of its timestamp, it is refused too');
-  assert.throws(() => verifyWebhook(body, headers, SECRET, { now: sentAt - 301_000 }), /window/, 'a timestamp from the future is no better');
-  assert.equal(verifyWebhook(body, headers, SECRET, { now: later, toleranceSeconds: 600 }).status, 'success', 'toleranceSeconds widens the window');
-  assert.throws(() => verifyWebhook(body, headers, SECRET, { now: sentAt + 2_000, toleranceSeconds: 1 }), /window/, 'and narrows it');
+  assert.throws(
+    () => verifyWebhook(body, { signature }, SECRET, { now: later }),
+    /allowSignatureOnly/,
+    'stripped of its timestamp, it is refused too',
+  );
+  assert.throws(
+    () => verifyWebhook(body, headers, SECRET, { now: sentAt - 301_000 }),
+    /window/,
+    'a timestamp from the future is no better',
+  );
+  assert.equal(
+    verifyWebhook(body, headers, SECRET, { now: later, toleranceSeconds: 600 }).status,
+    'success',
+    'toleranceSeconds widens the window',
+  );
+  assert.throws(
+    () => verifyWebhook(body, headers, SECRET, { now: sentAt + 2_000, toleranceSeconds: 1 }),
+    /window/,
+    'and narrows it',
+  );
 });
 
 test('a fresh timestamp forged next to an old body and Signature is refused', () => {
@@ -55,8 +84,16 @@ test('a fresh timestamp forged next to an old body and Signature is refused', ()
     { ...headers, 'webhook-timestamp': fresh },
   ];
   for (const forged of forgeries) {
-    assert.throws(() => verifyWebhook(body, forged, SECRET, { now }), WebhookVerificationError, JSON.stringify(Object.keys(forged)));
-    assert.throws(() => verifyWebhook(body, forged, SECRET, { now, allowSignatureOnly: true }), WebhookVerificationError, 'headers that are present are checked even then');
+    assert.throws(
+      () => verifyWebhook(body, forged, SECRET, { now }),
+      WebhookVerificationError,
+      JSON.stringify(Object.keys(forged)),
+    );
+    assert.throws(
+      () => verifyWebhook(body, forged, SECRET, { now, allowSignatureOnly: true }),
+      WebhookVerificationError,
+      'headers that are present are checked even then',
+    );
   }
 });
 
@@ -65,7 +102,11 @@ test('a Signature-only webhook is refused by default and accepted with allowSign
   const legacy = { Signature: headers.signature! };
   assert.throws(() => verifyWebhook(body, legacy, SECRET), /allowSignatureOnly/);
   assert.throws(() => verifyWebhook(body, new Headers(legacy), SECRET), /allowSignatureOnly/);
-  assert.equal(verifyWebhook(body, legacy, SECRET, { allowSignatureOnly: true }).tx_ref, 'order-1', 'at any age: nothing says when it was sent');
+  assert.equal(
+    verifyWebhook(body, legacy, SECRET, { allowSignatureOnly: true }).tx_ref,
+    'order-1',
+    'at any age: nothing says when it was sent',
+  );
   assert.equal(verifyWebhook(body, new Headers(legacy), SECRET, { allowSignatureOnly: true }).tx_ref, 'order-1');
   assert.throws(() => verifyWebhook(`${body} `, legacy, SECRET, { allowSignatureOnly: true }), /No webhook signature/);
   assert.throws(() => verifyWebhook(body, legacy, 'whsec_other', { allowSignatureOnly: true }), /No webhook signature/);
@@ -80,17 +121,33 @@ test('a header set missing a part, or a timestamp that is not whole seconds, is 
     assert.throws(() => verifyWebhook(body, partial, SECRET, { now: sentAt }), /all three are needed/, name);
   }
   for (const timestamp of ['', '1790000000.5', '-1790000000', '1e9', ' 1790000000']) {
-    assert.throws(() => verifyWebhook(body, { ...headers, 'webhook-timestamp': timestamp }, SECRET, { now: sentAt }), /window/, JSON.stringify(timestamp));
+    assert.throws(
+      () => verifyWebhook(body, { ...headers, 'webhook-timestamp': timestamp }, SECRET, { now: sentAt }),
+      /window/,
+      JSON.stringify(timestamp),
+    );
   }
   assert.throws(() => verifyWebhook(body, headers, SECRET, { now: sentAt, toleranceSeconds: Number.NaN }), TypeError);
 });
 
 test('retries follow the schedule with ±10 % jitter, honour Retry-After, then fail', () => {
   const schedule = [5_000, 300_000];
-  assert.deepEqual(nextRetry(1, schedule, 0, null, () => 0.5), { status: 'pending', nextAttemptAt: 5_000 });
-  assert.deepEqual(nextRetry(1, schedule, 0, null, () => 0), { status: 'pending', nextAttemptAt: 4_500 });
-  assert.deepEqual(nextRetry(2, schedule, 0, null, () => 1), { status: 'pending', nextAttemptAt: 330_000 });
-  assert.deepEqual(nextRetry(1, schedule, 0, 60_000, () => 0.5), { status: 'pending', nextAttemptAt: 60_000 });
+  assert.deepEqual(
+    nextRetry(1, schedule, 0, null, () => 0.5),
+    { status: 'pending', nextAttemptAt: 5_000 },
+  );
+  assert.deepEqual(
+    nextRetry(1, schedule, 0, null, () => 0),
+    { status: 'pending', nextAttemptAt: 4_500 },
+  );
+  assert.deepEqual(
+    nextRetry(2, schedule, 0, null, () => 1),
+    { status: 'pending', nextAttemptAt: 330_000 },
+  );
+  assert.deepEqual(
+    nextRetry(1, schedule, 0, 60_000, () => 0.5),
+    { status: 'pending', nextAttemptAt: 60_000 },
+  );
   assert.deepEqual(nextRetry(3, schedule, 0), { status: 'failed' });
 });
 
@@ -191,7 +248,10 @@ test('a webhook may go to public addresses; to loopback only when allowed; never
 
 test('IPv6 text becomes its 16 bytes', () => {
   assert.deepEqual([...parseIPv6('::ffff:127.0.0.1')!], [...parseIPv6('::ffff:7f00:1')!]);
-  assert.deepEqual([...parseIPv6('2001:db8::8a2e:370:7334')!], [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0x8a, 0x2e, 0x03, 0x70, 0x73, 0x34]);
+  assert.deepEqual(
+    [...parseIPv6('2001:db8::8a2e:370:7334')!],
+    [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0x8a, 0x2e, 0x03, 0x70, 0x73, 0x34],
+  );
   assert.deepEqual([...parseIPv6('1:2:3:4:5:6:7::')!].slice(12), [0, 7, 0, 0], '`::` may stand for a single group');
   assert.equal(parseIPv6('1.2.3.4::'), null, 'an IPv4 tail only ends an address');
   assert.deepEqual([...parseIPv4('192.0.2.1')!], [192, 0, 2, 1]);

@@ -21,17 +21,25 @@ test('while the database is unavailable a worker backs off and logs once; it run
   const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
   const rounds: number[] = [];
   const outage = { on: true };
-  const loop = startWorkerLoop('probe', 10, async () => {
-    rounds.push(Date.now());
-    if (outage.on) throw refused;
-  }, log);
+  const loop = startWorkerLoop(
+    'probe',
+    10,
+    async () => {
+      rounds.push(Date.now());
+      if (outage.on) throw refused;
+    },
+    log,
+  );
   t.after(() => loop.stop());
 
   await sleep(600);
   const duringOutage = rounds.length;
   // 10 ms apart this would be ~60 rounds; doubling from 10 ms it is 6 (10, 20, 40, 80, 160, 320).
   assert.ok(duringOutage >= 3 && duringOutage <= 8, `${duringOutage} rounds in 600 ms of outage`);
-  assert.deepEqual(lines.map((line) => line.msg), ['worker paused: the database is unavailable']);
+  assert.deepEqual(
+    lines.map((line) => line.msg),
+    ['worker paused: the database is unavailable'],
+  );
   assert.equal(lines[0]!.level, 40);
 
   outage.on = false;
@@ -39,17 +47,25 @@ test('while the database is unavailable a worker backs off and logs once; it run
   const sinceBack = rounds.length - duringOutage;
   // The pending pause (at most 640 ms) ends, then rounds come every 10 ms (timers are coarse under load).
   assert.ok(sinceBack >= 10, `${sinceBack} rounds in the second after the outage`);
-  assert.deepEqual(lines.map((line) => line.msg), ['worker paused: the database is unavailable', 'worker resumed: the database is back']);
+  assert.deepEqual(
+    lines.map((line) => line.msg),
+    ['worker paused: the database is unavailable', 'worker resumed: the database is back'],
+  );
 });
 
 test('a round failing for another reason is logged as an error each time, with no backoff', async (t) => {
   const lines: Array<{ level: number; msg: string }> = [];
   const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
   let rounds = 0;
-  const loop = startWorkerLoop('probe', 10, async () => {
-    rounds += 1;
-    throw new TypeError('a bug');
-  }, log);
+  const loop = startWorkerLoop(
+    'probe',
+    10,
+    async () => {
+      rounds += 1;
+      throw new TypeError('a bug');
+    },
+    log,
+  );
   t.after(() => loop.stop());
   await sleep(300);
   await loop.stop();
@@ -60,9 +76,14 @@ test('a round failing for another reason is logged as an error each time, with n
 
 test('a woken worker runs at once, or when the work it is told of is due, rather than at its interval', async (t) => {
   const rounds: number[] = [];
-  const loop = startWorkerLoop('probe', 60_000, async () => {
-    rounds.push(Date.now());
-  }, null);
+  const loop = startWorkerLoop(
+    'probe',
+    60_000,
+    async () => {
+      rounds.push(Date.now());
+    },
+    null,
+  );
   t.after(() => loop.stop());
 
   const woken = Date.now();
@@ -84,10 +105,15 @@ test('a woken worker runs at once, or when the work it is told of is due, rather
 test('a wake during a round starts another as soon as it ends; a stopped worker is not woken', async (t) => {
   let rounds = 0;
   let release = () => {};
-  const loop = startWorkerLoop('probe', 60_000, async () => {
-    rounds += 1;
-    if (rounds === 1) await new Promise<void>((resolve) => (release = resolve));
-  }, null);
+  const loop = startWorkerLoop(
+    'probe',
+    60_000,
+    async () => {
+      rounds += 1;
+      if (rounds === 1) await new Promise<void>((resolve) => (release = resolve));
+    },
+    null,
+  );
   t.after(() => loop.stop());
 
   loop.wake();

@@ -11,12 +11,17 @@ test("days start at the zone's local midnight, oldest first, today last", () => 
 });
 
 test('a day that starts on the previous UTC date, fourteen hours ahead', () => {
-  assert.deepEqual(lastDays(Date.UTC(2026, 10, 25, 17), 1, 'Pacific/Kiritimati'), [{ date: '2026-11-26', start: Date.UTC(2026, 10, 25, 10) }]);
+  assert.deepEqual(lastDays(Date.UTC(2026, 10, 25, 17), 1, 'Pacific/Kiritimati'), [
+    { date: '2026-11-26', start: Date.UTC(2026, 10, 25, 10) },
+  ]);
 });
 
 test('across a daylight-saving change a day is 23 hours long, and each still starts at local midnight', () => {
   const days = lastDays(Date.UTC(2026, 2, 30, 12), 3, 'Europe/London');
-  assert.deepEqual(days.map((day) => day.date), ['2026-03-28', '2026-03-29', '2026-03-30']);
+  assert.deepEqual(
+    days.map((day) => day.date),
+    ['2026-03-28', '2026-03-29', '2026-03-30'],
+  );
   assert.equal(days[1]!.start, Date.UTC(2026, 2, 29, 0), 'GMT before the change');
   assert.equal(days[2]!.start, Date.UTC(2026, 2, 29, 23), 'BST after it');
 });

@@ -24,7 +24,9 @@ export interface FrameResult {
 export function renderFrameResultPage(merchantName: string, origin: string, result: FrameResult): string {
   const merchant = escapeHtml(merchantName);
   const heading = result.status === 'success' ? 'Payment successful' : 'This payment has ended';
-  const link = result.redirect_url ? `<a class="button" id="continue" href="${escapeHtml(result.redirect_url)}" target="_top">Continue to ${merchant}</a>` : '';
+  const link = result.redirect_url
+    ? `<a class="button" id="continue" href="${escapeHtml(result.redirect_url)}" target="_top">Continue to ${merchant}</a>`
+    : '';
   const body = `<div class="card-body status" id="frame-result" data-origin="${escapeHtml(origin)}" data-result="${escapeHtml(JSON.stringify(result))}">
 ${statusBlock({ tone: result.status === 'success' ? 'success' : 'neutral', icon: result.status === 'success' ? ICONS.check : ICONS.ban, heading, sentence: `Taking you back to ${merchant}.` })}
 ${link}

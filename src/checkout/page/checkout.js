@@ -8,9 +8,13 @@ document.documentElement.classList.add('js');
 
 // A logo that fails to load is replaced by the merchant's initial. Listening from <head>, in the
 // capture phase (an image's error does not bubble), catches a failure however early it comes.
-document.addEventListener('error', (event) => {
-  if (event.target instanceof window.HTMLImageElement && event.target.id === 'merchant-logo') showMonogram();
-}, true);
+document.addEventListener(
+  'error',
+  (event) => {
+    if (event.target instanceof window.HTMLImageElement && event.target.id === 'merchant-logo') showMonogram();
+  },
+  true,
+);
 
 document.addEventListener('DOMContentLoaded', () => {
   checkLogo();
@@ -248,8 +252,15 @@ function reformatAtEnd(input, format) {
 function setUpCardFormatting() {
   const number = document.getElementById('card-number');
   const expiry = document.getElementById('card-expiry');
-  if (number) reformatAtEnd(number, (value) => value.replace(/\D/g, '').slice(0, 19).replace(/(\d{4})(?=\d)/g, '$1 '));
-  if (expiry) reformatAtEnd(expiry, (value) => (/^\d{3,4}$/.test(value) ? `${value.slice(0, 2)}/${value.slice(2)}` : value));
+  if (number)
+    reformatAtEnd(number, (value) =>
+      value
+        .replace(/\D/g, '')
+        .slice(0, 19)
+        .replace(/(\d{4})(?=\d)/g, '$1 '),
+    );
+  if (expiry)
+    reformatAtEnd(expiry, (value) => (/^\d{3,4}$/.test(value) ? `${value.slice(0, 2)}/${value.slice(2)}` : value));
 }
 
 function setUpBusyButtons() {

@@ -19,12 +19,24 @@ const CARD_ADVICE: Partial<Record<FailureCode, Advice>> = {
   declined: { happened: 'Your card was declined', next: 'try another card or pay with mobile money' },
   insufficient_funds: { happened: 'Not enough money on the card', next: 'try another card or pay with mobile money' },
   timed_out: { happened: 'Your bank did not answer in time', next: 'try again, or use another card' },
-  issuer_error: { happened: 'Your bank could not take the payment just now', next: 'try again in a moment, or use another card' },
+  issuer_error: {
+    happened: 'Your bank could not take the payment just now',
+    next: 'try again in a moment, or use another card',
+  },
   wrong_otp: { happened: 'The one-time code was not right', next: 'try again and enter the code your bank sent you' },
-  limit_exceeded: { happened: 'This payment is over your card’s limit', next: 'try another card or pay with mobile money' },
-  superseded: { happened: 'This card payment gave way to another payment you started', next: 'finish that one, or try again' },
+  limit_exceeded: {
+    happened: 'This payment is over your card’s limit',
+    next: 'try another card or pay with mobile money',
+  },
+  superseded: {
+    happened: 'This card payment gave way to another payment you started',
+    next: 'finish that one, or try again',
+  },
 };
-const CARD_GENERAL: Advice = { happened: 'The card payment did not go through', next: 'try again, or use another card or mobile money' };
+const CARD_GENERAL: Advice = {
+  happened: 'The card payment did not go through',
+  next: 'try again, or use another card or mobile money',
+};
 
 const MOBILE_ADVICE: Partial<Record<FailureCode, Advice>> = {
   insufficient_funds: { happened: 'Not enough money in the wallet', next: 'top up or use another number' },
@@ -34,13 +46,22 @@ const MOBILE_ADVICE: Partial<Record<FailureCode, Advice>> = {
   declined: { happened: 'The payment was declined', next: 'try again, or use another number' },
   limit_exceeded: { happened: 'This payment is over the wallet’s limit', next: 'use another number or pay by card' },
 };
-const MOBILE_GENERAL: Advice = { happened: 'The mobile money payment did not go through', next: 'try again, or use another number' };
+const MOBILE_GENERAL: Advice = {
+  happened: 'The mobile money payment did not go through',
+  next: 'try again, or use another number',
+};
 
 const BANK_TRANSFER_ADVICE: Partial<Record<FailureCode, Advice>> = {
-  wrong_amount: { happened: 'The transfer was not the exact amount, so your bank was sent it back', next: 'get a new account and transfer exactly the amount shown, or pay another way' },
+  wrong_amount: {
+    happened: 'The transfer was not the exact amount, so your bank was sent it back',
+    next: 'get a new account and transfer exactly the amount shown, or pay another way',
+  },
   expired: { happened: 'The account expired before a transfer arrived', next: 'get a new account, or pay another way' },
 };
-const BANK_TRANSFER_GENERAL: Advice = { happened: 'The bank transfer did not go through', next: 'try again, or pay another way' };
+const BANK_TRANSFER_GENERAL: Advice = {
+  happened: 'The bank transfer did not go through',
+  next: 'try again, or pay another way',
+};
 
 /** The customer's advice for a failed attempt. */
 export function failureAdvice(charge: Pick<Charge, 'channel' | 'operator' | 'failure_code'>): Advice {
@@ -49,7 +70,10 @@ export function failureAdvice(charge: Pick<Charge, 'channel' | 'operator' | 'fai
   if (charge.channel === 'bank_transfer') return (code && BANK_TRANSFER_ADVICE[code]) || BANK_TRANSFER_GENERAL;
   if (code === 'issuer_error') {
     const operator = charge.operator ? OPERATOR_NAMES[charge.operator] : 'The mobile money service';
-    return { happened: `${operator} could not take the payment just now`, next: 'try again in a moment, or use another number' };
+    return {
+      happened: `${operator} could not take the payment just now`,
+      next: 'try again in a moment, or use another number',
+    };
   }
   return (code && MOBILE_ADVICE[code]) || MOBILE_GENERAL;
 }

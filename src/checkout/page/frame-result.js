@@ -10,7 +10,16 @@
     var result = JSON.parse(holder.getAttribute('data-result'));
     var origin = holder.getAttribute('data-origin');
     if (window.parent !== window) {
-      window.parent.postMessage({ source: 'lipira-checkout', tx_ref: result.tx_ref, status: result.status, transaction_id: result.transaction_id, redirect_url: result.redirect_url }, origin);
+      window.parent.postMessage(
+        {
+          source: 'lipira-checkout',
+          tx_ref: result.tx_ref,
+          status: result.status,
+          transaction_id: result.transaction_id,
+          redirect_url: result.redirect_url,
+        },
+        origin,
+      );
     } else if (result.redirect_url) {
       // Opened outside a frame: go where the hosted page would have gone (contract §7).
       window.location.replace(result.redirect_url);

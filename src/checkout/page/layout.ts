@@ -44,7 +44,8 @@ function merchantContact(summary: SessionSummary): string {
  */
 function merchantMark(summary: SessionSummary): string {
   const initial = Array.from(summary.merchantName.trim())[0] ?? '';
-  const monogram = (hidden: boolean) => `<span class="logo monogram" id="merchant-monogram" aria-hidden="true"${hidden ? ' hidden' : ''}>${escapeHtml(initial.toUpperCase())}</span>`;
+  const monogram = (hidden: boolean) =>
+    `<span class="logo monogram" id="merchant-monogram" aria-hidden="true"${hidden ? ' hidden' : ''}>${escapeHtml(initial.toUpperCase())}</span>`;
   // Only an absolute http(s) URL becomes an <img>: javascript:, relative paths and junk are dropped.
   if (summary.logoUrl && isHttpUrl(summary.logoUrl)) {
     return `<img class="logo" id="merchant-logo" src="${escapeHtml(summary.logoUrl)}" alt="" width="40" height="40">${monogram(true)}`;
@@ -94,10 +95,16 @@ function renderedOnce(instruments: TestInstruments): string {
 
 function testInstrumentList({ numbers, cards, otp, transfers }: TestInstruments): string {
   const numberItems = numbers
-    .map((n) => `<li><code>${escapeHtml(n.number)}</code><span class="muted">${escapeHtml(n.operator)}</span>${outcomeBadge(n.outcome)}</li>`)
+    .map(
+      (n) =>
+        `<li><code>${escapeHtml(n.number)}</code><span class="muted">${escapeHtml(n.operator)}</span>${outcomeBadge(n.outcome)}</li>`,
+    )
     .join('');
   const cardItems = cards
-    .map((c) => `<li><code>${escapeHtml(c.number)}</code><span class="muted">${escapeHtml(c.brand)}</span>${outcomeBadge(c.outcome)}</li>`)
+    .map(
+      (c) =>
+        `<li><code>${escapeHtml(c.number)}</code><span class="muted">${escapeHtml(c.brand)}</span>${outcomeBadge(c.outcome)}</li>`,
+    )
     .join('');
   return `<details class="test-instruments">
 <summary>Test numbers and cards</summary>
@@ -181,6 +188,8 @@ ${amountText ? `<p class="amount amount-inline">${escapeHtml(amountText)}</p>` :
 
 /** A label/value list (the receipt); values are escaped here. */
 export function detailList(rows: ReadonlyArray<[string, string]>): string {
-  const items = rows.map(([label, value]) => `<div><dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd></div>`).join('');
+  const items = rows
+    .map(([label, value]) => `<div><dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd></div>`)
+    .join('');
   return `<dl class="details">${items}</dl>`;
 }

@@ -45,7 +45,12 @@
   function createSession(options) {
     var body = {};
     for (var key in options) {
-      if (Object.prototype.hasOwnProperty.call(options, key) && key !== 'public_key' && typeof options[key] !== 'function') body[key] = options[key];
+      if (
+        Object.prototype.hasOwnProperty.call(options, key) &&
+        key !== 'public_key' &&
+        typeof options[key] !== 'function'
+      )
+        body[key] = options[key];
     }
     return fetch(GATEWAY + '/popup/payment', {
       method: 'POST',
@@ -80,22 +85,34 @@
     var opener = document.activeElement;
     var title = (options.customization && options.customization.title) || 'Payment';
 
-    var overlay = element('div', 'position:fixed;inset:0;z-index:2147483647;background:rgba(17,24,39,0.6);display:flex;align-items:center;justify-content:center;padding:16px;box-sizing:border-box;');
+    var overlay = element(
+      'div',
+      'position:fixed;inset:0;z-index:2147483647;background:rgba(17,24,39,0.6);display:flex;align-items:center;justify-content:center;padding:16px;box-sizing:border-box;',
+    );
     overlay.setAttribute('data-lipira-popup', '');
-    var dialog = element('div', 'position:relative;width:100%;max-width:480px;height:100%;max-height:720px;background:#fff;border-radius:12px;overflow:hidden;box-shadow:0 20px 50px rgba(0,0,0,0.35);display:flex;flex-direction:column;');
+    var dialog = element(
+      'div',
+      'position:relative;width:100%;max-width:480px;height:100%;max-height:720px;background:#fff;border-radius:12px;overflow:hidden;box-shadow:0 20px 50px rgba(0,0,0,0.35);display:flex;flex-direction:column;',
+    );
     dialog.setAttribute('role', 'dialog');
     dialog.setAttribute('aria-modal', 'true');
     dialog.setAttribute('aria-label', title);
     dialog.tabIndex = -1;
 
     var bar = element('div', 'display:flex;justify-content:flex-end;padding:4px;border-bottom:1px solid #e5e7eb;');
-    var close = element('button', 'font:16px/1 system-ui,sans-serif;padding:10px 14px;border:0;border-radius:8px;background:#f3f4f6;color:#111827;cursor:pointer;');
+    var close = element(
+      'button',
+      'font:16px/1 system-ui,sans-serif;padding:10px 14px;border:0;border-radius:8px;background:#f3f4f6;color:#111827;cursor:pointer;',
+    );
     close.type = 'button';
     close.textContent = 'Close';
     close.setAttribute('aria-label', 'Close payment');
     bar.appendChild(close);
 
-    var status = element('p', 'margin:auto;padding:24px;font:16px/1.5 system-ui,sans-serif;color:#111827;text-align:center;');
+    var status = element(
+      'p',
+      'margin:auto;padding:24px;font:16px/1.5 system-ui,sans-serif;color:#111827;text-align:center;',
+    );
     status.setAttribute('role', 'status');
     status.textContent = 'Opening the payment page…';
 
@@ -130,7 +147,11 @@
       var data = event.data;
       if (!data || data.source !== MESSAGE_SOURCE || data.tx_ref !== options.tx_ref) return;
       if (data.status === 'success') {
-        end(options.onSuccess, { tx_ref: data.tx_ref, status: 'success', transaction_id: data.transaction_id }, data.redirect_url);
+        end(
+          options.onSuccess,
+          { tx_ref: data.tx_ref, status: 'success', transaction_id: data.transaction_id },
+          data.redirect_url,
+        );
       } else {
         end(options.onClose, { tx_ref: data.tx_ref, status: 'failed' }, data.redirect_url);
       }

@@ -8,7 +8,19 @@ import { readFileSync } from 'node:fs';
 import { escapeHtml } from '../../shared/html.ts';
 import { ICONS } from './icons.ts';
 import type { Advice } from './failure-advice.ts';
-import { brandMarks, cancelActions, cancelControl, cardHead, csrfField, detailList, errorBox, page, sessionAction, statusBlock, testBanner } from './layout.ts';
+import {
+  brandMarks,
+  cancelActions,
+  cancelControl,
+  cardHead,
+  csrfField,
+  detailList,
+  errorBox,
+  page,
+  sessionAction,
+  statusBlock,
+  testBanner,
+} from './layout.ts';
 
 export type { PageContext, SessionSummary, TestInstruments } from './page-model.ts';
 import type { PageContext, SessionSummary, TestInstruments } from './page-model.ts';
@@ -87,7 +99,8 @@ ${form}
 const payLabel = (summary: SessionSummary) => `Pay ${escapeHtml(summary.amountText)}`;
 
 function mobileMoneyPane(summary: SessionSummary, context: PageContext, state: PaymentFormState): string {
-  const option = (value: string, label: string) => `<option value="${value}"${state.operator === value ? ' selected' : ''}>${label}</option>`;
+  const option = (value: string, label: string) =>
+    `<option value="${value}"${state.operator === value ? ' selected' : ''}>${label}</option>`;
   // The empty choice lets the server tell the operator from the number when the script could not.
   const form = `${brandMarks(['airtel', 'tnm'], 'Mobile money we take')}
 <form method="post" id="mobile-form" action="${sessionAction(context, 'pay/mobile-money')}">
@@ -153,7 +166,11 @@ function copyRow(label: string, id: string, value: string): string {
  * arrives or the account expires; the <noscript> refresh does the same more slowly. The customer
  * can set the account aside to pay another way without cancelling the payment.
  */
-export function renderBankTransferPage(summary: SessionSummary, context: PageContext, transfer: TransferWaiting): string {
+export function renderBankTransferPage(
+  summary: SessionSummary,
+  context: PageContext,
+  transfer: TransferWaiting,
+): string {
   const body = `${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status">
@@ -177,7 +194,10 @@ ${copyRow('Account name', 'account-name', transfer.accountName)}
 </div>
 ${cancelControl(context, summary, transfer.keepPayingUrl)}
 </div>`;
-  return page('Pay by bank transfer', body, { head: '\n<noscript><meta http-equiv="refresh" content="5"></noscript>', merchant: summary });
+  return page('Pay by bank transfer', body, {
+    head: '\n<noscript><meta http-equiv="refresh" content="5"></noscript>',
+    merchant: summary,
+  });
 }
 
 /** A mobile money attempt waiting for the customer to approve it on the phone. */
@@ -253,7 +273,10 @@ ${noPrompt}
 ${cancelControl(context, summary, approval.keepPayingUrl)}
 </div>`;
   const title = phone ? 'Approve the payment on your phone' : 'Confirming your card payment';
-  return page(title, body, { head: '\n<noscript><meta http-equiv="refresh" content="3"></noscript>', merchant: summary });
+  return page(title, body, {
+    head: '\n<noscript><meta http-equiv="refresh" content="3"></noscript>',
+    merchant: summary,
+  });
 }
 
 export interface OtpState {
@@ -295,7 +318,9 @@ export interface CancelState {
 /** The confirmation step of cancelling, for a browser without JavaScript (checkout.js asks in place). */
 export function renderCancelPage(summary: SessionSummary, context: PageContext, cancel: CancelState): string {
   const merchant = escapeHtml(summary.merchantName);
-  const late = cancel.requestOut ? ' If you approve the request on your phone after cancelling, the money is given back.' : '';
+  const late = cancel.requestOut
+    ? ' If you approve the request on your phone after cancelling, the money is given back.'
+    : '';
   const body = `${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status" id="cancel-page">
@@ -350,22 +375,34 @@ export interface EndedState {
 const ENDINGS = {
   failed: { heading: 'This payment did not go through', icon: ICONS.cross, tone: 'failed', next: 'to try again' },
   cancelled: { heading: 'Payment cancelled', icon: ICONS.ban, tone: 'neutral', next: 'if you still want to pay' },
-  expired: { heading: 'This payment link has expired', icon: ICONS.clock, tone: 'neutral', next: 'for a new payment link' },
+  expired: {
+    heading: 'This payment link has expired',
+    icon: ICONS.clock,
+    tone: 'neutral',
+    next: 'for a new payment link',
+  },
 } as const;
 
 export function renderEndedPage(summary: SessionSummary, ended: EndedState): string {
   const { heading, icon, tone, next } = ENDINGS[ended.why];
   const merchant = escapeHtml(summary.merchantName);
   const backTo = ended.why === 'expired' ? `Ask ${merchant} ${next}.` : `Go back to ${merchant} ${next}.`;
-  const sentence = ended.lastFailure ? `${escapeHtml(ended.lastFailure.happened)}. That was the last try, so this payment has ended. ${backTo}` : backTo;
-  const back = ended.returnUrl ? `<a class="button" id="return" href="${escapeHtml(ended.returnUrl)}">Return to ${merchant}</a>` : '<p class="closing">You can close this page.</p>';
-  const countdown = ended.returnUrl && ended.returnAfterSeconds
-    ? `<div class="countdown" id="countdown" data-seconds="${ended.returnAfterSeconds}"><p id="countdown-text">Taking you back to ${merchant} in <span id="countdown-seconds">${ended.returnAfterSeconds}</span> seconds.</p>
+  const sentence = ended.lastFailure
+    ? `${escapeHtml(ended.lastFailure.happened)}. That was the last try, so this payment has ended. ${backTo}`
+    : backTo;
+  const back = ended.returnUrl
+    ? `<a class="button" id="return" href="${escapeHtml(ended.returnUrl)}">Return to ${merchant}</a>`
+    : '<p class="closing">You can close this page.</p>';
+  const countdown =
+    ended.returnUrl && ended.returnAfterSeconds
+      ? `<div class="countdown" id="countdown" data-seconds="${ended.returnAfterSeconds}"><p id="countdown-text">Taking you back to ${merchant} in <span id="countdown-seconds">${ended.returnAfterSeconds}</span> seconds.</p>
 <button type="button" class="link-button" id="stay" hidden>Stay on this page</button></div>`
-    : '';
+      : '';
   // checkout.js counts down and goes, and lets the customer stop it (WCAG 2.2.1: a time limit
   // can be turned off); a browser without it is taken by the refresh, which nothing can stop.
-  const head = countdown ? `\n<noscript><meta http-equiv="refresh" content="${ended.returnAfterSeconds};url=${escapeHtml(ended.returnUrl!)}"></noscript>` : '';
+  const head = countdown
+    ? `\n<noscript><meta http-equiv="refresh" content="${ended.returnAfterSeconds};url=${escapeHtml(ended.returnUrl!)}"></noscript>`
+    : '';
   const body = `${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status" id="ended">
@@ -397,7 +434,9 @@ ${statusBlock({ tone: 'neutral', icon: ICONS.clock, heading: 'Payments are pause
 
 /** When a form's anti-forgery token does not match (a stale tab, or a forged request). */
 export function renderForbiddenPage(checkoutUrl: string | null): string {
-  const back = checkoutUrl ? `<a class="button" id="back" href="${escapeHtml(checkoutUrl)}">Back to the payment page</a>` : '';
+  const back = checkoutUrl
+    ? `<a class="button" id="back" href="${escapeHtml(checkoutUrl)}">Back to the payment page</a>`
+    : '';
   const body = `<div class="card-body status">
 ${statusBlock({ tone: 'neutral', icon: ICONS.clock, heading: 'This form has expired', sentence: 'For your safety, this form was not sent. Open the payment page again and try once more.' })}
 ${back}

@@ -45,9 +45,16 @@ export function airtelConnector(options: AirtelOptions): Connector {
     name: 'airtel',
 
     async collect(request) {
-      if (request.method !== 'mobile_money' || request.mobile.operator !== 'airtel') return refused('Airtel Money collects only from Airtel Money wallets.');
+      if (request.method !== 'mobile_money' || request.mobile.operator !== 'airtel')
+        return refused('Airtel Money collects only from Airtel Money wallets.');
       if (request.currency !== currency) return refused(`Airtel Money collects only ${currency} on this account.`);
-      return requestPayment(call, { reference: request.reference, msisdn: localNumber(request.mobile), amount: toMajor(request.amountMinor), country, currency });
+      return requestPayment(call, {
+        reference: request.reference,
+        msisdn: localNumber(request.mobile),
+        amount: toMajor(request.amountMinor),
+        country,
+        currency,
+      });
     },
 
     // A collection Airtel says it has no record of stays pending: the push may still be on its
@@ -58,8 +65,10 @@ export function airtelConnector(options: AirtelOptions): Connector {
 
     // Airtel refunds a whole payment and takes no amount: a partial refund is refused before Airtel is asked.
     async refund(request) {
-      if (request.amountMinor !== request.charge.amountMinor) return refused('Airtel Money refunds whole payments only: refund the full amount.');
-      if (!request.charge.operatorId) return refused('Airtel Money cannot refund a payment whose Airtel Money id was never received.');
+      if (request.amountMinor !== request.charge.amountMinor)
+        return refused('Airtel Money refunds whole payments only: refund the full amount.');
+      if (!request.charge.operatorId)
+        return refused('Airtel Money cannot refund a payment whose Airtel Money id was never received.');
       const step = await requestRefund(call, request.charge.operatorId);
       // Airtel gives a refund no id of its own and no enquiry: it is seen in the payment's
       // enquiry (by our charge reference) as TR, reversed. So a pending refund carries the
@@ -68,16 +77,26 @@ export function airtelConnector(options: AirtelOptions): Connector {
     },
 
     async syncRefund(request) {
-      if (!request.operatorId) return { state: 'pending', note: 'no payment reference to ask Airtel about this refund' };
+      if (!request.operatorId)
+        return { state: 'pending', note: 'no payment reference to ask Airtel about this refund' };
       return refundEnquiry(call, request.operatorId);
     },
 
     async payout(request) {
-      if (request.method !== 'mobile_money' || request.mobile.operator !== 'airtel') return refused('Airtel Money pays out only to Airtel Money wallets.');
+      if (request.method !== 'mobile_money' || request.mobile.operator !== 'airtel')
+        return refused('Airtel Money pays out only to Airtel Money wallets.');
       if (request.currency !== currency) return refused(`Airtel Money pays out only ${currency} on this account.`);
       const encryptedPin = encryptPin(options);
-      if (!encryptedPin) return refused('Airtel Money payouts are not configured: the disbursement PIN or Airtel\'s public key is missing or unreadable.');
-      return requestDisbursement(call, { reference: request.reference, msisdn: localNumber(request.mobile), amount: toMajor(request.amountMinor), encryptedPin });
+      if (!encryptedPin)
+        return refused(
+          "Airtel Money payouts are not configured: the disbursement PIN or Airtel's public key is missing or unreadable.",
+        );
+      return requestDisbursement(call, {
+        reference: request.reference,
+        msisdn: localNumber(request.mobile),
+        amount: toMajor(request.amountMinor),
+        encryptedPin,
+      });
     },
 
     // As for `sync`, a disbursement Airtel does not know of stays pending.
@@ -86,8 +105,14 @@ export function airtelConnector(options: AirtelOptions): Connector {
     verifyCallback(callback) {
       const parsed = readCallback(callback.body);
       if (!parsed) return { accepted: false, reason: 'not an Airtel Money callback' };
-      if (options.callbackSecret !== null && !hashMatches(options.callbackSecret, parsed.hash, callbackHashedTexts(parsed))) {
-        return { accepted: false, reason: parsed.hash === undefined ? 'the callback has no hash' : 'the callback hash does not match' };
+      if (
+        options.callbackSecret !== null &&
+        !hashMatches(options.callbackSecret, parsed.hash, callbackHashedTexts(parsed))
+      ) {
+        return {
+          accepted: false,
+          reason: parsed.hash === undefined ? 'the callback has no hash' : 'the callback hash does not match',
+        };
       }
       return { accepted: true, flow: 'collect', reference: parsed.transaction.id };
     },
@@ -107,7 +132,10 @@ function localNumber(mobile: MalawiMobile): string {
 function encryptPin(options: AirtelOptions): string | null {
   if (!options.disbursementPin || !options.publicKeyPem) return null;
   try {
-    return publicEncrypt({ key: options.publicKeyPem, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(options.disbursementPin)).toString('base64');
+    return publicEncrypt(
+      { key: options.publicKeyPem, padding: constants.RSA_PKCS1_PADDING },
+      Buffer.from(options.disbursementPin),
+    ).toString('base64');
   } catch {
     return null;
   }

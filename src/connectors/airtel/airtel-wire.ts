@@ -42,10 +42,15 @@ export async function requestToken(options: TokenRequestOptions): Promise<Issued
   const response = await fetch(new URL('/auth/oauth2/token', options.apiUrl), {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify({ client_id: options.clientId, client_secret: options.clientSecret, grant_type: 'client_credentials' }),
+    body: JSON.stringify({
+      client_id: options.clientId,
+      client_secret: options.clientSecret,
+      grant_type: 'client_credentials',
+    }),
     signal: AbortSignal.timeout(options.timeoutMs),
   });
-  const body = (await response.json().catch(() => undefined)) as { access_token?: unknown; expires_in?: unknown } | undefined;
+  const body = (await response.json().catch(() => undefined)) as
+    { access_token?: unknown; expires_in?: unknown } | undefined;
   // Airtel's samples send `expires_in` as a string ("180"), others as a number.
   const expiresInSeconds = Number(body?.expires_in);
   if (!response.ok || typeof body?.access_token !== 'string' || !(expiresInSeconds > 0)) {
@@ -62,7 +67,12 @@ export async function requestPayment(
   const answer = await call('POST', '/merchant/v1/payments/', {
     reference: request.reference,
     subscriber: { country: request.country, currency: request.currency, msisdn: request.msisdn },
-    transaction: { amount: request.amount, country: request.country, currency: request.currency, id: request.reference },
+    transaction: {
+      amount: request.amount,
+      country: request.country,
+      currency: request.currency,
+      id: request.reference,
+    },
   });
   return transactionStep(answer);
 }
@@ -77,11 +87,17 @@ export async function paymentEnquiry(call: AirtelCall, reference: string): Promi
  * says so; otherwise the collection's enquiry tells, by `TR` (reversed), that the refund happened.
  */
 export async function requestRefund(call: AirtelCall, airtelMoneyId: string): Promise<Step> {
-  const answer = await call('POST', '/standard/v1/payments/refund', { transaction: { airtel_money_id: airtelMoneyId } });
+  const answer = await call('POST', '/standard/v1/payments/refund', {
+    transaction: { airtel_money_id: airtelMoneyId },
+  });
   if (answer.kind !== 'answered') return unknownStep(answer);
   const body = answer.body as AirtelAnswer | undefined;
   const transaction = body?.data?.transaction;
-  if (answer.status === 200 && body?.status?.success === true && (transaction?.status === 'SUCCESS' || transaction?.status === 'TS')) {
+  if (
+    answer.status === 200 &&
+    body?.status?.success === true &&
+    (transaction?.status === 'SUCCESS' || transaction?.status === 'TS')
+  ) {
     return { state: 'success', operatorId: transaction.airtel_money_id ?? airtelMoneyId };
   }
   return transactionStep(answer);
@@ -90,11 +106,15 @@ export async function requestRefund(call: AirtelCall, airtelMoneyId: string): Pr
 /** The refund of the collection under `chargeReference`, as that collection's enquiry tells it. */
 export async function refundEnquiry(call: AirtelCall, chargeReference: string): Promise<Step> {
   const answer = await call('GET', `/standard/v1/payments/${encodeURIComponent(chargeReference)}`);
-  const transaction = answer.kind === 'answered' ? (answer.body as AirtelAnswer | undefined)?.data?.transaction : undefined;
+  const transaction =
+    answer.kind === 'answered' ? (answer.body as AirtelAnswer | undefined)?.data?.transaction : undefined;
   if (answer.kind === 'answered' && answer.status === 200 && transaction?.status === 'TR') {
     return { state: 'success', operatorId: transaction.airtel_money_id ?? null };
   }
-  return { state: 'pending', note: `the payment is not reversed yet (${transaction?.status ?? describeAnswer(answer)})` };
+  return {
+    state: 'pending',
+    note: `the payment is not reversed yet (${transaction?.status ?? describeAnswer(answer)})`,
+  };
 }
 
 /** B2C disbursement to an Airtel wallet; `encryptedPin` is the disbursement PIN as Airtel's key encrypted it. */
@@ -128,10 +148,12 @@ function enquiryStep(answer: HttpAnswer): Step {
 /** What an answer says of a transaction: only an explicit TS is a success, only TF or a failure code a failure. */
 function transactionStep(answer: HttpAnswer): Step {
   if (answer.kind !== 'answered') return unknownStep(answer);
-  if (answer.status === 408 || answer.status >= 500) return { state: 'pending', note: `Airtel answered HTTP ${answer.status}` };
+  if (answer.status === 408 || answer.status >= 500)
+    return { state: 'pending', note: `Airtel answered HTTP ${answer.status}` };
   const body = answer.body as AirtelAnswer | undefined;
   if (answer.status >= 400) return httpRefusal(answer.status, body);
-  if (typeof body !== 'object' || body === null) return { state: 'pending', note: `unreadable answer (HTTP ${answer.status})` };
+  if (typeof body !== 'object' || body === null)
+    return { state: 'pending', note: `unreadable answer (HTTP ${answer.status})` };
 
   const transaction = body.data?.transaction;
   const code = body.status?.response_code ?? body.status?.result_code ?? null;
@@ -141,12 +163,21 @@ function transactionStep(answer: HttpAnswer): Step {
   if (transaction?.status === 'TS') return { state: 'success', operatorId };
   if (transaction?.status === 'TF') {
     if (meaning?.outcome === 'failed') return { state: 'failed', reason: meaning.reason, code: meaning.code };
-    return { state: 'failed', reason: airtelReason(`the payment failed${transaction.message ? `: ${transaction.message}` : ''}`, code), code: 'declined' };
+    return {
+      state: 'failed',
+      reason: airtelReason(`the payment failed${transaction.message ? `: ${transaction.message}` : ''}`, code),
+      code: 'declined',
+    };
   }
   if (meaning?.outcome === 'failed') return { state: 'failed', reason: meaning.reason, code: meaning.code };
   if (meaning?.outcome === 'refused') return { state: 'refused', reason: meaning.reason };
   const state = transaction?.status;
-  const note = state === 'TA' || state === 'TIP' ? state : meaning?.outcome === 'pending' ? meaning.note : `no outcome yet${code ? ` (${code})` : ''}`;
+  const note =
+    state === 'TA' || state === 'TIP'
+      ? state
+      : meaning?.outcome === 'pending'
+        ? meaning.note
+        : `no outcome yet${code ? ` (${code})` : ''}`;
   return { state: 'pending', operatorId, note };
 }
 
@@ -155,11 +186,16 @@ function httpRefusal(status: number, body: AirtelAnswer | undefined): Step {
   const code = body?.status?.response_code ?? body?.status?.result_code ?? null;
   const meaning = code ? codeMeaning(code) : undefined;
   if (meaning?.outcome === 'refused') return { state: 'refused', reason: meaning.reason };
-  return { state: 'refused', reason: airtelReason(`the request was refused (HTTP ${status}${code ? `, ${code}` : ''})`, null) };
+  return {
+    state: 'refused',
+    reason: airtelReason(`the request was refused (HTTP ${status}${code ? `, ${code}` : ''})`, null),
+  };
 }
 
 function unknownStep(answer: Exclude<HttpAnswer, { kind: 'answered' }>): Step {
-  return answer.kind === 'not_sent' ? { state: 'refused', reason: airtelReason('the service could not be reached', null) } : { state: 'pending', note: answer.note };
+  return answer.kind === 'not_sent'
+    ? { state: 'refused', reason: airtelReason('the service could not be reached', null) }
+    : { state: 'pending', note: answer.note };
 }
 
 function describeAnswer(answer: HttpAnswer): string {

@@ -41,7 +41,8 @@ export function paychanguConnector(options: PaychanguOptions): Connector {
   const endpoint: PaychanguEndpoint = { url: options.url, secretKey: options.secretKey, timeoutMs: options.timeoutMs };
   const send = (request: WireRequest) => exchange(endpoint, request);
 
-  const sync = async ({ reference, method }: SyncRequest): Promise<Step> => readStep(await send(collectReadRequest(reference, method)));
+  const sync = async ({ reference, method }: SyncRequest): Promise<Step> =>
+    readStep(await send(collectReadRequest(reference, method)));
 
   const syncPayout = async ({ reference }: SyncRequest): Promise<Step> => {
     const [banksList, charges] = payoutReadRequests(reference);
@@ -85,10 +86,12 @@ export function paychanguConnector(options: PaychanguOptions): Connector {
     syncPayout,
 
     verifyCallback(callback: IncomingCallback): CallbackVerdict {
-      if (options.webhookSecret === null) return { accepted: false, reason: 'No PayChangu webhook secret is configured.' };
+      if (options.webhookSecret === null)
+        return { accepted: false, reason: 'No PayChangu webhook secret is configured.' };
       const signature = headerOf(callback.headers, 'signature');
       if (!signature) return { accepted: false, reason: 'The callback carries no Signature header.' };
-      if (!signatureMatches(signature, callback.rawBody, options.webhookSecret)) return { accepted: false, reason: 'The callback signature does not match.' };
+      if (!signatureMatches(signature, callback.rawBody, options.webhookSecret))
+        return { accepted: false, reason: 'The callback signature does not match.' };
       return callbackSubject(callback.body);
     },
   };

@@ -44,7 +44,8 @@ function parseJson(text: string): unknown {
 }
 
 function unreachableNote(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `PayChangu did not answer within ${timeoutMs} ms`;
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return `PayChangu did not answer within ${timeoutMs} ms`;
   const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
   return `PayChangu could not be reached${typeof cause?.code === 'string' ? ` (${cause.code})` : ''}`;
 }

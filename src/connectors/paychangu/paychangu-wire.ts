@@ -1,4 +1,12 @@
-import type { CallbackVerdict, CollectMethod, CollectRequest, PayoutRequest, PendingStep, RefundRequest, Step } from '../connector.ts';
+import type {
+  CallbackVerdict,
+  CollectMethod,
+  CollectRequest,
+  PayoutRequest,
+  PendingStep,
+  RefundRequest,
+  Step,
+} from '../connector.ts';
 import type { BankTransferPayer, FailureCode } from '../provider.ts';
 import type { MalawiMobile, Operator } from '../../shared/phone.ts';
 
@@ -60,14 +68,33 @@ export function collectRequest(request: CollectRequest, amount: number): WireReq
   const common = { amount, currency: request.currency, charge_id: request.reference };
   switch (request.method) {
     case 'mobile_money':
-      return { method: 'POST', path: '/mobile-money/payments/initialize', body: { ...common, mobile: localMobile(request.mobile), mobile_money_operator_ref_id: OPERATOR_REF_IDS[request.mobile.operator] } };
+      return {
+        method: 'POST',
+        path: '/mobile-money/payments/initialize',
+        body: {
+          ...common,
+          mobile: localMobile(request.mobile),
+          mobile_money_operator_ref_id: OPERATOR_REF_IDS[request.mobile.operator],
+        },
+      };
     case 'bank_transfer':
-      return { method: 'POST', path: '/direct-charge/payments/initialize', body: { ...common, payment_method: 'mobile_bank_transfer' } };
+      return {
+        method: 'POST',
+        path: '/direct-charge/payments/initialize',
+        body: { ...common, payment_method: 'mobile_bank_transfer' },
+      };
     case 'card':
       return {
         method: 'POST',
         path: '/charge-card/payments',
-        body: { ...common, card_number: request.card.number, expiry: cardExpiry(request.card.expiry), cvv: request.card.cvv, cardholder_name: request.cardholderName, redirect_url: request.returnUrl },
+        body: {
+          ...common,
+          card_number: request.card.number,
+          expiry: cardExpiry(request.card.expiry),
+          cvv: request.card.cvv,
+          cardholder_name: request.cardholderName,
+          redirect_url: request.returnUrl,
+        },
       };
   }
 }
@@ -83,11 +110,19 @@ export function collectReadRequest(reference: string, method: CollectMethod | un
 /** A card payment through PayChangu's card refund route, any other through `/refunds`. */
 export function refundRequest(request: RefundRequest, amount: number): WireRequest {
   const reason = refundReason(request.reference);
-  if (request.charge.method === 'card') return { method: 'POST', path: `/charge-card/refund/${encodeURIComponent(request.charge.reference)}`, body: { amount, reason } };
+  if (request.charge.method === 'card')
+    return {
+      method: 'POST',
+      path: `/charge-card/refund/${encodeURIComponent(request.charge.reference)}`,
+      body: { amount, reason },
+    };
   return { method: 'POST', path: '/refunds', body: { charge_id: request.charge.reference, amount, reason } };
 }
 
-export const refundReadRequest = (refundId: string): WireRequest => ({ method: 'GET', path: `/refunds/${encodeURIComponent(refundId)}` });
+export const refundReadRequest = (refundId: string): WireRequest => ({
+  method: 'GET',
+  path: `/refunds/${encodeURIComponent(refundId)}`,
+});
 
 /** The latest refunds (PayChangu lists 100), where one whose id was never recorded is looked for by its reason. */
 export const latestRefundsRequest: WireRequest = { method: 'GET', path: '/refunds' };
@@ -95,13 +130,27 @@ export const latestRefundsRequest: WireRequest = { method: 'GET', path: '/refund
 export function payoutRequest(request: PayoutRequest, amount: number): WireRequest {
   const common = { amount, currency: request.currency, charge_id: request.reference };
   if (request.method === 'mobile_money') {
-    return { method: 'POST', path: '/mobile-money/payouts/initialize', body: { ...common, mobile: localMobile(request.mobile), mobile_money_operator_ref_id: OPERATOR_REF_IDS[request.mobile.operator] } };
+    return {
+      method: 'POST',
+      path: '/mobile-money/payouts/initialize',
+      body: {
+        ...common,
+        mobile: localMobile(request.mobile),
+        mobile_money_operator_ref_id: OPERATOR_REF_IDS[request.mobile.operator],
+      },
+    };
   }
   const { recipient } = request;
   return {
     method: 'POST',
     path: '/direct-charge/payouts/initialize',
-    body: { ...common, payout_method: 'bank_transfer', bank_uuid: recipient.bankUuid, bank_account_name: recipient.accountName, bank_account_number: recipient.accountNumber },
+    body: {
+      ...common,
+      payout_method: 'bank_transfer',
+      bank_uuid: recipient.bankUuid,
+      bank_account_name: recipient.accountName,
+      bank_account_number: recipient.accountNumber,
+    },
   };
 }
 
@@ -125,7 +174,8 @@ export function payoutReadRequests(reference: string): [WireRequest, WireRequest
  */
 export function startStep(answer: Answer, flow: 'collect-card' | 'other'): Step {
   if (answer.status === 'none') return pending(answer.note);
-  if (answer.status >= 400 && answer.status < 500) return { state: 'refused', reason: `PayChangu refused it: ${errorText(answer.body, answer.status)}` };
+  if (answer.status >= 400 && answer.status < 500)
+    return { state: 'refused', reason: `PayChangu refused it: ${errorText(answer.body, answer.status)}` };
   if (answer.status < 200 || answer.status >= 300) return pending(`PayChangu answered HTTP ${answer.status}`);
   return flow === 'collect-card' ? cardStartStep(answer.body) : recordStep(answer.body);
 }
@@ -151,7 +201,9 @@ export const isNotFound = (answer: Answer) => answer.status === 404;
 export function refundStepAmong(answer: Answer, reference: string): Step {
   if (answer.status === 'none' || answer.status < 200 || answer.status >= 300) return readStep(answer);
   const listed = objectOf(answer.body)?.data;
-  const found = Array.isArray(listed) ? listed.find((refund) => textOf(objectOf(refund)?.reason) === refundReason(reference)) : undefined;
+  const found = Array.isArray(listed)
+    ? listed.find((refund) => textOf(objectOf(refund)?.reason) === refundReason(reference))
+    : undefined;
   return found ? recordStep({ data: found }) : pending('PayChangu lists no refund with our reference (yet)');
 }
 
@@ -239,7 +291,8 @@ function cardStartStep(body: unknown): Step {
   const answer = objectOf(body);
   if (answer?.success !== true) return pending('PayChangu answered something that could not be read');
   const link = textOf(answer['3ds_auth_link']);
-  if (answer.requires_3ds_auth === true && link) return { state: 'pending', note: 'waiting for 3-D Secure', redirectUrl: link };
+  if (answer.requires_3ds_auth === true && link)
+    return { state: 'pending', note: 'waiting for 3-D Secure', redirectUrl: link };
   return pending('PayChangu took the card without 3-D Secure: its outcome is asked for');
 }
 
@@ -248,6 +301,10 @@ function errorText(body: unknown, status: number): string {
   const message = objectOf(body)?.message;
   if (typeof message === 'string' && message.length > 0) return message;
   const fields = objectOf(message);
-  const texts = fields ? Object.values(fields).flatMap((value) => (Array.isArray(value) ? value.filter((text) => typeof text === 'string') : [])) : [];
+  const texts = fields
+    ? Object.values(fields).flatMap((value) =>
+        Array.isArray(value) ? value.filter((text) => typeof text === 'string') : [],
+      )
+    : [];
   return texts.length > 0 ? texts.join(' ') : `HTTP ${status}`;
 }

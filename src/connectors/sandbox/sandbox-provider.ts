@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { ids } from '../../shared/ids.ts';
 import { formatMoneyText } from '../../shared/money.ts';
-import type { BankTransferPayer, BankTransferStart, FailureCode, Outcome, PaymentProvider, PayoutStart, ProviderCharge, RefundStart, StartResult } from '../provider.ts';
+import type {
+  BankTransferPayer,
+  BankTransferStart,
+  FailureCode,
+  Outcome,
+  PaymentProvider,
+  PayoutStart,
+  ProviderCharge,
+  RefundStart,
+  StartResult,
+} from '../provider.ts';
 
 /** The test numbers and cards of contract §7, and what each one does. */
 export const TEST_MOBILE_NUMBERS = [
@@ -32,7 +42,11 @@ const CARD_FAILURES: Record<string, { reason: string; code: FailureCode }> = {
 
 /** The bank every test bank transfer account is opened at, and who pays into it. */
 export const SANDBOX_TRANSFER_BANK = 'Lipira Sandbox Bank';
-export const SANDBOX_PAYER: BankTransferPayer = { bank: 'National Bank of Malawi', accountNumber: '******4321', accountName: 'Test Payer' };
+export const SANDBOX_PAYER: BankTransferPayer = {
+  bank: 'National Bank of Malawi',
+  accountNumber: '******4321',
+  accountName: 'Test Payer',
+};
 
 /**
  * What a test bank transfer does, from the last two digits of its whole kwacha: `13` (MWK 1,013)
@@ -51,7 +65,10 @@ function testTransferOf(amountMinor: number): 'exact' | 'wrong_amount' | 'none' 
   return 'exact';
 }
 
-const MOBILE_FAILURE = { reason: 'The mobile money payment was declined: insufficient balance.', code: 'insufficient_funds' } as const;
+const MOBILE_FAILURE = {
+  reason: 'The mobile money payment was declined: insufficient balance.',
+  code: 'insufficient_funds',
+} as const;
 
 const BANK_PAYOUT_FAILURE = 'The bank payout failed (test mode, transaction_status=failed).';
 
@@ -75,18 +92,31 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
     async startMobileMoney({ mobile }): Promise<StartResult> {
       const known = TEST_MOBILE_NUMBERS.find((entry) => `265${digits(entry.number).slice(1)}` === mobile.msisdn);
       if (!known) {
-        return { accepted: false, message: `Test mode only accepts the test numbers: ${TEST_MOBILE_NUMBERS.map((n) => `${n.number} (${n.operator}, ${n.outcome})`).join(', ')}.` };
+        return {
+          accepted: false,
+          message: `Test mode only accepts the test numbers: ${TEST_MOBILE_NUMBERS.map((n) => `${n.number} (${n.operator}, ${n.outcome})`).join(', ')}.`,
+        };
       }
-      const state: SandboxState = known.outcome === 'success' ? { outcome: 'success' } : { outcome: 'failed', ...MOBILE_FAILURE };
-      return { accepted: true, nextAction: 'approve', providerState: JSON.stringify(state), checkAt: Date.now() + mobileDelayMs };
+      const state: SandboxState =
+        known.outcome === 'success' ? { outcome: 'success' } : { outcome: 'failed', ...MOBILE_FAILURE };
+      return {
+        accepted: true,
+        nextAction: 'approve',
+        providerState: JSON.stringify(state),
+        checkAt: Date.now() + mobileDelayMs,
+      };
     },
 
     async startCard({ card }): Promise<StartResult> {
       const known = TEST_CARDS.find((entry) => digits(entry.number) === card.number);
       if (!known) {
-        return { accepted: false, message: `Test mode only accepts the test cards: ${TEST_CARDS.map((c) => `${c.number} (${c.outcome})`).join(', ')}.` };
+        return {
+          accepted: false,
+          message: `Test mode only accepts the test cards: ${TEST_CARDS.map((c) => `${c.number} (${c.outcome})`).join(', ')}.`,
+        };
       }
-      const state: SandboxState = known.outcome === 'success' ? { outcome: 'success' } : { outcome: 'failed', ...CARD_FAILURES[known.outcome]! };
+      const state: SandboxState =
+        known.outcome === 'success' ? { outcome: 'success' } : { outcome: 'failed', ...CARD_FAILURES[known.outcome]! };
       return { accepted: true, nextAction: 'otp', providerState: JSON.stringify(state), checkAt: null };
     },
 
@@ -102,8 +132,17 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
           ? { outcome: 'success', payer: SANDBOX_PAYER }
           : transfer === 'none'
             ? { outcome: 'none' }
-            : { outcome: 'failed', code: 'wrong_amount', reason: `A transfer of MWK ${formatMoneyText(amountMinor - 100)} arrived for MWK ${formatMoneyText(amountMinor)}: only the exact amount pays this account, so the transfer was returned to the payer.` };
-      return { accepted: true, account, providerState: JSON.stringify(state), checkAt: transfer === 'none' ? expiresAt : Math.min(Date.now() + mobileDelayMs, expiresAt) };
+            : {
+                outcome: 'failed',
+                code: 'wrong_amount',
+                reason: `A transfer of MWK ${formatMoneyText(amountMinor - 100)} arrived for MWK ${formatMoneyText(amountMinor)}: only the exact amount pays this account, so the transfer was returned to the payer.`,
+              };
+      return {
+        accepted: true,
+        account,
+        providerState: JSON.stringify(state),
+        checkAt: transfer === 'none' ? expiresAt : Math.min(Date.now() + mobileDelayMs, expiresAt),
+      };
     },
 
     async check(charge, now): Promise<Outcome | null> {
@@ -115,17 +154,25 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
     connectorOf: () => null,
 
     async payout({ requestedOutcome }) {
-      return requestedOutcome === 'successful' ? { status: 'success' as const, transId: randomUUID() } : { status: 'failed' as const, reason: 'The payout failed (test mode, transaction_status=failed).' };
+      return requestedOutcome === 'successful'
+        ? { status: 'success' as const, transId: randomUUID() }
+        : { status: 'failed' as const, reason: 'The payout failed (test mode, transaction_status=failed).' };
     },
 
     // A bank payout ends after the same delay as a mobile money payment, with the outcome the test asked for.
     async startBankPayout({ requestedOutcome }): Promise<PayoutStart> {
-      const state: SandboxState = requestedOutcome === 'successful' ? { outcome: 'success' } : { outcome: 'failed', reason: BANK_PAYOUT_FAILURE };
+      const state: SandboxState =
+        requestedOutcome === 'successful' ? { outcome: 'success' } : { outcome: 'failed', reason: BANK_PAYOUT_FAILURE };
       return { accepted: true, providerState: JSON.stringify(state), checkAt: Date.now() + mobileDelayMs };
     },
 
     async confirmOtp(charge, otp): Promise<Outcome> {
-      if (otp.trim() !== TEST_OTP) return { status: 'failed', reason: `The one-time code was wrong (the test code is ${TEST_OTP}).`, code: 'wrong_otp' };
+      if (otp.trim() !== TEST_OTP)
+        return {
+          status: 'failed',
+          reason: `The one-time code was wrong (the test code is ${TEST_OTP}).`,
+          code: 'wrong_otp',
+        };
       return outcomeOf(charge) ?? { status: 'failed', reason: 'The payment failed.' };
     },
 
@@ -143,9 +190,13 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
 
 /** The outcome the test instrument chose (none yet for an account nobody pays); a charge recorded but never started (a crash in between) failed. */
 function outcomeOf(charge: ProviderCharge): Outcome | null {
-  if (charge.provider_state === null) return { status: 'failed', reason: 'The payment could not be started.', code: 'not_started' };
+  if (charge.provider_state === null)
+    return { status: 'failed', reason: 'The payment could not be started.', code: 'not_started' };
   const state = JSON.parse(charge.provider_state) as SandboxState;
   if (state.outcome === 'none') return null;
-  if (state.outcome === 'success') return state.payer ? { status: 'success', transId: randomUUID(), payer: state.payer } : { status: 'success', transId: randomUUID() };
+  if (state.outcome === 'success')
+    return state.payer
+      ? { status: 'success', transId: randomUUID(), payer: state.payer }
+      : { status: 'success', transId: randomUUID() };
   return { status: 'failed', reason: state.reason ?? 'The payment failed.', code: state.code };
 }

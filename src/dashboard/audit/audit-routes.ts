@@ -58,7 +58,8 @@ function detailText(detail: string | null): string {
 function valueText(value: unknown): string {
   if (value === null || value === '') return 'none';
   if (typeof value === 'string') return value;
-  if (typeof value === 'object' && 'from' in value && 'to' in value) return `${valueText(value.from)} → ${valueText(value.to)}`;
+  if (typeof value === 'object' && 'from' in value && 'to' in value)
+    return `${valueText(value.from)} → ${valueText(value.to)}`;
   return JSON.stringify(value);
 }
 
@@ -78,7 +79,10 @@ export function registerAuditPages(app: App, { config, database }: DashboardDeps
       detailText(entry.detail),
     ];
     const last = entries.at(-1);
-    const next = found.length > PER_PAGE && last ? `<a href="/dashboard/audit?after=${last.created_at}.${encodeURIComponent(last.id)}">Older entries</a>` : '';
+    const next =
+      found.length > PER_PAGE && last
+        ? `<a href="/dashboard/audit?after=${last.created_at}.${encodeURIComponent(last.id)}">Older entries</a>`
+        : '';
     const body = `<h1>Audit log</h1>
 <p class="muted">Every change to money, secrets and the team, in both modes, newest first. Times are in ${escapeHtml(config.timeZone)}.</p>
 ${table('Audit log', ['When', 'Who', 'What', 'Subject', 'Detail'], entries.map(row), cursor ? 'No older entries.' : 'Nothing has been changed yet.')}

@@ -1,6 +1,13 @@
 import type { App } from '../../http/app-type.ts';
 import { merchantBalances } from '../../ledger/ledger-service.ts';
-import { PAGE, principalOf, type DashboardDeps, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
+import {
+  PAGE,
+  principalOf,
+  type DashboardDeps,
+  type MerchantPage,
+  type PageGuard,
+  type Query,
+} from '../page-context.ts';
 import { startOfDay, startOfNextDay } from '../zone-days.ts';
 import { balanceCurrencies, statementEntries, type StatementRange } from './statement-repository.ts';
 import { CSV_HEADER, csvCell, csvLine, renderBalancePage } from './statement-views.ts';
@@ -23,8 +30,20 @@ function dateFilter(query: Query, timeZone: string): DateFilter {
   const to = query.to?.trim() ?? '';
   const start = from ? startOfDay(from, timeZone) : null;
   const end = to ? startOfNextDay(to, timeZone) : null;
-  if ((from && start === null) || (to && end === null)) return { from: '', to: '', range: { from: null, to: null }, error: 'Dates are written as YYYY-MM-DD: the date filter was ignored.' };
-  if (start !== null && end !== null && start >= end) return { from: '', to: '', range: { from: null, to: null }, error: `The from date ${from} is after the to date ${to}, so no entry could match: the date filter was ignored.` };
+  if ((from && start === null) || (to && end === null))
+    return {
+      from: '',
+      to: '',
+      range: { from: null, to: null },
+      error: 'Dates are written as YYYY-MM-DD: the date filter was ignored.',
+    };
+  if (start !== null && end !== null && start >= end)
+    return {
+      from: '',
+      to: '',
+      range: { from: null, to: null },
+      error: `The from date ${from} is after the to date ${to}, so no entry could match: the date filter was ignored.`,
+    };
   return { from, to, range: { from: start, to: end }, error: null };
 }
 
@@ -46,8 +65,27 @@ export function registerBalancePages(app: App, { config, database }: DashboardDe
       statementEntries(db, owner, { ...filter.range, beforeId: before }, ENTRIES_PER_PAGE + 1),
     ]);
     const entries = rows.slice(0, ENTRIES_PER_PAGE);
-    const next = rows.length > ENTRIES_PER_PAGE ? new URLSearchParams({ ...(filter.from ? { from: filter.from } : {}), ...(filter.to ? { to: filter.to } : {}), before: String(entries.at(-1)!.id) }).toString() : null;
-    return guard.html(reply, 200, renderBalancePage(page, { balances, entries, next, from: filter.from, to: filter.to, filterError: filter.error, timeZone: config.timeZone }));
+    const next =
+      rows.length > ENTRIES_PER_PAGE
+        ? new URLSearchParams({
+            ...(filter.from ? { from: filter.from } : {}),
+            ...(filter.to ? { to: filter.to } : {}),
+            before: String(entries.at(-1)!.id),
+          }).toString()
+        : null;
+    return guard.html(
+      reply,
+      200,
+      renderBalancePage(page, {
+        balances,
+        entries,
+        next,
+        from: filter.from,
+        to: filter.to,
+        filterError: filter.error,
+        timeZone: config.timeZone,
+      }),
+    );
   });
 
   app.get<{ Querystring: Query }>('/dashboard/balance.csv', PAGE, async (request, reply) => {
@@ -55,7 +93,7 @@ export function registerBalancePages(app: App, { config, database }: DashboardDe
     if (!page) return reply;
     const filter = dateFilter(request.query, config.timeZone);
     const lines = [CSV_HEADER.map(csvCell).join(',')];
-    for (let before: number | null = null; ; ) {
+    for (let before: number | null = null; ;) {
       const batch = await statementEntries(db, principalOf(page), { ...filter.range, beforeId: before }, CSV_BATCH);
       lines.push(...batch.map(csvLine));
       if (batch.length < CSV_BATCH) break;
@@ -72,6 +110,11 @@ export function registerBalancePages(app: App, { config, database }: DashboardDe
 
   async function balancesOf(page: MerchantPage) {
     const currencies = await balanceCurrencies(db, principalOf(page));
-    return Promise.all(currencies.map(async (currency) => ({ currency, ...(await merchantBalances(db, page.merchant.id, page.mode, currency)) })));
+    return Promise.all(
+      currencies.map(async (currency) => ({
+        currency,
+        ...(await merchantBalances(db, page.merchant.id, page.mode, currency)),
+      })),
+    );
   }
 }

@@ -41,7 +41,12 @@ export interface StatementRange {
  * fee) or released after a failure, refunds taken or given back. The gateway's own accounts and a
  * payout's reserve (which the merchant cannot draw on) are not the merchant's statement.
  */
-export function statementEntries(db: Db, owner: Principal, range: StatementRange, limit: number): Promise<StatementEntry[]> {
+export function statementEntries(
+  db: Db,
+  owner: Principal,
+  range: StatementRange,
+  limit: number,
+): Promise<StatementEntry[]> {
   let query = db
     .selectFrom('ledger_entries')
     .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
@@ -74,7 +79,17 @@ export function statementEntries(db: Db, owner: Principal, range: StatementRange
     .orderBy('ledger_entries.id', 'desc')
     .limit(limit)
     .execute()
-    .then((rows) => rows.map((row) => ({ ...row, id: Number(row.id), amount_minor: Number(row.amount_minor), created_at: Number(row.created_at) }) as StatementEntry));
+    .then((rows) =>
+      rows.map(
+        (row) =>
+          ({
+            ...row,
+            id: Number(row.id),
+            amount_minor: Number(row.amount_minor),
+            created_at: Number(row.created_at),
+          }) as StatementEntry,
+      ),
+    );
 }
 
 /** The currencies the merchant has balances in, in one mode (kwacha always, even before any money moved). */

@@ -19,20 +19,42 @@ const KIND_WORDS: Record<StatementEntry['kind'], string> = {
 
 /** What an entry belongs to, in words, and the dashboard page of that payment or payout. */
 export function describeEntry(entry: StatementEntry): { text: string; href: string | null } {
-  const payment = (sessionId: string | null, chargeRef: string | null) => (chargeRef === null ? null : `/dashboard/payments/${sessionId ?? chargeRef}`);
+  const payment = (sessionId: string | null, chargeRef: string | null) =>
+    chargeRef === null ? null : `/dashboard/payments/${sessionId ?? chargeRef}`;
   switch (entry.kind) {
     case 'collection':
-      return { text: `Payment ${entry.charge_id ?? ''} received, net of its fee`, href: payment(entry.session_id, entry.charge_ref) };
+      return {
+        text: `Payment ${entry.charge_id ?? ''} received, net of its fee`,
+        href: payment(entry.session_id, entry.charge_ref),
+      };
     case 'settlement':
-      return { text: entry.account === 'collection' ? 'Settled from the collection balance to main' : 'Settled into main from the collection balance', href: null };
+      return {
+        text:
+          entry.account === 'collection'
+            ? 'Settled from the collection balance to main'
+            : 'Settled into main from the collection balance',
+        href: null,
+      };
     case 'payout_reserve':
-      return { text: `Payout ${entry.charge_id ?? ''}: amount and fee`, href: entry.charge_ref && `/dashboard/payouts/${entry.charge_ref}` };
+      return {
+        text: `Payout ${entry.charge_id ?? ''}: amount and fee`,
+        href: entry.charge_ref && `/dashboard/payouts/${entry.charge_ref}`,
+      };
     case 'payout_release':
-      return { text: `Payout ${entry.charge_id ?? ''} failed: amount and fee returned`, href: entry.charge_ref && `/dashboard/payouts/${entry.charge_ref}` };
+      return {
+        text: `Payout ${entry.charge_id ?? ''} failed: amount and fee returned`,
+        href: entry.charge_ref && `/dashboard/payouts/${entry.charge_ref}`,
+      };
     case 'refund_reserve':
-      return { text: `Refund ${entry.refund_id ?? ''} of a payment`, href: payment(entry.refunded_session_id, entry.refunded_ref) };
+      return {
+        text: `Refund ${entry.refund_id ?? ''} of a payment`,
+        href: payment(entry.refunded_session_id, entry.refunded_ref),
+      };
     case 'refund_release':
-      return { text: `Refund ${entry.refund_id ?? ''} failed: returned`, href: payment(entry.refunded_session_id, entry.refunded_ref) };
+      return {
+        text: `Refund ${entry.refund_id ?? ''} failed: returned`,
+        href: payment(entry.refunded_session_id, entry.refunded_ref),
+      };
     default:
       return { text: KIND_WORDS[entry.kind], href: null };
   }
@@ -70,8 +92,13 @@ export function renderBalancePage(page: MerchantPage, view: BalanceView): string
       entry.amount_minor < 0 ? `<span class="num">${amount}</span>` : '',
     ];
   });
-  const range = new URLSearchParams({ ...(view.from ? { from: view.from } : {}), ...(view.to ? { to: view.to } : {}) }).toString();
-  return shell('Balance', `<h1>Balance</h1>
+  const range = new URLSearchParams({
+    ...(view.from ? { from: view.from } : {}),
+    ...(view.to ? { to: view.to } : {}),
+  }).toString();
+  return shell(
+    'Balance',
+    `<h1>Balance</h1>
 <div class="cards">${cards}</div>
 <h2>Statement</h2>
 <form class="filters" method="get" action="/dashboard/balance">
@@ -82,10 +109,22 @@ export function renderBalancePage(page: MerchantPage, view: BalanceView): string
 ${view.filterError ? `<p class="warning">${escapeHtml(view.filterError)}</p>` : ''}
 <p><a href="/dashboard/balance.csv${range ? `?${escapeHtml(range)}` : ''}" download>Download the statement (CSV)</a></p>
 ${table('Ledger statement, newest first', ['Time', 'Kind', 'Description', 'Balance', 'In', 'Out'], rows, `No money has moved in ${page.mode} mode${range ? ' in these dates' : ''} yet.`)}
-${view.next ? `<p><a href="/dashboard/balance?${escapeHtml(view.next)}">Older entries</a></p>` : ''}`, { viewer: page.viewer });
+${view.next ? `<p><a href="/dashboard/balance?${escapeHtml(view.next)}">Older entries</a></p>` : ''}`,
+    { viewer: page.viewer },
+  );
 }
 
-export const CSV_HEADER = ['entry_id', 'time_utc', 'kind', 'description', 'link', 'balance', 'currency', 'amount_in', 'amount_out'];
+export const CSV_HEADER = [
+  'entry_id',
+  'time_utc',
+  'kind',
+  'description',
+  'link',
+  'balance',
+  'currency',
+  'amount_in',
+  'amount_out',
+];
 
 /**
  * One CSV cell: quoted, quotes doubled, and text a spreadsheet would run as a formula (starting

@@ -2,7 +2,15 @@ import type { App } from '../../http/app-type.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { recordAudit } from '../../users/audit.ts';
 import { redeliver } from '../../webhooks/webhook-service.ts';
-import { dashboardPath, FORM, principalOf, renderNotFoundPage, type DashboardDeps, type Form, type PageGuard } from '../page-context.ts';
+import {
+  dashboardPath,
+  FORM,
+  principalOf,
+  renderNotFoundPage,
+  type DashboardDeps,
+  type Form,
+  type PageGuard,
+} from '../page-context.ts';
 
 /**
  * Retry, from wherever a delivery is shown (a payment's timeline, the developers' delivery log):
@@ -17,12 +25,25 @@ export function registerDeliveryPages(app: App, { database }: DashboardDeps, gua
     try {
       await database.transact(async (trx) => {
         const delivery = await redeliver(trx, principalOf(page), request.params.id, now);
-        await recordAudit(trx, { merchantId: page.merchant.id, userId: page.user.id, action: 'webhook.retry', subject: delivery.id, detail: { event_id: delivery.event_id } }, now);
+        await recordAudit(
+          trx,
+          {
+            merchantId: page.merchant.id,
+            userId: page.user.id,
+            action: 'webhook.retry',
+            subject: delivery.id,
+            detail: { event_id: delivery.event_id },
+          },
+          now,
+        );
       });
     } catch (error) {
       if (error instanceof ApiError) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'webhook delivery'));
       throw error;
     }
-    return reply.redirect(`${dashboardPath(request.body.back, '/dashboard/developers')}?retried=${encodeURIComponent(request.params.id)}`, 303);
+    return reply.redirect(
+      `${dashboardPath(request.body.back, '/dashboard/developers')}?retried=${encodeURIComponent(request.params.id)}`,
+      303,
+    );
   });
 }

@@ -1,12 +1,26 @@
 import type { FastifyReply } from 'fastify';
 import type { App } from '../../http/app-type.ts';
-import { listKeys, rollSecretKey, rollWebhookSecret, updateMerchantSettings } from '../../merchants/merchant-service.ts';
+import {
+  listKeys,
+  rollSecretKey,
+  rollWebhookSecret,
+  updateMerchantSettings,
+} from '../../merchants/merchant-service.ts';
 import { formatHumanDate, parseDuration } from '../../shared/time.ts';
 import { recordAudit } from '../../users/audit.ts';
 import { DEFAULT_PER_PAGE, listDeliveries, showDelivery } from '../../webhooks/webhook-service.ts';
 import { liveNoticeBox } from '../live-notice.ts';
 import { noticeNamed, NOTHING_CHANGED } from '../layout.ts';
-import { FORM, PAGE, principalOf, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
+import {
+  FORM,
+  PAGE,
+  principalOf,
+  type DashboardDeps,
+  type Form,
+  type MerchantPage,
+  type PageGuard,
+  type Query,
+} from '../page-context.ts';
 import { deliveryFilter, renderDevelopersPage, renderNewSecretPage, type DevelopersState } from './developer-views.ts';
 import { sendTestEvent, webhookUrlProblem } from './webhook-target.ts';
 
@@ -23,19 +37,37 @@ const NOTICES: Record<string, string> = {
 export function registerDeveloperPages(app: App, { config, database }: DashboardDeps, guard: PageGuard): void {
   const db = database.db;
 
-  async function show(reply: FastifyReply, page: MerchantPage, query: Query, status: number, extra: Partial<DevelopersState> = {}) {
+  async function show(
+    reply: FastifyReply,
+    page: MerchantPage,
+    query: Query,
+    status: number,
+    extra: Partial<DevelopersState> = {},
+  ) {
     const now = Date.now();
     const filter = deliveryFilter(query);
     const wanted = Math.max(1, Math.min(10_000, Number.parseInt(query.page ?? '1', 10) || 1));
     const owner = principalOf(page);
-    const found = await listDeliveries(db, owner, { status: filter.status || undefined, txRef: filter.tx_ref || undefined, chargeId: filter.charge_id || undefined }, wanted, DEFAULT_PER_PAGE);
+    const found = await listDeliveries(
+      db,
+      owner,
+      {
+        status: filter.status || undefined,
+        txRef: filter.tx_ref || undefined,
+        chargeId: filter.charge_id || undefined,
+      },
+      wanted,
+      DEFAULT_PER_PAGE,
+    );
     const deliveries = await Promise.all(
       found.rows.map(async (row) => {
         const { delivery, attempts } = await showDelivery(db, owner, row.id);
         return { delivery, last: attempts.at(-1) ?? null };
       }),
     );
-    const keys = (await listKeys(db, page.merchant.id)).filter((key) => key.mode === page.mode && (key.expires_at === null || key.expires_at > now)).reverse();
+    const keys = (await listKeys(db, page.merchant.id))
+      .filter((key) => key.mode === page.mode && (key.expires_at === null || key.expires_at > now))
+      .reverse();
     const retried = query.retried ? `Delivery ${query.retried} is queued to be sent again.` : null;
     const state: DevelopersState = {
       keys,
@@ -63,11 +95,25 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
     if (!page) return reply;
     const overlapText = (request.body.overlap ?? '').trim();
     const overlapMs = parseDuration(overlapText);
-    if (overlapMs === null) return show(reply, page, {}, 422, { error: `"${overlapText}" is not a duration: write 0, or a number with s, m, h or d, such as 10m or 24h.` });
+    if (overlapMs === null)
+      return show(reply, page, {}, 422, {
+        error: `"${overlapText}" is not a duration: write 0, or a number with s, m, h or d, such as 10m or 24h.`,
+      });
     const rolled = await rollSecretKey(db, page.merchant.id, page.mode, overlapMs, Date.now(), page.user.id);
     if (!rolled) return show(reply, page, {}, 404, { error: 'This account no longer exists.' });
-    const stops = overlapMs === 0 ? 'The older secret keys have stopped working.' : `The older ${page.mode} secret keys keep working until ${formatHumanDate(rolled.old_keys_expire_at, config.timeZone)}.`;
-    return guard.html(reply, 200, renderNewSecretPage(page, { title: `New ${page.mode} secret key`, secret: rolled.secret_key, lines: [stops, 'Only its hash is kept: if it is lost, roll again.'] }));
+    const stops =
+      overlapMs === 0
+        ? 'The older secret keys have stopped working.'
+        : `The older ${page.mode} secret keys keep working until ${formatHumanDate(rolled.old_keys_expire_at, config.timeZone)}.`;
+    return guard.html(
+      reply,
+      200,
+      renderNewSecretPage(page, {
+        title: `New ${page.mode} secret key`,
+        secret: rolled.secret_key,
+        lines: [stops, 'Only its hash is kept: if it is lost, roll again.'],
+      }),
+    );
   });
 
   app.post<{ Body: Form }>('/dashboard/developers/webhook', FORM, async (request, reply) => {
@@ -81,7 +127,17 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
     const now = Date.now();
     await database.transact(async (trx) => {
       await updateMerchantSettings(trx, page.merchant.id, { webhookUrl: url }, now);
-      await recordAudit(trx, { merchantId: page.merchant.id, userId: page.user.id, action: 'webhook.url_change', subject: page.merchant.id, detail: { from: page.merchant.webhook_url, to: url } }, now);
+      await recordAudit(
+        trx,
+        {
+          merchantId: page.merchant.id,
+          userId: page.user.id,
+          action: 'webhook.url_change',
+          subject: page.merchant.id,
+          detail: { from: page.merchant.webhook_url, to: url },
+        },
+        now,
+      );
     });
     return reply.redirect('/dashboard/developers?done=url', 303);
   });
@@ -92,22 +148,55 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
     const now = Date.now();
     const secret = await database.transact(async (trx) => {
       const made = await rollWebhookSecret(trx, page.merchant.id, now);
-      await recordAudit(trx, { merchantId: page.merchant.id, userId: page.user.id, action: 'webhook.secret_roll', subject: page.merchant.id }, now);
+      await recordAudit(
+        trx,
+        {
+          merchantId: page.merchant.id,
+          userId: page.user.id,
+          action: 'webhook.secret_roll',
+          subject: page.merchant.id,
+        },
+        now,
+      );
       return made;
     });
     if (!secret) return show(reply, page, {}, 404, { error: 'This account no longer exists.' });
-    return guard.html(reply, 200, renderNewSecretPage(page, { title: 'New webhook secret', secret, lines: ['Every webhook from now on, in both modes, is signed with it (retries too): verify with it from now on.'] }));
+    return guard.html(
+      reply,
+      200,
+      renderNewSecretPage(page, {
+        title: 'New webhook secret',
+        secret,
+        lines: [
+          'Every webhook from now on, in both modes, is signed with it (retries too): verify with it from now on.',
+        ],
+      }),
+    );
   });
 
   app.post<{ Body: Form }>('/dashboard/developers/webhook/test', FORM, async (request, reply) => {
     const page = await guard.merchantForm(request, reply, 'webhooks');
     if (!page) return reply;
-    if (!page.merchant.webhook_url) return show(reply, page, {}, 422, { error: 'There is no webhook URL to send a test event to: save one first.' });
-    if (page.merchant.webhooks_enabled !== 1) return show(reply, page, {}, 422, { error: 'Webhooks are turned off for this account by the gateway operator: no event is sent.' });
+    if (!page.merchant.webhook_url)
+      return show(reply, page, {}, 422, { error: 'There is no webhook URL to send a test event to: save one first.' });
+    if (page.merchant.webhooks_enabled !== 1)
+      return show(reply, page, {}, 422, {
+        error: 'Webhooks are turned off for this account by the gateway operator: no event is sent.',
+      });
     const now = Date.now();
     await database.transact(async (trx) => {
       const testId = await sendTestEvent(trx, principalOf(page), now, config.timeZone);
-      await recordAudit(trx, { merchantId: page.merchant.id, userId: page.user.id, action: 'webhook.test_event', subject: testId, detail: { mode: page.mode, url: page.merchant.webhook_url } }, now);
+      await recordAudit(
+        trx,
+        {
+          merchantId: page.merchant.id,
+          userId: page.user.id,
+          action: 'webhook.test_event',
+          subject: testId,
+          detail: { mode: page.mode, url: page.merchant.webhook_url },
+        },
+        now,
+      );
     });
     return reply.redirect('/dashboard/developers?done=test', 303);
   });

@@ -65,7 +65,9 @@ ${roll}
 }
 
 function webhookSection(page: MerchantPage, state: DevelopersState): string {
-  const current = state.webhookUrl ? `<code class="key">${escapeHtml(state.webhookUrl)}</code>` : 'none: no webhooks are sent';
+  const current = state.webhookUrl
+    ? `<code class="key">${escapeHtml(state.webhookUrl)}</code>`
+    : 'none: no webhooks are sent';
   const forms = page.may('webhooks')
     ? `<form class="stack" method="post" action="/dashboard/developers/webhook">${csrfField(page.csrf)}
 <label>Webhook URL <span class="hint" id="url-hint">Leave empty to stop sending webhooks.</span><input type="url" name="url" value="${escapeHtml(state.typedUrl ?? state.webhookUrl ?? '')}" maxlength="2000" aria-describedby="url-hint"></label>
@@ -82,12 +84,22 @@ ${forms}
 
 function deliverySection(page: MerchantPage, state: DevelopersState): string {
   const { filter } = state;
-  const options = ['', ...DELIVERY_STATUSES].map((status) => `<option value="${status}"${status === filter.status ? ' selected' : ''}>${status === '' ? 'Any' : statusWord(status)}</option>`).join('');
-  const link = (to: number, label: string) => `<a href="/dashboard/developers?${escapeHtml(new URLSearchParams({ ...filter, page: String(to) }).toString())}#deliveries-heading">${label}</a>`;
-  const pager = state.pages > 1 ? `<div class="actions">${state.page > 1 ? link(state.page - 1, 'Newer') : ''} Page ${state.page} of ${state.pages} ${state.page < state.pages ? link(state.page + 1, 'Older') : ''}</div>` : '';
-  const log = state.deliveries.length === 0
-    ? '<p class="muted">No deliveries match.</p>'
-    : `<ol class="deliveries">${state.deliveries.map((row) => deliveryItem(page, row, state.timeZone)).join('\n')}</ol>`;
+  const options = ['', ...DELIVERY_STATUSES]
+    .map(
+      (status) =>
+        `<option value="${status}"${status === filter.status ? ' selected' : ''}>${status === '' ? 'Any' : statusWord(status)}</option>`,
+    )
+    .join('');
+  const link = (to: number, label: string) =>
+    `<a href="/dashboard/developers?${escapeHtml(new URLSearchParams({ ...filter, page: String(to) }).toString())}#deliveries-heading">${label}</a>`;
+  const pager =
+    state.pages > 1
+      ? `<div class="actions">${state.page > 1 ? link(state.page - 1, 'Newer') : ''} Page ${state.page} of ${state.pages} ${state.page < state.pages ? link(state.page + 1, 'Older') : ''}</div>`
+      : '';
+  const log =
+    state.deliveries.length === 0
+      ? '<p class="muted">No deliveries match.</p>'
+      : `<ol class="deliveries">${state.deliveries.map((row) => deliveryItem(page, row, state.timeZone)).join('\n')}</ol>`;
   return `<section aria-labelledby="deliveries-heading">
 <h2 id="deliveries-heading">Webhook deliveries (${page.mode} mode)</h2>
 <form class="filters" method="get" action="/dashboard/developers">
@@ -107,7 +119,9 @@ ${pager}
  */
 function deliveryItem(page: MerchantPage, { delivery, last }: DeliveryRow, timeZone: string): string {
   const tries = `${delivery.attempts} ${delivery.attempts === 1 ? 'try' : 'tries'}`;
-  const retry = page.may('webhooks') ? `<div class="actions">${postButton(`/dashboard/deliveries/${delivery.id}/retry`, page.csrf, 'Retry', 'secondary', { back: '/dashboard/developers' })}</div>` : '';
+  const retry = page.may('webhooks')
+    ? `<div class="actions">${postButton(`/dashboard/deliveries/${delivery.id}/retry`, page.csrf, 'Retry', 'secondary', { back: '/dashboard/developers' })}</div>`
+    : '';
   const reference = delivery.tx_ref ?? delivery.charge_id;
   return `<li class="delivery">
 <p><strong>${escapeHtml(delivery.event_type)}</strong> ${statusBadge(delivery.status)} <span class="muted">${tries}</span></p>
@@ -120,7 +134,10 @@ ${retry}
 /** What was sent and what came back on the last try, folded away; the request body laid out to be read. */
 function exchange(delivery: Delivery & { payload: string }, last: Attempt | null, timeZone: string): string {
   if (!last) return '<p class="muted">Not tried yet</p>';
-  const answer = last.status_code === null ? `No answer: ${last.error ?? 'unknown error'}` : `HTTP ${last.status_code} in ${last.latency_ms} ms`;
+  const answer =
+    last.status_code === null
+      ? `No answer: ${last.error ?? 'unknown error'}`
+      : `HTTP ${last.status_code} in ${last.latency_ms} ms`;
   return `<details><summary>Last try: ${escapeHtml(answer)}</summary>
 <p class="muted">${escapeHtml(formatHumanDate(last.attempted_at, timeZone))}, POST <span class="ref">${escapeHtml(delivery.url)}</span></p>
 <p>Request body</p><pre class="exchange">${escapeHtml(prettyJson(delivery.payload))}</pre>
@@ -138,7 +155,10 @@ function prettyJson(text: string): string {
 }
 
 /** The one time a new secret is shown. */
-export function renderNewSecretPage(page: MerchantPage, what: { title: string; secret: string; lines: string[] }): string {
+export function renderNewSecretPage(
+  page: MerchantPage,
+  what: { title: string; secret: string; lines: string[] },
+): string {
   return shell(
     what.title,
     `<h1>${escapeHtml(what.title)}</h1>
@@ -153,5 +173,9 @@ ${what.lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
 /** Filters as the query gave them: anything unknown is ignored rather than refused. */
 export function deliveryFilter(query: Query): DevelopersState['filter'] {
   const status = (DELIVERY_STATUSES as readonly string[]).includes(query.status ?? '') ? query.status! : '';
-  return { status, tx_ref: (query.tx_ref ?? '').trim().slice(0, 100), charge_id: (query.charge_id ?? '').trim().slice(0, 100) };
+  return {
+    status,
+    tx_ref: (query.tx_ref ?? '').trim().slice(0, 100),
+    charge_id: (query.charge_id ?? '').trim().slice(0, 100),
+  };
 }

@@ -15,10 +15,13 @@ import { addressKind, refusalReason } from '../../webhooks/address-guard.ts';
  * judged at every delivery, against what it then resolves to.
  */
 export function webhookUrlProblem(url: string, config: Pick<Config, 'webhookAllowLoopback'>): string | null {
-  if (!isHttpUrl(url)) return 'The webhook URL must be an absolute http:// or https:// URL, such as https://shop.example.com/webhooks/lipira.';
+  if (!isHttpUrl(url))
+    return 'The webhook URL must be an absolute http:// or https:// URL, such as https://shop.example.com/webhooks/lipira.';
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (addressKind(host) === null) return null;
-  return refusalReason(host, { allowLoopback: config.webhookAllowLoopback }) === null ? null : `Webhooks cannot be sent to ${host}: it is not a public address.`;
+  return refusalReason(host, { allowLoopback: config.webhookAllowLoopback }) === null
+    ? null
+    : `Webhooks cannot be sent to ${host}: it is not a public address.`;
 }
 
 /**
@@ -28,7 +31,18 @@ export function webhookUrlProblem(url: string, config: Pick<Config, 'webhookAllo
  */
 export async function sendTestEvent(trx: Kysely<DB>, owner: Principal, now: number, timeZone: string): Promise<string> {
   const testId = ids.event();
-  const payload = { event_type: 'webhook.test', mode: owner.mode, test_id: testId, message: 'A test event sent from the Lipira dashboard: nothing happened to any payment.', created_at: new Date(now).toISOString() };
-  await emitEvent(trx, { merchantId: owner.merchantId, mode: owner.mode, type: 'webhook.test', subjectId: testId, payload }, now, timeZone);
+  const payload = {
+    event_type: 'webhook.test',
+    mode: owner.mode,
+    test_id: testId,
+    message: 'A test event sent from the Lipira dashboard: nothing happened to any payment.',
+    created_at: new Date(now).toISOString(),
+  };
+  await emitEvent(
+    trx,
+    { merchantId: owner.merchantId, mode: owner.mode, type: 'webhook.test', subjectId: testId, payload },
+    now,
+    timeZone,
+  );
   return testId;
 }

@@ -23,7 +23,9 @@ export async function volumesSince(db: Db, merchantId: string, since: number): P
       where merchant_id = ${merchantId} and mode in ('test', 'live') and created_at >= ${since} and status = 'success' group by mode, currency
     union all
     select mode, currency, sum(amount_minor) as amount from charges
-      where merchant_id = ${merchantId} and mode in ('test', 'live') and created_at >= ${since} and ${DIRECT_PAYMENTS} and status = 'success' group by mode, currency`.execute(db);
+      where merchant_id = ${merchantId} and mode in ('test', 'live') and created_at >= ${since} and ${DIRECT_PAYMENTS} and status = 'success' group by mode, currency`.execute(
+    db,
+  );
   return rows.rows.map((row) => ({ mode: row.mode, currency: row.currency, volumeMinor: Number(row.amount) }));
 }
 
@@ -56,7 +58,14 @@ export async function merchantUsers(db: Db, merchantId: string): Promise<Merchan
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return rows.map((row) => ({ id: row.id, email: row.email, role: row.role, passwordSet: row.password_hash !== null, twoFactor: row.totp_secret !== null, createdAt: Number(row.created_at) }));
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    passwordSet: row.password_hash !== null,
+    twoFactor: row.totp_secret !== null,
+    createdAt: Number(row.created_at),
+  }));
 }
 
 /** An outbox's backlog: what waits to go out, and since when the longest-waiting due row has been due. */
@@ -103,7 +112,11 @@ async function pendingCharges(db: Db, now: number): Promise<Backlog> {
     select count(*) as count, min(case when check_at <= ${now} then check_at end) as due_since
     from charges where status = 'pending'`.execute(db);
   const found = row.rows[0];
-  return { pending: Number(found?.count ?? 0), failed: null, dueSince: found?.due_since === null || found?.due_since === undefined ? null : Number(found.due_since) };
+  return {
+    pending: Number(found?.count ?? 0),
+    failed: null,
+    dueSince: found?.due_since === null || found?.due_since === undefined ? null : Number(found.due_since),
+  };
 }
 
 async function backlog(db: Db, table: 'webhook_deliveries' | 'emails', now: number): Promise<Backlog> {

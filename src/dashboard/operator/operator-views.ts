@@ -38,11 +38,14 @@ function volumeText(volumes: MerchantVolume[], mode: 'test' | 'live'): string {
 }
 
 function actButton(viewer: Viewer, merchant: Merchant): string {
-  return postButton('/dashboard/operator/act', viewer.csrf, `Act for ${merchant.name}`, 'secondary', { merchant_id: merchant.id });
+  return postButton('/dashboard/operator/act', viewer.csrf, `Act for ${merchant.name}`, 'secondary', {
+    merchant_id: merchant.id,
+  });
 }
 
 export function actingLine(viewer: Viewer, actingFor: Merchant | null): string {
-  if (actingFor === null) return '<p class="muted">You act for no merchant: the merchant pages open once you act for one.</p>';
+  if (actingFor === null)
+    return '<p class="muted">You act for no merchant: the merchant pages open once you act for one.</p>';
   return `<div class="acting"><p>You act for <strong>${escapeHtml(actingFor.name)}</strong>.</p>${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</div>`;
 }
 
@@ -73,7 +76,10 @@ ${healthSection(view)}`,
 }
 
 function backlogCells(name: string, backlog: Backlog, view: OperatorView): string[] {
-  const waited = backlog.dueSince === null ? 'nothing due' : `due since ${escapeHtml(formatHumanDate(backlog.dueSince, view.timeZone))} (${waitedFor(view.now - backlog.dueSince)})`;
+  const waited =
+    backlog.dueSince === null
+      ? 'nothing due'
+      : `due since ${escapeHtml(formatHumanDate(backlog.dueSince, view.timeZone))} (${waitedFor(view.now - backlog.dueSince)})`;
   return [escapeHtml(name), String(backlog.pending), waited, backlog.failed === null ? '—' : String(backlog.failed)];
 }
 
@@ -90,7 +96,11 @@ function healthSection(view: OperatorView): string {
   const queues = table(
     'Queues',
     ['Queue', 'Pending', 'Oldest due', 'Failed (gave up)'],
-    [backlogCells('Webhook deliveries', health.deliveries, view), backlogCells('Emails', health.emails, view), backlogCells('Payments and payouts awaiting the provider', health.charges, view)],
+    [
+      backlogCells('Webhook deliveries', health.deliveries, view),
+      backlogCells('Emails', health.emails, view),
+      backlogCells('Payments and payouts awaiting the provider', health.charges, view),
+    ],
     'No queues.',
   );
   const review = view.inReview.map((row) => [
@@ -102,7 +112,10 @@ function healthSection(view: OperatorView): string {
     escapeHtml(formatHumanDate(row.created_at, view.timeZone)),
   ]);
   const { workers } = view;
-  const own = workers.total === 0 ? 'The process serving this page runs <strong>no workers</strong> (<code>WORKERS=off</code>)' : `Workers of the process serving this page: <strong>${workers.running} of ${workers.total} running</strong>${workers.draining ? ' (shutting down)' : ''}`;
+  const own =
+    workers.total === 0
+      ? 'The process serving this page runs <strong>no workers</strong> (<code>WORKERS=off</code>)'
+      : `Workers of the process serving this page: <strong>${workers.running} of ${workers.total} running</strong>${workers.draining ? ' (shutting down)' : ''}`;
   return `<p>${own}. Those of other processes are seen through their queues: a delivery or email due long ago means no worker is keeping up, or none runs.</p>
 <h3>Queues</h3>
 ${queues}
@@ -138,9 +151,9 @@ ${errorBox(error)}
   );
 }
 
-
 export function renderMerchantCreatedPage(viewer: Viewer, created: MerchantCredentials): string {
-  const key = (label: string, value: string) => `<dt>${escapeHtml(label)}</dt><dd><span class="secret">${escapeHtml(value)}</span></dd>`;
+  const key = (label: string, value: string) =>
+    `<dt>${escapeHtml(label)}</dt><dd><span class="secret">${escapeHtml(value)}</span></dd>`;
   return shell(
     'Merchant created',
     `<h1>${escapeHtml(created.name)} is created</h1>
@@ -177,7 +190,9 @@ export function renderOperatorMerchantPage(view: OperatorMerchantView): string {
     user.twoFactor ? 'on' : 'off',
     escapeHtml(formatHumanDate(user.createdAt, view.timeZone)),
   ]);
-  const roles = MERCHANT_ROLES.map((role) => `<option value="${role}"${view.user.role === role ? ' selected' : ''}>${role}</option>`).join('');
+  const roles = MERCHANT_ROLES.map(
+    (role) => `<option value="${role}"${view.user.role === role ? ' selected' : ''}>${role}</option>`,
+  ).join('');
   return shell(
     merchant.name,
     `<p><a href="/dashboard/operator">← All merchants</a></p>

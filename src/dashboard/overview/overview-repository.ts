@@ -63,7 +63,15 @@ export async function finishedPaymentsByDay(db: Db, scope: OverviewScope, daySta
   const tallies = new Map<string, DayTally>();
   for (const row of [...sessions.rows, ...charges.rows]) {
     const key = `${row.day}/${row.currency}`;
-    const tally = tallies.get(key) ?? { day: Number(row.day), currency: row.currency, succeeded: 0, failed: 0, cancelled: 0, expired: 0, volumeMinor: 0 };
+    const tally = tallies.get(key) ?? {
+      day: Number(row.day),
+      currency: row.currency,
+      succeeded: 0,
+      failed: 0,
+      cancelled: 0,
+      expired: 0,
+      volumeMinor: 0,
+    };
     const count = Number(row.count);
     if (row.status === 'success') {
       tally.succeeded += count;
@@ -81,7 +89,10 @@ export async function finishedPaymentsByDay(db: Db, scope: OverviewScope, daySta
 /** `case when created_at >= <newest start> then <its index> … end`: which of the days a row falls on. */
 function dayIndex(dayStarts: number[]): RawBuilder<number> {
   const branches = dayStarts.map((start, index) => ({ start, index })).reverse();
-  return sql<number>`case ${sql.join(branches.map(({ start, index }) => sql`when created_at >= ${start} then ${sql.lit(index)}`), sql` `)} end`;
+  return sql<number>`case ${sql.join(
+    branches.map(({ start, index }) => sql`when created_at >= ${start} then ${sql.lit(index)}`),
+    sql` `,
+  )} end`;
 }
 
 export interface RecentPayment {
@@ -98,11 +109,25 @@ export interface RecentPayment {
 }
 
 /** The newest payments of the merchant in a mode, checkout sessions and direct charges together. */
-export async function recentPayments(db: Db, { merchantId, mode, maxFailedAttempts }: OverviewScope, limit: number): Promise<RecentPayment[]> {
+export async function recentPayments(
+  db: Db,
+  { merchantId, mode, maxFailedAttempts }: OverviewScope,
+  limit: number,
+): Promise<RecentPayment[]> {
   const [sessions, charges] = await Promise.all([
     db
       .selectFrom('checkout_sessions')
-      .select(['id', 'tx_ref', sessionOutcomeSql('checkout_sessions', maxFailedAttempts).as('status'), 'amount_minor', 'currency', 'first_name', 'last_name', 'email', 'created_at'])
+      .select([
+        'id',
+        'tx_ref',
+        sessionOutcomeSql('checkout_sessions', maxFailedAttempts).as('status'),
+        'amount_minor',
+        'currency',
+        'first_name',
+        'last_name',
+        'email',
+        'created_at',
+      ])
       .where('merchant_id', '=', merchantId)
       .where('mode', '=', mode)
       .orderBy('created_at', 'desc')
@@ -110,7 +135,17 @@ export async function recentPayments(db: Db, { merchantId, mode, maxFailedAttemp
       .execute(),
     db
       .selectFrom('charges')
-      .select(['id', 'charge_id', 'status', 'amount_minor', 'currency', 'first_name', 'last_name', 'email', 'created_at'])
+      .select([
+        'id',
+        'charge_id',
+        'status',
+        'amount_minor',
+        'currency',
+        'first_name',
+        'last_name',
+        'email',
+        'created_at',
+      ])
       .where('merchant_id', '=', merchantId)
       .where('mode', '=', mode)
       .where(DIRECT_PAYMENTS)
@@ -121,8 +156,26 @@ export async function recentPayments(db: Db, { merchantId, mode, maxFailedAttemp
   const customer = (row: { first_name: string | null; last_name: string | null; email: string | null }) =>
     [row.first_name, row.last_name].filter(Boolean).join(' ') || row.email || null;
   return [
-    ...sessions.map((row): RecentPayment => ({ id: row.id, kind: 'checkout', reference: row.tx_ref, status: row.status, amountMinor: Number(row.amount_minor), currency: row.currency, customer: customer(row), createdAt: Number(row.created_at) })),
-    ...charges.map((row): RecentPayment => ({ id: row.id, kind: 'direct', reference: row.charge_id, status: row.status, amountMinor: Number(row.amount_minor), currency: row.currency, customer: customer(row), createdAt: Number(row.created_at) })),
+    ...sessions.map((row): RecentPayment => ({
+      id: row.id,
+      kind: 'checkout',
+      reference: row.tx_ref,
+      status: row.status,
+      amountMinor: Number(row.amount_minor),
+      currency: row.currency,
+      customer: customer(row),
+      createdAt: Number(row.created_at),
+    })),
+    ...charges.map((row): RecentPayment => ({
+      id: row.id,
+      kind: 'direct',
+      reference: row.charge_id,
+      status: row.status,
+      amountMinor: Number(row.amount_minor),
+      currency: row.currency,
+      customer: customer(row),
+      createdAt: Number(row.created_at),
+    })),
   ]
     .sort((a, b) => b.createdAt - a.createdAt)
     .slice(0, limit);
@@ -130,6 +183,13 @@ export async function recentPayments(db: Db, { merchantId, mode, maxFailedAttemp
 
 /** The currencies the merchant has ledger accounts in, in a mode: each has balances to show. */
 export async function balanceCurrencies(db: Db, merchantId: string, mode: Mode): Promise<string[]> {
-  const rows = await db.selectFrom('ledger_accounts').select('currency').distinct().where('owner', '=', merchantId).where('mode', '=', mode).orderBy('currency').execute();
+  const rows = await db
+    .selectFrom('ledger_accounts')
+    .select('currency')
+    .distinct()
+    .where('owner', '=', merchantId)
+    .where('mode', '=', mode)
+    .orderBy('currency')
+    .execute();
   return rows.map((row) => row.currency);
 }

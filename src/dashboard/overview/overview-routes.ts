@@ -26,19 +26,28 @@ export function registerOverviewPages(app: App, { config, database }: DashboardD
     const days = lastDays(Date.now(), OVERVIEW_DAYS, config.timeZone);
     const scope = { merchantId: merchant.id, mode, maxFailedAttempts: config.checkoutMaxFailedAttempts };
     const [tallies, recent, accounts] = await Promise.all([
-      finishedPaymentsByDay(db, scope, days.map((day) => day.start)),
+      finishedPaymentsByDay(
+        db,
+        scope,
+        days.map((day) => day.start),
+      ),
       recentPayments(db, scope, RECENT),
       balanceCurrencies(db, merchant.id, mode),
     ]);
     const month = figuresOf(tallies);
     const today = figuresOf(tallies.filter((tally) => tally.day === OVERVIEW_DAYS - 1));
     // The chart shows one currency: the one with the most volume, else the home one (amounts in different currencies do not add up).
-    const chartCurrency = [...month.volumes].sort((a, b) => b.volumeMinor - a.volumeMinor)[0]?.currency ?? HOME_CURRENCY;
+    const chartCurrency =
+      [...month.volumes].sort((a, b) => b.volumeMinor - a.volumeMinor)[0]?.currency ?? HOME_CURRENCY;
     const currencies = [...new Set([HOME_CURRENCY, ...accounts])];
-    const balances = await Promise.all(currencies.map(async (currency) => ({ currency, ...(await merchantBalances(db, merchant.id, mode, currency)) })));
+    const balances = await Promise.all(
+      currencies.map(async (currency) => ({ currency, ...(await merchantBalances(db, merchant.id, mode, currency)) })),
+    );
     const chartDays = days.map((day, index) => ({
       date: day.date,
-      volumeMinor: tallies.filter((tally) => tally.day === index && tally.currency === chartCurrency).reduce((sum, tally) => sum + tally.volumeMinor, 0),
+      volumeMinor: tallies
+        .filter((tally) => tally.day === index && tally.currency === chartCurrency)
+        .reduce((sum, tally) => sum + tally.volumeMinor, 0),
     }));
     return guard.html(
       reply,
@@ -67,5 +76,10 @@ function figuresOf(tallies: DayTally[]): PeriodFigures {
     for (const outcome of ['succeeded', 'failed', 'cancelled', 'expired'] as const) figures[outcome] += tally[outcome];
     if (tally.volumeMinor > 0) volumes.set(tally.currency, (volumes.get(tally.currency) ?? 0) + tally.volumeMinor);
   }
-  return { volumes: [...volumes].map(([currency, volumeMinor]) => ({ currency, volumeMinor })).sort((a, b) => a.currency.localeCompare(b.currency)), ...figures };
+  return {
+    volumes: [...volumes]
+      .map(([currency, volumeMinor]) => ({ currency, volumeMinor }))
+      .sort((a, b) => a.currency.localeCompare(b.currency)),
+    ...figures,
+  };
 }

@@ -33,7 +33,10 @@ export function renderOverviewPage(view: OverviewView): string {
   const { viewer } = view;
   const modeWord = viewer.mode === 'test' ? 'test' : 'live';
   const balanceCards = view.balances
-    .map((balance) => `${card(`Collection balance (${balance.currency})`, money(balance.collectionMinor, balance.currency), 'Collected, not yet settled')}${card(`Main balance (${balance.currency})`, money(balance.mainMinor, balance.currency), 'Available for payouts and refunds')}`)
+    .map(
+      (balance) =>
+        `${card(`Collection balance (${balance.currency})`, money(balance.collectionMinor, balance.currency), 'Collected, not yet settled')}${card(`Main balance (${balance.currency})`, money(balance.mainMinor, balance.currency), 'Available for payouts and refunds')}`,
+    )
     .join('');
   const recentRows = view.recent.map((payment) => [
     `<a href="/dashboard/payments/${encodeURIComponent(payment.id)}">${escapeHtml(payment.reference)}</a>`,
@@ -69,11 +72,20 @@ function card(label: string, figure: string, note: string): string {
 }
 
 function periodCards(label: string, figures: PeriodFigures): string {
-  const volumes = figures.volumes.length === 0 ? money(0, 'MWK') : figures.volumes.map((volume) => money(volume.volumeMinor, volume.currency)).join('<br>');
+  const volumes =
+    figures.volumes.length === 0
+      ? money(0, 'MWK')
+      : figures.volumes.map((volume) => money(volume.volumeMinor, volume.currency)).join('<br>');
   const finished = figures.succeeded + figures.failed;
   const rate = finished === 0 ? '—' : formatRate(figures.succeeded / finished);
-  const counted = finished === 0 ? 'No payment succeeded or failed.' : `${figures.succeeded} of ${finished} succeeded, ${figures.failed} failed.`;
-  const apart = figures.cancelled + figures.expired === 0 ? '' : ` Not counted: ${figures.cancelled} cancelled, ${figures.expired} expired.`;
+  const counted =
+    finished === 0
+      ? 'No payment succeeded or failed.'
+      : `${figures.succeeded} of ${finished} succeeded, ${figures.failed} failed.`;
+  const apart =
+    figures.cancelled + figures.expired === 0
+      ? ''
+      : ` Not counted: ${figures.cancelled} cancelled, ${figures.expired} expired.`;
   return `${card(`${label}: volume`, volumes, 'Successful payments')}${card(`${label}: success rate`, rate, counted + apart)}`;
 }
 

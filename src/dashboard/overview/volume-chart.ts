@@ -28,18 +28,22 @@ export function volumeChart(days: DayVolume[], currency: string): string {
   const slot = (WIDTH - LEFT - RIGHT) / days.length;
   const bars = days
     .map((day, index) => {
-      const height = highest === 0 ? 0 : Math.max(day.volumeMinor > 0 ? 2 : 0, (day.volumeMinor / highest) * plotHeight);
+      const height =
+        highest === 0 ? 0 : Math.max(day.volumeMinor > 0 ? 2 : 0, (day.volumeMinor / highest) * plotHeight);
       const x = LEFT + index * slot + slot * 0.15;
       return `<rect class="bar" x="${x.toFixed(1)}" y="${(TOP + plotHeight - height).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}"><title>${escapeHtml(`${day.date}: ${currency} ${formatMoneyText(day.volumeMinor)}`)}</title></rect>`;
     })
     .join('');
   const first = days[0]!.date;
   const last = days[days.length - 1]!.date;
-  const summary = highest === 0
-    ? `No successful payments from ${first} to ${last}.`
-    : `${currency} ${formatMoneyText(total)} from ${first} to ${last}; the best day ${bestDay(days)} with ${currency} ${formatMoneyText(highest)}.`;
+  const summary =
+    highest === 0
+      ? `No successful payments from ${first} to ${last}.`
+      : `${currency} ${formatMoneyText(total)} from ${first} to ${last}; the best day ${bestDay(days)} with ${currency} ${formatMoneyText(highest)}.`;
   const baseline = TOP + plotHeight;
-  const rows = [...days].reverse().map((day) => [escapeHtml(day.date), `${escapeHtml(currency)} ${formatMoneyText(day.volumeMinor)}`]);
+  const rows = [...days]
+    .reverse()
+    .map((day) => [escapeHtml(day.date), `${escapeHtml(currency)} ${formatMoneyText(day.volumeMinor)}`]);
   return `<figure class="chart">
 <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="volume-chart-title volume-chart-summary" focusable="false">
 <title id="volume-chart-title">Successful payments per day, ${escapeHtml(currency)}, last ${days.length} days</title>

@@ -14,11 +14,15 @@ import type { Attempt, Delivery } from '../../webhooks/delivery-repository.ts';
  */
 
 /** A payment as the page opens it: a checkout session with its attempts, or a direct charge alone. */
-export type PaymentRecord = { kind: 'checkout'; session: CheckoutSession; attempts: Charge[] } | { kind: 'direct'; charge: Charge };
+export type PaymentRecord =
+  { kind: 'checkout'; session: CheckoutSession; attempts: Charge[] } | { kind: 'direct'; charge: Charge };
 
 export type LogLine = Pick<Selectable<LogsTable>, 'owner_id' | 'message' | 'created_at'>;
 export type EventRow = Selectable<EventsTable>;
-export type EmailRow = Pick<Selectable<EmailsTable>, 'id' | 'event_id' | 'kind' | 'recipient' | 'status' | 'created_at' | 'sent_at' | 'last_error'>;
+export type EmailRow = Pick<
+  Selectable<EmailsTable>,
+  'id' | 'event_id' | 'kind' | 'recipient' | 'status' | 'created_at' | 'sent_at' | 'last_error'
+>;
 export type DeliveryWithAttempts = Delivery & { tries: Attempt[] };
 
 export interface PaymentHistory {
@@ -32,11 +36,27 @@ export interface PaymentHistory {
  * The payment `id` names for this merchant in this mode: a checkout session by its id, or a direct
  * payment (not a session's attempt, not a payout) by its internal id or its `charge_id`.
  */
-export async function findPaymentRecord(db: Kysely<DB>, owner: Principal, id: string): Promise<PaymentRecord | undefined> {
+export async function findPaymentRecord(
+  db: Kysely<DB>,
+  owner: Principal,
+  id: string,
+): Promise<PaymentRecord | undefined> {
   if (!REFERENCE_PATTERN.test(id)) return undefined;
-  const session = await db.selectFrom('checkout_sessions').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+  const session = await db
+    .selectFrom('checkout_sessions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('merchant_id', '=', owner.merchantId)
+    .where('mode', '=', owner.mode)
+    .executeTakeFirst();
   if (session) {
-    const attempts = await db.selectFrom('charges').selectAll().where('session_id', '=', session.id).orderBy('created_at').orderBy('id').execute();
+    const attempts = await db
+      .selectFrom('charges')
+      .selectAll()
+      .where('session_id', '=', session.id)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return { kind: 'checkout', session, attempts };
   }
   const charges = await db
@@ -57,15 +77,40 @@ export async function findPaymentRecord(db: Kysely<DB>, owner: Principal, id: st
  * its attempts), and the events about it or its refunds (`subjects`) with each event's webhook
  * deliveries, their tries, and the receipts it sent.
  */
-export async function paymentHistory(db: Kysely<DB>, owner: Principal, owners: string[], subjects: string[]): Promise<PaymentHistory> {
+export async function paymentHistory(
+  db: Kysely<DB>,
+  owner: Principal,
+  owners: string[],
+  subjects: string[],
+): Promise<PaymentHistory> {
   const [logs, events] = await Promise.all([
-    db.selectFrom('logs').select(['owner_id', 'message', 'created_at']).where('owner_id', 'in', owners).orderBy('created_at').orderBy('id').execute(),
-    db.selectFrom('events').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).where('subject_id', 'in', subjects).orderBy('created_at').orderBy('id').execute(),
+    db
+      .selectFrom('logs')
+      .select(['owner_id', 'message', 'created_at'])
+      .where('owner_id', 'in', owners)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('events')
+      .selectAll()
+      .where('merchant_id', '=', owner.merchantId)
+      .where('mode', '=', owner.mode)
+      .where('subject_id', 'in', subjects)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
   ]);
   if (events.length === 0) return { logs, events, deliveries: [], emails: [] };
   const eventIds = events.map((event) => event.id);
   const [deliveries, emails] = await Promise.all([
-    db.selectFrom('webhook_deliveries').selectAll().where('event_id', 'in', eventIds).orderBy('created_at').orderBy('id').execute(),
+    db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('event_id', 'in', eventIds)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
     db
       .selectFrom('emails')
       .select(['id', 'event_id', 'kind', 'recipient', 'status', 'created_at', 'sent_at', 'last_error'])
@@ -74,6 +119,26 @@ export async function paymentHistory(db: Kysely<DB>, owner: Principal, owners: s
       .orderBy('id')
       .execute(),
   ]);
-  const tries = deliveries.length === 0 ? [] : await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveries.map((delivery) => delivery.id)).orderBy('id').execute();
-  return { logs, events, emails, deliveries: deliveries.map((delivery) => ({ ...delivery, tries: tries.filter((attempt) => attempt.delivery_id === delivery.id) })) };
+  const tries =
+    deliveries.length === 0
+      ? []
+      : await db
+          .selectFrom('webhook_attempts')
+          .selectAll()
+          .where(
+            'delivery_id',
+            'in',
+            deliveries.map((delivery) => delivery.id),
+          )
+          .orderBy('id')
+          .execute();
+  return {
+    logs,
+    events,
+    emails,
+    deliveries: deliveries.map((delivery) => ({
+      ...delivery,
+      tries: tries.filter((attempt) => attempt.delivery_id === delivery.id),
+    })),
+  };
 }

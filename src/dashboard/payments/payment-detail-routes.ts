@@ -6,9 +6,25 @@ import { refundPayment, refundsOf } from '../../refunds/refund-service.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { formatMoneyText, toMajor } from '../../shared/money.ts';
 import { recordAudit } from '../../users/audit.ts';
-import { FORM, PAGE, principalOf, renderNotFoundPage, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
+import {
+  FORM,
+  PAGE,
+  principalOf,
+  renderNotFoundPage,
+  type DashboardDeps,
+  type Form,
+  type MerchantPage,
+  type PageGuard,
+  type Query,
+} from '../page-context.ts';
 import { findPaymentRecord, paymentHistory, type PaymentHistory } from './payment-detail-repository.ts';
-import { leftToRefund, renderPaymentPage, summarize, type PaymentSummary, type RefundFormState } from './payment-detail-views.ts';
+import {
+  leftToRefund,
+  renderPaymentPage,
+  summarize,
+  type PaymentSummary,
+  type RefundFormState,
+} from './payment-detail-views.ts';
 
 /** An amount as typed: digits, and at most two decimals. */
 const AMOUNT_PATTERN = /^\d{1,12}(\.\d{1,2})?$/;
@@ -24,16 +40,34 @@ const REASON_MAX = 500;
 export function registerPaymentDetailPages(app: App, { config, database }: DashboardDeps, guard: PageGuard): void {
   const { db } = database;
 
-  async function show(reply: FastifyReply, page: MerchantPage, id: string, status: number, extra: { query?: Query; form?: RefundFormState | null }): Promise<FastifyReply> {
+  async function show(
+    reply: FastifyReply,
+    page: MerchantPage,
+    id: string,
+    status: number,
+    extra: { query?: Query; form?: RefundFormState | null },
+  ): Promise<FastifyReply> {
     const owner = principalOf(page);
     const record = await findPaymentRecord(db, owner, id);
     if (!record) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payment'));
     const payment = summarize(record, config.checkoutMaxFailedAttempts);
     const refunds = await refundsOf(db, owner, payment.refundTarget);
     const subjects = [...payment.logOwners, ...refunds.map((refund) => refund.id)];
-    const [history, balances] = await Promise.all([paymentHistory(db, owner, payment.logOwners, subjects), merchantBalances(db, owner.merchantId, owner.mode, payment.currency)]);
+    const [history, balances] = await Promise.all([
+      paymentHistory(db, owner, payment.logOwners, subjects),
+      merchantBalances(db, owner.merchantId, owner.mode, payment.currency),
+    ]);
     const notice = extra.query ? noticeOf(extra.query, refunds, history) : null;
-    const view = { page, timeZone: config.timeZone, payment, history, refunds, balances, notice, form: extra.form ?? null };
+    const view = {
+      page,
+      timeZone: config.timeZone,
+      payment,
+      history,
+      refunds,
+      balances,
+      notice,
+      form: extra.form ?? null,
+    };
     return guard.html(reply, status, renderPaymentPage(view));
   }
 
@@ -57,10 +91,30 @@ export function registerPaymentDetailPages(app: App, { config, database }: Dashb
     if (typed.reason.length > REASON_MAX) return refused(`The reason must be at most ${REASON_MAX} characters.`);
     const now = Date.now();
     try {
-      const refund = await refundPayment(database, owner, payment.refundTarget, { amount: amount ?? undefined, reason: typed.reason || undefined }, false, now, (trx, made) =>
-        recordAudit(trx, { merchantId: page.merchant.id, userId: page.user.id, action: 'refund.create', subject: made.refund_id, detail: { charge_id: made.charge_id, amount: toMajor(made.amount_minor), currency: made.currency } }, now),
+      const refund = await refundPayment(
+        database,
+        owner,
+        payment.refundTarget,
+        { amount: amount ?? undefined, reason: typed.reason || undefined },
+        false,
+        now,
+        (trx, made) =>
+          recordAudit(
+            trx,
+            {
+              merchantId: page.merchant.id,
+              userId: page.user.id,
+              action: 'refund.create',
+              subject: made.refund_id,
+              detail: { charge_id: made.charge_id, amount: toMajor(made.amount_minor), currency: made.currency },
+            },
+            now,
+          ),
       );
-      return reply.redirect(`/dashboard/payments/${encodeURIComponent(payment.id)}?refunded=${encodeURIComponent(refund.refund_id)}`, 303);
+      return reply.redirect(
+        `/dashboard/payments/${encodeURIComponent(payment.id)}?refunded=${encodeURIComponent(refund.refund_id)}`,
+        303,
+      );
     } catch (error) {
       if (error instanceof ApiError && error.status < 500) return refused(messageOf(error));
       throw error;
@@ -89,7 +143,8 @@ function messageOf(error: ApiError): string {
 /** What the page says after a refund or a retry, of the one it names; a name the page does not show says nothing. */
 function noticeOf(query: Query, refunds: RefundWithCharge[], history: PaymentHistory): string | null {
   const refund = refunds.find((one) => one.refund_id === query.refunded);
-  if (refund) return `Refund ${refund.refund_id} of ${refund.currency} ${formatMoneyText(refund.amount_minor)} requested. It reaches the customer once the provider confirms it.`;
+  if (refund)
+    return `Refund ${refund.refund_id} of ${refund.currency} ${formatMoneyText(refund.amount_minor)} requested. It reaches the customer once the provider confirms it.`;
   const delivery = history.deliveries.find((one) => one.id === query.retried);
   if (delivery) return `Webhook ${delivery.id} is queued to be sent again.`;
   return null;

@@ -8,7 +8,14 @@ import { formatHumanDate } from '../../shared/time.ts';
 import type { Balances } from '../../ledger/ledger-service.ts';
 import { csrfField, errorBox, money, noticeBox, postButton, shell, statusBadge } from '../layout.ts';
 import type { MerchantPage } from '../page-context.ts';
-import type { DeliveryWithAttempts, EmailRow, EventRow, LogLine, PaymentHistory, PaymentRecord } from './payment-detail-repository.ts';
+import type {
+  DeliveryWithAttempts,
+  EmailRow,
+  EventRow,
+  LogLine,
+  PaymentHistory,
+  PaymentRecord,
+} from './payment-detail-repository.ts';
 
 /** A payment as its page shows it, whichever kind of record it is. */
 export interface PaymentSummary {
@@ -88,7 +95,8 @@ export function summarize(record: PaymentRecord, maxFailedAttempts: number): Pay
 const fullName = (first: string | null, last: string | null) => [first, last].filter(Boolean).join(' ') || null;
 
 /** What is left of a payment to refund, in minor units (nothing before it succeeded). */
-export const leftToRefund = (payment: PaymentSummary): number => (payment.paid ? payment.paid.amount_minor - payment.paid.refunded_minor : 0);
+export const leftToRefund = (payment: PaymentSummary): number =>
+  payment.paid ? payment.paid.amount_minor - payment.paid.refunded_minor : 0;
 
 export interface RefundFormState {
   amount: string;
@@ -142,8 +150,10 @@ const OPERATORS: Record<string, string> = { airtel: 'Airtel Money', tnm: 'TNM Mp
 
 /** How a charge was paid, as people say it: a card by brand and last four digits only, never more of its number. */
 function methodOf(charge: Charge): string {
-  if (charge.channel === 'card') return `${charge.card_brand ?? 'Card'} ending ${charge.card_number?.slice(-4) ?? '····'}`;
-  if (charge.channel === 'mobile_money') return `${(charge.operator && OPERATORS[charge.operator]) ?? 'Mobile money'} ${charge.mobile ?? ''}`.trim();
+  if (charge.channel === 'card')
+    return `${charge.card_brand ?? 'Card'} ending ${charge.card_number?.slice(-4) ?? '····'}`;
+  if (charge.channel === 'mobile_money')
+    return `${(charge.operator && OPERATORS[charge.operator]) ?? 'Mobile money'} ${charge.mobile ?? ''}`.trim();
   return 'Bank transfer';
 }
 
@@ -172,7 +182,8 @@ ${csrfField(page.csrf)}
 }
 
 /** Minor units as a plain major amount to type: `1000`, or `1000.50`. */
-export const majorText = (minor: number): string => (minor % 100 === 0 ? String(minor / 100) : (minor / 100).toFixed(2));
+export const majorText = (minor: number): string =>
+  minor % 100 === 0 ? String(minor / 100) : (minor / 100).toFixed(2);
 
 interface Entry {
   at: number;
@@ -186,7 +197,10 @@ function timeline(view: PaymentPageView): string {
   const entries: Entry[] = [
     ...payment.attempts.map((attempt) => ({ at: attempt.created_at, html: attemptEntry(attempt, payment) })),
     ...history.logs.filter(firstOfEach).map((line) => ({ at: line.created_at, html: logEntry(line) })),
-    ...history.events.map((event) => ({ at: event.created_at, html: eventEntry(event, deliveriesOf(event), page, payment.id, view.timeZone) })),
+    ...history.events.map((event) => ({
+      at: event.created_at,
+      html: eventEntry(event, deliveriesOf(event), page, payment.id, view.timeZone),
+    })),
     ...history.emails.map((email) => ({ at: email.created_at, html: emailEntry(email, view.timeZone) })),
     ...refunds.map((refund) => ({ at: refund.created_at, html: refundEntry(refund) })),
   ];
@@ -200,7 +214,8 @@ function firstOfEach(line: LogLine, index: number, lines: LogLine[]): boolean {
   return lines.findIndex((other) => other.message === line.message && other.created_at === line.created_at) === index;
 }
 
-const timeOf = (ms: number, timeZone: string) => `<time datetime="${new Date(ms).toISOString()}">${escapeHtml(formatHumanDate(ms, timeZone))}</time>`;
+const timeOf = (ms: number, timeZone: string) =>
+  `<time datetime="${new Date(ms).toISOString()}">${escapeHtml(formatHumanDate(ms, timeZone))}</time>`;
 
 function attemptEntry(attempt: Charge, payment: PaymentSummary): string {
   const what = payment.kind === 'checkout' ? `Attempt ${escapeHtml(attempt.charge_id)}` : 'Charge';
@@ -229,7 +244,13 @@ function emailEntry(email: EmailRow, timeZone: string): string {
   return `<strong>Email</strong> ${escapeHtml(RECEIPTS[email.kind] ?? email.kind)} (${escapeHtml(email.recipient)}) ${statusBadge(email.status === 'sent' ? 'sent' : email.status)}${sent}${error}`;
 }
 
-function eventEntry(event: EventRow, deliveries: DeliveryWithAttempts[], page: MerchantPage, paymentId: string, timeZone: string): string {
+function eventEntry(
+  event: EventRow,
+  deliveries: DeliveryWithAttempts[],
+  page: MerchantPage,
+  paymentId: string,
+  timeZone: string,
+): string {
   const none = deliveries.length === 0 ? ' <span class="muted">No webhook: no webhook URL was set.</span>' : '';
   const blocks = deliveries.map((delivery) => deliveryBlock(delivery, event, page, paymentId, timeZone));
   return `<strong>Event</strong> ${escapeHtml(event.type)}${none}${blocks.join('')}`;
@@ -245,20 +266,37 @@ function requestSummary(payload: string): string {
   } catch {
     // A body is always our own JSON; an unreadable one is summarized by its size alone.
   }
-  const fields = SUMMARY_FIELDS.filter((field) => typeof body[field] === 'string' || typeof body[field] === 'number').map((field) => `${field}: ${String(body[field])}`);
+  const fields = SUMMARY_FIELDS.filter(
+    (field) => typeof body[field] === 'string' || typeof body[field] === 'number',
+  ).map((field) => `${field}: ${String(body[field])}`);
   return `${escapeHtml(fields.join(', '))} (${Buffer.byteLength(payload)} bytes)`;
 }
 
 /** How much of a receiver's answer the page shows; the delivery log keeps the first 1 KiB. */
 const RESPONSE_EXCERPT = 200;
 
-function deliveryBlock(delivery: DeliveryWithAttempts, event: EventRow, page: MerchantPage, paymentId: string, timeZone: string): string {
+function deliveryBlock(
+  delivery: DeliveryWithAttempts,
+  event: EventRow,
+  page: MerchantPage,
+  paymentId: string,
+  timeZone: string,
+): string {
   const tries = delivery.tries.map((attempt) => {
-    const answer = attempt.status_code === null ? `no answer: ${escapeHtml(attempt.error ?? 'unknown error')}` : `HTTP ${attempt.status_code}`;
-    const excerpt = attempt.response_body ? ` <code>${escapeHtml(attempt.response_body.slice(0, RESPONSE_EXCERPT))}</code>` : '';
+    const answer =
+      attempt.status_code === null
+        ? `no answer: ${escapeHtml(attempt.error ?? 'unknown error')}`
+        : `HTTP ${attempt.status_code}`;
+    const excerpt = attempt.response_body
+      ? ` <code>${escapeHtml(attempt.response_body.slice(0, RESPONSE_EXCERPT))}</code>`
+      : '';
     return `<li>${timeOf(attempt.attempted_at, timeZone)}: ${answer} in ${attempt.latency_ms} ms${excerpt}</li>`;
   });
-  const retry = page.may('webhooks') ? postButton(`/dashboard/deliveries/${encodeURIComponent(delivery.id)}/retry`, page.csrf, 'Retry', 'secondary', { back: `/dashboard/payments/${paymentId}` }) : '';
+  const retry = page.may('webhooks')
+    ? postButton(`/dashboard/deliveries/${encodeURIComponent(delivery.id)}/retry`, page.csrf, 'Retry', 'secondary', {
+        back: `/dashboard/payments/${paymentId}`,
+      })
+    : '';
   return `<div class="delivery" id="delivery-${escapeHtml(delivery.id)}">
 <p>Webhook ${escapeHtml(delivery.id)} to <span class="url">${escapeHtml(delivery.url)}</span> ${statusBadge(delivery.status)} after ${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}</p>
 <p class="muted">Request: ${requestSummary(event.payload)}</p>

@@ -75,9 +75,15 @@ export function parsePaymentFilters(query: Query, timeZone: string): { filters: 
   const greatest = amount('max', 'greatest');
   // A range the wrong way round would match nothing, silently: both its ends are ignored, and said so.
   const datesReversed = from !== null && to !== null && from >= to;
-  if (datesReversed) problems.push(`The from date "${text('from')}" is after the to date "${text('to')}", so no payment could match; both dates were ignored.`);
+  if (datesReversed)
+    problems.push(
+      `The from date "${text('from')}" is after the to date "${text('to')}", so no payment could match; both dates were ignored.`,
+    );
   const amountsReversed = least !== null && greatest !== null && least > greatest;
-  if (amountsReversed) problems.push(`The least amount "${text('min')}" is more than the greatest "${text('max')}", so no payment could match; both amounts were ignored.`);
+  if (amountsReversed)
+    problems.push(
+      `The least amount "${text('min')}" is more than the greatest "${text('max')}", so no payment could match; both amounts were ignored.`,
+    );
   const search = text('q').slice(0, 200);
   const mobile = search === '' ? null : parseMalawiMobile(search);
   return {

@@ -53,7 +53,12 @@ export interface ListScope {
 }
 
 /** A page of the list, newest first, starting after `cursor` (or at the newest). */
-export async function paymentPage(db: Db, scope: ListScope, filters: PaymentFilters, cursor: Cursor | null): Promise<PaymentPage> {
+export async function paymentPage(
+  db: Db,
+  scope: ListScope,
+  filters: PaymentFilters,
+  cursor: Cursor | null,
+): Promise<PaymentPage> {
   const { rows, more } = await paymentRows(db, scope, filters, cursor, PAGE_SIZE);
   if (cursor?.direction !== 'newer') return { rows, hasOlder: more, hasNewer: cursor !== null };
   // Back at the top: the newest page in full, as the list opens, rather than the few rows left.
@@ -62,7 +67,12 @@ export async function paymentPage(db: Db, scope: ListScope, filters: PaymentFilt
 }
 
 /** Every row the filters select, newest first, read `batch` at a time: what the CSV export writes. */
-export async function* allPaymentRows(db: Db, scope: ListScope, filters: PaymentFilters, batch = 500): AsyncGenerator<PaymentListRow[]> {
+export async function* allPaymentRows(
+  db: Db,
+  scope: ListScope,
+  filters: PaymentFilters,
+  batch = 500,
+): AsyncGenerator<PaymentListRow[]> {
   let cursor: Cursor | null = null;
   for (;;) {
     const { rows, more } = await paymentRows(db, scope, filters, cursor, batch);
@@ -78,9 +88,18 @@ export async function* allPaymentRows(db: Db, scope: ListScope, filters: Payment
  * `newer`), and whether there are more. Each table gives at most limit + 1; merged, the first
  * limit + 1 are the answer's and its "more".
  */
-async function paymentRows(db: Db, scope: ListScope, filters: PaymentFilters, cursor: Cursor | null, limit: number): Promise<{ rows: PaymentListRow[]; more: boolean }> {
+async function paymentRows(
+  db: Db,
+  scope: ListScope,
+  filters: PaymentFilters,
+  cursor: Cursor | null,
+  limit: number,
+): Promise<{ rows: PaymentListRow[]; more: boolean }> {
   const newer = cursor?.direction === 'newer';
-  const [sessions, charges] = await Promise.all([sessionRows(db, scope, filters, cursor, limit + 1), chargeRows(db, scope.principal, filters, cursor, limit + 1)]);
+  const [sessions, charges] = await Promise.all([
+    sessionRows(db, scope, filters, cursor, limit + 1),
+    chargeRows(db, scope.principal, filters, cursor, limit + 1),
+  ]);
   const merged = merge(sessions, charges, newer).slice(0, limit + 1);
   return { rows: merged.slice(0, limit), more: merged.length > limit };
 }
@@ -115,7 +134,13 @@ function beyond(table: 's' | 'c', cursor: Cursor) {
     : sql<boolean>`${createdAt} <= ${cursor.createdAt} and (${createdAt} < ${cursor.createdAt} or ${id} < ${cursor.id})`;
 }
 
-async function sessionRows(db: Db, { principal, maxFailedAttempts }: ListScope, filters: PaymentFilters, cursor: Cursor | null, limit: number): Promise<PaymentListRow[]> {
+async function sessionRows(
+  db: Db,
+  { principal, maxFailedAttempts }: ListScope,
+  filters: PaymentFilters,
+  cursor: Cursor | null,
+  limit: number,
+): Promise<PaymentListRow[]> {
   const newer = cursor?.direction === 'newer';
   const outcome = sessionOutcomeSql('s', maxFailedAttempts);
   let query = db
@@ -137,7 +162,8 @@ async function sessionRows(db: Db, { principal, maxFailedAttempts }: ListScope, 
     .where('s.merchant_id', '=', principal.merchantId)
     .where('s.mode', '=', principal.mode);
   // The recorded status first, which the index is ordered by.
-  if (filters.status) query = query.where('s.status', '=', recordedStatus(filters.status)).where(outcome, '=', filters.status);
+  if (filters.status)
+    query = query.where('s.status', '=', recordedStatus(filters.status)).where(outcome, '=', filters.status);
   if (filters.channel) query = query.where('pc.channel', '=', filters.channel);
   if (filters.createdFrom !== null) query = query.where('s.created_at', '>=', filters.createdFrom);
   if (filters.createdBefore !== null) query = query.where('s.created_at', '<', filters.createdBefore);
@@ -161,7 +187,13 @@ async function sessionRows(db: Db, { principal, maxFailedAttempts }: ListScope, 
   return (await query.orderBy('s.created_at', order).orderBy('s.id', order).limit(limit).execute()) as PaymentListRow[];
 }
 
-async function chargeRows(db: Db, principal: Principal, filters: PaymentFilters, cursor: Cursor | null, limit: number): Promise<PaymentListRow[]> {
+async function chargeRows(
+  db: Db,
+  principal: Principal,
+  filters: PaymentFilters,
+  cursor: Cursor | null,
+  limit: number,
+): Promise<PaymentListRow[]> {
   if (filters.status === 'cancelled' || filters.status === 'expired') return [];
   const newer = cursor?.direction === 'newer';
   let query = db

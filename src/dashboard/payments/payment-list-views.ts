@@ -2,11 +2,21 @@
 import { escapeHtml } from '../../shared/html.ts';
 import { formatHumanDate, formatTimestamp } from '../../shared/time.ts';
 import { money, shell, statusBadge, statusWord, table, type Viewer } from '../layout.ts';
-import { cursorParam, FILTER_FIELDS, PAYMENT_CHANNELS, PAYMENT_STATUSES, type PaymentChannel } from './payment-list-filters.ts';
+import {
+  cursorParam,
+  FILTER_FIELDS,
+  PAYMENT_CHANNELS,
+  PAYMENT_STATUSES,
+  type PaymentChannel,
+} from './payment-list-filters.ts';
 import type { PaymentListRow, PaymentPage } from './payment-list-repository.ts';
 import type { Query } from '../page-context.ts';
 
-const CHANNEL_NAMES: Record<PaymentChannel, string> = { mobile_money: 'Mobile money', card: 'Card', bank_transfer: 'Bank transfer' };
+const CHANNEL_NAMES: Record<PaymentChannel, string> = {
+  mobile_money: 'Mobile money',
+  card: 'Card',
+  bank_transfer: 'Bank transfer',
+};
 const STATUS_NAMES = Object.fromEntries(PAYMENT_STATUSES.map((status) => [status, statusWord(status)]));
 
 export interface PaymentsView {
@@ -64,7 +74,12 @@ function filtersForm(query: Query): string {
   const value = (name: string) => escapeHtml(query[name]?.trim() ?? '');
   const select = (name: string, label: string, options: readonly string[], names: Record<string, string>) => {
     const chosen = query[name]?.trim() ?? '';
-    const items = options.map((option) => `<option value="${option}"${option === chosen ? ' selected' : ''}>${escapeHtml(names[option]!)}</option>`).join('');
+    const items = options
+      .map(
+        (option) =>
+          `<option value="${option}"${option === chosen ? ' selected' : ''}>${escapeHtml(names[option]!)}</option>`,
+      )
+      .join('');
     return `<label>${label}<select name="${name}"><option value="">Any</option>${items}</select></label>`;
   };
   return `<form class="filters payment-filters" method="get" action="/dashboard/payments" role="search" aria-label="Filter payments">
@@ -87,7 +102,19 @@ function channelName(row: PaymentListRow): string {
   return channel ? `Checkout · ${channel}` : 'Checkout';
 }
 
-export const CSV_HEADER = ['id', 'type', 'created_at', 'merchant_reference', 'reference', 'email', 'mobile', 'channel', 'amount', 'currency', 'status'];
+export const CSV_HEADER = [
+  'id',
+  'type',
+  'created_at',
+  'merchant_reference',
+  'reference',
+  'email',
+  'mobile',
+  'channel',
+  'amount',
+  'currency',
+  'status',
+];
 
 /** CSV lines (CRLF-terminated, RFC 4180) of the rows; times in UTC, as the API gives them. */
 export function csvLines(rows: PaymentListRow[]): string {

@@ -20,7 +20,11 @@ export function registerPaymentPages(app: App, deps: DashboardDeps, guard: PageG
     const { cursor, problem } = parseCursor(request.query);
     if (problem) problems.push(problem);
     const found = await paymentPage(db, { principal: principalOf(page), maxFailedAttempts }, filters, cursor);
-    return guard.html(reply, 200, renderPaymentsPage({ viewer: page.viewer, query: request.query, problems, page: found, timeZone }));
+    return guard.html(
+      reply,
+      200,
+      renderPaymentsPage({ viewer: page.viewer, query: request.query, problems, page: found, timeZone }),
+    );
   });
 
   app.get<{ Querystring: Query }>('/dashboard/payments.csv', PAGE, async (request, reply) => {

@@ -54,11 +54,17 @@ export function readPayoutForm(body: Form): PayoutForm {
  * check: the request, or the messages by form field. The balance is checked by the caller, then
  * again by the service when it reserves the money.
  */
-export function payoutRequestOf(form: PayoutForm, chargeId: string): { request: BankPayoutRequest } | { errors: FieldErrors } {
+export function payoutRequestOf(
+  form: PayoutForm,
+  chargeId: string,
+): { request: BankPayoutRequest } | { errors: FieldErrors } {
   const built = bodyOf(form, chargeId);
   if ('errors' in built) return built;
   const { body } = built;
-  if (!validateAsCreate(body)) return { errors: byFormField(form, bankPayoutFieldErrors(validateAsCreate.errors as FastifySchemaValidationError[], body)) };
+  if (!validateAsCreate(body))
+    return {
+      errors: byFormField(form, bankPayoutFieldErrors(validateAsCreate.errors as FastifySchemaValidationError[], body)),
+    };
   const request = body as unknown as BankPayoutRequest;
   try {
     destinationOf(request);

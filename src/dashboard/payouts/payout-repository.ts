@@ -6,7 +6,11 @@ import type { Charge } from '../../payments/charge-repository.ts';
 type Db = Kysely<DB>;
 
 /** A payout as the dashboard shows it: its charge row and, for a payout through the banks list, where it went. */
-export type PayoutRow = Charge & { bank_name: string | null; account_name: string | null; account_number: string | null };
+export type PayoutRow = Charge & {
+  bank_name: string | null;
+  account_name: string | null;
+  account_number: string | null;
+};
 
 /** Where a page of the list starts: after the payout made at `createdAt` with id `id`, going back in time. */
 export interface PayoutCursor {
@@ -17,16 +21,18 @@ export interface PayoutCursor {
 export const PAYOUTS_PER_PAGE = 25;
 
 function payouts(db: Db, owner: Principal) {
-  return db
-    .selectFrom('charges')
-    .leftJoin('payout_recipients', 'payout_recipients.charge_ref', 'charges.id')
-    .selectAll('charges')
-    .select(['payout_recipients.bank_name', 'payout_recipients.account_name', 'payout_recipients.account_number'])
-    .where('charges.merchant_id', '=', owner.merchantId)
-    .where('charges.mode', '=', owner.mode)
-    // Literally, not as a bound parameter: only then do both planners see that the partial index
-    // over payouts (migration 0016) holds every row this can select.
-    .where(sql<boolean>`charges.kind = 'payout'`);
+  return (
+    db
+      .selectFrom('charges')
+      .leftJoin('payout_recipients', 'payout_recipients.charge_ref', 'charges.id')
+      .selectAll('charges')
+      .select(['payout_recipients.bank_name', 'payout_recipients.account_name', 'payout_recipients.account_number'])
+      .where('charges.merchant_id', '=', owner.merchantId)
+      .where('charges.mode', '=', owner.mode)
+      // Literally, not as a bound parameter: only then do both planners see that the partial index
+      // over payouts (migration 0016) holds every row this can select.
+      .where(sql<boolean>`charges.kind = 'payout'`)
+  );
 }
 
 /**
@@ -39,10 +45,17 @@ export function listPayouts(db: Db, owner: Principal, cursor: PayoutCursor | nul
   let query = payouts(db, owner);
   if (cursor) {
     query = query.where((eb) =>
-      eb.or([eb('charges.created_at', '<', cursor.createdAt), eb.and([eb('charges.created_at', '=', cursor.createdAt), eb('charges.id', '<', cursor.id)])]),
+      eb.or([
+        eb('charges.created_at', '<', cursor.createdAt),
+        eb.and([eb('charges.created_at', '=', cursor.createdAt), eb('charges.id', '<', cursor.id)]),
+      ]),
     );
   }
-  return query.orderBy('charges.created_at', 'desc').orderBy('charges.id', 'desc').limit(PAYOUTS_PER_PAGE + 1).execute();
+  return query
+    .orderBy('charges.created_at', 'desc')
+    .orderBy('charges.id', 'desc')
+    .limit(PAYOUTS_PER_PAGE + 1)
+    .execute();
 }
 
 /** One of the merchant's payouts in one mode by its own id; none for another merchant's, the other mode's, or a payment. */

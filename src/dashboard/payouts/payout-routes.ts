@@ -7,12 +7,36 @@ import { payoutFeeMinor } from '../../payouts/payout-reservation.ts';
 import { ApiError, type FieldErrors } from '../../shared/errors.ts';
 import { parseMalawiMobile, OPERATOR_NAMES } from '../../shared/phone.ts';
 import { recordAudit } from '../../users/audit.ts';
-import { FORM, PAGE, principalOf, renderNotFoundPage, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
+import {
+  FORM,
+  PAGE,
+  principalOf,
+  renderNotFoundPage,
+  type DashboardDeps,
+  type Form,
+  type MerchantPage,
+  type PageGuard,
+  type Query,
+} from '../page-context.ts';
 import { newDashboardReference, payoutRequestOf, readPayoutForm, type PayoutForm } from './payout-form.ts';
-import { findPayout, findPayoutByChargeId, listPayouts, PAYOUTS_PER_PAGE, type PayoutCursor } from './payout-repository.ts';
+import {
+  findPayout,
+  findPayoutByChargeId,
+  listPayouts,
+  PAYOUTS_PER_PAGE,
+  type PayoutCursor,
+} from './payout-repository.ts';
 import { renderPayoutConfirmation, renderPayoutDetail, renderPayoutForm, renderPayoutList } from './payout-views.ts';
 
-const EMPTY_FORM: PayoutForm = { kind: 'wallet', mobile: '', bank_uuid: '', bank_account_number: '', bank_account_name: '', amount: '', charge_id: '' };
+const EMPTY_FORM: PayoutForm = {
+  kind: 'wallet',
+  mobile: '',
+  bank_uuid: '',
+  bank_account_number: '',
+  bank_account_name: '',
+  amount: '',
+  charge_id: '',
+};
 
 /** `<created_at>_<id>` of the last payout shown: where the next page starts. A cursor that is not one is ignored. */
 function readCursor(text: string | undefined): PayoutCursor | null {
@@ -28,7 +52,8 @@ function readCursor(text: string | undefined): PayoutCursor | null {
  * in the transaction that records the payout).
  */
 export function registerPayoutPages(app: App, { config, database, payments }: DashboardDeps, guard: PageGuard): void {
-  const mainBalance = async (page: MerchantPage) => (await merchantBalances(database.db, page.merchant.id, page.mode, 'MWK')).mainMinor;
+  const mainBalance = async (page: MerchantPage) =>
+    (await merchantBalances(database.db, page.merchant.id, page.mode, 'MWK')).mainMinor;
   const formAgain = async (reply: FastifyReply, page: MerchantPage, form: PayoutForm, errors: FieldErrors) =>
     guard.html(reply, 422, renderPayoutForm(page, form, errors, await mainBalance(page)));
 
@@ -58,9 +83,21 @@ export function registerPayoutPages(app: App, { config, database, payments }: Da
     const feeMinor = payoutFeeMinor(payments, payout.amount * 100);
     const mainMinor = await mainBalance(page);
     if (payout.amount * 100 + feeMinor > mainMinor) {
-      return formAgain(reply, page, form, { amount: [`The amount and its fee (MWK ${(feeMinor / 100).toFixed(2)}) exceed the main balance.`] });
+      return formAgain(reply, page, form, {
+        amount: [`The amount and its fee (MWK ${(feeMinor / 100).toFixed(2)}) exceed the main balance.`],
+      });
     }
-    return guard.html(reply, 200, renderPayoutConfirmation(page, { request: payout, form, recipient: recipientOf(form, payout), feeMinor, mainMinor }));
+    return guard.html(
+      reply,
+      200,
+      renderPayoutConfirmation(page, {
+        request: payout,
+        form,
+        recipient: recipientOf(form, payout),
+        feeMinor,
+        mainMinor,
+      }),
+    );
   });
 
   app.post<{ Body: Form }>('/dashboard/payouts', FORM, async (request, reply) => {
@@ -75,13 +112,23 @@ export function registerPayoutPages(app: App, { config, database, payments }: Da
     const now = Date.now();
     try {
       const { payout } = await initializeBankPayout(payments, owner, checked.request, now, (trx, made) =>
-        recordAudit(trx, {
-          merchantId: page.merchant.id,
-          userId: page.user.id,
-          action: 'payout.create',
-          subject: made.id,
-          detail: { charge_id: made.charge_id, amount_minor: made.amount_minor, fee_minor: made.fee_minor, currency: made.currency, bank_uuid: checked.request.bank_uuid },
-        }, now),
+        recordAudit(
+          trx,
+          {
+            merchantId: page.merchant.id,
+            userId: page.user.id,
+            action: 'payout.create',
+            subject: made.id,
+            detail: {
+              charge_id: made.charge_id,
+              amount_minor: made.amount_minor,
+              fee_minor: made.fee_minor,
+              currency: made.currency,
+              bank_uuid: checked.request.bank_uuid,
+            },
+          },
+          now,
+        ),
       );
       return reply.redirect(`/dashboard/payouts/${payout.id}?sent=1`, 303);
     } catch (error) {
@@ -98,7 +145,8 @@ export function registerPayoutPages(app: App, { config, database, payments }: Da
     if (!page) return reply;
     const payout = await findPayout(database.db, principalOf(page), request.params.id);
     if (!payout) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payout'));
-    const notice = request.query.sent === '1' ? 'The payout was sent. It shows as paid out once the provider confirms it.' : null;
+    const notice =
+      request.query.sent === '1' ? 'The payout was sent. It shows as paid out once the provider confirms it.' : null;
     return guard.html(reply, 200, renderPayoutDetail(page, payout, notice, config.timeZone));
   });
 }

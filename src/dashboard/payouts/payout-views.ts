@@ -11,8 +11,10 @@ import type { PayoutRow } from './payout-repository.ts';
 
 /** Where the money went, without the whole account: a wallet's masked number, a bank's name and the account's last four digits. */
 export function recipientText(payout: PayoutRow): string {
-  if (payout.mobile !== null) return `${localMaskedMobile(payout.mobile)} (${payout.bank_name ?? (payout.operator ? OPERATOR_NAMES[payout.operator] : 'mobile money')})`;
-  if (payout.bank_name && payout.account_number) return `${payout.bank_name}, account ending ${payout.account_number.slice(-4)}`;
+  if (payout.mobile !== null)
+    return `${localMaskedMobile(payout.mobile)} (${payout.bank_name ?? (payout.operator ? OPERATOR_NAMES[payout.operator] : 'mobile money')})`;
+  if (payout.bank_name && payout.account_number)
+    return `${payout.bank_name}, account ending ${payout.account_number.slice(-4)}`;
   return 'Unknown recipient';
 }
 
@@ -26,13 +28,22 @@ export function renderPayoutList(page: MerchantPage, rows: PayoutRow[], next: st
   ]);
   const action = page.may('payout') ? '<p><a class="button" href="/dashboard/payouts/new">New payout</a></p>' : '';
   const more = next ? `<p><a href="/dashboard/payouts?before=${escapeHtml(next)}">Older payouts</a></p>` : '';
-  return shell('Payouts', `<h1>Payouts</h1>
+  return shell(
+    'Payouts',
+    `<h1>Payouts</h1>
 ${action}
 ${table('Payouts, newest first', ['Created', 'Recipient', 'Amount', 'Status', 'Reference'], cells, `No payouts in ${page.mode} mode yet.`)}
-${more}`, { viewer: page.viewer });
+${more}`,
+    { viewer: page.viewer },
+  );
 }
 
-export function renderPayoutDetail(page: MerchantPage, payout: PayoutRow, notice: string | null, timeZone: string): string {
+export function renderPayoutDetail(
+  page: MerchantPage,
+  payout: PayoutRow,
+  notice: string | null,
+  timeZone: string,
+): string {
   const when = (epochMs: number | null) => (epochMs === null ? '—' : escapeHtml(formatHumanDate(epochMs, timeZone)));
   const facts: Array<[string, string]> = [
     ['Status', statusBadge(payout.status)],
@@ -46,10 +57,14 @@ export function renderPayoutDetail(page: MerchantPage, payout: PayoutRow, notice
     ['Completed', when(payout.completed_at)],
     ...(payout.failure_reason ? [['Failure reason', escapeHtml(payout.failure_reason)] as [string, string]] : []),
   ];
-  return shell('Payout', `<p><a href="/dashboard/payouts">All payouts</a></p>
+  return shell(
+    'Payout',
+    `<p><a href="/dashboard/payouts">All payouts</a></p>
 <h1>Payout of ${money(payout.amount_minor, payout.currency)}</h1>
 ${noticeBox(notice)}
-<dl class="facts">${facts.map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${value}</dd>`).join('')}</dl>`, { viewer: page.viewer });
+<dl class="facts">${facts.map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${value}</dd>`).join('')}</dl>`,
+    { viewer: page.viewer },
+  );
 }
 
 /** One input with its label and, when it was wrong, its message tied to it for screen readers. */
@@ -63,11 +78,18 @@ ${message ? `<p class="field-error" id="${name}-error">${escapeHtml(message)}</p
 
 export function renderPayoutForm(page: MerchantPage, form: PayoutForm, errors: FieldErrors, mainMinor: number): string {
   const banks = PAYOUT_BANKS.filter((bank) => bank.wallet === null)
-    .map((bank) => `<option value="${escapeHtml(bank.uuid)}"${bank.uuid === form.bank_uuid ? ' selected' : ''}>${escapeHtml(bank.name)}</option>`)
+    .map(
+      (bank) =>
+        `<option value="${escapeHtml(bank.uuid)}"${bank.uuid === form.bank_uuid ? ' selected' : ''}>${escapeHtml(bank.name)}</option>`,
+    )
     .join('');
   const bankError = errors.bank_uuid?.join(' ');
-  const others = Object.entries(errors).filter(([name]) => !['mobile', 'bank_uuid', 'bank_account_number', 'bank_account_name', 'amount'].includes(name));
-  return shell('New payout', `<p><a href="/dashboard/payouts">All payouts</a></p>
+  const others = Object.entries(errors).filter(
+    ([name]) => !['mobile', 'bank_uuid', 'bank_account_number', 'bank_account_name', 'amount'].includes(name),
+  );
+  return shell(
+    'New payout',
+    `<p><a href="/dashboard/payouts">All payouts</a></p>
 <h1>New payout</h1>
 <p>Main balance: <strong>${money(mainMinor, 'MWK')}</strong>. Payouts are paid from the main balance, in kwacha; you confirm the fee on the next page.</p>
 ${Object.keys(errors).length ? errorBox('Please correct the fields below.') : ''}
@@ -90,7 +112,9 @@ ${field('bank_account_number', 'Account number', form.bank_account_number, error
 ${field('bank_account_name', 'Account holder’s name', form.bank_account_name, errors, ' autocomplete="off"')}
 ${field('amount', 'Amount (MWK, whole kwacha)', form.amount, errors, ' inputmode="numeric"')}
 <div class="actions"><button type="submit">Review payout</button></div>
-</form>`, { viewer: page.viewer });
+</form>`,
+    { viewer: page.viewer },
+  );
 }
 
 export interface Confirmation {
@@ -109,7 +133,9 @@ export function renderPayoutConfirmation(page: MerchantPage, confirmation: Confi
   const hidden = Object.entries({ ...form, charge_id: request.charge_id })
     .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`)
     .join('');
-  return shell('Confirm payout', `<h1>Confirm the payout</h1>
+  return shell(
+    'Confirm payout',
+    `<h1>Confirm the payout</h1>
 <dl class="facts">
 <dt>To</dt><dd>${escapeHtml(confirmation.recipient)}</dd>
 <dt>Account holder</dt><dd>${escapeHtml(request.bank_account_name)}</dd>
@@ -120,5 +146,7 @@ export function renderPayoutConfirmation(page: MerchantPage, confirmation: Confi
 <dt>Main balance after</dt><dd><strong>${money(mainMinor - total, 'MWK')}</strong></dd>
 </dl>
 <form class="inline" method="post" action="/dashboard/payouts">${csrfField(page.csrf)}${hidden}<button type="submit">Send ${money(amountMinor, 'MWK')}</button></form>
-<a class="cancel" href="/dashboard/payouts">Cancel</a>`, { viewer: page.viewer });
+<a class="cancel" href="/dashboard/payouts">Cancel</a>`,
+    { viewer: page.viewer },
+  );
 }

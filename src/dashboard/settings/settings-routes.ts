@@ -5,8 +5,22 @@ import type { Merchant } from '../../merchants/merchant-repository.ts';
 import { recordAudit } from '../../users/audit.ts';
 import { cancelInvitation, inviteTeamMember } from '../../users/invitations.ts';
 import { changeTeamMember, TEAM_ROLES, UserError, type TeamRole } from '../../users/user-service.ts';
-import { FORM, PAGE, renderNotFoundPage, type DashboardDeps, type Form, type MerchantPage, type PageGuard, type Query } from '../page-context.ts';
-import { renderCancelInvitationPage, renderSettingsPage, type BusinessForm, type SettingsState } from './settings-views.ts';
+import {
+  FORM,
+  PAGE,
+  renderNotFoundPage,
+  type DashboardDeps,
+  type Form,
+  type MerchantPage,
+  type PageGuard,
+  type Query,
+} from '../page-context.ts';
+import {
+  renderCancelInvitationPage,
+  renderSettingsPage,
+  type BusinessForm,
+  type SettingsState,
+} from './settings-views.ts';
 import { findOpenInvitation, listOpenInvitations, listTeam } from './team-repository.ts';
 import { noticeNamed, NOTHING_CHANGED } from '../layout.ts';
 
@@ -20,17 +34,30 @@ const NOTICES: Record<string, string> = {
 };
 
 /** How the audit entry names each changed field: as the form does. */
-const AUDIT_NAMES: Record<keyof BusinessForm, string> = { name: 'name', logoUrl: 'logo_url', brandColor: 'brand_color', receipts: 'receipts' };
+const AUDIT_NAMES: Record<keyof BusinessForm, string> = {
+  name: 'name',
+  logoUrl: 'logo_url',
+  brandColor: 'brand_color',
+  receipts: 'receipts',
+};
 
-const isTeamRole = (role: string | undefined): role is TeamRole => (TEAM_ROLES as readonly string[]).includes(role ?? '');
+const isTeamRole = (role: string | undefined): role is TeamRole =>
+  (TEAM_ROLES as readonly string[]).includes(role ?? '');
 
-const businessOf = (merchant: Merchant): BusinessForm => ({ name: merchant.name, logoUrl: merchant.logo_url ?? '', brandColor: merchant.brand_color ?? '', receipts: merchant.receipts_enabled === 1 });
+const businessOf = (merchant: Merchant): BusinessForm => ({
+  name: merchant.name,
+  logoUrl: merchant.logo_url ?? '',
+  brandColor: merchant.brand_color ?? '',
+  receipts: merchant.receipts_enabled === 1,
+});
 
 /** Why the business form cannot be kept, or null. */
 function businessProblem(form: BusinessForm): string | null {
   if (form.name === '' || form.name.length > 100) return 'The business name must be 1 to 100 characters.';
-  if (form.logoUrl !== '' && !isBrandLogoUrl(form.logoUrl)) return 'The logo URL must be an https:// address, such as https://shop.example.com/logo.png.';
-  if (form.brandColor !== '' && !isBrandColor(form.brandColor)) return 'The brand colour must be written as # and six hexadecimal digits, such as #1a7f5a.';
+  if (form.logoUrl !== '' && !isBrandLogoUrl(form.logoUrl))
+    return 'The logo URL must be an https:// address, such as https://shop.example.com/logo.png.';
+  if (form.brandColor !== '' && !isBrandColor(form.brandColor))
+    return 'The brand colour must be written as # and six hexadecimal digits, such as #1a7f5a.';
   return null;
 }
 
@@ -43,8 +70,18 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
   const db = database.db;
 
   async function show(reply: FastifyReply, page: MerchantPage, status: number, extra: Partial<SettingsState> = {}) {
-    const [team, invitations] = await Promise.all([listTeam(db, page.merchant.id), listOpenInvitations(db, page.merchant.id, Date.now())]);
-    const state: SettingsState = { business: businessOf(page.merchant), team, invitations, timeZone: config.timeZone, invite: { email: '', role: 'viewer' }, ...extra };
+    const [team, invitations] = await Promise.all([
+      listTeam(db, page.merchant.id),
+      listOpenInvitations(db, page.merchant.id, Date.now()),
+    ]);
+    const state: SettingsState = {
+      business: businessOf(page.merchant),
+      team,
+      invitations,
+      timeZone: config.timeZone,
+      invite: { email: '', role: 'viewer' },
+      ...extra,
+    };
     return guard.html(reply, status, renderSettingsPage(page, state));
   }
 
@@ -58,18 +95,45 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
     const page = await guard.merchantForm(request, reply, 'settings');
     if (!page) return reply;
     const { body } = request;
-    const form: BusinessForm = { name: (body.name ?? '').trim(), logoUrl: (body.logo_url ?? '').trim(), brandColor: (body.brand_color ?? '').trim().toLowerCase(), receipts: body.receipts === 'on' };
+    const form: BusinessForm = {
+      name: (body.name ?? '').trim(),
+      logoUrl: (body.logo_url ?? '').trim(),
+      brandColor: (body.brand_color ?? '').trim().toLowerCase(),
+      receipts: body.receipts === 'on',
+    };
     const problem = businessProblem(form);
     if (problem) return show(reply, page, 422, { business: form, error: problem });
     const before = businessOf(page.merchant);
     const changed = Object.fromEntries(
-      (Object.keys(AUDIT_NAMES) as Array<keyof BusinessForm>).filter((field) => form[field] !== before[field]).map((field) => [AUDIT_NAMES[field], { from: before[field], to: form[field] }]),
+      (Object.keys(AUDIT_NAMES) as Array<keyof BusinessForm>)
+        .filter((field) => form[field] !== before[field])
+        .map((field) => [AUDIT_NAMES[field], { from: before[field], to: form[field] }]),
     );
     if (Object.keys(changed).length === 0) return reply.redirect('/dashboard/settings?done=unchanged', 303);
     const now = Date.now();
     await database.transact(async (trx) => {
-      await updateMerchantSettings(trx, page.merchant.id, { name: form.name, logoUrl: form.logoUrl || null, brandColor: form.brandColor || null, receiptsEnabled: form.receipts }, now);
-      await recordAudit(trx, { merchantId: page.merchant.id, userId: page.user.id, action: 'merchant.settings', subject: page.merchant.id, detail: changed }, now);
+      await updateMerchantSettings(
+        trx,
+        page.merchant.id,
+        {
+          name: form.name,
+          logoUrl: form.logoUrl || null,
+          brandColor: form.brandColor || null,
+          receiptsEnabled: form.receipts,
+        },
+        now,
+      );
+      await recordAudit(
+        trx,
+        {
+          merchantId: page.merchant.id,
+          userId: page.user.id,
+          action: 'merchant.settings',
+          subject: page.merchant.id,
+          detail: changed,
+        },
+        now,
+      );
     });
     return reply.redirect('/dashboard/settings?done=settings', 303);
   });
@@ -78,9 +142,15 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
     const page = await guard.merchantForm(request, reply, 'team');
     if (!page) return reply;
     const invite = { email: (request.body.email ?? '').trim(), role: request.body.role ?? '' };
-    if (!isTeamRole(invite.role)) return show(reply, page, 422, { invite, error: 'Choose a role: owner, developer or viewer.' });
+    if (!isTeamRole(invite.role))
+      return show(reply, page, 422, { invite, error: 'Choose a role: owner, developer or viewer.' });
     try {
-      await inviteTeamMember(db, config, { merchantId: page.merchant.id, email: invite.email, role: invite.role, actorId: page.user.id });
+      await inviteTeamMember(db, config, {
+        merchantId: page.merchant.id,
+        email: invite.email,
+        role: invite.role,
+        actorId: page.user.id,
+      });
     } catch (error) {
       if (error instanceof UserError) return show(reply, page, 422, { invite, error: error.message });
       throw error;
@@ -88,25 +158,37 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
     return reply.redirect('/dashboard/settings?done=invited', 303);
   });
 
-  app.get<{ Params: { id: string } }>('/dashboard/settings/team/invitations/:id/cancel', PAGE, async (request, reply) => {
-    const page = await guard.merchantPage(request, reply, 'team');
-    if (!page) return reply;
-    const invitation = await findOpenInvitation(db, page.merchant.id, request.params.id, Date.now());
-    if (!invitation) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'open invitation'));
-    return guard.html(reply, 200, renderCancelInvitationPage(page, invitation, config.timeZone));
-  });
+  app.get<{ Params: { id: string } }>(
+    '/dashboard/settings/team/invitations/:id/cancel',
+    PAGE,
+    async (request, reply) => {
+      const page = await guard.merchantPage(request, reply, 'team');
+      if (!page) return reply;
+      const invitation = await findOpenInvitation(db, page.merchant.id, request.params.id, Date.now());
+      if (!invitation) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'open invitation'));
+      return guard.html(reply, 200, renderCancelInvitationPage(page, invitation, config.timeZone));
+    },
+  );
 
-  app.post<{ Params: { id: string }; Body: Form }>('/dashboard/settings/team/invitations/:id/cancel', FORM, async (request, reply) => {
-    const page = await guard.merchantForm(request, reply, 'team');
-    if (!page) return reply;
-    try {
-      await cancelInvitation(db, { merchantId: page.merchant.id, actorId: page.user.id, invitationId: request.params.id });
-    } catch (error) {
-      if (error instanceof UserError) return show(reply, page, 422, { error: error.message });
-      throw error;
-    }
-    return reply.redirect('/dashboard/settings?done=cancelled', 303);
-  });
+  app.post<{ Params: { id: string }; Body: Form }>(
+    '/dashboard/settings/team/invitations/:id/cancel',
+    FORM,
+    async (request, reply) => {
+      const page = await guard.merchantForm(request, reply, 'team');
+      if (!page) return reply;
+      try {
+        await cancelInvitation(db, {
+          merchantId: page.merchant.id,
+          actorId: page.user.id,
+          invitationId: request.params.id,
+        });
+      } catch (error) {
+        if (error instanceof UserError) return show(reply, page, 422, { error: error.message });
+        throw error;
+      }
+      return reply.redirect('/dashboard/settings?done=cancelled', 303);
+    },
+  );
 
   /** A change to one member: `to` reads the wanted role from the form (null: not a role). */
   function memberChange(path: string, to: (form: Form) => TeamRole | 'removed' | null) {
@@ -117,7 +199,11 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
       if (role === null) return show(reply, page, 422, { error: 'Choose a role: owner, developer or viewer.' });
       let changed: boolean;
       try {
-        changed = await changeTeamMember(db, { merchantId: page.merchant.id, actorId: page.user.id, userId: request.params.id }, role);
+        changed = await changeTeamMember(
+          db,
+          { merchantId: page.merchant.id, actorId: page.user.id, userId: request.params.id },
+          role,
+        );
       } catch (error) {
         if (error instanceof UserError) return show(reply, page, 422, { error: error.message });
         throw error;

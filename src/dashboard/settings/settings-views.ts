@@ -60,11 +60,21 @@ function teamSection(page: MerchantPage, state: SettingsState): string {
   const manage = page.may('team');
   const rows = state.team.map((member) => {
     const you = member.id === page.user.id ? ' <span class="muted">(you)</span>' : '';
-    const cells = [`${escapeHtml(member.email)}${you}${member.invited ? ' <span class="muted">invited</span>' : ''}`, escapeHtml(member.role), member.two_factor ? 'On' : 'Off'];
-    if (manage) cells.push(roleForm(page, member), postButton(`/dashboard/settings/team/${member.id}/remove`, page.csrf, 'Remove', 'danger'));
+    const cells = [
+      `${escapeHtml(member.email)}${you}${member.invited ? ' <span class="muted">invited</span>' : ''}`,
+      escapeHtml(member.role),
+      member.two_factor ? 'On' : 'Off',
+    ];
+    if (manage)
+      cells.push(
+        roleForm(page, member),
+        postButton(`/dashboard/settings/team/${member.id}/remove`, page.csrf, 'Remove', 'danger'),
+      );
     return cells;
   });
-  const headings = manage ? ['Email', 'Role', 'Two-factor', 'Change role', 'Remove from the team'] : ['Email', 'Role', 'Two-factor'];
+  const headings = manage
+    ? ['Email', 'Role', 'Two-factor', 'Change role', 'Remove from the team']
+    : ['Email', 'Role', 'Two-factor'];
   const invite = manage
     ? `<h3>Invite someone</h3>
 <p class="muted">They get an email with a link to set their password (it works once, for ${LINK_VALID_HOURS} hours).</p>
@@ -88,11 +98,21 @@ function invitedList(page: MerchantPage, state: SettingsState): string {
   if (state.invitations.length === 0) return '';
   const manage = page.may('team');
   const rows = state.invitations.map((invitation) => {
-    const cells = [escapeHtml(invitation.email), escapeHtml(invitation.role), escapeHtml(invitation.invited_by_email), escapeHtml(formatHumanDate(invitation.created_at, state.timeZone))];
-    if (manage) cells.push(`<a href="/dashboard/settings/team/invitations/${escapeHtml(invitation.id)}/cancel" aria-label="Cancel the invitation of ${escapeHtml(invitation.email)}">Cancel</a>`);
+    const cells = [
+      escapeHtml(invitation.email),
+      escapeHtml(invitation.role),
+      escapeHtml(invitation.invited_by_email),
+      escapeHtml(formatHumanDate(invitation.created_at, state.timeZone)),
+    ];
+    if (manage)
+      cells.push(
+        `<a href="/dashboard/settings/team/invitations/${escapeHtml(invitation.id)}/cancel" aria-label="Cancel the invitation of ${escapeHtml(invitation.email)}">Cancel</a>`,
+      );
     return cells;
   });
-  const headings = manage ? ['Email', 'Role', 'Invited by', 'When', 'Cancel the invitation'] : ['Email', 'Role', 'Invited by', 'When'];
+  const headings = manage
+    ? ['Email', 'Role', 'Invited by', 'When', 'Cancel the invitation']
+    : ['Email', 'Role', 'Invited by', 'When'];
   return `<h3>Invited</h3>
 <p class="muted">Each invitation's link works for ${LINK_VALID_HOURS} hours; once it expires the invitation leaves this list and the address can be invited again.</p>
 ${table('Invited', headings, rows, 'No open invitations.')}`;
@@ -109,7 +129,9 @@ export function renderCancelInvitationPage(page: MerchantPage, invitation: OpenI
 }
 
 function roleOptions(selected: string): string {
-  return TEAM_ROLES.map((role) => `<option value="${role}"${role === selected ? ' selected' : ''}>${role}</option>`).join('');
+  return TEAM_ROLES.map(
+    (role) => `<option value="${role}"${role === selected ? ' selected' : ''}>${role}</option>`,
+  ).join('');
 }
 
 function roleForm(page: MerchantPage, member: TeamMember): string {

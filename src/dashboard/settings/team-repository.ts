@@ -20,7 +20,13 @@ export async function listTeam(db: Kysely<DB>, merchantId: string): Promise<Team
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return rows.map((row) => ({ id: row.id, email: row.email, role: row.role, two_factor: row.totp_secret !== null, invited: row.password_hash === null }));
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    two_factor: row.totp_secret !== null,
+    invited: row.password_hash === null,
+  }));
 }
 
 export interface OpenInvitation {
@@ -37,7 +43,13 @@ function openInvitations(db: Kysely<DB>, merchantId: string, now: number) {
   return db
     .selectFrom('invitations')
     .innerJoin('users', 'users.id', 'invitations.invited_by')
-    .select(['invitations.id', 'invitations.email', 'invitations.role', 'users.email as invited_by_email', 'invitations.created_at'])
+    .select([
+      'invitations.id',
+      'invitations.email',
+      'invitations.role',
+      'users.email as invited_by_email',
+      'invitations.created_at',
+    ])
     .where('invitations.merchant_id', '=', merchantId)
     .where('invitations.status', '=', 'pending')
     .where('invitations.expires_at', '>', now);
@@ -49,6 +61,11 @@ export function listOpenInvitations(db: Kysely<DB>, merchantId: string, now: num
 }
 
 /** One of the merchant's open invitations, as its cancel page shows it. */
-export function findOpenInvitation(db: Kysely<DB>, merchantId: string, id: string, now: number): Promise<OpenInvitation | undefined> {
+export function findOpenInvitation(
+  db: Kysely<DB>,
+  merchantId: string,
+  id: string,
+  now: number,
+): Promise<OpenInvitation | undefined> {
   return openInvitations(db, merchantId, now).where('invitations.id', '=', id).executeTakeFirst();
 }

@@ -30,7 +30,11 @@ export function coreMigration(dialect: Dialect) {
         .addColumn('expires_at', 'bigint')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('api_keys_merchant').on('api_keys').columns(['merchant_id', 'mode', 'kind']).execute();
+      await db.schema
+        .createIndex('api_keys_merchant')
+        .on('api_keys')
+        .columns(['merchant_id', 'mode', 'kind'])
+        .execute();
 
       await db.schema
         .createTable('checkout_sessions')

@@ -3,7 +3,10 @@ import type { Kysely } from 'kysely';
 /** Charges (every payment attempt and, later, direct charges and payouts) and the event outbox. */
 export const paymentsMigration = {
   async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema.alterTable('checkout_sessions').addColumn('failed_attempts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('checkout_sessions')
+      .addColumn('failed_attempts', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
     await db.schema.alterTable('checkout_sessions').addColumn('paid_charge_id', 'text').execute();
 
     await db.schema

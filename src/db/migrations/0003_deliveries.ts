@@ -26,8 +26,16 @@ export function deliveriesMigration(dialect: Dialect) {
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .addColumn('delivered_at', 'bigint')
         .execute();
-      await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
-      await db.schema.createIndex('webhook_deliveries_merchant').on('webhook_deliveries').columns(['merchant_id', 'mode', 'created_at']).execute();
+      await db.schema
+        .createIndex('webhook_deliveries_due')
+        .on('webhook_deliveries')
+        .columns(['status', 'next_attempt_at'])
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_merchant')
+        .on('webhook_deliveries')
+        .columns(['merchant_id', 'mode', 'created_at'])
+        .execute();
 
       await db.schema
         .createTable('webhook_attempts')
@@ -39,7 +47,11 @@ export function deliveriesMigration(dialect: Dialect) {
         .addColumn('response_body', 'text')
         .addColumn('error', 'text')
         .execute();
-      await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'id']).execute();
+      await db.schema
+        .createIndex('webhook_attempts_delivery')
+        .on('webhook_attempts')
+        .columns(['delivery_id', 'id'])
+        .execute();
 
       await db.schema
         .createTable('emails')

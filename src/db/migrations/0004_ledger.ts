@@ -27,7 +27,11 @@ export function ledgerMigration(dialect: Dialect) {
         .addColumn('reference', 'text')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('ledger_transactions_reference').on('ledger_transactions').columns(['reference', 'kind']).execute();
+      await db.schema
+        .createIndex('ledger_transactions_reference')
+        .on('ledger_transactions')
+        .columns(['reference', 'kind'])
+        .execute();
 
       await db.schema
         .createTable('ledger_entries')

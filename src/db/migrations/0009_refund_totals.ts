@@ -9,7 +9,12 @@ export const refundTotalsMigration = {
   async up(db: Kysely<unknown>): Promise<void> {
     await db.schema
       .alterTable('charges')
-      .addColumn('refunded_minor', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`refunded_minor >= 0 and refunded_minor <= amount_minor`))
+      .addColumn('refunded_minor', 'bigint', (c) =>
+        c
+          .notNull()
+          .defaultTo(0)
+          .check(sql`refunded_minor >= 0 and refunded_minor <= amount_minor`),
+      )
       .execute();
     await sql`
       update charges set refunded_minor = (
@@ -18,6 +23,10 @@ export const refundTotalsMigration = {
       )
       where exists (select 1 from refunds where refunds.charge_ref = charges.id)
     `.execute(db);
-    await db.schema.createIndex('refunds_merchant').on('refunds').columns(['merchant_id', 'mode', 'created_at']).execute();
+    await db.schema
+      .createIndex('refunds_merchant')
+      .on('refunds')
+      .columns(['merchant_id', 'mode', 'created_at'])
+      .execute();
   },
 };

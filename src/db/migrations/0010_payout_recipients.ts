@@ -18,6 +18,10 @@ export const payoutRecipientsMigration = {
       .addColumn('account_number', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('payout_recipients_list').on('payout_recipients').columns(['merchant_id', 'mode', 'created_at', 'charge_ref']).execute();
+    await db.schema
+      .createIndex('payout_recipients_list')
+      .on('payout_recipients')
+      .columns(['merchant_id', 'mode', 'created_at', 'charge_ref'])
+      .execute();
   },
 };

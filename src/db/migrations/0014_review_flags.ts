@@ -9,7 +9,17 @@ export const reviewFlagsMigration = {
   async up(db: Kysely<unknown>): Promise<void> {
     await db.schema.alterTable('charges').addColumn('review_reason', 'text').execute();
     await db.schema.alterTable('refunds').addColumn('review_reason', 'text').execute();
-    await db.schema.createIndex('charges_in_review').on('charges').column('updated_at').where(sql.ref('review_reason'), 'is not', null).execute();
-    await db.schema.createIndex('refunds_in_review').on('refunds').column('updated_at').where(sql.ref('review_reason'), 'is not', null).execute();
+    await db.schema
+      .createIndex('charges_in_review')
+      .on('charges')
+      .column('updated_at')
+      .where(sql.ref('review_reason'), 'is not', null)
+      .execute();
+    await db.schema
+      .createIndex('refunds_in_review')
+      .on('refunds')
+      .column('updated_at')
+      .where(sql.ref('review_reason'), 'is not', null)
+      .execute();
   },
 };

@@ -56,7 +56,11 @@ export function usersMigration(dialect: Dialect) {
         .addColumn('detail', 'text')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('audit_log_merchant').on('audit_log').columns(['merchant_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('audit_log_merchant')
+        .on('audit_log')
+        .columns(['merchant_id', 'created_at'])
+        .execute();
 
       await (dialect === 'postgres' ? loosenEmailsOnPostgres(db) : loosenEmailsOnSqlite(db));
     },
@@ -88,7 +92,9 @@ async function loosenEmailsOnSqlite(db: Kysely<unknown>): Promise<void> {
     .addColumn('sent_at', 'bigint')
     .addUniqueConstraint('emails_once_per_event', ['event_id', 'kind'])
     .execute();
-  await sql`insert into emails_loose select id, event_id, merchant_id, kind, recipient, subject, text_body, html_body, status, attempts, next_attempt_at, locked_until, last_error, created_at, sent_at from emails`.execute(db);
+  await sql`insert into emails_loose select id, event_id, merchant_id, kind, recipient, subject, text_body, html_body, status, attempts, next_attempt_at, locked_until, last_error, created_at, sent_at from emails`.execute(
+    db,
+  );
   await db.schema.dropTable('emails').execute();
   await db.schema.alterTable('emails_loose').renameTo('emails').execute();
   await db.schema.createIndex('emails_due').on('emails').columns(['status', 'next_attempt_at']).execute();

@@ -10,11 +10,34 @@ import { sql, type Kysely } from 'kysely';
  */
 export const dashboardPaymentIndexesMigration = {
   async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema.createIndex('checkout_sessions_list').on('checkout_sessions').columns(['merchant_id', 'mode', 'created_at', 'id']).execute();
-    await db.schema.createIndex('checkout_sessions_list_status').on('checkout_sessions').columns(['merchant_id', 'mode', 'status', 'created_at', 'id']).execute();
+    await db.schema
+      .createIndex('checkout_sessions_list')
+      .on('checkout_sessions')
+      .columns(['merchant_id', 'mode', 'created_at', 'id'])
+      .execute();
+    await db.schema
+      .createIndex('checkout_sessions_list_status')
+      .on('checkout_sessions')
+      .columns(['merchant_id', 'mode', 'status', 'created_at', 'id'])
+      .execute();
     const directPayments = sql<boolean>`session_id is null and kind = 'payment'`;
-    await db.schema.createIndex('charges_direct_list').on('charges').columns(['merchant_id', 'mode', 'created_at', 'id']).where(directPayments).execute();
-    await db.schema.createIndex('charges_payout_list').on('charges').columns(['merchant_id', 'mode', 'created_at', 'id']).where(sql<boolean>`kind = 'payout'`).execute();
-    await db.schema.createIndex('charges_direct_list_status').on('charges').columns(['merchant_id', 'mode', 'status', 'created_at', 'id']).where(directPayments).execute();
+    await db.schema
+      .createIndex('charges_direct_list')
+      .on('charges')
+      .columns(['merchant_id', 'mode', 'created_at', 'id'])
+      .where(directPayments)
+      .execute();
+    await db.schema
+      .createIndex('charges_payout_list')
+      .on('charges')
+      .columns(['merchant_id', 'mode', 'created_at', 'id'])
+      .where(sql<boolean>`kind = 'payout'`)
+      .execute();
+    await db.schema
+      .createIndex('charges_direct_list_status')
+      .on('charges')
+      .columns(['merchant_id', 'mode', 'status', 'created_at', 'id'])
+      .where(directPayments)
+      .execute();
   },
 };

@@ -21,6 +21,10 @@ export const teamInvitationsMigration = {
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .addColumn('ended_at', 'bigint')
       .execute();
-    await db.schema.createIndex('invitations_merchant').on('invitations').columns(['merchant_id', 'created_at']).execute();
+    await db.schema
+      .createIndex('invitations_merchant')
+      .on('invitations')
+      .columns(['merchant_id', 'created_at'])
+      .execute();
   },
 };
