@@ -101,14 +101,12 @@ export async function startMobileMoneyAttempt(
   };
   const sameWallet = requestHash({ channel: 'mobile_money', msisdn: mobile.msisdn });
   return attempt(deps, session, details, sameWallet, now, (charge) =>
-    deps
-      .providerFor(session.mode)
-      .startMobileMoney({
-        reference: charge.id,
-        mobile,
-        amountMinor: session.amount_minor,
-        currency: session.currency,
-      }),
+    deps.providerFor(session.mode).startMobileMoney({
+      reference: charge.id,
+      mobile,
+      amountMinor: session.amount_minor,
+      currency: session.currency,
+    }),
   );
 }
 
@@ -181,15 +179,13 @@ export async function startBankTransferAttempt(
     now,
     async (charge): Promise<StartResult> => {
       const expiresAt = transferExpiresAt(charge);
-      const started = await deps
-        .providerFor(session.mode)
-        .startBankTransfer({
-          reference: charge.id,
-          amountMinor: session.amount_minor,
-          currency: session.currency,
-          accountName: accountNameFor(merchantName),
-          expiresAt,
-        });
+      const started = await deps.providerFor(session.mode).startBankTransfer({
+        reference: charge.id,
+        amountMinor: session.amount_minor,
+        currency: session.currency,
+        accountName: accountNameFor(merchantName),
+        expiresAt,
+      });
       if (!started.accepted) return started;
       const account = {
         charge_ref: charge.id,

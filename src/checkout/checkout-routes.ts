@@ -60,13 +60,11 @@ export function registerCheckoutRoutes(
     async (request, reply) => {
       const { secret_key: _secret, ...fields } = request.body;
       const session = await createSession(deps, principalOf(request), { generation: 'legacy', ...fields });
-      return reply
-        .code(201)
-        .send(
-          success('Hosted payment session generated successfully.', {
-            checkout_url: checkoutUrl(config.publicBaseUrl, session),
-          }),
-        );
+      return reply.code(201).send(
+        success('Hosted payment session generated successfully.', {
+          checkout_url: checkoutUrl(config.publicBaseUrl, session),
+        }),
+      );
     },
   );
 

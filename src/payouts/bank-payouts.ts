@@ -141,15 +141,13 @@ async function handOver(
     accountName: recipient.account_name,
     accountNumber: destination.wallet?.msisdn ?? destination.accountNumber,
   };
-  const started = await deps
-    .providerFor(payout.mode)
-    .startBankPayout({
-      reference: payout.id,
-      recipient: to,
-      amountMinor: payout.amount_minor,
-      currency: payout.currency,
-      requestedOutcome,
-    });
+  const started = await deps.providerFor(payout.mode).startBankPayout({
+    reference: payout.id,
+    recipient: to,
+    amountMinor: payout.amount_minor,
+    currency: payout.currency,
+    requestedOutcome,
+  });
   if (!started.accepted)
     return (await completePayoutCharge(deps, payout, { status: 'failed', reason: started.message }, now)) ?? payout;
   await recordStarted(

@@ -72,15 +72,13 @@ export async function initializePayout(
   // A concurrent retry that got there first sends it; this request answers with its record.
   const payout = inserted.charge;
   if (!inserted.created) return payout;
-  const sent = await deps
-    .providerFor(owner.mode)
-    .payout({
-      reference: payout.id,
-      mobile: wallet,
-      amountMinor: payout.amount_minor,
-      currency: payout.currency,
-      requestedOutcome: request.transaction_status ?? 'successful',
-    });
+  const sent = await deps.providerFor(owner.mode).payout({
+    reference: payout.id,
+    mobile: wallet,
+    amountMinor: payout.amount_minor,
+    currency: payout.currency,
+    requestedOutcome: request.transaction_status ?? 'successful',
+  });
   if (sent.status === 'pending') {
     // The operator has not said how it went (a live operator's ambiguous answer): the settler asks.
     const recorded = await recordStarted(

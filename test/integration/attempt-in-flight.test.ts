@@ -422,22 +422,20 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(await checkLedger(opened.db), [
         `uncounted successful charge ${charge.id} was held for refund 0 times, not 1`,
       ]);
-      await opened.db
-        .transaction()
-        .execute((trx) =>
-          holdForRefund(
-            trx,
-            {
-              merchantId: merchant.id,
-              mode: 'test',
-              currency: 'MWK',
-              amountMinor: 1000_00,
-              feeMinor: 0,
-              reference: charge.id,
-            },
-            now,
-          ),
-        );
+      await opened.db.transaction().execute((trx) =>
+        holdForRefund(
+          trx,
+          {
+            merchantId: merchant.id,
+            mode: 'test',
+            currency: 'MWK',
+            amountMinor: 1000_00,
+            feeMinor: 0,
+            reference: charge.id,
+          },
+          now,
+        ),
+      );
       assert.deepEqual(await checkLedger(opened.db), []);
     } finally {
       await opened.close();
