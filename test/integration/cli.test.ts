@@ -294,8 +294,11 @@ async function serveUntilListening(env: Record<string, string>, cwd: string) {
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  for (let waited = 0; !stdout.includes('Lipira is listening'); waited += 50) {
-    if (waited > 15_000 || child.exitCode !== null) throw new Error(`serve did not start:\n${stdout}`);
+  // Its first start bundles the sources and migrates a new database: on a loaded machine that
+  // has taken over 15 s.
+  const deadline = Date.now() + 45_000;
+  while (!stdout.includes('Lipira is listening')) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start:\n${stdout}`);
     await sleep(50);
   }
   return {
