@@ -26,7 +26,7 @@ export interface Config {
   /** How often the background workers look for due work nobody told them of: a safety net. */
   workerIntervalMs: number;
   webhookTimeoutMs: number;
-  /** Delays after the first try, one per retry (contract §9). */
+  /** Delays after the first try, one per retry (docs/integrate/api-reference.md#delivery-and-retries). */
   webhookRetryScheduleMs: number[];
   /** Test-mode webhooks may go to loopback addresses (local development); live ones never to a non-public address. */
   webhookAllowLoopback: boolean;

@@ -25,7 +25,7 @@ import { BROWSER_SCRIPTS, renderFormErrorPage } from './page/browser-views.ts';
 import { renderUnavailablePage } from './page/views.ts';
 
 /**
- * The browser integrations (contract §10.4), which take a merchant's public key and may only create
+ * The browser integrations (docs/integrate/api-reference.md#browser-integrations), which take a merchant's public key and may only create
  * checkout sessions:
  * - `GET /js/popup.js`, the inline popup's script, which creates its session with
  *   `POST /popup/payment` (a CORS request from the merchant's page) and shows the hosted page in a

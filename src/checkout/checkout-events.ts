@@ -8,7 +8,7 @@ import { formatTimestamp } from '../shared/time.ts';
 import type { CheckoutSession } from './checkout-repository.ts';
 
 /**
- * Emits `checkout.payment` for an attempt that ended (contract §9): flat, with the session's
+ * Emits `checkout.payment` for an attempt that ended (docs/integrate/api-reference.md#webhook-events): flat, with the session's
  * reference and the attempt's charge id, in the transaction that recorded the outcome.
  */
 export async function emitCheckoutPayment(

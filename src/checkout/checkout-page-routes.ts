@@ -56,7 +56,7 @@ const TEST_INSTRUMENTS = {
 /** After the last failed try, how long our page shows what happened before the browser goes back to the shop by itself. */
 const RETURN_AFTER_SECONDS = 15;
 
-/** The hosted checkout (contract §7): the page, its forms, the attempt pages and their status poll. */
+/** The hosted checkout (docs/integrate/api-reference.md#the-hosted-checkout): the page, its forms, the attempt pages and their status poll. */
 export function registerCheckoutPageRoutes(app: App, { config, payments }: PageDeps): void {
   const db = payments.db;
   const secureCookies = config.publicBaseUrl.startsWith('https:');
@@ -73,7 +73,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     keepPayingUrl,
   });
   /**
-   * Where the browser goes when the payment ends (contract §7). A session shown in the inline popup
+   * Where the browser goes when the payment ends (docs/integrate/api-reference.md#redirects). A session shown in the inline popup
    * goes to its own last page instead, which tells the merchant's page in a message: the frame
    * must not become the merchant's page, the top window goes there.
    */

@@ -51,7 +51,7 @@ export interface PaymentDeps {
   providerFor: ProviderFor;
   /** The live connectors by name, for their callbacks (the same instances the live provider asks). */
   liveConnectors: ReadonlyMap<string, Connector>;
-  /** The failed attempt that ends a session (contract §7: the 3rd by default). */
+  /** The failed attempt that ends a session (docs/integrate/api-reference.md#attempts-and-endings: the 3rd by default). */
   maxFailedAttempts: number;
   payoutFeeBasisPoints: number;
   /** The gateway's `TIMEZONE`: receipts are written when a payment succeeds, with their times in it. */

@@ -47,7 +47,7 @@ const MAX_ID_TRIES = 5;
 
 /**
  * Creates a pending session, or answers a retry of the same request as the first time
- * (contract §5): same `tx_ref`, same parameters, still pending → the original session.
+ * (docs/integrate/api-reference.md#idempotency): same `tx_ref`, same parameters, still pending → the original session.
  */
 export async function createSession(
   deps: CheckoutDeps,

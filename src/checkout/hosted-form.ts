@@ -8,7 +8,7 @@ const BRACKETED = /^(customer|customization|meta)\[([^\][]+)\]$/;
 const NOT_SESSION_FIELDS = new Set(['public_key']);
 
 /**
- * The HTML checkout's form (contract §10.4) as the create body `POST /payment` takes: bracket
+ * The HTML checkout's form (docs/integrate/api-reference.md#html-checkout) as the create body `POST /payment` takes: bracket
  * names (`customization[title]`, `customer[email]`, `meta[order]`) become nested objects, and a flat
  * `title` or `description`, what real integrations post, fills the customization. The nested
  * customer is folded into the flat names by the checkout's tolerance rules afterwards, as for JSON.

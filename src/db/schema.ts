@@ -157,7 +157,7 @@ export interface PayoutRecipientsTable {
   created_at: number;
 }
 
-/** The one-time account a bank transfer charge is paid into (contract §10.1), and who paid it. */
+/** The one-time account a bank transfer charge is paid into (docs/integrate/api-reference.md#bank-transfer-charges), and who paid it. */
 export interface BankTransferAccountsTable {
   /** The charge row (its internal id). */
   charge_ref: string;

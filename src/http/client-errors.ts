@@ -7,7 +7,7 @@ import { ERRORS, type ErrorCode } from '../shared/errors.ts';
 /**
  * Answers a request that Node's HTTP parser refused before Fastify saw it (headers over 16 KiB, a
  * malformed request line, headers that took too long) the way every other answer is made: the
- * contract's envelope and an X-Request-Id. It says `Connection: close`, because the connection
+ * envelope (docs/integrate/api-reference.md#envelope) and an X-Request-Id. It says `Connection: close`, because the connection
  * is closed at once: a keep-alive client that is not told sends its next request into a closed
  * socket. An answer to HEAD carries no body (a client would read it as the next response). So
  * does a 431 whose method cannot be read back: headers over 16 KiB usually come in several

@@ -1,6 +1,6 @@
 import { Type, type ObjectOptions, type TSchema } from '@sinclair/typebox';
 
-/** `{status, message, data}`: the success envelope every JSON endpoint answers with (contract §3); `options` may carry `examples` for the API document. */
+/** `{status, message, data}`: the success envelope every JSON endpoint answers with (docs/integrate/api-reference.md#envelope); `options` may carry `examples` for the API document. */
 export function SuccessEnvelope<T extends TSchema>(data: T, status = 'success', options: ObjectOptions = {}) {
   return Type.Object(
     {

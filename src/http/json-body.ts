@@ -6,7 +6,7 @@ const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 /**
  * One tolerant parser for every content type: real clients send JSON as text/plain, with no
  * type at all, or as an empty body; a GET may even carry `[]`. GET bodies are ignored, an empty
- * body is `{}`, and anything that is not a JSON object is the contract's 400. Only the checkout
+ * body is `{}`, and anything that is not a JSON object is a 400 (docs/integrate/api-reference.md#errors). Only the checkout
  * page's own form routes read url-encoded forms.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {

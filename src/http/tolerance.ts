@@ -7,7 +7,7 @@ const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
 const MAYBE_NON_INTEGER_LITERAL = /"amount"\s*:\s*-?\d*[.eE]/;
 
 /**
- * What every create body tolerates (contract §4): null or empty optionals are absent, and an
+ * What every create body tolerates (docs/integrate/api-reference.md#tolerance): null or empty optionals are absent, and an
  * amount written as `"1000"` is the number 1000. An amount written as `1e3` or `1000.0` keeps its
  * text, so that the schema rejects it as not an integer.
  */

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { merchantBalances } from './ledger-service.ts';
 
-/** `GET /wallet-balance`: read from the ledger, in the key's mode (contract §8). */
+/** `GET /wallet-balance`: read from the ledger, in the key's mode (docs/integrate/api-reference.md#balance). */
 export function registerBalanceRoutes(app: App, db: Kysely<DB>): void {
   app.get(
     '/wallet-balance',

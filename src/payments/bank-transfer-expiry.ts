@@ -1,7 +1,7 @@
 import type { Charge } from './charge-repository.ts';
 import type { Outcome } from '../connectors/provider.ts';
 
-/** How long a bank transfer charge's one-time account takes transfers (contract §10.1). */
+/** How long a bank transfer charge's one-time account takes transfers (docs/integrate/api-reference.md#bank-transfer-charges). */
 export const BANK_TRANSFER_TTL_MS = 60 * 60 * 1000;
 
 export const EXPIRED_REASON = 'The account expired before a transfer arrived.';

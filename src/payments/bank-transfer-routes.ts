@@ -13,7 +13,7 @@ import { initializedTransfer, transferDetails } from './bank-transfer-views.ts';
 import { bankTransferDetails, initializeBankTransfer } from './bank-transfers.ts';
 import { ChargeIdParams } from './mobile-money-schemas.ts';
 
-/** Bank transfer charges into a one-time account (contract §10.1). */
+/** Bank transfer charges into a one-time account (docs/integrate/api-reference.md#bank-transfer-charges). */
 export function registerBankTransferRoutes(app: App, payments: PaymentDeps): void {
   app.post(
     '/direct-charge/payments/initialize',

@@ -20,7 +20,7 @@ export function accountDetails(
 }
 
 /**
- * A bank transfer charge as initialize shows it (contract §10.1), field for field. Lipira has no
+ * A bank transfer charge as initialize shows it (docs/integrate/api-reference.md#bank-transfer-charges), field for field. Lipira has no
  * trace id of its own yet (null); `mobile` is the masked number the merchant sent, or "0" as
  * PayChangu shows it when there is none.
  */

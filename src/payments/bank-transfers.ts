@@ -23,7 +23,7 @@ import { existingFor, insertUniqueRecord } from './direct-records.ts';
 import type { BankTransferStart, Outcome } from '../connectors/provider.ts';
 import { SANDBOX_PAYER } from '../connectors/sandbox/sandbox-provider.ts';
 
-/** What `POST /direct-charge/payments/initialize` carries (contract §10.1), after validation. */
+/** What `POST /direct-charge/payments/initialize` carries (docs/integrate/api-reference.md#bank-transfer-charges), after validation. */
 export interface BankTransferRequest {
   payment_method: string;
   amount: number;
@@ -46,7 +46,7 @@ export type TransferTestOutcome = 'successful' | 'success' | 'failed' | 'pending
 class AccountNumberTaken extends Error {}
 
 /**
- * A bank transfer charge (contract §10.1): a one-time account is opened for it, and the charge
+ * A bank transfer charge (docs/integrate/api-reference.md#bank-transfer-charges): a one-time account is opened for it, and the charge
  * waits, pending, for the customer's transfer of the exact amount (found by the settler or a
  * details read once the provider says one arrived), or for the account to expire after an hour.
  * Opening an account moves no money, so it is asked for before the charge is recorded, as for a

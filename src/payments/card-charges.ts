@@ -24,7 +24,7 @@ import { describeMethod } from './charge-views.ts';
 import { completeDirectCharge } from './direct-charges.ts';
 import { existingFor, insertUniqueRecord } from './direct-records.ts';
 
-/** What `POST /charge-card/payments` carries (contract §10.2), after validation. */
+/** What `POST /charge-card/payments` carries (docs/integrate/api-reference.md#card-charges), after validation. */
 export interface CardChargeRequest {
   card_number: string;
   expiry: string;
@@ -250,7 +250,7 @@ export async function submitCardCode(
 }
 
 /**
- * Verification of a card charge (contract §10.2): what `/mobile-money/payments/…/verify` shows,
+ * Verification of a card charge (docs/integrate/api-reference.md#card-verification): what `/mobile-money/payments/…/verify` shows,
  * for card payments only, a direct one whose 3-D Secure link ran out failed first.
  */
 export async function verifyCardCharge(

@@ -16,7 +16,7 @@ export const VERIFY_MESSAGES = {
   failed: 'Payment failed.',
 } as const;
 
-/** Direct card charges (contract §10.2); their refunds are under src/refunds/, their 3-D Secure page in three-ds-page-routes.ts. */
+/** Direct card charges (docs/integrate/api-reference.md#card-charges); their refunds are under src/refunds/, their 3-D Secure page in three-ds-page-routes.ts. */
 export function registerCardRoutes(app: App, payments: PaymentDeps, config: Config): void {
   app.post(
     '/charge-card/payments',

@@ -40,7 +40,7 @@ export const CardChargeBody = Type.Object(
 );
 export type CardChargeInput = Static<typeof CardChargeBody>;
 
-/** No envelope (contract §10.2): what PayChangu's clients read. */
+/** No envelope (docs/integrate/api-reference.md#card-charges): what PayChangu's clients read. */
 export const CardChargeResponse = withExample(
   Type.Object({
     success: Type.Literal(true),

@@ -6,8 +6,8 @@ import type { Charge } from './charge-repository.ts';
 import { authorizationOf, chargeRecord, eventTypeOf } from './charge-views.ts';
 
 /**
- * Emits `api.charge.payment` or `api.payout` for a direct charge or payout that ended (contract
- * §9): flat, in the transaction that recorded the outcome (`timeZone`: its receipts' times), with
+ * Emits `api.charge.payment` or `api.payout` for a direct charge or payout that ended
+ * (docs/integrate/api-reference.md#webhook-events): flat, in the transaction that recorded the outcome (`timeZone`: its receipts' times), with
  * the fields its kind adds (`extra`: a bank payout's recipient).
  */
 export async function emitChargeOutcome(

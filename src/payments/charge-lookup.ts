@@ -27,7 +27,7 @@ async function chargeOf<C extends Charge>(
 }
 
 /**
- * Verification (contract §8). With a test key, `transaction_status` settles a pending charge to
+ * Verification (docs/integrate/api-reference.md#verification-and-details). With a test key, `transaction_status` settles a pending charge to
  * that outcome exactly as a real completion would (ledger, event, webhook); a final charge is
  * left as it is. A live key may not use it.
  */
@@ -56,7 +56,7 @@ export async function verifyCharge(
 }
 
 /**
- * Details (contract §8) show what verification shows, read the same way (the record with its
+ * Details (docs/integrate/api-reference.md#verification-and-details) show what verification shows, read the same way (the record with its
  * logs in one statement, refreshed from the provider when due), without settling anything.
  */
 export function chargeDetails(

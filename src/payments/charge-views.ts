@@ -60,7 +60,7 @@ export function eventTypeOf(charge: Charge): 'checkout.payment' | 'api.charge.pa
 
 const decimalText = (minor: number) => (minor / 100).toFixed(2);
 
-/** The record fields every mobile money route shows (spec §2.5), for charges and payouts alike. */
+/** The record fields every mobile money route shows (docs/integrate/api-reference.md#charge-records), for charges and payouts alike. */
 function commonRecord(charge: Charge) {
   const payout = charge.kind === 'payout';
   return {
@@ -68,7 +68,7 @@ function commonRecord(charge: Charge) {
     charge_id: charge.charge_id,
     ref_id: charge.ref_id,
     trans_id: charge.trans_id,
-    // Payout records carry no customer (spec §4.5).
+    // Payout records carry no customer (docs/integrate/api-reference.md#charge-records).
     first_name: payout ? null : charge.first_name,
     last_name: payout ? null : charge.last_name,
     email: payout ? null : charge.email,
@@ -101,7 +101,7 @@ export function chargeRecord(charge: Charge) {
   return Object.assign(commonRecord(charge), typedParts(charge));
 }
 
-/** Verification: the record with how it was paid, how much of it was refunded, and what happened (spec §4.4). */
+/** Verification: the record with how it was paid, how much of it was refunded, and what happened (docs/integrate/api-reference.md#verification-and-details). */
 export function verifyRecord(charge: Charge, logs: LogEntry[]) {
   return Object.assign(chargeRecord(charge), refundedOf(charge), {
     authorization: authorizationOf(charge),

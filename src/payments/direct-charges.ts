@@ -20,7 +20,7 @@ import { collectionFee } from './fees.ts';
 import type { Outcome } from '../connectors/provider.ts';
 
 /**
- * A direct mobile money charge (contract §8): the customer approves on the phone, the outcome
+ * A direct mobile money charge (docs/integrate/api-reference.md#mobile-money-charges): the customer approves on the phone, the outcome
  * arrives later. A retry of the same request answers the same pending charge. The operators take
  * MWK only, so `currency` may be left out or be `MWK`.
  *

@@ -17,7 +17,7 @@ import { findChargeByChargeId, insertChargeIfNew, type Charge } from './charge-r
 import { newPendingCharge } from './pending-charge.ts';
 import { operatorByRef } from './operators.ts';
 
-/** What a direct charge or payout request carries (contract §8), after validation. */
+/** What a direct charge or payout request carries (docs/integrate/api-reference.md#mobile-money-charges), after validation. */
 export interface DirectRequest {
   mobile: string;
   mobile_money_operator_ref_id: string;
@@ -55,7 +55,7 @@ export function walletOf(request: DirectRequest): MalawiMobile {
 }
 
 /**
- * The charge a retry of an earlier request is answered with (contract §5: same `charge_id`,
+ * The charge a retry of an earlier request is answered with (docs/integrate/api-reference.md#idempotency: same `charge_id`,
  * same parameters, still pending), or the 400 for a `charge_id` already taken.
  */
 export async function existingFor(
@@ -70,7 +70,7 @@ export async function existingFor(
   throw ApiError.field('charge_id', 'The charge id has already been taken.');
 }
 
-/** Only the fields that define the payment count: unknown fields are ignored (contract §4), so they cannot make a retry a duplicate. */
+/** Only the fields that define the payment count: unknown fields are ignored (docs/integrate/api-reference.md#tolerance), so they cannot make a retry a duplicate. */
 export function hashDirectRequest(
   kind: Charge['kind'],
   request: DirectRequest & { transaction_status?: string | undefined },

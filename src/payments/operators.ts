@@ -1,6 +1,6 @@
 import type { Operator } from '../shared/phone.ts';
 
-/** The operators of `GET /mobile-money`; merchants hard-code these ids and ref_ids (contract §8). */
+/** The operators of `GET /mobile-money`; merchants hard-code these ids and ref_ids (docs/integrate/api-reference.md#operators). */
 export const OPERATORS = [
   {
     id: 1,

@@ -47,7 +47,7 @@ function merchantRedirect(state: CardAuthenticationState): string {
 }
 
 /**
- * The 3-D Secure page of direct card charges (contract §10.2): asks for the one-time code (or,
+ * The 3-D Secure page of direct card charges (docs/integrate/api-reference.md#3-d-secure): asks for the one-time code (or,
  * for a live card, sends the browser on to its acquirer's own page, which sends it back to the
  * return route), then sends the browser back to the merchant. Its form carries the checkout page's double-submit token
  * (its cookie scoped to `/3ds`) and is refused from foreign origins; the page has the checkout's

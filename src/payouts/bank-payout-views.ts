@@ -14,7 +14,7 @@ export function recipientDetails(recipient: Recipient) {
 }
 
 /**
- * A payout through the banks list (contract §10.3): the record every payout shows, with its
+ * A payout through the banks list (docs/integrate/api-reference.md#bank-payouts): the record every payout shows, with its
  * recipient and `trace_id` (null: Lipira has none yet). Like PayChangu's, a payout to a bank
  * account shows `mobile` as "0"; one to a wallet shows the wallet's masked number.
  */

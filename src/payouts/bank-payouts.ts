@@ -30,7 +30,7 @@ import {
   type Recipient,
 } from './recipient-repository.ts';
 
-/** What `POST /direct-charge/payouts/initialize` carries (contract §10.3), after validation. */
+/** What `POST /direct-charge/payouts/initialize` carries (docs/integrate/api-reference.md#bank-payouts), after validation. */
 export interface BankPayoutRequest {
   payout_method: 'bank_transfer';
   bank_uuid: string;
@@ -59,7 +59,7 @@ export interface Destination {
 }
 
 /**
- * A payout through the banks list (contract §10.3), with the money rules of every payout: amount
+ * A payout through the banks list (docs/integrate/api-reference.md#bank-payouts), with the money rules of every payout: amount
  * and fee reserved from the main balance in the transaction that records it (a 400 and no record
  * when the balance cannot cover them), then handed to the provider. It answers `pending`: the
  * provider's outcome arrives later (sandbox: after SANDBOX_MOBILE_DELAY, as `transaction_status`

@@ -2,7 +2,7 @@ import type { Operator } from '../shared/phone.ts';
 import { operatorByCode } from '../payments/operators.ts';
 
 /**
- * Where a payout through `/direct-charge/payouts` may go (contract §10.3): Malawi's banks, and
+ * Where a payout through `/direct-charge/payouts` may go (docs/integrate/api-reference.md#the-banks-list): Malawi's banks, and
  * the two wallets, whose account number is the mobile number. Merchants hard-code these uuids, so
  * each is fixed forever: National Bank of Malawi's is PayChangu's own, the other banks' were
  * drawn once for Lipira, and each wallet's is its operator's `ref_id` from `GET /mobile-money`,

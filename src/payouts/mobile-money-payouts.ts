@@ -28,7 +28,7 @@ export interface PayoutRequest extends DirectRequest {
 }
 
 /**
- * A payout to a wallet (contract §8): the amount plus the fee is reserved from the main balance
+ * A payout to a wallet (docs/integrate/api-reference.md#payouts-to-wallets): the amount plus the fee is reserved from the main balance
  * in the transaction that records it (refused, with no record, when the balance cannot cover
  * it), then the provider sends it and the outcome settles the reservation.
  */

@@ -28,7 +28,7 @@ import {
 
 const SUPPORTED_BANKS = PAYOUT_BANKS.map(({ uuid, name }) => ({ uuid, name }));
 
-/** Payouts to mobile money wallets (contract §8) and through the banks list (§10.3), from the main balance. */
+/** Payouts to mobile money wallets (docs/integrate/api-reference.md#payouts-to-wallets) and through the banks list (docs/integrate/api-reference.md#bank-payouts), from the main balance. */
 export function registerPayoutRoutes(app: App, payments: PaymentDeps, config: Config): void {
   const normalize = normalizing(normalizeBody);
 

@@ -16,7 +16,7 @@ export type Recipient = Pick<
 /** A payout's charge row with its recipient, as one row. */
 export type BankPayout = Charge & Recipient;
 
-/** Bank payouts a list page shows (contract §10.3). */
+/** Bank payouts a list page shows (docs/integrate/api-reference.md#listing-payouts). */
 export const BANK_PAYOUTS_PER_PAGE = 20;
 
 const RECIPIENT_COLUMNS = [

@@ -10,7 +10,7 @@ import type { Refund } from './refund-repository.ts';
 
 /**
  * Emits `api.refund` for a merchant refund that ended, succeeded or failed, in the transaction
- * that recorded the end: flat like the payment webhooks (contract §9), naming the refund, the
+ * that recorded the end: flat like the payment webhooks (docs/integrate/api-reference.md#webhook-events), naming the refund, the
  * payment it gives back (`charge_id`, and `tx_ref` for a checkout payment), the customer (whom a
  * receipt goes to) and what is refunded of the payment now.
  */

@@ -20,7 +20,7 @@ import { refundView } from './refund-views.ts';
 const INITIATED = 'Refund initiated successfully.';
 
 /**
- * Refunds (contract §10.2), with a secret key, in the key's mode: PayChangu's card refund route,
+ * Refunds (docs/integrate/api-reference.md#refunds), with a secret key, in the key's mode: PayChangu's card refund route,
  * and refunds of any successful payment by `charge_id` or checkout `tx_ref`, read back by id or by
  * payment.
  */

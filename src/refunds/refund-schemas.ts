@@ -52,7 +52,7 @@ const EXAMPLE = {
   completed_at: null,
 };
 
-/** A refund as merchants read it (contract §10.2). */
+/** A refund as merchants read it (docs/integrate/api-reference.md#refunds). */
 const RefundRecord = Type.Object({
   refund_id: Type.String(),
   charge_id: Type.String(),

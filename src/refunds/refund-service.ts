@@ -135,7 +135,7 @@ export interface RefundRequest {
 class RefundedMeanwhile extends Error {}
 
 /**
- * A refund the merchant asks for (contract §10.2), of all that is left of a successful payment or
+ * A refund the merchant asks for (docs/integrate/api-reference.md#refunds), of all that is left of a successful payment or
  * of part of it. In one transaction: the amount is counted on the charge (never beyond what was
  * paid, whatever runs at the same time), taken from the merchant's balance into `refunds_due`,
  * and the refund recorded; a refusal (too much, not enough balance) leaves nothing. The settler

@@ -2,7 +2,7 @@ import { toMajor } from '../shared/money.ts';
 import { formatNullableTimestamp, formatTimestamp } from '../shared/time.ts';
 import type { RefundWithCharge } from './refund-repository.ts';
 
-/** A refund as merchants read it (contract §10.2), on the API and the command line. */
+/** A refund as merchants read it (docs/integrate/api-reference.md#refunds), on the API and the command line. */
 export function refundView(refund: RefundWithCharge) {
   return {
     refund_id: refund.refund_id,

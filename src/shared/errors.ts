@@ -1,5 +1,5 @@
 /**
- * The one error table (contract §3). Every failure a client can see is one of these;
+ * The one error table (docs/integrate/api-reference.md#errors). Every failure a client can see is one of these;
  * anything else becomes `internal` and its details stay in the log.
  */
 export const ERRORS = {

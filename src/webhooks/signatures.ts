@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * The headers that let a receiver trust a webhook (contract §9):
+ * The headers that let a receiver trust a webhook (docs/integrate/api-reference.md#webhook-signatures):
  * - `Signature`: lowercase hex HMAC-SHA256 of the body, keyed with the webhook secret as text,
  *   which is what PayChangu integrations verify;
  * - Standard Webhooks `webhook-id`, `webhook-timestamp` and `webhook-signature`

@@ -21,7 +21,7 @@ import { startTcpProxy, type Cut } from './tcp-proxy.ts';
  * PostgreSQL goes away for a few seconds under load (issue 8). A real `lipira serve` reaches
  * its database through a TCP proxy, which cuts the link three ways in turn (reset and refuse,
  * reset and black-hole, silent freeze) while clients create, verify and pay sessions. Every
- * answer must be a success or the contract's 503; none may take longer than REQUEST_BOUND_MS;
+ * answer must be a success or the 503 of docs/integrate/api-reference.md#errors; none may take longer than REQUEST_BOUND_MS;
  * the same process serves normally again soon after each restore; and afterwards no record is
  * partial, no acknowledged create is missing, every paid session's webhook arrives and the
  * ledger balances. The database timeouts are the defaults (5 s to connect, 10 s per statement).
@@ -350,7 +350,7 @@ test(
 
 /**
  * `fetch` bounded by REQUEST_BOUND_MS (body included) and counted in `traffic`: a success is
- * any 2xx or 3xx; a 503 must carry Retry-After and the contract's envelope, or be a page for the
+ * any 2xx or 3xx; a 503 must carry Retry-After and the envelope (docs/integrate/api-reference.md#envelope), or be a page for the
  * checkout's pages.
  */
 function recordingFetch(realFetch: typeof fetch, traffic: Traffic): typeof fetch {

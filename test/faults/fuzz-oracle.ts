@@ -5,7 +5,7 @@ import type { RoutePlan } from './fuzz-routes.ts';
 /**
  * What every answer to a fuzz request must be, whatever was sent: an answer (no hang, no reset),
  * below 500, without a stack trace, internal detail or secret, with a request id, in the
- * contract's envelope when it is JSON, with any markup the request carried escaped when it is
+ * envelope (docs/integrate/api-reference.md#envelope) when it is JSON, with any markup the request carried escaped when it is
  * HTML; and, where the request alone decides the answer, that answer.
  */
 
@@ -101,7 +101,7 @@ function jsonProblems(plan: RoutePlan, answer: FuzzResponse): string[] {
     : ['is not the success envelope'];
 }
 
-/** A path the router could not take (too long a parameter, bad encoding) is the contract's 404 for any request. */
+/** A path the router could not take (too long a parameter, bad encoding) is the 404 of docs/integrate/api-reference.md#errors for any request. */
 const routeNotFound = (answer: FuzzResponse) => answer.status === 404 && answer.text.includes('"Route not found."');
 
 /** Node's limit on a request's line and headers (16 KiB), with room for the bytes our count leaves out. */

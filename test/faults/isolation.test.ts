@@ -60,7 +60,7 @@ interface Scope {
   marker: string;
   amount: number;
   sessions: Map<string, { status: string }>;
-  /** By charge_id; payouts show no customer names (spec §4.5); `bank`: made through the banks list; `transfer`: a bank transfer charge; `card`: a direct card charge. */
+  /** By charge_id; payouts show no customer names (docs/integrate/api-reference.md#charge-records); `bank`: made through the banks list; `transfer`: a bank transfer charge; `card`: a direct card charge. */
   charges: Map<string, { status: string; payout?: boolean; bank?: boolean; transfer?: boolean; card?: boolean }>;
   deliveries: Map<string, { txRef: string | null; chargeId: string | null }>;
   /** By refund_id: the refund of part of the scope's own paid charge (`paidOnly`), and how it stands. */

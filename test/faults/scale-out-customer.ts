@@ -4,7 +4,7 @@ import { CheckoutClient, type PageResponse } from '../helpers/checkout-client.ts
 import { currentBody } from '../helpers/fixtures.ts';
 import { FAULT, type Cluster, type Slot } from './scale-out-cluster.ts';
 
-/** A sandbox instrument (contract §7): its number decides the outcome. */
+/** A sandbox instrument (docs/integrate/api-reference.md#sandbox-test-instruments): its number decides the outcome. */
 export type Instrument = { method: 'card' | 'mobile'; number: string };
 
 export const CARD_PAYS: Instrument = { method: 'card', number: '4242 4242 4242 4242' };

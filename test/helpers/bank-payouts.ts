@@ -21,7 +21,7 @@ export function bankPayoutBody(overrides: Record<string, unknown> = {}): Record<
   };
 }
 
-/** What a bank payout record shows (contract §10.3), sorted. */
+/** What a bank payout record shows (docs/integrate/api-reference.md#bank-payouts), sorted. */
 export const BANK_PAYOUT_KEYS = [
   'amount',
   'attempts',

@@ -1,7 +1,7 @@
 import { uniqueRef } from './fixtures.ts';
 import { call, type ApiResponse, type TestGateway } from './gateway.ts';
 
-/** A bank transfer charge request (contract §10.1); override any field. */
+/** A bank transfer charge request (docs/integrate/api-reference.md#bank-transfer-charges); override any field. */
 export function bankTransferBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     payment_method: 'mobile_bank_transfer',

@@ -4,14 +4,14 @@ import { CheckoutClient, type PageResponse } from './checkout-client.ts';
 import { uniqueRef } from './fixtures.ts';
 import { call, type ApiResponse, type TestGateway } from './gateway.ts';
 
-/** The sandbox's cards (contract §7) as merchants type them. */
+/** The sandbox's cards (docs/integrate/api-reference.md#sandbox-test-instruments) as merchants type them. */
 export const TEST_CARD_NUMBERS = {
   visaSuccess: '4242 4242 4242 4242',
   mastercardSuccess: '5555 5555 5555 4444',
   declined: '4000 0000 0000 0002',
 } as const;
 
-/** A direct card charge request (contract §10.2) with the Visa success card; override any field. */
+/** A direct card charge request (docs/integrate/api-reference.md#card-charges) with the Visa success card; override any field. */
 export function cardBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     card_number: TEST_CARD_NUMBERS.visaSuccess,

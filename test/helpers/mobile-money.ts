@@ -9,11 +9,11 @@ import { uniqueRef } from './fixtures.ts';
 import { call, type ApiResponse, type TestGateway } from './gateway.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
-/** The operator ids merchants hard-code (contract §8). */
+/** The operator ids merchants hard-code (docs/integrate/api-reference.md#operators). */
 export const AIRTEL_REF = '20be6c20-adeb-4b5b-a7ba-0769820df4fb';
 export const TNM_REF = '27494cb5-ba9e-437f-a114-4e7a7686bcca';
 
-/** The sandbox test numbers (contract §7). */
+/** The sandbox test numbers (docs/integrate/api-reference.md#sandbox-test-instruments). */
 export const TEST_NUMBERS = {
   airtelSuccess: '0990000000',
   airtelFailed: '0990000001',
@@ -21,7 +21,7 @@ export const TEST_NUMBERS = {
   tnmFailed: '0899817566',
 } as const;
 
-/** What every mobile money record shows (spec §2.5). */
+/** What every mobile money record shows (docs/integrate/api-reference.md#charge-records). */
 export const RECORD_KEYS = [
   'amount',
   'attempts',

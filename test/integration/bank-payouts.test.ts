@@ -126,7 +126,7 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
-    test('initialize answers 201 with the §10.3 transaction, pending, and reserves the amount and its 1 % fee at once', async () => {
+    test('initialize answers 201 with the bank payout transaction, pending, and reserves the amount and its 1 % fee at once', async () => {
       const merchant = await fundedMerchant();
       const body = bankPayoutBody({ amount: '1000', currency: 'MWK' });
       const res = await initializeBankPayout(ctx.gw, merchant.test_secret_key, body);

@@ -551,7 +551,7 @@ for (const kind of DATABASE_KINDS) {
         );
       });
 
-      // A charge_id of only dots passes the contract's character rule, but HTTP clients resolve
+      // A charge_id of only dots passes the character rule of docs/integrate/api-reference.md#references, but HTTP clients resolve
       // `/payments/../verify` as a dot-segment, so such a charge can never be verified or shown.
       test('a charge_id made only of dots is refused at create', async () => {
         for (const chargeId of ['.', '..']) {
@@ -893,7 +893,7 @@ for (const kind of DATABASE_KINDS) {
         assert.equal((await chargeRows(ctx.gw, ctx.merchant.id, String(body.charge_id))).length, 1);
       });
 
-      // Contract §4 says unknown fields are ignored, yet the direct-charge request hash includes them
+      // docs/integrate/api-reference.md#tolerance says unknown fields are ignored, yet the direct-charge request hash includes them
       // (src/payments/direct-records.ts hashDirectRequest spreads the whole body): a retry that carries
       // an extra field is answered as a duplicate. Checkout sessions hash only known fields.
       test('an unknown field does not turn a retry into a duplicate', async () => {

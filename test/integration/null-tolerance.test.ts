@@ -6,7 +6,7 @@ import { call, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
 import { chargeBody, fundMainBalance, payoutBody } from '../helpers/mobile-money.ts';
 
 /**
- * Contract §4: an optional field may be absent or JSON `null`, at any depth of the structured
+ * docs/integrate/api-reference.md#tolerance: an optional field may be absent or JSON `null`, at any depth of the structured
  * objects (`customer`, `customization`), in both generations and on the direct charge and payout
  * bodies. Real clients send such nulls: the Ruby gem and a PHP client send
  * `customization: {title: null, description: null}` when the merchant set no title. `meta` is the

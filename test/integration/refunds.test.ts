@@ -34,7 +34,7 @@ import {
 import { payByCard, payByMobileMoney } from '../helpers/payments.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 
-/** The refund as merchants read it (contract §10.2). */
+/** The refund as merchants read it (docs/integrate/api-reference.md#refunds). */
 const REFUND_KEYS = ['amount', 'charge_id', 'completed_at', 'created_at', 'currency', 'reason', 'refund_id', 'status'];
 const OVER_BALANCE = {
   status: 'failed',

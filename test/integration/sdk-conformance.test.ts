@@ -442,7 +442,7 @@ for (const kind of DATABASE_KINDS) {
 
       test("mobile money: its direct_charge_mobile_money path (POST /mobilemoney) is no PayChangu route, and the gem reads our 404's message", async () => {
         // lib/paychangu.rb `direct_charge_mobile_money`: API_ENDPOINTS[:direct_charge_momo] is
-        // "mobilemoney", a path PayChangu does not have either (reference §0: added in 2025 without a source).
+        // "mobilemoney", a path PayChangu does not have either (the gem's June 2025 additions call paths no PayChangu documentation has).
         const answered = await send(base(), {
           method: 'POST',
           path: '/mobilemoney',

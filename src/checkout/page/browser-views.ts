@@ -1,5 +1,5 @@
 /**
- * The pages of the browser integrations (contract §10.4): the end of a payment shown in the
+ * The pages of the browser integrations (docs/integrate/api-reference.md#browser-integrations): the end of a payment shown in the
  * inline popup, and the HTML checkout form's refusals. Merchant and customer text is escaped here.
  */
 import { readFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { escapeHtml } from '../../shared/html.ts';
 import { ICONS } from './icons.ts';
 import { page, statusBlock } from './layout.ts';
 
-/** What a framed session's last page posts to the merchant's page (and where the browser then goes, as §7). */
+/** What a framed session's last page posts to the merchant's page (and where the browser then goes: docs/integrate/api-reference.md#redirects). */
 export interface FrameResult {
   tx_ref: string;
   status: 'success' | 'failed';

@@ -21,7 +21,7 @@
         origin,
       );
     } else if (result.redirect_url) {
-      // Opened outside a frame: go where the hosted page would have gone (contract §7).
+      // Opened outside a frame: go where the hosted page would have gone (docs/integrate/api-reference.md#redirects).
       window.location.replace(result.redirect_url);
     }
   });

@@ -1,5 +1,5 @@
 /* global document, window, fetch */
-// The inline popup (contract §10.4), served as /js/popup.js for merchants' pages:
+// The inline popup (docs/integrate/api-reference.md#inline-popup), served as /js/popup.js for merchants' pages:
 //
 //   PaychanguCheckout({ public_key, tx_ref, amount, currency, callback_url, return_url,
 //     customer: { email, first_name, last_name }, customization: { title, description, logo },

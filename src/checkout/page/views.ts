@@ -1,5 +1,5 @@
 /**
- * The hosted checkout's HTML (contract §7). Server-rendered, no framework, no third-party
+ * The hosted checkout's HTML (docs/integrate/api-reference.md#the-hosted-checkout). Server-rendered, no framework, no third-party
  * asset; every merchant-supplied string goes through escapeHtml. The pages work without
  * JavaScript; checkout.js only adds method tabs, operator detection and the approval poll.
  * Signatures are the contract with src/checkout/checkout-page-routes.ts.

@@ -31,7 +31,7 @@ export interface PaychanguOptions {
 }
 
 /**
- * An upstream gateway speaking PayChangu's merchant API (contract §8, §10), used through the
+ * An upstream gateway speaking PayChangu's merchant API (docs/integrate/api-reference.md#paychangu-compatibility), used through the
  * operator's own merchant account there for the channels the operator has no direct acquirer
  * for. Every request carries our reference as its `charge_id`, so PayChangu answers a resend
  * with the record it already has; a record that has already ended is answered as a duplicate,

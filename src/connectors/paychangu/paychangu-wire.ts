@@ -11,7 +11,7 @@ import type { BankTransferPayer, FailureCode } from '../provider.ts';
 import type { MalawiMobile, Operator } from '../../shared/phone.ts';
 
 /**
- * PayChangu's JSON, both ways (contract §8, §10): the requests each flow sends and how each answer
+ * PayChangu's JSON, both ways (docs/integrate/api-reference.md#paychangu-compatibility): the requests each flow sends and how each answer
  * reads as a `Step`. Nothing outside this folder knows a PayChangu field name.
  */
 
@@ -207,7 +207,7 @@ export function refundStepAmong(answer: Answer, reference: string): Step {
   return found ? recordStep({ data: found }) : pending('PayChangu lists no refund with our reference (yet)');
 }
 
-/** Which of our records an authenticated webhook is about (contract §9, §10.2). */
+/** Which of our records an authenticated webhook is about (docs/integrate/api-reference.md#webhook-events, docs/integrate/api-reference.md#refunds). */
 export function callbackSubject(body: unknown): CallbackVerdict {
   const event = objectOf(body);
   const eventType = textOf(event?.event_type);

@@ -13,7 +13,7 @@ import type {
   StartResult,
 } from '../provider.ts';
 
-/** The test numbers and cards of contract §7, and what each one does. */
+/** The test numbers and cards of docs/integrate/api-reference.md#sandbox-test-instruments, and what each one does. */
 export const TEST_MOBILE_NUMBERS = [
   { number: '0990000000', operator: 'Airtel Money', outcome: 'success' },
   { number: '0990000001', operator: 'Airtel Money', outcome: 'failed' },

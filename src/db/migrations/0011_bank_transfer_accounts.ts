@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * The one-time account a bank transfer charge is paid into (contract §10.1), beside its charge
+ * The one-time account a bank transfer charge is paid into (docs/integrate/api-reference.md#bank-transfer-charges), beside its charge
  * row, and who paid it once a transfer arrived. The account number is unique across the gateway:
  * a transfer is matched to its charge by the number alone.
  */
