@@ -1,5 +1,6 @@
 import { Migrator, type Migration } from 'kysely';
-import { openDatabase, type Database, type DatabaseLimits } from './database.ts';
+import { openDatabase, type Database, type DatabaseLimits, type Dialect } from './database.ts';
+import { inNumberOrder } from './migration-order.ts';
 import { coreMigration } from './migrations/0001_core.ts';
 import { paymentsMigration } from './migrations/0002_payments.ts';
 import { deliveriesMigration } from './migrations/0003_deliveries.ts';
@@ -9,6 +10,7 @@ import { attemptSlotAndRefundsMigration } from './migrations/0007_attempt_slot_a
 import { failureCodeMigration } from './migrations/0008_failure_code.ts';
 import { refundTotalsMigration } from './migrations/0009_refund_totals.ts';
 import { payoutRecipientsMigration } from './migrations/0010_payout_recipients.ts';
+import { bankTransferAccountsMigration } from './migrations/0011_bank_transfer_accounts.ts';
 import { cardAuthenticationsMigration } from './migrations/0012_card_authentications.ts';
 import { sessionFrameOriginMigration } from './migrations/0013_session_frame_origin.ts';
 import { reviewFlagsMigration } from './migrations/0014_review_flags.ts';
@@ -18,30 +20,38 @@ import { merchantBrandingMigration } from './migrations/0017_merchant_branding.t
 import { workNoticesMigration } from './migrations/0018_work_notices.ts';
 import { callbackAsksMigration } from './migrations/0019_callback_asks.ts';
 import { teamInvitationsMigration } from './migrations/0020_team_invitations.ts';
-import { bankTransferAccountsMigration } from './migrations/0011_bank_transfer_accounts.ts';
+
+/**
+ * Every migration under the name existing databases record it by, ordered by the number in that
+ * name; a skipped or repeated number stops the start (src/db/migration-order.ts).
+ */
+const MIGRATIONS = inNumberOrder<{ name: string; of: (dialect: Dialect) => Migration }>([
+  { name: '0001_core', of: coreMigration },
+  { name: '0002_payments', of: () => paymentsMigration },
+  { name: '0003_deliveries', of: deliveriesMigration },
+  { name: '0004_ledger', of: ledgerMigration },
+  { name: '0005_session_status_index', of: () => sessionStatusIndexMigration },
+  { name: '0007_attempt_slot_and_refunds', of: () => attemptSlotAndRefundsMigration },
+  { name: '0008_failure_code', of: () => failureCodeMigration },
+  { name: '0009_refund_totals', of: () => refundTotalsMigration },
+  { name: '0010_payout_recipients', of: () => payoutRecipientsMigration },
+  { name: '0011_bank_transfer_accounts', of: () => bankTransferAccountsMigration },
+  { name: '0012_card_authentications', of: () => cardAuthenticationsMigration },
+  { name: '0013_session_frame_origin', of: () => sessionFrameOriginMigration },
+  { name: '0014_review_flags', of: () => reviewFlagsMigration },
+  { name: '0015_users', of: usersMigration },
+  { name: '0016_dashboard_payment_indexes', of: () => dashboardPaymentIndexesMigration },
+  { name: '0017_merchant_branding', of: () => merchantBrandingMigration },
+  { name: '0018_work_notices', of: workNoticesMigration },
+  { name: '0019_callback_asks', of: () => callbackAsksMigration },
+  { name: '0020_team_invitations', of: () => teamInvitationsMigration },
+]);
+
+/** The migrations' names, first to last. */
+export const migrationNames = (): string[] => MIGRATIONS.map(({ name }) => name);
 
 function migrationsFor(database: Database): Record<string, Migration> {
-  return {
-    '0001_core': coreMigration(database.dialect),
-    '0002_payments': paymentsMigration,
-    '0003_deliveries': deliveriesMigration(database.dialect),
-    '0004_ledger': ledgerMigration(database.dialect),
-    '0005_session_status_index': sessionStatusIndexMigration,
-    '0007_attempt_slot_and_refunds': attemptSlotAndRefundsMigration,
-    '0008_failure_code': failureCodeMigration,
-    '0009_refund_totals': refundTotalsMigration,
-    '0010_payout_recipients': payoutRecipientsMigration,
-    '0012_card_authentications': cardAuthenticationsMigration,
-    '0013_session_frame_origin': sessionFrameOriginMigration,
-    '0014_review_flags': reviewFlagsMigration,
-    '0011_bank_transfer_accounts': bankTransferAccountsMigration,
-    '0015_users': usersMigration(database.dialect),
-    '0016_dashboard_payment_indexes': dashboardPaymentIndexesMigration,
-    '0017_merchant_branding': merchantBrandingMigration,
-    '0018_work_notices': workNoticesMigration(database.dialect),
-    '0019_callback_asks': callbackAsksMigration,
-    '0020_team_invitations': teamInvitationsMigration,
-  };
+  return Object.fromEntries(MIGRATIONS.map(({ name, of }) => [name, of(database.dialect)]));
 }
 
 function migratorFor(database: Database): Migrator {

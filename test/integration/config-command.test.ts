@@ -5,11 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import { lipira, ROOT } from '../helpers/cli.ts';
 import { temporaryFolder, type TemporaryFolder } from '../helpers/temp-folders.ts';
 
-/** The README's configuration table: each variable with the default it documents, in its order. */
+/** The settings reference (docs/settings.md): each variable with the default it documents, in its order. */
 function documentedDefaults(): Map<string, string> {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Configuration\n');
-  const table = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const table = fs.readFileSync(path.join(ROOT, 'docs/settings.md'), 'utf8');
   return new Map([...table.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((row) => [row[1]!, row[2]!.trim()]));
 }
 
@@ -25,11 +23,11 @@ describe('lipira config', () => {
   });
   after(() => cwd.remove());
 
-  /** The default the README documents, as `lipira config` run in `dir` must show it. */
+  /** The default the reference documents, as `lipira config` run in `dir` must show it. */
   function expectedDefault(cell: string, dir: string): string | null {
     if (cell === '(unset)') return null;
     const value = /^`([^`]+)`$/.exec(cell)?.[1];
-    assert.ok(value, `the README documents a default as \`value\` or (unset), not ${cell}`);
+    assert.ok(value, `the reference documents a default as \`value\` or (unset), not ${cell}`);
     if (value === 'http://HOST:PORT')
       return `http://${documented.get('HOST')!.slice(1, -1)}:${documented.get('PORT')!.slice(1, -1)}`;
     // Relative paths are resolved against the working directory.
@@ -39,7 +37,7 @@ describe('lipira config', () => {
     );
   }
 
-  test("--json shows every variable of the README's table, in its order, with the default the README gives", async () => {
+  test('--json shows every variable of docs/settings.md, in its order, with the default it gives', async () => {
     const result = await lipira(['config', '--json'], unset, cwd.dir);
     assert.equal(result.code, 0, result.stderr);
     const shown = JSON.parse(result.stdout);

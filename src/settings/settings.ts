@@ -1,0 +1,404 @@
+import {
+  databaseUrl,
+  duration,
+  feePercent,
+  folder,
+  headerName,
+  httpUrl,
+  integer,
+  onOff,
+  oneOf,
+  optionalText,
+  pemPublicKey,
+  publicBaseUrl,
+  schedule,
+  serverUrl,
+  text,
+  timeZone,
+  type Kind,
+} from './kinds.ts';
+import { liveRoutes } from './live-routes.ts';
+
+/** One environment variable Lipira reads: how it is parsed and shown, its default, what it means. */
+export interface Setting<Field extends string = string, T = unknown> {
+  /** The property of `Config` (src/config.ts) that holds the parsed value. */
+  field: Field;
+  variable: string;
+  kind: Kind<T>;
+  /** The value taken when the variable is unset or empty, as one would write it; null: none. */
+  default: string | null;
+  /** How docs/settings.md writes a default that the kind works out from other settings. */
+  defaultShown?: string;
+  /** `lipira config` shows `****` instead of its value. */
+  secret?: true;
+  /** The settings reference's words for it (Markdown). */
+  meaning: string;
+}
+
+const setting = <const Field extends string, T>(field: Field, entry: Omit<Setting<Field, T>, 'field'>) => ({
+  field,
+  ...entry,
+});
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * Every setting, in the order `lipira config` and docs/settings.md list them and `loadConfig`
+ * parses them (a setting may read those above it). docs/settings.md is made from this table by
+ * `npm run docs:settings`.
+ */
+export const SETTINGS = [
+  setting('host', {
+    variable: 'HOST',
+    kind: text,
+    default: '127.0.0.1',
+    meaning: 'Address the HTTP server listens on.',
+  }),
+  setting('port', {
+    variable: 'PORT',
+    kind: integer(0, 65535),
+    default: '8000',
+    meaning: 'TCP port the HTTP server listens on.',
+  }),
+  setting('publicBaseUrl', {
+    variable: 'PUBLIC_BASE_URL',
+    kind: publicBaseUrl,
+    default: null,
+    defaultShown: 'http://HOST:PORT',
+    meaning:
+      'Public origin used in `checkout_url` and redirects. With `https://`, every answer carries `Strict-Transport-Security: max-age=31536000` (docs/deployment.md, HTTPS and headers).',
+  }),
+  setting('databaseUrl', {
+    variable: 'DATABASE_URL',
+    kind: databaseUrl,
+    default: 'sqlite:./data/lipira.db',
+    meaning:
+      '`sqlite:PATH` (relative to the working directory, or absolute) or `postgres://USER@HOST:PORT/DB` (the database is created if missing). Migrations run on start.',
+  }),
+  setting('databaseConnectTimeoutMs', {
+    variable: 'DATABASE_CONNECT_TIMEOUT',
+    kind: duration(),
+    default: '5s',
+    meaning:
+      'PostgreSQL, `lipira serve`: longest a request waits for a database connection (a free one in the pool, or a new one); then it is answered 503.',
+  }),
+  setting('databaseQueryTimeoutMs', {
+    variable: 'DATABASE_QUERY_TIMEOUT',
+    kind: duration(),
+    default: '10s',
+    meaning:
+      'PostgreSQL, `lipira serve`: longest a statement may run (the migrations at start too: run `lipira migrate` first for a long one) and the server keeps a transaction of ours open with no statement coming; an answer that never comes is given up 1 s later, with a 503.',
+  }),
+  setting('logLevel', {
+    variable: 'LOG_LEVEL',
+    kind: oneOf(LOG_LEVELS),
+    default: 'info',
+    meaning:
+      'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`. At `info` and below every request is logged in one line (route, status, latency, merchant, request id); at `warn` only what goes wrong.',
+  }),
+  setting('bodyLimitBytes', {
+    variable: 'BODY_LIMIT',
+    kind: integer(1024, 16 * 1024 * 1024),
+    default: '65536',
+    meaning: 'Largest request body in bytes; larger gets `413`.',
+  }),
+  setting('defaultFeeBasisPoints', {
+    variable: 'DEFAULT_FEE_PERCENT',
+    kind: feePercent,
+    default: '3',
+    meaning: 'Fee percentage given to new merchants (0–100, two decimals at most).',
+  }),
+  setting('checkoutTtlMs', {
+    variable: 'CHECKOUT_TTL',
+    kind: duration(),
+    default: '24h',
+    meaning: 'How long a checkout session stays payable (`30m`, `24h`, `7d`, …); then it is `failed`.',
+  }),
+  setting('checkoutMaxFailedAttempts', {
+    variable: 'CHECKOUT_MAX_FAILED_ATTEMPTS',
+    kind: integer(1, 20),
+    default: '3',
+    meaning: 'The failed attempt that ends a session (1–20).',
+  }),
+  setting('sandboxMobileDelayMs', {
+    variable: 'SANDBOX_MOBILE_DELAY',
+    kind: duration(true),
+    default: '3s',
+    meaning:
+      'How long a test-mode mobile money payment (or bank payout) waits before it completes (`0`, `500ms`, `3s`).',
+  }),
+  setting('workers', {
+    variable: 'WORKERS',
+    kind: onOff,
+    default: 'on',
+    meaning:
+      'Whether this process runs the background workers (settling charges, webhooks, emails, settlement). `off` for processes that only serve requests beside others that run them.',
+  }),
+  setting('workerIntervalMs', {
+    variable: 'WORKER_INTERVAL',
+    kind: duration(),
+    default: '250ms',
+    meaning:
+      "How often the background workers look for due work they were not told of. Each is woken as its work is written: on SQLite by this process's writes, on PostgreSQL by any process's commits (LISTEN/NOTIFY), so the interval is a safety net (work written to a SQLite file by another process, a lost notification).",
+  }),
+  setting('webhookTimeoutMs', {
+    variable: 'WEBHOOK_TIMEOUT',
+    kind: duration(),
+    default: '15s',
+    meaning: 'How long one webhook try may take.',
+  }),
+  setting('webhookRetryScheduleMs', {
+    variable: 'WEBHOOK_RETRY_SCHEDULE',
+    kind: schedule,
+    default: '5s,5m,30m,2h,5h,10h,10h',
+    meaning: 'Waits between webhook tries; after the last the delivery is `failed`.',
+  }),
+  setting('webhookAllowLoopback', {
+    variable: 'WEBHOOK_ALLOW_LOOPBACK',
+    kind: onOff,
+    default: 'off',
+    meaning:
+      '`on` lets **test-mode** webhooks go to loopback (127.0.0.0/8, `::1`, `localhost`) for local development; their answers are not stored. Live webhooks never go to a non-public address.',
+  }),
+  setting('smtpUrl', {
+    variable: 'SMTP_URL',
+    kind: serverUrl(/^smtps?:\/\/[^/]+/, 'smtp://user:pass@host:587 or smtps://host:465'),
+    default: null,
+    meaning:
+      '`smtp://user:pass@host:587` or `smtps://…` to send receipts by SMTP; unset writes `.eml` files to `OUTBOX_DIR`.',
+  }),
+  setting('emailFrom', {
+    variable: 'EMAIL_FROM',
+    kind: text,
+    default: 'Lipira <receipts@lipira.localhost>',
+    meaning: 'Sender of receipt emails.',
+  }),
+  setting('outboxDir', {
+    variable: 'OUTBOX_DIR',
+    kind: folder,
+    default: './data/outbox',
+    meaning:
+      "Where receipts are written when no `SMTP_URL` is set, and test payments' customer receipts always (see `TEST_RECEIPTS_TO_CUSTOMERS`).",
+  }),
+  setting('testReceiptsToCustomers', {
+    variable: 'TEST_RECEIPTS_TO_CUSTOMERS',
+    kind: onOff,
+    default: 'off',
+    meaning:
+      "`on` sends test payments' customer receipts to the customer's address like live ones; off, they are only written to `OUTBOX_DIR`.",
+  }),
+  setting('emailRetryScheduleMs', {
+    variable: 'EMAIL_RETRY_SCHEDULE',
+    kind: schedule,
+    default: '5s,1m,5m,30m,2h,5h',
+    meaning: 'Waits between tries when the SMTP server is unreachable.',
+  }),
+  setting('payoutFeeBasisPoints', {
+    variable: 'PAYOUT_FEE_PERCENT',
+    kind: feePercent,
+    default: '1',
+    meaning: 'Fee on payouts, reserved from the main balance with the amount (0–100).',
+  }),
+  setting('settlementIntervalMs', {
+    variable: 'SETTLEMENT_INTERVAL',
+    kind: duration(),
+    default: '24h',
+    meaning: 'How often collected money moves from collection to main balances (T+1).',
+  }),
+  setting('metricsToken', {
+    variable: 'METRICS_TOKEN',
+    kind: optionalText,
+    default: null,
+    secret: true,
+    meaning: 'When set, `GET /metrics` needs `Authorization: Bearer <token>`.',
+  }),
+  setting('rateLimitPerSecond', {
+    variable: 'RATE_LIMIT_PER_SECOND',
+    kind: integer(1, 1_000_000),
+    default: '100',
+    meaning: 'Sustained requests per second allowed per secret key.',
+  }),
+  setting('rateLimitBurst', {
+    variable: 'RATE_LIMIT_BURST',
+    kind: integer(1, 1_000_000),
+    default: '200',
+    meaning: 'How many requests a key may make at once above the sustained rate.',
+  }),
+  setting('rateLimitPerAddressPerSecond', {
+    variable: 'RATE_LIMIT_PER_ADDRESS_PER_SECOND',
+    kind: integer(1, 1_000_000),
+    default: '100',
+    meaning:
+      "Sustained requests per second allowed per client address for requests without a valid key (hosted pages, status polls, unknown keys). Generous: customers behind one carrier's NAT share an address, and a waiting page polls every second.",
+  }),
+  setting('rateLimitAddressBurst', {
+    variable: 'RATE_LIMIT_ADDRESS_BURST',
+    kind: integer(1, 1_000_000),
+    default: '400',
+    meaning: 'How many such requests an address may make at once above the sustained rate.',
+  }),
+  setting('clientAddressHeader', {
+    variable: 'CLIENT_ADDRESS_HEADER',
+    kind: headerName,
+    default: null,
+    meaning:
+      "Behind a reverse proxy: the header it writes the client's address into (e.g. `x-forwarded-for`); the last entry, the one the proxy added, is the client. Unset: the connection's address. Set it only when every request comes through a proxy that adds to this header, or clients pick their own address.",
+  }),
+  setting('redisUrl', {
+    variable: 'REDIS_URL',
+    kind: serverUrl(/^rediss?:\/\/[^/]+/, 'redis://127.0.0.1:6379'),
+    default: null,
+    meaning: '`redis://host:6379`: share rate-limit counters between processes; in memory when unset.',
+  }),
+  setting('requestTimeoutMs', {
+    variable: 'REQUEST_TIMEOUT',
+    kind: duration(),
+    default: '30s',
+    meaning: 'Longest a request may take to arrive in full.',
+  }),
+  setting('headersTimeoutMs', {
+    variable: 'HEADERS_TIMEOUT',
+    kind: duration(),
+    default: '10s',
+    meaning: 'Longest a client may take to send its headers.',
+  }),
+  setting('keepAliveTimeoutMs', {
+    variable: 'KEEP_ALIVE_TIMEOUT',
+    kind: duration(),
+    default: '72s',
+    meaning: "How long an idle keep-alive connection stays open (above common load balancers' 60 s).",
+  }),
+  setting('maxConnections', {
+    variable: 'MAX_CONNECTIONS',
+    kind: integer(1, 1_000_000),
+    default: '2048',
+    meaning:
+      'Most connections open at once per process; one arriving over it is closed at once (and a warning logged, at most every 10 s).',
+  }),
+  setting('maxConnectionsPerAddress', {
+    variable: 'MAX_CONNECTIONS_PER_ADDRESS',
+    kind: integer(1, 1_000_000),
+    default: '256',
+    meaning:
+      "Most connections one client address (IPv6: its /64) holds open at once per process, so that one address cannot take all of `MAX_CONNECTIONS` from everyone else. A connection over it is closed on arrival; behind a proxy (`CLIENT_ADDRESS_HEADER`), whose own address is never capped, a connection counts for the client of its latest request, and the request that takes a client over the cap is answered `429` with `Connection: close`. Generous for an office or a carrier's NAT (a browser opens up to 6 connections to a host: 256 serve 40 such browsers at once, and many more at their usual one or two), yet 8 addresses are needed to fill the default `MAX_CONNECTIONS`.",
+  }),
+  setting('shutdownGraceMs', {
+    variable: 'SHUTDOWN_GRACE',
+    kind: duration(true),
+    default: '1s',
+    meaning: 'On SIGTERM, how long to keep serving while readiness fails, before closing the listener.',
+  }),
+  setting('timeZone', {
+    variable: 'TIMEZONE',
+    kind: timeZone,
+    default: 'Africa/Blantyre',
+    meaning:
+      'The IANA time zone of times shown to people: the hosted receipt page and receipt emails (`21 November 2026 at 16:33 CAT`). A zone the runtime does not know stops the start. API timestamps stay UTC.',
+  }),
+  setting('liveRoutes', {
+    variable: 'LIVE_ROUTES',
+    kind: liveRoutes,
+    default: null,
+    meaning:
+      'Which connector moves live money for each channel, as `channel:connector` pairs: channels `airtel`, `tnm` (mobile money by operator), `card`, `bank` (bank transfer charges and bank payouts), `payout` (payouts to wallets); connectors `airtel` (serves `airtel`, `payout`) and `paychangu` (any channel). E.g. `airtel:airtel,payout:airtel,tnm:paychangu,card:paychangu,bank:paychangu`. A live payment on a channel with no connector is refused before anything is recorded. See docs/connectors.md.',
+  }),
+  setting('connectorTimeoutMs', {
+    variable: 'CONNECTOR_TIMEOUT',
+    kind: duration(),
+    default: '30s',
+    meaning:
+      'Longest one request to an operator may take; after it the outcome is unknown, so the payment stays pending and is asked about later (never sent again).',
+  }),
+  setting('liveSyncFirstMs', {
+    variable: 'LIVE_SYNC_FIRST',
+    kind: duration(),
+    default: '10s',
+    meaning: 'When a pending live payment, refund or payout is first asked about; each later ask waits twice as long…',
+  }),
+  setting('liveSyncMaxMs', {
+    variable: 'LIVE_SYNC_MAX',
+    kind: duration(),
+    default: '10m',
+    meaning: '…up to this.',
+  }),
+  setting('liveReviewAfterMs', {
+    variable: 'LIVE_REVIEW_AFTER',
+    kind: duration(),
+    default: '30m',
+    meaning:
+      'A live payment, refund or payout with no final answer from its operator for this long is flagged for review (its logs, `lipira charges review`, the `lipira_live_in_review` metric); it is still asked about.',
+  }),
+  setting('airtelApiUrl', {
+    variable: 'AIRTEL_API_URL',
+    kind: httpUrl,
+    default: 'https://openapi.airtel.africa',
+    meaning: 'Airtel Money Open API (UAT: `https://openapiuat.airtel.africa`).',
+  }),
+  setting('airtelClientId', {
+    variable: 'AIRTEL_CLIENT_ID',
+    kind: optionalText,
+    default: null,
+    meaning: 'Airtel Open API client id; needed when `LIVE_ROUTES` uses `airtel`.',
+  }),
+  setting('airtelClientSecret', {
+    variable: 'AIRTEL_CLIENT_SECRET',
+    kind: optionalText,
+    default: null,
+    secret: true,
+    meaning: 'Its client secret (never logged).',
+  }),
+  setting('airtelCountry', {
+    variable: 'AIRTEL_COUNTRY',
+    kind: text,
+    default: 'MW',
+    meaning: 'The `X-Country` of every Airtel request.',
+  }),
+  setting('airtelCurrency', {
+    variable: 'AIRTEL_CURRENCY',
+    kind: text,
+    default: 'MWK',
+    meaning: 'The `X-Currency` of every Airtel request.',
+  }),
+  setting('airtelDisbursementPin', {
+    variable: 'AIRTEL_DISBURSEMENT_PIN',
+    kind: optionalText,
+    default: null,
+    secret: true,
+    meaning: "The disbursement account's PIN, sent RSA-encrypted with `AIRTEL_PUBLIC_KEY`; needed for `payout:airtel`.",
+  }),
+  setting('airtelPublicKey', {
+    variable: 'AIRTEL_PUBLIC_KEY',
+    kind: pemPublicKey,
+    default: null,
+    meaning: "Airtel's RSA public key, PEM (`-----BEGIN PUBLIC KEY-----…`); needed for `payout:airtel`.",
+  }),
+  setting('airtelCallbackSecret', {
+    variable: 'AIRTEL_CALLBACK_SECRET',
+    kind: optionalText,
+    default: null,
+    secret: true,
+    meaning:
+      "When Airtel's callback authentication is on: the key its callbacks' `hash` is made with; callbacks without a matching hash are refused.",
+  }),
+  setting('paychanguUpstreamUrl', {
+    variable: 'PAYCHANGU_UPSTREAM_URL',
+    kind: httpUrl,
+    default: 'https://api.paychangu.com',
+    meaning: 'The upstream PayChangu the `paychangu` connector uses.',
+  }),
+  setting('paychanguUpstreamSecretKey', {
+    variable: 'PAYCHANGU_UPSTREAM_SECRET_KEY',
+    kind: optionalText,
+    default: null,
+    secret: true,
+    meaning: "The operator's secret key at the upstream; needed when `LIVE_ROUTES` uses `paychangu`.",
+  }),
+  setting('paychanguUpstreamWebhookSecret', {
+    variable: 'PAYCHANGU_UPSTREAM_WEBHOOK_SECRET',
+    kind: optionalText,
+    default: null,
+    secret: true,
+    meaning:
+      "The upstream account's webhook secret: its webhooks to `/callbacks/paychangu` must carry a matching `Signature`.",
+  }),
+] as const;
