@@ -1,4 +1,4 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import type { CallbackVerdict, Connector, IncomingCallback } from '../connectors/connector.ts';
 import { refreshCharge } from '../payments/charge-completion.ts';
 import { findCharge, type Charge } from '../payments/charge-repository.ts';

@@ -24,11 +24,11 @@ import {
   startCardAttempt,
   startMobileMoneyAttempt,
   type AttemptResult,
-  type PaymentDeps,
 } from './checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { failureRedirect, merchantOrigins, successRedirect } from './checkout-redirects.ts';
 import { findPageSession, findSessionById, type CheckoutSession, type PageSession } from './checkout-repository.ts';
-import { REFERENCE_PATTERN } from './checkout-schemas.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import { expireIfDue } from './checkout-service.ts';
 import { sessionOutcome } from './session-outcome.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from '../web/csrf.ts';

@@ -1,4 +1,3 @@
-import type { Transact } from '../db/group-commit.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
@@ -22,8 +21,7 @@ import { transferExpiresAt } from '../payments/bank-transfer-expiry.ts';
 import { insertTransferAccount, recordPayer } from '../payments/bank-transfer-repository.ts';
 import { accountNameFor } from '../payments/bank-transfer-views.ts';
 import { collectionFee } from '../payments/fees.ts';
-import type { Connector } from '../connectors/connector.ts';
-import type { Outcome, ProviderFor, StartResult } from '../connectors/provider.ts';
+import type { Outcome, StartResult } from '../connectors/provider.ts';
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard } from '../shared/cards.ts';
 import { ids } from '../shared/ids.ts';
@@ -39,36 +37,12 @@ import { emitCheckoutPayment } from './checkout-events.ts';
 import { cardName } from './customer-names.ts';
 import * as sessions from './checkout-repository.ts';
 import type { CheckoutSession } from './checkout-repository.ts';
-
-export interface PaymentDeps {
-  db: Kysely<DB>;
-  /**
-   * Where the payment stories' writes commit: on SQLite grouped with the concurrent ones (one
-   * commit, one wait for the disk, and a turn of the event loop between groups); the work may
-   * run more than once and must write only through the handle it is given (see `Transact`).
-   */
-  transact: Transact;
-  providerFor: ProviderFor;
-  /** The live connectors by name, for their callbacks (the same instances the live provider asks). */
-  liveConnectors: ReadonlyMap<string, Connector>;
-  /** The failed attempt that ends a session (contract §7: the 3rd by default). */
-  maxFailedAttempts: number;
-  payoutFeeBasisPoints: number;
-  /** The gateway's `TIMEZONE`: receipts are written when a payment succeeds, with their times in it. */
-  timeZone: string;
-}
+import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../core/payment-deps.ts';
 
 /** An attempt either becomes a charge, or is refused with a message for the customer. */
 export type AttemptResult = { charge: Charge } | { refused: string; field?: string };
 
 type Details = Pick<Charge, 'channel' | 'operator' | 'mobile' | 'card_brand' | 'card_number' | 'card_expiry'>;
-
-/**
- * How long a charge recorded before its provider was asked (or a card code on its way to the
- * issuer) may go without an answer being recorded before the settler asks the provider about it:
- * only a crash in between leaves one that long.
- */
-export const ANSWER_RECOVERY_MS = 60_000;
 
 const ABANDONED_FOR_ANOTHER = 'This card payment was replaced by another payment before its one-time code was entered.';
 
@@ -101,14 +75,12 @@ export async function startMobileMoneyAttempt(
   };
   const sameWallet = requestHash({ channel: 'mobile_money', msisdn: mobile.msisdn });
   return attempt(deps, session, details, sameWallet, now, (charge) =>
-    deps
-      .providerFor(session.mode)
-      .startMobileMoney({
-        reference: charge.id,
-        mobile,
-        amountMinor: session.amount_minor,
-        currency: session.currency,
-      }),
+    deps.providerFor(session.mode).startMobileMoney({
+      reference: charge.id,
+      mobile,
+      amountMinor: session.amount_minor,
+      currency: session.currency,
+    }),
   );
 }
 
@@ -181,15 +153,13 @@ export async function startBankTransferAttempt(
     now,
     async (charge): Promise<StartResult> => {
       const expiresAt = transferExpiresAt(charge);
-      const started = await deps
-        .providerFor(session.mode)
-        .startBankTransfer({
-          reference: charge.id,
-          amountMinor: session.amount_minor,
-          currency: session.currency,
-          accountName: accountNameFor(merchantName),
-          expiresAt,
-        });
+      const started = await deps.providerFor(session.mode).startBankTransfer({
+        reference: charge.id,
+        amountMinor: session.amount_minor,
+        currency: session.currency,
+        accountName: accountNameFor(merchantName),
+        expiresAt,
+      });
       if (!started.accepted) return started;
       const account = {
         charge_ref: charge.id,

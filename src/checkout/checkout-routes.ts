@@ -13,9 +13,9 @@ import {
   LegacyCreateBody,
   LegacyCreateResponse,
   LegacyVerifyResponse,
-  REFERENCE_PATTERN,
   TxRefParams,
 } from './checkout-schemas.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import { createSession, sessionToVerify, verifySession, type CheckoutDeps } from './checkout-service.ts';
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { normalizing } from '../http/tolerance.ts';
@@ -60,13 +60,11 @@ export function registerCheckoutRoutes(
     async (request, reply) => {
       const { secret_key: _secret, ...fields } = request.body;
       const session = await createSession(deps, principalOf(request), { generation: 'legacy', ...fields });
-      return reply
-        .code(201)
-        .send(
-          success('Hosted payment session generated successfully.', {
-            checkout_url: checkoutUrl(config.publicBaseUrl, session),
-          }),
-        );
+      return reply.code(201).send(
+        success('Hosted payment session generated successfully.', {
+          checkout_url: checkoutUrl(config.publicBaseUrl, session),
+        }),
+      );
     },
   );
 

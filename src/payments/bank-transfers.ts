@@ -1,5 +1,5 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
-import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import { addLog, type LogEntry } from '../logs/log-repository.ts';
 import { findMerchant } from '../merchants/merchant-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';

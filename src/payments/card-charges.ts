@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../checkout/checkout-payments.ts';
+import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../core/payment-deps.ts';
 import { addLog, type LogEntry } from '../logs/log-repository.ts';
 import { findMerchant } from '../merchants/merchant-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';

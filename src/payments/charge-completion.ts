@@ -1,4 +1,5 @@
-import { completeCheckoutCharge, type PaymentDeps } from '../checkout/checkout-payments.ts';
+import { completeCheckoutCharge } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { expiredOutcome } from './bank-transfer-expiry.ts';
 import { findCharge, flagChargeForReview, type Charge } from './charge-repository.ts';
 import { recordStillPending } from './provider-asks.ts';

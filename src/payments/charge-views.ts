@@ -2,7 +2,7 @@ import type { LogEntry } from '../logs/log-repository.ts';
 import { OPERATOR_NAMES } from '../shared/phone.ts';
 import { formatNullableTimestamp, formatTimestamp } from '../shared/time.ts';
 import type { Charge } from './charge-repository.ts';
-import { operatorByCode } from './operators.ts';
+import { operatorByCode } from '../core/operators.ts';
 
 export const CHANNEL_NAMES: Record<Charge['channel'], string> = {
   mobile_money: 'Mobile Money',

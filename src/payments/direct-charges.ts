@@ -7,7 +7,7 @@ import { recordPayer } from './bank-transfer-repository.ts';
 import { transferAuthorization } from './bank-transfer-views.ts';
 import { emitChargeOutcome } from './charge-events.ts';
 import { discardUnstarted, finalizeCharge, findCharge, recordStarted, type Charge } from './charge-repository.ts';
-import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../checkout/checkout-payments.ts';
+import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../core/payment-deps.ts';
 import {
   existingFor,
   hashDirectRequest,

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { findDueRefunds } from '../refunds/refund-repository.ts';
 import { advanceRefund } from '../refunds/refund-service.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';

@@ -1,5 +1,5 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
-import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import { reservePayout } from '../ledger/ledger-service.ts';
 import { addLog, type LogEntry } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
@@ -141,15 +141,13 @@ async function handOver(
     accountName: recipient.account_name,
     accountNumber: destination.wallet?.msisdn ?? destination.accountNumber,
   };
-  const started = await deps
-    .providerFor(payout.mode)
-    .startBankPayout({
-      reference: payout.id,
-      recipient: to,
-      amountMinor: payout.amount_minor,
-      currency: payout.currency,
-      requestedOutcome,
-    });
+  const started = await deps.providerFor(payout.mode).startBankPayout({
+    reference: payout.id,
+    recipient: to,
+    amountMinor: payout.amount_minor,
+    currency: payout.currency,
+    requestedOutcome,
+  });
   if (!started.accepted)
     return (await completePayoutCharge(deps, payout, { status: 'failed', reason: started.message }, now)) ?? payout;
   await recordStarted(

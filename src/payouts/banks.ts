@@ -1,5 +1,5 @@
 import type { Operator } from '../shared/phone.ts';
-import { operatorByCode } from '../payments/operators.ts';
+import { operatorByCode } from '../core/operators.ts';
 
 /**
  * Where a payout through `/direct-charge/payouts` may go (contract §10.3): Malawi's banks, and

@@ -1,4 +1,4 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { reservePayout } from '../ledger/ledger-service.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -11,7 +11,7 @@ import {
   walletOf,
   type DirectRequest,
 } from '../payments/direct-records.ts';
-import { operatorByRef } from '../payments/operators.ts';
+import { operatorByRef } from '../core/operators.ts';
 import type { Outcome } from '../connectors/provider.ts';
 import { completePayoutCharge } from './payout-completion.ts';
 import {
@@ -72,15 +72,13 @@ export async function initializePayout(
   // A concurrent retry that got there first sends it; this request answers with its record.
   const payout = inserted.charge;
   if (!inserted.created) return payout;
-  const sent = await deps
-    .providerFor(owner.mode)
-    .payout({
-      reference: payout.id,
-      mobile: wallet,
-      amountMinor: payout.amount_minor,
-      currency: payout.currency,
-      requestedOutcome: request.transaction_status ?? 'successful',
-    });
+  const sent = await deps.providerFor(owner.mode).payout({
+    reference: payout.id,
+    mobile: wallet,
+    amountMinor: payout.amount_minor,
+    currency: payout.currency,
+    requestedOutcome: request.transaction_status ?? 'successful',
+  });
   if (sent.status === 'pending') {
     // The operator has not said how it went (a live operator's ambiguous answer): the settler asks.
     const recorded = await recordStarted(

@@ -1,4 +1,4 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { completePayout, releasePayout } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
 import { emitChargeOutcome } from '../payments/charge-events.ts';

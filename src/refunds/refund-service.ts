@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import { findSessionByTxRef } from '../checkout/checkout-repository.ts';
 import type { Database } from '../db/database.ts';
 import type { Transact } from '../db/group-commit.ts';

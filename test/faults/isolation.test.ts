@@ -13,7 +13,7 @@ import { claimAttemptSlot, countAttempt } from '../../src/checkout/checkout-repo
 import { insertChargeIfNew, type Charge } from '../../src/payments/charge-repository.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
 import { hashDirectRequest, insertDirectRecord } from '../../src/payments/direct-records.ts';
-import { paymentDeps } from '../../src/payments/payment-deps.ts';
+import { paymentDeps } from '../../src/core/payment-deps.ts';
 import { ids } from '../../src/shared/ids.ts';
 import { parseMalawiMobile } from '../../src/shared/phone.ts';
 import { cardBody, chargeCard, openThreeDs } from '../helpers/cards.ts';

@@ -3,7 +3,7 @@ import { after, describe, test } from 'node:test';
 import { verifyWebhook } from 'lipira';
 import { loadConfig } from '../../src/config.ts';
 import { refreshCharge } from '../../src/payments/charge-completion.ts';
-import { paymentDeps } from '../../src/payments/payment-deps.ts';
+import { paymentDeps } from '../../src/core/payment-deps.ts';
 import { CheckoutClient, alertOf, textOf } from '../helpers/checkout-client.ts';
 import { bankTransferBody, bankTransferDetails, initializeBankTransfer } from '../helpers/bank-transfers.ts';
 import { lipira } from '../helpers/cli.ts';

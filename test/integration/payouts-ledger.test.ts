@@ -7,7 +7,7 @@ import { createSession } from '../../src/checkout/checkout-service.ts';
 import { loadConfig } from '../../src/config.ts';
 import { checkLedger, creditCollection, reservePayout, settleCollections } from '../../src/ledger/ledger-service.ts';
 import { createMerchant } from '../../src/merchants/merchant-service.ts';
-import { paymentDeps } from '../../src/payments/payment-deps.ts';
+import { paymentDeps } from '../../src/core/payment-deps.ts';
 import { initializeBankPayout } from '../../src/payouts/bank-payouts.ts';
 import { movementOf } from '../../src/payouts/payout-reservation.ts';
 import { NBM_UUID } from '../helpers/bank-payouts.ts';
@@ -624,22 +624,20 @@ for (const kind of DATABASE_KINDS) {
           webhookUrl: null,
           feeBasisPoints: 300,
         });
-        await opened.db
-          .transaction()
-          .execute((trx) =>
-            creditCollection(
-              trx,
-              {
-                merchantId: merchant.id,
-                mode: 'test',
-                currency: 'MWK',
-                amountMinor: 1000_00,
-                feeMinor: 30_00,
-                reference: 'chg_throwaway',
-              },
-              Date.now(),
-            ),
-          );
+        await opened.db.transaction().execute((trx) =>
+          creditCollection(
+            trx,
+            {
+              merchantId: merchant.id,
+              mode: 'test',
+              currency: 'MWK',
+              amountMinor: 1000_00,
+              feeMinor: 30_00,
+              reference: 'chg_throwaway',
+            },
+            Date.now(),
+          ),
+        );
         const healthy = await lipira(['ledger', 'check'], { DATABASE_URL: throwaway.url });
         assert.equal(healthy.code, 0, healthy.stderr);
         const account = await opened.db
@@ -721,22 +719,20 @@ for (const kind of DATABASE_KINDS) {
           feeBasisPoints: 300,
         });
         const now = Date.now();
-        await opened.db
-          .transaction()
-          .execute((trx) =>
-            creditCollection(
-              trx,
-              {
-                merchantId: merchant.id,
-                mode: 'test',
-                currency: 'MWK',
-                amountMinor: 1000_00,
-                feeMinor: 30_00,
-                reference: 'chg_funding',
-              },
-              now,
-            ),
-          );
+        await opened.db.transaction().execute((trx) =>
+          creditCollection(
+            trx,
+            {
+              merchantId: merchant.id,
+              mode: 'test',
+              currency: 'MWK',
+              amountMinor: 1000_00,
+              feeMinor: 30_00,
+              reference: 'chg_funding',
+            },
+            now,
+          ),
+        );
         await settleCollections(opened.db, now);
         const deps = paymentDeps(loadConfig({ SANDBOX_MOBILE_DELAY: '1h' }), opened);
         const request = {

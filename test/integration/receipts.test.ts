@@ -9,7 +9,7 @@ import { startEmailWorker } from '../../src/emails/email-worker.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
 import { hashDirectRequest, insertDirectRecord } from '../../src/payments/direct-records.ts';
-import { paymentDeps } from '../../src/payments/payment-deps.ts';
+import { paymentDeps } from '../../src/core/payment-deps.ts';
 import { parseMalawiMobile } from '../../src/shared/phone.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { call, freePort, useTestGateway, type TestGateway } from '../helpers/gateway.ts';

@@ -15,7 +15,7 @@ import { createMerchant, type MerchantCredentials } from '../../src/merchants/me
 import { findCharge } from '../../src/payments/charge-repository.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
 import { hashDirectRequest, insertDirectRecord } from '../../src/payments/direct-records.ts';
-import { paymentDeps } from '../../src/payments/payment-deps.ts';
+import { paymentDeps } from '../../src/core/payment-deps.ts';
 import { refundPayment } from '../../src/refunds/refund-service.ts';
 import { ids } from '../../src/shared/ids.ts';
 import { parseMalawiMobile } from '../../src/shared/phone.ts';

@@ -6,7 +6,7 @@ import { settleCollections } from '../../src/ledger/ledger-service.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
 import { hashDirectRequest, insertDirectRecord } from '../../src/payments/direct-records.ts';
-import { paymentDeps } from '../../src/payments/payment-deps.ts';
+import { paymentDeps } from '../../src/core/payment-deps.ts';
 import { parseMalawiMobile } from '../../src/shared/phone.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { lipira, type CliResult } from '../helpers/cli.ts';

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { REFERENCE_PATTERN } from '../../checkout/checkout-schemas.ts';
+import { REFERENCE_PATTERN } from '../../core/charge-schemas.ts';
 import type { CheckoutSession } from '../../checkout/checkout-repository.ts';
 import type { DB, EmailsTable, EventsTable, LogsTable } from '../../db/schema.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
