@@ -1,8 +1,8 @@
 import type { PaymentDeps } from '../core/payment-deps.ts';
 import type { CallbackVerdict, Connector, IncomingCallback } from '../connectors/connector.ts';
-import { refreshCharge } from '../payments/charge-completion.ts';
-import { findCharge, type Charge } from '../payments/charge-repository.ts';
-import { claimCallbackAsk } from '../payments/provider-asks.ts';
+import { refreshCharge } from '../core/charge-completion.ts';
+import { findCharge, type Charge } from '../core/charge-repository.ts';
+import { claimCallbackAsk } from '../core/provider-asks.ts';
 import { findPendingRefundsAbout } from '../refunds/refund-repository.ts';
 import { advanceRefund } from '../refunds/refund-service.ts';
 import { ApiError } from '../shared/errors.ts';

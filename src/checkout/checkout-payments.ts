@@ -14,13 +14,12 @@ import {
   recordStarted,
   waiveFee,
   type Charge,
-} from '../payments/charge-repository.ts';
-import { describeMethod } from '../payments/charge-views.ts';
-import { newPendingCharge } from '../payments/pending-charge.ts';
-import { transferExpiresAt } from '../payments/bank-transfer-expiry.ts';
-import { insertTransferAccount, recordPayer } from '../payments/bank-transfer-repository.ts';
-import { accountNameFor } from '../payments/bank-transfer-views.ts';
-import { collectionFee } from '../payments/fees.ts';
+} from '../core/charge-repository.ts';
+import { describeMethod } from '../core/charge-views.ts';
+import { newPendingCharge } from '../core/pending-charge.ts';
+import { transferExpiresAt } from '../core/bank-transfer-expiry.ts';
+import { insertTransferAccount, recordPayer, accountNameFor } from '../core/bank-transfer-repository.ts';
+import { collectionFee } from '../core/fees.ts';
 import type { Outcome, StartResult } from '../connectors/provider.ts';
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard } from '../shared/cards.ts';
@@ -34,9 +33,9 @@ import {
 } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { emitCheckoutPayment } from './checkout-events.ts';
-import { cardName } from './customer-names.ts';
-import * as sessions from './checkout-repository.ts';
-import type { CheckoutSession } from './checkout-repository.ts';
+import { cardName } from '../core/customer-names.ts';
+import * as sessions from '../core/session-repository.ts';
+import type { CheckoutSession } from '../core/session-repository.ts';
 import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../core/payment-deps.ts';
 
 /** An attempt either becomes a charge, or is refused with a message for the customer. */

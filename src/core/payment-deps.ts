@@ -1,12 +1,9 @@
-import type { Config } from '../config.ts';
-import { liveConnectors } from '../connectors/live-connectors.ts';
-import { providersFor } from '../connectors/providers.ts';
-import type { Database } from '../db/database.ts';
-import type { Transact } from '../db/group-commit.ts';
-import type { DB } from '../db/schema.ts';
 import type { Kysely } from 'kysely';
 import type { Connector } from '../connectors/connector.ts';
-import type { ProviderFor } from '../connectors/provider.ts';
+import type { Outcome, ProviderFor } from '../connectors/provider.ts';
+import type { Transact } from '../db/group-commit.ts';
+import type { DB } from '../db/schema.ts';
+import type { Charge } from './charge-repository.ts';
 
 export interface PaymentDeps {
   db: Kysely<DB>;
@@ -24,6 +21,8 @@ export interface PaymentDeps {
   payoutFeeBasisPoints: number;
   /** The gateway's `TIMEZONE`: receipts are written when a payment succeeds, with their times in it. */
   timeZone: string;
+  /** How a charge ends in the story it belongs to; core dispatches, the stories live above it (see `src/payment-deps.ts`). */
+  completions: ChargeCompletions;
 }
 
 /**
@@ -33,16 +32,17 @@ export interface PaymentDeps {
  */
 export const ANSWER_RECOVERY_MS = 60_000;
 
-/** Everything the payment services need, from the config. */
-export function paymentDeps(config: Config, { db, transact }: Pick<Database, 'db' | 'transact'>): PaymentDeps {
-  const connectors = liveConnectors(config);
-  return {
-    db,
-    transact,
-    providerFor: providersFor(config, connectors.routes),
-    liveConnectors: connectors.byName,
-    maxFailedAttempts: config.checkoutMaxFailedAttempts,
-    payoutFeeBasisPoints: config.payoutFeeBasisPoints,
-    timeZone: config.timeZone,
-  };
+/** Records how a charge ended, with everything that follows in its story; null when it had already ended elsewhere. */
+export type CompleteCharge = (
+  deps: PaymentDeps,
+  charge: Charge,
+  outcome: Outcome,
+  now: number,
+) => Promise<Charge | null>;
+
+/** One completion per story: a checkout session's attempt, a direct charge, a payout. */
+export interface ChargeCompletions {
+  checkout: CompleteCharge;
+  direct: CompleteCharge;
+  payout: CompleteCharge;
 }

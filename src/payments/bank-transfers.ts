@@ -7,19 +7,19 @@ import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
 import { maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
-import { transferExpiresAt } from './bank-transfer-expiry.ts';
-import { accountNameFor } from './bank-transfer-views.ts';
+import { transferExpiresAt } from '../core/bank-transfer-expiry.ts';
 import {
+  accountNameFor,
   findBankTransferWithLogs,
   findTransferAccount,
   insertTransferAccount,
   type BankTransfer,
   type TransferAccount,
-} from './bank-transfer-repository.ts';
-import { completeCharge, refreshCharge } from './charge-completion.ts';
-import type { Charge } from './charge-repository.ts';
-import { newPendingCharge } from './pending-charge.ts';
-import { existingFor, insertUniqueRecord } from './direct-records.ts';
+} from '../core/bank-transfer-repository.ts';
+import { completeCharge, refreshCharge } from '../core/charge-completion.ts';
+import type { Charge } from '../core/charge-repository.ts';
+import { newPendingCharge } from '../core/pending-charge.ts';
+import { existingFor, insertUniqueRecord } from '../core/direct-records.ts';
 import type { BankTransferStart, Outcome } from '../connectors/provider.ts';
 import { SANDBOX_PAYER } from '../connectors/sandbox/sandbox-provider.ts';
 

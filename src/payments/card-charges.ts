@@ -16,13 +16,13 @@ import {
   recordWrongCode,
   type CardAuthentication,
 } from './card-authentication-repository.ts';
-import { refreshCharge } from './charge-completion.ts';
+import { refreshCharge } from '../core/charge-completion.ts';
 import { chargeDetails } from './charge-lookup.ts';
-import { claimCodeConfirmation, findCharge, recordStarted, type Charge } from './charge-repository.ts';
-import { newPendingCharge } from './pending-charge.ts';
-import { describeMethod } from './charge-views.ts';
+import { claimCodeConfirmation, findCharge, recordStarted, type Charge } from '../core/charge-repository.ts';
+import { newPendingCharge } from '../core/pending-charge.ts';
+import { describeMethod } from '../core/charge-views.ts';
 import { completeDirectCharge } from './direct-charges.ts';
-import { existingFor, insertUniqueRecord } from './direct-records.ts';
+import { existingFor, insertUniqueRecord } from '../core/direct-records.ts';
 
 /** What `POST /charge-card/payments` carries (contract §10.2), after validation. */
 export interface CardChargeRequest {

@@ -6,7 +6,7 @@ import type { App } from '../http/app-type.ts';
 import { normalizeBody, normalizing } from '../http/tolerance.ts';
 import { startCardCharge, verifyCardCharge } from './card-charges.ts';
 import { CardChargeBody, CardChargeResponse, CardVerifyResponse } from './card-schemas.ts';
-import { verifyRecord } from './charge-views.ts';
+import { verifyRecord } from '../core/charge-views.ts';
 import { ChargeIdParams } from '../core/charge-schemas.ts';
 import { threeDsLink, threeDsReturnLink } from './three-ds-page-routes.ts';
 

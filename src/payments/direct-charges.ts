@@ -3,10 +3,10 @@ import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
-import { recordPayer } from './bank-transfer-repository.ts';
+import { recordPayer } from '../core/bank-transfer-repository.ts';
 import { transferAuthorization } from './bank-transfer-views.ts';
-import { emitChargeOutcome } from './charge-events.ts';
-import { discardUnstarted, finalizeCharge, findCharge, recordStarted, type Charge } from './charge-repository.ts';
+import { emitChargeOutcome } from '../core/charge-events.ts';
+import { discardUnstarted, finalizeCharge, findCharge, recordStarted, type Charge } from '../core/charge-repository.ts';
 import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../core/payment-deps.ts';
 import {
   existingFor,
@@ -15,8 +15,8 @@ import {
   refuseOtherThanKwacha,
   walletOf,
   type DirectRequest,
-} from './direct-records.ts';
-import { collectionFee } from './fees.ts';
+} from '../core/direct-records.ts';
+import { collectionFee } from '../core/fees.ts';
 import type { Outcome } from '../connectors/provider.ts';
 
 /**

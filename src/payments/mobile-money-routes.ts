@@ -4,7 +4,7 @@ import { errorResponses, success } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
 import { normalizeBody, normalizing } from '../http/tolerance.ts';
 import { chargeDetails, verifyCharge } from './charge-lookup.ts';
-import { chargeRecord, detailsRecord, verifyRecord } from './charge-views.ts';
+import { chargeRecord, detailsRecord, verifyRecord } from '../core/charge-views.ts';
 import { initializeCharge } from './direct-charges.ts';
 import {
   DetailsResponse,

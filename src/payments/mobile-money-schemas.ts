@@ -1,13 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  Authorization,
-  ChargeIdParams,
-  DirectFields,
-  Log,
-  NullableString,
-  Refunded,
-  TypedRecord,
-} from '../core/charge-schemas.ts';
+import { Authorization, DirectFields, Log, NullableString, Refunded, TypedRecord } from '../core/charge-schemas.ts';
 import { SuccessEnvelope } from '../http/envelope.ts';
 
 export const InitializeChargeBody = Type.Object(DirectFields);

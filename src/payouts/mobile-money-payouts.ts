@@ -2,7 +2,7 @@ import type { PaymentDeps } from '../core/payment-deps.ts';
 import { reservePayout } from '../ledger/ledger-service.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
-import { findCharge, recordStarted, type Charge } from '../payments/charge-repository.ts';
+import { findCharge, recordStarted, type Charge } from '../core/charge-repository.ts';
 import {
   existingFor,
   hashDirectRequest,
@@ -10,7 +10,7 @@ import {
   refuseOtherThanKwacha,
   walletOf,
   type DirectRequest,
-} from '../payments/direct-records.ts';
+} from '../core/direct-records.ts';
 import { operatorByRef } from '../core/operators.ts';
 import type { Outcome } from '../connectors/provider.ts';
 import { completePayoutCharge } from './payout-completion.ts';

@@ -7,7 +7,7 @@ import { errorResponses, success } from '../http/envelope.ts';
 import { sendError, toApiError } from '../http/error-reply.ts';
 import { normalizeBody, normalizing } from '../http/tolerance.ts';
 import { ApiError } from '../shared/errors.ts';
-import { chargeRecord } from '../payments/charge-views.ts';
+import { chargeRecord } from '../core/charge-views.ts';
 import { ChargeIdParams, ChargeRecordResponse } from '../core/charge-schemas.ts';
 import { PAYOUT_BANKS } from './banks.ts';
 import { bankPayoutFieldErrors } from './bank-payout-errors.ts';

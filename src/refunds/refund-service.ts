@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
-import { findSessionByTxRef } from '../checkout/checkout-repository.ts';
+import { findSessionByTxRef } from '../core/session-repository.ts';
 import type { Database } from '../db/database.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
@@ -14,8 +14,8 @@ import {
 } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
-import { findCharge, findChargeByChargeId, type Charge } from '../payments/charge-repository.ts';
-import { recordStillPending } from '../payments/provider-asks.ts';
+import { findCharge, findChargeByChargeId, type Charge } from '../core/charge-repository.ts';
+import { recordStillPending } from '../core/provider-asks.ts';
 import type { Outcome, Pending, ProviderFor } from '../connectors/provider.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';

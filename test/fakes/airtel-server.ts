@@ -171,16 +171,14 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
     if (!expiresAt || expiresAt <= Date.now())
       return reply.code(401).send({ error: 'invalid_token', error_description: 'Access token expired or invalid' });
     if (!request.headers['x-country'] || !request.headers['x-currency']) {
-      return reply
-        .code(400)
-        .send({
-          status: {
-            code: '400',
-            message: 'Mandatory parameters are missing',
-            result_code: 'ROUTER003',
-            success: false,
-          },
-        });
+      return reply.code(400).send({
+        status: {
+          code: '400',
+          message: 'Mandatory parameters are missing',
+          result_code: 'ROUTER003',
+          success: false,
+        },
+      });
     }
     return null;
   }
@@ -377,16 +375,14 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
       body.transaction.type !== 'B2C' ||
       !body.pin
     ) {
-      return reply
-        .code(400)
-        .send({
-          status: {
-            code: '400',
-            message: 'Mandatory parameters are missing',
-            result_code: 'ROUTER003',
-            success: false,
-          },
-        });
+      return reply.code(400).send({
+        status: {
+          code: '400',
+          message: 'Mandatory parameters are missing',
+          result_code: 'ROUTER003',
+          success: false,
+        },
+      });
     }
     const pin = decryptPin(privateKey, body.pin);
     if (pin === null)

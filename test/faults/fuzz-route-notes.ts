@@ -393,24 +393,20 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     creates: attemptOfRedirect,
     refusals: ({ checkouts }, build) =>
       anyOf(
-        fc
-          .constantFrom(...checkouts!.sessions)
-          .map((id) =>
-            build({
-              params: [id],
-              key: null,
-              form: { card_number: '4111 1111 1111 1111', expiry: '12/40', cvv: '123' },
-            }),
-          ),
-        fc
-          .constantFrom(...checkouts!.sessions)
-          .map((id) =>
-            build({
-              params: [id],
-              key: null,
-              form: { card_number: '4242 4242 4242 4242', expiry: '01/20', cvv: '123' },
-            }),
-          ),
+        fc.constantFrom(...checkouts!.sessions).map((id) =>
+          build({
+            params: [id],
+            key: null,
+            form: { card_number: '4111 1111 1111 1111', expiry: '12/40', cvv: '123' },
+          }),
+        ),
+        fc.constantFrom(...checkouts!.sessions).map((id) =>
+          build({
+            params: [id],
+            key: null,
+            form: { card_number: '4242 4242 4242 4242', expiry: '01/20', cvv: '123' },
+          }),
+        ),
         fc.constant(
           build({
             params: [checkouts!.foreignSessions[0]!],
@@ -497,14 +493,12 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
         fc
           .stringMatching(/^099[1-9]\d{6}$/)
           .map((mobile) => build({ key: world.b.test_secret_key, body: chargeBody({ mobile }) })),
-        fc
-          .constant(null)
-          .map(() =>
-            build({
-              key: world.a.test_secret_key,
-              body: chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: AIRTEL_REF }),
-            }),
-          ),
+        fc.constant(null).map(() =>
+          build({
+            key: world.a.test_secret_key,
+            body: chargeBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: AIRTEL_REF }),
+          }),
+        ),
       ),
   },
   'GET /mobile-money/payments/:charge_id/verify': { params: { charge_id: chargeIds }, changes: OUTCOME },
@@ -526,14 +520,12 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
         fc
           .constantFrom(world.a.live_secret_key, world.b.test_secret_key)
           .map((key) => build({ key, body: payoutBody() })),
-        fc
-          .constant(null)
-          .map(() =>
-            build({
-              key: world.a.test_secret_key,
-              body: payoutBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF }),
-            }),
-          ),
+        fc.constant(null).map(() =>
+          build({
+            key: world.a.test_secret_key,
+            body: payoutBody({ mobile: TEST_NUMBERS.tnmSuccess, mobile_money_operator_ref_id: TNM_REF }),
+          }),
+        ),
         fc
           .constantFrom(...world.chargeIds.own)
           .map((charge_id) => build({ key: world.a.test_secret_key, body: payoutBody({ charge_id }) })),
@@ -566,14 +558,12 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
           .map(([charge_id, amount]) =>
             build({ key: world.a.test_secret_key, body: bankPayoutBody({ charge_id, amount }) }),
           ),
-        fc
-          .constant(null)
-          .map(() =>
-            build({
-              key: world.a.test_secret_key,
-              body: bankPayoutBody({ bank_uuid: AIRTEL_REF, bank_account_number: TEST_NUMBERS.tnmSuccess }),
-            }),
-          ),
+        fc.constant(null).map(() =>
+          build({
+            key: world.a.test_secret_key,
+            body: bankPayoutBody({ bank_uuid: AIRTEL_REF, bank_account_number: TEST_NUMBERS.tnmSuccess }),
+          }),
+        ),
         fc
           .constantFrom('successful', 'failed')
           .map((transaction_status) =>

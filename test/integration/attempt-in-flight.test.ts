@@ -4,11 +4,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
-import { claimAttemptSlot } from '../../src/checkout/checkout-repository.ts';
+import { claimAttemptSlot } from '../../src/core/session-repository.ts';
 import { createSession } from '../../src/checkout/checkout-service.ts';
 import { checkLedger, holdForRefund } from '../../src/ledger/ledger-service.ts';
 import { createMerchant } from '../../src/merchants/merchant-service.ts';
-import { finalizeCharge, insertChargeIfNew, type Charge } from '../../src/payments/charge-repository.ts';
+import { finalizeCharge, insertChargeIfNew, type Charge } from '../../src/core/charge-repository.ts';
 import { ids } from '../../src/shared/ids.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
@@ -422,22 +422,20 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(await checkLedger(opened.db), [
         `uncounted successful charge ${charge.id} was held for refund 0 times, not 1`,
       ]);
-      await opened.db
-        .transaction()
-        .execute((trx) =>
-          holdForRefund(
-            trx,
-            {
-              merchantId: merchant.id,
-              mode: 'test',
-              currency: 'MWK',
-              amountMinor: 1000_00,
-              feeMinor: 0,
-              reference: charge.id,
-            },
-            now,
-          ),
-        );
+      await opened.db.transaction().execute((trx) =>
+        holdForRefund(
+          trx,
+          {
+            merchantId: merchant.id,
+            mode: 'test',
+            currency: 'MWK',
+            amountMinor: 1000_00,
+            feeMinor: 0,
+            reference: charge.id,
+          },
+          now,
+        ),
+      );
       assert.deepEqual(await checkLedger(opened.db), []);
     } finally {
       await opened.close();

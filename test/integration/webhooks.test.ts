@@ -302,22 +302,20 @@ for (const kind of DATABASE_KINDS) {
       for (const url of destinations) {
         const merchant = await gw.newMerchant();
         await updateMerchantSettings(db, merchant.id, { webhookUrl: url });
-        await db
-          .transaction()
-          .execute((trx) =>
-            emitEvent(
-              trx,
-              {
-                merchantId: merchant.id,
-                mode: 'live',
-                type: 'api.charge.payment',
-                subjectId: 'ssrf',
-                payload: { event_type: 'api.charge.payment', charge_id: `ssrf-${Date.now()}`, status: 'failed' },
-              },
-              Date.now(),
-              'UTC',
-            ),
-          );
+        await db.transaction().execute((trx) =>
+          emitEvent(
+            trx,
+            {
+              merchantId: merchant.id,
+              mode: 'live',
+              type: 'api.charge.payment',
+              subjectId: 'ssrf',
+              payload: { event_type: 'api.charge.payment', charge_id: `ssrf-${Date.now()}`, status: 'failed' },
+            },
+            Date.now(),
+            'UTC',
+          ),
+        );
         let delivery;
         // Until the try and what follows from it are both recorded (a busy worker's lease can run out between the two, and the try is then made again).
         for (let waited = 0; waited < 10_000 && !(delivery?.attempts?.length && delivery.last_error); waited += 50) {

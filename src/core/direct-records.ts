@@ -15,7 +15,7 @@ import {
 import { requestHash } from '../shared/request-hash.ts';
 import { findChargeByChargeId, insertChargeIfNew, type Charge } from './charge-repository.ts';
 import { newPendingCharge } from './pending-charge.ts';
-import { operatorByRef } from '../core/operators.ts';
+import { operatorByRef } from './operators.ts';
 
 /** What a direct charge or payout request carries (contract §8), after validation. */
 export interface DirectRequest {
