@@ -32,7 +32,7 @@ export async function receiveCallback(
   const connector = deps.liveConnectors.get(connectorName);
   if (!connector) throw new ApiError('routeNotFound');
   const verdict = verdictOf(() => connector.verifyCallback(callback));
-  if (!verdict.accepted) throw new ApiError('callbackRefused');
+  if (verdict.status === 'refused') throw new ApiError('callbackRefused');
   if (verdict.flow === 'refund') {
     let confirmed = false;
     for (const refund of await findPendingRefundsAbout(deps.db, verdict.reference, 'live')) {
@@ -62,6 +62,6 @@ function verdictOf(verify: () => CallbackVerdict): CallbackVerdict {
   try {
     return verify();
   } catch {
-    return { accepted: false, reason: 'unreadable callback' };
+    return { status: 'refused', reason: 'unreadable callback' };
   }
 }

@@ -159,7 +159,7 @@ export async function startBankTransferAttempt(
         accountName: accountNameFor(merchantName),
         expiresAt,
       });
-      if (!started.accepted) return started;
+      if (started.status === 'refused') return started;
       const account = {
         charge_ref: charge.id,
         bank_name: started.account.bankName,
@@ -168,9 +168,9 @@ export async function startBankTransferAttempt(
         expires_at: expiresAt,
       };
       if (!(await insertTransferAccount(deps.db, account)))
-        return { accepted: false, message: 'No account could be opened just now: please try again.' };
+        return { status: 'refused', reason: 'No account could be opened just now: please try again.' };
       return {
-        accepted: true,
+        status: 'started',
         nextAction: 'approve',
         providerState: started.providerState,
         checkAt: Math.min(started.checkAt, expiresAt),
@@ -310,13 +310,13 @@ async function recordStart(
   started: StartResult,
   now: number,
 ): Promise<AttemptResult> {
-  if (!started.accepted) {
+  if (started.status === 'refused') {
     await deps.transact(async (trx) => {
       await sessions.lockSession(trx, session.id);
       if (await discardUnstarted(trx, charge.id))
         await sessions.releaseAttemptSlot(trx, session.id, charge.id, displaced);
     });
-    return { refused: started.message };
+    return { refused: started.reason };
   }
   await deps.transact(async (trx) => {
     await sessions.lockSession(trx, session.id);

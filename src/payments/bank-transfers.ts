@@ -154,7 +154,7 @@ async function openAccount(
   const started: BankTransferStart = await deps
     .providerFor(owner.mode)
     .startBankTransfer({ reference, amountMinor, currency: 'MWK', accountName, expiresAt });
-  if (!started.accepted) throw ApiError.field('payment_method', started.message);
+  if (started.status === 'refused') throw ApiError.field('payment_method', started.reason);
   // Asked again no later than the expiry, so that the settler ends an account nobody paid into.
   return {
     bank_name: started.account.bankName,

@@ -103,9 +103,9 @@ export async function startCardCharge(
     currency: request.currency,
     returnUrl: returnUrlOf(authentication.reference),
   });
-  if (!started.accepted) {
+  if (started.status === 'refused') {
     await deps.transact((trx) => discardUnstartedCard(trx, id));
-    throw ApiError.field('card_number', started.message);
+    throw ApiError.field('card_number', started.reason);
   }
   const charge =
     (await recordStarted(deps.db, id, started, Date.now())) ?? (await findCharge(deps.db, id)) ?? recorded.charge;

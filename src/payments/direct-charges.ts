@@ -65,9 +65,9 @@ export async function initializeCharge(
   const started = await deps
     .providerFor(owner.mode)
     .startMobileMoney({ reference: charge.id, mobile: wallet, amountMinor: charge.amount_minor, currency: 'MWK' });
-  if (!started.accepted) {
+  if (started.status === 'refused') {
     await deps.transact((trx) => discardUnstarted(trx, charge.id));
-    throw ApiError.field('mobile', started.message);
+    throw ApiError.field('mobile', started.reason);
   }
   return (
     (await recordStarted(deps.db, charge.id, started, Date.now())) ?? (await findCharge(deps.db, charge.id)) ?? charge

@@ -148,8 +148,8 @@ async function handOver(
     currency: payout.currency,
     requestedOutcome,
   });
-  if (!started.accepted)
-    return (await completePayoutCharge(deps, payout, { status: 'failed', reason: started.message }, now)) ?? payout;
+  if (started.status === 'refused')
+    return (await completePayoutCharge(deps, payout, { status: 'failed', reason: started.reason }, now)) ?? payout;
   await recordStarted(
     deps.db,
     payout.id,

@@ -89,6 +89,6 @@ export async function initializePayout(
     );
     return recorded ?? (await findCharge(deps.db, payout.id)) ?? payout;
   }
-  const outcome: Outcome = sent.status === 'refused' ? { status: 'failed', reason: sent.message } : sent;
+  const outcome: Outcome = sent.status === 'refused' ? { status: 'failed', reason: sent.reason } : sent;
   return (await completePayoutCharge(deps, payout, outcome)) ?? payout;
 }

@@ -281,9 +281,9 @@ export async function advanceRefund(deps: RefundDeps, refund: Refund, now = Date
       currency: refund.currency,
       charge,
     });
-    if (started.accepted)
+    if (started.status === 'started')
       return recordHandedOver(deps.db, refund.id, started.providerState, started.checkAt, Date.now());
-    return finishRefund(deps, refund, { status: 'failed', reason: started.message }, Date.now());
+    return finishRefund(deps, refund, { status: 'failed', reason: started.reason }, Date.now());
   }
   const answer = await provider.syncRefund(refund, charge, now);
   if (answer?.status === 'pending') return keepAskingAboutRefund(deps, refund, charge, answer, now);
