@@ -141,8 +141,11 @@ export function pageGuard({ config, database }: DashboardDeps): PageGuard {
   };
 }
 
-/** Who a merchant page acts for, as the API's services take it: the merchant, in the page's mode. */
-export function principalOf(page: MerchantPage): Principal {
+/**
+ * The merchant and mode a merchant page acts for (an operator acting for a merchant included), as
+ * the API's services take them: the page's `Principal`, not the signed-in user.
+ */
+export function merchantModeOf(page: MerchantPage): Principal {
   return { merchantId: page.merchant.id, mode: page.mode };
 }
 
