@@ -3,9 +3,9 @@
 // `emitEvent` and `queueWebhook` (src/events, src/webhooks). The ids and the request hash come from
 // the gateway's own helpers, so lengths, alphabets and digests match what it would store.
 import type { Insertable, Selectable } from 'kysely';
-import type { CheckoutSession } from '../src/checkout/checkout-repository.ts';
+import type { CheckoutSession } from '../src/core/session-repository.ts';
 import type { EventsTable, LogsTable } from '../src/db/schema.ts';
-import type { Delivery } from '../src/webhooks/delivery-repository.ts';
+import type { Delivery } from '../src/events/delivery-repository.ts';
 import { ids } from '../src/shared/ids.ts';
 import { toMajor, toMinor } from '../src/shared/money.ts';
 import { requestHash } from '../src/shared/request-hash.ts';

@@ -1,11 +1,11 @@
 import { success } from '../../src/http/envelope.ts';
-import { findBankTransferWithLogs } from '../../src/payments/bank-transfer-repository.ts';
+import { findBankTransferWithLogs } from '../../src/core/bank-transfer-repository.ts';
 import { BankTransferDetailsResponse } from '../../src/payments/bank-transfer-schemas.ts';
 import { transferDetails } from '../../src/payments/bank-transfer-views.ts';
 import { VERIFY_MESSAGES as CARD_VERIFY_MESSAGES } from '../../src/payments/card-routes.ts';
 import { CardVerifyResponse } from '../../src/payments/card-schemas.ts';
-import { findChargeWithLogsByChargeId } from '../../src/payments/charge-repository.ts';
-import { detailsRecord, verifyRecord } from '../../src/payments/charge-views.ts';
+import { findChargeWithLogsByChargeId } from '../../src/core/charge-repository.ts';
+import { detailsRecord, verifyRecord } from '../../src/core/charge-views.ts';
 import { VERIFY_MESSAGES } from '../../src/payments/mobile-money-routes.ts';
 import { DetailsResponse, VerifyResponse } from '../../src/payments/mobile-money-schemas.ts';
 import type { Floor } from './floor.ts';

@@ -1,15 +1,11 @@
 import { BROWSER_SCRIPTS } from '../../src/checkout/page/browser-views.ts';
 import { sendScript } from '../../src/checkout/browser-routes.ts';
 import { sendPaymentPage } from '../../src/checkout/checkout-page-routes.ts';
-import {
-  findPageSession,
-  findSessionByTxRef,
-  findSessionWithLogsByTxRef,
-} from '../../src/checkout/checkout-repository.ts';
+import { findPageSession, findSessionByTxRef, findSessionWithLogsByTxRef } from '../../src/core/session-repository.ts';
 import { CurrentVerifyResponse, LegacyVerifyResponse } from '../../src/checkout/checkout-schemas.ts';
 import { currentVerifyView, legacyVerifyView } from '../../src/checkout/checkout-views.ts';
 import { success } from '../../src/http/envelope.ts';
-import { findCharge } from '../../src/payments/charge-repository.ts';
+import { findCharge } from '../../src/core/charge-repository.ts';
 import type { Floor } from './floor.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { insertSessionIfNew } from '../../src/checkout/checkout-repository.ts';
+import { insertSessionIfNew } from '../../src/core/session-repository.ts';
 import { CurrentCreateResponse } from '../../src/checkout/checkout-schemas.ts';
 import { creationLog, hashRequest, newSession, type SessionRequest } from '../../src/checkout/checkout-service.ts';
 import { checkoutUrl, createdView } from '../../src/checkout/checkout-views.ts';

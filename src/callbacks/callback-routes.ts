@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import type { App } from '../http/app-type.ts';
 import { errorResponses, success, SuccessEnvelope } from '../http/envelope.ts';
 import { receiveCallback } from './callback-service.ts';

@@ -1,8 +1,8 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import type { CallbackVerdict, Connector, IncomingCallback } from '../connectors/connector.ts';
-import { refreshCharge } from '../payments/charge-completion.ts';
-import { findCharge, type Charge } from '../payments/charge-repository.ts';
-import { claimCallbackAsk } from '../payments/provider-asks.ts';
+import { refreshCharge } from '../core/charge-completion.ts';
+import { findCharge, type Charge } from '../core/charge-repository.ts';
+import { claimCallbackAsk } from '../core/provider-asks.ts';
 import { findPendingRefundsAbout } from '../refunds/refund-repository.ts';
 import { advanceRefund } from '../refunds/refund-service.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -32,7 +32,7 @@ export async function receiveCallback(
   const connector = deps.liveConnectors.get(connectorName);
   if (!connector) throw new ApiError('routeNotFound');
   const verdict = verdictOf(() => connector.verifyCallback(callback));
-  if (!verdict.accepted) throw new ApiError('callbackRefused');
+  if (verdict.status === 'refused') throw new ApiError('callbackRefused');
   if (verdict.flow === 'refund') {
     let confirmed = false;
     for (const refund of await findPendingRefundsAbout(deps.db, verdict.reference, 'live')) {
@@ -62,6 +62,6 @@ function verdictOf(verify: () => CallbackVerdict): CallbackVerdict {
   try {
     return verify();
   } catch {
-    return { accepted: false, reason: 'unreadable callback' };
+    return { status: 'refused', reason: 'unreadable callback' };
   }
 }

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { emitEvent } from '../events/event-repository.ts';
-import type { Charge } from '../payments/charge-repository.ts';
-import { authorizationOf } from '../payments/charge-views.ts';
+import type { Charge } from '../core/charge-repository.ts';
+import { authorizationOf } from '../core/charge-views.ts';
 import { toMajor } from '../shared/money.ts';
 import { formatTimestamp } from '../shared/time.ts';
-import type { CheckoutSession } from './checkout-repository.ts';
+import type { CheckoutSession } from '../core/session-repository.ts';
 
 /**
  * Emits `checkout.payment` for an attempt that ended (docs/integrate/api-reference.md#webhook-events): flat, with the session's

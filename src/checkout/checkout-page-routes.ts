@@ -4,8 +4,8 @@ import type { Config } from '../config.ts';
 import { sendHtml } from '../http/html.ts';
 import type { App } from '../http/app-type.ts';
 import { sendError, toApiError } from '../http/error-reply.ts';
-import { findTransferAccount } from '../payments/bank-transfer-repository.ts';
-import { findCharge, findSessionCharge, type Charge } from '../payments/charge-repository.ts';
+import { findTransferAccount } from '../core/bank-transfer-repository.ts';
+import { findCharge, findSessionCharge, type Charge } from '../core/charge-repository.ts';
 import {
   TEST_BANK_TRANSFERS,
   TEST_CARDS,
@@ -14,7 +14,7 @@ import {
 } from '../connectors/sandbox/sandbox-provider.ts';
 import { formatMoneyText } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
-import { refreshCharge } from '../payments/charge-completion.ts';
+import { refreshCharge } from '../core/charge-completion.ts';
 import { localMaskedMobile } from '../shared/phone.ts';
 import {
   abandonAttempt,
@@ -24,15 +24,20 @@ import {
   startCardAttempt,
   startMobileMoneyAttempt,
   type AttemptResult,
-  type PaymentDeps,
 } from './checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { failureRedirect, merchantOrigins, successRedirect } from './checkout-redirects.ts';
-import { findPageSession, findSessionById, type CheckoutSession, type PageSession } from './checkout-repository.ts';
-import { REFERENCE_PATTERN } from './checkout-schemas.ts';
+import {
+  findPageSession,
+  findSessionById,
+  type CheckoutSession,
+  type PageSession,
+} from '../core/session-repository.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import { expireIfDue } from './checkout-service.ts';
 import { sessionOutcome } from './session-outcome.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from '../web/csrf.ts';
-import { cardName, instrumentName } from './customer-names.ts';
+import { cardName, instrumentName } from '../core/customer-names.ts';
 import { adviceSentence, failureAdvice, triesLeftText } from './page/failure-advice.ts';
 import * as views from './page/views.ts';
 import { renderFrameResultPage } from './page/browser-views.ts';

@@ -1,4 +1,3 @@
-import type { Transact } from '../db/group-commit.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
@@ -15,15 +14,13 @@ import {
   recordStarted,
   waiveFee,
   type Charge,
-} from '../payments/charge-repository.ts';
-import { describeMethod } from '../payments/charge-views.ts';
-import { newPendingCharge } from '../payments/pending-charge.ts';
-import { transferExpiresAt } from '../payments/bank-transfer-expiry.ts';
-import { insertTransferAccount, recordPayer } from '../payments/bank-transfer-repository.ts';
-import { accountNameFor } from '../payments/bank-transfer-views.ts';
-import { collectionFee } from '../payments/fees.ts';
-import type { Connector } from '../connectors/connector.ts';
-import type { Outcome, ProviderFor, StartResult } from '../connectors/provider.ts';
+} from '../core/charge-repository.ts';
+import { describeMethod } from '../core/charge-views.ts';
+import { newPendingCharge } from '../core/pending-charge.ts';
+import { transferExpiresAt } from '../core/bank-transfer-expiry.ts';
+import { insertTransferAccount, recordPayer, accountNameFor } from '../core/bank-transfer-repository.ts';
+import { collectionFee } from '../core/fees.ts';
+import type { Outcome, StartResult } from '../connectors/provider.ts';
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard } from '../shared/cards.ts';
 import { ids } from '../shared/ids.ts';
@@ -36,39 +33,15 @@ import {
 } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { emitCheckoutPayment } from './checkout-events.ts';
-import { cardName } from './customer-names.ts';
-import * as sessions from './checkout-repository.ts';
-import type { CheckoutSession } from './checkout-repository.ts';
-
-export interface PaymentDeps {
-  db: Kysely<DB>;
-  /**
-   * Where the payment stories' writes commit: on SQLite grouped with the concurrent ones (one
-   * commit, one wait for the disk, and a turn of the event loop between groups); the work may
-   * run more than once and must write only through the handle it is given (see `Transact`).
-   */
-  transact: Transact;
-  providerFor: ProviderFor;
-  /** The live connectors by name, for their callbacks (the same instances the live provider asks). */
-  liveConnectors: ReadonlyMap<string, Connector>;
-  /** The failed attempt that ends a session (docs/integrate/api-reference.md#attempts-and-endings: the 3rd by default). */
-  maxFailedAttempts: number;
-  payoutFeeBasisPoints: number;
-  /** The gateway's `TIMEZONE`: receipts are written when a payment succeeds, with their times in it. */
-  timeZone: string;
-}
+import { cardName } from '../core/customer-names.ts';
+import * as sessions from '../core/session-repository.ts';
+import type { CheckoutSession } from '../core/session-repository.ts';
+import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../core/payment-deps.ts';
 
 /** An attempt either becomes a charge, or is refused with a message for the customer. */
 export type AttemptResult = { charge: Charge } | { refused: string; field?: string };
 
 type Details = Pick<Charge, 'channel' | 'operator' | 'mobile' | 'card_brand' | 'card_number' | 'card_expiry'>;
-
-/**
- * How long a charge recorded before its provider was asked (or a card code on its way to the
- * issuer) may go without an answer being recorded before the settler asks the provider about it:
- * only a crash in between leaves one that long.
- */
-export const ANSWER_RECOVERY_MS = 60_000;
 
 const ABANDONED_FOR_ANOTHER = 'This card payment was replaced by another payment before its one-time code was entered.';
 
@@ -186,7 +159,7 @@ export async function startBankTransferAttempt(
         accountName: accountNameFor(merchantName),
         expiresAt,
       });
-      if (!started.accepted) return started;
+      if (started.status === 'refused') return started;
       const account = {
         charge_ref: charge.id,
         bank_name: started.account.bankName,
@@ -195,9 +168,9 @@ export async function startBankTransferAttempt(
         expires_at: expiresAt,
       };
       if (!(await insertTransferAccount(deps.db, account)))
-        return { accepted: false, message: 'No account could be opened just now: please try again.' };
+        return { status: 'refused', reason: 'No account could be opened just now: please try again.' };
       return {
-        accepted: true,
+        status: 'started',
         nextAction: 'approve',
         providerState: started.providerState,
         checkAt: Math.min(started.checkAt, expiresAt),
@@ -337,13 +310,13 @@ async function recordStart(
   started: StartResult,
   now: number,
 ): Promise<AttemptResult> {
-  if (!started.accepted) {
+  if (started.status === 'refused') {
     await deps.transact(async (trx) => {
       await sessions.lockSession(trx, session.id);
       if (await discardUnstarted(trx, charge.id))
         await sessions.releaseAttemptSlot(trx, session.id, charge.id, displaced);
     });
-    return { refused: started.message };
+    return { refused: started.reason };
   }
   await deps.transact(async (trx) => {
     await sessions.lockSession(trx, session.id);

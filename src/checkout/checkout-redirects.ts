@@ -1,5 +1,5 @@
 import { withQuery } from '../shared/urls.ts';
-import type { CheckoutSession } from './checkout-repository.ts';
+import type { CheckoutSession } from '../core/session-repository.ts';
 
 /** Where the browser goes after success: callback_url + tx_ref, transaction_id (our reference), status. */
 export function successRedirect(session: CheckoutSession): string | null {

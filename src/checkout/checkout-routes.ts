@@ -13,9 +13,9 @@ import {
   LegacyCreateBody,
   LegacyCreateResponse,
   LegacyVerifyResponse,
-  REFERENCE_PATTERN,
   TxRefParams,
 } from './checkout-schemas.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import { createSession, sessionToVerify, verifySession, type CheckoutDeps } from './checkout-service.ts';
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { normalizing } from '../http/tolerance.ts';

@@ -1,17 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Authorization, Log, Name, NullableString, Reference, Refunded } from '../core/charge-schemas.ts';
 import { SuccessEnvelope } from '../http/envelope.ts';
 
 /** One schema per boundary: these validate requests, shape responses and feed the API document. */
 
 const HttpUrl = Type.String({ format: 'http-url', maxLength: 2048 });
-const Name = Type.String({ minLength: 1, maxLength: 255 });
 const Email = Type.String({ format: 'email', maxLength: 255 });
-/**
- * References travel unencoded in paths, so they are limited to URL-safe characters, and may
- * not be only dots (`.` and `..` would be read as path steps).
- */
-export const Reference = Type.String({ minLength: 1, maxLength: 100, pattern: '^(?!\\.+$)[A-Za-z0-9_.-]+$' });
-export const REFERENCE_PATTERN = /^(?!\.+$)[A-Za-z0-9_.-]{1,100}$/;
 const Amount = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 const Meta = Type.Object({}, { additionalProperties: true, maxJsonBytes: 8192 });
 const Title = Type.String({ maxLength: 255 });
@@ -65,31 +59,8 @@ export const CurrentCreateResponse = SuccessEnvelope(
 
 export const LegacyCreateResponse = SuccessEnvelope(Type.Object({ checkout_url: Type.String() }));
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
-const NullableString = Nullable(Type.String());
 const FreeObject = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]);
 const Customization = Type.Object({ title: NullableString, description: NullableString, logo: NullableString });
-
-export const Authorization = Type.Object({
-  channel: NullableString,
-  card_number: NullableString,
-  expiry: NullableString,
-  brand: NullableString,
-  provider: NullableString,
-  mobile_number: NullableString,
-  completed_at: NullableString,
-});
-
-export const Log = Type.Object({ type: Type.String(), message: Type.String(), created_at: Type.String() });
-
-/** What verification shows of refunds: the amount given back (pending or done) and `full`, `partial` or null. */
-export const Refunded = {
-  refunded_amount: Type.Number(),
-  refund_status: Type.Union([
-    Type.Unsafe<'full' | 'partial'>({ type: 'string', enum: ['full', 'partial'] }),
-    Type.Null(),
-  ]),
-};
 
 export const CurrentVerifyResponse = SuccessEnvelope(
   Type.Object({

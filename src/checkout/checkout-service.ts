@@ -1,6 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { LiveRoutes } from '../config.ts';
-import { liveNotSetUpMessage, takesLivePayments } from '../connectors/live-readiness.ts';
+import { liveNotSetUpMessage, takesLivePayments } from '../core/live-readiness.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { DB, LogsTable } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
@@ -8,10 +8,10 @@ import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
 import { toMinor } from '../shared/money.ts';
 import { requestHash } from '../shared/request-hash.ts';
-import * as repo from './checkout-repository.ts';
-import type { CheckoutSession } from './checkout-repository.ts';
+import * as repo from '../core/session-repository.ts';
+import type { CheckoutSession } from '../core/session-repository.ts';
 import { addLog, type LogEntry } from '../logs/log-repository.ts';
-import { findCharge, type Charge } from '../payments/charge-repository.ts';
+import { findCharge, type Charge } from '../core/charge-repository.ts';
 
 export type Generation = 'current' | 'legacy';
 

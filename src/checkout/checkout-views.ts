@@ -1,8 +1,8 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { authorizationOf, refundedOf } from '../payments/charge-views.ts';
+import { authorizationOf, refundedOf } from '../core/charge-views.ts';
 import { formatMoneyText, toMajor } from '../shared/money.ts';
 import { formatTimestamp } from '../shared/time.ts';
-import type { CheckoutSession } from './checkout-repository.ts';
+import type { CheckoutSession } from '../core/session-repository.ts';
 import type { VerifiedSession } from './checkout-service.ts';
 import type { CurrentCreateResponse, CurrentVerifyResponse, LegacyVerifyResponse } from './checkout-schemas.ts';
 

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { CheckoutSession } from './checkout-repository.ts';
+import type { CheckoutSession } from '../core/session-repository.ts';
 
 /**
  * How a session ended, as the merchant's dashboard and the customer's page tell it. The API and

@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { CALLBACK_ASK_WINDOW_MS } from '../payments/provider-asks.ts';
+import { CALLBACK_ASK_WINDOW_MS } from '../core/provider-asks.ts';
 
 /**
  * What an operator starting `lipira serve` must hear about settings that are allowed but costly:

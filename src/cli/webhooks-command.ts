@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import { openMigratedDatabase } from '../db/migrate.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
-import { findDeliveryOwner } from '../webhooks/delivery-repository.ts';
+import { findDeliveryOwner } from '../events/delivery-repository.ts';
 import { DEFAULT_PER_PAGE, listDeliveries, redeliver, showDelivery } from '../webhooks/webhook-service.ts';
 import { attemptView, deliverySummary } from '../webhooks/webhook-views.ts';
 import { noMorePositionals, parseArgs, requiredOption, stringOption, UsageError, type ParsedArgs } from './args.ts';

@@ -1,6 +1,6 @@
 import type { CardDetails } from '../shared/cards.ts';
 import type { MalawiMobile } from '../shared/phone.ts';
-import type { BankTransferPayer, FailureCode, PayoutRecipient } from './provider.ts';
+import type { BankTransferPayer, FailureCode, PayoutRecipient, Refused } from './provider.ts';
 
 /**
  * A live acquirer (a mobile money operator, an upstream gateway) behind one operation per flow,
@@ -39,14 +39,14 @@ export interface Connector {
  * "ambiguous" is `pending`, never a failure and never a reason to send again.
  */
 export type Step =
-  | { state: 'success'; operatorId: string | null; payer?: BankTransferPayer }
-  | { state: 'failed'; reason: string; code?: FailureCode }
+  | { status: 'success'; operatorId: string | null; payer?: BankTransferPayer }
+  | { status: 'failed'; reason: string; code?: FailureCode }
   | PendingStep
   /** Refused before it reached the operator's books (no money can have moved): the attempt may be made again. */
-  | { state: 'refused'; reason: string };
+  | Refused;
 
 export interface PendingStep {
-  state: 'pending';
+  status: 'pending';
   /** The operator's own id for the transaction, once it gave one. */
   operatorId?: string | null;
   /** Why it is not final, for logs and the review list ("operator timed out", "TIP"). */
@@ -95,4 +95,4 @@ export interface IncomingCallback {
 }
 
 export type CallbackVerdict =
-  { accepted: true; flow: 'collect' | 'refund' | 'payout'; reference: string } | { accepted: false; reason: string };
+  { status: 'accepted'; flow: 'collect' | 'refund' | 'payout'; reference: string } | Refused;

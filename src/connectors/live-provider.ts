@@ -70,9 +70,9 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
   };
 
   /** A connector's answer to a start, as the state to keep and when to ask first (at once when it was already final). */
-  const started = (state: LiveState, step: Exclude<Step, { state: 'refused' }>, now: number) => {
+  const started = (state: LiveState, step: Exclude<Step, { status: 'refused' }>, now: number) => {
     const final = outcomeOf(step);
-    const redirectUrl = step.state === 'pending' ? step.redirectUrl : undefined;
+    const redirectUrl = step.status === 'pending' ? step.redirectUrl : undefined;
     const kept: LiveState = {
       ...state,
       operatorId: ('operatorId' in step ? step.operatorId : null) ?? null,
@@ -101,8 +101,8 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
           ? connector.syncRefund(request)
           : connector.syncPayout(request),
     );
-    if (step.state === 'pending') return stillPending(state, step, now);
-    if (step.state === 'refused') return stillPending(state, { note: `the enquiry was refused: ${step.reason}` }, now);
+    if (step.status === 'pending') return stillPending(state, step, now);
+    if (step.status === 'refused') return stillPending(state, { note: `the enquiry was refused: ${step.reason}` }, now);
     return finalOf(step);
   };
 
@@ -125,19 +125,19 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
   return {
     async startMobileMoney({ reference, mobile, amountMinor, currency }) {
       const connector = routes[mobile.operator];
-      if (!connector) return { accepted: false, message: notConnected(OPERATOR_NAMES[mobile.operator]) };
+      if (!connector) return { status: 'refused', reason: notConnected(OPERATOR_NAMES[mobile.operator]) };
       const now = Date.now();
       const step = await answerOf(() =>
         connector.collect({ reference, amountMinor, currency, method: 'mobile_money', mobile }),
       );
-      if (step.state === 'refused') return { accepted: false, message: step.reason };
-      return { accepted: true, nextAction: 'approve', ...started(newState(connector, 'collect', now), step, now) };
+      if (step.status === 'refused') return { status: 'refused', reason: step.reason };
+      return { status: 'started', nextAction: 'approve', ...started(newState(connector, 'collect', now), step, now) };
     },
 
     // The customer confirms a live card on the acquirer's own 3-D Secure page, which sends them back to `returnUrl`.
     async startCard({ reference, card, cvv, cardholderName, amountMinor, currency, returnUrl }) {
       const connector = routes.card;
-      if (!connector) return { accepted: false, message: notConnected('a card acquirer') };
+      if (!connector) return { status: 'refused', reason: notConnected('a card acquirer') };
       const now = Date.now();
       const step = await answerOf(() =>
         connector.collect({
@@ -150,8 +150,8 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
           returnUrl,
         }),
       );
-      if (step.state === 'refused') return { accepted: false, message: step.reason };
-      return { accepted: true, nextAction: 'redirect', ...started(newState(connector, 'collect', now), step, now) };
+      if (step.status === 'refused') return { status: 'refused', reason: step.reason };
+      return { status: 'started', nextAction: 'redirect', ...started(newState(connector, 'collect', now), step, now) };
     },
 
     customerRedirect: (charge) => parsed(charge.provider_state)?.redirectUrl ?? null,
@@ -164,15 +164,15 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
 
     async startBankTransfer({ reference, amountMinor, currency, accountName, expiresAt }) {
       const connector = routes.bank;
-      if (!connector) return { accepted: false, message: notConnected('a bank for transfers') };
+      if (!connector) return { status: 'refused', reason: notConnected('a bank for transfers') };
       const now = Date.now();
       const step = await answerOf(() =>
         connector.collect({ reference, amountMinor, currency, method: 'bank_transfer', accountName, expiresAt }),
       );
-      if (step.state === 'refused') return { accepted: false, message: step.reason };
-      if (step.state !== 'pending' || !step.account)
-        return { accepted: false, message: 'The bank did not open an account for this payment: please try again.' };
-      return { accepted: true, account: step.account, ...started(newState(connector, 'collect', now), step, now) };
+      if (step.status === 'refused') return { status: 'refused', reason: step.reason };
+      if (step.status !== 'pending' || !step.account)
+        return { status: 'refused', reason: 'The bank did not open an account for this payment: please try again.' };
+      return { status: 'started', account: step.account, ...started(newState(connector, 'collect', now), step, now) };
     },
 
     async check(charge, now) {
@@ -184,12 +184,12 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
 
     async payout({ reference, mobile, amountMinor, currency }) {
       const connector = routes.payout;
-      if (!connector) return { status: 'refused', message: notConnected('a mobile money operator for payouts') };
+      if (!connector) return { status: 'refused', reason: notConnected('a mobile money operator for payouts') };
       const now = Date.now();
       const step = await answerOf(() =>
         connector.payout({ reference, amountMinor, currency, method: 'mobile_money', mobile }),
       );
-      if (step.state === 'refused') return { status: 'refused', message: step.reason };
+      if (step.status === 'refused') return { status: 'refused', reason: step.reason };
       return (
         outcomeOf(step) ?? {
           status: 'pending',
@@ -201,20 +201,20 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
 
     async startBankPayout({ reference, recipient, amountMinor, currency }) {
       const connector = routes.bank;
-      if (!connector) return { accepted: false, message: notConnected('a bank for payouts') };
+      if (!connector) return { status: 'refused', reason: notConnected('a bank for payouts') };
       const now = Date.now();
       const step = await answerOf(() =>
         connector.payout({ reference, amountMinor, currency, method: 'bank', recipient }),
       );
-      if (step.state === 'refused') return { accepted: false, message: step.reason };
-      return { accepted: true, ...started(newState(connector, 'payout', now), step, now) };
+      if (step.status === 'refused') return { status: 'refused', reason: step.reason };
+      return { status: 'started', ...started(newState(connector, 'payout', now), step, now) };
     },
 
     async refund({ reference, transId, amountMinor, currency, charge }) {
       const collected = stateOf(charge);
       const connector = collected && connectorNamed(collected.connector);
       if (!collected || !connector)
-        return { accepted: false, message: notConnected('the service that took this payment') };
+        return { status: 'refused', reason: notConnected('the service that took this payment') };
       const now = Date.now();
       const step = await answerOf(() =>
         connector.refund({
@@ -230,8 +230,8 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
           },
         }),
       );
-      if (step.state === 'refused' || step.state === 'failed') return { accepted: false, message: step.reason };
-      return { accepted: true, ...started(newState(connector, 'refund', now), step, now) };
+      if (step.status === 'refused' || step.status === 'failed') return { status: 'refused', reason: step.reason };
+      return { status: 'started', ...started(newState(connector, 'refund', now), step, now) };
     },
 
     async syncRefund(refund, charge, now) {
@@ -261,10 +261,10 @@ const newState = (connector: Connector, flow: Flow, now: number): LiveState => (
 
 /** Only an explicit success or failure ends a flow. */
 const outcomeOf = (step: Step): Outcome | null =>
-  step.state === 'success' || step.state === 'failed' ? finalOf(step) : null;
+  step.status === 'success' || step.status === 'failed' ? finalOf(step) : null;
 
-function finalOf(step: Extract<Step, { state: 'success' | 'failed' }>): Outcome {
-  if (step.state === 'success')
+function finalOf(step: Extract<Step, { status: 'success' | 'failed' }>): Outcome {
+  if (step.status === 'success')
     return step.payer
       ? { status: 'success', transId: step.operatorId, payer: step.payer }
       : { status: 'success', transId: step.operatorId };
@@ -279,7 +279,7 @@ async function answerOf(ask: () => Promise<Step>): Promise<Step> {
     return await ask();
   } catch (error) {
     return {
-      state: 'pending',
+      status: 'pending',
       note: `the connector could not be asked (${error instanceof Error ? error.message : String(error)})`,
     };
   }

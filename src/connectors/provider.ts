@@ -121,7 +121,17 @@ export interface Pending {
   review: string | null;
 }
 
-export type PayoutResult = Outcome | Pending | { status: 'refused'; message: string };
+/**
+ * Refused before anything reached the provider's books, so no money can have moved: `reason` is
+ * told to whoever asked. Every answer of a provider or connector that can be a refusal ends in this
+ * one shape, on the `status` its outcomes are told apart by.
+ */
+export interface Refused {
+  status: 'refused';
+  reason: string;
+}
+
+export type PayoutResult = Outcome | Pending | Refused;
 
 /**
  * What a started charge waits for: the customer approving on the phone (`approve`), the customer's
@@ -129,18 +139,17 @@ export type PayoutResult = Outcome | Pending | { status: 'refused'; message: str
  * (`redirect`, its address kept in the provider's state: `customerRedirect`).
  */
 export type StartResult =
-  | { accepted: true; nextAction: 'approve' | 'otp' | 'redirect'; providerState: string; checkAt: number | null }
-  | { accepted: false; message: string };
+  | { status: 'started'; nextAction: 'approve' | 'otp' | 'redirect'; providerState: string; checkAt: number | null }
+  | Refused;
 
-export type RefundStart =
-  { accepted: true; providerState: string; checkAt: number } | { accepted: false; message: string };
+export type RefundStart = { status: 'started'; providerState: string; checkAt: number } | Refused;
 
 /** Like a refund, a bank payout is handed over, and how it went asked for later. */
 export type PayoutStart = RefundStart;
 
 export type BankTransferStart =
-  | { accepted: true; account: { bankName: string; accountNumber: string }; providerState: string; checkAt: number }
-  | { accepted: false; message: string };
+  | { status: 'started'; account: { bankName: string; accountNumber: string }; providerState: string; checkAt: number }
+  | Refused;
 
 /** Who paid a bank transfer charge, as the provider reports it (the account number already masked). */
 export interface BankTransferPayer {

@@ -1,5 +1,5 @@
 import type { LiveRoutes } from '../config.ts';
-import { takesAnyLivePayment } from '../connectors/live-readiness.ts';
+import { takesAnyLivePayment } from '../core/live-readiness.ts';
 import { escapeHtml } from '../shared/html.ts';
 import type { Mode } from './layout.ts';
 

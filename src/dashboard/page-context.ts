@@ -3,10 +3,9 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { sendError, toApiError } from '../http/error-reply.ts';
 import { sendHtml } from '../http/html.ts';
-import { findMerchant } from '../merchants/merchant-service.ts';
+import { findMerchant, type Principal } from '../merchants/merchant-service.ts';
 import type { Merchant } from '../merchants/merchant-repository.ts';
-import type { Principal } from '../merchants/merchant-service.ts';
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import type { Lifecycle } from '../health/health-routes.ts';
 import { readCookie } from '../web/cookies.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfCookie } from '../web/csrf.ts';
@@ -142,8 +141,11 @@ export function pageGuard({ config, database }: DashboardDeps): PageGuard {
   };
 }
 
-/** Who a merchant page acts for, as the API's services take it: the merchant, in the page's mode. */
-export function principalOf(page: MerchantPage): Principal {
+/**
+ * The merchant and mode a merchant page acts for (an operator acting for a merchant included), as
+ * the API's services take them: the page's `Principal`, not the signed-in user.
+ */
+export function merchantModeOf(page: MerchantPage): Principal {
   return { merchantId: page.merchant.id, mode: page.mode };
 }
 

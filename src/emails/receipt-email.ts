@@ -1,5 +1,5 @@
 import type { EmailsTable } from '../db/schema.ts';
-import { describeAuthorization } from '../payments/charge-views.ts';
+import { describeAuthorization } from '../shared/payment-methods.ts';
 import { escapeHtml } from '../shared/html.ts';
 import { formatMoneyText, toMinor } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';

@@ -4,7 +4,7 @@ import { queueReceipts } from '../emails/email-outbox.ts';
 import { findMerchant } from '../merchants/merchant-repository.ts';
 import { ids } from '../shared/ids.ts';
 import type { NewEvent, StoredEvent } from './event-types.ts';
-import { queueWebhook } from '../webhooks/delivery-repository.ts';
+import { queueWebhook } from './delivery-repository.ts';
 
 /**
  * Records an event and everything that must go out because of it: a webhook delivery when the

@@ -27,7 +27,7 @@ import { openRateLimits } from '../ratelimit/rate-limit.ts';
 import { registerMethodNotAllowed, type RouteEntry } from './method-not-allowed.ts';
 import { AJV_OPTIONS, ajvPlugin } from './validation.ts';
 import { registerCheckoutPageRoutes } from '../checkout/checkout-page-routes.ts';
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
 import { registerBrowserRoutes } from '../checkout/browser-routes.ts';
 import { registerHealthRoutes, type Lifecycle } from '../health/health-routes.ts';

@@ -1,7 +1,7 @@
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
-import { BalanceQuery, BalanceResponse } from '../payments/mobile-money-schemas.ts';
+import { BalanceQuery, BalanceResponse } from './balance-schemas.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { merchantBalances } from './ledger-service.ts';

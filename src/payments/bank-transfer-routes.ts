@@ -1,4 +1,4 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import type { App } from '../http/app-type.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
@@ -11,7 +11,7 @@ import {
 } from './bank-transfer-schemas.ts';
 import { initializedTransfer, transferDetails } from './bank-transfer-views.ts';
 import { bankTransferDetails, initializeBankTransfer } from './bank-transfers.ts';
-import { ChargeIdParams } from './mobile-money-schemas.ts';
+import { ChargeIdParams } from '../core/charge-schemas.ts';
 
 /** Bank transfer charges into a one-time account (docs/integrate/api-reference.md#bank-transfer-charges). */
 export function registerBankTransferRoutes(app: App, payments: PaymentDeps): void {

@@ -1,7 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Log, Reference } from '../checkout/checkout-schemas.ts';
+import { Log, Reference, Name, NullableString } from '../core/charge-schemas.ts';
 import { SuccessEnvelope } from '../http/envelope.ts';
-import { Name, NullableString } from './mobile-money-schemas.ts';
 
 /**
  * `payment_method` and `currency` are any text here and refused by name in bank-transfers.ts, so

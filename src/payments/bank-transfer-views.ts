@@ -1,11 +1,9 @@
 import type { LogEntry } from '../logs/log-repository.ts';
 import { formatNullableTimestamp, formatTimestamp } from '../shared/time.ts';
-import type { TransferAccount } from './bank-transfer-repository.ts';
-import type { Charge } from './charge-repository.ts';
-import { CHANNEL_NAMES, eventTypeOf, logViews } from './charge-views.ts';
-
-/** `Lipira / Mango Shop`: whom the customer sees they are paying in their bank's app. */
-export const accountNameFor = (merchantName: string) => `Lipira / ${merchantName}`.slice(0, 100);
+import type { TransferAccount } from '../core/bank-transfer-repository.ts';
+import type { Charge } from '../core/charge-repository.ts';
+import { eventTypeOf, logViews } from '../core/charge-views.ts';
+import { CHANNEL_NAMES } from '../shared/payment-methods.ts';
 
 /** The account the customer pays into, as initialize answers it: the expiry in unix seconds. */
 export function accountDetails(

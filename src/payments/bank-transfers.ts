@@ -1,5 +1,5 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
-import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import { addLog, type LogEntry } from '../logs/log-repository.ts';
 import { findMerchant } from '../merchants/merchant-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
@@ -7,19 +7,19 @@ import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
 import { maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
-import { transferExpiresAt } from './bank-transfer-expiry.ts';
-import { accountNameFor } from './bank-transfer-views.ts';
+import { transferExpiresAt } from '../core/bank-transfer-expiry.ts';
 import {
+  accountNameFor,
   findBankTransferWithLogs,
   findTransferAccount,
   insertTransferAccount,
   type BankTransfer,
   type TransferAccount,
-} from './bank-transfer-repository.ts';
-import { completeCharge, refreshCharge } from './charge-completion.ts';
-import type { Charge } from './charge-repository.ts';
-import { newPendingCharge } from './pending-charge.ts';
-import { existingFor, insertUniqueRecord } from './direct-records.ts';
+} from '../core/bank-transfer-repository.ts';
+import { completeCharge, refreshCharge } from '../core/charge-completion.ts';
+import type { Charge } from '../core/charge-repository.ts';
+import { newPendingCharge } from '../core/pending-charge.ts';
+import { existingFor, insertUniqueRecord } from '../core/direct-records.ts';
 import type { BankTransferStart, Outcome } from '../connectors/provider.ts';
 import { SANDBOX_PAYER } from '../connectors/sandbox/sandbox-provider.ts';
 
@@ -154,7 +154,7 @@ async function openAccount(
   const started: BankTransferStart = await deps
     .providerFor(owner.mode)
     .startBankTransfer({ reference, amountMinor, currency: 'MWK', accountName, expiresAt });
-  if (!started.accepted) throw ApiError.field('payment_method', started.message);
+  if (started.status === 'refused') throw ApiError.field('payment_method', started.reason);
   // Asked again no later than the expiry, so that the settler ends an account nobody paid into.
   return {
     bank_name: started.account.bankName,

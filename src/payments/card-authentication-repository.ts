@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { CardAuthenticationsTable, DB } from '../db/schema.ts';
-import { discardUnstarted } from './charge-repository.ts';
+import { discardUnstarted } from '../core/charge-repository.ts';
 
 export type CardAuthentication = Selectable<CardAuthenticationsTable>;
 type Db = Kysely<DB>;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../checkout/checkout-payments.ts';
+import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../core/payment-deps.ts';
 import { addLog, type LogEntry } from '../logs/log-repository.ts';
 import { findMerchant } from '../merchants/merchant-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
@@ -16,13 +16,13 @@ import {
   recordWrongCode,
   type CardAuthentication,
 } from './card-authentication-repository.ts';
-import { refreshCharge } from './charge-completion.ts';
+import { refreshCharge } from '../core/charge-completion.ts';
 import { chargeDetails } from './charge-lookup.ts';
-import { claimCodeConfirmation, findCharge, recordStarted, type Charge } from './charge-repository.ts';
-import { newPendingCharge } from './pending-charge.ts';
-import { describeMethod } from './charge-views.ts';
+import { claimCodeConfirmation, findCharge, recordStarted, type Charge } from '../core/charge-repository.ts';
+import { newPendingCharge } from '../core/pending-charge.ts';
+import { describeMethod } from '../core/charge-views.ts';
 import { completeDirectCharge } from './direct-charges.ts';
-import { existingFor, insertUniqueRecord } from './direct-records.ts';
+import { existingFor, insertUniqueRecord } from '../core/direct-records.ts';
 
 /** What `POST /charge-card/payments` carries (docs/integrate/api-reference.md#card-charges), after validation. */
 export interface CardChargeRequest {
@@ -103,9 +103,9 @@ export async function startCardCharge(
     currency: request.currency,
     returnUrl: returnUrlOf(authentication.reference),
   });
-  if (!started.accepted) {
+  if (started.status === 'refused') {
     await deps.transact((trx) => discardUnstartedCard(trx, id));
-    throw ApiError.field('card_number', started.message);
+    throw ApiError.field('card_number', started.reason);
   }
   const charge =
     (await recordStarted(deps.db, id, started, Date.now())) ?? (await findCharge(deps.db, id)) ?? recorded.charge;

@@ -1,4 +1,4 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import type { Config } from '../config.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
@@ -6,8 +6,8 @@ import type { App } from '../http/app-type.ts';
 import { normalizeBody, normalizing } from '../http/tolerance.ts';
 import { startCardCharge, verifyCardCharge } from './card-charges.ts';
 import { CardChargeBody, CardChargeResponse, CardVerifyResponse } from './card-schemas.ts';
-import { verifyRecord } from './charge-views.ts';
-import { ChargeIdParams } from './mobile-money-schemas.ts';
+import { verifyRecord } from '../core/charge-views.ts';
+import { ChargeIdParams } from '../core/charge-schemas.ts';
 import { threeDsLink, threeDsReturnLink } from './three-ds-page-routes.ts';
 
 export const VERIFY_MESSAGES = {

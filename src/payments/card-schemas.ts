@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Reference } from '../checkout/checkout-schemas.ts';
+import { Reference, Name } from '../core/charge-schemas.ts';
 import { SuccessEnvelope } from '../http/envelope.ts';
-import { Name, VerifiedRecord } from './mobile-money-schemas.ts';
+import { VerifiedRecord } from './mobile-money-schemas.ts';
 
 /** A response schema with a whole example answer, which the API document shows for its route. */
 const withExample = <T extends TSchema>(schema: T, example: Static<T>): T => ({ ...schema, examples: [example] });

@@ -1,10 +1,10 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
-import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import type { LogEntry } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
-import { completeCharge, refreshCharge } from './charge-completion.ts';
-import { findChargeWithLogsByChargeId, type Charge } from './charge-repository.ts';
+import { completeCharge, refreshCharge } from '../core/charge-completion.ts';
+import { findChargeWithLogsByChargeId, type Charge } from '../core/charge-repository.ts';
 import type { Outcome } from '../connectors/provider.ts';
 
 export type TestOutcome = 'success' | 'pending' | 'failed';

@@ -3,11 +3,11 @@ import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
-import { recordPayer } from './bank-transfer-repository.ts';
+import { recordPayer } from '../core/bank-transfer-repository.ts';
 import { transferAuthorization } from './bank-transfer-views.ts';
-import { emitChargeOutcome } from './charge-events.ts';
-import { discardUnstarted, finalizeCharge, findCharge, recordStarted, type Charge } from './charge-repository.ts';
-import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../checkout/checkout-payments.ts';
+import { emitChargeOutcome } from '../core/charge-events.ts';
+import { discardUnstarted, finalizeCharge, findCharge, recordStarted, type Charge } from '../core/charge-repository.ts';
+import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../core/payment-deps.ts';
 import {
   existingFor,
   hashDirectRequest,
@@ -15,8 +15,8 @@ import {
   refuseOtherThanKwacha,
   walletOf,
   type DirectRequest,
-} from './direct-records.ts';
-import { collectionFee } from './fees.ts';
+} from '../core/direct-records.ts';
+import { collectionFee } from '../core/fees.ts';
 import type { Outcome } from '../connectors/provider.ts';
 
 /**
@@ -65,9 +65,9 @@ export async function initializeCharge(
   const started = await deps
     .providerFor(owner.mode)
     .startMobileMoney({ reference: charge.id, mobile: wallet, amountMinor: charge.amount_minor, currency: 'MWK' });
-  if (!started.accepted) {
+  if (started.status === 'refused') {
     await deps.transact((trx) => discardUnstarted(trx, charge.id));
-    throw ApiError.field('mobile', started.message);
+    throw ApiError.field('mobile', started.reason);
   }
   return (
     (await recordStarted(deps.db, charge.id, started, Date.now())) ?? (await findCharge(deps.db, charge.id)) ?? charge

@@ -1,21 +1,20 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
 import { normalizeBody, normalizing } from '../http/tolerance.ts';
 import { chargeDetails, verifyCharge } from './charge-lookup.ts';
-import { chargeRecord, detailsRecord, verifyRecord } from './charge-views.ts';
+import { chargeRecord, detailsRecord, verifyRecord } from '../core/charge-views.ts';
 import { initializeCharge } from './direct-charges.ts';
 import {
-  ChargeIdParams,
-  ChargeRecordResponse,
   DetailsResponse,
   InitializeChargeBody,
   OperatorsResponse,
   VerifyQuery,
   VerifyResponse,
 } from './mobile-money-schemas.ts';
-import { OPERATORS } from './operators.ts';
+import { ChargeIdParams, ChargeRecordResponse } from '../core/charge-schemas.ts';
+import { OPERATORS } from '../core/operators.ts';
 
 export const VERIFY_MESSAGES = {
   success: 'Payment authorized and completed successfully.',

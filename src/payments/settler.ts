@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { findDueRefunds } from '../refunds/refund-repository.ts';
 import { advanceRefund } from '../refunds/refund-service.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
-import { refreshCharge } from './charge-completion.ts';
-import { findDueCharges } from './charge-repository.ts';
+import { refreshCharge } from '../core/charge-completion.ts';
+import { findDueCharges } from '../core/charge-repository.ts';
 
 const BATCH = 100;
 

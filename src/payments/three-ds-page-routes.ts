@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerPageError, pageSchema } from '../checkout/checkout-page-routes.ts';
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfCookie } from '../web/csrf.ts';
-import { cardName } from '../checkout/customer-names.ts';
+import { cardName } from '../core/customer-names.ts';
 import type { SessionSummary } from '../checkout/page/page-model.ts';
 import type { Config } from '../config.ts';
 import type { App } from '../http/app-type.ts';

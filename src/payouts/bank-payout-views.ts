@@ -1,6 +1,6 @@
 import type { LogEntry } from '../logs/log-repository.ts';
-import type { Charge } from '../payments/charge-repository.ts';
-import { chargeRecord, logViews } from '../payments/charge-views.ts';
+import type { Charge } from '../core/charge-repository.ts';
+import { chargeRecord, logViews } from '../core/charge-views.ts';
 import { BANK_PAYOUTS_PER_PAGE, type BankPayout, type Recipient } from './recipient-repository.ts';
 
 /** Where a bank payout went, as PayChangu's records and `api.payout` webhooks show it. */

@@ -1,12 +1,12 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
-import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import { reservePayout } from '../ledger/ledger-service.ts';
 import { addLog, type LogEntry } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
-import { refreshCharge } from '../payments/charge-completion.ts';
-import { recordStarted, type Charge } from '../payments/charge-repository.ts';
-import { existingFor, insertUniqueRecord, type Alongside } from '../payments/direct-records.ts';
-import { newPendingCharge } from '../payments/pending-charge.ts';
+import { refreshCharge } from '../core/charge-completion.ts';
+import { recordStarted, type Charge } from '../core/charge-repository.ts';
+import { existingFor, insertUniqueRecord, type Alongside } from '../core/direct-records.ts';
+import { newPendingCharge } from '../core/pending-charge.ts';
 import type { PayoutRecipient } from '../connectors/provider.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
@@ -148,8 +148,8 @@ async function handOver(
     currency: payout.currency,
     requestedOutcome,
   });
-  if (!started.accepted)
-    return (await completePayoutCharge(deps, payout, { status: 'failed', reason: started.message }, now)) ?? payout;
+  if (started.status === 'refused')
+    return (await completePayoutCharge(deps, payout, { status: 'failed', reason: started.reason }, now)) ?? payout;
   await recordStarted(
     deps.db,
     payout.id,

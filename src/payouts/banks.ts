@@ -1,5 +1,5 @@
 import type { Operator } from '../shared/phone.ts';
-import { operatorByCode } from '../payments/operators.ts';
+import { operatorByCode } from '../core/operators.ts';
 
 /**
  * Where a payout through `/direct-charge/payouts` may go (docs/integrate/api-reference.md#the-banks-list): Malawi's banks, and

@@ -1,8 +1,8 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { reservePayout } from '../ledger/ledger-service.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
-import { findCharge, recordStarted, type Charge } from '../payments/charge-repository.ts';
+import { findCharge, recordStarted, type Charge } from '../core/charge-repository.ts';
 import {
   existingFor,
   hashDirectRequest,
@@ -10,8 +10,8 @@ import {
   refuseOtherThanKwacha,
   walletOf,
   type DirectRequest,
-} from '../payments/direct-records.ts';
-import { operatorByRef } from '../payments/operators.ts';
+} from '../core/direct-records.ts';
+import { operatorByRef } from '../core/operators.ts';
 import type { Outcome } from '../connectors/provider.ts';
 import { completePayoutCharge } from './payout-completion.ts';
 import {
@@ -89,6 +89,6 @@ export async function initializePayout(
     );
     return recorded ?? (await findCharge(deps.db, payout.id)) ?? payout;
   }
-  const outcome: Outcome = sent.status === 'refused' ? { status: 'failed', reason: sent.message } : sent;
+  const outcome: Outcome = sent.status === 'refused' ? { status: 'failed', reason: sent.reason } : sent;
   return (await completePayoutCharge(deps, payout, outcome)) ?? payout;
 }

@@ -1,8 +1,8 @@
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import { completePayout, releasePayout } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
-import { emitChargeOutcome } from '../payments/charge-events.ts';
-import { finalizeCharge, findCharge, type Charge } from '../payments/charge-repository.ts';
+import { emitChargeOutcome } from '../core/charge-events.ts';
+import { finalizeCharge, findCharge, type Charge } from '../core/charge-repository.ts';
 import type { Outcome } from '../connectors/provider.ts';
 import { recipientDetails } from './bank-payout-views.ts';
 import { movementOf } from './payout-reservation.ts';

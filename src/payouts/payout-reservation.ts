@@ -1,6 +1,6 @@
 import { InsufficientFunds, type Movement } from '../ledger/ledger-service.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
-import type { Charge } from '../payments/charge-repository.ts';
+import type { Charge } from '../core/charge-repository.ts';
 import { ApiError } from '../shared/errors.ts';
 import { feeMinor } from '../shared/money.ts';
 

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from '../core/payment-deps.ts';
 import type { Config } from '../config.ts';
 import type { App } from '../http/app-type.ts';
 import { principalOf } from '../http/auth.ts';
@@ -7,8 +7,8 @@ import { errorResponses, success } from '../http/envelope.ts';
 import { sendError, toApiError } from '../http/error-reply.ts';
 import { normalizeBody, normalizing } from '../http/tolerance.ts';
 import { ApiError } from '../shared/errors.ts';
-import { chargeRecord } from '../payments/charge-views.ts';
-import { ChargeIdParams, ChargeRecordResponse } from '../payments/mobile-money-schemas.ts';
+import { chargeRecord } from '../core/charge-views.ts';
+import { ChargeIdParams, ChargeRecordResponse } from '../core/charge-schemas.ts';
 import { PAYOUT_BANKS } from './banks.ts';
 import { bankPayoutFieldErrors } from './bank-payout-errors.ts';
 import { normalizeBankPayoutBody } from './bank-payout-tolerance.ts';

@@ -1,7 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Log } from '../checkout/checkout-schemas.ts';
+import { Log, DirectFields, Name, NullableString, TypedRecord } from '../core/charge-schemas.ts';
 import { SuccessEnvelope } from '../http/envelope.ts';
-import { DirectFields, Name, NullableString, TypedRecord } from '../payments/mobile-money-schemas.ts';
 import { PAYOUT_BANK_UUIDS, PAYOUT_CURRENCIES } from './banks.ts';
 
 /** `transaction_status`: the sandbox outcome a test payout asks for. */

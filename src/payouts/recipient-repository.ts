@@ -3,7 +3,7 @@ import { prepared } from '../db/prepared.ts';
 import type { DB, PayoutRecipientsTable } from '../db/schema.ts';
 import { logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
-import type { Charge } from '../payments/charge-repository.ts';
+import type { Charge } from '../core/charge-repository.ts';
 
 type Db = Kysely<DB>;
 

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import { findSessionById } from '../checkout/checkout-repository.ts';
+import { findSessionById } from '../core/session-repository.ts';
 import type { DB } from '../db/schema.ts';
 import { emitEvent } from '../events/event-repository.ts';
-import type { Charge } from '../payments/charge-repository.ts';
-import { authorizationOf, refundedOf } from '../payments/charge-views.ts';
+import type { Charge } from '../core/charge-repository.ts';
+import { authorizationOf, refundedOf } from '../core/charge-views.ts';
 import { toMajor } from '../shared/money.ts';
 import { formatNullableTimestamp, formatTimestamp } from '../shared/time.ts';
 import type { Refund } from './refund-repository.ts';

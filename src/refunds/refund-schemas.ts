@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Reference } from '../checkout/checkout-schemas.ts';
+import { Reference } from '../core/charge-schemas.ts';
 import { SuccessEnvelope } from '../http/envelope.ts';
 
 const Amount = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });

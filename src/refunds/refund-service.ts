@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
-import { findSessionByTxRef } from '../checkout/checkout-repository.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
+import { findSessionByTxRef } from '../core/session-repository.ts';
 import type { Database } from '../db/database.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
@@ -14,8 +14,8 @@ import {
 } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
-import { findCharge, findChargeByChargeId, type Charge } from '../payments/charge-repository.ts';
-import { recordStillPending } from '../payments/provider-asks.ts';
+import { findCharge, findChargeByChargeId, type Charge } from '../core/charge-repository.ts';
+import { recordStillPending } from '../core/provider-asks.ts';
 import type { Outcome, Pending, ProviderFor } from '../connectors/provider.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
@@ -281,9 +281,9 @@ export async function advanceRefund(deps: RefundDeps, refund: Refund, now = Date
       currency: refund.currency,
       charge,
     });
-    if (started.accepted)
+    if (started.status === 'started')
       return recordHandedOver(deps.db, refund.id, started.providerState, started.checkAt, Date.now());
-    return finishRefund(deps, refund, { status: 'failed', reason: started.message }, Date.now());
+    return finishRefund(deps, refund, { status: 'failed', reason: started.reason }, Date.now());
   }
   const answer = await provider.syncRefund(refund, charge, now);
   if (answer?.status === 'pending') return keepAskingAboutRefund(deps, refund, charge, answer, now);

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { REFERENCE_PATTERN } from '../checkout/checkout-schemas.ts';
+import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
-import * as repo from './delivery-repository.ts';
+import * as repo from '../events/delivery-repository.ts';
 
 export const DEFAULT_PER_PAGE = 20;
 

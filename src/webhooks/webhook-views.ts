@@ -1,5 +1,5 @@
 import { formatNullableTimestamp, formatTimestamp } from '../shared/time.ts';
-import type { Attempt, Delivery } from './delivery-repository.ts';
+import type { Attempt, Delivery } from '../events/delivery-repository.ts';
 
 export function deliverySummary(delivery: Delivery) {
   return {

@@ -12,7 +12,7 @@ import {
   type AttemptRecord,
   type Claimed,
   type NextStep,
-} from './delivery-repository.ts';
+} from '../events/delivery-repository.ts';
 import { postWebhook, type SendOutcome } from './http-sender.ts';
 import { signWebhook } from './signatures.ts';
 

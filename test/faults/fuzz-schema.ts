@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Reference } from '../../src/checkout/checkout-schemas.ts';
+import { Reference } from '../../src/core/charge-schemas.ts';
 import { TEST_NUMBERS } from '../helpers/mobile-money.ts';
 
 /** The part of JSON Schema our request schemas use (as /openapi.json publishes them). */

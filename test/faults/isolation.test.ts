@@ -9,11 +9,11 @@ import { completeCheckoutCharge } from '../../src/checkout/checkout-payments.ts'
 import { loadConfig } from '../../src/config.ts';
 import { checkLedger, settleCollections } from '../../src/ledger/ledger-service.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
-import { claimAttemptSlot, countAttempt } from '../../src/checkout/checkout-repository.ts';
-import { insertChargeIfNew, type Charge } from '../../src/payments/charge-repository.ts';
+import { claimAttemptSlot, countAttempt } from '../../src/core/session-repository.ts';
+import { insertChargeIfNew, type Charge } from '../../src/core/charge-repository.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
-import { hashDirectRequest, insertDirectRecord } from '../../src/payments/direct-records.ts';
-import { paymentDeps } from '../../src/payments/payment-deps.ts';
+import { hashDirectRequest, insertDirectRecord } from '../../src/core/direct-records.ts';
+import { paymentDeps } from '../../src/payment-deps.ts';
 import { ids } from '../../src/shared/ids.ts';
 import { parseMalawiMobile } from '../../src/shared/phone.ts';
 import { cardBody, chargeCard, openThreeDs } from '../helpers/cards.ts';

@@ -3,7 +3,7 @@ import type { TestContext } from 'node:test';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
-import type { Charge } from '../../src/payments/charge-repository.ts';
+import type { Charge } from '../../src/core/charge-repository.ts';
 import { startFakeAirtel, type FakeAirtel } from '../fakes/airtel-server.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { useCleanup } from '../helpers/cleanup.ts';

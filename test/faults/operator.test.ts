@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Charge } from '../../src/payments/charge-repository.ts';
+import type { Charge } from '../../src/core/charge-repository.ts';
 import type { Behaviour } from '../fakes/airtel-server.ts';
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';

@@ -1,4 +1,4 @@
-import type { Charge } from '../../src/payments/charge-repository.ts';
+import type { Charge } from '../../src/core/charge-repository.ts';
 import { uniqueRef } from './fixtures.ts';
 import { call, type ApiResponse, type TestGateway } from './gateway.ts';
 

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { AccountKind, DB } from '../../src/db/schema.ts';
 import { settleCollections } from '../../src/ledger/ledger-service.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
-import type { Charge } from '../../src/payments/charge-repository.ts';
+import type { Charge } from '../../src/core/charge-repository.ts';
 import { uniqueRef } from './fixtures.ts';
 import { call, type ApiResponse, type TestGateway } from './gateway.ts';
 import { startReceiver, type Receiver } from './receiver.ts';

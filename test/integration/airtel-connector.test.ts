@@ -25,8 +25,8 @@ function fresh(): { reference: string; mobile: MalawiMobile; local: string } {
   return { reference: `ch_${Date.now()}_${sequence}`, mobile: mobile(`0${local}`), local };
 }
 
-function assertState<S extends Step['state']>(step: Step, state: S): asserts step is Extract<Step, { state: S }> {
-  assert.equal(step.state, state, `expected ${state}, got ${JSON.stringify(step)}`);
+function assertStatus<S extends Step['status']>(step: Step, status: S): asserts step is Extract<Step, { status: S }> {
+  assert.equal(step.status, status, `expected ${status}, got ${JSON.stringify(step)}`);
 }
 
 describe('Airtel Money connector against the fake Airtel', () => {
@@ -90,8 +90,8 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const tokensBefore = tokenRequests();
     const first = fresh();
     const second = fresh();
-    assertState(await collect(airtel, first), 'pending');
-    assertState(await collect(airtel, second), 'pending');
+    assertStatus(await collect(airtel, first), 'pending');
+    assertStatus(await collect(airtel, second), 'pending');
     await sync(airtel, first.reference);
     assert.equal(tokenRequests() - tokensBefore, 1);
 
@@ -118,15 +118,15 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const airtel = connector();
     const payer = fresh();
     fake.script(payer.local, { states: ['TS'] });
-    assertState(await collect(airtel, payer), 'pending');
+    assertStatus(await collect(airtel, payer), 'pending');
     const tokensBefore = tokenRequests();
     const enquiries = () => fake.received('GET', `/standard/v1/payments/${payer.reference}`).length;
     fake.revokeTokens();
 
-    assertState(await sync(airtel, payer.reference), 'success');
+    assertStatus(await sync(airtel, payer.reference), 'success');
     assert.equal(tokenRequests() - tokensBefore, 1);
     assert.equal(enquiries(), 2, 'the refused enquiry and its one repeat');
-    assertState(await sync(airtel, payer.reference), 'success');
+    assertStatus(await sync(airtel, payer.reference), 'success');
     assert.equal(tokenRequests() - tokensBefore, 1, 'the new token is kept');
   });
 
@@ -137,7 +137,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
       await airtel.sync({ reference: 'nothing', operatorId: null });
       await sleep(800);
       const step = await airtel.sync({ reference: 'nothing', operatorId: null });
-      assertState(step, 'pending');
+      assertStatus(step, 'pending');
       const tokens = shortLived.received('POST', '/auth/oauth2/token').length;
       assert.equal(tokens, 2);
       assert.equal(
@@ -154,7 +154,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const airtel = connector({ clientSecret: 'not-the-secret-123' });
     const payer = fresh();
     const step = await collect(airtel, payer);
-    assertState(step, 'refused');
+    assertStatus(step, 'refused');
     assert.doesNotMatch(JSON.stringify(step), /not-the-secret-123/);
     assert.equal(collections(payer.reference).length, 0);
   });
@@ -163,13 +163,13 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const airtel = connector();
     const payer = fresh();
     const started = await collect(airtel, payer);
-    assertState(started, 'pending');
+    assertStatus(started, 'pending');
     assert.match(started.note, /DP00800001006/);
     const waiting = await sync(airtel, payer.reference);
-    assertState(waiting, 'pending');
+    assertStatus(waiting, 'pending');
     assert.equal(waiting.note, 'TIP');
     const done = await sync(airtel, payer.reference);
-    assertState(done, 'success');
+    assertStatus(done, 'success');
     assert.equal(done.operatorId, fake.transaction(payer.reference)?.airtelMoneyId);
   });
 
@@ -177,10 +177,10 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const airtel = connector();
     const payer = fresh();
     fake.script(payer.local, { approveAfterMs: 300 });
-    assertState(await collect(airtel, payer), 'pending');
-    assertState(await sync(airtel, payer.reference), 'pending');
+    assertStatus(await collect(airtel, payer), 'pending');
+    assertStatus(await sync(airtel, payer.reference), 'pending');
     await sleep(350);
-    assertState(await sync(airtel, payer.reference), 'success');
+    assertStatus(await sync(airtel, payer.reference), 'success');
   });
 
   test('TA (ambiguous) then TS', async () => {
@@ -189,9 +189,9 @@ describe('Airtel Money connector against the fake Airtel', () => {
     fake.script(payer.local, { states: ['TA', 'TS'] });
     await collect(airtel, payer);
     const ambiguous = await sync(airtel, payer.reference);
-    assertState(ambiguous, 'pending');
+    assertStatus(ambiguous, 'pending');
     assert.equal(ambiguous.note, 'TA');
-    assertState(await sync(airtel, payer.reference), 'success');
+    assertStatus(await sync(airtel, payer.reference), 'success');
   });
 
   test('TIP several times, then TS', async () => {
@@ -199,8 +199,8 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const payer = fresh();
     fake.script(payer.local, { states: ['TIP', 'TIP', 'TIP', 'TS'] });
     await collect(airtel, payer);
-    for (let enquiry = 0; enquiry < 3; enquiry++) assertState(await sync(airtel, payer.reference), 'pending');
-    assertState(await sync(airtel, payer.reference), 'success');
+    for (let enquiry = 0; enquiry < 3; enquiry++) assertStatus(await sync(airtel, payer.reference), 'pending');
+    assertStatus(await sync(airtel, payer.reference), 'success');
   });
 
   /** Every failure code Airtel documents, with the FailureCode merchants and the hosted page get. */
@@ -236,9 +236,9 @@ describe('Airtel Money connector against the fake Airtel', () => {
       const airtel = connector();
       const payer = fresh();
       fake.script(payer.local, { states: ['TF'], failureCode: code });
-      assertState(await collect(airtel, payer), 'pending');
+      assertStatus(await collect(airtel, payer), 'pending');
       const failed = await sync(airtel, payer.reference);
-      assertState(failed, 'failed');
+      assertStatus(failed, 'failed');
       assert.equal(failed.code, expected);
       assert.match(failed.reason, new RegExp(`^Airtel Money: .+ \\(${code}\\)\\.$`));
     });
@@ -250,7 +250,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
       const payee = fresh();
       fake.script(payee.local, { answer: { code } });
       const failed = await payout(airtel, payee);
-      assertState(failed, 'failed');
+      assertStatus(failed, 'failed');
       assert.equal(failed.code, expected);
       assert.match(failed.reason, new RegExp(`\\(${code}\\)\\.$`));
     });
@@ -262,7 +262,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
     fake.script(payer.local, { states: ['TF'], failureCode: 'DP00800001002' });
     await collect(airtel, payer);
     assert.deepEqual(await sync(airtel, payer.reference), {
-      state: 'failed',
+      status: 'failed',
       reason: 'Airtel Money: wrong PIN (DP00800001002).',
       code: 'wrong_pin',
     });
@@ -274,7 +274,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
     fake.script(payer.local, { states: ['TF'], failureCode: 'DP00800001999' });
     await collect(airtel, payer);
     const failed = await sync(airtel, payer.reference);
-    assertState(failed, 'failed');
+    assertStatus(failed, 'failed');
     assert.equal(failed.code, 'declined');
     assert.equal(failed.reason, 'Airtel Money: the payment failed: failed (DP00800001999).');
   });
@@ -284,7 +284,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const poor = fresh();
     fake.script(poor.local, { answer: { code: 'DP00800001007', message: 'Not enough balance' } });
     assert.deepEqual(await collect(airtel, poor), {
-      state: 'failed',
+      status: 'failed',
       reason: 'Airtel Money: not enough money in the wallet (DP00800001007).',
       code: 'insufficient_funds',
     });
@@ -292,13 +292,13 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const ambiguous = fresh();
     fake.script(ambiguous.local, { answer: { code: 'DP00800001000' } });
     const waiting = await collect(airtel, ambiguous);
-    assertState(waiting, 'pending');
+    assertStatus(waiting, 'pending');
     assert.match(waiting.note, /ambiguous.*DP00800001000/);
 
     const misconfigured = fresh();
     fake.script(misconfigured.local, { answer: { code: 'ROUTER005' } });
     assert.deepEqual(await collect(airtel, misconfigured), {
-      state: 'refused',
+      status: 'refused',
       reason: 'Airtel Money: the country route is not configured (ROUTER005).',
     });
   });
@@ -313,14 +313,14 @@ describe('Airtel Money connector against the fake Airtel', () => {
       },
     });
     assert.deepEqual(await collect(airtel, payer), {
-      state: 'refused',
+      status: 'refused',
       reason: 'Airtel Money: invalid country (ESB000034).',
     });
 
     const other = fresh();
     fake.script(other.local, { answer: { httpStatus: 422, body: { error: 'unprocessable' } } });
     assert.deepEqual(await collect(airtel, other), {
-      state: 'refused',
+      status: 'refused',
       reason: 'Airtel Money: the request was refused (HTTP 422).',
     });
   });
@@ -331,8 +331,8 @@ describe('Airtel Money connector against the fake Airtel', () => {
       const payer = fresh();
       fake.script(payer.local, { answer, states: ['TS'] });
       const step = await collect(airtel, payer);
-      assertState(step, 'pending');
-      assertState(await sync(airtel, payer.reference), 'success');
+      assertStatus(step, 'pending');
+      assertStatus(await sync(airtel, payer.reference), 'success');
       assert.equal(collections(payer.reference).length, 1);
     }
   });
@@ -342,10 +342,10 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const payer = fresh();
     fake.script(payer.local, { answer: 'hang', states: ['TS'] });
     const step = await collect(airtel, payer);
-    assertState(step, 'pending');
+    assertStatus(step, 'pending');
     assert.match(step.note, /TimeoutError/);
     const found = await sync(airtel, payer.reference);
-    assertState(found, 'success');
+    assertStatus(found, 'success');
     assert.equal(found.operatorId, fake.transaction(payer.reference)?.airtelMoneyId);
     assert.equal(collections(payer.reference).length, 1);
   });
@@ -356,12 +356,12 @@ describe('Airtel Money connector against the fake Airtel', () => {
     await closed.close();
     const airtel = airtelConnector({ ...options, timeoutMs: 500 });
     const step = await airtel.sync({ reference: 'anything', operatorId: null });
-    assertState(step, 'pending');
+    assertStatus(step, 'pending');
   });
 
   test('a collection Airtel has no record of stays pending', async () => {
     const step = await sync(connector(), 'never-sent');
-    assertState(step, 'pending');
+    assertStatus(step, 'pending');
     assert.match(step.note, /DP00800001025/);
   });
 
@@ -375,7 +375,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
       method: 'mobile_money',
       mobile: mobile('0881234567'),
     });
-    assertState(tnm, 'refused');
+    assertStatus(tnm, 'refused');
     const transfer = await airtel.collect({
       reference: 'card',
       amountMinor: 1000,
@@ -384,7 +384,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
       accountName: 'Shop',
       expiresAt: Date.now(),
     });
-    assertState(transfer, 'refused');
+    assertStatus(transfer, 'refused');
     assert.equal(fake.requests.length, requestsBefore);
   });
 
@@ -394,7 +394,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
     fake.script(payer.local, { states: ['TS'] });
     await collect(airtel, payer);
     const paid = await sync(airtel, payer.reference);
-    assertState(paid, 'success');
+    assertStatus(paid, 'success');
     const charge = {
       reference: payer.reference,
       operatorId: paid.operatorId,
@@ -408,7 +408,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
       charge,
     });
     assert.equal(
-      partial.state,
+      partial.status,
       'refused',
       'Airtel refunds whole payments only: a partial refund is refused before Airtel is asked',
     );
@@ -418,7 +418,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
       currency: 'MWK',
       charge,
     });
-    assert.deepEqual(refunded, { state: 'success', operatorId: paid.operatorId });
+    assert.deepEqual(refunded, { status: 'success', operatorId: paid.operatorId });
     assert.deepEqual(fake.received('POST', '/standard/v1/payments/refund').at(-1)?.body, {
       transaction: { airtel_money_id: paid.operatorId },
     });
@@ -428,7 +428,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
     fake.script(other.local, { states: ['TS'], refundAnswer: 'hang' });
     await collect(slow, other);
     const otherPaid = await sync(slow, other.reference);
-    assertState(otherPaid, 'success');
+    assertStatus(otherPaid, 'success');
     const lost = await slow.refund({
       reference: `re_${other.reference}`,
       amountMinor: 150_000,
@@ -440,10 +440,10 @@ describe('Airtel Money connector against the fake Airtel', () => {
         amountMinor: 150_000,
       },
     });
-    assertState(lost, 'pending');
+    assertStatus(lost, 'pending');
     assert.equal(lost.operatorId, other.reference);
     const found = await slow.syncRefund({ reference: `re_${other.reference}`, operatorId: lost.operatorId ?? null });
-    assertState(found, 'success');
+    assertStatus(found, 'success');
   });
 
   test("a refund is refused without the payment's Airtel Money id, and a refused refund fails as Airtel says", async () => {
@@ -454,7 +454,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
       currency: 'MWK',
       charge: { reference: 'ch_x', operatorId: null, method: 'mobile_money', amountMinor: 100 },
     });
-    assertState(noId, 'refused');
+    assertStatus(noId, 'refused');
     const unknown = await airtel.refund({
       reference: 're_y',
       amountMinor: 100,
@@ -462,7 +462,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
       charge: { reference: 'ch_y', operatorId: 'MP-unknown', method: 'mobile_money', amountMinor: 100 },
     });
     assert.deepEqual(unknown, {
-      state: 'failed',
+      status: 'failed',
       reason: 'Airtel Money: the payment was refused (DP00800001008).',
       code: 'declined',
     });
@@ -472,7 +472,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const airtel = connector();
     const payee = fresh();
     const paid = await payout(airtel, payee, 250_000);
-    assertState(paid, 'success');
+    assertStatus(paid, 'success');
     assert.equal(paid.operatorId, fake.transaction(payee.reference)?.airtelMoneyId);
     const [sent] = disbursements(payee.reference);
     const body = sent?.body as { payee: unknown; pin: string; transaction: unknown; reference: string };
@@ -486,22 +486,22 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const wrongPin = fresh();
     const refused = await payout(connector({ disbursementPin: '0000' }), wrongPin);
     assert.deepEqual(refused, {
-      state: 'refused',
+      status: 'refused',
       reason: 'Airtel Money: the disbursement PIN is incorrect (ROUTER115).',
     });
     assert.doesNotMatch(JSON.stringify(refused), /0000/);
     assert.equal(fake.transaction(wrongPin.reference), undefined);
 
     const requestsBefore = fake.requests.length;
-    assertState(await payout(connector({ publicKeyPem: 'not a key' }), fresh()), 'refused');
-    assertState(await payout(connector({ disbursementPin: null }), fresh()), 'refused');
+    assertStatus(await payout(connector({ publicKeyPem: 'not a key' }), fresh()), 'refused');
+    assertStatus(await payout(connector({ disbursementPin: null }), fresh()), 'refused');
     assert.equal(fake.requests.length, requestsBefore);
   });
 
   test('payouts go only to Airtel wallets', async () => {
     const airtel = connector();
     const requestsBefore = fake.requests.length;
-    assertState(
+    assertStatus(
       await airtel.payout({
         reference: 'po_tnm',
         amountMinor: 100,
@@ -518,7 +518,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
       method: 'bank',
       recipient: { bankUuid: 'b', bankName: 'Bank', accountName: 'A', accountNumber: '1' },
     });
-    assertState(bank, 'refused');
+    assertStatus(bank, 'refused');
     assert.equal(fake.requests.length, requestsBefore);
   });
 
@@ -526,9 +526,9 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const airtel = connector({ timeoutMs: 300 });
     const payee = fresh();
     fake.script(payee.local, { answer: 'hang', states: ['TS'] });
-    assertState(await payout(airtel, payee), 'pending');
+    assertStatus(await payout(airtel, payee), 'pending');
     const found = await airtel.syncPayout({ reference: payee.reference, operatorId: null });
-    assertState(found, 'success');
+    assertStatus(found, 'success');
     assert.equal(disbursements(payee.reference).length, 1);
   });
 
@@ -537,9 +537,9 @@ describe('Airtel Money connector against the fake Airtel', () => {
     const payee = fresh();
     fake.script(payee.local, { states: ['TIP', 'TS'] });
     const started = await payout(airtel, payee);
-    assertState(started, 'pending');
+    assertStatus(started, 'pending');
     assert.match(started.note, /TIP/);
-    assertState(await airtel.syncPayout({ reference: payee.reference, operatorId: null }), 'success');
+    assertStatus(await airtel.syncPayout({ reference: payee.reference, operatorId: null }), 'success');
   });
 
   describe('callbacks', () => {
@@ -560,9 +560,9 @@ describe('Airtel Money connector against the fake Airtel', () => {
 
     test('with a good hash (over the payload or over the transaction alone) it is accepted for the collection', async () => {
       const id = await paidCollection();
-      assert.deepEqual(await received(connector(), id), { accepted: true, flow: 'collect', reference: id });
+      assert.deepEqual(await received(connector(), id), { status: 'accepted', flow: 'collect', reference: id });
       assert.deepEqual(await received(connector(), id, { hashTransactionOnly: true }), {
-        accepted: true,
+        status: 'accepted',
         flow: 'collect',
         reference: id,
       });
@@ -571,15 +571,15 @@ describe('Airtel Money connector against the fake Airtel', () => {
     test('with a bad hash, a forged body or no hash it is refused when a secret is configured', async () => {
       const id = await paidCollection();
       assert.deepEqual(await received(connector(), id, { secret: 'another-key' }), {
-        accepted: false,
+        status: 'refused',
         reason: 'the callback hash does not match',
       });
       assert.deepEqual(await received(connector(), id, { tamper: true }), {
-        accepted: false,
+        status: 'refused',
         reason: 'the callback hash does not match',
       });
       assert.deepEqual(await received(connector(), id, { secret: null }), {
-        accepted: false,
+        status: 'refused',
         reason: 'the callback has no hash',
       });
     });
@@ -587,7 +587,7 @@ describe('Airtel Money connector against the fake Airtel', () => {
     test('without a configured secret a callback without a hash is accepted', async () => {
       const id = await paidCollection();
       assert.deepEqual(await received(connector({ callbackSecret: null }), id, { secret: null }), {
-        accepted: true,
+        status: 'accepted',
         flow: 'collect',
         reference: id,
       });
@@ -603,14 +603,14 @@ describe('Airtel Money connector against the fake Airtel', () => {
           connector().verifyCallback({ headers: entry.headers, rawBody: entry.body, body: JSON.parse(entry.body) }),
         );
       assert.deepEqual(verdicts, [
-        { accepted: true, flow: 'collect', reference: id },
-        { accepted: true, flow: 'collect', reference: id },
+        { status: 'accepted', flow: 'collect', reference: id },
+        { status: 'accepted', flow: 'collect', reference: id },
       ]);
     });
 
     test("a body that is not Airtel's callback is refused", () => {
       assert.deepEqual(connector().verifyCallback({ headers: {}, rawBody: '{}', body: {} }), {
-        accepted: false,
+        status: 'refused',
         reason: 'not an Airtel Money callback',
       });
     });

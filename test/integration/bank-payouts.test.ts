@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { verifyWebhook } from 'lipira';
-import type { PaymentDeps } from '../../src/checkout/checkout-payments.ts';
 import { loadConfig } from '../../src/config.ts';
 import { creditCollection, settleCollections } from '../../src/ledger/ledger-service.ts';
-import { paymentDeps } from '../../src/payments/payment-deps.ts';
+import { paymentDeps } from '../../src/payment-deps.ts';
+import { type PaymentDeps } from '../../src/core/payment-deps.ts';
 import { initializeBankPayout as initializeBankPayoutService } from '../../src/payouts/bank-payouts.ts';
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';

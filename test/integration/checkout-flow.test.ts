@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { completeCheckoutCharge } from '../../src/checkout/checkout-payments.ts';
-import { paymentDeps } from '../../src/payments/payment-deps.ts';
+import { paymentDeps } from '../../src/payment-deps.ts';
 import { loadConfig } from '../../src/config.ts';
 import { alertOf, CheckoutClient, textOf, type PageResponse } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';

@@ -4,7 +4,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
-import type { Charge } from '../../src/payments/charge-repository.ts';
+import type { Charge } from '../../src/core/charge-repository.ts';
 import { settleCollections } from '../../src/ledger/ledger-service.ts';
 import { startFakeAirtel, type FakeAirtel } from '../fakes/airtel-server.ts';
 import { lipira } from '../helpers/cli.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
-import type { Charge } from '../../src/payments/charge-repository.ts';
+import type { Charge } from '../../src/core/charge-repository.ts';
 import { startUpstreamPaychangu, type UpstreamPaychangu } from '../fakes/upstream-paychangu.ts';
 import {
   cardBody,

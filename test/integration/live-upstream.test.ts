@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { settleCollections } from '../../src/ledger/ledger-service.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
-import type { Charge } from '../../src/payments/charge-repository.ts';
+import type { Charge } from '../../src/core/charge-repository.ts';
 import { startUpstreamPaychangu, type UpstreamPaychangu } from '../fakes/upstream-paychangu.ts';
 import { bankPayoutBody } from '../helpers/bank-payouts.ts';
 import { bankTransferBody, bankTransferDetails, initializeBankTransfer } from '../helpers/bank-transfers.ts';

@@ -53,7 +53,7 @@ const bankPayout = (overrides: Partial<PayoutRequest> = {}): PayoutRequest =>
 function finalStep(what: string, ask: () => Promise<Step>): Promise<Step> {
   return eventually(what, async () => {
     const step = await ask();
-    return step.state === 'pending' ? null : step;
+    return step.status === 'pending' ? null : step;
   });
 }
 
@@ -80,12 +80,12 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
   test('a TNM Mpamba collect is pending with the upstream reference, and sync finds it successful', async () => {
     const request = tnmCollect(TEST_NUMBERS.tnmSuccess);
     const started = await paychangu.collect(request);
-    assert.equal(started.state, 'pending');
+    assert.equal(started.status, 'pending');
     assert.match(String((started as { operatorId?: string }).operatorId), /^\d{11}$/);
     const ended = await finalStep('the charge to end', () =>
       paychangu.sync({ reference: request.reference, operatorId: null, method: 'mobile_money' }),
     );
-    assert.deepEqual(ended, { state: 'success', operatorId: (started as { operatorId?: string }).operatorId });
+    assert.deepEqual(ended, { status: 'success', operatorId: (started as { operatorId?: string }).operatorId });
     const [row] = await chargeRows(upstream.gw, upstream.merchant.id, request.reference);
     assert.equal(row?.operator, 'tnm', 'sent with TNM Mpamba’s operator id');
     assert.equal(row?.amount_minor, 100_000, 'sent in whole kwacha');
@@ -93,29 +93,29 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
 
   test('a declined TNM Mpamba collect syncs as failed', async () => {
     const request = tnmCollect(TEST_NUMBERS.tnmFailed);
-    assert.equal((await paychangu.collect(request)).state, 'pending');
+    assert.equal((await paychangu.collect(request)).status, 'pending');
     const ended = await finalStep('the charge to end', () =>
       paychangu.sync({ reference: request.reference, operatorId: null, method: 'mobile_money' }),
     );
     assert.deepEqual(
       ended,
-      { state: 'failed', reason: 'Payment failed: The mobile money payment was declined: insufficient balance.' },
+      { status: 'failed', reason: 'Payment failed: The mobile money payment was declined: insufficient balance.' },
       'the reason from the upstream record’s log',
     );
   });
 
   test('a charge the upstream never received syncs as pending, not failed', async () => {
     assert.deepEqual(await paychangu.sync({ reference: uniqueRef('chg'), operatorId: null, method: 'mobile_money' }), {
-      state: 'pending',
+      status: 'pending',
       note: 'PayChangu has no record of it (yet)',
     });
-    assert.equal((await paychangu.syncPayout({ reference: uniqueRef('pay'), operatorId: null })).state, 'pending');
+    assert.equal((await paychangu.syncPayout({ reference: uniqueRef('pay'), operatorId: null })).status, 'pending');
   });
 
   test('a collect the upstream refuses by field (not a test number) is refused with its reason, and nothing is recorded there', async () => {
     const request = tnmCollect('0881234567');
     const step = await paychangu.collect(request);
-    assert.equal(step.state, 'refused');
+    assert.equal(step.status, 'refused');
     assert.match((step as { reason: string }).reason, /^PayChangu refused it: Test mode only accepts the test numbers/);
     assert.deepEqual(await chargeRows(upstream.gw, upstream.merchant.id, request.reference), []);
   });
@@ -123,7 +123,7 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
   test('an amount with a fraction of a kwacha is refused without asking the upstream', async () => {
     const request = tnmCollect(TEST_NUMBERS.tnmSuccess, { amountMinor: 100_050 });
     assert.deepEqual(await paychangu.collect(request), {
-      state: 'refused',
+      status: 'refused',
       reason: 'PayChangu takes whole amounts only: this amount has a fraction of the currency unit.',
     });
     assert.deepEqual(await chargeRows(upstream.gw, upstream.merchant.id, request.reference), []);
@@ -133,14 +133,14 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
     const request = tnmCollect(TEST_NUMBERS.tnmSuccess);
     const first = await paychangu.collect(request);
     const again = await paychangu.collect(request);
-    assert.equal(again.state, 'pending');
+    assert.equal(again.status, 'pending');
     assert.equal((again as { operatorId?: string }).operatorId, (first as { operatorId?: string }).operatorId);
     await finalStep('the charge to end', () =>
       paychangu.sync({ reference: request.reference, operatorId: null, method: 'mobile_money' }),
     );
     // The upstream answers a resend of an ended charge as a duplicate: its state is read instead.
     assert.deepEqual(await paychangu.collect(request), {
-      state: 'success',
+      status: 'success',
       operatorId: (first as { operatorId?: string }).operatorId,
     });
     assert.equal((await chargeRows(upstream.gw, upstream.merchant.id, request.reference)).length, 1);
@@ -156,14 +156,14 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
       expiresAt: Date.now() + 3_600_000,
     };
     const started = await paychangu.collect(request);
-    assert.equal(started.state, 'pending');
+    assert.equal(started.status, 'pending');
     const { account } = started as { account?: { bankName: string; accountNumber: string } };
     assert.equal(account?.bankName, SANDBOX_TRANSFER_BANK);
     assert.match(String(account?.accountNumber), /^\d{10}$/);
     const ended = await finalStep('the transfer to arrive', () =>
       paychangu.sync({ reference: request.reference, operatorId: null, method: 'bank_transfer' }),
     );
-    assert.equal(ended.state, 'success');
+    assert.equal(ended.status, 'success');
     assert.deepEqual((ended as { payer?: unknown }).payer, SANDBOX_PAYER);
   });
 
@@ -177,11 +177,11 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
       accountName: 'Mango Shop',
       expiresAt: Date.now() + 3_600_000,
     };
-    assert.equal((await paychangu.collect(request)).state, 'pending');
+    assert.equal((await paychangu.collect(request)).status, 'pending');
     const ended = await finalStep('the transfer to arrive', () =>
       paychangu.sync({ reference: request.reference, operatorId: null, method: 'bank_transfer' }),
     );
-    assert.equal(ended.state, 'failed');
+    assert.equal(ended.status, 'failed');
     assert.equal((ended as { code?: string }).code, 'wrong_amount');
     assert.match((ended as { reason: string }).reason, /only the exact amount/);
   });
@@ -189,11 +189,11 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
   test('a card collect sends the customer to the upstream 3-D Secure page; once completed there, sync finds it paid and it can be refunded', async () => {
     const request = cardCollect();
     const started = await paychangu.collect(request);
-    assert.equal(started.state, 'pending');
+    assert.equal(started.status, 'pending');
     const link = String((started as { redirectUrl?: string }).redirectUrl);
     assert.ok(link.startsWith(`${upstream.gw.url}/3ds/auth?reference=`), link);
     assert.equal(
-      (await paychangu.sync({ reference: request.reference, operatorId: null, method: 'card' })).state,
+      (await paychangu.sync({ reference: request.reference, operatorId: null, method: 'card' })).status,
       'pending',
       'waiting for the code',
     );
@@ -205,7 +205,7 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
     assert.ok(confirmed.location?.startsWith('https://operator.example/3ds/return?'), 'back to the return URL we gave');
 
     const ended = await paychangu.sync({ reference: request.reference, operatorId: null, method: 'card' });
-    assert.equal(ended.state, 'success');
+    assert.equal(ended.status, 'success');
 
     const refund = {
       reference: uniqueRef('rf'),
@@ -219,14 +219,14 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
       },
     };
     const handed = await paychangu.refund(refund);
-    assert.equal(handed.state, 'pending');
+    assert.equal(handed.status, 'pending');
     const done = await finalStep('the card refund to end', () =>
       paychangu.syncRefund({
         reference: refund.reference,
         operatorId: (handed as { operatorId?: string }).operatorId ?? null,
       }),
     );
-    assert.equal(done.state, 'success');
+    assert.equal(done.status, 'success');
   });
 
   test('a refund of a successful charge is pending, syncs as successful (also when its id was never recorded), and its webhook leads back to it', async () => {
@@ -248,21 +248,21 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
       },
     };
     const handed = await paychangu.refund(refund);
-    assert.equal(handed.state, 'pending');
+    assert.equal(handed.status, 'pending');
     const refundId = (handed as { operatorId?: string }).operatorId;
     assert.ok(refundId, 'the upstream refund id');
 
     const done = await finalStep('the refund to end', () =>
       paychangu.syncRefund({ reference: refund.reference, operatorId: refundId }),
     );
-    assert.deepEqual(done, { state: 'success', operatorId: refundId });
+    assert.deepEqual(done, { status: 'success', operatorId: refundId });
     assert.deepEqual(
       await paychangu.syncRefund({ reference: refund.reference, operatorId: null }),
       done,
       'found among the latest refunds by our reference',
     );
     assert.equal(
-      (await paychangu.syncRefund({ reference: uniqueRef('rf'), operatorId: null })).state,
+      (await paychangu.syncRefund({ reference: uniqueRef('rf'), operatorId: null })).status,
       'pending',
       'a refund the upstream never saw',
     );
@@ -270,7 +270,7 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
     const hook = await webhookAbout(upstream, 'refund_id', refundId, 'api.refund');
     assert.deepEqual(
       paychangu.verifyCallback({ headers: hook.headers, rawBody: hook.body, body: JSON.parse(hook.body) }),
-      { accepted: true, flow: 'refund', reference: refund.reference },
+      { status: 'accepted', flow: 'refund', reference: refund.reference },
     );
   });
 
@@ -285,21 +285,21 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
       mobile: mobile(TEST_NUMBERS.airtelSuccess),
     };
     const sent = await paychangu.payout(wallet);
-    assert.equal(sent.state, 'success', 'the upstream pays a wallet at once');
+    assert.equal(sent.status, 'success', 'the upstream pays a wallet at once');
     assert.deepEqual(await paychangu.syncPayout({ reference: wallet.reference, operatorId: null }), sent);
 
     const bank = bankPayout();
     const handed = await paychangu.payout(bank);
-    assert.equal(handed.state, 'pending');
+    assert.equal(handed.status, 'pending');
     const ended = await finalStep('the bank payout to end', () =>
       paychangu.syncPayout({ reference: bank.reference, operatorId: null }),
     );
-    assert.equal(ended.state, 'success');
+    assert.equal(ended.status, 'success');
 
     const hook = await webhookAbout(upstream, 'charge_id', bank.reference, 'api.payout');
     assert.deepEqual(
       paychangu.verifyCallback({ headers: hook.headers, rawBody: hook.body, body: JSON.parse(hook.body) }),
-      { accepted: true, flow: 'payout', reference: bank.reference },
+      { status: 'accepted', flow: 'payout', reference: bank.reference },
     );
 
     assert.deepEqual(await paychangu.payout(bank), ended, 'the resend is answered from the record');
@@ -313,7 +313,7 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
       mobile: mobile(TEST_NUMBERS.tnmSuccess),
     };
     assert.deepEqual(await paychangu.payout(tnm), {
-      state: 'refused',
+      status: 'refused',
       reason: 'PayChangu refused it: The selected operator does not support payouts.',
     });
     const tnmThroughBanksList = bankPayout({
@@ -325,19 +325,19 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
         accountNumber: mobile(TEST_NUMBERS.tnmSuccess).msisdn,
       },
     } as Partial<PayoutRequest>);
-    assert.equal((await paychangu.payout(tnmThroughBanksList)).state, 'pending');
+    assert.equal((await paychangu.payout(tnmThroughBanksList)).status, 'pending');
     assert.equal(
       (
         await finalStep('the TNM payout to end', () =>
           paychangu.syncPayout({ reference: tnmThroughBanksList.reference, operatorId: null }),
         )
-      ).state,
+      ).status,
       'success',
     );
 
     const tooMuch = await paychangu.payout(bankPayout({ amountMinor: 100_000_000 }));
     assert.deepEqual(tooMuch, {
-      state: 'refused',
+      status: 'refused',
       reason: 'PayChangu refused it: The amount and its fee exceed the available balance.',
     });
   });
@@ -348,7 +348,7 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
     const hook = await webhookAbout(upstream, 'charge_id', request.reference, 'api.charge.payment');
     const body = JSON.parse(hook.body);
     assert.deepEqual(paychangu.verifyCallback({ headers: hook.headers, rawBody: hook.body, body }), {
-      accepted: true,
+      status: 'accepted',
       flow: 'collect',
       reference: request.reference,
     });
@@ -357,16 +357,16 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
     assert.notEqual(tampered, hook.body);
     assert.deepEqual(
       paychangu.verifyCallback({ headers: hook.headers, rawBody: tampered, body: JSON.parse(tampered) }),
-      { accepted: false, reason: 'The callback signature does not match.' },
+      { status: 'refused', reason: 'The callback signature does not match.' },
     );
     const { signature: _signature, ...unsigned } = hook.headers;
-    assert.equal(paychangu.verifyCallback({ headers: unsigned, rawBody: hook.body, body }).accepted, false);
+    assert.equal(paychangu.verifyCallback({ headers: unsigned, rawBody: hook.body, body }).status, 'refused');
     const otherKey = upstream.connector({ webhookSecret: 'whsec_someoneElse' });
-    assert.equal(otherKey.verifyCallback({ headers: hook.headers, rawBody: hook.body, body }).accepted, false);
+    assert.equal(otherKey.verifyCallback({ headers: hook.headers, rawBody: hook.body, body }).status, 'refused');
     assert.equal(
       upstream.connector({ webhookSecret: null }).verifyCallback({ headers: hook.headers, rawBody: hook.body, body })
-        .accepted,
-      false,
+        .status,
+      'refused',
     );
   });
 });
@@ -401,15 +401,15 @@ describe('PayChangu connector when the upstream cannot answer', () => {
       timeoutMs: 2_000,
     });
     const collect = await paychangu.collect(tnmCollect(TEST_NUMBERS.tnmSuccess));
-    assert.equal(collect.state, 'pending');
+    assert.equal(collect.status, 'pending');
     assert.match((collect as { note: string }).note, /could not be reached/);
     assert.doesNotMatch((collect as { note: string }).note, /notARealKey/);
     assert.equal(
-      (await paychangu.sync({ reference: 'chg_x', operatorId: null, method: 'mobile_money' })).state,
+      (await paychangu.sync({ reference: 'chg_x', operatorId: null, method: 'mobile_money' })).status,
       'pending',
     );
-    assert.equal((await paychangu.payout(bankPayout())).state, 'pending');
-    assert.equal((await paychangu.syncPayout({ reference: 'pay_x', operatorId: null })).state, 'pending');
+    assert.equal((await paychangu.payout(bankPayout())).status, 'pending');
+    assert.equal((await paychangu.syncPayout({ reference: 'pay_x', operatorId: null })).status, 'pending');
     assert.equal(
       (
         await paychangu.refund({
@@ -418,7 +418,7 @@ describe('PayChangu connector when the upstream cannot answer', () => {
           currency: 'MWK',
           charge: { reference: 'chg_x', operatorId: null, method: 'mobile_money', amountMinor: 100 },
         })
-      ).state,
+      ).status,
       'pending',
     );
   });
@@ -426,7 +426,7 @@ describe('PayChangu connector when the upstream cannot answer', () => {
   test('an upstream that never answers is pending once the timeout passes', async () => {
     const { paychangu, receiver } = await upstreamAnswering(() => 'hang', 200);
     const step = await paychangu.collect(tnmCollect(TEST_NUMBERS.tnmSuccess));
-    assert.deepEqual(step, { state: 'pending', note: 'PayChangu did not answer within 200 ms' });
+    assert.deepEqual(step, { status: 'pending', note: 'PayChangu did not answer within 200 ms' });
     assert.equal(receiver.received.length, 1, 'sent once, never again');
     assert.equal(receiver.received[0]!.headers.authorization, 'Bearer sec-live-notARealKey0000000000000000000');
   });
@@ -434,7 +434,7 @@ describe('PayChangu connector when the upstream cannot answer', () => {
   test('a 5xx or an answer that is not JSON is pending', async () => {
     const failing = await upstreamAnswering(() => ({ status: 502, body: '<html>Bad gateway</html>' }));
     assert.deepEqual(await failing.paychangu.payout(bankPayout()), {
-      state: 'pending',
+      status: 'pending',
       note: 'PayChangu answered HTTP 502',
     });
     const garbled = await upstreamAnswering(() => ({
@@ -443,11 +443,11 @@ describe('PayChangu connector when the upstream cannot answer', () => {
       body: '{"status":"success","data":',
     }));
     assert.deepEqual(await garbled.paychangu.collect(tnmCollect(TEST_NUMBERS.tnmSuccess)), {
-      state: 'pending',
+      status: 'pending',
       note: 'PayChangu answered something that could not be read',
     });
     assert.equal(
-      (await garbled.paychangu.sync({ reference: 'chg_x', operatorId: null, method: 'card' })).state,
+      (await garbled.paychangu.sync({ reference: 'chg_x', operatorId: null, method: 'card' })).status,
       'pending',
     );
   });
@@ -462,7 +462,7 @@ describe('PayChangu connector when the upstream cannot answer', () => {
       }),
     }));
     assert.deepEqual(await odd.paychangu.sync({ reference: 'chg_x', operatorId: null, method: 'mobile_money' }), {
-      state: 'pending',
+      status: 'pending',
       note: 'PayChangu reports it cancelled',
       operatorId: '12345678901',
     });

@@ -12,10 +12,10 @@ import { sessionStatusIndexMigration } from '../../src/db/migrations/0005_sessio
 import { attemptSlotAndRefundsMigration } from '../../src/db/migrations/0007_attempt_slot_and_refunds.ts';
 import { checkLedger, reserveRefund } from '../../src/ledger/ledger-service.ts';
 import { createMerchant, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
-import { findCharge } from '../../src/payments/charge-repository.ts';
+import { findCharge } from '../../src/core/charge-repository.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
-import { hashDirectRequest, insertDirectRecord } from '../../src/payments/direct-records.ts';
-import { paymentDeps } from '../../src/payments/payment-deps.ts';
+import { hashDirectRequest, insertDirectRecord } from '../../src/core/direct-records.ts';
+import { paymentDeps } from '../../src/payment-deps.ts';
 import { refundPayment } from '../../src/refunds/refund-service.ts';
 import { ids } from '../../src/shared/ids.ts';
 import { parseMalawiMobile } from '../../src/shared/phone.ts';

@@ -1,24 +1,7 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-
-const SRC = path.resolve(import.meta.dirname, '../../src');
-
-/** Every module of src/ with the modules of src/ it imports, type-only imports included: a type cycle is still two rooms leaning on each other. */
-function importGraph(): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  for (const name of fs.readdirSync(SRC, { recursive: true }) as string[]) {
-    if (!name.endsWith('.ts')) continue;
-    const file = path.join(SRC, name);
-    const text = fs.readFileSync(file, 'utf8');
-    const imports = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)].map((match) =>
-      path.resolve(path.dirname(file), match[1]!),
-    );
-    graph.set(file, imports);
-  }
-  return graph;
-}
+import { importGraph, SRC } from '../helpers/source-imports.ts';
 
 /** The strongly connected components with more than one module (Tarjan): each is an import cycle. */
 function cycles(graph: Map<string, string[]>): string[][] {

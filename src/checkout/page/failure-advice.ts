@@ -4,7 +4,7 @@
  * `failure_reason` (with codes such as `DECLINED`) is never shown here. A code a connector adds
  * before it has words here gets the general advice of its channel.
  */
-import type { Charge } from '../../payments/charge-repository.ts';
+import type { Charge } from '../../core/charge-repository.ts';
 import type { FailureCode } from '../../connectors/provider.ts';
 import { OPERATOR_NAMES } from '../../shared/phone.ts';
 

@@ -73,12 +73,12 @@ export function airtelConnector(options: AirtelOptions): Connector {
       // Airtel gives a refund no id of its own and no enquiry: it is seen in the payment's
       // enquiry (by our charge reference) as TR, reversed. So a pending refund carries the
       // charge's reference, which `syncRefund` is given back as `operatorId`.
-      return step.state === 'pending' ? { ...step, operatorId: request.charge.reference } : step;
+      return step.status === 'pending' ? { ...step, operatorId: request.charge.reference } : step;
     },
 
     async syncRefund(request) {
       if (!request.operatorId)
-        return { state: 'pending', note: 'no payment reference to ask Airtel about this refund' };
+        return { status: 'pending', note: 'no payment reference to ask Airtel about this refund' };
       return refundEnquiry(call, request.operatorId);
     },
 
@@ -104,23 +104,23 @@ export function airtelConnector(options: AirtelOptions): Connector {
 
     verifyCallback(callback) {
       const parsed = readCallback(callback.body);
-      if (!parsed) return { accepted: false, reason: 'not an Airtel Money callback' };
+      if (!parsed) return { status: 'refused', reason: 'not an Airtel Money callback' };
       if (
         options.callbackSecret !== null &&
         !hashMatches(options.callbackSecret, parsed.hash, callbackHashedTexts(parsed))
       ) {
         return {
-          accepted: false,
+          status: 'refused',
           reason: parsed.hash === undefined ? 'the callback has no hash' : 'the callback hash does not match',
         };
       }
-      return { accepted: true, flow: 'collect', reference: parsed.transaction.id };
+      return { status: 'accepted', flow: 'collect', reference: parsed.transaction.id };
     },
   };
 }
 
 function refused(reason: string): Step {
-  return { state: 'refused', reason };
+  return { status: 'refused', reason };
 }
 
 /** Airtel takes the number without the country code: `991234567`. */

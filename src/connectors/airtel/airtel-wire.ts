@@ -98,7 +98,7 @@ export async function requestRefund(call: AirtelCall, airtelMoneyId: string): Pr
     body?.status?.success === true &&
     (transaction?.status === 'SUCCESS' || transaction?.status === 'TS')
   ) {
-    return { state: 'success', operatorId: transaction.airtel_money_id ?? airtelMoneyId };
+    return { status: 'success', operatorId: transaction.airtel_money_id ?? airtelMoneyId };
   }
   return transactionStep(answer);
 }
@@ -109,10 +109,10 @@ export async function refundEnquiry(call: AirtelCall, chargeReference: string): 
   const transaction =
     answer.kind === 'answered' ? (answer.body as AirtelAnswer | undefined)?.data?.transaction : undefined;
   if (answer.kind === 'answered' && answer.status === 200 && transaction?.status === 'TR') {
-    return { state: 'success', operatorId: transaction.airtel_money_id ?? null };
+    return { status: 'success', operatorId: transaction.airtel_money_id ?? null };
   }
   return {
-    state: 'pending',
+    status: 'pending',
     note: `the payment is not reversed yet (${transaction?.status ?? describeAnswer(answer)})`,
   };
 }
@@ -142,35 +142,35 @@ export async function disbursementEnquiry(call: AirtelCall, reference: string): 
  */
 function enquiryStep(answer: HttpAnswer): Step {
   const step = transactionStep(answer);
-  return step.state === 'refused' ? { state: 'pending', note: `enquiry refused: ${step.reason}` } : step;
+  return step.status === 'refused' ? { status: 'pending', note: `enquiry refused: ${step.reason}` } : step;
 }
 
 /** What an answer says of a transaction: only an explicit TS is a success, only TF or a failure code a failure. */
 function transactionStep(answer: HttpAnswer): Step {
   if (answer.kind !== 'answered') return unknownStep(answer);
   if (answer.status === 408 || answer.status >= 500)
-    return { state: 'pending', note: `Airtel answered HTTP ${answer.status}` };
+    return { status: 'pending', note: `Airtel answered HTTP ${answer.status}` };
   const body = answer.body as AirtelAnswer | undefined;
   if (answer.status >= 400) return httpRefusal(answer.status, body);
   if (typeof body !== 'object' || body === null)
-    return { state: 'pending', note: `unreadable answer (HTTP ${answer.status})` };
+    return { status: 'pending', note: `unreadable answer (HTTP ${answer.status})` };
 
   const transaction = body.data?.transaction;
   const code = body.status?.response_code ?? body.status?.result_code ?? null;
   const meaning = code ? codeMeaning(code) : undefined;
   const operatorId = transaction?.airtel_money_id ?? null;
 
-  if (transaction?.status === 'TS') return { state: 'success', operatorId };
+  if (transaction?.status === 'TS') return { status: 'success', operatorId };
   if (transaction?.status === 'TF') {
-    if (meaning?.outcome === 'failed') return { state: 'failed', reason: meaning.reason, code: meaning.code };
+    if (meaning?.outcome === 'failed') return { status: 'failed', reason: meaning.reason, code: meaning.code };
     return {
-      state: 'failed',
+      status: 'failed',
       reason: airtelReason(`the payment failed${transaction.message ? `: ${transaction.message}` : ''}`, code),
       code: 'declined',
     };
   }
-  if (meaning?.outcome === 'failed') return { state: 'failed', reason: meaning.reason, code: meaning.code };
-  if (meaning?.outcome === 'refused') return { state: 'refused', reason: meaning.reason };
+  if (meaning?.outcome === 'failed') return { status: 'failed', reason: meaning.reason, code: meaning.code };
+  if (meaning?.outcome === 'refused') return { status: 'refused', reason: meaning.reason };
   const state = transaction?.status;
   const note =
     state === 'TA' || state === 'TIP'
@@ -178,24 +178,24 @@ function transactionStep(answer: HttpAnswer): Step {
       : meaning?.outcome === 'pending'
         ? meaning.note
         : `no outcome yet${code ? ` (${code})` : ''}`;
-  return { state: 'pending', operatorId, note };
+  return { status: 'pending', operatorId, note };
 }
 
 /** A 4xx other than 401 and 408: Airtel's gateway refused the request before taking it. */
 function httpRefusal(status: number, body: AirtelAnswer | undefined): Step {
   const code = body?.status?.response_code ?? body?.status?.result_code ?? null;
   const meaning = code ? codeMeaning(code) : undefined;
-  if (meaning?.outcome === 'refused') return { state: 'refused', reason: meaning.reason };
+  if (meaning?.outcome === 'refused') return { status: 'refused', reason: meaning.reason };
   return {
-    state: 'refused',
+    status: 'refused',
     reason: airtelReason(`the request was refused (HTTP ${status}${code ? `, ${code}` : ''})`, null),
   };
 }
 
 function unknownStep(answer: Exclude<HttpAnswer, { kind: 'answered' }>): Step {
   return answer.kind === 'not_sent'
-    ? { state: 'refused', reason: airtelReason('the service could not be reached', null) }
-    : { state: 'pending', note: answer.note };
+    ? { status: 'refused', reason: airtelReason('the service could not be reached', null) }
+    : { status: 'pending', note: answer.note };
 }
 
 function describeAnswer(answer: HttpAnswer): string {

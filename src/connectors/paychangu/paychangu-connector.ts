@@ -55,7 +55,7 @@ export function paychanguConnector(options: PaychanguOptions): Connector {
 
     async collect(request: CollectRequest) {
       const amount = majorAmount(request.amountMinor);
-      if (amount === null) return { state: 'refused', reason: FRACTION_REFUSED };
+      if (amount === null) return { status: 'refused', reason: FRACTION_REFUSED };
       const answer = await send(collectRequest(request, amount));
       // A duplicate is our earlier request, already ended there: what PayChangu says of it now.
       if (isDuplicate(answer)) return sync({ reference: request.reference, operatorId: null, method: request.method });
@@ -66,7 +66,7 @@ export function paychanguConnector(options: PaychanguOptions): Connector {
 
     async refund(request) {
       const amount = majorAmount(request.amountMinor);
-      if (amount === null) return { state: 'refused', reason: FRACTION_REFUSED };
+      if (amount === null) return { status: 'refused', reason: FRACTION_REFUSED };
       return startStep(await send(refundRequest(request, amount)), 'other');
     },
 
@@ -77,7 +77,7 @@ export function paychanguConnector(options: PaychanguOptions): Connector {
 
     async payout(request) {
       const amount = majorAmount(request.amountMinor);
-      if (amount === null) return { state: 'refused', reason: FRACTION_REFUSED };
+      if (amount === null) return { status: 'refused', reason: FRACTION_REFUSED };
       const answer = await send(payoutRequest(request, amount));
       if (isDuplicate(answer)) return syncPayout({ reference: request.reference, operatorId: null });
       return startStep(answer, 'other');
@@ -87,11 +87,11 @@ export function paychanguConnector(options: PaychanguOptions): Connector {
 
     verifyCallback(callback: IncomingCallback): CallbackVerdict {
       if (options.webhookSecret === null)
-        return { accepted: false, reason: 'No PayChangu webhook secret is configured.' };
+        return { status: 'refused', reason: 'No PayChangu webhook secret is configured.' };
       const signature = headerOf(callback.headers, 'signature');
-      if (!signature) return { accepted: false, reason: 'The callback carries no Signature header.' };
+      if (!signature) return { status: 'refused', reason: 'The callback carries no Signature header.' };
       if (!signatureMatches(signature, callback.rawBody, options.webhookSecret))
-        return { accepted: false, reason: 'The callback signature does not match.' };
+        return { status: 'refused', reason: 'The callback signature does not match.' };
       return callbackSubject(callback.body);
     },
   };

@@ -175,7 +175,7 @@ export function payoutReadRequests(reference: string): [WireRequest, WireRequest
 export function startStep(answer: Answer, flow: 'collect-card' | 'other'): Step {
   if (answer.status === 'none') return pending(answer.note);
   if (answer.status >= 400 && answer.status < 500)
-    return { state: 'refused', reason: `PayChangu refused it: ${errorText(answer.body, answer.status)}` };
+    return { status: 'refused', reason: `PayChangu refused it: ${errorText(answer.body, answer.status)}` };
   if (answer.status < 200 || answer.status >= 300) return pending(`PayChangu answered HTTP ${answer.status}`);
   return flow === 'collect-card' ? cardStartStep(answer.body) : recordStep(answer.body);
 }
@@ -212,14 +212,15 @@ export function callbackSubject(body: unknown): CallbackVerdict {
   const event = objectOf(body);
   const eventType = textOf(event?.event_type);
   const chargeId = textOf(event?.charge_id);
-  if (eventType === 'api.charge.payment' && chargeId) return { accepted: true, flow: 'collect', reference: chargeId };
-  if (eventType === 'api.payout' && chargeId) return { accepted: true, flow: 'payout', reference: chargeId };
+  if (eventType === 'api.charge.payment' && chargeId)
+    return { status: 'accepted', flow: 'collect', reference: chargeId };
+  if (eventType === 'api.payout' && chargeId) return { status: 'accepted', flow: 'payout', reference: chargeId };
   const txRef = textOf(event?.tx_ref);
-  if (eventType === 'checkout.payment' && txRef) return { accepted: true, flow: 'collect', reference: txRef };
+  if (eventType === 'checkout.payment' && txRef) return { status: 'accepted', flow: 'collect', reference: txRef };
   const ours = REFUND_REASON.exec(textOf(event?.reason) ?? '')?.[1];
-  if (eventType === 'api.refund' && ours) return { accepted: true, flow: 'refund', reference: ours };
-  if (eventType === 'api.refund') return { accepted: false, reason: 'A refund this gateway did not make.' };
-  return { accepted: false, reason: `An event this connector does not follow (${eventType ?? 'no event_type'}).` };
+  if (eventType === 'api.refund' && ours) return { status: 'accepted', flow: 'refund', reference: ours };
+  if (eventType === 'api.refund') return { status: 'refused', reason: 'A refund this gateway did not make.' };
+  return { status: 'refused', reason: `An event this connector does not follow (${eventType ?? 'no event_type'}).` };
 }
 
 type Json = Record<string, unknown>;
@@ -234,7 +235,7 @@ function textOf(value: unknown): string | null {
 }
 
 function pending(note: string, operatorId?: string | null): PendingStep {
-  return operatorId === undefined ? { state: 'pending', note } : { state: 'pending', note, operatorId };
+  return operatorId === undefined ? { status: 'pending', note } : { status: 'pending', note, operatorId };
 }
 
 /**
@@ -258,12 +259,12 @@ function recordStep(body: unknown): Step {
   const status = textOf(record.status)?.toLowerCase();
   if (status === 'success' || status === 'successful') {
     const payer = payerOf(record);
-    return payer ? { state: 'success', operatorId, payer } : { state: 'success', operatorId };
+    return payer ? { status: 'success', operatorId, payer } : { status: 'success', operatorId };
   }
   if (status === 'failed') {
     const reason = textOf(record.failure_reason) ?? lastLogOf(record) ?? 'PayChangu reported it failed.';
     const code = FAILURE_CODES.find((known) => known === record.failure_code);
-    return code ? { state: 'failed', reason, code } : { state: 'failed', reason };
+    return code ? { status: 'failed', reason, code } : { status: 'failed', reason };
   }
   const step = pending(`PayChangu reports it ${status ?? 'without a status'}`, operatorId);
   const bankName = textOf(account?.bank_name);
@@ -292,7 +293,7 @@ function cardStartStep(body: unknown): Step {
   if (answer?.success !== true) return pending('PayChangu answered something that could not be read');
   const link = textOf(answer['3ds_auth_link']);
   if (answer.requires_3ds_auth === true && link)
-    return { state: 'pending', note: 'waiting for 3-D Secure', redirectUrl: link };
+    return { status: 'pending', note: 'waiting for 3-D Secure', redirectUrl: link };
   return pending('PayChangu took the card without 3-D Secure: its outcome is asked for');
 }
 

@@ -93,14 +93,14 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
       const known = TEST_MOBILE_NUMBERS.find((entry) => `265${digits(entry.number).slice(1)}` === mobile.msisdn);
       if (!known) {
         return {
-          accepted: false,
-          message: `Test mode only accepts the test numbers: ${TEST_MOBILE_NUMBERS.map((n) => `${n.number} (${n.operator}, ${n.outcome})`).join(', ')}.`,
+          status: 'refused',
+          reason: `Test mode only accepts the test numbers: ${TEST_MOBILE_NUMBERS.map((n) => `${n.number} (${n.operator}, ${n.outcome})`).join(', ')}.`,
         };
       }
       const state: SandboxState =
         known.outcome === 'success' ? { outcome: 'success' } : { outcome: 'failed', ...MOBILE_FAILURE };
       return {
-        accepted: true,
+        status: 'started',
         nextAction: 'approve',
         providerState: JSON.stringify(state),
         checkAt: Date.now() + mobileDelayMs,
@@ -111,13 +111,13 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
       const known = TEST_CARDS.find((entry) => digits(entry.number) === card.number);
       if (!known) {
         return {
-          accepted: false,
-          message: `Test mode only accepts the test cards: ${TEST_CARDS.map((c) => `${c.number} (${c.outcome})`).join(', ')}.`,
+          status: 'refused',
+          reason: `Test mode only accepts the test cards: ${TEST_CARDS.map((c) => `${c.number} (${c.outcome})`).join(', ')}.`,
         };
       }
       const state: SandboxState =
         known.outcome === 'success' ? { outcome: 'success' } : { outcome: 'failed', ...CARD_FAILURES[known.outcome]! };
-      return { accepted: true, nextAction: 'otp', providerState: JSON.stringify(state), checkAt: null };
+      return { status: 'started', nextAction: 'otp', providerState: JSON.stringify(state), checkAt: null };
     },
 
     // Test cards are confirmed with their one-time code on our own 3-D Secure page.
@@ -138,7 +138,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
                 reason: `A transfer of MWK ${formatMoneyText(amountMinor - 100)} arrived for MWK ${formatMoneyText(amountMinor)}: only the exact amount pays this account, so the transfer was returned to the payer.`,
               };
       return {
-        accepted: true,
+        status: 'started',
         account,
         providerState: JSON.stringify(state),
         checkAt: transfer === 'none' ? expiresAt : Math.min(Date.now() + mobileDelayMs, expiresAt),
@@ -163,7 +163,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
     async startBankPayout({ requestedOutcome }): Promise<PayoutStart> {
       const state: SandboxState =
         requestedOutcome === 'successful' ? { outcome: 'success' } : { outcome: 'failed', reason: BANK_PAYOUT_FAILURE };
-      return { accepted: true, providerState: JSON.stringify(state), checkAt: Date.now() + mobileDelayMs };
+      return { status: 'started', providerState: JSON.stringify(state), checkAt: Date.now() + mobileDelayMs };
     },
 
     async confirmOtp(charge, otp): Promise<Outcome> {
@@ -178,7 +178,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
 
     // A refund completes after the same delay as a mobile money payment, as a wallet credit would.
     async refund(): Promise<RefundStart> {
-      return { accepted: true, providerState: 'refund', checkAt: Date.now() + mobileDelayMs };
+      return { status: 'started', providerState: 'refund', checkAt: Date.now() + mobileDelayMs };
     },
 
     async syncRefund(refund, _charge, now): Promise<Outcome | null> {

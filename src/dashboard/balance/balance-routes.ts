@@ -2,7 +2,7 @@ import type { App } from '../../http/app-type.ts';
 import { merchantBalances } from '../../ledger/ledger-service.ts';
 import {
   PAGE,
-  principalOf,
+  merchantModeOf,
   type DashboardDeps,
   type MerchantPage,
   type PageGuard,
@@ -57,7 +57,7 @@ export function registerBalancePages(app: App, { config, database }: DashboardDe
   app.get<{ Querystring: Query }>('/dashboard/balance', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
-    const owner = principalOf(page);
+    const owner = merchantModeOf(page);
     const filter = dateFilter(request.query, config.timeZone);
     const before = /^\d{1,15}$/.test(request.query.before ?? '') ? Number(request.query.before) : null;
     const [balances, rows] = await Promise.all([
@@ -94,7 +94,7 @@ export function registerBalancePages(app: App, { config, database }: DashboardDe
     const filter = dateFilter(request.query, config.timeZone);
     const lines = [CSV_HEADER.map(csvCell).join(',')];
     for (let before: number | null = null; ;) {
-      const batch = await statementEntries(db, principalOf(page), { ...filter.range, beforeId: before }, CSV_BATCH);
+      const batch = await statementEntries(db, merchantModeOf(page), { ...filter.range, beforeId: before }, CSV_BATCH);
       lines.push(...batch.map(csvLine));
       if (batch.length < CSV_BATCH) break;
       before = batch.at(-1)!.id;
@@ -109,7 +109,7 @@ export function registerBalancePages(app: App, { config, database }: DashboardDe
   });
 
   async function balancesOf(page: MerchantPage) {
-    const currencies = await balanceCurrencies(db, principalOf(page));
+    const currencies = await balanceCurrencies(db, merchantModeOf(page));
     return Promise.all(
       currencies.map(async (currency) => ({
         currency,

@@ -5,7 +5,7 @@ import { redeliver } from '../../webhooks/webhook-service.ts';
 import {
   dashboardPath,
   FORM,
-  principalOf,
+  merchantModeOf,
   renderNotFoundPage,
   type DashboardDeps,
   type Form,
@@ -24,7 +24,7 @@ export function registerDeliveryPages(app: App, { database }: DashboardDeps, gua
     const now = Date.now();
     try {
       await database.transact(async (trx) => {
-        const delivery = await redeliver(trx, principalOf(page), request.params.id, now);
+        const delivery = await redeliver(trx, merchantModeOf(page), request.params.id, now);
         await recordAudit(
           trx,
           {

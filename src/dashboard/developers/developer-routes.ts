@@ -14,7 +14,7 @@ import { noticeNamed, NOTHING_CHANGED } from '../layout.ts';
 import {
   FORM,
   PAGE,
-  principalOf,
+  merchantModeOf,
   type DashboardDeps,
   type Form,
   type MerchantPage,
@@ -47,7 +47,7 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
     const now = Date.now();
     const filter = deliveryFilter(query);
     const wanted = Math.max(1, Math.min(10_000, Number.parseInt(query.page ?? '1', 10) || 1));
-    const owner = principalOf(page);
+    const owner = merchantModeOf(page);
     const found = await listDeliveries(
       db,
       owner,
@@ -185,7 +185,7 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
       });
     const now = Date.now();
     await database.transact(async (trx) => {
-      const testId = await sendTestEvent(trx, principalOf(page), now, config.timeZone);
+      const testId = await sendTestEvent(trx, merchantModeOf(page), now, config.timeZone);
       await recordAudit(
         trx,
         {

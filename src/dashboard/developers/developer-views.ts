@@ -6,7 +6,7 @@
 import type { ApiKey } from '../../merchants/merchant-repository.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { formatHumanDate } from '../../shared/time.ts';
-import type { Attempt, Delivery } from '../../webhooks/delivery-repository.ts';
+import type { Attempt, Delivery } from '../../events/delivery-repository.ts';
 import { csrfField, errorBox, noticeBox, postButton, shell, statusBadge, statusWord, table } from '../layout.ts';
 import type { MerchantPage, Query } from '../page-context.ts';
 

@@ -1,10 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
-import { REFERENCE_PATTERN } from '../../checkout/checkout-schemas.ts';
-import type { CheckoutSession } from '../../checkout/checkout-repository.ts';
+import { REFERENCE_PATTERN } from '../../core/charge-schemas.ts';
+import type { CheckoutSession } from '../../core/session-repository.ts';
 import type { DB, EmailsTable, EventsTable, LogsTable } from '../../db/schema.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
-import type { Charge } from '../../payments/charge-repository.ts';
-import type { Attempt, Delivery } from '../../webhooks/delivery-repository.ts';
+import type { Charge } from '../../core/charge-repository.ts';
+import type { Attempt, Delivery } from '../../events/delivery-repository.ts';
 
 /**
  * The reads behind one payment's page: the payment (a checkout session, or a direct charge), and

@@ -9,7 +9,7 @@ import { recordAudit } from '../../users/audit.ts';
 import {
   FORM,
   PAGE,
-  principalOf,
+  merchantModeOf,
   renderNotFoundPage,
   type DashboardDeps,
   type Form,
@@ -47,7 +47,7 @@ export function registerPaymentDetailPages(app: App, { config, database }: Dashb
     status: number,
     extra: { query?: Query; form?: RefundFormState | null },
   ): Promise<FastifyReply> {
-    const owner = principalOf(page);
+    const owner = merchantModeOf(page);
     const record = await findPaymentRecord(db, owner, id);
     if (!record) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payment'));
     const payment = summarize(record, config.checkoutMaxFailedAttempts);
@@ -80,7 +80,7 @@ export function registerPaymentDetailPages(app: App, { config, database }: Dashb
   app.post<{ Params: { id: string }; Body: Form }>('/dashboard/payments/:id/refund', FORM, async (request, reply) => {
     const page = await guard.merchantForm(request, reply, 'refund');
     if (!page) return reply;
-    const owner = principalOf(page);
+    const owner = merchantModeOf(page);
     const record = await findPaymentRecord(db, owner, request.params.id);
     if (!record) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payment'));
     const payment = summarize(record, config.checkoutMaxFailedAttempts);

@@ -1,4 +1,4 @@
-import type { Charge } from '../../payments/charge-repository.ts';
+import type { Charge } from '../../core/charge-repository.ts';
 import { sessionOutcome } from '../../checkout/session-outcome.ts';
 import type { RefundTarget } from '../../refunds/refund-service.ts';
 import type { RefundWithCharge } from '../../refunds/refund-repository.ts';

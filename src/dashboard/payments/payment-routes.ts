@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { App } from '../../http/app-type.ts';
-import { PAGE, principalOf, type DashboardDeps, type PageGuard, type Query } from '../page-context.ts';
+import { PAGE, merchantModeOf, type DashboardDeps, type PageGuard, type Query } from '../page-context.ts';
 import { parseCursor, parsePaymentFilters } from './payment-list-filters.ts';
 import { allPaymentRows, paymentPage } from './payment-list-repository.ts';
 import { CSV_HEADER, csvLine, csvLines, renderPaymentsPage } from './payment-list-views.ts';
@@ -19,7 +19,7 @@ export function registerPaymentPages(app: App, deps: DashboardDeps, guard: PageG
     const { filters, problems } = parsePaymentFilters(request.query, timeZone);
     const { cursor, problem } = parseCursor(request.query);
     if (problem) problems.push(problem);
-    const found = await paymentPage(db, { principal: principalOf(page), maxFailedAttempts }, filters, cursor);
+    const found = await paymentPage(db, { principal: merchantModeOf(page), maxFailedAttempts }, filters, cursor);
     return guard.html(
       reply,
       200,
@@ -32,7 +32,7 @@ export function registerPaymentPages(app: App, deps: DashboardDeps, guard: PageG
     if (!page) return reply;
     // Filters that cannot be read are left out, as the list page leaves them out (and says so).
     const { filters } = parsePaymentFilters(request.query, timeZone);
-    const batches = allPaymentRows(db, { principal: principalOf(page), maxFailedAttempts }, filters);
+    const batches = allPaymentRows(db, { principal: merchantModeOf(page), maxFailedAttempts }, filters);
     async function* lines() {
       yield csvLine(CSV_HEADER);
       for await (const rows of batches) yield csvLines(rows);

@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import type { FastifySchemaValidationError } from 'fastify';
 import { ajvPlugin, AJV_OPTIONS } from '../../http/validation.ts';
-import { operatorByCode } from '../../payments/operators.ts';
+import { operatorByCode } from '../../core/operators.ts';
 import { bankPayoutFieldErrors } from '../../payouts/bank-payout-errors.ts';
 import { destinationOf, type BankPayoutRequest } from '../../payouts/bank-payouts.ts';
 import { InitializeBankPayoutBody } from '../../payouts/payout-schemas.ts';

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
-import type { Charge } from '../../payments/charge-repository.ts';
+import type { Charge } from '../../core/charge-repository.ts';
 
 type Db = Kysely<DB>;
 

@@ -10,7 +10,7 @@ import { recordAudit } from '../../users/audit.ts';
 import {
   FORM,
   PAGE,
-  principalOf,
+  merchantModeOf,
   renderNotFoundPage,
   type DashboardDeps,
   type Form,
@@ -60,7 +60,7 @@ export function registerPayoutPages(app: App, { config, database, payments }: Da
   app.get<{ Querystring: Query }>('/dashboard/payouts', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
-    const rows = await listPayouts(database.db, principalOf(page), readCursor(request.query.before));
+    const rows = await listPayouts(database.db, merchantModeOf(page), readCursor(request.query.before));
     const shown = rows.slice(0, PAYOUTS_PER_PAGE);
     const last = shown.at(-1);
     const next = rows.length > PAYOUTS_PER_PAGE && last ? `${last.created_at}_${last.id}` : null;
@@ -108,7 +108,7 @@ export function registerPayoutPages(app: App, { config, database, payments }: Da
     if (!form.charge_id) return formAgain(reply, page, form, { form: ['Review the payout before sending it.'] });
     const checked = payoutRequestOf(form, form.charge_id);
     if ('errors' in checked) return formAgain(reply, page, form, checked.errors);
-    const owner = principalOf(page);
+    const owner = merchantModeOf(page);
     const now = Date.now();
     try {
       const { payout } = await initializeBankPayout(payments, owner, checked.request, now, (trx, made) =>
@@ -143,7 +143,7 @@ export function registerPayoutPages(app: App, { config, database, payments }: Da
   app.get<{ Params: { id: string }; Querystring: Query }>('/dashboard/payouts/:id', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
-    const payout = await findPayout(database.db, principalOf(page), request.params.id);
+    const payout = await findPayout(database.db, merchantModeOf(page), request.params.id);
     if (!payout) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payout'));
     const notice =
       request.query.sent === '1' ? 'The payout was sent. It shows as paid out once the provider confirms it.' : null;

@@ -1,8 +1,8 @@
 import type { Config } from '../config.ts';
-import type { Connector } from './connector.ts';
-import { liveProvider, type LiveChannel } from './live-provider.ts';
-import type { ProviderFor } from './provider.ts';
-import { sandboxProvider } from './sandbox/sandbox-provider.ts';
+import type { Connector } from '../connectors/connector.ts';
+import { liveProvider, type LiveChannel } from '../connectors/live-provider.ts';
+import type { ProviderFor } from '../connectors/provider.ts';
+import { sandboxProvider } from '../connectors/sandbox/sandbox-provider.ts';
 
 /** Test keys pay through the sandbox, live keys through the connectors `LIVE_ROUTES` gives each channel. */
 export function providersFor(config: Config, routes: Partial<Record<LiveChannel, Connector>>): ProviderFor {

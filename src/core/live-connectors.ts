@@ -1,8 +1,8 @@
 import type { Config, ConnectorName } from '../config.ts';
-import { airtelConnector } from './airtel/airtel-connector.ts';
-import type { Connector } from './connector.ts';
-import type { LiveChannel } from './live-provider.ts';
-import { paychanguConnector } from './paychangu/paychangu-connector.ts';
+import { airtelConnector } from '../connectors/airtel/airtel-connector.ts';
+import type { Connector } from '../connectors/connector.ts';
+import type { LiveChannel } from '../connectors/live-provider.ts';
+import { paychanguConnector } from '../connectors/paychangu/paychangu-connector.ts';
 
 /**
  * The connectors `LIVE_ROUTES` names, each made once from its settings, and the channel each

@@ -1,5 +1,5 @@
 import type { LiveRoutes } from '../config.ts';
-import type { LiveChannel } from './live-provider.ts';
+import type { LiveChannel } from '../connectors/live-provider.ts';
 
 /** The live channels that collect payments (`payout` only pays out). */
 const COLLECTING: readonly LiveChannel[] = ['airtel', 'tnm', 'card', 'bank'];

@@ -4,7 +4,7 @@ import { preparedInsert, preparedStatement } from '../db/prepared.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema.ts';
 import type { Transact } from '../db/group-commit.ts';
 import { claimDue, type Claimer } from '../db/leased-work.ts';
-import type { StoredEvent } from '../events/event-types.ts';
+import type { StoredEvent } from './event-types.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
 

@@ -8,6 +8,9 @@ import type { Outcome } from '../connectors/provider.ts';
 
 type Db = Kysely<DB>;
 
+/** `Lipira / Mango Shop`: whom the customer sees they are paying in their bank's app. */
+export const accountNameFor = (merchantName: string) => `Lipira / ${merchantName}`.slice(0, 100);
+
 /** What a bank transfer charge shows of its account and payer. */
 export type TransferAccount = Omit<Selectable<BankTransferAccountsTable>, 'charge_ref'>;
 

@@ -1,15 +1,9 @@
 import type { LogEntry } from '../logs/log-repository.ts';
+import { CHANNEL_NAMES, describeAuthorization } from '../shared/payment-methods.ts';
 import { OPERATOR_NAMES } from '../shared/phone.ts';
 import { formatNullableTimestamp, formatTimestamp } from '../shared/time.ts';
 import type { Charge } from './charge-repository.ts';
 import { operatorByCode } from './operators.ts';
-
-export const CHANNEL_NAMES: Record<Charge['channel'], string> = {
-  mobile_money: 'Mobile Money',
-  card: 'Card',
-  bank: 'Bank Transfer',
-  bank_transfer: 'Mobile Bank Transfer',
-};
 
 /** How a charge was paid, as verification and webhooks show it (never more than masked numbers). */
 export function authorizationOf(charge: Charge) {
@@ -25,16 +19,6 @@ export function authorizationOf(charge: Charge) {
 }
 
 export type AuthorizationView = ReturnType<typeof authorizationOf>;
-
-/** `Airtel Money (+265990xxxx00)` or `VISA 424242******4242`: a method named for logs, pages and receipts. */
-export function describeAuthorization(
-  authorization: Pick<AuthorizationView, 'channel' | 'brand' | 'card_number' | 'provider' | 'mobile_number'>,
-): string {
-  if (authorization.channel === 'Card')
-    return `${authorization.brand ?? 'Card'} ${authorization.card_number ?? ''}`.trim();
-  if (authorization.channel === CHANNEL_NAMES.bank_transfer) return 'Bank transfer';
-  return `${authorization.provider ?? 'Mobile Money'} (${authorization.mobile_number ?? ''})`;
-}
 
 export function describeMethod(charge: Charge): string {
   return describeAuthorization(authorizationOf(charge));

@@ -3,7 +3,7 @@
  * 4444`, `0990xxxx00`), not as logs and webhooks record it (`MASTERCARD 555555******4444`,
  * `+265990xxxx00`).
  */
-import type { Charge } from '../payments/charge-repository.ts';
+import type { Charge } from './charge-repository.ts';
 import { OPERATOR_NAMES, localMaskedMobile } from '../shared/phone.ts';
 
 const BRAND_NAMES: Record<string, string> = { VISA: 'Visa', MASTERCARD: 'Mastercard' };

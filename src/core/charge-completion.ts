@@ -1,10 +1,8 @@
-import { completeCheckoutCharge, type PaymentDeps } from '../checkout/checkout-payments.ts';
+import type { PaymentDeps } from './payment-deps.ts';
 import { expiredOutcome } from './bank-transfer-expiry.ts';
 import { findCharge, flagChargeForReview, type Charge } from './charge-repository.ts';
 import { recordStillPending } from './provider-asks.ts';
 import { addLog } from '../logs/log-repository.ts';
-import { completeDirectCharge } from './direct-charges.ts';
-import { completePayoutCharge } from '../payouts/payout-completion.ts';
 import type { Outcome, Pending } from '../connectors/provider.ts';
 
 /** Records how any charge ended, through the story its kind belongs to. */
@@ -14,9 +12,9 @@ export function completeCharge(
   outcome: Outcome,
   now = Date.now(),
 ): Promise<Charge | null> {
-  if (charge.session_id) return completeCheckoutCharge(deps, charge, outcome, now);
-  if (charge.kind === 'payout') return completePayoutCharge(deps, charge, outcome, now);
-  return completeDirectCharge(deps, charge, outcome, now);
+  if (charge.session_id) return deps.completions.checkout(deps, charge, outcome, now);
+  if (charge.kind === 'payout') return deps.completions.payout(deps, charge, outcome, now);
+  return deps.completions.direct(deps, charge, outcome, now);
 }
 
 /**
