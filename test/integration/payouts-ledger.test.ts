@@ -14,7 +14,7 @@ import { NBM_UUID } from '../helpers/bank-payouts.ts';
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { TIMESTAMP } from '../helpers/fixtures.ts';
-import { call, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
+import { assertFieldError, call, useTestGateway } from '../helpers/gateway.ts';
 import {
   accountMinor,
   AIRTEL_REF,
@@ -52,15 +52,6 @@ const AIRTEL_MONEY = { name: 'Airtel Money', ref_id: AIRTEL_REF, country: 'Malaw
 
 const outbox = temporaryFolder('lipira-outbox-');
 after(() => outbox.remove());
-
-function assertFieldError(res: ApiResponse, field: string, message: string | RegExp): void {
-  assert.equal(res.status, 400, res.text);
-  assert.equal(res.body.status, 'failed');
-  assert.equal(res.body.data, null);
-  assert.deepEqual(Object.keys(res.body.message), [field], res.text);
-  if (typeof message === 'string') assert.deepEqual(res.body.message[field], [message]);
-  else assert.match(res.body.message[field][0], message);
-}
 
 for (const kind of DATABASE_KINDS) {
   describe(`payouts, balances and the ledger on ${kind}`, () => {
@@ -624,22 +615,20 @@ for (const kind of DATABASE_KINDS) {
           webhookUrl: null,
           feeBasisPoints: 300,
         });
-        await opened.db
-          .transaction()
-          .execute((trx) =>
-            creditCollection(
-              trx,
-              {
-                merchantId: merchant.id,
-                mode: 'test',
-                currency: 'MWK',
-                amountMinor: 1000_00,
-                feeMinor: 30_00,
-                reference: 'chg_throwaway',
-              },
-              Date.now(),
-            ),
-          );
+        await opened.db.transaction().execute((trx) =>
+          creditCollection(
+            trx,
+            {
+              merchantId: merchant.id,
+              mode: 'test',
+              currency: 'MWK',
+              amountMinor: 1000_00,
+              feeMinor: 30_00,
+              reference: 'chg_throwaway',
+            },
+            Date.now(),
+          ),
+        );
         const healthy = await lipira(['ledger', 'check'], { DATABASE_URL: throwaway.url });
         assert.equal(healthy.code, 0, healthy.stderr);
         const account = await opened.db
@@ -721,22 +710,20 @@ for (const kind of DATABASE_KINDS) {
           feeBasisPoints: 300,
         });
         const now = Date.now();
-        await opened.db
-          .transaction()
-          .execute((trx) =>
-            creditCollection(
-              trx,
-              {
-                merchantId: merchant.id,
-                mode: 'test',
-                currency: 'MWK',
-                amountMinor: 1000_00,
-                feeMinor: 30_00,
-                reference: 'chg_funding',
-              },
-              now,
-            ),
-          );
+        await opened.db.transaction().execute((trx) =>
+          creditCollection(
+            trx,
+            {
+              merchantId: merchant.id,
+              mode: 'test',
+              currency: 'MWK',
+              amountMinor: 1000_00,
+              feeMinor: 30_00,
+              reference: 'chg_funding',
+            },
+            now,
+          ),
+        );
         await settleCollections(opened.db, now);
         const deps = paymentDeps(loadConfig({ SANDBOX_MOBILE_DELAY: '1h' }), opened);
         const request = {
