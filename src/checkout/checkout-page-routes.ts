@@ -6,6 +6,7 @@ import type { App } from '../http/app-type.ts';
 import { sendError, toApiError } from '../http/error-reply.ts';
 import { findTransferAccount } from '../core/bank-transfer-repository.ts';
 import { findCharge, findSessionCharge, type Charge } from '../core/charge-repository.ts';
+import type { Form } from '../http/json-body.ts';
 import {
   TEST_BANK_TRANSFERS,
   TEST_CARDS,
@@ -16,6 +17,7 @@ import { formatMoneyText } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
 import { refreshCharge } from '../core/charge-completion.ts';
 import { localMaskedMobile } from '../shared/phone.ts';
+import { isHttps } from '../shared/urls.ts';
 import {
   abandonAttempt,
   cancelSession,
@@ -48,7 +50,6 @@ interface PageDeps {
 }
 
 type Params = { id: string; chargeId?: string };
-type Form = Record<string, string | undefined>;
 
 /** What a test-mode page lists; one object, so that its rendering is made once (see `testBanner`). */
 const TEST_INSTRUMENTS = {
@@ -64,7 +65,7 @@ const RETURN_AFTER_SECONDS = 15;
 /** The hosted checkout (docs/integrate/api-reference.md#the-hosted-checkout): the page, its forms, the attempt pages and their status poll. */
 export function registerCheckoutPageRoutes(app: App, { config, payments }: PageDeps): void {
   const db = payments.db;
-  const secureCookies = config.publicBaseUrl.startsWith('https:');
+  const secureCookies = isHttps(config.publicBaseUrl);
   const pagePath = (session: CheckoutSession) => `/checkout/${session.id}`;
   const attemptPath = (session: CheckoutSession, charge: Charge) => `${pagePath(session)}/attempts/${charge.charge_id}`;
   const donePath = (session: CheckoutSession) => `${pagePath(session)}/done`;
@@ -532,7 +533,26 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   );
 }
 
-function summaryOf(session: PageSession): views.SessionSummary {
+/** What the hosted pages show of a payment: a session's, or a direct card charge's put the same way by its 3-D Secure page. */
+export type SummarySource = Pick<
+  PageSession,
+  | 'mode'
+  | 'merchant_name'
+  | 'merchant_email'
+  | 'merchant_logo_url'
+  | 'merchant_brand_color'
+  | 'currency'
+  | 'amount_minor'
+  | 'title'
+  | 'description'
+  | 'logo'
+  | 'first_name'
+  | 'last_name'
+  | 'reference'
+  | 'tx_ref'
+>;
+
+export function summaryOf(session: SummarySource): views.SessionSummary {
   return {
     mode: session.mode,
     merchantName: session.merchant_name,

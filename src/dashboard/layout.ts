@@ -4,11 +4,10 @@
  * merchant or request supplied is escaped here or by the caller with `escapeHtml`.
  */
 import { escapeHtml } from '../shared/html.ts';
+import type { Mode } from '../shared/ids.ts';
 import { formatMoneyText } from '../shared/money.ts';
 import { htmlDocument } from '../web/document.ts';
 import { may, type Permission } from './access.ts';
-
-export type Mode = 'test' | 'live';
 
 /** Who is signed in and whose pages they see, as the header shows them. */
 export interface Viewer {

@@ -1,7 +1,7 @@
 import type { LiveRoutes } from '../config.ts';
 import { takesAnyLivePayment } from '../core/live-readiness.ts';
 import { escapeHtml } from '../shared/html.ts';
-import type { Mode } from './layout.ts';
+import type { Mode } from '../shared/ids.ts';
 
 export const LIVE_NOT_SET_UP =
   'Live payments are not available yet: the gateway’s operator has not set up a payment method.';

@@ -4,14 +4,17 @@ import type { Database } from '../db/database.ts';
 import { sendError, toApiError } from '../http/error-reply.ts';
 import { sendHtml } from '../http/html.ts';
 import { findMerchant, type Principal } from '../merchants/merchant-service.ts';
+import type { Form } from '../http/json-body.ts';
 import type { Merchant } from '../merchants/merchant-repository.ts';
 import type { PaymentDeps } from '../core/payment-deps.ts';
 import type { Lifecycle } from '../health/health-routes.ts';
+import type { Mode } from '../shared/ids.ts';
+import { isHttps } from '../shared/urls.ts';
 import { readCookie } from '../web/cookies.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfCookie } from '../web/csrf.ts';
 import { SESSION_COOKIE, sessionOf, type SignedIn } from '../users/sessions.ts';
 import { may, type Permission } from './access.ts';
-import { shell, type Mode, type Viewer } from './layout.ts';
+import { shell, type Viewer } from './layout.ts';
 
 export interface DashboardDeps {
   config: Config;
@@ -21,7 +24,7 @@ export interface DashboardDeps {
   lifecycle: Lifecycle;
 }
 
-export type Form = Record<string, string | undefined>;
+export type { Form };
 export type Query = Record<string, string | undefined>;
 
 /** The test/live choice, kept in the browser: a preference of how to look, not a change. */
@@ -75,7 +78,7 @@ export const FORM = { ...PAGE, config: { form: true } } as const;
  * form, posted from our own page with the double-submit token.
  */
 export function pageGuard({ config, database }: DashboardDeps): PageGuard {
-  const secure = config.publicBaseUrl.startsWith('https:');
+  const secure = isHttps(config.publicBaseUrl);
   const db = database.db;
   const html = (reply: FastifyReply, status: number, page: string) => sendHtml(reply, status, page);
 

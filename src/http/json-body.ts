@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, fieldLabel } from '../shared/errors.ts';
 
+/** A url-encoded form as the parser gives it to a `config.form` route: each name's text, any of them missing. */
+export type Form = Record<string, string | undefined>;
+
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
 /**

@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import { isHttps } from '../shared/urls.ts';
 
 /** A year, as browsers and the HSTS preload list expect at the least. */
 const HSTS_MAX_AGE_SECONDS = 31_536_000;
@@ -14,7 +15,6 @@ const HSTS_MAX_AGE_SECONDS = 31_536_000;
  */
 export function defaultResponseHeaders(config: Config): Record<string, string> {
   const headers: Record<string, string> = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
-  if (config.publicBaseUrl.startsWith('https:'))
-    headers['strict-transport-security'] = `max-age=${HSTS_MAX_AGE_SECONDS}`;
+  if (isHttps(config.publicBaseUrl)) headers['strict-transport-security'] = `max-age=${HSTS_MAX_AGE_SECONDS}`;
   return headers;
 }

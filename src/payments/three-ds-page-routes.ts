@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerPageError, pageSchema } from '../checkout/checkout-page-routes.ts';
 import type { PaymentDeps } from '../core/payment-deps.ts';
+import { answerPageError, pageSchema, summaryOf as summaryOfSession } from '../checkout/checkout-page-routes.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfCookie } from '../web/csrf.ts';
 import { cardName } from '../core/customer-names.ts';
 import type { SessionSummary } from '../checkout/page/page-model.ts';
 import type { Config } from '../config.ts';
 import type { App } from '../http/app-type.ts';
 import { sendHtml } from '../http/html.ts';
-import { formatMoneyText } from '../shared/money.ts';
-import { withQuery } from '../shared/urls.ts';
+import type { Form } from '../http/json-body.ts';
+import { isHttps, withQuery } from '../shared/urls.ts';
 import {
   codeTriesLeft,
   findCardAuthentication,
@@ -26,7 +26,6 @@ const RETURN_PATH = '/3ds/return';
 const REFERENCE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 type Query = { reference?: string };
-type Form = Record<string, string | undefined>;
 
 /** The absolute link a merchant sends the customer to (`3ds_auth_link`). */
 export function threeDsLink(config: Config, reference: string): string {
@@ -57,26 +56,29 @@ export function registerThreeDsPageRoutes(
   app: App,
   { config, payments }: { config: Config; payments: PaymentDeps },
 ): void {
-  const secureCookies = config.publicBaseUrl.startsWith('https:');
+  const secureCookies = isHttps(config.publicBaseUrl);
   const selfUrl = (reference: string) => `${PATH}?reference=${encodeURIComponent(reference)}`;
   const html = (reply: FastifyReply, status: number, body: string, state: CardAuthenticationState | null = null) =>
     sendHtml(reply, status, body, state ? [new URL(state.authentication.redirect_url).origin] : []);
 
-  function summaryOf({ charge, merchant }: CardAuthenticationState): SessionSummary {
-    return {
+  /** A direct charge has no title, description or branding of its own. */
+  const summaryOf = ({ charge, merchant }: CardAuthenticationState): SessionSummary =>
+    summaryOfSession({
       mode: charge.mode,
-      merchantName: merchant.name,
-      merchantEmail: merchant.email,
+      merchant_name: merchant.name,
+      merchant_email: merchant.email,
+      merchant_logo_url: null,
+      merchant_brand_color: null,
       currency: charge.currency,
+      amount_minor: charge.amount_minor,
       title: null,
       description: null,
-      logoUrl: null,
-      amountText: `${charge.currency} ${formatMoneyText(charge.amount_minor)}`,
-      customerName: [charge.first_name, charge.last_name].filter(Boolean).join(' '),
+      logo: null,
+      first_name: charge.first_name ?? '',
+      last_name: charge.last_name,
       reference: charge.ref_id,
-      txRef: charge.charge_id,
-    };
-  }
+      tx_ref: charge.charge_id,
+    });
 
   /** The page for a link as it is now: the code form, a wait, the merchant, or why there is nothing to do. */
   function show(

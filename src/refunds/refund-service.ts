@@ -181,7 +181,9 @@ export async function refundPayment(
   }
 }
 
-const leftToRefund = (charge: Charge) => charge.amount_minor - charge.refunded_minor;
+/** What is left of a paid charge to refund, in minor units. */
+export const leftToRefund = (charge: Pick<Charge, 'amount_minor' | 'refunded_minor'>): number =>
+  charge.amount_minor - charge.refunded_minor;
 
 /** A refund gives back the payment's own currency: an amount said in another is refused, not given back as if it were that currency. */
 function refuseOtherCurrency(charge: Charge, currency: string | undefined): void {

@@ -25,6 +25,11 @@ export function isPlainOrigin(origin: string): boolean {
   return PLAIN_ORIGIN.test(origin);
 }
 
+/** Whether `url` is served over TLS: browsers are then told to come back over https only, and cookies carry Secure. */
+export function isHttps(url: string): boolean {
+  return url.startsWith('https:');
+}
+
 /** `url` with `params` set on it, keeping whatever query it already had. */
 export function withQuery(url: string, params: Record<string, string>): string {
   const target = new URL(url);

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '../../src/db/database.ts';
 import { checkLedger } from '../../src/ledger/ledger-service.ts';
+import { inBatches } from '../helpers/batches.ts';
 import { lipira } from '../helpers/cli.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 import { currentBody, uniqueRef } from '../helpers/fixtures.ts';
@@ -39,6 +40,8 @@ const RECOVERY_BOUND_MS = 15_000;
 const CREATE_LOOPS = 6;
 const VERIFY_LOOPS = 2;
 const PAYMENT_LOOPS = 3;
+/** Checks in flight at once after the outage. */
+const CHECK_BATCH = 16;
 /** A client told 503 waits a little before its next request, as Retry-After asks. */
 const PAUSE_AFTER_FAILURE_MS = 100;
 
@@ -272,7 +275,7 @@ test(
     // sending it again now succeeds (a repeat of a committed one is answered as the first was).
     const missing: string[] = [];
     let committedDespite503 = 0;
-    await inBatches([...creates], async ([txRef, entry]) => {
+    await inBatches([...creates], CHECK_BATCH, async ([txRef, entry]) => {
       const verified = await call(serve.url, `/verify-payment/${txRef}`, { key });
       const whole =
         verified.status === 200 &&
@@ -301,7 +304,7 @@ test(
     // Payments whose charge was still pending settle now; each paid session's webhook arrives.
     await sleep(2_000);
     const paid: string[] = [];
-    await inBatches(paymentRefs, async (txRef) => {
+    await inBatches(paymentRefs, CHECK_BATCH, async (txRef) => {
       const verified = await call(serve.url, `/verify-payment/${txRef}`, { key });
       if (verified.status === 200 && verified.body.data.status === 'success') paid.push(txRef);
     });
@@ -399,9 +402,4 @@ function isUnavailablePage(response: Response, text: string): boolean {
     response.headers.get('retry-after') === '1' &&
     text.includes('Payments are paused for a moment')
   );
-}
-
-/** Runs `work` over `items`, 16 at a time. */
-async function inBatches<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
-  for (let start = 0; start < items.length; start += 16) await Promise.all(items.slice(start, start + 16).map(work));
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { randomBase62 } from '../../src/shared/ids.ts';
+import { randomBase62, type Mode } from '../../src/shared/ids.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { currentBody, legacyBody } from '../helpers/fixtures.ts';
@@ -44,7 +44,7 @@ export interface CheckoutPool {
   /** A live session of A, and a test session of B. */
   foreignSessions: string[];
   /** Whose each session is. */
-  owners: Map<string, { merchantId: string; mode: 'test' | 'live' }>;
+  owners: Map<string, { merchantId: string; mode: Mode }>;
   /** `{sessionId, chargeId}` of pending attempts: mobile money awaiting approval, cards awaiting their code. */
   attempts: Array<{ sessionId: string; chargeId: string }>;
 }
@@ -60,7 +60,7 @@ export interface WorldData {
   /** Every secret the gateway holds: none may ever appear in an answer. */
   secrets: string[];
   /** Which merchant and mode each secret key stands for. */
-  principals: Map<string, { merchantId: string; mode: 'test' | 'live' }>;
+  principals: Map<string, { merchantId: string; mode: Mode }>;
   txRefs: RefPool;
   chargeIds: RefPool;
   deliveryIds: RefPool;
@@ -181,7 +181,7 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
     'the seeded outcomes queued webhook deliveries',
   );
 
-  const principals = new Map<string, { merchantId: string; mode: 'test' | 'live' }>();
+  const principals = new Map<string, { merchantId: string; mode: Mode }>();
   for (const merchant of [a, b]) {
     principals.set(merchant.test_secret_key, { merchantId: merchant.id, mode: 'test' });
     principals.set(merchant.live_secret_key, { merchantId: merchant.id, mode: 'live' });
@@ -362,7 +362,7 @@ async function bankTransfer(gw: TestGateway, key: string): Promise<string> {
 }
 
 /** The charge_ids of a merchant's checkout attempts: visible through the charge endpoints too. */
-async function attemptChargeIds(gw: TestGateway, merchantId: string, mode: 'test' | 'live'): Promise<string[]> {
+async function attemptChargeIds(gw: TestGateway, merchantId: string, mode: Mode): Promise<string[]> {
   const rows = await gw.gateway.database.db
     .selectFrom('charges')
     .select('charge_id')

@@ -12,12 +12,11 @@ import { updateMerchantSettings, type MerchantCredentials } from '../../src/merc
 import { claimAttemptSlot, countAttempt } from '../../src/core/session-repository.ts';
 import { insertChargeIfNew, type Charge } from '../../src/core/charge-repository.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
-import { hashDirectRequest, insertDirectRecord } from '../../src/core/direct-records.ts';
 import { paymentDeps } from '../../src/payment-deps.ts';
-import { ids } from '../../src/shared/ids.ts';
-import { parseMalawiMobile } from '../../src/shared/phone.ts';
+import { ids, type Mode } from '../../src/shared/ids.ts';
 import { cardBody, chargeCard, openThreeDs } from '../helpers/cards.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
+import { recordDirectPayment } from '../helpers/direct-charges.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, startTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
@@ -47,8 +46,6 @@ import { reportScenario } from './report.ts';
  */
 const RUNS = Number(process.env.ISOLATION_RUNS ?? 3_000);
 const SEED = Number(process.env.ISOLATION_SEED ?? Date.now() % 2 ** 31);
-
-type Mode = 'test' | 'live';
 
 /** One merchant in one mode: what its key may see, and nothing else. */
 interface Scope {
@@ -856,22 +853,7 @@ async function liveDirectCharge(
     email: `${scope.marker.toLowerCase()}@example.com`,
   };
   const owner = { merchantId: scope.merchant.id, mode: scope.mode };
-  const { charge } = await insertDirectRecord(
-    gw.gateway.database,
-    {
-      owner,
-      request,
-      kind: 'payment',
-      type: 'Direct API Payment',
-      wallet: parseMalawiMobile(request.mobile)!,
-      hash: hashDirectRequest('payment', request),
-      feeMinor: 0,
-      nextAction: 'approve',
-      providerState: null,
-      checkAt: null,
-    },
-    Date.now(),
-  );
+  const charge = await recordDirectPayment(gw.gateway.database, owner, request);
   if (outcome)
     assert.ok(await completeDirectCharge(deps, charge, { status: 'success', transId: `live-${charge.ref_id}` }));
   scope.charges.set(chargeId, { status: outcome ?? 'pending' });

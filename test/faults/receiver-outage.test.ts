@@ -12,6 +12,7 @@ import type { MerchantCredentials } from '../../src/merchants/merchant-service.t
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { call, freePort } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startServe } from '../helpers/serve-process.ts';
@@ -106,10 +107,10 @@ for (const kind of DATABASE_KINDS) {
           );
 
           // Down, not listening: wait until every delivery has been refused REFUSED_TRIES times.
-          await waitUntil(
+          await eventually(
+            'every delivery refused at the connection',
             async () => (await minimumTries(database, deliveryIds)) >= REFUSED_TRIES,
             30_000,
-            'every delivery refused at the connection',
           );
           // Down, answering 503 until every event has met one; from then on, up.
           const endpointLog = new Map<string, number[]>();
@@ -129,10 +130,10 @@ for (const kind of DATABASE_KINDS) {
           const listeningFrom = Date.now();
 
           const delivered = () => [...endpointLog.values()].filter((statuses) => statuses.includes(200)).length;
-          await waitUntil(
+          await eventually(
+            () => `every webhook delivered (${delivered()} so far)`,
             async () => delivered() === deliveryIds.size,
             40_000,
-            `every webhook delivered (${delivered()} so far)`,
           );
           const deliveredBy = Date.now();
           // Two retry windows more for a second copy to show up.
@@ -277,12 +278,4 @@ function scheduleProblems(delivery: RecordedDelivery, answered: number[], listen
       say(`try ${i + 1} came ${gap} ms after try ${i}, sooner than the schedule's ${SCHEDULE_MS[i - 1]} ms`);
   }
   return problems;
-}
-
-async function waitUntil(done: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
 }

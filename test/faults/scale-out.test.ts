@@ -10,7 +10,9 @@ import type { Database } from '../../src/db/database.ts';
 import { checkLedger } from '../../src/ledger/ledger-service.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { lipira } from '../helpers/cli.ts';
+import { inBatches } from '../helpers/batches.ts';
 import { freshDatabase } from '../helpers/databases.ts';
+import { eventually } from '../helpers/mobile-money.ts';
 import { reportScenario } from './report.ts';
 import { Cluster, FAULT } from './scale-out-cluster.ts';
 import { problemWith, runLoad, verify, type Tally } from './scale-out-load.ts';
@@ -46,6 +48,8 @@ const LEASE_MS = 5_000 * 2 + 10_000;
 /** A fault may show a little after the replacement is up: a pooled connection to the dead process found closed. */
 const FAULT_GRACE_MS = 2_000;
 const KILLED_SLOT = 1;
+/** Checks in flight at once after the load. */
+const CHECK_BATCH = 24;
 
 /** Retries come quickly, and the lease is 20 s: what the killed process held is sent again by another within the test. */
 const SETTINGS = {
@@ -145,10 +149,10 @@ test(
     );
 
     // Charges the customers left pending end (the settler asks the sandbox), then their webhooks go out.
-    await waitUntil(
+    await eventually(
+      async () => `the last ${await pendingMobileCharges(database)} pending mobile money charges to end`,
       async () => (await pendingMobileCharges(database)) === 0,
       20_000,
-      async () => `${await pendingMobileCharges(database)} mobile money charges still pending`,
     );
     const deliveriesDue = await waitForDeliveries(database, merchant.id, receiver);
     // Longer than a lease: a copy sent again by mistake would show up meanwhile.
@@ -262,7 +266,7 @@ test(
 /** Verifies every acknowledged session, spread over the processes; what is wrong with each. */
 async function verifyEverySession(cluster: Cluster, key: string, tally: Tally): Promise<string[]> {
   const problems: string[] = [];
-  await inBatches([...tally.sessions.values()], async (session) => {
+  await inBatches([...tally.sessions.values()], CHECK_BATCH, async (session) => {
     const slot = cluster.next();
     const verified = await verify(cluster, slot, key, session.txRef, tally);
     const problem =
@@ -282,7 +286,7 @@ async function checkCutOffCreates(
 ): Promise<{ committed: number; broken: string[] }> {
   let committed = 0;
   const broken: string[] = [];
-  await inBatches([...tally.cutOffCreates], async ([txRef, amount]) => {
+  await inBatches([...tally.cutOffCreates], CHECK_BATCH, async ([txRef, amount]) => {
     const verified = await verify(cluster, cluster.next(), key, txRef, tally);
     if (verified === FAULT) broken.push(`${txRef}: verify failed at the connection`);
     else if (!verified.found && verified.answer.startsWith('404')) return;
@@ -316,10 +320,10 @@ async function waitForDeliveries(database: Database, merchantId: string, receive
     return rows.filter((row) => row.status === 'pending' || !receiver.delivered.has(row.id)).length;
   };
   const atStart = await outstanding();
-  await waitUntil(
+  await eventually(
+    async () => `the last ${await outstanding()} outstanding webhook deliveries`,
     async () => (await outstanding()) === 0,
     45_000,
-    async () => `${await outstanding()} webhook deliveries still outstanding`,
   );
   return atStart;
 }
@@ -401,11 +405,6 @@ async function eventsWithDeliveries(
   return rows;
 }
 
-async function inBatches<T>(items: T[], work: (item: T) => Promise<void>, size = 24): Promise<void> {
-  for (let start = 0; start < items.length; start += size)
-    await Promise.all(items.slice(start, start + size).map(work));
-}
-
 /**
  * Holds the endpoint's requests until one held there came from process `pid` (known by its
  * sockets' ports), and returns that stall, still holding. A stall that catches none of its
@@ -418,10 +417,10 @@ async function stallUntilHeldBy(
 ): Promise<ReturnType<WatchingReceiver['stall']>> {
   for (let attempt = 1; attempt <= STALL_TRIES; attempt++) {
     const stall = receiver.stall();
-    const caught = await waitUntil(
+    const caught = await eventually(
+      `a request from process ${pid} held`,
       async () => stall.heldFrom(localPortsOf(pid)) > 0,
       STALL_LIMIT_MS,
-      async () => '',
     ).then(
       () => true,
       () => false,
@@ -433,18 +432,6 @@ async function stallUntilHeldBy(
   throw new Error(
     `process ${pid} sent no webhook while ${STALL_TRIES} stalls of ${STALL_LIMIT_MS} ms held its receiver`,
   );
-}
-
-async function waitUntil(
-  done: () => Promise<boolean>,
-  timeoutMs: number,
-  explain: () => Promise<string>,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms: ${await explain()}`);
-    await sleep(100);
-  }
 }
 
 function countBy(values: string[]): Record<string, number> {

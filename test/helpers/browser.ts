@@ -121,6 +121,11 @@ export function startMerchantSite(): Promise<MerchantSite> {
       '<!doctype html><html lang="en"><head><title>Test Shop</title><link rel="icon" href="data:,"></head><body><h1>Back at the shop</h1></body></html>',
     );
   });
+  return serveSite(server);
+}
+
+/** `server` listening on a loopback port of its own, as a site a browser can be sent to. */
+export function serveSite(server: http.Server): Promise<MerchantSite> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {

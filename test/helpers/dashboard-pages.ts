@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { TestGateway } from './gateway.ts';
 import { submitForm } from './browser.ts';
+import { DashboardBrowser } from './dashboard.ts';
 import { assertAccessible } from '../browser/axe.ts';
 import { assertFitsEveryWidth } from '../browser/layout.ts';
 import { createUser } from '../../src/users/user-service.ts';
@@ -29,6 +30,20 @@ export async function dashboardUser(
       : { merchantId, email, role, password: DASHBOARD_PASSWORD },
   );
   return email;
+}
+
+/** A dashboard client over plain HTTP, signed in as a new user of `role` at the merchant. */
+export async function signedInBrowser(
+  gw: TestGateway,
+  role: 'owner' | 'developer' | 'viewer',
+  merchantId: string,
+): Promise<DashboardBrowser> {
+  const browser = new DashboardBrowser(gw.url);
+  assert.equal(
+    (await browser.signIn(await dashboardUser(gw, role, merchantId), DASHBOARD_PASSWORD)).location,
+    '/dashboard',
+  );
+  return browser;
 }
 
 /** Signs in from the sign-in page in a real browser tab, and waits for the dashboard behind it. */

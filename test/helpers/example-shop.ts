@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { MerchantSite } from './browser.ts';
+import { serveSite, type MerchantSite } from './browser.ts';
 
 const TEMPLATE = new URL('../../examples/shop.html', import.meta.url);
 
@@ -27,18 +26,5 @@ export function startExampleShop(gatewayUrl: string, publicKey: string): Promise
       '<!doctype html><html lang="en"><head><title>Chikondi Crafts</title><link rel="icon" href="data:,"></head><body><h1>Back at the shop</h1></body></html>',
     );
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({
-        origin: `http://127.0.0.1:${port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.closeAllConnections();
-            server.close(() => done());
-          }),
-      });
-    });
-  });
+  return serveSite(server);
 }

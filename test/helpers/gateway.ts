@@ -97,6 +97,17 @@ export interface ApiResponse {
   text: string;
 }
 
+/** A refusal of one field with one message (equal to `message`, or matching it), checked whole. */
+export function assertFieldError(res: ApiResponse, field: string, message: string | RegExp): void {
+  assert.equal(res.status, 400, res.text);
+  assert.equal(res.body.status, 'failed');
+  assert.equal(res.body.data, null);
+  assert.deepEqual(Object.keys(res.body.message), [field], res.text);
+  assert.equal(res.body.message[field].length, 1, res.text);
+  if (typeof message === 'string') assert.equal(res.body.message[field][0], message);
+  else assert.match(res.body.message[field][0], message);
+}
+
 export interface ApiRequest {
   method?: string;
   key?: string | null;

@@ -5,6 +5,7 @@ import type { AccountKind, DB } from '../../src/db/schema.ts';
 import { settleCollections } from '../../src/ledger/ledger-service.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import type { Charge } from '../../src/core/charge-repository.ts';
+import type { Mode } from '../../src/shared/ids.ts';
 import { uniqueRef } from './fixtures.ts';
 import { call, type ApiResponse, type TestGateway } from './gateway.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
@@ -105,17 +106,23 @@ export const verify = (
 export const details = (gw: TestGateway, key: string | null, chargeId: string): Promise<ApiResponse> =>
   call(gw.url, `/mobile-money/payments/${chargeId}/details`, { key });
 
-/** Polls `probe` until it gives a truthy value; fails after `timeoutMs`. */
+/**
+ * Polls `probe` until it gives a truthy value; fails after `timeoutMs`, saying what it waited for
+ * (`what` as a function says it as things stand then, such as how many are still missing).
+ */
 export async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false>,
+  what: string | (() => string | Promise<string>),
+  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
   timeoutMs = 10_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const waitedFor = typeof what === 'string' ? what : await what();
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${waitedFor}`);
+    }
     await sleep(25);
   }
 }
@@ -181,7 +188,7 @@ export async function accountMinor(
   gw: TestGateway,
   owner: string,
   kind: AccountKind,
-  mode: 'test' | 'live' = 'test',
+  mode: Mode = 'test',
   currency = 'MWK',
 ): Promise<number> {
   const row = await db(gw)

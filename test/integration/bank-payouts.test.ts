@@ -9,7 +9,7 @@ import { initializeBankPayout as initializeBankPayoutService } from '../../src/p
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { TIMESTAMP } from '../helpers/fixtures.ts';
-import { call, refusedKeyBody, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
+import { assertFieldError, call, refusedKeyBody, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
 import {
   BANK_PAYOUT_KEYS,
   bankPayoutBody,
@@ -63,15 +63,6 @@ const BANKS = [
 
 const outbox = temporaryFolder('lipira-outbox-');
 after(() => outbox.remove());
-
-function assertFieldError(res: ApiResponse, field: string, message: string | RegExp): void {
-  assert.equal(res.status, 400, res.text);
-  assert.equal(res.body.status, 'failed');
-  assert.equal(res.body.data, null);
-  assert.deepEqual(Object.keys(res.body.message), [field], res.text);
-  if (typeof message === 'string') assert.deepEqual(res.body.message[field], [message]);
-  else assert.match(res.body.message[field][0], message);
-}
 
 /** The merchant's one `api.payout` webhook (its funding sent an `api.charge.payment` before), signature checked. */
 async function payoutWebhook(receiver: Receiver, webhookSecret: string): Promise<Record<string, unknown>> {

@@ -9,7 +9,7 @@ import { bankTransferBody, bankTransferDetails, initializeBankTransfer } from '.
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody, TIMESTAMP } from '../helpers/fixtures.ts';
-import { call, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
+import { assertFieldError, call, useTestGateway } from '../helpers/gateway.ts';
 import {
   accountMinor,
   chargeBody,
@@ -59,14 +59,6 @@ const PAYER_KEYS = [
 
 const outbox = temporaryFolder('lipira-outbox-');
 after(() => outbox.remove());
-
-function assertFieldError(res: ApiResponse, field: string, message: RegExp): void {
-  assert.equal(res.status, 400, res.text);
-  assert.equal(res.body.status, 'failed');
-  assert.equal(res.body.data, null);
-  assert.deepEqual(Object.keys(res.body.message), [field], res.text);
-  assert.match(res.body.message[field][0], message);
-}
 
 for (const kind of DATABASE_KINDS) {
   // Test transfers do not arrive by themselves here: each test settles or ages its charge as it needs.

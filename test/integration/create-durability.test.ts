@@ -3,6 +3,7 @@ import http from 'node:http';
 import { describe, test } from 'node:test';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { createMerchant } from '../../src/merchants/merchant-service.ts';
+import { inBatches } from '../helpers/batches.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call } from '../helpers/gateway.ts';
@@ -129,7 +130,7 @@ for (const kind of DATABASE_KINDS) {
       const second = await startServe(env);
       cleanup(() => second.dispose());
       const lost: string[] = [];
-      await inBatches([...outcome.acknowledged], async ([txRef, amount]) => {
+      await inBatches([...outcome.acknowledged], VERIFY_BATCH, async ([txRef, amount]) => {
         const verified = await call(second.url, `/verify-payment/${encodeURIComponent(txRef)}`, {
           key: merchant.test_secret_key,
         });
@@ -151,7 +152,7 @@ for (const kind of DATABASE_KINDS) {
       // The kill may have come before or after any of these committed, but never halfway.
       let committedCutOff = 0;
       const broken: string[] = [];
-      await inBatches([...outcome.cutOff], async ([txRef, amount]) => {
+      await inBatches([...outcome.cutOff], VERIFY_BATCH, async ([txRef, amount]) => {
         const verified = await call(second.url, `/verify-payment/${encodeURIComponent(txRef)}`, {
           key: merchant.test_secret_key,
         });
@@ -208,10 +209,4 @@ function post(agent: http.Agent, url: string, key: string, body: unknown): Promi
     );
     request.end(payload);
   });
-}
-
-/** Runs `work` over `items`, at most `VERIFY_BATCH` at a time. */
-async function inBatches<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
-  for (let start = 0; start < items.length; start += VERIFY_BATCH)
-    await Promise.all(items.slice(start, start + VERIFY_BATCH).map(work));
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DashboardBrowser } from '../helpers/dashboard.ts';
-import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts';
+import { signedInBrowser } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import {
@@ -28,14 +27,7 @@ for (const kind of DATABASE_KINDS) {
     const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '50ms', WORKER_INTERVAL: '50ms' });
     const db = () => ctx.gw.gateway.database.db;
 
-    async function signedIn(merchant: MerchantCredentials): Promise<DashboardBrowser> {
-      const browser = new DashboardBrowser(ctx.gw.url);
-      assert.equal(
-        (await browser.signIn(await dashboardUser(ctx.gw, 'viewer', merchant.id), DASHBOARD_PASSWORD)).location,
-        '/dashboard',
-      );
-      return browser;
-    }
+    const signedIn = (merchant: MerchantCredentials) => signedInBrowser(ctx.gw, 'viewer', merchant.id);
 
     test('the statement lists the payment credit, the settlement, the payout debit and a failed payout given back; the CSV holds the same entries', async () => {
       const merchant = await ctx.gw.newMerchant();

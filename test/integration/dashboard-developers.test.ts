@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { DashboardBrowser } from '../helpers/dashboard.ts';
-import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts';
+import { signedInBrowser } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/mobile-money.ts';
@@ -34,17 +33,8 @@ for (const kind of DATABASE_KINDS) {
     });
 
     const db = () => gw.gateway.database.db;
-    async function signedIn(
-      role: 'owner' | 'developer' | 'viewer',
-      merchantId = merchant.id,
-    ): Promise<DashboardBrowser> {
-      const browser = new DashboardBrowser(gw.url);
-      assert.equal(
-        (await browser.signIn(await dashboardUser(gw, role, merchantId), DASHBOARD_PASSWORD)).location,
-        '/dashboard',
-      );
-      return browser;
-    }
+    const signedIn = (role: 'owner' | 'developer' | 'viewer', merchantId = merchant.id) =>
+      signedInBrowser(gw, role, merchantId);
     const audit = (action: string) =>
       db()
         .selectFrom('audit_log')

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { merchantBalances } from '../../src/ledger/ledger-service.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
-import { DashboardBrowser } from '../helpers/dashboard.ts';
-import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts';
+import { signedInBrowser } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { assertLedgerBalanced, call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -46,17 +45,8 @@ for (const kind of DATABASE_KINDS) {
     });
 
     const db = () => gw.gateway.database.db;
-    async function signedIn(
-      role: 'owner' | 'developer' | 'viewer',
-      merchantId = merchant.id,
-    ): Promise<DashboardBrowser> {
-      const browser = new DashboardBrowser(gw.url);
-      assert.equal(
-        (await browser.signIn(await dashboardUser(gw, role, merchantId), DASHBOARD_PASSWORD)).location,
-        '/dashboard',
-      );
-      return browser;
-    }
+    const signedIn = (role: 'owner' | 'developer' | 'viewer', merchantId = merchant.id) =>
+      signedInBrowser(gw, role, merchantId);
     const sessionId = async (txRef: string) =>
       (await db().selectFrom('checkout_sessions').select('id').where('tx_ref', '=', txRef).executeTakeFirstOrThrow())
         .id;

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DashboardBrowser } from '../helpers/dashboard.ts';
-import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts';
+import { signedInBrowser } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { NBM_UUID } from '../helpers/bank-payouts.ts';
@@ -40,15 +39,8 @@ for (const kind of DATABASE_KINDS) {
     const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '50ms', WORKER_INTERVAL: '50ms' });
     const db = () => ctx.gw.gateway.database.db;
 
-    async function signedIn(
-      role: 'owner' | 'developer' | 'viewer',
-      merchant: MerchantCredentials,
-    ): Promise<DashboardBrowser> {
-      const browser = new DashboardBrowser(ctx.gw.url);
-      const answer = await browser.signIn(await dashboardUser(ctx.gw, role, merchant.id), DASHBOARD_PASSWORD);
-      assert.equal(answer.location, '/dashboard');
-      return browser;
-    }
+    const signedIn = (role: 'owner' | 'developer' | 'viewer', merchant: MerchantCredentials) =>
+      signedInBrowser(ctx.gw, role, merchant.id);
     const payoutRows = (merchantId: string) =>
       db()
         .selectFrom('charges')

@@ -5,7 +5,7 @@ import { ids } from '../../src/shared/ids.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { currentBody, TIMESTAMP, uniqueRef } from '../helpers/fixtures.ts';
-import { call, refusedKeyBody, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
+import { assertFieldError, call, refusedKeyBody, useTestGateway } from '../helpers/gateway.ts';
 import {
   accountMinor,
   AIRTEL_REF,
@@ -66,17 +66,6 @@ const SANDBOX_DELAY_MS = 300;
 
 const outbox = temporaryFolder('lipira-outbox-');
 after(() => outbox.remove());
-
-/** A field-level error answer, checked whole. */
-function assertFieldError(res: ApiResponse, field: string, message: string | RegExp): void {
-  assert.equal(res.status, 400, res.text);
-  assert.equal(res.body.status, 'failed');
-  assert.equal(res.body.data, null);
-  assert.deepEqual(Object.keys(res.body.message), [field], res.text);
-  assert.equal(res.body.message[field].length, 1, res.text);
-  if (typeof message === 'string') assert.equal(res.body.message[field][0], message);
-  else assert.match(res.body.message[field][0], message);
-}
 
 for (const kind of DATABASE_KINDS) {
   describe(`mobile money charges on ${kind}`, () => {

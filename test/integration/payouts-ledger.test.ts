@@ -14,7 +14,7 @@ import { NBM_UUID } from '../helpers/bank-payouts.ts';
 import { lipira } from '../helpers/cli.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { TIMESTAMP } from '../helpers/fixtures.ts';
-import { call, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
+import { assertFieldError, call, useTestGateway } from '../helpers/gateway.ts';
 import {
   accountMinor,
   AIRTEL_REF,
@@ -52,15 +52,6 @@ const AIRTEL_MONEY = { name: 'Airtel Money', ref_id: AIRTEL_REF, country: 'Malaw
 
 const outbox = temporaryFolder('lipira-outbox-');
 after(() => outbox.remove());
-
-function assertFieldError(res: ApiResponse, field: string, message: string | RegExp): void {
-  assert.equal(res.status, 400, res.text);
-  assert.equal(res.body.status, 'failed');
-  assert.equal(res.body.data, null);
-  assert.deepEqual(Object.keys(res.body.message), [field], res.text);
-  if (typeof message === 'string') assert.deepEqual(res.body.message[field], [message]);
-  else assert.match(res.body.message[field][0], message);
-}
 
 for (const kind of DATABASE_KINDS) {
   describe(`payouts, balances and the ledger on ${kind}`, () => {

@@ -8,12 +8,11 @@ import { loadConfig } from '../../src/config.ts';
 import { startEmailWorker } from '../../src/emails/email-worker.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
-import { hashDirectRequest, insertDirectRecord } from '../../src/core/direct-records.ts';
 import { paymentDeps } from '../../src/payment-deps.ts';
-import { parseMalawiMobile } from '../../src/shared/phone.ts';
+import { recordDirectPayment } from '../helpers/direct-charges.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { call, freePort, useTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { AIRTEL_REF, chargeBody, initializeCharge } from '../helpers/mobile-money.ts';
+import { AIRTEL_REF, chargeBody, eventually, initializeCharge } from '../helpers/mobile-money.ts';
 import { bankTransferBody, initializeBankTransfer } from '../helpers/bank-transfers.ts';
 import { cardBody, payByDirectCard } from '../helpers/cards.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
@@ -27,20 +26,6 @@ const FAST = { SANDBOX_MOBILE_DELAY: '100ms', WORKER_INTERVAL: '100ms', EMAIL_RE
 const A_FEW_ROUNDS_MS = 600;
 const PAYS = '0990000000';
 const DECLINED = '0990000001';
-
-async function waitUntil<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** The receipt rows a payment queued, found through its event and checkout session. */
 function emailRows(gw: TestGateway, txRef: string) {
@@ -81,22 +66,7 @@ async function paidLiveCharge(
     first_name: 'Jane',
     last_name: 'Banda',
   };
-  const { charge } = await insertDirectRecord(
-    gw.gateway.database,
-    {
-      owner: { merchantId: merchant.id, mode: 'live' },
-      request,
-      kind: 'payment',
-      type: 'Direct API Payment',
-      wallet: parseMalawiMobile(request.mobile)!,
-      hash: hashDirectRequest('payment', request),
-      feeMinor: 0,
-      nextAction: 'approve',
-      providerState: null,
-      checkAt: null,
-    },
-    Date.now(),
-  );
+  const charge = await recordDirectPayment(gw.gateway.database, { merchantId: merchant.id, mode: 'live' }, request);
   const deps = paymentDeps(loadConfig({ ...env, DATABASE_URL: gw.database.url }), gw.gateway.database);
   assert.ok(await completeDirectCharge(deps, charge, { status: 'success', transId: `live-${charge.ref_id}` }));
   return charge.id;
@@ -125,7 +95,7 @@ async function refundedWithReceipts(
   const created = await call(gw.url, '/refunds', { key, body: { tx_ref: txRef, amount, reason } });
   assert.equal(created.status, 201, created.text);
   const refundId: string = created.body.data.refund_id;
-  const rows = await waitUntil('both refund receipts done', async () => {
+  const rows = await eventually('both refund receipts done', async () => {
     const found = await refundEmailRows(gw, refundId);
     return found.length === 2 && found.every((row) => row.status === 'sent') && found;
   });
@@ -194,7 +164,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await client.get(pagePath)).status, 200);
       assert.equal((await client.post(`${pagePath}/pay/bank-transfer`, {})).status, 303);
       const txRef = String(body.tx_ref);
-      await waitUntil('the transfer to arrive', async () => (await verify(ctx.gw, key, txRef)).status === 'success');
+      await eventually('the transfer to arrive', async () => (await verify(ctx.gw, key, txRef)).status === 'success');
       return txRef;
     }
 
@@ -208,7 +178,7 @@ for (const kind of DATABASE_KINDS) {
       });
       const { status, reference } = await verify(ctx.gw, merchant.test_secret_key, paid.txRef);
       assert.equal(status, 'success');
-      await waitUntil('two receipts', () => mailsAbout(paid.txRef).length >= 2);
+      await eventually('two receipts', () => mailsAbout(paid.txRef).length >= 2);
       await sleep(A_FEW_ROUNDS_MS);
 
       const mails = mailsAbout(paid.txRef);
@@ -243,7 +213,7 @@ for (const kind of DATABASE_KINDS) {
 
     test('a session without a customer email sends only the merchant receipt', async () => {
       const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: undefined });
-      await waitUntil('the merchant receipt', () => mailsAbout(paid.txRef).length >= 1);
+      await eventually('the merchant receipt', () => mailsAbout(paid.txRef).length >= 1);
       await sleep(A_FEW_ROUNDS_MS);
       const mails = mailsAbout(paid.txRef);
       assert.equal(mails.length, 1);
@@ -281,7 +251,7 @@ for (const kind of DATABASE_KINDS) {
             payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: newCustomerEmail() }),
           ),
         );
-        await waitUntil('every receipt', () => payments.every((paid) => mailsAbout(paid.txRef).length >= 2));
+        await eventually('every receipt', () => payments.every((paid) => mailsAbout(paid.txRef).length >= 2));
         await sleep(A_FEW_ROUNDS_MS);
         assert.deepEqual(
           payments.map((paid) => mailsAbout(paid.txRef).length),
@@ -314,7 +284,7 @@ for (const kind of DATABASE_KINDS) {
           ['merchant_refund_receipt', merchant.email],
         ],
       );
-      await waitUntil(
+      await eventually(
         'both refund receipts by SMTP',
         () => smtp.mails.filter((mail) => mail.text.includes(refundId)).length >= 2,
       );
@@ -368,7 +338,7 @@ for (const kind of DATABASE_KINDS) {
         String(directCard.charge_id),
         String(directTransfer.charge_id),
       ];
-      await waitUntil('two receipts for each payment', () =>
+      await eventually('two receipts for each payment', () =>
         references.every((reference) => mailsAbout(reference).length >= 2),
       );
 
@@ -384,7 +354,7 @@ for (const kind of DATABASE_KINDS) {
           reference: String(body.tx_ref ?? body.charge_id),
         });
       }
-      await waitUntil('two receipts for each refund', () =>
+      await eventually('two receipts for each refund', () =>
         refunds.every(({ refundId }) => mailsAbout(refundId).length >= 2),
       );
 
@@ -447,7 +417,7 @@ for (const kind of DATABASE_KINDS) {
         customization: { title },
       });
       const { reference } = await verify(ctx.gw, ctx.merchant.test_secret_key, paid.txRef);
-      const rows = await waitUntil('both receipts done', async () => {
+      const rows = await eventually('both receipts done', async () => {
         const found = await emailRows(ctx.gw, paid.txRef);
         return found.length === 2 && found.every((row) => row.status === 'sent') && found;
       });
@@ -479,7 +449,7 @@ for (const kind of DATABASE_KINDS) {
     test("a test refund mails its receipt to the merchant only; the customer's is written to the outbox, never sent", async () => {
       const customer = newCustomerEmail();
       const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: customer });
-      await waitUntil(
+      await eventually(
         'the payment receipts done',
         async () => (await emailRows(ctx.gw, paid.txRef)).filter((row) => row.status === 'sent').length === 2,
       );
@@ -512,7 +482,7 @@ for (const kind of DATABASE_KINDS) {
     test('a live payment mails its receipts to the merchant and the customer, as before', async () => {
       const customer = newCustomerEmail();
       const chargeRowId = await paidLiveCharge(ctx.gw, env, ctx.merchant, customer);
-      const rows = await waitUntil('both live receipts sent', async () => {
+      const rows = await eventually('both live receipts sent', async () => {
         const found = await chargeEmailRows(ctx.gw, chargeRowId);
         return found.length === 2 && found.every((row) => row.status === 'sent') && found;
       });
@@ -560,7 +530,7 @@ for (const kind of DATABASE_KINDS) {
       const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, {
         email: newCustomerEmail(),
       });
-      const rows = await waitUntil('both receipts failed for good', async () => {
+      const rows = await eventually('both receipts failed for good', async () => {
         const found = await emailRows(ctx.gw, paid.txRef);
         return found.length === 2 && found.every((row) => row.status === 'failed') && found;
       });
@@ -575,7 +545,7 @@ for (const kind of DATABASE_KINDS) {
     test('receipts queued while it is down go out once it is back, once each', async () => {
       const customer = newCustomerEmail();
       const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: customer });
-      await waitUntil('a failed try of each receipt', async () => {
+      await eventually('a failed try of each receipt', async () => {
         const found = await emailRows(ctx.gw, paid.txRef);
         return (
           found.length === 2 &&
@@ -584,7 +554,7 @@ for (const kind of DATABASE_KINDS) {
       });
       smtp = await startSmtp(port);
       const peer = smtp;
-      await waitUntil('both receipts', () => peer.mails.filter((mail) => mail.text.includes(paid.txRef)).length >= 2);
+      await eventually('both receipts', () => peer.mails.filter((mail) => mail.text.includes(paid.txRef)).length >= 2);
       await sleep(A_FEW_ROUNDS_MS);
       const mails = peer.mails.filter((mail) => mail.text.includes(paid.txRef));
       assert.deepEqual(mails.map((mail) => mail.envelopeTo[0]).sort(), [customer, ctx.merchant.email].sort());
@@ -608,7 +578,7 @@ for (const kind of DATABASE_KINDS) {
       const customer = newCustomerEmail();
       const paid = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, PAYS, { email: customer });
       const { reference } = await verify(ctx.gw, ctx.merchant.test_secret_key, paid.txRef);
-      const rows = await waitUntil('both receipts sent', async () => {
+      const rows = await eventually('both receipts sent', async () => {
         const found = await emailRows(ctx.gw, paid.txRef);
         return found.length === 2 && found.every((row) => row.status === 'sent') && found;
       });

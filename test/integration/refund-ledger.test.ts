@@ -14,11 +14,10 @@ import { checkLedger, reserveRefund } from '../../src/ledger/ledger-service.ts';
 import { createMerchant, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { findCharge } from '../../src/core/charge-repository.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
-import { hashDirectRequest, insertDirectRecord } from '../../src/core/direct-records.ts';
 import { paymentDeps } from '../../src/payment-deps.ts';
 import { refundPayment } from '../../src/refunds/refund-service.ts';
 import { ids } from '../../src/shared/ids.ts';
-import { parseMalawiMobile } from '../../src/shared/phone.ts';
+import { recordDirectPayment } from '../helpers/direct-charges.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { uniqueRef } from '../helpers/fixtures.ts';
 import { AIRTEL_REF, TEST_NUMBERS } from '../helpers/mobile-money.ts';
@@ -31,22 +30,7 @@ async function paidCharge(database: Database, merchant: MerchantCredentials) {
     amount: 1000,
     charge_id: uniqueRef('charge'),
   };
-  const { charge } = await insertDirectRecord(
-    database,
-    {
-      owner: { merchantId: merchant.id, mode: 'test' },
-      request,
-      kind: 'payment',
-      type: 'Direct API Payment',
-      wallet: parseMalawiMobile(request.mobile)!,
-      hash: hashDirectRequest('payment', request),
-      feeMinor: 0,
-      nextAction: 'approve',
-      providerState: null,
-      checkAt: null,
-    },
-    Date.now(),
-  );
+  const charge = await recordDirectPayment(database, { merchantId: merchant.id, mode: 'test' }, request);
   return (await completeDirectCharge(paymentDeps(loadConfig({}), database), charge, {
     status: 'success',
     transId: 'sandbox',

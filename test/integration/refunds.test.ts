@@ -5,11 +5,11 @@ import { loadConfig } from '../../src/config.ts';
 import { settleCollections } from '../../src/ledger/ledger-service.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
-import { hashDirectRequest, insertDirectRecord } from '../../src/core/direct-records.ts';
 import { paymentDeps } from '../../src/payment-deps.ts';
-import { parseMalawiMobile } from '../../src/shared/phone.ts';
+import type { Mode } from '../../src/shared/ids.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { lipira, type CliResult } from '../helpers/cli.ts';
+import { recordDirectPayment } from '../helpers/direct-charges.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody, TIMESTAMP, uniqueRef } from '../helpers/fixtures.ts';
 import { call, refusedKeyBody, useTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
@@ -129,7 +129,7 @@ for (const kind of DATABASE_KINDS) {
           .orderBy('created_at')
           .execute()
       ).map((row) => row.kind);
-    const merchantAccounts = async (merchantId: string, mode: 'test' | 'live' = 'test') => ({
+    const merchantAccounts = async (merchantId: string, mode: Mode = 'test') => ({
       collection: await accountMinor(ctx.gw, merchantId, 'collection', mode),
       main: await accountMinor(ctx.gw, merchantId, 'main', mode),
       refundsDue: await accountMinor(ctx.gw, merchantId, 'refunds_due', mode),
@@ -829,22 +829,7 @@ async function paidLiveCharge(gw: TestGateway, merchant: MerchantCredentials, am
     first_name: 'Jane',
     last_name: 'Banda',
   };
-  const { charge } = await insertDirectRecord(
-    gw.gateway.database,
-    {
-      owner: { merchantId: merchant.id, mode: 'live' },
-      request,
-      kind: 'payment',
-      type: 'Direct API Payment',
-      wallet: parseMalawiMobile(request.mobile)!,
-      hash: hashDirectRequest('payment', request),
-      feeMinor: 0,
-      nextAction: 'approve',
-      providerState: null,
-      checkAt: null,
-    },
-    Date.now(),
-  );
+  const charge = await recordDirectPayment(gw.gateway.database, { merchantId: merchant.id, mode: 'live' }, request);
   assert.ok(
     await completeDirectCharge(paymentDeps(loadConfig({}), gw.gateway.database), charge, {
       status: 'success',

@@ -15,6 +15,7 @@ import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/mobile-money.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 import { useCleanup } from '../helpers/cleanup.ts';
@@ -144,17 +145,17 @@ describe('two processes draining one PostgreSQL webhook queue', () => {
     // other one surely claims rows of its own while they are outstanding.
     receiver.open(servers.map((server) => server.pid));
 
-    await waitUntil(
+    await eventually(
+      () => `all ${EVENTS} webhooks (${receiver.distinctIds()} arrived)`,
       () => receiver.distinctIds() === EVENTS,
       60_000,
-      () => `${receiver.distinctIds()} of ${EVENTS} webhooks arrived`,
     );
     const undelivered = () =>
       database.db.selectFrom('webhook_deliveries').select('id').where('status', '!=', 'delivered').execute();
-    await waitUntilAsync(
+    await eventually(
+      async () => `every delivery recorded as delivered (${(await undelivered()).length} not)`,
       async () => (await undelivered()).length === 0,
       15_000,
-      async () => `${(await undelivered()).length} deliveries not recorded as delivered`,
     );
     // Twenty more worker rounds for any duplicate to show up.
     await sleep(1_000);
@@ -373,30 +374,10 @@ async function scanConnectionOwners(receiverPort: number, pids: number[]): Promi
 /** Waits until `dir` holds `count` files and returns their names, sorted. */
 async function waitForFiles(dir: string, count: number, timeoutMs: number): Promise<string[]> {
   const files = () => fs.readdirSync(dir).filter((name) => !name.endsWith('.tmp'));
-  await waitUntil(
+  await eventually(
+    () => `${count} files in ${dir} (found ${files().join(', ') || 'none'})`,
     () => files().length >= count,
     timeoutMs,
-    () => `expected ${count} files in ${dir}, found ${files().join(', ') || 'none'}`,
   );
   return files().sort();
-}
-
-async function waitUntil(done: () => boolean, timeoutMs: number, explain: () => string): Promise<void> {
-  await waitUntilAsync(
-    async () => done(),
-    timeoutMs,
-    async () => explain(),
-  );
-}
-
-async function waitUntilAsync(
-  done: () => Promise<boolean>,
-  timeoutMs: number,
-  explain: () => Promise<string>,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms: ${await explain()}`);
-    await sleep(25);
-  }
 }

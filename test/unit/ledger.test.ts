@@ -36,7 +36,7 @@ describe('the double-entry ledger (SQLite)', () => {
   const db = () => database.db;
   /** A merchant id no other test uses: every test starts from empty accounts. */
   const newMerchant = () => `mer_unit${++merchantCounter}`;
-  const account = (owner: string, kind: AccountKind, mode: 'test' | 'live' = 'test'): AccountKey => ({
+  const account = (owner: string, kind: AccountKind, mode: AccountKey['mode'] = 'test'): AccountKey => ({
     owner,
     mode,
     currency: 'MWK',

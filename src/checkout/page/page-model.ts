@@ -1,6 +1,8 @@
+import type { Mode } from '../../shared/ids.ts';
+
 /** What the page templates are given: the session as shown, the form context, the sandbox's instruments. */
 export interface SessionSummary {
-  mode: 'test' | 'live';
+  mode: Mode;
   merchantName: string;
   /** Where customers write to the merchant about their order. */
   merchantEmail: string;

@@ -2,6 +2,7 @@ import type { MerchantCredentials } from '../../merchants/merchant-service.ts';
 import type { Merchant } from '../../merchants/merchant-repository.ts';
 import type { InReview } from '../../payments/review-repository.ts';
 import { escapeHtml } from '../../shared/html.ts';
+import type { Mode } from '../../shared/ids.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import { csrfField, errorBox, money, noticeBox, postButton, shell, table, type Viewer } from '../layout.ts';
 import type { Backlog, GatewayHealth, MerchantUser, MerchantVolume } from './operator-repository.ts';
@@ -32,7 +33,7 @@ export interface OperatorView {
 
 export const feePercent = (merchant: Merchant): string => `${merchant.fee_bps / 100} %`;
 
-function volumeText(volumes: MerchantVolume[], mode: 'test' | 'live'): string {
+function volumeText(volumes: MerchantVolume[], mode: Mode): string {
   const mine = volumes.filter((volume) => volume.mode === mode);
   return mine.length === 0 ? '—' : mine.map((volume) => money(volume.volumeMinor, volume.currency)).join('<br>');
 }

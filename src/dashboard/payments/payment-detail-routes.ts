@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { App } from '../../http/app-type.ts';
 import { merchantBalances } from '../../ledger/ledger-service.ts';
 import type { RefundWithCharge } from '../../refunds/refund-repository.ts';
-import { refundPayment, refundsOf } from '../../refunds/refund-service.ts';
+import { leftToRefund, refundPayment, refundsOf } from '../../refunds/refund-service.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { formatMoneyText, toMajor } from '../../shared/money.ts';
 import { recordAudit } from '../../users/audit.ts';
@@ -18,13 +18,7 @@ import {
   type Query,
 } from '../page-context.ts';
 import { findPaymentRecord, paymentHistory, type PaymentHistory } from './payment-detail-repository.ts';
-import {
-  leftToRefund,
-  renderPaymentPage,
-  summarize,
-  type PaymentSummary,
-  type RefundFormState,
-} from './payment-detail-views.ts';
+import { renderPaymentPage, summarize, type PaymentSummary, type RefundFormState } from './payment-detail-views.ts';
 
 /** An amount as typed: digits, and at most two decimals. */
 const AMOUNT_PATTERN = /^\d{1,12}(\.\d{1,2})?$/;
@@ -133,7 +127,7 @@ function amountToRefund(typed: string, payment: PaymentSummary): number | null |
   const minor = Number(whole) * 100 + Number(cents.padEnd(2, '0'));
   if (minor === 0) return 'The amount must be more than nothing.';
   if (minor % 100 === 0) return minor / 100;
-  return minor === leftToRefund(payment) ? null : 'Refund whole amounts, or all that is left.';
+  return payment.paid && minor === leftToRefund(payment.paid) ? null : 'Refund whole amounts, or all that is left.';
 }
 
 function messageOf(error: ApiError): string {

@@ -1,6 +1,6 @@
 import type { Charge } from '../../core/charge-repository.ts';
 import { sessionOutcome } from '../../checkout/session-outcome.ts';
-import type { RefundTarget } from '../../refunds/refund-service.ts';
+import { leftToRefund, type RefundTarget } from '../../refunds/refund-service.ts';
 import type { RefundWithCharge } from '../../refunds/refund-repository.ts';
 import { escapeHtml } from '../../shared/html.ts';
 import { formatMoneyText } from '../../shared/money.ts';
@@ -94,10 +94,6 @@ export function summarize(record: PaymentRecord, maxFailedAttempts: number): Pay
 
 const fullName = (first: string | null, last: string | null) => [first, last].filter(Boolean).join(' ') || null;
 
-/** What is left of a payment to refund, in minor units (nothing before it succeeded). */
-export const leftToRefund = (payment: PaymentSummary): number =>
-  payment.paid ? payment.paid.amount_minor - payment.paid.refunded_minor : 0;
-
 export interface RefundFormState {
   amount: string;
   reason: string;
@@ -165,7 +161,7 @@ function refundSection(view: PaymentPageView): string {
     `<p>Already refunded ${money(refunded, payment.currency)} of ${money(payment.amountMinor, payment.currency)}.</p>`,
     `<dl class="facts balance"><dt>Collection balance</dt><dd>${money(balances.collectionMinor, payment.currency)}</dd><dt>Main balance</dt><dd>${money(balances.mainMinor, payment.currency)}</dd></dl>`,
   ];
-  const left = leftToRefund(payment);
+  const left = paid ? leftToRefund(paid) : 0;
   if (!paid) return [...lines, '<p class="muted">Only a successful payment can be refunded.</p>'].join('\n');
   if (left === 0) return [...lines, '<p class="muted">This payment has been refunded in full.</p>'].join('\n');
   if (!page.may('refund')) return [...lines, '<p class="muted">Your role cannot refund payments.</p>'].join('\n');
