@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { sendHtml } from '../http/html.ts';
 import type { App } from '../http/app-type.ts';
-import { sendError, toApiError } from '../http/error-reply.ts';
 import { findTransferAccount } from '../payments/bank-transfer-repository.ts';
 import { findCharge, findSessionCharge, type Charge } from '../payments/charge-repository.ts';
 import {
@@ -12,7 +11,7 @@ import {
   TEST_MOBILE_NUMBERS,
   TEST_OTP,
 } from '../connectors/sandbox/sandbox-provider.ts';
-import { formatMoneyText } from '../shared/money.ts';
+import { moneyText } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
 import { refreshCharge } from '../payments/charge-completion.ts';
 import { localMaskedMobile } from '../shared/phone.ts';
@@ -32,6 +31,8 @@ import { REFERENCE_PATTERN } from './checkout-schemas.ts';
 import { expireIfDue } from './checkout-service.ts';
 import { sessionOutcome } from './session-outcome.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from '../web/csrf.ts';
+import type { SafeHtml } from '../web/html.ts';
+import { pageErrorHandler } from '../web/page-errors.ts';
 import { cardName, instrumentName } from './customer-names.ts';
 import { adviceSentence, failureAdvice, triesLeftText } from './page/failure-advice.ts';
 import * as views from './page/views.ts';
@@ -537,14 +538,14 @@ function summaryOf(session: PageSession): views.SessionSummary {
     description: session.description,
     logoUrl: session.logo ?? session.merchant_logo_url,
     brandColor: session.merchant_brand_color,
-    amountText: `${session.currency} ${formatMoneyText(session.amount_minor)}`,
+    amountText: moneyText(session.currency, session.amount_minor),
     customerName: [session.first_name, session.last_name].filter(Boolean).join(' '),
     reference: session.reference,
     txRef: session.tx_ref,
   };
 }
 
-const html = (reply: FastifyReply, session: CheckoutSession | null, status: number, page: string) =>
+const html = (reply: FastifyReply, session: CheckoutSession | null, status: number, page: SafeHtml) =>
   sendHtml(reply, status, page, session ? merchantOrigins(session) : [], session?.frame_origin ?? null);
 
 const pageCsrfToken = (
@@ -597,18 +598,10 @@ function whyEnded(session: CheckoutSession, maxFailedAttempts: number): views.En
   return outcome === 'cancelled' || outcome === 'expired' ? outcome : 'failed';
 }
 
-/** How a page route is documented: HTML answers (and redirects) with what each status means. */
-/**
- * A page that fails is answered with a page: a customer's browser gets HTML, never the API's
- * JSON envelope. Client errors keep the API's answer (the forms' own checks answer in HTML).
- */
-export function answerPageError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const failure = toApiError(error, request.log);
-  if (failure.status < 500) return sendError(reply, failure);
-  if (failure.code === 'unavailable') reply.header('retry-after', '1');
-  return sendHtml(reply, failure.status, views.renderUnavailablePage());
-}
+/** A checkout page that fails is answered with a page; client errors keep the API's answer (the forms' own checks answer in HTML). */
+export const answerPageError = pageErrorHandler(views.renderUnavailablePage);
 
+/** How a page route is documented: HTML answers (and redirects) with what each status means. */
 export function pageSchema(summary: string, answers: Record<number, string>) {
   const response = Object.fromEntries(
     Object.entries({ ...answers, 503: 'Payments are paused for a moment (the database is out of reach)' }).map(

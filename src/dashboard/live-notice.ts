@@ -1,6 +1,6 @@
 import type { LiveRoutes } from '../config.ts';
 import { takesAnyLivePayment } from '../connectors/live-readiness.ts';
-import { escapeHtml } from '../shared/html.ts';
+import { html, type SafeHtml } from '../web/html.ts';
 import type { Mode } from './layout.ts';
 
 export const LIVE_NOT_SET_UP =
@@ -10,8 +10,8 @@ export const LIVE_NOT_SET_UP =
  * What live mode says while the operator has routed no way to pay: live keys then create nothing a
  * customer could pay (sessions are refused), which a merchant should learn before sharing them.
  */
-export function liveNoticeBox(mode: Mode, routes: LiveRoutes): string {
+export function liveNoticeBox(mode: Mode, routes: LiveRoutes): SafeHtml {
   return mode === 'live' && !takesAnyLivePayment(routes)
-    ? `<p class="warning" role="status">${escapeHtml(LIVE_NOT_SET_UP)}</p>`
-    : '';
+    ? html`<p class="warning" role="status">${LIVE_NOT_SET_UP}</p>`
+    : html``;
 }

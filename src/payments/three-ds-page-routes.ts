@@ -7,7 +7,8 @@ import type { SessionSummary } from '../checkout/page/page-model.ts';
 import type { Config } from '../config.ts';
 import type { App } from '../http/app-type.ts';
 import { sendHtml } from '../http/html.ts';
-import { formatMoneyText } from '../shared/money.ts';
+import { moneyText } from '../shared/money.ts';
+import type { SafeHtml } from '../web/html.ts';
 import { withQuery } from '../shared/urls.ts';
 import {
   codeTriesLeft,
@@ -59,7 +60,7 @@ export function registerThreeDsPageRoutes(
 ): void {
   const secureCookies = config.publicBaseUrl.startsWith('https:');
   const selfUrl = (reference: string) => `${PATH}?reference=${encodeURIComponent(reference)}`;
-  const html = (reply: FastifyReply, status: number, body: string, state: CardAuthenticationState | null = null) =>
+  const html = (reply: FastifyReply, status: number, body: SafeHtml, state: CardAuthenticationState | null = null) =>
     sendHtml(reply, status, body, state ? [new URL(state.authentication.redirect_url).origin] : []);
 
   function summaryOf({ charge, merchant }: CardAuthenticationState): SessionSummary {
@@ -71,7 +72,7 @@ export function registerThreeDsPageRoutes(
       title: null,
       description: null,
       logoUrl: null,
-      amountText: `${charge.currency} ${formatMoneyText(charge.amount_minor)}`,
+      amountText: moneyText(charge.currency, charge.amount_minor),
       customerName: [charge.first_name, charge.last_name].filter(Boolean).join(' '),
       reference: charge.ref_id,
       txRef: charge.charge_id,
