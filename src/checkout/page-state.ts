@@ -1,7 +1,7 @@
 /**
  * What a checkout page has to show, decided from the session and its attempt as they are now:
- * the routes only map each state to a view or a redirect. Every read of the payment records the
- * pages make goes through here.
+ * the routes only map each state to a view or a redirect. The pages read attempts (charges) and
+ * transfer accounts only through here.
  */
 import type { PaymentDeps } from './checkout-payments.ts';
 import { findPageSession, type CheckoutSession, type PageSession } from './checkout-repository.ts';
