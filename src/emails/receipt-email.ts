@@ -1,7 +1,7 @@
 import type { EmailsTable } from '../db/schema.ts';
 import { describeAuthorization } from '../payments/charge-views.ts';
 import { html, joinHtml } from '../web/html.ts';
-import { formatMoneyText, toMinor } from '../shared/money.ts';
+import { moneyText, toMinor } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
 import { isBrandColor, isBrandLogoUrl } from '../merchants/merchant-service.ts';
 
@@ -53,7 +53,7 @@ export function paymentFacts(
   const email = text(payload.email);
   return {
     merchantName,
-    amount: `${String(payload.currency)} ${formatMoneyText(toMinor(Number(payload.amount)))}`,
+    amount: moneyText(String(payload.currency), toMinor(Number(payload.amount))),
     reference: String(payload.reference),
     merchantReference: merchantReferenceOf(payload),
     paidAt: formatHumanDate(paidAt, timeZone),
@@ -112,7 +112,7 @@ export function refundFacts(
   timeZone: string,
 ): RefundFacts {
   const payment = paymentFacts(merchantName, payload, refundedAt, timeZone);
-  const money = (major: unknown) => `${String(payload.currency)} ${formatMoneyText(toMinor(Number(major)))}`;
+  const money = (major: unknown) => moneyText(String(payload.currency), toMinor(Number(major)));
   return {
     merchantName,
     amount: payment.amount,
