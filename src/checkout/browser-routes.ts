@@ -23,6 +23,7 @@ import { checkoutUrl, createdView } from './checkout-views.ts';
 import { hostedFormBody } from './hosted-form.ts';
 import { BROWSER_SCRIPTS, renderFormErrorPage } from './page/browser-views.ts';
 import { renderUnavailablePage } from './page/views.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /**
  * The browser integrations (docs/integrate/api-reference.md#browser-integrations), which take a merchant's public key and may only create
@@ -42,9 +43,15 @@ const validateFormAsCreate = ajvPlugin(new Ajv(AJV_OPTIONS)).compile(CurrentCrea
 
 export function registerBrowserRoutes(
   app: App,
-  { config, db, transact }: { config: Config; db: Database['db']; transact: Transact },
+  { config, db, transact, clock }: { config: Config; db: Database['db']; transact: Transact; clock: Clock },
 ): void {
-  const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs, liveRoutes: config.liveRoutes };
+  const deps: CheckoutDeps = {
+    db,
+    transact,
+    clock,
+    checkoutTtlMs: config.checkoutTtlMs,
+    liveRoutes: config.liveRoutes,
+  };
 
   app.get(
     '/js/popup.js',

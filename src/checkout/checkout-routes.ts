@@ -20,12 +20,19 @@ import { createSession, sessionToVerify, verifySession, type CheckoutDeps } from
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { normalizing } from '../http/tolerance.ts';
 import { checkoutUrl, createdView, currentVerifyView, legacyVerifyView } from './checkout-views.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export function registerCheckoutRoutes(
   app: App,
-  { config, db, transact }: { config: Config; db: Kysely<DB>; transact: Transact },
+  { config, db, transact, clock }: { config: Config; db: Kysely<DB>; transact: Transact; clock: Clock },
 ): void {
-  const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs, liveRoutes: config.liveRoutes };
+  const deps: CheckoutDeps = {
+    db,
+    transact,
+    clock,
+    checkoutTtlMs: config.checkoutTtlMs,
+    liveRoutes: config.liveRoutes,
+  };
   const normalize = normalizing(normalizeCheckoutBody);
 
   app.post(

@@ -119,16 +119,16 @@ export async function buildServer({ config, database, payments, logger, lifecycl
   const routes = await registerMethodNotAllowed(app, async () => {
     registerMetrics(app, { config, db: database.db });
     registerHealthRoutes(app, database, lifecycle);
-    registerCheckoutRoutes(app, { config, db: database.db, transact: database.transact });
+    registerCheckoutRoutes(app, { config, db: database.db, transact: database.transact, clock: payments.clock });
     registerCheckoutPageRoutes(app, { config, payments });
-    registerBrowserRoutes(app, { config, db: database.db, transact: database.transact });
+    registerBrowserRoutes(app, { config, db: database.db, transact: database.transact, clock: payments.clock });
     registerWebhookRoutes(app, { config, db: database.db });
     registerMobileMoneyRoutes(app, payments);
     registerBankTransferRoutes(app, payments);
     registerPayoutRoutes(app, payments, config);
     registerBalanceRoutes(app, database.db);
     registerSandboxRoutes(app, config);
-    registerRefundRoutes(app, database);
+    registerRefundRoutes(app, payments);
     registerCardRoutes(app, payments, config);
     registerThreeDsPageRoutes(app, { config, payments });
     registerCallbackRoutes(app, payments);

@@ -66,6 +66,7 @@ export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void
         principalOf(request),
         request.params.charge_id,
         request.query.transaction_status,
+        payments.clock.now(),
       );
       return {
         status: 'successful' as const,
@@ -86,7 +87,12 @@ export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void
       },
     },
     async (request) => {
-      const { charge, logs } = await chargeDetails(payments, principalOf(request), request.params.charge_id);
+      const { charge, logs } = await chargeDetails(
+        payments,
+        principalOf(request),
+        request.params.charge_id,
+        payments.clock.now(),
+      );
       return success('Transaction retrieved successfully.', detailsRecord(charge, logs));
     },
   );
