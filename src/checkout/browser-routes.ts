@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import type { Transact } from '../db/group-commit.ts';
 import type { Database } from '../db/database.ts';
 import { principalOf } from '../http/auth.ts';
 import type { App } from '../http/app-type.ts';
@@ -43,7 +42,11 @@ const validateFormAsCreate = ajvPlugin(new Ajv(AJV_OPTIONS)).compile(CurrentCrea
 
 export function registerBrowserRoutes(
   app: App,
-  { config, db, transact, clock }: { config: Config; db: Database['db']; transact: Transact; clock: Clock },
+  {
+    config,
+    database: { db, transact },
+    clock,
+  }: { config: Config; database: Pick<Database, 'db' | 'transact'>; clock: Clock },
 ): void {
   const deps: CheckoutDeps = {
     db,

@@ -23,7 +23,7 @@ export const VERIFY_MESSAGES = {
 } as const;
 
 /** Direct mobile money charges (docs/integrate/api-reference.md#mobile-money-charges), over the same charge records as checkout attempts and payouts (src/payouts/). */
-export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void {
+export function registerMobileMoneyRoutes(app: App, { payments }: { payments: PaymentDeps }): void {
   const normalize = normalizing(normalizeBody);
 
   app.get(

@@ -23,7 +23,10 @@ const INITIATED = 'Refund initiated successfully.';
  * and refunds of any successful payment by `charge_id` or checkout `tx_ref`, read back by id or by
  * payment.
  */
-export function registerRefundRoutes(app: App, deps: Pick<RefundDeps, 'db' | 'transact' | 'clock'>): void {
+export function registerRefundRoutes(
+  app: App,
+  { payments: deps }: { payments: Pick<RefundDeps, 'db' | 'transact' | 'clock'> },
+): void {
   const { db } = deps;
   const normalize = normalizing(normalizeBody);
 
