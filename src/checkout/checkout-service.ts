@@ -188,7 +188,7 @@ function isDue(session: CheckoutSession, now: number): boolean {
 /** Ends an expired session with its log, unless someone else ended it first. */
 async function expire(db: Kysely<DB>, session: CheckoutSession, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    if (await repo.markFailed(trx, session.id, now, true))
+    if (await repo.markFailed(trx, session.id, now, { onlyIfExpired: true }))
       await addLog(trx, session.id, 'The payment link expired', now);
   });
 }

@@ -61,13 +61,10 @@ export function registerMobileMoneyRoutes(app: App, { payments }: { payments: Pa
       },
     },
     async (request) => {
-      const { charge, logs } = await verifyCharge(
-        payments,
-        principalOf(request),
-        request.params.charge_id,
-        request.query.transaction_status,
-        payments.clock.now(),
-      );
+      const { charge, logs } = await verifyCharge(payments, principalOf(request), request.params.charge_id, {
+        transactionStatus: request.query.transaction_status,
+        now: payments.clock.now(),
+      });
       return {
         status: 'successful' as const,
         message: VERIFY_MESSAGES[charge.status],

@@ -163,7 +163,7 @@ export async function refundPayment(
 ): Promise<RefundWithCharge> {
   for (;;) {
     // Read again after losing a race: what is left decides between refusing and trying again.
-    const charge = await refundableCharge(db, owner, target, cardOnly);
+    const charge = await refundableCharge(db, owner, target, { cardOnly });
     refuseOtherCurrency(charge, request.currency);
     const amountMinor = request.amount === undefined ? leftToRefund(charge) : toMinor(request.amount);
     refuseBeyond(charge, amountMinor);
@@ -216,7 +216,7 @@ async function refundableCharge(
   db: Kysely<DB>,
   owner: Principal,
   target: RefundTarget,
-  cardOnly: boolean,
+  { cardOnly }: { cardOnly: boolean },
 ): Promise<Charge> {
   if ('txRef' in target) {
     const session = REFERENCE_PATTERN.test(target.txRef)
