@@ -1,11 +1,9 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { principalOf } from '../http/auth.ts';
 import type { App } from '../http/app-type.ts';
 import { errorResponses, success } from '../http/envelope.ts';
-import { toApiError } from '../http/error-reply.ts';
-import { sendHtml } from '../http/html.ts';
 import { normalizing } from '../http/tolerance.ts';
 import { isPlainOrigin } from '../shared/urls.ts';
 import { Ajv } from 'ajv';
@@ -23,6 +21,7 @@ import { hostedFormBody } from './hosted-form.ts';
 import { BROWSER_SCRIPTS, renderFormErrorPage } from './page/browser-views.ts';
 import { renderUnavailablePage } from './page/views.ts';
 import type { Clock } from '../shared/clock.ts';
+import { pageErrorHandler } from '../web/page-errors.ts';
 
 /**
  * The browser integrations (docs/integrate/api-reference.md#browser-integrations), which take a merchant's public key and may only create
@@ -165,13 +164,7 @@ export function sendScript(reply: FastifyReply, body: string): FastifyReply {
 }
 
 /** The form's refusals as a page: a customer's browser posted it, and reads HTML, never the API's JSON. */
-function answerFormError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const failure = toApiError(error, request.log);
-  if (failure.status >= 500) {
-    if (failure.code === 'unavailable') reply.header('retry-after', '1');
-    return sendHtml(reply, failure.status, renderUnavailablePage());
-  }
-  // A refusal by the rate limits has set Retry-After already; the status and headers stay the API's.
+const answerFormError = pageErrorHandler(renderUnavailablePage, (failure) => {
   const problems = typeof failure.body === 'string' ? [failure.body] : Object.values(failure.body).flat();
   const heading =
     failure.status === 401
@@ -179,8 +172,8 @@ function answerFormError(error: FastifyError, request: FastifyRequest, reply: Fa
       : failure.status === 429
         ? 'Too many payment requests'
         : 'This payment could not be started';
-  return sendHtml(reply, failure.status, renderFormErrorPage(heading, problems));
-}
+  return renderFormErrorPage(heading, problems);
+});
 
 function htmlAnswers(answers: Record<number, string>) {
   return Object.fromEntries(

@@ -1,11 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { sendHtml } from '../http/html.ts';
 import type { App } from '../http/app-type.ts';
-import { sendError, toApiError } from '../http/error-reply.ts';
-import { findTransferAccount } from '../core/bank-transfer-repository.ts';
-import { findCharge, findSessionCharge, type Charge } from '../core/charge-repository.ts';
+import type { Charge } from '../core/charge-repository.ts';
 import type { Form } from '../http/json-body.ts';
 import {
   TEST_BANK_TRANSFERS,
@@ -13,9 +11,8 @@ import {
   TEST_MOBILE_NUMBERS,
   TEST_OTP,
 } from '../connectors/sandbox/sandbox-provider.ts';
-import { formatMoneyText } from '../shared/money.ts';
+import { moneyText } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
-import { refreshCharge } from '../core/charge-completion.ts';
 import { localMaskedMobile } from '../shared/phone.ts';
 import { isHttps } from '../shared/urls.ts';
 import {
@@ -29,20 +26,24 @@ import {
 } from './checkout-payments.ts';
 import type { PaymentDeps } from '../core/payment-deps.ts';
 import { failureRedirect, merchantOrigins, successRedirect } from './checkout-redirects.ts';
-import {
-  findPageSession,
-  findSessionById,
-  type CheckoutSession,
-  type PageSession,
-} from '../core/session-repository.ts';
+import { findSessionById, type CheckoutSession, type PageSession } from '../core/session-repository.ts';
 import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
-import { expireIfDue } from './checkout-service.ts';
-import { sessionOutcome } from './session-outcome.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfToken } from '../web/csrf.ts';
+import type { SafeHtml } from '../web/html.ts';
+import { pageErrorHandler } from '../web/page-errors.ts';
 import { cardName, instrumentName } from '../core/customer-names.ts';
 import { adviceSentence, failureAdvice, triesLeftText } from './page/failure-advice.ts';
 import * as views from './page/views.ts';
 import { renderFrameResultPage } from './page/browser-views.ts';
+import {
+  attemptPageState,
+  cancelPageState,
+  currentAttempt,
+  loadSession,
+  sessionPageState,
+  setAside,
+  type SessionPageState,
+} from './page-state.ts';
 
 interface PageDeps {
   config: Config;
@@ -90,15 +91,6 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   const csrfToken = (request: FastifyRequest, reply: FastifyReply, session: CheckoutSession) =>
     pageCsrfToken(request, reply, session, secureCookies);
 
-  async function loadSession(id: string): Promise<PageSession | null> {
-    // A link we could never have issued is unknown without asking (a NUL in it would even fail the query on PostgreSQL).
-    if (!REFERENCE_PATTERN.test(id)) return null;
-    const session = await findPageSession(db, id);
-    if (!session) return null;
-    const current = await expireIfDue(db, session, Date.now());
-    return current === session ? session : { ...session, ...current };
-  }
-
   const showPaymentPage = (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -108,10 +100,11 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   ) => sendPaymentPage(request, reply, session, secureCookies, status, state);
 
   /** A session that has ended is shown as such: its receipt, or why it ended. */
-  async function showEnded(reply: FastifyReply, session: PageSession) {
+  function showEnded(reply: FastifyReply, state: Exclude<SessionPageState, { page: 'unknown' | 'paying' }>) {
+    const { session } = state;
     const summary = summaryOf(session);
-    if (session.status === 'success') {
-      const payment = session.paid_charge_id ? await findCharge(db, session.paid_charge_id) : undefined;
+    if (state.page === 'paid') {
+      const payment = state.payment;
       const receipt = {
         paidWith: payment ? instrumentName(payment) : '',
         completedAt: formatHumanDate(session.completed_at ?? session.updated_at, config.timeZone),
@@ -123,10 +116,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       reply,
       session,
       200,
-      views.renderEndedPage(summary, {
-        why: whyEnded(session, payments.maxFailedAttempts),
-        returnUrl: failureTarget(session),
-      }),
+      views.renderEndedPage(summary, { why: state.why, returnUrl: failureTarget(session) }),
     );
   }
 
@@ -142,7 +132,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     request: FastifyRequest<{ Params: Params; Body: Form }>,
     reply: FastifyReply,
   ): Promise<PageSession | null> {
-    const session = await loadSession(request.params.id);
+    const session = await loadSession(payments, request.params.id);
     if (!session) {
       html(reply, null, 404, views.renderNotFoundPage());
       return null;
@@ -198,10 +188,10 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       }),
     },
     async (request, reply) => {
-      const session = await loadSession(request.params.id);
-      if (!session) return html(reply, null, 404, views.renderNotFoundPage());
-      if (session.status !== 'pending') return showEnded(reply, session);
-      return showPaymentPage(request, reply, session, 200, {});
+      const state = await sessionPageState(payments, request.params.id);
+      if (state.page === 'unknown') return html(reply, null, 404, views.renderNotFoundPage());
+      if (state.page === 'paying') return showPaymentPage(request, reply, state.session, 200, {});
+      return showEnded(reply, state);
     },
   );
 
@@ -258,7 +248,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       ),
     },
     async (request, reply) => {
-      const session = await loadSession(request.params.id);
+      const session = await loadSession(payments, request.params.id);
       if (!session) return html(reply, null, 404, views.renderNotFoundPage());
       if (session.status === 'pending') return reply.redirect(pagePath(session), 303);
       if (!session.frame_origin) return leave(reply, session);
@@ -298,10 +288,10 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       ),
     },
     async (request, reply) => {
-      const session = await loadSession(request.params.id);
-      if (!session) return html(reply, null, 404, views.renderNotFoundPage());
-      if (session.status !== 'pending') return showEnded(reply, session);
-      const inFlight = session.pending_charge_id ? await findCharge(db, session.pending_charge_id) : undefined;
+      const state = await cancelPageState(payments, request.params.id);
+      if (state.page === 'unknown') return html(reply, null, 404, views.renderNotFoundPage());
+      if (state.page !== 'confirmCancel') return showEnded(reply, state);
+      const { session, inFlight } = state;
       const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
       const cancel = {
         keepPayingUrl: inFlight ? attemptPath(session, inFlight) : pagePath(session),
@@ -326,28 +316,6 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     },
   );
 
-  /**
-   * The attempt and its session as they are now, after asking the provider if it is time; at once
-   * for a live card whose customer is back from the acquirer's page (`backFromAcquirer`): what the
-   * browser's address says is never taken for an answer.
-   */
-  async function currentAttempt(
-    params: Params,
-    { backFromAcquirer } = { backFromAcquirer: false },
-  ): Promise<{ session: PageSession; charge: Charge } | null> {
-    const session = await loadSession(params.id);
-    const chargeId = params.chargeId ?? '';
-    const found = session && REFERENCE_PATTERN.test(chargeId) && (await findSessionCharge(db, session.id, chargeId));
-    if (!session || !found) return null;
-    const charge = await refreshCharge(payments, found, Date.now(), {
-      now: backFromAcquirer && found.next_action === 'redirect',
-    });
-    // The session read first is stale when this read ended the charge, or when the charge ended
-    // between the two reads (the settler, another tab): the ending changed both at once.
-    const stale = charge !== found || (charge.status !== 'pending' && session.status === 'pending');
-    return { session: stale ? ((await findPageSession(db, session.id)) ?? session) : session, charge };
-  }
-
   app.get<{ Params: Params }>(
     '/checkout/:id/attempts/:chargeId',
     {
@@ -359,38 +327,52 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       }),
     },
     async (request, reply) => {
-      const attempt = await currentAttempt(request.params);
-      if (!attempt) return html(reply, null, 404, views.renderNotFoundPage());
-      const { session, charge } = attempt;
-      if (session.status !== 'pending') return endedAfter(reply, session, charge);
-      if (charge.status === 'failed') {
-        // The full number was never stored: the page's script puts back what was typed in this tab.
-        const triesLeft = payments.maxFailedAttempts - session.failed_attempts;
-        return showPaymentPage(request, reply, session, 200, {
-          error: adviceSentence(failureAdvice(charge)),
-          triesLeft: triesLeftText(triesLeft),
-          method: methodOf(charge),
-          operator: charge.operator ?? '',
-        });
+      const state = await attemptPageState(payments, request.params.id, request.params.chargeId ?? '');
+      switch (state.page) {
+        case 'unknown':
+          return html(reply, null, 404, views.renderNotFoundPage());
+        case 'left':
+          return leave(reply, state.session);
+        case 'lastTryFailed': {
+          const ended = {
+            why: 'failed' as const,
+            returnUrl: failureTarget(state.session),
+            lastFailure: failureAdvice(state.charge),
+            returnAfterSeconds: RETURN_AFTER_SECONDS,
+          };
+          return html(reply, state.session, 200, views.renderEndedPage(summaryOf(state.session), ended));
+        }
+        case 'failed':
+          // The full number was never stored: the page's script puts back what was typed in this tab.
+          return showPaymentPage(request, reply, state.session, 200, {
+            error: adviceSentence(failureAdvice(state.charge)),
+            triesLeft: triesLeftText(state.triesLeft),
+            method: methodOf(state.charge),
+            operator: state.charge.operator ?? '',
+          });
+        case 'backToForm':
+          return reply.redirect(pagePath(state.session), 303);
+        case 'acquirer':
+          return reply.redirect(state.url, 303);
       }
-      if (charge.status !== 'pending' || setAside(session, charge)) return reply.redirect(pagePath(session), 303);
+      const { session, charge } = state;
       const summary = summaryOf(session);
       const context = { sessionId: session.id, csrfToken: csrfToken(request, reply, session) };
       const here = attemptPath(session, charge);
-      const account = charge.channel === 'bank_transfer' ? await findTransferAccount(db, charge.id) : undefined;
-      if (account) {
+      if (state.page === 'transfer') {
+        const { account } = state;
         const transfer = {
           bankName: account.bank_name,
           accountNumber: account.account_number,
           accountName: account.account_name,
-          secondsLeft: Math.max(0, Math.floor((account.expires_at - Date.now()) / 1000)),
+          secondsLeft: Math.max(0, Math.floor((account.expires_at - payments.clock.now()) / 1000)),
           abandonAction: `${here}/abandon`,
           statusUrl: `${here}/status`,
           keepPayingUrl: here,
         };
         return html(reply, session, 200, views.renderBankTransferPage(summary, context, transfer));
       }
-      if (charge.next_action === 'otp') {
+      if (state.page === 'otp') {
         const otp = {
           cardText: cardName(charge),
           action: `${here}/otp`,
@@ -400,9 +382,6 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
         };
         return html(reply, session, 200, views.renderOtpPage(summary, context, otp));
       }
-      const acquirerPage =
-        charge.next_action === 'redirect' ? payments.providerFor(charge.mode).customerRedirect(charge) : null;
-      if (acquirerPage) return reply.redirect(acquirerPage, 303);
       const waiting: views.ApprovalState =
         charge.channel === 'card'
           ? cardWaiting(session, charge, here)
@@ -410,7 +389,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
               awaiting: 'phone',
               operator: charge.operator,
               maskedNumber: localMaskedMobile(charge.mobile ?? ''),
-              waitedSeconds: Math.max(0, Math.floor((Date.now() - charge.created_at) / 1000)),
+              waitedSeconds: Math.max(0, Math.floor((payments.clock.now() - charge.created_at) / 1000)),
               abandonAction: `${here}/abandon`,
               statusUrl: `${here}/status`,
               keepPayingUrl: here,
@@ -430,7 +409,9 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       }),
     },
     async (request, reply) => {
-      const attempt = await currentAttempt(request.params, { backFromAcquirer: true });
+      const attempt = await currentAttempt(payments, request.params.id, request.params.chargeId ?? '', {
+        backFromAcquirer: true,
+      });
       if (!attempt) return html(reply, null, 404, views.renderNotFoundPage());
       const { session, charge } = attempt;
       if (session.status !== 'pending' || charge.status !== 'pending' || charge.next_action !== 'redirect')
@@ -449,27 +430,6 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     },
   );
 
-  /**
-   * Where an attempt's page goes once its session has ended. Right after the last failed try the
-   * customer reads what happened on our page, which then goes back to the shop by itself; any
-   * other ending goes straight on.
-   */
-  function endedAfter(reply: FastifyReply, session: PageSession, charge: Charge) {
-    if (
-      session.status !== 'failed' ||
-      charge.status !== 'failed' ||
-      whyEnded(session, payments.maxFailedAttempts) !== 'failed'
-    )
-      return leave(reply, session);
-    const ended = {
-      why: 'failed' as const,
-      returnUrl: failureTarget(session),
-      lastFailure: failureAdvice(charge),
-      returnAfterSeconds: RETURN_AFTER_SECONDS,
-    };
-    return html(reply, session, 200, views.renderEndedPage(summaryOf(session), ended));
-  }
-
   app.get<{ Params: Params }>(
     '/checkout/:id/attempts/:chargeId/status',
     {
@@ -479,7 +439,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       },
     },
     async (request, reply) => {
-      const attempt = await currentAttempt(request.params);
+      const attempt = await currentAttempt(payments, request.params.id, request.params.chargeId ?? '');
       if (!attempt)
         return reply.code(404).header('cache-control', 'no-store').send({ status: 'unknown', next_url: null });
       const { session, charge } = attempt;
@@ -562,14 +522,14 @@ export function summaryOf(session: SummarySource): views.SessionSummary {
     description: session.description,
     logoUrl: session.logo ?? session.merchant_logo_url,
     brandColor: session.merchant_brand_color,
-    amountText: `${session.currency} ${formatMoneyText(session.amount_minor)}`,
+    amountText: moneyText(session.currency, session.amount_minor),
     customerName: [session.first_name, session.last_name].filter(Boolean).join(' '),
     reference: session.reference,
     txRef: session.tx_ref,
   };
 }
 
-const html = (reply: FastifyReply, session: CheckoutSession | null, status: number, page: string) =>
+const html = (reply: FastifyReply, session: CheckoutSession | null, status: number, page: SafeHtml) =>
   sendHtml(reply, status, page, session ? merchantOrigins(session) : [], session?.frame_origin ?? null);
 
 const pageCsrfToken = (
@@ -611,29 +571,10 @@ function methodOf(charge: Charge): views.PaymentFormState['method'] {
   return 'mobile_money';
 }
 
-/** A mobile money request (or bank transfer) the customer set aside for another attempt: it no longer holds the session. */
-function setAside(session: CheckoutSession, charge: Charge): boolean {
-  return charge.status === 'pending' && charge.next_action === 'approve' && session.pending_charge_id !== charge.id;
-}
-
-/** Why a failed session ended, for the page that says so. */
-function whyEnded(session: CheckoutSession, maxFailedAttempts: number): views.EndedState['why'] {
-  const outcome = sessionOutcome(session, maxFailedAttempts);
-  return outcome === 'cancelled' || outcome === 'expired' ? outcome : 'failed';
-}
+/** A checkout page that fails is answered with a page; client errors keep the API's answer (the forms' own checks answer in HTML). */
+export const answerPageError = pageErrorHandler(views.renderUnavailablePage);
 
 /** How a page route is documented: HTML answers (and redirects) with what each status means. */
-/**
- * A page that fails is answered with a page: a customer's browser gets HTML, never the API's
- * JSON envelope. Client errors keep the API's answer (the forms' own checks answer in HTML).
- */
-export function answerPageError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const failure = toApiError(error, request.log);
-  if (failure.status < 500) return sendError(reply, failure);
-  if (failure.code === 'unavailable') reply.header('retry-after', '1');
-  return sendHtml(reply, failure.status, views.renderUnavailablePage());
-}
-
 export function pageSchema(summary: string, answers: Record<number, string>) {
   const response = Object.fromEntries(
     Object.entries({ ...answers, 503: 'Payments are paused for a moment (the database is out of reach)' }).map(

@@ -2,30 +2,31 @@
  * The dashboard's pages. Every string a user, merchant or request supplied is escaped here; the
  * forms all carry the double-submit token (`csrf`).
  */
-import { escapeHtml } from '../shared/html.ts';
-import { csrfField, errorBox, shell, type Viewer } from './layout.ts';
+import { html, type SafeHtml } from '../web/html.ts';
+import { shell, type Viewer } from './layout.ts';
+import { csrfField, errorBox, noticeBox } from '../web/components.ts';
 import { MIN_PASSWORD_LENGTH } from '../users/passwords.ts';
 
 export function renderLoginPage(
   csrf: string,
   state: { email: string; error: string | null; notice?: string | null },
-): string {
+): SafeHtml {
   return shell(
     'Sign in',
-    `<h1>Sign in</h1>
-${state.notice ? `<p class="notice" role="status">${escapeHtml(state.notice)}</p>` : ''}${errorBox(state.error)}
+    html`<h1>Sign in</h1>
+${noticeBox(state.notice)}${errorBox(state.error)}
 <form class="stack" method="post" action="/dashboard/login">${csrfField(csrf)}
-<label>Email<input type="email" name="email" autocomplete="username" required value="${escapeHtml(state.email)}"></label>
+<label>Email<input type="email" name="email" autocomplete="username" required value="${state.email}"></label>
 <label>Password<input type="password" name="password" autocomplete="current-password" required></label>
 <button type="submit">Sign in</button>
 </form>`,
   );
 }
 
-export function renderCodePage(csrf: string, error: string | null): string {
+export function renderCodePage(csrf: string, error: string | null): SafeHtml {
   return shell(
     'Two-factor code',
-    `<h1>Enter your code</h1>
+    html`<h1>Enter your code</h1>
 <p class="muted">Open your authenticator app and type the 6-digit code it shows for Lipira.</p>
 ${errorBox(error)}
 <form class="stack" method="post" action="/dashboard/login">${csrfField(csrf)}
@@ -36,15 +37,15 @@ ${errorBox(error)}
   );
 }
 
-export function renderSetPasswordPage(csrf: string, token: string, email: string, error: string | null): string {
+export function renderSetPasswordPage(csrf: string, token: string, email: string, error: string | null): SafeHtml {
   return shell(
     'Set your password',
-    `<h1>Set your password</h1>
-<p>For <strong>${escapeHtml(email)}</strong>.</p>
+    html`<h1>Set your password</h1>
+<p>For <strong>${email}</strong>.</p>
 ${errorBox(error)}
 <form class="stack" method="post" action="/dashboard/set-password">${csrfField(csrf)}
-<input type="hidden" name="token" value="${escapeHtml(token)}">
-<input type="email" name="email" autocomplete="username" value="${escapeHtml(email)}" hidden>
+<input type="hidden" name="token" value="${token}">
+<input type="email" name="email" autocomplete="username" value="${email}" hidden>
 <label>New password <span class="hint" id="password-hint">At least ${MIN_PASSWORD_LENGTH} characters and hard to guess: a few unrelated words make a good one.</span><input type="password" name="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required aria-describedby="password-hint"></label>
 <label>The same password again<input type="password" name="confirm" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required></label>
 <button type="submit">Set password</button>
@@ -52,10 +53,10 @@ ${errorBox(error)}
   );
 }
 
-export function renderLinkUnusablePage(): string {
+export function renderLinkUnusablePage(): SafeHtml {
   return shell(
     'Link no longer works',
-    `<h1>This link no longer works</h1>
+    html`<h1>This link no longer works</h1>
 <p>A set-password link works once, for 24 hours. Ask whoever made your account for a new one.</p>
 <p><a href="/dashboard/login">Go to sign in</a></p>`,
   );
@@ -68,20 +69,20 @@ export interface EnrolmentState {
   error: string | null;
 }
 
-export function renderTwoFactorSetupPage(viewer: Viewer, state: EnrolmentState): string {
+export function renderTwoFactorSetupPage(viewer: Viewer, state: EnrolmentState): SafeHtml {
   return shell(
     'Two-factor sign-in',
-    `<h1>Two-factor sign-in</h1>
+    html`<h1>Two-factor sign-in</h1>
 <p>Two-factor sign-in is <strong>off</strong>. Turn it on to ask for a code from your phone after your password.</p>
 ${errorBox(state.error)}
 <h2>1. Add Lipira to your authenticator app</h2>
 <p>Scan this code, or type the key below into the app.</p>
-<img class="qr" src="${escapeHtml(state.qrDataUrl)}" alt="QR code for your authenticator app" width="200" height="200">
-<p>Key: <span class="secret">${escapeHtml(state.secret)}</span></p>
+<img class="qr" src="${state.qrDataUrl}" alt="QR code for your authenticator app" width="200" height="200">
+<p>Key: <span class="secret">${state.secret}</span></p>
 <h2>2. Confirm with a code</h2>
 <form class="stack" method="post" action="/dashboard/settings/two-factor">${csrfField(viewer.csrf)}
 <input type="hidden" name="action" value="enable">
-<input type="hidden" name="secret" value="${escapeHtml(state.secret)}">
+<input type="hidden" name="secret" value="${state.secret}">
 <label>Code from the app<input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength="7" required></label>
 <button type="submit">Turn on two-factor sign-in</button>
 </form>`,
@@ -89,11 +90,14 @@ ${errorBox(state.error)}
   );
 }
 
-export function renderTwoFactorOnPage(viewer: Viewer, state: { error: string | null; notice: string | null }): string {
+export function renderTwoFactorOnPage(
+  viewer: Viewer,
+  state: { error: string | null; notice: string | null },
+): SafeHtml {
   return shell(
     'Two-factor sign-in',
-    `<h1>Two-factor sign-in</h1>
-${state.notice ? `<p class="notice" role="status">${escapeHtml(state.notice)}</p>` : ''}<p>Two-factor sign-in is <strong>on</strong>: every sign-in asks for a code from your authenticator app.</p>
+    html`<h1>Two-factor sign-in</h1>
+${noticeBox(state.notice)}<p>Two-factor sign-in is <strong>on</strong>: every sign-in asks for a code from your authenticator app.</p>
 ${errorBox(state.error)}
 <h2>Turn it off</h2>
 <form class="stack" method="post" action="/dashboard/settings/two-factor">${csrfField(viewer.csrf)}
@@ -105,10 +109,10 @@ ${errorBox(state.error)}
   );
 }
 
-export function renderTooManyPage(): string {
+export function renderTooManyPage(): SafeHtml {
   return shell(
     'Too many tries',
-    `<h1>Too many failed sign-ins</h1>
+    html`<h1>Too many failed sign-ins</h1>
 <p>Too many sign-ins failed from your network. Wait 15 minutes and try again.</p>`,
   );
 }

@@ -1,11 +1,11 @@
 /**
  * What every dashboard page shares: the document, the header with the test/live switch and the
- * navigation, and the small pieces forms and tables are built from. Every string a user,
- * merchant or request supplied is escaped here or by the caller with `escapeHtml`.
+ * navigation, and the small pieces forms and tables are built from. Pages are built with the
+ * `html` tag, so every string a user, merchant or request supplied is escaped.
  */
-import { escapeHtml } from '../shared/html.ts';
 import type { Mode } from '../shared/ids.ts';
-import { formatMoneyText } from '../shared/money.ts';
+import { csrfField } from '../web/components.ts';
+import { html, joinHtml, type HtmlValue, type SafeHtml } from '../web/html.ts';
 import { htmlDocument } from '../web/document.ts';
 import { may, type Permission } from './access.ts';
 
@@ -32,14 +32,6 @@ const SECTIONS: Array<{ href: string; label: string; need: Permission; merchant:
   { href: '/dashboard/operator', label: 'Operator', need: 'operate', merchant: false },
 ];
 
-export function csrfField(csrf: string): string {
-  return `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
-}
-
-export function errorBox(message: string | null | undefined): string {
-  return message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : '';
-}
-
 /**
  * The notice a page's `?done=` names, or null. Only the table's own names count: `constructor`
  * or `__proto__` would otherwise find what every object inherits.
@@ -51,10 +43,6 @@ export function noticeNamed(notices: Record<string, string>, name: string | unde
 /** The notice of a form sent with the values already saved: nothing is written, not even to the audit log. */
 export const NOTHING_CHANGED = 'Nothing changed: that is what was already saved.';
 
-export function noticeBox(message: string | null | undefined): string {
-  return message ? `<p class="notice" role="status">${escapeHtml(message)}</p>` : '';
-}
-
 /** A one-button form: every change is a POST carrying the anti-forgery token. */
 export function postButton(
   action: string,
@@ -62,11 +50,11 @@ export function postButton(
   label: string,
   kind: 'secondary' | 'danger' | '' = '',
   fields: Record<string, string> = {},
-): string {
-  const hidden = Object.entries(fields)
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('');
-  return `<form class="inline" method="post" action="${escapeHtml(action)}">${csrfField(csrf)}${hidden}<button type="submit"${kind ? ` class="${kind}"` : ''}>${escapeHtml(label)}</button></form>`;
+): SafeHtml {
+  const hidden = Object.entries(fields).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
+  );
+  return html`<form class="inline" method="post" action="${action}">${csrfField(csrf)}${hidden}<button type="submit"${kind && html` class="${kind}"`}>${label}</button></form>`;
 }
 
 /** Every status the dashboard shows, in one set of words: a payment's, a payout's, a refund's, a webhook's, an email's. */
@@ -85,63 +73,59 @@ export function statusWord(status: string): string {
 }
 
 /** A status as a coloured badge (the stylesheet's `status-<status>`). */
-export function statusBadge(status: string): string {
-  return `<span class="status status-${escapeHtml(status)}">${escapeHtml(statusWord(status))}</span>`;
+export function statusBadge(status: string): SafeHtml {
+  return html`<span class="status status-${status}">${statusWord(status)}</span>`;
 }
 
-/** An amount in minor units with its currency, as `MWK 1,250.00`. */
-export function money(minor: number, currency: string): string {
-  return `${escapeHtml(currency)} ${formatMoneyText(minor)}`;
-}
-
-/** A table whose cells are already HTML; `caption` names it for screen readers. */
-export function table(caption: string, headings: string[], rows: string[][], empty: string): string {
-  if (rows.length === 0) return `<p class="muted">${escapeHtml(empty)}</p>`;
-  const head = headings.map((heading) => `<th scope="col">${escapeHtml(heading)}</th>`).join('');
-  const body = rows.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`).join('\n');
-  return `<div class="table-wrap" tabindex="0" role="region" aria-label="${escapeHtml(caption)}"><table><caption class="visually-hidden">${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>
+/** A table of cells (text, or html); `caption` names it for screen readers. */
+export function table(caption: string, headings: string[], rows: HtmlValue[][], empty: string): SafeHtml {
+  if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
+  const head = headings.map((heading) => html`<th scope="col">${heading}</th>`);
+  const body = joinHtml(
+    rows.map((cells) => html`<tr>${cells.map((cell) => html`<td>${cell}</td>`)}</tr>`),
+    '\n',
+  );
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}"><table><caption class="visually-hidden">${caption}</caption><thead><tr>${head}</tr></thead><tbody>
 ${body}
 </tbody></table></div>`;
 }
 
-function header(viewer: Viewer): string {
+function header(viewer: Viewer): SafeHtml {
   const other: Mode = viewer.mode === 'test' ? 'live' : 'test';
   const links = SECTIONS.filter(
     (section) => may(viewer.role, section.need) && (!section.merchant || viewer.merchantName !== null),
-  )
-    .map((section) => {
-      const current =
-        section.href === '/dashboard'
-          ? viewer.path === '/dashboard'
-          : viewer.path === section.href || viewer.path.startsWith(`${section.href}/`);
-      return `<a href="${section.href}"${current ? ' aria-current="page"' : ''}>${escapeHtml(section.label)}</a>`;
-    })
-    .join('');
+  ).map((section) => {
+    const current =
+      section.href === '/dashboard'
+        ? viewer.path === '/dashboard'
+        : viewer.path === section.href || viewer.path.startsWith(`${section.href}/`);
+    return html`<a href="${section.href}"${current && html` aria-current="page"`}>${section.label}</a>`;
+  });
   const whose = viewer.merchantName === null ? 'Gateway operator' : viewer.merchantName;
-  return `<header class="top">
+  return html`<header class="top">
 <a class="brand" href="/dashboard">Lipira</a>
-<span class="whose">${escapeHtml(whose)}</span>
+<span class="whose">${whose}</span>
 <div class="mode mode-${viewer.mode}"><span class="mode-label">${viewer.mode === 'test' ? 'Test mode' : 'Live mode'}</span>${postButton('/dashboard/mode', viewer.csrf, `Switch to ${other}`, 'secondary', { mode: other, back: viewer.path })}</div>
-<nav class="account" aria-label="Account"><span class="who">${escapeHtml(viewer.email)} · ${escapeHtml(viewer.role)}</span><a href="/dashboard/settings/two-factor">Two-factor sign-in</a>${postButton('/dashboard/logout', viewer.csrf, 'Sign out', 'secondary')}</nav>
+<nav class="account" aria-label="Account"><span class="who">${viewer.email} · ${viewer.role}</span><a href="/dashboard/settings/two-factor">Two-factor sign-in</a>${postButton('/dashboard/logout', viewer.csrf, 'Sign out', 'secondary')}</nav>
 </header>
 <nav class="sections" aria-label="Dashboard">${links}</nav>
-${viewer.mode === 'test' ? '<aside class="test-banner" aria-label="Test mode"><p>You are viewing test data: nothing here is real money.</p></aside>' : ''}`;
+${viewer.mode === 'test' && html`<aside class="test-banner" aria-label="Test mode"><p>You are viewing test data: nothing here is real money.</p></aside>`}`;
 }
 
 /**
  * The whole document. Without a viewer (sign-in, set-password, error pages) it is a narrow card
  * with the brand only; with one, the header, mode switch and navigation come first.
  */
-export function shell(title: string, body: string, options: { viewer?: Viewer; wide?: boolean } = {}): string {
+export function shell(title: string, body: SafeHtml, options: { viewer?: Viewer; wide?: boolean } = {}): SafeHtml {
   const top = options.viewer
     ? header(options.viewer)
-    : '<header class="top"><a class="brand" href="/dashboard">Lipira dashboard</a></header>';
-  const width = options.viewer ? (options.wide === false ? '' : ' class="wide"') : '';
+    : html`<header class="top"><a class="brand" href="/dashboard">Lipira dashboard</a></header>`;
+  const width = options.viewer && options.wide !== false && html` class="wide"`;
   return htmlDocument({
     title: `${title} · Lipira dashboard`,
     stylesheet: '/dashboard/assets/dashboard.css',
     bodyClass: options.viewer ? `mode-${options.viewer.mode}` : undefined,
-    body: `${top}
+    body: html`${top}
 <main${width}>
 ${body}
 </main>`,

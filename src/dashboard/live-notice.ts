@@ -1,7 +1,7 @@
 import type { LiveRoutes } from '../config.ts';
 import { takesAnyLivePayment } from '../core/live-readiness.ts';
-import { escapeHtml } from '../shared/html.ts';
 import type { Mode } from '../shared/ids.ts';
+import { html, type SafeHtml } from '../web/html.ts';
 
 export const LIVE_NOT_SET_UP =
   'Live payments are not available yet: the gateway’s operator has not set up a payment method.';
@@ -10,8 +10,8 @@ export const LIVE_NOT_SET_UP =
  * What live mode says while the operator has routed no way to pay: live keys then create nothing a
  * customer could pay (sessions are refused), which a merchant should learn before sharing them.
  */
-export function liveNoticeBox(mode: Mode, routes: LiveRoutes): string {
+export function liveNoticeBox(mode: Mode, routes: LiveRoutes): SafeHtml {
   return mode === 'live' && !takesAnyLivePayment(routes)
-    ? `<p class="warning" role="status">${escapeHtml(LIVE_NOT_SET_UP)}</p>`
-    : '';
+    ? html`<p class="warning" role="status">${LIVE_NOT_SET_UP}</p>`
+    : html``;
 }

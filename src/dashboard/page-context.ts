@@ -1,7 +1,6 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { sendError, toApiError } from '../http/error-reply.ts';
 import { sendHtml } from '../http/html.ts';
 import { findMerchant, type Principal } from '../merchants/merchant-service.ts';
 import type { Form } from '../http/json-body.ts';
@@ -12,6 +11,8 @@ import type { Mode } from '../shared/ids.ts';
 import { isHttps } from '../shared/urls.ts';
 import { readCookie } from '../web/cookies.ts';
 import { csrfTokenMatches, fromOurOrigin, issueCsrfCookie } from '../web/csrf.ts';
+import { html, type SafeHtml } from '../web/html.ts';
+import { pageErrorHandler } from '../web/page-errors.ts';
 import { SESSION_COOKIE, sessionOf, type SignedIn } from '../users/sessions.ts';
 import { may, type Permission } from './access.ts';
 import { shell, type Viewer } from './layout.ts';
@@ -60,7 +61,7 @@ export interface PageGuard {
   /** Whether a form came from our own page; when not, the refusal has been answered. */
   formIsOurs(request: FastifyRequest<{ Body: Form }>, reply: FastifyReply): boolean;
   /** Sends a page with the dashboard's security headers. */
-  html(reply: FastifyReply, status: number, page: string): FastifyReply;
+  html(reply: FastifyReply, status: number, page: SafeHtml): FastifyReply;
   /** Whether the dashboard is served over https (cookies then carry Secure). */
   secure: boolean;
 }
@@ -69,7 +70,7 @@ export interface PageGuard {
  * Not part of the API: hidden from its reference. Form posts are read as url-encoded forms; a
  * page that fails answers with a page.
  */
-export const PAGE = { schema: { hide: true }, errorHandler: answerDashboardError } as const;
+export const PAGE = { schema: { hide: true }, errorHandler: pageErrorHandler(renderUnavailablePage) } as const;
 export const FORM = { ...PAGE, config: { form: true } } as const;
 
 /**
@@ -80,11 +81,10 @@ export const FORM = { ...PAGE, config: { form: true } } as const;
 export function pageGuard({ config, database }: DashboardDeps): PageGuard {
   const secure = isHttps(config.publicBaseUrl);
   const db = database.db;
-  const html = (reply: FastifyReply, status: number, page: string) => sendHtml(reply, status, page);
 
   function formIsOurs(request: FastifyRequest<{ Body: Form }>, reply: FastifyReply): boolean {
     if (fromOurOrigin(request, config.publicBaseUrl) && csrfTokenMatches(request, request.body?.csrf)) return true;
-    html(reply, 403, renderFormExpiredPage());
+    sendHtml(reply, 403, renderFormExpiredPage());
     return false;
   }
 
@@ -122,7 +122,7 @@ export function pageGuard({ config, database }: DashboardDeps): PageGuard {
       may: (permission) => may(user.role, permission),
     };
     if (!page.may(need)) {
-      html(reply, 403, renderNotAllowedPage(viewer));
+      sendHtml(reply, 403, renderNotAllowedPage(viewer));
       return null;
     }
     if (wantsMerchant && merchant === null) {
@@ -134,7 +134,7 @@ export function pageGuard({ config, database }: DashboardDeps): PageGuard {
 
   return {
     secure,
-    html,
+    html: (reply, status, page) => sendHtml(reply, status, page),
     formIsOurs,
     merchantPage: (request, reply, need) => open(request, reply, need, true) as Promise<MerchantPage | null>,
     merchantForm: async (request, reply, need) =>
@@ -162,47 +162,39 @@ export function dashboardPath(back: string | undefined, fallback = '/dashboard')
   return back !== undefined && /^\/dashboard(\/[A-Za-z0-9_\-/]*)?$/.test(back) ? back : fallback;
 }
 
-export function renderFormExpiredPage(): string {
+export function renderFormExpiredPage(): SafeHtml {
   return shell(
     'Form expired',
-    `<h1>This form has expired</h1>
+    html`<h1>This form has expired</h1>
 <p>For your safety the form could not be accepted. Go back, reload the page and try again.</p>
 <p><a href="/dashboard">Back to the dashboard</a></p>`,
   );
 }
 
-export function renderNotAllowedPage(viewer: Viewer): string {
+export function renderNotAllowedPage(viewer: Viewer): SafeHtml {
   return shell(
     'Not allowed',
-    `<h1>Your role cannot do this</h1>
+    html`<h1>Your role cannot do this</h1>
 <p>Ask an owner of the account if you need it.</p>
 <p><a href="/dashboard">Back to the dashboard</a></p>`,
     { viewer },
   );
 }
 
-export function renderNotFoundPage(viewer: Viewer, what: string): string {
+export function renderNotFoundPage(viewer: Viewer, what: string): SafeHtml {
   return shell(
     'Not found',
-    `<h1>No such ${what}</h1>
+    html`<h1>No such ${what}</h1>
 <p>It does not exist, or it is not this account's, or it is in the other mode (test or live).</p>
 <p><a href="/dashboard">Back to the dashboard</a></p>`,
     { viewer },
   );
 }
 
-export function renderUnavailablePage(): string {
+export function renderUnavailablePage(): SafeHtml {
   return shell(
     'Unavailable',
-    `<h1>The dashboard is unavailable for a moment</h1>
+    html`<h1>The dashboard is unavailable for a moment</h1>
 <p>Try again in a few seconds.</p>`,
   );
-}
-
-/** A page that fails is answered with a page; client errors (a body too large) keep the API's answer. */
-function answerDashboardError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const failure = toApiError(error, request.log);
-  if (failure.status < 500) return sendError(reply, failure);
-  if (failure.code === 'unavailable') reply.header('retry-after', '1');
-  return sendHtml(reply, failure.status, renderUnavailablePage());
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { escapeHtml } from '../shared/html.ts';
+import { html, joinHtml } from '../web/html.ts';
 import type { ComposedEmail } from './receipt-email.ts';
 import { queueAccountEmail } from './set-password-email.ts';
 
@@ -23,14 +23,17 @@ export function composeInvitationRefusedEmail({ merchantName }: RefusedInvitatio
   return {
     subject,
     text: `${intro}\n\n${next}\n`,
-    html: [
-      '<!doctype html>',
-      `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
-      '<body style="font-family:Arial,Helvetica,sans-serif;color:#222">',
-      `<p>${escapeHtml(intro)}</p>`,
-      `<p style="color:#555">${escapeHtml(next)}</p>`,
-      '</body></html>',
-    ].join('\n'),
+    html: joinHtml(
+      [
+        html`<!doctype html>`,
+        html`<html><head><meta charset="utf-8"><title>${subject}</title></head>`,
+        html`<body style="font-family:Arial,Helvetica,sans-serif;color:#222">`,
+        html`<p>${intro}</p>`,
+        html`<p style="color:#555">${next}</p>`,
+        html`</body></html>`,
+      ],
+      '\n',
+    ).toString(),
   };
 }
 

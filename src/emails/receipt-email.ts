@@ -1,7 +1,7 @@
 import type { EmailsTable } from '../db/schema.ts';
 import { describeAuthorization } from '../shared/payment-methods.ts';
-import { escapeHtml } from '../shared/html.ts';
-import { formatMoneyText, toMinor } from '../shared/money.ts';
+import { html, joinHtml } from '../web/html.ts';
+import { moneyText, toMinor } from '../shared/money.ts';
 import { formatHumanDate } from '../shared/time.ts';
 import { isBrandColor, isBrandLogoUrl } from '../merchants/merchant-service.ts';
 
@@ -53,7 +53,7 @@ export function paymentFacts(
   const email = text(payload.email);
   return {
     merchantName,
-    amount: `${String(payload.currency)} ${formatMoneyText(toMinor(Number(payload.amount)))}`,
+    amount: moneyText(String(payload.currency), toMinor(Number(payload.amount))),
     reference: String(payload.reference),
     merchantReference: merchantReferenceOf(payload),
     paidAt: formatHumanDate(paidAt, timeZone),
@@ -112,7 +112,7 @@ export function refundFacts(
   timeZone: string,
 ): RefundFacts {
   const payment = paymentFacts(merchantName, payload, refundedAt, timeZone);
-  const money = (major: unknown) => `${String(payload.currency)} ${formatMoneyText(toMinor(Number(major)))}`;
+  const money = (major: unknown) => moneyText(String(payload.currency), toMinor(Number(major)));
   return {
     merchantName,
     amount: payment.amount,
@@ -207,7 +207,7 @@ function textBody(intro: string, rows: Array<[string, string]>): string {
   return [intro, '', ...rows.map(([label, value]) => `${label}: ${value}`), ''].join('\n');
 }
 
-/** Every piece of text is escaped: merchant names, titles and customer names come from merchants and customers. */
+/** Built with the `html` tag: merchant names, titles and customer names come from merchants and customers. */
 function htmlBody(
   heading: string,
   subject: string,
@@ -217,23 +217,24 @@ function htmlBody(
 ): string {
   const cells = rows.map(
     ([label, value]) =>
-      `<tr><th align="left" style="padding:4px 16px 4px 0;color:#555">${escapeHtml(label)}</th><td style="padding:4px 0">${escapeHtml(value)}</td></tr>`,
+      html`<tr><th align="left" style="padding:4px 16px 4px 0;color:#555">${label}</th><td style="padding:4px 0">${value}</td></tr>`,
   );
-  return [
-    '<!doctype html>',
-    `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
-    '<body style="font-family:Arial,Helvetica,sans-serif;color:#222">',
-    // The colour is an accent only, a rule above the heading: the text keeps its contrast whatever the colour.
-    brand.color ? `<div style="height:4px;background:${brand.color}"></div>` : '',
-    brand.logoUrl
-      ? `<p><img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(heading)}" width="48" height="48"></p>`
-      : '',
-    `<h1 style="font-size:20px">${escapeHtml(heading)}</h1>`,
-    `<p>${escapeHtml(intro)}</p>`,
-    '<table style="border-collapse:collapse">',
-    ...cells,
-    '</table>',
-    '</body></html>',
-    '',
-  ].join('\n');
+  return joinHtml(
+    [
+      html`<!doctype html>`,
+      html`<html><head><meta charset="utf-8"><title>${subject}</title></head>`,
+      html`<body style="font-family:Arial,Helvetica,sans-serif;color:#222">`,
+      // The colour is an accent only, a rule above the heading: the text keeps its contrast whatever the colour.
+      brand.color ? html`<div style="height:4px;background:${brand.color}"></div>` : '',
+      brand.logoUrl ? html`<p><img src="${brand.logoUrl}" alt="${heading}" width="48" height="48"></p>` : '',
+      html`<h1 style="font-size:20px">${heading}</h1>`,
+      html`<p>${intro}</p>`,
+      html`<table style="border-collapse:collapse">`,
+      ...cells,
+      html`</table>`,
+      html`</body></html>`,
+      '',
+    ],
+    '\n',
+  ).toString();
 }

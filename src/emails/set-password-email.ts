@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AccountEmailKind, DB } from '../db/schema.ts';
-import { escapeHtml } from '../shared/html.ts';
+import { html, joinHtml } from '../web/html.ts';
 import { ids } from '../shared/ids.ts';
 import { insertEmails } from './email-repository.ts';
 import type { ComposedEmail } from './receipt-email.ts';
@@ -22,15 +22,18 @@ export function composeSetPasswordEmail({ accountOf, link, validHours }: SetPass
   return {
     subject,
     text: `${intro}\n\n${link}\n\n${ignore}\n`,
-    html: [
-      '<!doctype html>',
-      `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
-      '<body style="font-family:Arial,Helvetica,sans-serif;color:#222">',
-      `<p>${escapeHtml(intro)}</p>`,
-      `<p><a href="${escapeHtml(link)}">Set your password</a></p>`,
-      `<p style="color:#555">${escapeHtml(ignore)}</p>`,
-      '</body></html>',
-    ].join('\n'),
+    html: joinHtml(
+      [
+        html`<!doctype html>`,
+        html`<html><head><meta charset="utf-8"><title>${subject}</title></head>`,
+        html`<body style="font-family:Arial,Helvetica,sans-serif;color:#222">`,
+        html`<p>${intro}</p>`,
+        html`<p><a href="${link}">Set your password</a></p>`,
+        html`<p style="color:#555">${ignore}</p>`,
+        html`</body></html>`,
+      ],
+      '\n',
+    ).toString(),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { isPlainOrigin } from '../shared/urls.ts';
+import type { SafeHtml } from '../web/html.ts';
 
 /**
  * Sends one of our HTML pages with the headers a payment page needs: scripts and styles only
@@ -16,7 +17,7 @@ import { isPlainOrigin } from '../shared/urls.ts';
 export function sendHtml(
   reply: FastifyReply,
   status: number,
-  html: string,
+  page: SafeHtml,
   formTargets: string[] = [],
   frameAncestor: string | null = null,
 ): FastifyReply {
@@ -38,6 +39,6 @@ export function sendHtml(
       // real Origin (not "null") on our own form posts, which the forms' origin check relies on.
       .header('referrer-policy', 'same-origin')
       .header('cache-control', 'no-store')
-      .send(html)
+      .send(page.toString())
   );
 }

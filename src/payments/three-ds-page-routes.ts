@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { App } from '../http/app-type.ts';
 import { sendHtml } from '../http/html.ts';
 import type { Form } from '../http/json-body.ts';
+import type { SafeHtml } from '../web/html.ts';
 import { isHttps, withQuery } from '../shared/urls.ts';
 import {
   codeTriesLeft,
@@ -58,7 +59,7 @@ export function registerThreeDsPageRoutes(
 ): void {
   const secureCookies = isHttps(config.publicBaseUrl);
   const selfUrl = (reference: string) => `${PATH}?reference=${encodeURIComponent(reference)}`;
-  const html = (reply: FastifyReply, status: number, body: string, state: CardAuthenticationState | null = null) =>
+  const html = (reply: FastifyReply, status: number, body: SafeHtml, state: CardAuthenticationState | null = null) =>
     sendHtml(reply, status, body, state ? [new URL(state.authentication.redirect_url).origin] : []);
 
   /** A direct charge has no title, description or branding of its own. */

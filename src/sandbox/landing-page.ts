@@ -1,5 +1,5 @@
-import { escapeHtml } from '../shared/html.ts';
 import { htmlDocument } from '../web/document.ts';
+import { html, joinHtml, type SafeHtml } from '../web/html.ts';
 import { landingUrl, STYLESHEET_PATH } from './sandbox-urls.ts';
 
 /** What the checkout adds to `callback_url` and `return_url`, shown first and in this order. */
@@ -12,25 +12,25 @@ export type Query = Record<string, string | string[] | undefined>;
  * and the verification the merchant's server must still make. Everything from the query is
  * escaped: anyone can open this address with any query.
  */
-export function renderLandingPage(query: Query, publicBaseUrl: string): string {
+export function renderLandingPage(query: Query, publicBaseUrl: string): SafeHtml {
   const rows = orderedParameters(query).map(
-    ([name, value]) => `<tr><th scope="row">${escapeHtml(name)}</th><td><code>${escapeHtml(value)}</code></td></tr>`,
+    ([name, value]) => html`<tr><th scope="row">${name}</th><td><code>${value}</code></td></tr>`,
   );
   const carried = rows.length
-    ? `<p>The hosted checkout sent the browser here with:</p>\n<table>\n${rows.join('\n')}\n</table>`
-    : `<p>No parameters came with this visit. Give <code>${escapeHtml(landingUrl(publicBaseUrl))}</code> as a session's <code>callback_url</code> and <code>return_url</code>: after paying or cancelling, the checkout sends the browser here with <code>tx_ref</code> and <code>status</code> (and <code>transaction_id</code> on success).</p>`;
+    ? html`<p>The hosted checkout sent the browser here with:</p>\n<table>\n${joinHtml(rows, '\n')}\n</table>`
+    : html`<p>No parameters came with this visit. Give <code>${landingUrl(publicBaseUrl)}</code> as a session's <code>callback_url</code> and <code>return_url</code>: after paying or cancelling, the checkout sends the browser here with <code>tx_ref</code> and <code>status</code> (and <code>transaction_id</code> on success).</p>`;
   const txRef = firstValue(query.tx_ref);
   const verifyPath = `/verify-payment/${txRef ? encodeURIComponent(txRef) : '{tx_ref}'}`;
   return htmlDocument({
     title: 'Back from the checkout - Lipira sandbox',
     stylesheet: STYLESHEET_PATH,
-    body: `<main>
+    body: html`<main>
 <p class="badge">Lipira sandbox</p>
 <h1>Back from the checkout</h1>
 ${carried}
 <h2>Now verify it from your server</h2>
 <p>A redirect proves nothing: anyone can open this address with any query. Before giving value, ask the gateway with your secret key:</p>
-<pre><code>curl -s ${escapeHtml(publicBaseUrl + verifyPath)} -H "Authorization: Bearer $KEY"</code></pre>
+<pre><code>curl -s ${publicBaseUrl + verifyPath} -H "Authorization: Bearer $KEY"</code></pre>
 <p>Only <code>"status":"success"</code> in that answer, for the amount and currency you expect, means paid.</p>
 <p class="note">This page stands in for your shop while you develop. It stores nothing and shows the same for live payments, whose customers should come back to your own site: give your own pages as <code>callback_url</code> and <code>return_url</code> before going live.</p>
 </main>`,

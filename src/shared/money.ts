@@ -24,3 +24,8 @@ const grouped = new Intl.NumberFormat('en-US', {
 export function formatMoneyText(minor: number): string {
   return grouped.format(minor / 100);
 }
+
+/** An amount as a page or message shows it, with its currency: `MWK 1,250.00`. */
+export function moneyText(currency: string, minor: number): string {
+  return `${currency} ${formatMoneyText(minor)}`;
+}

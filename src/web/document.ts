@@ -1,4 +1,4 @@
-import { escapeHtml } from '../shared/html.ts';
+import { html, type SafeHtml } from './html.ts';
 
 export interface HtmlDocument {
   title: string;
@@ -6,11 +6,10 @@ export interface HtmlDocument {
   stylesheet: string;
   /** Our own script's path, loaded in <head> without `defer` (the checkout marks the page as scripted before the first paint). */
   script?: string;
-  /** Extra elements for <head>, already HTML. */
-  head?: string;
+  /** Extra elements for <head>. */
+  head?: SafeHtml;
   bodyClass?: string;
-  /** The body, already HTML. */
-  body: string;
+  body: SafeHtml;
 }
 
 /**
@@ -18,18 +17,18 @@ export interface HtmlDocument {
  * dashboard): English, scaled for phones, kept out of search engines, and with an empty icon,
  * which spares the browser a /favicon.ico request that would only 404.
  */
-export function htmlDocument(document: HtmlDocument): string {
-  return `<!doctype html>
+export function htmlDocument(document: HtmlDocument): SafeHtml {
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <link rel="icon" href="data:,">
-<title>${escapeHtml(document.title)}</title>
-<link rel="stylesheet" href="${escapeHtml(document.stylesheet)}">${document.script ? `\n<script src="${escapeHtml(document.script)}"></script>` : ''}${document.head ?? ''}
+<title>${document.title}</title>
+<link rel="stylesheet" href="${document.stylesheet}">${document.script && html`\n<script src="${document.script}"></script>`}${document.head}
 </head>
-<body${document.bodyClass ? ` class="${escapeHtml(document.bodyClass)}"` : ''}>
+<body${document.bodyClass && html` class="${document.bodyClass}"`}>
 ${document.body}
 </body>
 </html>

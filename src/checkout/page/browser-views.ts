@@ -1,9 +1,9 @@
 /**
  * The pages of the browser integrations (docs/integrate/api-reference.md#browser-integrations): the end of a payment shown in the
- * inline popup, and the HTML checkout form's refusals. Merchant and customer text is escaped here.
+ * inline popup, and the HTML checkout form's refusals.
  */
 import { readFileSync } from 'node:fs';
-import { escapeHtml } from '../../shared/html.ts';
+import { html, type SafeHtml } from '../../web/html.ts';
 import { ICONS } from './icons.ts';
 import { page, statusBlock } from './layout.ts';
 
@@ -21,25 +21,24 @@ export interface FrameResult {
  * that opened the popup), which closes the popup and goes on. The link is for a page opened outside
  * a frame, or a browser without scripts: it leaves the frame for the merchant's URL.
  */
-export function renderFrameResultPage(merchantName: string, origin: string, result: FrameResult): string {
-  const merchant = escapeHtml(merchantName);
+export function renderFrameResultPage(merchant: string, origin: string, result: FrameResult): SafeHtml {
   const heading = result.status === 'success' ? 'Payment successful' : 'This payment has ended';
   const link = result.redirect_url
-    ? `<a class="button" id="continue" href="${escapeHtml(result.redirect_url)}" target="_top">Continue to ${merchant}</a>`
+    ? html`<a class="button" id="continue" href="${result.redirect_url}" target="_top">Continue to ${merchant}</a>`
     : '';
-  const body = `<div class="card-body status" id="frame-result" data-origin="${escapeHtml(origin)}" data-result="${escapeHtml(JSON.stringify(result))}">
-${statusBlock({ tone: result.status === 'success' ? 'success' : 'neutral', icon: result.status === 'success' ? ICONS.check : ICONS.ban, heading, sentence: `Taking you back to ${merchant}.` })}
+  const body = html`<div class="card-body status" id="frame-result" data-origin="${origin}" data-result="${JSON.stringify(result)}">
+${statusBlock({ tone: result.status === 'success' ? 'success' : 'neutral', icon: result.status === 'success' ? ICONS.check : ICONS.ban, heading, sentence: html`Taking you back to ${merchant}.` })}
 ${link}
 </div>`;
-  return page(heading, body, { head: '\n<script src="/js/frame-result.js"></script>' });
+  return page(heading, body, { head: html`\n<script src="/js/frame-result.js"></script>` });
 }
 
 /** The HTML checkout form's refusal: what was wrong, in words, for the customer to take back to the shop. */
-export function renderFormErrorPage(heading: string, problems: string[]): string {
-  const items = problems.map((problem) => `<li>${escapeHtml(problem)}</li>`).join('');
-  const body = `<div class="card-body status" id="form-error">
+export function renderFormErrorPage(heading: string, problems: string[]): SafeHtml {
+  const items = problems.map((problem) => html`<li>${problem}</li>`);
+  const body = html`<div class="card-body status" id="form-error">
 ${statusBlock({ tone: 'failed', icon: ICONS.alert, heading, sentence: 'The shop sent a payment form this gateway could not accept. Go back to the shop and try again, or tell the shop what this page says.' })}
-${items ? `<ul class="problems" role="alert">${items}</ul>` : ''}
+${items.length > 0 && html`<ul class="problems" role="alert">${items}</ul>`}
 </div>`;
   return page(heading, body);
 }

@@ -2,8 +2,12 @@
  * The checkout's icons, inline SVG so the page needs no image request. Decorative only: the text
  * next to each one says the same thing, so they are hidden from screen readers.
  */
+import { raw } from '../../web/html.ts';
+
 const svg = (size: number, paths: string) =>
-  `<svg class="icon" width="${size}" height="${size}" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">${paths}</svg>`;
+  raw(
+    `<svg class="icon" width="${size}" height="${size}" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">${paths}</svg>`,
+  );
 
 export const ICONS = {
   phone: svg(20, '<rect x="6" y="2" width="12" height="20" rx="2.5"/><path d="M11 18h2"/>'),

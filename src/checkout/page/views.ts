@@ -1,21 +1,21 @@
 /**
  * The hosted checkout's HTML (docs/integrate/api-reference.md#the-hosted-checkout). Server-rendered, no framework, no third-party
- * asset; every merchant-supplied string goes through escapeHtml. The pages work without
+ * asset; built with the `html` tag, so every merchant-supplied string is escaped. The pages work without
  * JavaScript; checkout.js only adds method tabs, operator detection and the approval poll.
  * Signatures are the contract with src/checkout/checkout-page-routes.ts.
  */
 import { readFileSync } from 'node:fs';
-import { escapeHtml } from '../../shared/html.ts';
+import { csrfField } from '../../web/components.ts';
+import { html, type SafeHtml } from '../../web/html.ts';
 import { ICONS } from './icons.ts';
 import type { Advice } from './failure-advice.ts';
 import {
   brandMarks,
   cancelActions,
   cancelControl,
+  attemptAlert,
   cardHead,
-  csrfField,
   detailList,
-  errorBox,
   page,
   sessionAction,
   statusBlock,
@@ -44,19 +44,19 @@ export function offersMobileMoney(summary: SessionSummary): boolean {
   return summary.currency === 'MWK';
 }
 
-export function renderPaymentPage(summary: SessionSummary, context: PageContext, state: PaymentFormState): string {
+export function renderPaymentPage(summary: SessionSummary, context: PageContext, state: PaymentFormState): SafeHtml {
   const mobileMoney = offersMobileMoney(summary);
   const methods = mobileMoney
-    ? `${methodTabs(state.method)}
+    ? html`${methodTabs(state.method)}
 ${mobileMoneyPane(summary, context, state)}
 ${cardPane(summary, context, state.method === 'card')}
 ${bankTransferPane(summary, context, state.method === 'bank_transfer')}`
-    : `<p class="note" id="card-only">Airtel Money and TNM Mpamba take payments in MWK only, so this ${escapeHtml(summary.currency)} payment is made by card.</p>
+    : html`<p class="note" id="card-only">Airtel Money and TNM Mpamba take payments in MWK only, so this ${summary.currency} payment is made by card.</p>
 ${cardPane(summary, context, true)}`;
-  const body = `${testBanner(summary, state.testInstruments)}
+  const body = html`${testBanner(summary, state.testInstruments)}
 ${cardHead(summary, orderSummary(summary))}
 <div class="card-body">
-${state.error ? errorBox(state.error, state.triesLeft) : ''}
+${state.error && attemptAlert(state.error, state.triesLeft)}
 ${methods}
 ${cancelControl(context, summary, `/checkout/${context.sessionId}`)}
 </div>`;
@@ -64,12 +64,12 @@ ${cancelControl(context, summary, `/checkout/${context.sessionId}`)}
 }
 
 /** What is being paid for; the merchant's title is the page's main heading when there is one. */
-function orderSummary(summary: SessionSummary): string {
+function orderSummary(summary: SessionSummary): SafeHtml {
   const title = summary.title ?? `Payment to ${summary.merchantName}`;
-  return `<h1 class="order-title">${escapeHtml(title)}</h1>
-${summary.description ? `<p class="order-description">${escapeHtml(summary.description)}</p>` : ''}
-<p class="amount">${escapeHtml(summary.amountText)}</p>
-<p class="payer">Paying as <strong>${escapeHtml(summary.customerName)}</strong></p>`;
+  return html`<h1 class="order-title">${title}</h1>
+${summary.description && html`<p class="order-description">${summary.description}</p>`}
+<p class="amount">${summary.amountText}</p>
+<p class="payer">Paying as <strong>${summary.customerName}</strong></p>`;
 }
 
 const METHODS = [
@@ -79,34 +79,34 @@ const METHODS = [
 ] as const;
 
 /** Hidden until checkout.js runs: without it both forms are simply shown one after the other. */
-function methodTabs(open: PaymentFormState['method']): string {
+function methodTabs(open: PaymentFormState['method']): SafeHtml {
   const tabs = METHODS.map(({ method, slug, label, icon }) => {
     const selected = method === open;
-    return `<button type="button" class="tab" role="tab" id="method-${slug}" aria-controls="pane-${slug}" aria-selected="${selected}" tabindex="${selected ? 0 : -1}">${icon}${label}</button>`;
-  }).join('');
-  return `<div class="tabs" role="tablist" aria-label="Payment method">${tabs}</div>`;
+    return html`<button type="button" class="tab" role="tab" id="method-${slug}" aria-controls="pane-${slug}" aria-selected="${String(selected)}" tabindex="${selected ? 0 : -1}">${icon}${label}</button>`;
+  });
+  return html`<div class="tabs" role="tablist" aria-label="Payment method">${tabs}</div>`;
 }
 
 /** A method's form; a tab panel when there are tabs to choose it with. */
-function methodPane(slug: string, title: string, open: boolean, form: string, tabbed: boolean): string {
-  const role = tabbed ? ` role="tabpanel" aria-labelledby="method-${slug}"` : '';
-  return `<section class="pane${open ? ' is-open' : ''}" id="pane-${slug}"${role}>
+function methodPane(slug: string, title: string, open: boolean, form: SafeHtml, tabbed: boolean): SafeHtml {
+  const role = tabbed && html` role="tabpanel" aria-labelledby="method-${slug}"`;
+  return html`<section class="pane${open && ' is-open'}" id="pane-${slug}"${role}>
 <h2 class="pane-title">${title}</h2>
 ${form}
 </section>`;
 }
 
-const payLabel = (summary: SessionSummary) => `Pay ${escapeHtml(summary.amountText)}`;
+const payLabel = (summary: SessionSummary) => html`Pay ${summary.amountText}`;
 
-function mobileMoneyPane(summary: SessionSummary, context: PageContext, state: PaymentFormState): string {
+function mobileMoneyPane(summary: SessionSummary, context: PageContext, state: PaymentFormState): SafeHtml {
   const option = (value: string, label: string) =>
-    `<option value="${value}"${state.operator === value ? ' selected' : ''}>${label}</option>`;
+    html`<option value="${value}"${state.operator === value && ' selected'}>${label}</option>`;
   // The empty choice lets the server tell the operator from the number when the script could not.
-  const form = `${brandMarks(['airtel', 'tnm'], 'Mobile money we take')}
+  const form = html`${brandMarks(['airtel', 'tnm'], 'Mobile money we take')}
 <form method="post" id="mobile-form" action="${sessionAction(context, 'pay/mobile-money')}">
-${csrfField(context)}
+${csrfField(context.csrfToken)}
 <div class="field"><label for="mobile">Mobile number</label>
-<input class="input" id="mobile" name="mobile" type="tel" autocomplete="tel" inputmode="numeric" placeholder="0991234567" value="${escapeHtml(state.mobile)}" required></div>
+<input class="input" id="mobile" name="mobile" type="tel" autocomplete="tel" inputmode="numeric" placeholder="0991234567" value="${state.mobile}" required></div>
 <div class="field"><label for="operator">Network</label>
 <select class="input" id="operator" name="operator">${option('', 'Detect from number')}${option('airtel', 'Airtel Money')}${option('tnm', 'TNM Mpamba')}</select></div>
 <button type="submit" class="button" id="pay-mobile">${payLabel(summary)}</button>
@@ -114,10 +114,10 @@ ${csrfField(context)}
   return methodPane('mobile', 'Mobile money', state.method === 'mobile_money', form, true);
 }
 
-function cardPane(summary: SessionSummary, context: PageContext, open: boolean): string {
-  const form = `${brandMarks(['visa', 'mastercard'], 'Cards we take')}
+function cardPane(summary: SessionSummary, context: PageContext, open: boolean): SafeHtml {
+  const form = html`${brandMarks(['visa', 'mastercard'], 'Cards we take')}
 <form method="post" action="${sessionAction(context, 'pay/card')}">
-${csrfField(context)}
+${csrfField(context.csrfToken)}
 <div class="field"><label for="card-number">Card number</label>
 <input class="input" id="card-number" name="card_number" type="text" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" maxlength="23" required></div>
 <div class="row">
@@ -132,10 +132,10 @@ ${csrfField(context)}
 }
 
 /** Bank transfers, like mobile money, are offered for MWK sessions only: the pane is shown beside the tabs. */
-function bankTransferPane(summary: SessionSummary, context: PageContext, open: boolean): string {
-  const form = `<p class="lead-small">We give you a one-time account number. Transfer exactly <strong>${escapeHtml(summary.amountText)}</strong> to it from your bank&rsquo;s app or internet banking, using its instant transfer. The account is open for one hour.</p>
+function bankTransferPane(summary: SessionSummary, context: PageContext, open: boolean): SafeHtml {
+  const form = html`<p class="lead-small">We give you a one-time account number. Transfer exactly <strong>${summary.amountText}</strong> to it from your bank&rsquo;s app or internet banking, using its instant transfer. The account is open for one hour.</p>
 <form method="post" action="${sessionAction(context, 'pay/bank-transfer')}">
-${csrfField(context)}
+${csrfField(context.csrfToken)}
 <button type="submit" class="button" id="pay-bank">Get account details</button>
 </form>`;
   return methodPane('bank', 'Bank transfer', open, form, true);
@@ -156,9 +156,8 @@ export interface TransferWaiting {
 }
 
 /** A detail the customer copies into their bank's app: the copy button is shown by checkout.js (it needs the clipboard). */
-function copyRow(label: string, id: string, value: string): string {
-  const text = escapeHtml(value);
-  return `<div><dt>${escapeHtml(label)}</dt><dd><span class="copy-value" id="${id}">${text}</span><button type="button" class="copy" data-copy="${text}" aria-label="Copy ${escapeHtml(label.toLowerCase())}" hidden>Copy</button></dd></div>`;
+function copyRow(label: string, id: string, value: string): SafeHtml {
+  return html`<div><dt>${label}</dt><dd><span class="copy-value" id="${id}">${value}</span><button type="button" class="copy" data-copy="${value}" aria-label="Copy ${label.toLowerCase()}" hidden>Copy</button></dd></div>`;
 }
 
 /**
@@ -170,18 +169,18 @@ export function renderBankTransferPage(
   summary: SessionSummary,
   context: PageContext,
   transfer: TransferWaiting,
-): string {
-  const body = `${testBanner(summary)}
+): SafeHtml {
+  const body = html`${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status">
-<div id="transfer" data-status-url="${escapeHtml(transfer.statusUrl)}">
+<div id="transfer" data-status-url="${transfer.statusUrl}">
 <div class="spinner-wrap"><span class="spinner"></span>${ICONS.largeBank}</div>
 <h1 class="page-title">Pay by bank transfer</h1>
 <p class="lead">Transfer exactly this amount to the account below with your bank&rsquo;s instant transfer. Any other amount is sent back.</p>
 <dl class="details transfer-details">
 ${copyRow('Amount', 'transfer-amount', summary.amountText)}
 ${copyRow('Account number', 'account-number', transfer.accountNumber)}
-<div><dt>Bank</dt><dd id="bank-name">${escapeHtml(transfer.bankName)}</dd></div>
+<div><dt>Bank</dt><dd id="bank-name">${transfer.bankName}</dd></div>
 ${copyRow('Account name', 'account-name', transfer.accountName)}
 </dl>
 <p class="copied" id="copied" role="status"></p>
@@ -190,12 +189,12 @@ ${copyRow('Account name', 'account-name', transfer.accountName)}
 </div>
 <div class="no-prompt">
 <p>Would you rather pay another way?</p>
-<form method="post" action="${escapeHtml(transfer.abandonAction)}">${csrfField(context)}<button type="submit" class="button button-secondary" id="use-another-method">Use another method</button></form>
+<form method="post" action="${transfer.abandonAction}">${csrfField(context.csrfToken)}<button type="submit" class="button button-secondary" id="use-another-method">Use another method</button></form>
 </div>
 ${cancelControl(context, summary, transfer.keepPayingUrl)}
 </div>`;
   return page('Pay by bank transfer', body, {
-    head: '\n<noscript><meta http-equiv="refresh" content="5"></noscript>',
+    head: html`\n<noscript><meta http-equiv="refresh" content="5"></noscript>`,
     merchant: summary,
   });
 }
@@ -230,11 +229,11 @@ function minutesAndSeconds(seconds: number): string {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
-function phoneWaiting(summary: SessionSummary, approval: PhoneApproval): string {
+function phoneWaiting(summary: SessionSummary, approval: PhoneApproval): SafeHtml {
   const mark = approval.operator ? brandMarks([approval.operator], 'Network') : '';
-  const masked = escapeHtml(approval.maskedNumber);
-  return `<h1 class="page-title">Approve the payment on your phone</h1>
-<p class="amount amount-inline">${escapeHtml(summary.amountText)}</p>
+  const masked = approval.maskedNumber;
+  return html`<h1 class="page-title">Approve the payment on your phone</h1>
+<p class="amount amount-inline">${summary.amountText}</p>
 <p class="lead">We sent a payment request to</p>
 <div class="sent-to">${mark}<strong class="number" id="sent-to" data-masked="${masked}">${masked}</strong></div>
 <p class="lead">Enter your PIN on your phone to approve it.</p>
@@ -242,10 +241,10 @@ function phoneWaiting(summary: SessionSummary, approval: PhoneApproval): string 
 <p class="elapsed"><span class="timer" id="elapsed" data-seconds="${approval.waitedSeconds}">${minutesAndSeconds(approval.waitedSeconds)}</span> so far &middot; it usually takes under a minute</p>`;
 }
 
-function cardWaiting(summary: SessionSummary, approval: CardApproval): string {
-  return `<h1 class="page-title">Confirming your card payment</h1>
-<p class="amount amount-inline">${escapeHtml(summary.amountText)}</p>
-<p class="lead">Your card issuer is confirming the payment with <strong class="instrument">${escapeHtml(approval.cardText)}</strong>. This takes a few seconds.</p>
+function cardWaiting(summary: SessionSummary, approval: CardApproval): SafeHtml {
+  return html`<h1 class="page-title">Confirming your card payment</h1>
+<p class="amount amount-inline">${summary.amountText}</p>
+<p class="lead">Your card issuer is confirming the payment with <strong class="instrument">${approval.cardText}</strong>. This takes a few seconds.</p>
 <p class="waiting" role="status">Waiting for your card issuer&hellip;</p>`;
 }
 
@@ -254,18 +253,18 @@ function cardWaiting(summary: SessionSummary, approval: CardApproval): string {
  * customer whose phone shows no prompt (a mistyped number, a prompt lost on the network) can go
  * back to the form without cancelling: the request in flight is set aside, not cancelled.
  */
-export function renderApprovalPage(summary: SessionSummary, context: PageContext, approval: ApprovalState): string {
+export function renderApprovalPage(summary: SessionSummary, context: PageContext, approval: ApprovalState): SafeHtml {
   const phone = approval.awaiting === 'phone';
   const noPrompt = phone
-    ? `<div class="no-prompt">
+    ? html`<div class="no-prompt">
 <p>Didn&rsquo;t get a prompt?</p>
-<form method="post" action="${escapeHtml(approval.abandonAction)}">${csrfField(context)}<button type="submit" class="button button-secondary" id="use-another-number">Use a different number</button></form>
+<form method="post" action="${approval.abandonAction}">${csrfField(context.csrfToken)}<button type="submit" class="button button-secondary" id="use-another-number">Use a different number</button></form>
 </div>`
     : '';
-  const body = `${testBanner(summary)}
+  const body = html`${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status">
-<div id="approval" data-status-url="${escapeHtml(approval.statusUrl)}">
+<div id="approval" data-status-url="${approval.statusUrl}">
 <div class="spinner-wrap"><span class="spinner"></span>${phone ? ICONS.largePhone : ICONS.card}</div>
 ${phone ? phoneWaiting(summary, approval) : cardWaiting(summary, approval)}
 </div>
@@ -274,7 +273,7 @@ ${cancelControl(context, summary, approval.keepPayingUrl)}
 </div>`;
   const title = phone ? 'Approve the payment on your phone' : 'Confirming your card payment';
   return page(title, body, {
-    head: '\n<noscript><meta http-equiv="refresh" content="3"></noscript>',
+    head: html`\n<noscript><meta http-equiv="refresh" content="3"></noscript>`,
     merchant: summary,
   });
 }
@@ -289,18 +288,18 @@ export interface OtpState {
   keepPayingUrl: string;
 }
 
-export function renderOtpPage(summary: SessionSummary, context: PageContext, otp: OtpState): string {
-  const body = `${testBanner(summary)}
+export function renderOtpPage(summary: SessionSummary, context: PageContext, otp: OtpState): SafeHtml {
+  const body = html`${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body">
 <h1 class="page-title">Enter the one-time code</h1>
-<p class="lead">Your card issuer sent a code to confirm paying <strong>${escapeHtml(summary.amountText)}</strong> with <strong class="instrument" id="otp-card">${escapeHtml(otp.cardText)}</strong>.</p>
-${otp.error ? errorBox(otp.error) : ''}
-<form method="post" action="${escapeHtml(otp.action)}">
-${csrfField(context)}
+<p class="lead">Your card issuer sent a code to confirm paying <strong>${summary.amountText}</strong> with <strong class="instrument" id="otp-card">${otp.cardText}</strong>.</p>
+${otp.error && attemptAlert(otp.error)}
+<form method="post" action="${otp.action}">
+${csrfField(context.csrfToken)}
 <div class="field"><label for="otp">One-time code</label>
 <input class="input otp" id="otp" name="otp" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="8" required autofocus>
-${otp.testOtp ? `<p class="hint test-hint">Test code: <code>${escapeHtml(otp.testOtp)}</code></p>` : ''}</div>
+${otp.testOtp && html`<p class="hint test-hint">Test code: <code>${otp.testOtp}</code></p>`}</div>
 <button type="submit" class="button" id="submit-otp">Confirm payment</button>
 </form>
 ${cancelControl(context, summary, otp.keepPayingUrl)}
@@ -316,15 +315,15 @@ export interface CancelState {
 }
 
 /** The confirmation step of cancelling, for a browser without JavaScript (checkout.js asks in place). */
-export function renderCancelPage(summary: SessionSummary, context: PageContext, cancel: CancelState): string {
-  const merchant = escapeHtml(summary.merchantName);
+export function renderCancelPage(summary: SessionSummary, context: PageContext, cancel: CancelState): SafeHtml {
+  const merchant = summary.merchantName;
   const late = cancel.requestOut
     ? ' If you approve the request on your phone after cancelling, the money is given back.'
     : '';
-  const body = `${testBanner(summary)}
+  const body = html`${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status" id="cancel-page">
-${statusBlock({ tone: 'neutral', icon: ICONS.ban, heading: 'Cancel this payment?', sentence: `You will go back to ${merchant} without paying ${escapeHtml(summary.amountText)}.${late}` })}
+${statusBlock({ tone: 'neutral', icon: ICONS.ban, heading: 'Cancel this payment?', sentence: html`You will go back to ${merchant} without paying ${summary.amountText}.${late}` })}
 ${cancelActions(context, cancel.keepPayingUrl)}
 </div>`;
   return page('Cancel this payment?', body, { merchant: summary });
@@ -337,11 +336,11 @@ export interface ReceiptState {
   continueUrl: string | null;
 }
 
-export function renderReceiptPage(summary: SessionSummary, receipt: ReceiptState): string {
+export function renderReceiptPage(summary: SessionSummary, receipt: ReceiptState): SafeHtml {
   const next = receipt.continueUrl
-    ? `<a class="button" id="continue" href="${escapeHtml(receipt.continueUrl)}">Return to ${escapeHtml(summary.merchantName)}</a>`
-    : '<p class="closing">You can close this page.</p>';
-  const body = `${testBanner(summary)}
+    ? html`<a class="button" id="continue" href="${receipt.continueUrl}">Return to ${summary.merchantName}</a>`
+    : html`<p class="closing">You can close this page.</p>`;
+  const body = html`${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status" id="receipt">
 ${statusBlock({
@@ -349,7 +348,7 @@ ${statusBlock({
   icon: ICONS.check,
   heading: 'Payment received',
   amountText: summary.amountText,
-  sentence: `Thank you, ${escapeHtml(summary.customerName)}. ${escapeHtml(summary.merchantName)} has been paid.`,
+  sentence: html`Thank you, ${summary.customerName}. ${summary.merchantName} has been paid.`,
 })}
 ${detailList([
   ['Paid with', receipt.paidWith],
@@ -383,27 +382,27 @@ const ENDINGS = {
   },
 } as const;
 
-export function renderEndedPage(summary: SessionSummary, ended: EndedState): string {
+export function renderEndedPage(summary: SessionSummary, ended: EndedState): SafeHtml {
   const { heading, icon, tone, next } = ENDINGS[ended.why];
-  const merchant = escapeHtml(summary.merchantName);
-  const backTo = ended.why === 'expired' ? `Ask ${merchant} ${next}.` : `Go back to ${merchant} ${next}.`;
+  const merchant = summary.merchantName;
+  const backTo = ended.why === 'expired' ? html`Ask ${merchant} ${next}.` : html`Go back to ${merchant} ${next}.`;
   const sentence = ended.lastFailure
-    ? `${escapeHtml(ended.lastFailure.happened)}. That was the last try, so this payment has ended. ${backTo}`
+    ? html`${ended.lastFailure.happened}. That was the last try, so this payment has ended. ${backTo}`
     : backTo;
   const back = ended.returnUrl
-    ? `<a class="button" id="return" href="${escapeHtml(ended.returnUrl)}">Return to ${merchant}</a>`
-    : '<p class="closing">You can close this page.</p>';
+    ? html`<a class="button" id="return" href="${ended.returnUrl}">Return to ${merchant}</a>`
+    : html`<p class="closing">You can close this page.</p>`;
   const countdown =
     ended.returnUrl && ended.returnAfterSeconds
-      ? `<div class="countdown" id="countdown" data-seconds="${ended.returnAfterSeconds}"><p id="countdown-text">Taking you back to ${merchant} in <span id="countdown-seconds">${ended.returnAfterSeconds}</span> seconds.</p>
+      ? html`<div class="countdown" id="countdown" data-seconds="${ended.returnAfterSeconds}"><p id="countdown-text">Taking you back to ${merchant} in <span id="countdown-seconds">${ended.returnAfterSeconds}</span> seconds.</p>
 <button type="button" class="link-button" id="stay" hidden>Stay on this page</button></div>`
       : '';
   // checkout.js counts down and goes, and lets the customer stop it (WCAG 2.2.1: a time limit
   // can be turned off); a browser without it is taken by the refresh, which nothing can stop.
   const head = countdown
-    ? `\n<noscript><meta http-equiv="refresh" content="${ended.returnAfterSeconds};url=${escapeHtml(ended.returnUrl!)}"></noscript>`
-    : '';
-  const body = `${testBanner(summary)}
+    ? html`\n<noscript><meta http-equiv="refresh" content="${ended.returnAfterSeconds};url=${ended.returnUrl!}"></noscript>`
+    : undefined;
+  const body = html`${testBanner(summary)}
 ${cardHead(summary)}
 <div class="card-body status" id="ended">
 ${statusBlock({ tone, icon, heading, sentence })}
@@ -417,27 +416,25 @@ ${countdown}
   return page(heading, body, { head, merchant: summary });
 }
 
-export function renderNotFoundPage(): string {
-  const body = `<div class="card-body status">
+export function renderNotFoundPage(): SafeHtml {
+  const body = html`<div class="card-body status">
 ${statusBlock({ tone: 'neutral', icon: ICONS.search, heading: 'Payment link not found', sentence: 'Check that you opened the whole link you were given, or ask the merchant for a new one.' })}
 </div>`;
   return page('Payment link not found', body);
 }
 
 /** When we cannot serve the page (the database is out of reach, or a fault of ours): a page, never JSON, for a customer's browser. */
-export function renderUnavailablePage(): string {
-  const body = `<div class="card-body status">
+export function renderUnavailablePage(): SafeHtml {
+  const body = html`<div class="card-body status">
 ${statusBlock({ tone: 'neutral', icon: ICONS.clock, heading: 'Payments are paused for a moment', sentence: 'Please try again in a minute. A payment you already approved is not lost: open this link again to see how it ended.' })}
 </div>`;
   return page('Payments are paused for a moment', body);
 }
 
 /** When a form's anti-forgery token does not match (a stale tab, or a forged request). */
-export function renderForbiddenPage(checkoutUrl: string | null): string {
-  const back = checkoutUrl
-    ? `<a class="button" id="back" href="${escapeHtml(checkoutUrl)}">Back to the payment page</a>`
-    : '';
-  const body = `<div class="card-body status">
+export function renderForbiddenPage(checkoutUrl: string | null): SafeHtml {
+  const back = checkoutUrl ? html`<a class="button" id="back" href="${checkoutUrl}">Back to the payment page</a>` : '';
+  const body = html`<div class="card-body status">
 ${statusBlock({ tone: 'neutral', icon: ICONS.clock, heading: 'This form has expired', sentence: 'For your safety, this form was not sent. Open the payment page again and try once more.' })}
 ${back}
 </div>`;

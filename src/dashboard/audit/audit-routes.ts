@@ -1,7 +1,7 @@
 import type { App } from '../../http/app-type.ts';
-import { escapeHtml } from '../../shared/html.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import type { AuditAction } from '../../users/audit.ts';
+import { html, joinHtml, type SafeHtml } from '../../web/html.ts';
 import { shell, table } from '../layout.ts';
 import { PAGE, type DashboardDeps, type PageGuard, type Query } from '../page-context.ts';
 import { listAuditEntries, type AuditCursor, type AuditRow } from './audit-repository.ts';
@@ -40,18 +40,19 @@ function parseCursor(text: string | undefined): AuditCursor | null {
 }
 
 /** The detail as `key: value` lines; it never holds a secret (see `recordAudit`). */
-function detailText(detail: string | null): string {
+function detailText(detail: string | null): SafeHtml | string {
   if (!detail) return '';
   let parsed: unknown;
   try {
     parsed = JSON.parse(detail);
   } catch {
-    return escapeHtml(detail);
+    return detail;
   }
-  if (typeof parsed !== 'object' || parsed === null) return escapeHtml(String(parsed));
-  return Object.entries(parsed)
-    .map(([key, value]) => `${escapeHtml(key.replaceAll('_', ' '))}: ${escapeHtml(valueText(value))}`)
-    .join('<br>');
+  if (typeof parsed !== 'object' || parsed === null) return String(parsed);
+  return joinHtml(
+    Object.entries(parsed).map(([key, value]) => `${key.replaceAll('_', ' ')}: ${valueText(value)}`),
+    html`<br>`,
+  );
 }
 
 /** A change's `{from, to}` as `old → new`; empty and null as "none". */
@@ -72,21 +73,21 @@ export function registerAuditPages(app: App, { config, database }: DashboardDeps
     const found = await listAuditEntries(database.db, page.merchant.id, cursor, PER_PAGE + 1);
     const entries = found.slice(0, PER_PAGE);
     const row = (entry: AuditRow) => [
-      escapeHtml(formatHumanDate(entry.created_at, config.timeZone)),
-      entry.user_email === null ? '<span class="muted">command line</span>' : escapeHtml(entry.user_email),
-      escapeHtml(ACTIONS[entry.action as AuditAction] ?? entry.action),
-      `<code>${escapeHtml(entry.subject)}</code>`,
+      formatHumanDate(entry.created_at, config.timeZone),
+      entry.user_email ?? html`<span class="muted">command line</span>`,
+      ACTIONS[entry.action as AuditAction] ?? entry.action,
+      html`<code>${entry.subject}</code>`,
       detailText(entry.detail),
     ];
     const last = entries.at(-1);
     const next =
-      found.length > PER_PAGE && last
-        ? `<a href="/dashboard/audit?after=${last.created_at}.${encodeURIComponent(last.id)}">Older entries</a>`
-        : '';
-    const body = `<h1>Audit log</h1>
-<p class="muted">Every change to money, secrets and the team, in both modes, newest first. Times are in ${escapeHtml(config.timeZone)}.</p>
+      found.length > PER_PAGE &&
+      last &&
+      html`<a href="/dashboard/audit?after=${last.created_at}.${encodeURIComponent(last.id)}">Older entries</a>`;
+    const body = html`<h1>Audit log</h1>
+<p class="muted">Every change to money, secrets and the team, in both modes, newest first. Times are in ${config.timeZone}.</p>
 ${table('Audit log', ['When', 'Who', 'What', 'Subject', 'Detail'], entries.map(row), cursor ? 'No older entries.' : 'Nothing has been changed yet.')}
-<p class="actions">${cursor ? '<a href="/dashboard/audit">Newest entries</a>' : ''}${next}</p>`;
+<p class="actions">${cursor && html`<a href="/dashboard/audit">Newest entries</a>`}${next}</p>`;
     return guard.html(reply, 200, shell('Audit log', body, { viewer: page.viewer }));
   });
 }

@@ -1,7 +1,8 @@
 import type { Balances } from '../../ledger/ledger-service.ts';
-import { escapeHtml } from '../../shared/html.ts';
+import { html, type SafeHtml } from '../../web/html.ts';
 import { formatTimestamp, formatHumanDate } from '../../shared/time.ts';
-import { money, shell, table } from '../layout.ts';
+import { moneyText } from '../../shared/money.ts';
+import { shell, table } from '../layout.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type { StatementEntry } from './statement-repository.ts';
 
@@ -73,23 +74,21 @@ export interface BalanceView {
   timeZone: string;
 }
 
-export function renderBalancePage(page: MerchantPage, view: BalanceView): string {
-  const cards = view.balances
-    .flatMap(({ currency, mainMinor, collectionMinor }) => [
-      `<div class="card"><h2>Main balance</h2><p class="figure">${money(mainMinor, currency)}</p><p class="muted">What payouts are paid from.</p></div>`,
-      `<div class="card"><h2>Collection balance</h2><p class="figure">${money(collectionMinor, currency)}</p><p class="muted">Payments received, moved to main at settlement.</p></div>`,
-    ])
-    .join('');
+export function renderBalancePage(page: MerchantPage, view: BalanceView): SafeHtml {
+  const cards = view.balances.flatMap(({ currency, mainMinor, collectionMinor }) => [
+    html`<div class="card"><h2>Main balance</h2><p class="figure">${moneyText(currency, mainMinor)}</p><p class="muted">What payouts are paid from.</p></div>`,
+    html`<div class="card"><h2>Collection balance</h2><p class="figure">${moneyText(currency, collectionMinor)}</p><p class="muted">Payments received, moved to main at settlement.</p></div>`,
+  ]);
   const rows = view.entries.map((entry) => {
     const { text, href } = describeEntry(entry);
-    const amount = money(Math.abs(entry.amount_minor), entry.currency);
+    const amount = moneyText(entry.currency, Math.abs(entry.amount_minor));
     return [
-      escapeHtml(formatHumanDate(entry.created_at, view.timeZone)),
-      escapeHtml(KIND_WORDS[entry.kind]),
-      href ? `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>` : escapeHtml(text),
+      formatHumanDate(entry.created_at, view.timeZone),
+      KIND_WORDS[entry.kind],
+      href ? html`<a href="${href}">${text}</a>` : text,
       accountWord(entry.account),
-      entry.amount_minor > 0 ? `<span class="num">${amount}</span>` : '',
-      entry.amount_minor < 0 ? `<span class="num">${amount}</span>` : '',
+      entry.amount_minor > 0 && html`<span class="num">${amount}</span>`,
+      entry.amount_minor < 0 && html`<span class="num">${amount}</span>`,
     ];
   });
   const range = new URLSearchParams({
@@ -98,18 +97,18 @@ export function renderBalancePage(page: MerchantPage, view: BalanceView): string
   }).toString();
   return shell(
     'Balance',
-    `<h1>Balance</h1>
+    html`<h1>Balance</h1>
 <div class="cards">${cards}</div>
 <h2>Statement</h2>
 <form class="filters" method="get" action="/dashboard/balance">
-<label for="from">From</label><input type="date" id="from" name="from" value="${escapeHtml(view.from)}">
-<label for="to">To (inclusive)</label><input type="date" id="to" name="to" value="${escapeHtml(view.to)}">
+<label for="from">From</label><input type="date" id="from" name="from" value="${view.from}">
+<label for="to">To (inclusive)</label><input type="date" id="to" name="to" value="${view.to}">
 <button type="submit" class="secondary">Show</button>
 </form>
-${view.filterError ? `<p class="warning">${escapeHtml(view.filterError)}</p>` : ''}
-<p><a href="/dashboard/balance.csv${range ? `?${escapeHtml(range)}` : ''}" download>Download the statement (CSV)</a></p>
+${view.filterError && html`<p class="warning">${view.filterError}</p>`}
+<p><a href="/dashboard/balance.csv${range && `?${range}`}" download>Download the statement (CSV)</a></p>
 ${table('Ledger statement, newest first', ['Time', 'Kind', 'Description', 'Balance', 'In', 'Out'], rows, `No money has moved in ${page.mode} mode${range ? ' in these dates' : ''} yet.`)}
-${view.next ? `<p><a href="/dashboard/balance?${escapeHtml(view.next)}">Older entries</a></p>` : ''}`,
+${view.next && html`<p><a href="/dashboard/balance?${view.next}">Older entries</a></p>`}`,
     { viewer: page.viewer },
   );
 }

@@ -4,10 +4,11 @@
  * that made it: it never travels in a URL and is never stored in clear for showing again.
  */
 import type { ApiKey } from '../../merchants/merchant-repository.ts';
-import { escapeHtml } from '../../shared/html.ts';
+import { html, joinHtml, type SafeHtml } from '../../web/html.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import type { Attempt, Delivery } from '../../events/delivery-repository.ts';
-import { csrfField, errorBox, noticeBox, postButton, shell, statusBadge, statusWord, table } from '../layout.ts';
+import { postButton, shell, statusBadge, statusWord, table } from '../layout.ts';
+import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
 import type { MerchantPage, Query } from '../page-context.ts';
 
 export interface DeliveryRow {
@@ -28,13 +29,13 @@ export interface DevelopersState {
   pages: number;
   timeZone: string;
   /** Said in live mode while no live payment method is set up (`liveNoticeBox`); empty otherwise. */
-  liveNotice: string;
+  liveNotice: SafeHtml;
 }
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
-export function renderDevelopersPage(page: MerchantPage, state: DevelopersState): string {
-  const body = `<h1>Developers</h1>
+export function renderDevelopersPage(page: MerchantPage, state: DevelopersState): SafeHtml {
+  const body = html`<h1>Developers</h1>
 ${state.liveNotice}${errorBox(state.error)}${noticeBox(state.notice)}
 ${keysSection(page, state)}
 ${webhookSection(page, state)}
@@ -42,21 +43,21 @@ ${deliverySection(page, state)}`;
   return shell('Developers', body, { viewer: page.viewer });
 }
 
-function keysSection(page: MerchantPage, state: DevelopersState): string {
-  const when = (at: number) => escapeHtml(formatHumanDate(at, state.timeZone));
+function keysSection(page: MerchantPage, state: DevelopersState): SafeHtml {
+  const when = (at: number) => formatHumanDate(at, state.timeZone);
   const rows = state.keys.map((key) => [
     key.kind === 'public' ? 'Public' : 'Secret',
-    `<code class="key">${escapeHtml(key.visible)}</code>`,
+    html`<code class="key">${key.visible}</code>`,
     when(key.created_at),
     key.expires_at === null ? 'No end' : `Stops ${when(key.expires_at)}`,
   ]);
   const roll = page.may('keys')
-    ? `<form class="stack" method="post" action="/dashboard/developers/keys/roll">${csrfField(page.csrf)}
+    ? html`<form class="stack" method="post" action="/dashboard/developers/keys/roll">${csrfField(page.csrf)}
 <label>Old secret keys keep working for <span class="hint" id="overlap-hint">0 stops them now; e.g. 10m, 1h, 24h or 7d gives your servers time to switch.</span><input type="text" name="overlap" value="24h" required maxlength="12" aria-describedby="overlap-hint"></label>
 <button type="submit">Roll the ${page.mode} secret key</button>
 </form>`
     : '';
-  return `<section aria-labelledby="keys-heading">
+  return html`<section aria-labelledby="keys-heading">
 <h2 id="keys-heading">API keys (${page.mode} mode)</h2>
 <p class="muted">A secret key is shown in full only once, when it is made; here you see its first characters. The public key only creates checkout sessions.</p>
 ${table(`${page.mode} API keys`, ['Kind', 'Key', 'Made', 'Stops'], rows, 'No keys.')}
@@ -64,48 +65,47 @@ ${roll}
 </section>`;
 }
 
-function webhookSection(page: MerchantPage, state: DevelopersState): string {
-  const current = state.webhookUrl
-    ? `<code class="key">${escapeHtml(state.webhookUrl)}</code>`
-    : 'none: no webhooks are sent';
+function webhookSection(page: MerchantPage, state: DevelopersState): SafeHtml {
+  const current = state.webhookUrl ? html`<code class="key">${state.webhookUrl}</code>` : 'none: no webhooks are sent';
   const forms = page.may('webhooks')
-    ? `<form class="stack" method="post" action="/dashboard/developers/webhook">${csrfField(page.csrf)}
-<label>Webhook URL <span class="hint" id="url-hint">Leave empty to stop sending webhooks.</span><input type="url" name="url" value="${escapeHtml(state.typedUrl ?? state.webhookUrl ?? '')}" maxlength="2000" aria-describedby="url-hint"></label>
+    ? html`<form class="stack" method="post" action="/dashboard/developers/webhook">${csrfField(page.csrf)}
+<label>Webhook URL <span class="hint" id="url-hint">Leave empty to stop sending webhooks.</span><input type="url" name="url" value="${state.typedUrl ?? state.webhookUrl ?? ''}" maxlength="2000" aria-describedby="url-hint"></label>
 <button type="submit">Save the webhook URL</button>
 </form>
 <div class="actions">${postButton('/dashboard/developers/webhook/secret', page.csrf, 'Roll the webhook secret', 'danger')}${postButton('/dashboard/developers/webhook/test', page.csrf, `Send a test event (${page.mode} mode)`, 'secondary')}</div>`
     : '';
-  return `<section aria-labelledby="webhook-heading">
+  return html`<section aria-labelledby="webhook-heading">
 <h2 id="webhook-heading">Webhooks</h2>
 <p>Events of both modes go to: ${current}. Each is signed with the webhook secret.</p>
 ${forms}
 </section>`;
 }
 
-function deliverySection(page: MerchantPage, state: DevelopersState): string {
+function deliverySection(page: MerchantPage, state: DevelopersState): SafeHtml {
   const { filter } = state;
-  const options = ['', ...DELIVERY_STATUSES]
-    .map(
-      (status) =>
-        `<option value="${status}"${status === filter.status ? ' selected' : ''}>${status === '' ? 'Any' : statusWord(status)}</option>`,
-    )
-    .join('');
+  const options = ['', ...DELIVERY_STATUSES].map(
+    (status) =>
+      html`<option value="${status}"${status === filter.status && ' selected'}>${status === '' ? 'Any' : statusWord(status)}</option>`,
+  );
   const link = (to: number, label: string) =>
-    `<a href="/dashboard/developers?${escapeHtml(new URLSearchParams({ ...filter, page: String(to) }).toString())}#deliveries-heading">${label}</a>`;
+    html`<a href="/dashboard/developers?${new URLSearchParams({ ...filter, page: String(to) }).toString()}#deliveries-heading">${label}</a>`;
   const pager =
     state.pages > 1
-      ? `<div class="actions">${state.page > 1 ? link(state.page - 1, 'Newer') : ''} Page ${state.page} of ${state.pages} ${state.page < state.pages ? link(state.page + 1, 'Older') : ''}</div>`
+      ? html`<div class="actions">${state.page > 1 ? link(state.page - 1, 'Newer') : ''} Page ${state.page} of ${state.pages} ${state.page < state.pages ? link(state.page + 1, 'Older') : ''}</div>`
       : '';
   const log =
     state.deliveries.length === 0
-      ? '<p class="muted">No deliveries match.</p>'
-      : `<ol class="deliveries">${state.deliveries.map((row) => deliveryItem(page, row, state.timeZone)).join('\n')}</ol>`;
-  return `<section aria-labelledby="deliveries-heading">
+      ? html`<p class="muted">No deliveries match.</p>`
+      : html`<ol class="deliveries">${joinHtml(
+          state.deliveries.map((row) => deliveryItem(page, row, state.timeZone)),
+          '\n',
+        )}</ol>`;
+  return html`<section aria-labelledby="deliveries-heading">
 <h2 id="deliveries-heading">Webhook deliveries (${page.mode} mode)</h2>
 <form class="filters" method="get" action="/dashboard/developers">
 <label>Status<select name="status">${options}</select></label>
-<label>tx_ref<input type="text" name="tx_ref" value="${escapeHtml(filter.tx_ref)}" maxlength="100"></label>
-<label>Charge id<input type="text" name="charge_id" value="${escapeHtml(filter.charge_id)}" maxlength="100"></label>
+<label>tx_ref<input type="text" name="tx_ref" value="${filter.tx_ref}" maxlength="100"></label>
+<label>Charge id<input type="text" name="charge_id" value="${filter.charge_id}" maxlength="100"></label>
 <button type="submit" class="secondary">Filter</button>
 </form>
 ${log}
@@ -117,31 +117,31 @@ ${pager}
  * One delivery as a block of its own rather than a table row: its exchange, once opened, takes
  * the log's whole width, which a table's cell never has on a phone.
  */
-function deliveryItem(page: MerchantPage, { delivery, last }: DeliveryRow, timeZone: string): string {
+function deliveryItem(page: MerchantPage, { delivery, last }: DeliveryRow, timeZone: string): SafeHtml {
   const tries = `${delivery.attempts} ${delivery.attempts === 1 ? 'try' : 'tries'}`;
   const retry = page.may('webhooks')
-    ? `<div class="actions">${postButton(`/dashboard/deliveries/${delivery.id}/retry`, page.csrf, 'Retry', 'secondary', { back: '/dashboard/developers' })}</div>`
+    ? html`<div class="actions">${postButton(`/dashboard/deliveries/${delivery.id}/retry`, page.csrf, 'Retry', 'secondary', { back: '/dashboard/developers' })}</div>`
     : '';
   const reference = delivery.tx_ref ?? delivery.charge_id;
-  return `<li class="delivery">
-<p><strong>${escapeHtml(delivery.event_type)}</strong> ${statusBadge(delivery.status)} <span class="muted">${tries}</span></p>
-<p class="muted">${escapeHtml(formatHumanDate(delivery.created_at, timeZone))}${reference ? ` · for <span class="ref">${escapeHtml(reference)}</span>` : ''} · <span class="ref">${escapeHtml(delivery.id)}</span></p>
+  return html`<li class="delivery">
+<p><strong>${delivery.event_type}</strong> ${statusBadge(delivery.status)} <span class="muted">${tries}</span></p>
+<p class="muted">${formatHumanDate(delivery.created_at, timeZone)}${reference ? html` · for <span class="ref">${reference}</span>` : ''} · <span class="ref">${delivery.id}</span></p>
 ${exchange(delivery, last, timeZone)}
 ${retry}
 </li>`;
 }
 
 /** What was sent and what came back on the last try, folded away; the request body laid out to be read. */
-function exchange(delivery: Delivery & { payload: string }, last: Attempt | null, timeZone: string): string {
-  if (!last) return '<p class="muted">Not tried yet</p>';
+function exchange(delivery: Delivery & { payload: string }, last: Attempt | null, timeZone: string): SafeHtml {
+  if (!last) return html`<p class="muted">Not tried yet</p>`;
   const answer =
     last.status_code === null
       ? `No answer: ${last.error ?? 'unknown error'}`
       : `HTTP ${last.status_code} in ${last.latency_ms} ms`;
-  return `<details><summary>Last try: ${escapeHtml(answer)}</summary>
-<p class="muted">${escapeHtml(formatHumanDate(last.attempted_at, timeZone))}, POST <span class="ref">${escapeHtml(delivery.url)}</span></p>
-<p>Request body</p><pre class="exchange">${escapeHtml(prettyJson(delivery.payload))}</pre>
-${last.response_body === null ? '<p class="muted">No response body kept (none, or from a loopback address, whose answers are never stored).</p>' : `<p>Response body</p><pre class="exchange">${escapeHtml(prettyJson(last.response_body))}</pre>`}
+  return html`<details><summary>Last try: ${answer}</summary>
+<p class="muted">${formatHumanDate(last.attempted_at, timeZone)}, POST <span class="ref">${delivery.url}</span></p>
+<p>Request body</p><pre class="exchange">${prettyJson(delivery.payload)}</pre>
+${last.response_body === null ? html`<p class="muted">No response body kept (none, or from a loopback address, whose answers are never stored).</p>` : html`<p>Response body</p><pre class="exchange">${prettyJson(last.response_body)}</pre>`}
 </details>`;
 }
 
@@ -158,13 +158,16 @@ function prettyJson(text: string): string {
 export function renderNewSecretPage(
   page: MerchantPage,
   what: { title: string; secret: string; lines: string[] },
-): string {
+): SafeHtml {
   return shell(
     what.title,
-    `<h1>${escapeHtml(what.title)}</h1>
+    html`<h1>${what.title}</h1>
 <p class="warning" role="status">Copy it now: it is not shown again. Select it and copy (Ctrl+C or ⌘C), then keep it in your server's secret settings.</p>
-<p><code class="secret new-secret">${escapeHtml(what.secret)}</code></p>
-${what.lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
+<p><code class="secret new-secret">${what.secret}</code></p>
+${joinHtml(
+  what.lines.map((line) => html`<p>${line}</p>`),
+  '\n',
+)}
 <p><a href="/dashboard/developers">Back to Developers</a></p>`,
     { viewer: page.viewer },
   );

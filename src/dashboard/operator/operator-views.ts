@@ -1,10 +1,12 @@
 import type { MerchantCredentials } from '../../merchants/merchant-service.ts';
 import type { Merchant } from '../../merchants/merchant-repository.ts';
 import type { InReview } from '../../payments/review-repository.ts';
-import { escapeHtml } from '../../shared/html.ts';
 import type { Mode } from '../../shared/ids.ts';
+import { html, joinHtml, type HtmlValue, type SafeHtml } from '../../web/html.ts';
 import { formatHumanDate } from '../../shared/time.ts';
-import { csrfField, errorBox, money, noticeBox, postButton, shell, table, type Viewer } from '../layout.ts';
+import { postButton, shell, table, type Viewer } from '../layout.ts';
+import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
+import { moneyText } from '../../shared/money.ts';
 import type { Backlog, GatewayHealth, MerchantUser, MerchantVolume } from './operator-repository.ts';
 
 /** The roles an operator may give a merchant's user. */
@@ -33,30 +35,34 @@ export interface OperatorView {
 
 export const feePercent = (merchant: Merchant): string => `${merchant.fee_bps / 100} %`;
 
-function volumeText(volumes: MerchantVolume[], mode: Mode): string {
+function volumeText(volumes: MerchantVolume[], mode: Mode): HtmlValue {
   const mine = volumes.filter((volume) => volume.mode === mode);
-  return mine.length === 0 ? '—' : mine.map((volume) => money(volume.volumeMinor, volume.currency)).join('<br>');
+  if (mine.length === 0) return html`—`;
+  return joinHtml(
+    mine.map((volume) => moneyText(volume.currency, volume.volumeMinor)),
+    html`<br>`,
+  );
 }
 
-function actButton(viewer: Viewer, merchant: Merchant): string {
+function actButton(viewer: Viewer, merchant: Merchant): SafeHtml {
   return postButton('/dashboard/operator/act', viewer.csrf, `Act for ${merchant.name}`, 'secondary', {
     merchant_id: merchant.id,
   });
 }
 
-export function actingLine(viewer: Viewer, actingFor: Merchant | null): string {
+export function actingLine(viewer: Viewer, actingFor: Merchant | null): SafeHtml {
   if (actingFor === null)
-    return '<p class="muted">You act for no merchant: the merchant pages open once you act for one.</p>';
-  return `<div class="acting"><p>You act for <strong>${escapeHtml(actingFor.name)}</strong>.</p>${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</div>`;
+    return html`<p class="muted">You act for no merchant: the merchant pages open once you act for one.</p>`;
+  return html`<div class="acting"><p>You act for <strong>${actingFor.name}</strong>.</p>${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</div>`;
 }
 
-export function renderOperatorPage(view: OperatorView): string {
+export function renderOperatorPage(view: OperatorView): SafeHtml {
   const { viewer } = view;
   const rows = view.merchants.map(({ merchant, users, volumes }) => [
-    `<a href="/dashboard/operator/merchants/${encodeURIComponent(merchant.id)}">${escapeHtml(merchant.name)}</a>`,
-    `<code>${escapeHtml(merchant.id)}</code>`,
-    escapeHtml(merchant.email),
-    escapeHtml(feePercent(merchant)),
+    html`<a href="/dashboard/operator/merchants/${encodeURIComponent(merchant.id)}">${merchant.name}</a>`,
+    html`<code>${merchant.id}</code>`,
+    merchant.email,
+    feePercent(merchant),
     String(users),
     volumeText(volumes, 'live'),
     volumeText(volumes, 'test'),
@@ -64,7 +70,7 @@ export function renderOperatorPage(view: OperatorView): string {
   ]);
   return shell(
     'Operator',
-    `<h1>Gateway operator</h1>
+    html`<h1>Gateway operator</h1>
 ${noticeBox(view.notice)}
 ${actingLine(viewer, view.actingFor)}
 <h2>Merchants</h2>
@@ -76,12 +82,12 @@ ${healthSection(view)}`,
   );
 }
 
-function backlogCells(name: string, backlog: Backlog, view: OperatorView): string[] {
+function backlogCells(name: string, backlog: Backlog, view: OperatorView): HtmlValue[] {
   const waited =
     backlog.dueSince === null
       ? 'nothing due'
-      : `due since ${escapeHtml(formatHumanDate(backlog.dueSince, view.timeZone))} (${waitedFor(view.now - backlog.dueSince)})`;
-  return [escapeHtml(name), String(backlog.pending), waited, backlog.failed === null ? '—' : String(backlog.failed)];
+      : `due since ${formatHumanDate(backlog.dueSince, view.timeZone)} (${waitedFor(view.now - backlog.dueSince)})`;
+  return [name, String(backlog.pending), waited, backlog.failed === null ? html`—` : String(backlog.failed)];
 }
 
 /** A wait in words: `40 s`, `12 min`, `3 h`. */
@@ -92,7 +98,7 @@ function waitedFor(ms: number): string {
   return `${Math.round(seconds / 3600)} h`;
 }
 
-function healthSection(view: OperatorView): string {
+function healthSection(view: OperatorView): SafeHtml {
   const { health } = view;
   const queues = table(
     'Queues',
@@ -105,19 +111,19 @@ function healthSection(view: OperatorView): string {
     'No queues.',
   );
   const review = view.inReview.map((row) => [
-    escapeHtml(row.kind),
-    `<code>${escapeHtml(row.reference)}</code>`,
-    `<a href="/dashboard/operator/merchants/${encodeURIComponent(row.merchant_id)}"><code>${escapeHtml(row.merchant_id)}</code></a>`,
-    money(row.amount_minor, row.currency),
-    escapeHtml(row.review_reason),
-    escapeHtml(formatHumanDate(row.created_at, view.timeZone)),
+    row.kind,
+    html`<code>${row.reference}</code>`,
+    html`<a href="/dashboard/operator/merchants/${encodeURIComponent(row.merchant_id)}"><code>${row.merchant_id}</code></a>`,
+    moneyText(row.currency, row.amount_minor),
+    row.review_reason,
+    formatHumanDate(row.created_at, view.timeZone),
   ]);
   const { workers } = view;
   const own =
     workers.total === 0
-      ? 'The process serving this page runs <strong>no workers</strong> (<code>WORKERS=off</code>)'
-      : `Workers of the process serving this page: <strong>${workers.running} of ${workers.total} running</strong>${workers.draining ? ' (shutting down)' : ''}`;
-  return `<p>${own}. Those of other processes are seen through their queues: a delivery or email due long ago means no worker is keeping up, or none runs.</p>
+      ? html`The process serving this page runs <strong>no workers</strong> (<code>WORKERS=off</code>)`
+      : html`Workers of the process serving this page: <strong>${workers.running} of ${workers.total} running</strong>${workers.draining ? ' (shutting down)' : ''}`;
+  return html`<p>${own}. Those of other processes are seen through their queues: a delivery or email due long ago means no worker is keeping up, or none runs.</p>
 <h3>Queues</h3>
 ${queues}
 <p>Collection balances waiting for the next settlement: <strong>${health.settlementsDue}</strong>.</p>
@@ -136,31 +142,30 @@ export interface NewMerchantForm {
   feePercent: string;
 }
 
-export function renderNewMerchantPage(viewer: Viewer, form: NewMerchantForm, error: string | null): string {
+export function renderNewMerchantPage(viewer: Viewer, form: NewMerchantForm, error: string | null): SafeHtml {
   return shell(
     'Create a merchant',
-    `<h1>Create a merchant</h1>
+    html`<h1>Create a merchant</h1>
 ${errorBox(error)}
 <form class="stack" method="post" action="/dashboard/operator/merchants/new">${csrfField(viewer.csrf)}
-<label>Business name<input type="text" name="name" required maxlength="${MAX_NAME}" value="${escapeHtml(form.name)}" autocomplete="organization"></label>
-<label>Email<input type="email" name="email" required value="${escapeHtml(form.email)}" autocomplete="off"></label>
-<label>Webhook URL <span class="hint">Optional: where payment events are sent.</span><input type="url" name="webhook_url" value="${escapeHtml(form.webhookUrl)}" placeholder="https://shop.example/webhooks"></label>
-<label>Fee (%) <span class="hint">From 0 to 100, at most two decimals.</span><input type="text" inputmode="decimal" name="fee_percent" required value="${escapeHtml(form.feePercent)}"></label>
+<label>Business name<input type="text" name="name" required maxlength="${MAX_NAME}" value="${form.name}" autocomplete="organization"></label>
+<label>Email<input type="email" name="email" required value="${form.email}" autocomplete="off"></label>
+<label>Webhook URL <span class="hint">Optional: where payment events are sent.</span><input type="url" name="webhook_url" value="${form.webhookUrl}" placeholder="https://shop.example/webhooks"></label>
+<label>Fee (%) <span class="hint">From 0 to 100, at most two decimals.</span><input type="text" inputmode="decimal" name="fee_percent" required value="${form.feePercent}"></label>
 <div class="actions"><button type="submit">Create merchant</button><a href="/dashboard/operator">Cancel</a></div>
 </form>`,
     { viewer, wide: false },
   );
 }
 
-export function renderMerchantCreatedPage(viewer: Viewer, created: MerchantCredentials): string {
-  const key = (label: string, value: string) =>
-    `<dt>${escapeHtml(label)}</dt><dd><span class="secret">${escapeHtml(value)}</span></dd>`;
+export function renderMerchantCreatedPage(viewer: Viewer, created: MerchantCredentials): SafeHtml {
+  const key = (label: string, value: string) => html`<dt>${label}</dt><dd><span class="secret">${value}</span></dd>`;
   return shell(
     'Merchant created',
-    `<h1>${escapeHtml(created.name)} is created</h1>
+    html`<h1>${created.name} is created</h1>
 <p class="warning" role="status">Copy these now and hand them to the merchant safely: the secret keys are stored only as hashes and this page cannot be shown again.</p>
 <dl class="facts">
-<dt>Merchant id</dt><dd><code>${escapeHtml(created.id)}</code></dd>
+<dt>Merchant id</dt><dd><code>${created.id}</code></dd>
 ${key('Test secret key', created.test_secret_key)}
 ${key('Live secret key', created.live_secret_key)}
 ${key('Test public key', created.test_public_key)}
@@ -182,35 +187,35 @@ export interface OperatorMerchantView {
   user: { email: string; role: string; error: string | null };
 }
 
-export function renderOperatorMerchantPage(view: OperatorMerchantView): string {
+export function renderOperatorMerchantPage(view: OperatorMerchantView): SafeHtml {
   const { viewer, merchant } = view;
   const userRows = view.users.map((user) => [
-    escapeHtml(user.email),
-    escapeHtml(user.role),
+    user.email,
+    user.role,
     user.passwordSet ? 'set' : 'link sent, not used yet',
     user.twoFactor ? 'on' : 'off',
-    escapeHtml(formatHumanDate(user.createdAt, view.timeZone)),
+    formatHumanDate(user.createdAt, view.timeZone),
   ]);
   const roles = MERCHANT_ROLES.map(
-    (role) => `<option value="${role}"${view.user.role === role ? ' selected' : ''}>${role}</option>`,
-  ).join('');
+    (role) => html`<option value="${role}"${view.user.role === role && ' selected'}>${role}</option>`,
+  );
   return shell(
     merchant.name,
-    `<p><a href="/dashboard/operator">← All merchants</a></p>
-<h1>${escapeHtml(merchant.name)}</h1>
+    html`<p><a href="/dashboard/operator">← All merchants</a></p>
+<h1>${merchant.name}</h1>
 ${noticeBox(view.notice)}
 <dl class="facts">
-<dt>Id</dt><dd><code>${escapeHtml(merchant.id)}</code></dd>
-<dt>Email</dt><dd>${escapeHtml(merchant.email)}</dd>
-<dt>Webhook URL</dt><dd>${merchant.webhook_url === null ? 'none' : escapeHtml(merchant.webhook_url)}</dd>
-<dt>Fee</dt><dd>${escapeHtml(feePercent(merchant))}</dd>
-<dt>Created</dt><dd>${escapeHtml(formatHumanDate(merchant.created_at, view.timeZone))}</dd>
+<dt>Id</dt><dd><code>${merchant.id}</code></dd>
+<dt>Email</dt><dd>${merchant.email}</dd>
+<dt>Webhook URL</dt><dd>${merchant.webhook_url === null ? 'none' : merchant.webhook_url}</dd>
+<dt>Fee</dt><dd>${feePercent(merchant)}</dd>
+<dt>Created</dt><dd>${formatHumanDate(merchant.created_at, view.timeZone)}</dd>
 </dl>
 <div class="actions">${actButton(viewer, merchant)}</div>
 <h2>Fees</h2>
 ${errorBox(view.fee.error)}
 <form class="stack narrow" method="post" action="/dashboard/operator/merchants/${encodeURIComponent(merchant.id)}/fees">${csrfField(viewer.csrf)}
-<label>Fee (%) <span class="hint">Taken from each successful payment; from 0 to 100, at most two decimals. Applies to money collected from now on.</span><input type="text" inputmode="decimal" name="fee_percent" required value="${escapeHtml(view.fee.value)}"></label>
+<label>Fee (%) <span class="hint">Taken from each successful payment; from 0 to 100, at most two decimals. Applies to money collected from now on.</span><input type="text" inputmode="decimal" name="fee_percent" required value="${view.fee.value}"></label>
 <div><button type="submit">Save the fee</button></div>
 </form>
 <h2>Users</h2>
@@ -218,7 +223,7 @@ ${table(`Users of ${merchant.name}`, ['Email', 'Role', 'Password', 'Two-factor',
 <h3>Add a user</h3>
 ${errorBox(view.user.error)}
 <form class="stack narrow" method="post" action="/dashboard/operator/merchants/${encodeURIComponent(merchant.id)}/users">${csrfField(viewer.csrf)}
-<label>Email <span class="hint">A one-time link to set a password is emailed there.</span><input type="email" name="email" required value="${escapeHtml(view.user.email)}" autocomplete="off"></label>
+<label>Email <span class="hint">A one-time link to set a password is emailed there.</span><input type="email" name="email" required value="${view.user.email}" autocomplete="off"></label>
 <label>Role<select name="role">${roles}</select></label>
 <div><button type="submit">Add the user</button></div>
 </form>`,

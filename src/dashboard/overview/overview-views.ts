@@ -1,6 +1,7 @@
-import { escapeHtml } from '../../shared/html.ts';
+import { html, joinHtml, type HtmlValue, type SafeHtml } from '../../web/html.ts';
 import { formatHumanDate } from '../../shared/time.ts';
-import { money, postButton, shell, statusBadge, table, type Viewer } from '../layout.ts';
+import { postButton, shell, statusBadge, table, type Viewer } from '../layout.ts';
+import { moneyText } from '../../shared/money.ts';
 import type { RecentPayment } from './overview-repository.ts';
 import { volumeChart, type DayVolume } from './volume-chart.ts';
 
@@ -26,32 +27,30 @@ export interface OverviewView {
   recent: RecentPayment[];
   timeZone: string;
   /** Said in live mode while no live payment method is set up (`liveNoticeBox`); empty otherwise. */
-  liveNotice: string;
+  liveNotice: SafeHtml;
 }
 
-export function renderOverviewPage(view: OverviewView): string {
+export function renderOverviewPage(view: OverviewView): SafeHtml {
   const { viewer } = view;
   const modeWord = viewer.mode === 'test' ? 'test' : 'live';
-  const balanceCards = view.balances
-    .map(
-      (balance) =>
-        `${card(`Collection balance (${balance.currency})`, money(balance.collectionMinor, balance.currency), 'Collected, not yet settled')}${card(`Main balance (${balance.currency})`, money(balance.mainMinor, balance.currency), 'Available for payouts and refunds')}`,
-    )
-    .join('');
+  const balanceCards = view.balances.map(
+    (balance) =>
+      html`${card(`Collection balance (${balance.currency})`, moneyText(balance.currency, balance.collectionMinor), 'Collected, not yet settled')}${card(`Main balance (${balance.currency})`, moneyText(balance.currency, balance.mainMinor), 'Available for payouts and refunds')}`,
+  );
   const recentRows = view.recent.map((payment) => [
-    `<a href="/dashboard/payments/${encodeURIComponent(payment.id)}">${escapeHtml(payment.reference)}</a>`,
+    html`<a href="/dashboard/payments/${encodeURIComponent(payment.id)}">${payment.reference}</a>`,
     payment.kind === 'checkout' ? 'Checkout' : 'Direct charge',
     statusBadge(payment.status),
-    money(payment.amountMinor, payment.currency),
-    escapeHtml(payment.customer ?? '—'),
-    escapeHtml(formatHumanDate(payment.createdAt, view.timeZone)),
+    moneyText(payment.currency, payment.amountMinor),
+    payment.customer ?? '—',
+    formatHumanDate(payment.createdAt, view.timeZone),
   ]);
   return shell(
     'Overview',
-    `<h1>Overview</h1>
-<p>Signed in as <strong>${escapeHtml(viewer.email)}</strong> (${escapeHtml(viewer.role)}) for <strong>${escapeHtml(view.merchantName)}</strong>. Every figure below is ${modeWord} data.</p>
+    html`<h1>Overview</h1>
+<p>Signed in as <strong>${viewer.email}</strong> (${viewer.role}) for <strong>${view.merchantName}</strong>. Every figure below is ${modeWord} data.</p>
 ${view.liveNotice}
-${view.acting ? `<div class="acting"><p>You are acting for this merchant as the gateway's operator.</p>${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</div>` : ''}
+${view.acting ? html`<div class="acting"><p>You are acting for this merchant as the gateway's operator.</p>${postButton('/dashboard/operator/act', viewer.csrf, 'Stop acting', 'secondary', { merchant_id: '' })}</div>` : ''}
 <h2>Balances</h2>
 <div class="cards">${balanceCards}</div>
 <h2>Payments</h2>
@@ -67,17 +66,20 @@ ${table(`The ${view.recent.length} most recent ${modeWord} payments`, ['Referenc
   );
 }
 
-function card(label: string, figure: string, note: string): string {
-  return `<div class="card"><p class="muted">${escapeHtml(label)}</p><p class="figure">${figure}</p><p class="hint">${escapeHtml(note)}</p></div>`;
+function card(label: string, figure: HtmlValue, note: string): SafeHtml {
+  return html`<div class="card"><p class="muted">${label}</p><p class="figure">${figure}</p><p class="hint">${note}</p></div>`;
 }
 
-function periodCards(label: string, figures: PeriodFigures): string {
+function periodCards(label: string, figures: PeriodFigures): SafeHtml {
   const volumes =
     figures.volumes.length === 0
-      ? money(0, 'MWK')
-      : figures.volumes.map((volume) => money(volume.volumeMinor, volume.currency)).join('<br>');
+      ? moneyText('MWK', 0)
+      : joinHtml(
+          figures.volumes.map((volume) => moneyText(volume.currency, volume.volumeMinor)),
+          html`<br>`,
+        );
   const finished = figures.succeeded + figures.failed;
-  const rate = finished === 0 ? '—' : formatRate(figures.succeeded / finished);
+  const rate = finished === 0 ? html`—` : formatRate(figures.succeeded / finished);
   const counted =
     finished === 0
       ? 'No payment succeeded or failed.'
@@ -86,7 +88,7 @@ function periodCards(label: string, figures: PeriodFigures): string {
     figures.cancelled + figures.expired === 0
       ? ''
       : ` Not counted: ${figures.cancelled} cancelled, ${figures.expired} expired.`;
-  return `${card(`${label}: volume`, volumes, 'Successful payments')}${card(`${label}: success rate`, rate, counted + apart)}`;
+  return html`${card(`${label}: volume`, volumes, 'Successful payments')}${card(`${label}: success rate`, rate, counted + apart)}`;
 }
 
 /** A share as a percentage with at most one decimal: 66.7 %, 100 %. */

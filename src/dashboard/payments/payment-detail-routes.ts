@@ -4,7 +4,7 @@ import { merchantBalances } from '../../ledger/ledger-service.ts';
 import type { RefundWithCharge } from '../../refunds/refund-repository.ts';
 import { leftToRefund, refundPayment, refundsOf } from '../../refunds/refund-service.ts';
 import { ApiError } from '../../shared/errors.ts';
-import { formatMoneyText, toMajor } from '../../shared/money.ts';
+import { moneyText, toMajor } from '../../shared/money.ts';
 import { recordAudit } from '../../users/audit.ts';
 import {
   FORM,
@@ -143,7 +143,7 @@ function messageOf(error: ApiError): string {
 function noticeOf(query: Query, refunds: RefundWithCharge[], history: PaymentHistory): string | null {
   const refund = refunds.find((one) => one.refund_id === query.refunded);
   if (refund)
-    return `Refund ${refund.refund_id} of ${refund.currency} ${formatMoneyText(refund.amount_minor)} requested. It reaches the customer once the provider confirms it.`;
+    return `Refund ${refund.refund_id} of ${moneyText(refund.currency, refund.amount_minor)} requested. It reaches the customer once the provider confirms it.`;
   const delivery = history.deliveries.find((one) => one.id === query.retried);
   if (delivery) return `Webhook ${delivery.id} is queued to be sent again.`;
   return null;

@@ -2,11 +2,12 @@ import type { Charge } from '../../core/charge-repository.ts';
 import { sessionOutcome } from '../../checkout/session-outcome.ts';
 import { leftToRefund, type RefundTarget } from '../../refunds/refund-service.ts';
 import type { RefundWithCharge } from '../../refunds/refund-repository.ts';
-import { escapeHtml } from '../../shared/html.ts';
-import { formatMoneyText } from '../../shared/money.ts';
+import { html, joinHtml, type HtmlValue, type SafeHtml } from '../../web/html.ts';
+import { formatMoneyText, moneyText } from '../../shared/money.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import type { Balances } from '../../ledger/ledger-service.ts';
-import { csrfField, errorBox, money, noticeBox, postButton, shell, statusBadge } from '../layout.ts';
+import { postButton, shell, statusBadge } from '../layout.ts';
+import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type {
   DeliveryWithAttempts,
@@ -111,10 +112,10 @@ export interface PaymentPageView {
   form: RefundFormState | null;
 }
 
-export function renderPaymentPage(view: PaymentPageView): string {
+export function renderPaymentPage(view: PaymentPageView): SafeHtml {
   const { payment } = view;
-  const body = `<p><a href="/dashboard/payments">← All payments</a></p>
-<h1>Payment ${escapeHtml(payment.reference)} ${statusBadge(payment.status)}</h1>
+  const body = html`<p><a href="/dashboard/payments">← All payments</a></p>
+<h1>Payment ${payment.reference} ${statusBadge(payment.status)}</h1>
 ${noticeBox(view.notice)}
 ${factsOf(view)}
 <h2>Refund</h2>
@@ -124,22 +125,22 @@ ${timeline(view)}`;
   return shell(`Payment ${payment.reference}`, body, { viewer: view.page.viewer });
 }
 
-function factsOf({ payment, timeZone }: PaymentPageView): string {
-  const when = (ms: number | null) => (ms === null ? '—' : escapeHtml(formatHumanDate(ms, timeZone)));
-  const facts: Array<[string, string]> = [
-    ['Amount', money(payment.amountMinor, payment.currency)],
-    ['Fee', money(payment.feeMinor, payment.currency)],
-    ['Net', money(payment.amountMinor - payment.feeMinor, payment.currency)],
-    [payment.kind === 'checkout' ? 'Transaction reference (tx_ref)' : 'Charge id', escapeHtml(payment.reference)],
-    ['Lipira reference', escapeHtml(payment.serviceReference)],
-    ['Customer', escapeHtml(payment.customerName ?? '—')],
-    ['Email', escapeHtml(payment.email ?? '—')],
-    ['Phone', escapeHtml(payment.method?.mobile ?? '—')],
-    ['Method', payment.method ? escapeHtml(methodOf(payment.method)) : 'No attempt yet'],
+function factsOf({ payment, timeZone }: PaymentPageView): SafeHtml {
+  const when = (ms: number | null) => (ms === null ? html`—` : formatHumanDate(ms, timeZone));
+  const facts: Array<[string, HtmlValue]> = [
+    ['Amount', moneyText(payment.currency, payment.amountMinor)],
+    ['Fee', moneyText(payment.currency, payment.feeMinor)],
+    ['Net', moneyText(payment.currency, payment.amountMinor - payment.feeMinor)],
+    [payment.kind === 'checkout' ? 'Transaction reference (tx_ref)' : 'Charge id', payment.reference],
+    ['Lipira reference', payment.serviceReference],
+    ['Customer', payment.customerName ?? '—'],
+    ['Email', payment.email ?? '—'],
+    ['Phone', payment.method?.mobile ?? '—'],
+    ['Method', payment.method ? methodOf(payment.method) : 'No attempt yet'],
     ['Created', when(payment.createdAt)],
     ['Completed', when(payment.completedAt)],
   ];
-  return `<dl class="facts">${facts.map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${value}</dd>`).join('')}</dl>`;
+  return html`<dl class="facts">${facts.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>`;
 }
 
 const OPERATORS: Record<string, string> = { airtel: 'Airtel Money', tnm: 'TNM Mpamba' };
@@ -153,25 +154,26 @@ function methodOf(charge: Charge): string {
   return 'Bank transfer';
 }
 
-function refundSection(view: PaymentPageView): string {
+function refundSection(view: PaymentPageView): SafeHtml {
   const { payment, page, balances } = view;
   const paid = payment.paid;
   const refunded = paid ? paid.refunded_minor : 0;
   const lines = [
-    `<p>Already refunded ${money(refunded, payment.currency)} of ${money(payment.amountMinor, payment.currency)}.</p>`,
-    `<dl class="facts balance"><dt>Collection balance</dt><dd>${money(balances.collectionMinor, payment.currency)}</dd><dt>Main balance</dt><dd>${money(balances.mainMinor, payment.currency)}</dd></dl>`,
+    html`<p>Already refunded ${moneyText(payment.currency, refunded)} of ${moneyText(payment.currency, payment.amountMinor)}.</p>`,
+    html`<dl class="facts balance"><dt>Collection balance</dt><dd>${moneyText(payment.currency, balances.collectionMinor)}</dd><dt>Main balance</dt><dd>${moneyText(payment.currency, balances.mainMinor)}</dd></dl>`,
   ];
   const left = paid ? leftToRefund(paid) : 0;
-  if (!paid) return [...lines, '<p class="muted">Only a successful payment can be refunded.</p>'].join('\n');
-  if (left === 0) return [...lines, '<p class="muted">This payment has been refunded in full.</p>'].join('\n');
-  if (!page.may('refund')) return [...lines, '<p class="muted">Your role cannot refund payments.</p>'].join('\n');
+  if (!paid) return joinHtml([...lines, html`<p class="muted">Only a successful payment can be refunded.</p>`], '\n');
+  if (left === 0) return joinHtml([...lines, html`<p class="muted">This payment has been refunded in full.</p>`], '\n');
+  if (!page.may('refund'))
+    return joinHtml([...lines, html`<p class="muted">Your role cannot refund payments.</p>`], '\n');
   const form = view.form ?? { amount: majorText(left), reason: '', error: null };
-  return `${lines.join('\n')}
+  return html`${joinHtml(lines, '\n')}
 ${errorBox(form.error)}
 <form class="stack refund" method="post" action="/dashboard/payments/${encodeURIComponent(payment.id)}/refund">
 ${csrfField(page.csrf)}
-<label>Amount to refund (${escapeHtml(payment.currency)})<span class="hint">At most ${escapeHtml(formatMoneyText(left))}, what is left; whole amounts, or all that is left.</span><input type="text" inputmode="decimal" name="amount" value="${escapeHtml(form.amount)}" required></label>
-<label>Reason<span class="hint">Optional; kept with the refund.</span><input type="text" name="reason" maxlength="500" value="${escapeHtml(form.reason)}"></label>
+<label>Amount to refund (${payment.currency})<span class="hint">At most ${formatMoneyText(left)}, what is left; whole amounts, or all that is left.</span><input type="text" inputmode="decimal" name="amount" value="${form.amount}" required></label>
+<label>Reason<span class="hint">Optional; kept with the refund.</span><input type="text" name="reason" maxlength="500" value="${form.reason}"></label>
 <p class="warning">Refunds cannot be undone: the money leaves your balance now and goes back to the customer.</p>
 <div class="actions"><button type="submit" class="danger">Refund</button></div>
 </form>`;
@@ -183,11 +185,11 @@ export const majorText = (minor: number): string =>
 
 interface Entry {
   at: number;
-  html: string;
+  html: SafeHtml;
 }
 
 /** Everything that happened to the payment, in one list oldest first. */
-function timeline(view: PaymentPageView): string {
+function timeline(view: PaymentPageView): SafeHtml {
   const { payment, history, refunds, page } = view;
   const deliveriesOf = (event: EventRow) => history.deliveries.filter((delivery) => delivery.event_id === event.id);
   const entries: Entry[] = [
@@ -201,8 +203,8 @@ function timeline(view: PaymentPageView): string {
     ...refunds.map((refund) => ({ at: refund.created_at, html: refundEntry(refund) })),
   ];
   entries.sort((a, b) => a.at - b.at);
-  const items = entries.map((entry) => `<li>${timeOf(entry.at, view.timeZone)}<div>${entry.html}</div></li>`);
-  return `<ol class="timeline">\n${items.join('\n')}\n</ol>`;
+  const items = entries.map((entry) => html`<li>${timeOf(entry.at, view.timeZone)}<div>${entry.html}</div></li>`);
+  return html`<ol class="timeline">\n${joinHtml(items, '\n')}\n</ol>`;
 }
 
 /** A refund writes its line on both the charge and the session it paid: the page shows it once. */
@@ -211,20 +213,20 @@ function firstOfEach(line: LogLine, index: number, lines: LogLine[]): boolean {
 }
 
 const timeOf = (ms: number, timeZone: string) =>
-  `<time datetime="${new Date(ms).toISOString()}">${escapeHtml(formatHumanDate(ms, timeZone))}</time>`;
+  html`<time datetime="${new Date(ms).toISOString()}">${formatHumanDate(ms, timeZone)}</time>`;
 
-function attemptEntry(attempt: Charge, payment: PaymentSummary): string {
-  const what = payment.kind === 'checkout' ? `Attempt ${escapeHtml(attempt.charge_id)}` : 'Charge';
-  const failure = attempt.failure_reason ? `: ${escapeHtml(attempt.failure_reason)}` : '';
-  return `<strong>${what}</strong> by ${escapeHtml(methodOf(attempt))} ${statusBadge(attempt.status)}${failure}`;
+function attemptEntry(attempt: Charge, payment: PaymentSummary): SafeHtml {
+  const what = payment.kind === 'checkout' ? `Attempt ${attempt.charge_id}` : 'Charge';
+  const failure = attempt.failure_reason && `: ${attempt.failure_reason}`;
+  return html`<strong>${what}</strong> by ${methodOf(attempt)} ${statusBadge(attempt.status)}${failure}`;
 }
 
-const logEntry = (line: LogLine) => `<strong>Log</strong> ${escapeHtml(line.message)}`;
+const logEntry = (line: LogLine) => html`<strong>Log</strong> ${line.message}`;
 
-function refundEntry(refund: RefundWithCharge): string {
-  const why = refund.reason ? ` · ${escapeHtml(refund.reason)}` : '';
-  const failure = refund.failure_reason ? `: ${escapeHtml(refund.failure_reason)}` : '';
-  return `<strong>Refund ${escapeHtml(refund.refund_id)}</strong> of ${money(refund.amount_minor, refund.currency)} ${statusBadge(refund.status)}${failure}${why}`;
+function refundEntry(refund: RefundWithCharge): SafeHtml {
+  const why = refund.reason && html` · ${refund.reason}`;
+  const failure = refund.failure_reason && `: ${refund.failure_reason}`;
+  return html`<strong>Refund ${refund.refund_id}</strong> of ${moneyText(refund.currency, refund.amount_minor)} ${statusBadge(refund.status)}${failure}${why}`;
 }
 
 const RECEIPTS: Record<string, string> = {
@@ -234,10 +236,10 @@ const RECEIPTS: Record<string, string> = {
   customer_refund_receipt: 'Refund receipt to the customer',
 };
 
-function emailEntry(email: EmailRow, timeZone: string): string {
-  const sent = email.sent_at === null ? '' : ` at ${escapeHtml(formatHumanDate(email.sent_at, timeZone))}`;
-  const error = email.status !== 'sent' && email.last_error ? `: ${escapeHtml(email.last_error)}` : '';
-  return `<strong>Email</strong> ${escapeHtml(RECEIPTS[email.kind] ?? email.kind)} (${escapeHtml(email.recipient)}) ${statusBadge(email.status === 'sent' ? 'sent' : email.status)}${sent}${error}`;
+function emailEntry(email: EmailRow, timeZone: string): SafeHtml {
+  const sent = email.sent_at !== null && ` at ${formatHumanDate(email.sent_at, timeZone)}`;
+  const error = email.status !== 'sent' && email.last_error && `: ${email.last_error}`;
+  return html`<strong>Email</strong> ${RECEIPTS[email.kind] ?? email.kind} (${email.recipient}) ${statusBadge(email.status === 'sent' ? 'sent' : email.status)}${sent}${error}`;
 }
 
 function eventEntry(
@@ -246,10 +248,10 @@ function eventEntry(
   page: MerchantPage,
   paymentId: string,
   timeZone: string,
-): string {
-  const none = deliveries.length === 0 ? ' <span class="muted">No webhook: no webhook URL was set.</span>' : '';
+): SafeHtml {
+  const none = deliveries.length === 0 && html` <span class="muted">No webhook: no webhook URL was set.</span>`;
   const blocks = deliveries.map((delivery) => deliveryBlock(delivery, event, page, paymentId, timeZone));
-  return `<strong>Event</strong> ${escapeHtml(event.type)}${none}${blocks.join('')}`;
+  return html`<strong>Event</strong> ${event.type}${none}${blocks}`;
 }
 
 /** The fields of a webhook body that say what it told; the whole body is the delivery log's to show. */
@@ -265,7 +267,7 @@ function requestSummary(payload: string): string {
   const fields = SUMMARY_FIELDS.filter(
     (field) => typeof body[field] === 'string' || typeof body[field] === 'number',
   ).map((field) => `${field}: ${String(body[field])}`);
-  return `${escapeHtml(fields.join(', '))} (${Buffer.byteLength(payload)} bytes)`;
+  return `${fields.join(', ')} (${Buffer.byteLength(payload)} bytes)`;
 }
 
 /** How much of a receiver's answer the page shows; the delivery log keeps the first 1 KiB. */
@@ -277,26 +279,24 @@ function deliveryBlock(
   page: MerchantPage,
   paymentId: string,
   timeZone: string,
-): string {
+): SafeHtml {
   const tries = delivery.tries.map((attempt) => {
     const answer =
-      attempt.status_code === null
-        ? `no answer: ${escapeHtml(attempt.error ?? 'unknown error')}`
-        : `HTTP ${attempt.status_code}`;
+      attempt.status_code === null ? `no answer: ${attempt.error ?? 'unknown error'}` : `HTTP ${attempt.status_code}`;
     const excerpt = attempt.response_body
-      ? ` <code>${escapeHtml(attempt.response_body.slice(0, RESPONSE_EXCERPT))}</code>`
+      ? html` <code>${attempt.response_body.slice(0, RESPONSE_EXCERPT)}</code>`
       : '';
-    return `<li>${timeOf(attempt.attempted_at, timeZone)}: ${answer} in ${attempt.latency_ms} ms${excerpt}</li>`;
+    return html`<li>${timeOf(attempt.attempted_at, timeZone)}: ${answer} in ${attempt.latency_ms} ms${excerpt}</li>`;
   });
   const retry = page.may('webhooks')
     ? postButton(`/dashboard/deliveries/${encodeURIComponent(delivery.id)}/retry`, page.csrf, 'Retry', 'secondary', {
         back: `/dashboard/payments/${paymentId}`,
       })
     : '';
-  return `<div class="delivery" id="delivery-${escapeHtml(delivery.id)}">
-<p>Webhook ${escapeHtml(delivery.id)} to <span class="url">${escapeHtml(delivery.url)}</span> ${statusBadge(delivery.status)} after ${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}</p>
+  return html`<div class="delivery" id="delivery-${delivery.id}">
+<p>Webhook ${delivery.id} to <span class="url">${delivery.url}</span> ${statusBadge(delivery.status)} after ${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}</p>
 <p class="muted">Request: ${requestSummary(event.payload)}</p>
-${tries.length === 0 ? '' : `<ul class="tries">${tries.join('')}</ul>`}
+${tries.length > 0 && html`<ul class="tries">${tries}</ul>`}
 ${retry}
 </div>`;
 }

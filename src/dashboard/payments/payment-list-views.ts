@@ -1,7 +1,8 @@
 /** The payments list page and its CSV export. */
-import { escapeHtml } from '../../shared/html.ts';
+import { html, type SafeHtml } from '../../web/html.ts';
 import { formatHumanDate, formatTimestamp } from '../../shared/time.ts';
-import { money, shell, statusBadge, statusWord, table, type Viewer } from '../layout.ts';
+import { shell, statusBadge, statusWord, table, type Viewer } from '../layout.ts';
+import { moneyText } from '../../shared/money.ts';
 import {
   cursorParam,
   FILTER_FIELDS,
@@ -37,52 +38,49 @@ export function filterQuery(query: Query): URLSearchParams {
   return params;
 }
 
-export function renderPaymentsPage({ viewer, query, problems, page, timeZone }: PaymentsView): string {
+export function renderPaymentsPage({ viewer, query, problems, page, timeZone }: PaymentsView): SafeHtml {
   const kept = filterQuery(query);
   const link = (extra: Record<string, string>) => {
     const params = new URLSearchParams(kept);
     for (const [name, value] of Object.entries(extra)) params.set(name, value);
-    return escapeHtml(`/dashboard/payments?${params.toString()}`);
+    return `/dashboard/payments?${params.toString()}`;
   };
-  const csv = escapeHtml(`/dashboard/payments.csv${kept.size > 0 ? `?${kept.toString()}` : ''}`);
+  const csv = `/dashboard/payments.csv${kept.size > 0 ? `?${kept.toString()}` : ''}`;
   const rows = page.rows.map((row) => [
-    escapeHtml(formatHumanDate(row.created_at, timeZone)),
-    `<a href="/dashboard/payments/${encodeURIComponent(row.id)}">${escapeHtml(row.merchant_ref)}</a><br><span class="muted">${escapeHtml(row.reference)}</span>`,
-    escapeHtml(row.email ?? row.mobile ?? '—'),
-    escapeHtml(channelName(row)),
-    money(row.amount_minor, row.currency),
+    formatHumanDate(row.created_at, timeZone),
+    html`<a href="/dashboard/payments/${encodeURIComponent(row.id)}">${row.merchant_ref}</a><br><span class="muted">${row.reference}</span>`,
+    row.email ?? row.mobile ?? '—',
+    channelName(row),
+    moneyText(row.currency, row.amount_minor),
     statusBadge(row.status),
   ]);
   const first = page.rows[0];
   const last = page.rows.at(-1);
   const pager = [
-    page.hasNewer && first ? `<a href="${link({ after: cursorParam(first) })}" rel="prev">Newer</a>` : '',
-    page.hasOlder && last ? `<a href="${link({ before: cursorParam(last) })}" rel="next">Older</a>` : '',
-  ].filter(Boolean);
+    page.hasNewer && first && html`<a href="${link({ after: cursorParam(first) })}" rel="prev">Newer</a>`,
+    page.hasOlder && last && html`<a href="${link({ before: cursorParam(last) })}" rel="next">Older</a>`,
+  ].filter((item) => item !== undefined && item !== false);
   const filtered = kept.size > 0;
-  const body = `<h1>Payments</h1>
-<p class="muted">Checkout sessions and direct charges (mobile money, card, bank transfer) in <strong>${viewer.mode}</strong> mode, newest first. The mode is the switch at the top of the page; dates are in ${escapeHtml(timeZone)}.</p>
-${problems.length > 0 ? `<div class="warning" role="status"><p>Some filters were ignored:</p><ul>${problems.map((problem) => `<li>${escapeHtml(problem)}</li>`).join('')}</ul></div>` : ''}
+  const body = html`<h1>Payments</h1>
+<p class="muted">Checkout sessions and direct charges (mobile money, card, bank transfer) in <strong>${viewer.mode}</strong> mode, newest first. The mode is the switch at the top of the page; dates are in ${timeZone}.</p>
+${problems.length > 0 ? html`<div class="warning" role="status"><p>Some filters were ignored:</p><ul>${problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>` : ''}
 ${filtersForm(query)}
 <p class="payments-export"><a href="${csv}">Export CSV</a> <span class="muted">of every payment these filters show, not only this page.</span></p>
 ${table('Payments', ['Date', 'Reference', 'Customer', 'Channel', 'Amount', 'Status'], rows, filtered ? 'No payment matches these filters.' : `No ${viewer.mode} payments yet.`)}
-${pager.length > 0 ? `<nav class="pager" aria-label="Pages of payments">${pager.join('')}</nav>` : ''}`;
+${pager.length > 0 && html`<nav class="pager" aria-label="Pages of payments">${pager}</nav>`}`;
   return shell('Payments', body, { viewer });
 }
 
-function filtersForm(query: Query): string {
-  const value = (name: string) => escapeHtml(query[name]?.trim() ?? '');
+function filtersForm(query: Query): SafeHtml {
+  const value = (name: string) => query[name]?.trim() ?? '';
   const select = (name: string, label: string, options: readonly string[], names: Record<string, string>) => {
     const chosen = query[name]?.trim() ?? '';
-    const items = options
-      .map(
-        (option) =>
-          `<option value="${option}"${option === chosen ? ' selected' : ''}>${escapeHtml(names[option]!)}</option>`,
-      )
-      .join('');
-    return `<label>${label}<select name="${name}"><option value="">Any</option>${items}</select></label>`;
+    const items = options.map(
+      (option) => html`<option value="${option}"${option === chosen && ' selected'}>${names[option]!}</option>`,
+    );
+    return html`<label>${label}<select name="${name}"><option value="">Any</option>${items}</select></label>`;
   };
-  return `<form class="filters payment-filters" method="get" action="/dashboard/payments" role="search" aria-label="Filter payments">
+  return html`<form class="filters payment-filters" method="get" action="/dashboard/payments" role="search" aria-label="Filter payments">
 <label>Search<input type="search" name="q" value="${value('q')}" aria-describedby="payments-search-hint"></label>
 ${select('status', 'Status', PAYMENT_STATUSES, STATUS_NAMES)}
 ${select('channel', 'Channel', PAYMENT_CHANNELS, CHANNEL_NAMES)}

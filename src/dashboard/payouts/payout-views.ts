@@ -1,10 +1,12 @@
 import { PAYOUT_BANKS } from '../../payouts/banks.ts';
 import type { BankPayoutRequest } from '../../payouts/bank-payouts.ts';
 import type { FieldErrors } from '../../shared/errors.ts';
-import { escapeHtml } from '../../shared/html.ts';
+import { html, type HtmlValue, type SafeHtml } from '../../web/html.ts';
 import { localMaskedMobile, OPERATOR_NAMES } from '../../shared/phone.ts';
 import { formatHumanDate } from '../../shared/time.ts';
-import { csrfField, errorBox, money, noticeBox, shell, statusBadge, table } from '../layout.ts';
+import { shell, statusBadge, table } from '../layout.ts';
+import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
+import { moneyText } from '../../shared/money.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type { PayoutForm } from './payout-form.ts';
 import type { PayoutRow } from './payout-repository.ts';
@@ -18,19 +20,24 @@ export function recipientText(payout: PayoutRow): string {
   return 'Unknown recipient';
 }
 
-export function renderPayoutList(page: MerchantPage, rows: PayoutRow[], next: string | null, timeZone: string): string {
+export function renderPayoutList(
+  page: MerchantPage,
+  rows: PayoutRow[],
+  next: string | null,
+  timeZone: string,
+): SafeHtml {
   const cells = rows.map((payout) => [
-    `<a href="/dashboard/payouts/${escapeHtml(payout.id)}">${escapeHtml(formatHumanDate(payout.created_at, timeZone))}</a>`,
-    escapeHtml(recipientText(payout)),
-    `<span class="num">${money(payout.amount_minor, payout.currency)}</span>`,
+    html`<a href="/dashboard/payouts/${payout.id}">${formatHumanDate(payout.created_at, timeZone)}</a>`,
+    recipientText(payout),
+    html`<span class="num">${moneyText(payout.currency, payout.amount_minor)}</span>`,
     statusBadge(payout.status),
-    `<code>${escapeHtml(payout.charge_id)}</code>`,
+    html`<code>${payout.charge_id}</code>`,
   ]);
-  const action = page.may('payout') ? '<p><a class="button" href="/dashboard/payouts/new">New payout</a></p>' : '';
-  const more = next ? `<p><a href="/dashboard/payouts?before=${escapeHtml(next)}">Older payouts</a></p>` : '';
+  const action = page.may('payout') && html`<p><a class="button" href="/dashboard/payouts/new">New payout</a></p>`;
+  const more = next && html`<p><a href="/dashboard/payouts?before=${next}">Older payouts</a></p>`;
   return shell(
     'Payouts',
-    `<h1>Payouts</h1>
+    html`<h1>Payouts</h1>
 ${action}
 ${table('Payouts, newest first', ['Created', 'Recipient', 'Amount', 'Status', 'Reference'], cells, `No payouts in ${page.mode} mode yet.`)}
 ${more}`,
@@ -43,57 +50,59 @@ export function renderPayoutDetail(
   payout: PayoutRow,
   notice: string | null,
   timeZone: string,
-): string {
-  const when = (epochMs: number | null) => (epochMs === null ? '—' : escapeHtml(formatHumanDate(epochMs, timeZone)));
-  const facts: Array<[string, string]> = [
+): SafeHtml {
+  const when = (epochMs: number | null) => (epochMs === null ? html`—` : formatHumanDate(epochMs, timeZone));
+  const facts: Array<[string, HtmlValue]> = [
     ['Status', statusBadge(payout.status)],
-    ['Amount', money(payout.amount_minor, payout.currency)],
-    ['Fee', money(payout.fee_minor, payout.currency)],
-    ['Total debited', money(payout.amount_minor + payout.fee_minor, payout.currency)],
-    ['Recipient', escapeHtml(recipientText(payout))],
-    ...(payout.account_name ? [['Account name', escapeHtml(payout.account_name)] as [string, string]] : []),
-    ['Reference', `<code>${escapeHtml(payout.charge_id)}</code>`],
+    ['Amount', moneyText(payout.currency, payout.amount_minor)],
+    ['Fee', moneyText(payout.currency, payout.fee_minor)],
+    ['Total debited', moneyText(payout.currency, payout.amount_minor + payout.fee_minor)],
+    ['Recipient', recipientText(payout)],
+    ...(payout.account_name ? [['Account name', payout.account_name] as [string, string]] : []),
+    ['Reference', html`<code>${payout.charge_id}</code>`],
     ['Created', when(payout.created_at)],
     ['Completed', when(payout.completed_at)],
-    ...(payout.failure_reason ? [['Failure reason', escapeHtml(payout.failure_reason)] as [string, string]] : []),
+    ...(payout.failure_reason ? [['Failure reason', payout.failure_reason] as [string, string]] : []),
   ];
   return shell(
     'Payout',
-    `<p><a href="/dashboard/payouts">All payouts</a></p>
-<h1>Payout of ${money(payout.amount_minor, payout.currency)}</h1>
+    html`<p><a href="/dashboard/payouts">All payouts</a></p>
+<h1>Payout of ${moneyText(payout.currency, payout.amount_minor)}</h1>
 ${noticeBox(notice)}
-<dl class="facts">${facts.map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${value}</dd>`).join('')}</dl>`,
+<dl class="facts">${facts.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>`,
     { viewer: page.viewer },
   );
 }
 
 /** One input with its label and, when it was wrong, its message tied to it for screen readers. */
-function field(name: string, label: string, value: string, errors: FieldErrors, attributes = ''): string {
+function field(name: string, label: string, value: string, errors: FieldErrors, attributes = html``): SafeHtml {
   const message = errors[name]?.join(' ');
-  const described = message ? ` aria-invalid="true" aria-describedby="${name}-error"` : '';
-  return `<div class="field"><label for="${name}">${escapeHtml(label)}</label>
-<input type="text" id="${name}" name="${name}" value="${escapeHtml(value)}"${attributes}${described}>
-${message ? `<p class="field-error" id="${name}-error">${escapeHtml(message)}</p>` : ''}</div>`;
+  const described = message && html` aria-invalid="true" aria-describedby="${name}-error"`;
+  return html`<div class="field"><label for="${name}">${label}</label>
+<input type="text" id="${name}" name="${name}" value="${value}"${attributes}${described}>
+${message && html`<p class="field-error" id="${name}-error">${message}</p>`}</div>`;
 }
 
-export function renderPayoutForm(page: MerchantPage, form: PayoutForm, errors: FieldErrors, mainMinor: number): string {
-  const banks = PAYOUT_BANKS.filter((bank) => bank.wallet === null)
-    .map(
-      (bank) =>
-        `<option value="${escapeHtml(bank.uuid)}"${bank.uuid === form.bank_uuid ? ' selected' : ''}>${escapeHtml(bank.name)}</option>`,
-    )
-    .join('');
+export function renderPayoutForm(
+  page: MerchantPage,
+  form: PayoutForm,
+  errors: FieldErrors,
+  mainMinor: number,
+): SafeHtml {
+  const banks = PAYOUT_BANKS.filter((bank) => bank.wallet === null).map(
+    (bank) => html`<option value="${bank.uuid}"${bank.uuid === form.bank_uuid && ' selected'}>${bank.name}</option>`,
+  );
   const bankError = errors.bank_uuid?.join(' ');
   const others = Object.entries(errors).filter(
     ([name]) => !['mobile', 'bank_uuid', 'bank_account_number', 'bank_account_name', 'amount'].includes(name),
   );
   return shell(
     'New payout',
-    `<p><a href="/dashboard/payouts">All payouts</a></p>
+    html`<p><a href="/dashboard/payouts">All payouts</a></p>
 <h1>New payout</h1>
-<p>Main balance: <strong>${money(mainMinor, 'MWK')}</strong>. Payouts are paid from the main balance, in kwacha; you confirm the fee on the next page.</p>
-${Object.keys(errors).length ? errorBox('Please correct the fields below.') : ''}
-${others.map(([, messages]) => errorBox(messages.join(' '))).join('')}
+<p>Main balance: <strong>${moneyText('MWK', mainMinor)}</strong>. Payouts are paid from the main balance, in kwacha; you confirm the fee on the next page.</p>
+${Object.keys(errors).length > 0 && errorBox('Please correct the fields below.')}
+${others.map(([, messages]) => errorBox(messages.join(' ')))}
 <form class="stack payout-form" method="post" action="/dashboard/payouts/new/confirm">
 ${csrfField(page.csrf)}
 <fieldset class="choice"><legend>Send to</legend>
@@ -101,16 +110,16 @@ ${csrfField(page.csrf)}
 <label class="radio"><input type="radio" id="kind-bank" name="kind" value="bank"${form.kind === 'bank' ? ' checked' : ''}> Bank account</label>
 </fieldset>
 <div class="wallet-fields">
-${field('mobile', 'Mobile number (Airtel Money or TNM Mpamba)', form.mobile, errors, ' inputmode="tel" autocomplete="off"')}
+${field('mobile', 'Mobile number (Airtel Money or TNM Mpamba)', form.mobile, errors, html` inputmode="tel" autocomplete="off"`)}
 </div>
 <div class="bank-fields">
 <div class="field"><label for="bank_uuid">Bank</label>
-<select id="bank_uuid" name="bank_uuid"${bankError ? ' aria-invalid="true" aria-describedby="bank_uuid-error"' : ''}>${banks}</select>
-${bankError ? `<p class="field-error" id="bank_uuid-error">${escapeHtml(bankError)}</p>` : ''}</div>
-${field('bank_account_number', 'Account number', form.bank_account_number, errors, ' inputmode="numeric" autocomplete="off"')}
+<select id="bank_uuid" name="bank_uuid"${bankError && html` aria-invalid="true" aria-describedby="bank_uuid-error"`}>${banks}</select>
+${bankError && html`<p class="field-error" id="bank_uuid-error">${bankError}</p>`}</div>
+${field('bank_account_number', 'Account number', form.bank_account_number, errors, html` inputmode="numeric" autocomplete="off"`)}
 </div>
-${field('bank_account_name', 'Account holder’s name', form.bank_account_name, errors, ' autocomplete="off"')}
-${field('amount', 'Amount (MWK, whole kwacha)', form.amount, errors, ' inputmode="numeric"')}
+${field('bank_account_name', 'Account holder’s name', form.bank_account_name, errors, html` autocomplete="off"`)}
+${field('amount', 'Amount (MWK, whole kwacha)', form.amount, errors, html` inputmode="numeric"`)}
 <div class="actions"><button type="submit">Review payout</button></div>
 </form>`,
     { viewer: page.viewer },
@@ -126,26 +135,26 @@ export interface Confirmation {
 }
 
 /** The last step: what will leave the balance and what stays; the form carries the request and its reference, so posting it twice pays once. */
-export function renderPayoutConfirmation(page: MerchantPage, confirmation: Confirmation): string {
+export function renderPayoutConfirmation(page: MerchantPage, confirmation: Confirmation): SafeHtml {
   const { request, form, feeMinor, mainMinor } = confirmation;
   const amountMinor = request.amount * 100;
   const total = amountMinor + feeMinor;
-  const hidden = Object.entries({ ...form, charge_id: request.charge_id })
-    .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`)
-    .join('');
+  const hidden = Object.entries({ ...form, charge_id: request.charge_id }).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
+  );
   return shell(
     'Confirm payout',
-    `<h1>Confirm the payout</h1>
+    html`<h1>Confirm the payout</h1>
 <dl class="facts">
-<dt>To</dt><dd>${escapeHtml(confirmation.recipient)}</dd>
-<dt>Account holder</dt><dd>${escapeHtml(request.bank_account_name)}</dd>
-<dt>Amount</dt><dd>${money(amountMinor, 'MWK')}</dd>
-<dt>Fee</dt><dd>${money(feeMinor, 'MWK')}</dd>
-<dt>Total debited</dt><dd><strong>${money(total, 'MWK')}</strong></dd>
-<dt>Main balance now</dt><dd>${money(mainMinor, 'MWK')}</dd>
-<dt>Main balance after</dt><dd><strong>${money(mainMinor - total, 'MWK')}</strong></dd>
+<dt>To</dt><dd>${confirmation.recipient}</dd>
+<dt>Account holder</dt><dd>${request.bank_account_name}</dd>
+<dt>Amount</dt><dd>${moneyText('MWK', amountMinor)}</dd>
+<dt>Fee</dt><dd>${moneyText('MWK', feeMinor)}</dd>
+<dt>Total debited</dt><dd><strong>${moneyText('MWK', total)}</strong></dd>
+<dt>Main balance now</dt><dd>${moneyText('MWK', mainMinor)}</dd>
+<dt>Main balance after</dt><dd><strong>${moneyText('MWK', mainMinor - total)}</strong></dd>
 </dl>
-<form class="inline" method="post" action="/dashboard/payouts">${csrfField(page.csrf)}${hidden}<button type="submit">Send ${money(amountMinor, 'MWK')}</button></form>
+<form class="inline" method="post" action="/dashboard/payouts">${csrfField(page.csrf)}${hidden}<button type="submit">Send ${moneyText('MWK', amountMinor)}</button></form>
 <a class="cancel" href="/dashboard/payouts">Cancel</a>`,
     { viewer: page.viewer },
   );

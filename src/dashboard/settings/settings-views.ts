@@ -1,8 +1,9 @@
-/** The settings page: the business as customers see it, and the team. Every stored string is escaped here. */
-import { escapeHtml } from '../../shared/html.ts';
+/** The settings page: the business as customers see it, and the team. */
+import { html, type HtmlValue, type SafeHtml } from '../../web/html.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import { LINK_VALID_HOURS, TEAM_ROLES } from '../../users/user-service.ts';
-import { csrfField, errorBox, noticeBox, postButton, shell, table } from '../layout.ts';
+import { postButton, shell, table } from '../layout.ts';
+import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type { OpenInvitation, TeamMember } from './team-repository.ts';
 
@@ -24,8 +25,8 @@ export interface SettingsState {
   notice?: string | null;
 }
 
-export function renderSettingsPage(page: MerchantPage, state: SettingsState): string {
-  const body = `<h1>Settings</h1>
+export function renderSettingsPage(page: MerchantPage, state: SettingsState): SafeHtml {
+  const body = html`<h1>Settings</h1>
 ${errorBox(state.error)}${noticeBox(state.notice)}
 ${businessSection(page, state.business)}
 ${teamSection(page, state)}
@@ -36,33 +37,33 @@ ${teamSection(page, state)}
   return shell('Settings', body, { viewer: page.viewer });
 }
 
-function businessSection(page: MerchantPage, business: BusinessForm): string {
+function businessSection(page: MerchantPage, business: BusinessForm): SafeHtml {
   if (!page.may('settings')) {
-    return `<section aria-labelledby="business-heading">
+    return html`<section aria-labelledby="business-heading">
 <h2 id="business-heading">Business</h2>
-<dl class="facts"><dt>Name</dt><dd>${escapeHtml(business.name)}</dd><dt>Logo</dt><dd>${escapeHtml(business.logoUrl || 'none')}</dd><dt>Brand colour</dt><dd>${escapeHtml(business.brandColor || 'none')}</dd><dt>Receipts</dt><dd>${business.receipts ? 'on' : 'off'}</dd></dl>
+<dl class="facts"><dt>Name</dt><dd>${business.name}</dd><dt>Logo</dt><dd>${business.logoUrl || 'none'}</dd><dt>Brand colour</dt><dd>${business.brandColor || 'none'}</dd><dt>Receipts</dt><dd>${business.receipts ? 'on' : 'off'}</dd></dl>
 </section>`;
   }
-  return `<section aria-labelledby="business-heading">
+  return html`<section aria-labelledby="business-heading">
 <h2 id="business-heading">Business</h2>
 <p class="muted">Shown on the hosted checkout page and on receipts, unless a checkout session brings its own logo.</p>
 <form class="stack" method="post" action="/dashboard/settings">${csrfField(page.csrf)}
-<label>Business name<input type="text" name="name" value="${escapeHtml(business.name)}" required maxlength="100"></label>
-<label>Logo URL <span class="hint" id="logo-hint">An https:// address of a square image. Leave empty for your initial.</span><input type="url" name="logo_url" value="${escapeHtml(business.logoUrl)}" maxlength="2000" aria-describedby="logo-hint"></label>
-<label>Brand colour <span class="hint" id="colour-hint">As #rrggbb; used for a thin accent bar, never for text.</span><input type="text" name="brand_color" value="${escapeHtml(business.brandColor)}" maxlength="7" pattern="#[0-9a-fA-F]{6}" aria-describedby="colour-hint"></label>
+<label>Business name<input type="text" name="name" value="${business.name}" required maxlength="100"></label>
+<label>Logo URL <span class="hint" id="logo-hint">An https:// address of a square image. Leave empty for your initial.</span><input type="url" name="logo_url" value="${business.logoUrl}" maxlength="2000" aria-describedby="logo-hint"></label>
+<label>Brand colour <span class="hint" id="colour-hint">As #rrggbb; used for a thin accent bar, never for text.</span><input type="text" name="brand_color" value="${business.brandColor}" maxlength="7" pattern="#[0-9a-fA-F]{6}" aria-describedby="colour-hint"></label>
 <label class="check"><input type="checkbox" name="receipts" value="on"${business.receipts ? ' checked' : ''}> Email receipts to customers and to you</label>
 <button type="submit">Save settings</button>
 </form>
 </section>`;
 }
 
-function teamSection(page: MerchantPage, state: SettingsState): string {
+function teamSection(page: MerchantPage, state: SettingsState): SafeHtml {
   const manage = page.may('team');
   const rows = state.team.map((member) => {
-    const you = member.id === page.user.id ? ' <span class="muted">(you)</span>' : '';
-    const cells = [
-      `${escapeHtml(member.email)}${you}${member.invited ? ' <span class="muted">invited</span>' : ''}`,
-      escapeHtml(member.role),
+    const you = member.id === page.user.id && html` <span class="muted">(you)</span>`;
+    const cells: HtmlValue[] = [
+      html`${member.email}${you}${member.invited && html` <span class="muted">invited</span>`}`,
+      member.role,
       member.two_factor ? 'On' : 'Off',
     ];
     if (manage)
@@ -76,15 +77,15 @@ function teamSection(page: MerchantPage, state: SettingsState): string {
     ? ['Email', 'Role', 'Two-factor', 'Change role', 'Remove from the team']
     : ['Email', 'Role', 'Two-factor'];
   const invite = manage
-    ? `<h3>Invite someone</h3>
+    ? html`<h3>Invite someone</h3>
 <p class="muted">They get an email with a link to set their password (it works once, for ${LINK_VALID_HOURS} hours).</p>
 <form class="stack" method="post" action="/dashboard/settings/team/invite">${csrfField(page.csrf)}
-<label>Email<input type="email" name="email" value="${escapeHtml(state.invite.email)}" required maxlength="254"></label>
+<label>Email<input type="email" name="email" value="${state.invite.email}" required maxlength="254"></label>
 <label>Role<select name="role">${roleOptions(state.invite.role || 'viewer')}</select></label>
 <button type="submit">Send the invitation</button>
 </form>`
     : '';
-  return `<section aria-labelledby="team-heading">
+  return html`<section aria-labelledby="team-heading">
 <h2 id="team-heading">Team</h2>
 <p class="muted">Owners do everything; developers manage keys and webhooks; viewers only look.</p>
 ${table('Team members', headings, rows, 'No team members.')}
@@ -94,47 +95,45 @@ ${invite}
 }
 
 /** Open invitations: until accepted, cancelled, or their link expires (then the address may be invited again). */
-function invitedList(page: MerchantPage, state: SettingsState): string {
-  if (state.invitations.length === 0) return '';
+function invitedList(page: MerchantPage, state: SettingsState): SafeHtml {
+  if (state.invitations.length === 0) return html``;
   const manage = page.may('team');
   const rows = state.invitations.map((invitation) => {
-    const cells = [
-      escapeHtml(invitation.email),
-      escapeHtml(invitation.role),
-      escapeHtml(invitation.invited_by_email),
-      escapeHtml(formatHumanDate(invitation.created_at, state.timeZone)),
+    const cells: HtmlValue[] = [
+      invitation.email,
+      invitation.role,
+      invitation.invited_by_email,
+      formatHumanDate(invitation.created_at, state.timeZone),
     ];
     if (manage)
       cells.push(
-        `<a href="/dashboard/settings/team/invitations/${escapeHtml(invitation.id)}/cancel" aria-label="Cancel the invitation of ${escapeHtml(invitation.email)}">Cancel</a>`,
+        html`<a href="/dashboard/settings/team/invitations/${invitation.id}/cancel" aria-label="Cancel the invitation of ${invitation.email}">Cancel</a>`,
       );
     return cells;
   });
   const headings = manage
     ? ['Email', 'Role', 'Invited by', 'When', 'Cancel the invitation']
     : ['Email', 'Role', 'Invited by', 'When'];
-  return `<h3>Invited</h3>
+  return html`<h3>Invited</h3>
 <p class="muted">Each invitation's link works for ${LINK_VALID_HOURS} hours; once it expires the invitation leaves this list and the address can be invited again.</p>
 ${table('Invited', headings, rows, 'No open invitations.')}`;
 }
 
 /** The confirmation asked before an invitation is cancelled. */
-export function renderCancelInvitationPage(page: MerchantPage, invitation: OpenInvitation, timeZone: string): string {
+export function renderCancelInvitationPage(page: MerchantPage, invitation: OpenInvitation, timeZone: string): SafeHtml {
   const action = `/dashboard/settings/team/invitations/${invitation.id}/cancel`;
-  const body = `<h1>Cancel this invitation?</h1>
-<dl class="facts"><dt>Email</dt><dd>${escapeHtml(invitation.email)}</dd><dt>Role</dt><dd>${escapeHtml(invitation.role)}</dd><dt>Invited by</dt><dd>${escapeHtml(invitation.invited_by_email)}</dd><dt>When</dt><dd>${escapeHtml(formatHumanDate(invitation.created_at, timeZone))}</dd></dl>
+  const body = html`<h1>Cancel this invitation?</h1>
+<dl class="facts"><dt>Email</dt><dd>${invitation.email}</dd><dt>Role</dt><dd>${invitation.role}</dd><dt>Invited by</dt><dd>${invitation.invited_by_email}</dd><dt>When</dt><dd>${formatHumanDate(invitation.created_at, timeZone)}</dd></dl>
 <p>The link in the invitation will stop working. You can invite the address again afterwards.</p>
 <p class="actions">${postButton(action, page.csrf, 'Cancel the invitation', 'danger')}<a href="/dashboard/settings">Keep it</a></p>`;
   return shell('Cancel an invitation', body, { viewer: page.viewer });
 }
 
-function roleOptions(selected: string): string {
-  return TEAM_ROLES.map(
-    (role) => `<option value="${role}"${role === selected ? ' selected' : ''}>${role}</option>`,
-  ).join('');
+function roleOptions(selected: string): SafeHtml[] {
+  return TEAM_ROLES.map((role) => html`<option value="${role}"${role === selected && ' selected'}>${role}</option>`);
 }
 
-function roleForm(page: MerchantPage, member: TeamMember): string {
+function roleForm(page: MerchantPage, member: TeamMember): SafeHtml {
   // Named by aria-label: a visually hidden label, positioned absolutely inside the scrolling table, would widen the page on a phone.
-  return `<form class="inline" method="post" action="/dashboard/settings/team/${escapeHtml(member.id)}/role">${csrfField(page.csrf)}<select name="role" aria-label="Role of ${escapeHtml(member.email)}">${roleOptions(member.role)}</select> <button type="submit" class="secondary">Change</button></form>`;
+  return html`<form class="inline" method="post" action="/dashboard/settings/team/${member.id}/role">${csrfField(page.csrf)}<select name="role" aria-label="Role of ${member.email}">${roleOptions(member.role)}</select> <button type="submit" class="secondary">Change</button></form>`;
 }
