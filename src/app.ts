@@ -8,7 +8,8 @@ import type { RouteEntry } from './http/method-not-allowed.ts';
 import type { App } from './http/app-type.ts';
 import { buildServer } from './http/server.ts';
 import { paymentDeps } from './payment-deps.ts';
-import { type PaymentDeps } from './core/payment-deps.ts';
+import type { GatewayContext } from './context.ts';
+import { systemClock } from './shared/clock.ts';
 import { startSettler } from './payments/settler.ts';
 import { startEmailWorker } from './emails/email-worker.ts';
 import { startWebhookWorker } from './webhooks/webhook-worker.ts';
@@ -36,12 +37,14 @@ export async function startGateway(
   database: Database,
   logger: FastifyBaseLogger | false,
 ): Promise<Gateway> {
-  const payments = paymentDeps(config, database);
+  const clock = systemClock;
+  const payments = paymentDeps(config, database, clock);
   const lifecycle: Lifecycle = { runsWorkers: config.workers, workers: [], draining: false, closing: false };
-  const { app, inFlight, routes } = await buildServer({ config, database, payments, logger, lifecycle });
+  const ctx: GatewayContext = { config, database, payments, clock, lifecycle };
+  const { app, inFlight, routes } = await buildServer(ctx, logger);
   await app.listen({ host: config.host, port: config.port });
   const log = logger || null;
-  const workWatch = config.workers ? startWorkers(config, database, payments, lifecycle, log) : null;
+  const workWatch = config.workers ? startWorkers(ctx, log) : null;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -78,10 +81,7 @@ export async function startGateway(
  * their interval is then only a safety net. Answers the watch, to stop before the workers.
  */
 function startWorkers(
-  config: Config,
-  database: Database,
-  payments: PaymentDeps,
-  lifecycle: Lifecycle,
+  { config, database, payments, lifecycle }: GatewayContext,
   log: FastifyBaseLogger | null,
 ): WorkWatch {
   const workers: Record<WorkKind, WorkerLoop> = {

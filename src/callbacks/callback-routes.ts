@@ -12,7 +12,7 @@ const CallbackResponse = SuccessEnvelope(Type.Null());
  * refund or payout. No key (operators have none of ours): each connector authenticates its own.
  * Answered 200 once the record was asked about, so the operator stops resending.
  */
-export function registerCallbackRoutes(app: App, payments: PaymentDeps): void {
+export function registerCallbackRoutes(app: App, { payments }: { payments: PaymentDeps }): void {
   app.post(
     '/callbacks/:connector',
     {

@@ -27,8 +27,8 @@ export async function receiveCallback(
   deps: PaymentDeps,
   connectorName: string,
   callback: IncomingCallback,
-  now = Date.now(),
 ): Promise<CallbackResult> {
+  const now = deps.clock.now();
   const connector = deps.liveConnectors.get(connectorName);
   if (!connector) throw new ApiError('routeNotFound');
   const verdict = verdictOf(() => connector.verifyCallback(callback));

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import type { Transact } from '../db/group-commit.ts';
 import type { Database } from '../db/database.ts';
 import { principalOf } from '../http/auth.ts';
 import type { App } from '../http/app-type.ts';
@@ -21,6 +20,7 @@ import { checkoutUrl, createdView } from './checkout-views.ts';
 import { hostedFormBody } from './hosted-form.ts';
 import { BROWSER_SCRIPTS, renderFormErrorPage } from './page/browser-views.ts';
 import { renderUnavailablePage } from './page/views.ts';
+import type { Clock } from '../shared/clock.ts';
 import { pageErrorHandler } from '../web/page-errors.ts';
 
 /**
@@ -41,9 +41,19 @@ const validateFormAsCreate = ajvPlugin(new Ajv(AJV_OPTIONS)).compile(CurrentCrea
 
 export function registerBrowserRoutes(
   app: App,
-  { config, db, transact }: { config: Config; db: Database['db']; transact: Transact },
+  {
+    config,
+    database: { db, transact },
+    clock,
+  }: { config: Config; database: Pick<Database, 'db' | 'transact'>; clock: Clock },
 ): void {
-  const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs, liveRoutes: config.liveRoutes };
+  const deps: CheckoutDeps = {
+    db,
+    transact,
+    clock,
+    checkoutTtlMs: config.checkoutTtlMs,
+    liveRoutes: config.liveRoutes,
+  };
 
   app.get(
     '/js/popup.js',

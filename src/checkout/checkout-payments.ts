@@ -49,8 +49,8 @@ export async function startMobileMoneyAttempt(
   deps: PaymentDeps,
   session: CheckoutSession,
   input: { mobile: string; operator?: string },
-  now = Date.now(),
 ): Promise<AttemptResult> {
+  const now = deps.clock.now();
   if (session.currency !== 'MWK')
     return {
       refused: `Airtel Money and TNM Mpamba take payments in MWK only: pay this ${session.currency} amount by card.`,
@@ -92,8 +92,8 @@ export async function startCardAttempt(
   deps: PaymentDeps,
   session: CheckoutSession,
   input: { number: string; expiry: string; cvv: string; returnUrlOf: (charge: Charge) => string },
-  now = Date.now(),
 ): Promise<AttemptResult> {
+  const now = deps.clock.now();
   const card = readCard(input.number, input.expiry, input.cvv, new Date(now));
   if (isCardProblem(card)) return { refused: card.message, field: card.field };
   // A mistyped live card is caught here rather than by the acquirer; sandbox test cards need not pass.
@@ -140,8 +140,8 @@ export async function startBankTransferAttempt(
   deps: PaymentDeps,
   session: CheckoutSession,
   merchantName: string,
-  now = Date.now(),
 ): Promise<AttemptResult> {
+  const now = deps.clock.now();
   if (session.currency !== 'MWK')
     return { refused: `Bank transfers are taken in MWK only: pay this ${session.currency} amount by card.` };
   return attempt(
@@ -194,9 +194,9 @@ async function attempt(
   now: number,
   start: (charge: Charge) => Promise<StartResult>,
 ): Promise<AttemptResult> {
-  for (let at = now; ; at = Date.now()) {
+  for (let at = now; ; at = deps.clock.now()) {
     const claim = await claimAttempt(deps, session, details, sameInstrument, at);
-    if ('created' in claim) return recordStart(deps, session, claim, await start(claim.charge), Date.now());
+    if ('created' in claim) return recordStart(deps, session, claim, await start(claim.charge), deps.clock.now());
     if (!('charge' in claim) || claim.charge.provider_state !== null) return claim;
     // The same attempt is being started by another request (a double click): its answer is this one's too.
     if (!(await untilStarted(deps.db, claim.charge.id))) return claim;
@@ -349,8 +349,8 @@ export async function confirmCardOtp(
   session: CheckoutSession,
   chargeId: string,
   otp: string,
-  now = Date.now(),
 ): Promise<Charge | null> {
+  const now = deps.clock.now();
   for (;;) {
     const charge = await findSessionCharge(deps.db, session.id, chargeId);
     if (!charge || charge.status !== 'pending' || charge.next_action !== 'otp') return charge ?? null;
@@ -378,7 +378,7 @@ export async function completeCheckoutCharge(
   deps: PaymentDeps,
   charge: Charge,
   outcome: Outcome,
-  now = Date.now(),
+  now: number,
 ): Promise<Charge | null> {
   return deps.transact(async (trx) => {
     await sessions.lockSession(trx, charge.session_id!);
@@ -449,8 +449,8 @@ export async function abandonAttempt(
   deps: PaymentDeps,
   session: CheckoutSession,
   chargeId: string,
-  now = Date.now(),
 ): Promise<Charge | null> {
+  const now = deps.clock.now();
   return deps.transact(async (trx) => {
     const current = await sessions.lockSession(trx, session.id);
     const charge = await findSessionCharge(trx, session.id, chargeId);
@@ -479,7 +479,8 @@ export async function abandonAttempt(
   });
 }
 
-export async function cancelSession(deps: PaymentDeps, session: CheckoutSession, now = Date.now()): Promise<void> {
+export async function cancelSession(deps: PaymentDeps, session: CheckoutSession): Promise<void> {
+  const now = deps.clock.now();
   await deps.transact(async (trx) => {
     if (await sessions.markFailed(trx, session.id, now))
       await addLog(trx, session.id, 'The customer cancelled the payment', now);

@@ -1,7 +1,4 @@
-import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
-import type { Transact } from '../db/group-commit.ts';
-import type { DB } from '../db/schema.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
@@ -20,12 +17,24 @@ import { createSession, sessionToVerify, verifySession, type CheckoutDeps } from
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { normalizing } from '../http/tolerance.ts';
 import { checkoutUrl, createdView, currentVerifyView, legacyVerifyView } from './checkout-views.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Database } from '../db/database.ts';
 
 export function registerCheckoutRoutes(
   app: App,
-  { config, db, transact }: { config: Config; db: Kysely<DB>; transact: Transact },
+  {
+    config,
+    database: { db, transact },
+    clock,
+  }: { config: Config; database: Pick<Database, 'db' | 'transact'>; clock: Clock },
 ): void {
-  const deps: CheckoutDeps = { db, transact, checkoutTtlMs: config.checkoutTtlMs, liveRoutes: config.liveRoutes };
+  const deps: CheckoutDeps = {
+    db,
+    transact,
+    clock,
+    checkoutTtlMs: config.checkoutTtlMs,
+    liveRoutes: config.liveRoutes,
+  };
   const normalize = normalizing(normalizeCheckoutBody);
 
   app.post(

@@ -10,6 +10,7 @@ import { toMinor } from '../shared/money.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import * as repo from '../core/session-repository.ts';
 import type { CheckoutSession } from '../core/session-repository.ts';
+import type { Clock } from '../shared/clock.ts';
 import { addLog, type LogEntry } from '../logs/log-repository.ts';
 import { findCharge, type Charge } from '../core/charge-repository.ts';
 
@@ -38,6 +39,7 @@ export interface CheckoutDeps {
   /** Where a create's writes commit: grouped with concurrent ones on SQLite. */
   transact: Transact;
   checkoutTtlMs: number;
+  clock: Clock;
   /** The live methods the operator routed: a live session no routed method could pay is refused. */
   liveRoutes: LiveRoutes;
 }
@@ -53,8 +55,8 @@ export async function createSession(
   deps: CheckoutDeps,
   owner: Principal,
   request: SessionRequest,
-  now = Date.now(),
 ): Promise<CheckoutSession> {
+  const now = deps.clock.now();
   // Refused now rather than shown as a page whose Pay button fails: the shopper would learn last.
   if (owner.mode === 'live' && !takesLivePayments(deps.liveRoutes, request.currency))
     throw new ApiError('liveNotSetUp', liveNotSetUpMessage(request.currency));
@@ -150,12 +152,8 @@ export interface VerifiedSession {
   payment: Charge | null;
 }
 
-export async function verifySession(
-  deps: CheckoutDeps,
-  owner: Principal,
-  txRef: string,
-  now = Date.now(),
-): Promise<VerifiedSession> {
+export async function verifySession(deps: CheckoutDeps, owner: Principal, txRef: string): Promise<VerifiedSession> {
+  const now = deps.clock.now();
   let session = await repo.findSessionWithLogsByTxRef(deps.db, owner, txRef);
   if (!session) throw new ApiError('transactionNotFound');
   if (isDue(session, now)) {
@@ -169,12 +167,8 @@ export async function verifySession(
 }
 
 /** The session a verification reports on, failed first if it expired: all the legacy verification shows. */
-export async function sessionToVerify(
-  deps: CheckoutDeps,
-  owner: Principal,
-  txRef: string,
-  now = Date.now(),
-): Promise<CheckoutSession> {
+export async function sessionToVerify(deps: CheckoutDeps, owner: Principal, txRef: string): Promise<CheckoutSession> {
+  const now = deps.clock.now();
   const found = await repo.findSessionByTxRef(deps.db, owner, txRef);
   if (!found) throw new ApiError('transactionNotFound');
   return expireIfDue(deps.db, found, now);
@@ -194,7 +188,7 @@ function isDue(session: CheckoutSession, now: number): boolean {
 /** Ends an expired session with its log, unless someone else ended it first. */
 async function expire(db: Kysely<DB>, session: CheckoutSession, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    if (await repo.markFailed(trx, session.id, now, true))
+    if (await repo.markFailed(trx, session.id, now, { onlyIfExpired: true }))
       await addLog(trx, session.id, 'The payment link expired', now);
   });
 }

@@ -56,7 +56,7 @@ export async function loadSession(deps: PaymentDeps, id: string): Promise<PageSe
   if (!REFERENCE_PATTERN.test(id)) return null;
   const session = await findPageSession(deps.db, id);
   if (!session) return null;
-  const current = await expireIfDue(deps.db, session, Date.now());
+  const current = await expireIfDue(deps.db, session, deps.clock.now());
   return current === session ? session : { ...session, ...current };
 }
 
@@ -100,7 +100,7 @@ export async function currentAttempt(
   const session = await loadSession(deps, sessionId);
   const found = session && REFERENCE_PATTERN.test(chargeId) && (await findSessionCharge(deps.db, session.id, chargeId));
   if (!session || !found) return null;
-  const charge = await refreshCharge(deps, found, Date.now(), {
+  const charge = await refreshCharge(deps, found, deps.clock.now(), {
     now: backFromAcquirer && found.next_action === 'redirect',
   });
   // The session read first is stale when this read ended the charge, or when the charge ended

@@ -23,7 +23,7 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
 
   const database = await openMigratedDatabase(config.databaseUrl);
   try {
-    const rolled = await rollSecretKey(database.db, id, mode, expireOldInMs);
+    const rolled = await rollSecretKey(database.db, { merchantId: id, mode }, { expireOldInMs, now: Date.now() });
     if (!rolled) {
       printError(`no merchant with id "${id}"`);
       return 1;

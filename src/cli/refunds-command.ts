@@ -7,6 +7,7 @@ import { refundView } from '../refunds/refund-views.ts';
 import { ApiError } from '../shared/errors.ts';
 import { noMorePositionals, parseArgs, requiredOption, stringOption, UsageError, type ParsedArgs } from './args.ts';
 import { print, printError, printJson } from './output.ts';
+import { systemClock } from '../shared/clock.ts';
 
 const USAGE =
   'usage: lipira refunds create (--charge-id ID | --tx-ref REF) --merchant ID [--mode test|live] [--amount N] [--reason TEXT] [--json] | list --merchant ID [--mode test|live] [--charge-id ID | --tx-ref REF] [--json]';
@@ -32,7 +33,9 @@ async function create(args: ParsedArgs, config: Config): Promise<number> {
   if (reason !== undefined && reason.length > MAX_REASON)
     throw new UsageError(`--reason must be at most ${MAX_REASON} characters`);
   return withMerchant(config, owner, async (database) => {
-    const view = refundView(await refundPayment(database, owner, target, { amount, reason: reason || undefined }));
+    const view = refundView(
+      await refundPayment({ ...database, clock: systemClock }, owner, target, { amount, reason: reason || undefined }),
+    );
     if (args.options.has('json')) printJson(view);
     else
       print(

@@ -10,7 +10,7 @@ export function completeCharge(
   deps: PaymentDeps,
   charge: Charge,
   outcome: Outcome,
-  now = Date.now(),
+  now: number,
 ): Promise<Charge | null> {
   if (charge.session_id) return deps.completions.checkout(deps, charge, outcome, now);
   if (charge.kind === 'payout') return deps.completions.payout(deps, charge, outcome, now);
@@ -26,7 +26,7 @@ export function completeCharge(
 export async function refreshCharge(
   deps: PaymentDeps,
   charge: Charge,
-  now = Date.now(),
+  now: number,
   { now: askNow } = { now: false },
 ): Promise<Charge> {
   if (charge.status !== 'pending' || (!askNow && (charge.check_at === null || charge.check_at > now))) return charge;

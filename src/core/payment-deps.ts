@@ -3,6 +3,7 @@ import type { Connector } from '../connectors/connector.ts';
 import type { Outcome, ProviderFor } from '../connectors/provider.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { Charge } from './charge-repository.ts';
 
 export interface PaymentDeps {
@@ -14,6 +15,8 @@ export interface PaymentDeps {
    */
   transact: Transact;
   providerFor: ProviderFor;
+  /** Where the payment stories read the time (see `src/shared/clock.ts`). */
+  clock: Clock;
   /** The live connectors by name, for their callbacks (the same instances the live provider asks). */
   liveConnectors: ReadonlyMap<string, Connector>;
   /** The failed attempt that ends a session (docs/integrate/api-reference.md#attempts-and-endings: the 3rd by default). */

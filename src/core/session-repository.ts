@@ -249,8 +249,13 @@ export async function countFailure(db: Db, sessionId: string, chargeId: string, 
   return row ? row.failed_attempts : null;
 }
 
-/** Ends a pending session as `failed` (cancel, too many failures, expiry); only `onlyIfExpired` sessions when asked. */
-export async function markFailed(db: Db, sessionId: string, now: number, onlyIfExpired = false): Promise<boolean> {
+/** Ends a pending session as `failed` (cancel, too many failures, expiry); with `onlyIfExpired`, only a session past its time. */
+export async function markFailed(
+  db: Db,
+  sessionId: string,
+  now: number,
+  { onlyIfExpired = false }: { onlyIfExpired?: boolean } = {},
+): Promise<boolean> {
   let query = db
     .updateTable('checkout_sessions')
     .set({ status: 'failed', completed_at: now, updated_at: now })

@@ -26,7 +26,10 @@ const PING_LIMIT_MS = 2_000;
 
 const Checks = Type.Object({ database: Type.String(), migrations: Type.String(), workers: Type.String() });
 
-export function registerHealthRoutes(app: App, database: Database, lifecycle: Lifecycle): void {
+export function registerHealthRoutes(
+  app: App,
+  { database, lifecycle }: { database: Database; lifecycle: Lifecycle },
+): void {
   // Applied migrations stay applied: once they are current, reading the migration tables again
   // on every probe (several queries, ~3 ms) would tell nothing new.
   let migrationsCurrent = false;

@@ -9,7 +9,7 @@ import Fastify, {
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
+import type { GatewayContext } from '../context.ts';
 import { ApiError } from '../shared/errors.ts';
 import type { App } from './app-type.ts';
 import { sendError, toApiError } from './error-reply.ts';
@@ -27,10 +27,9 @@ import { openRateLimits } from '../ratelimit/rate-limit.ts';
 import { registerMethodNotAllowed, type RouteEntry } from './method-not-allowed.ts';
 import { AJV_OPTIONS, ajvPlugin } from './validation.ts';
 import { registerCheckoutPageRoutes } from '../checkout/checkout-page-routes.ts';
-import type { PaymentDeps } from '../core/payment-deps.ts';
 import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
 import { registerBrowserRoutes } from '../checkout/browser-routes.ts';
-import { registerHealthRoutes, type Lifecycle } from '../health/health-routes.ts';
+import { registerHealthRoutes } from '../health/health-routes.ts';
 import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
 import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
 import { registerBankTransferRoutes } from '../payments/bank-transfer-routes.ts';
@@ -51,15 +50,8 @@ export interface Server {
   routes: RouteEntry[];
 }
 
-export interface ServerDeps {
-  config: Config;
-  database: Database;
-  payments: PaymentDeps;
-  logger: FastifyBaseLogger | false;
-  lifecycle: Lifecycle;
-}
-
-export async function buildServer({ config, database, payments, logger, lifecycle }: ServerDeps): Promise<Server> {
+export async function buildServer(ctx: GatewayContext, logger: FastifyBaseLogger | false): Promise<Server> {
+  const { config, database, lifecycle } = ctx;
   const responseHeaders = defaultResponseHeaders(config);
   const app = Fastify({
     loggerInstance: logger || undefined,
@@ -117,23 +109,23 @@ export async function buildServer({ config, database, payments, logger, lifecycl
 
   await registerApiDocs(app, config);
   const routes = await registerMethodNotAllowed(app, async () => {
-    registerMetrics(app, { config, db: database.db });
-    registerHealthRoutes(app, database, lifecycle);
-    registerCheckoutRoutes(app, { config, db: database.db, transact: database.transact });
-    registerCheckoutPageRoutes(app, { config, payments });
-    registerBrowserRoutes(app, { config, db: database.db, transact: database.transact });
-    registerWebhookRoutes(app, { config, db: database.db });
-    registerMobileMoneyRoutes(app, payments);
-    registerBankTransferRoutes(app, payments);
-    registerPayoutRoutes(app, payments, config);
-    registerBalanceRoutes(app, database.db);
-    registerSandboxRoutes(app, config);
-    registerRefundRoutes(app, database);
-    registerCardRoutes(app, payments, config);
-    registerThreeDsPageRoutes(app, { config, payments });
-    registerCallbackRoutes(app, payments);
-    registerDashboardRoutes(app, { config, database, payments, lifecycle });
-    registerHomeRoutes(app, { config, db: database.db });
+    registerMetrics(app, ctx);
+    registerHealthRoutes(app, ctx);
+    registerCheckoutRoutes(app, ctx);
+    registerCheckoutPageRoutes(app, ctx);
+    registerBrowserRoutes(app, ctx);
+    registerWebhookRoutes(app, ctx);
+    registerMobileMoneyRoutes(app, ctx);
+    registerBankTransferRoutes(app, ctx);
+    registerPayoutRoutes(app, ctx);
+    registerBalanceRoutes(app, ctx);
+    registerSandboxRoutes(app, ctx);
+    registerRefundRoutes(app, ctx);
+    registerCardRoutes(app, ctx);
+    registerThreeDsPageRoutes(app, ctx);
+    registerCallbackRoutes(app, ctx);
+    registerDashboardRoutes(app, ctx);
+    registerHomeRoutes(app, ctx);
   });
   return { app, inFlight, routes };
 }

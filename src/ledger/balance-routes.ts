@@ -2,12 +2,11 @@ import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
 import { BalanceQuery, BalanceResponse } from './balance-schemas.ts';
-import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.ts';
 import { merchantBalances } from './ledger-service.ts';
+import type { Database } from '../db/database.ts';
 
 /** `GET /wallet-balance`: read from the ledger, in the key's mode (docs/integrate/api-reference.md#balance). */
-export function registerBalanceRoutes(app: App, db: Kysely<DB>): void {
+export function registerBalanceRoutes(app: App, { database: { db } }: { database: Pick<Database, 'db'> }): void {
   app.get(
     '/wallet-balance',
     {

@@ -125,11 +125,8 @@ export interface RolledKey {
  */
 export async function rollSecretKey(
   db: Db,
-  merchantId: string,
-  mode: Mode,
-  expireOldInMs: number,
-  now = Date.now(),
-  actorId: string | null = null,
+  { merchantId, mode }: { merchantId: string; mode: Mode },
+  { expireOldInMs, now, actorId = null }: { expireOldInMs: number; now: number; actorId?: string | null },
 ): Promise<RolledKey | null> {
   const token = ids.secretKey(mode);
   const expiresAt = now + expireOldInMs;

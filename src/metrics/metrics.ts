@@ -1,25 +1,24 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { Kysely } from 'kysely';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from '../config.ts';
-import type { DB } from '../db/schema.ts';
 import { ErrorEnvelope } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
 import { ApiError } from '../shared/errors.ts';
 import { trackRequests } from './http-metrics.ts';
 import { queueMetrics } from './queue-metrics.ts';
+import type { Database } from '../db/database.ts';
 
 export interface MetricsDeps {
   config: Config;
-  db: Kysely<DB>;
+  database: Pick<Database, 'db'>;
 }
 
 /**
  * Request metrics for every route, and `GET /metrics` in the Prometheus text format. Each app
  * has its own registry, not prom-client's global one: several gateways may share a process.
  */
-export function registerMetrics(app: App, { config, db }: MetricsDeps): void {
+export function registerMetrics(app: App, { config, database: { db } }: MetricsDeps): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'lipira_' });
   trackRequests(app, registry);

@@ -14,7 +14,7 @@ import { bankTransferDetails, initializeBankTransfer } from './bank-transfers.ts
 import { ChargeIdParams } from '../core/charge-schemas.ts';
 
 /** Bank transfer charges into a one-time account (docs/integrate/api-reference.md#bank-transfer-charges). */
-export function registerBankTransferRoutes(app: App, payments: PaymentDeps): void {
+export function registerBankTransferRoutes(app: App, { payments }: { payments: PaymentDeps }): void {
   app.post(
     '/direct-charge/payments/initialize',
     {

@@ -56,8 +56,8 @@ export async function initializeBankTransfer(
   deps: PaymentDeps,
   owner: Principal,
   request: BankTransferRequest,
-  now = Date.now(),
 ): Promise<{ charge: Charge; account: TransferAccount }> {
+  const now = deps.clock.now();
   if (request.payment_method !== BANK_TRANSFER_METHOD) {
     throw ApiError.field(
       'payment_method',
@@ -189,8 +189,8 @@ export async function bankTransferDetails(
   owner: Principal,
   chargeId: string,
   transactionStatus: TransferTestOutcome | undefined,
-  now = Date.now(),
 ): Promise<BankTransfer & { logs: LogEntry[] }> {
+  const now = deps.clock.now();
   if (transactionStatus !== undefined && owner.mode === 'live') {
     throw ApiError.field('transaction_status', 'The transaction status can only be used with a test key.');
   }

@@ -69,8 +69,8 @@ export async function startCardCharge(
   owner: Principal,
   request: CardChargeRequest,
   returnUrlOf: (reference: string) => string,
-  now = Date.now(),
 ): Promise<CardStart> {
+  const now = deps.clock.now();
   if (!CARD_CURRENCIES.includes(request.currency))
     throw ApiError.field('currency', `The currency must be one of: ${CARD_CURRENCIES.join(', ')}.`);
   const card = readCard(request.card_number, request.expiry, request.cvv, new Date(now));
@@ -108,7 +108,7 @@ export async function startCardCharge(
     throw ApiError.field('card_number', started.reason);
   }
   const charge =
-    (await recordStarted(deps.db, id, started, Date.now())) ?? (await findCharge(deps.db, id)) ?? recorded.charge;
+    (await recordStarted(deps.db, id, started, deps.clock.now())) ?? (await findCharge(deps.db, id)) ?? recorded.charge;
   return { charge, authentication };
 }
 
@@ -183,7 +183,7 @@ export interface CardAuthenticationState {
 export async function findCardAuthentication(
   deps: PaymentDeps,
   reference: string,
-  now = Date.now(),
+  now: number,
 ): Promise<CardAuthenticationState | null> {
   const authentication = await findAuthenticationByReference(deps.db, reference);
   const found = authentication && (await findCharge(deps.db, authentication.charge_ref));
@@ -216,13 +216,9 @@ export interface CodeAnswer {
  * charge back to waiting; the last wrong code, or any other outcome, ends it (ledger, event,
  * receipt, as every direct charge ends). Null when the reference is unknown.
  */
-export async function submitCardCode(
-  deps: PaymentDeps,
-  reference: string,
-  otp: string,
-  now = Date.now(),
-): Promise<CodeAnswer | null> {
-  for (let at = now; ; at = Date.now()) {
+export async function submitCardCode(deps: PaymentDeps, reference: string, otp: string): Promise<CodeAnswer | null> {
+  const now = deps.clock.now();
+  for (let at = now; ; at = deps.clock.now()) {
     const state = await findCardAuthentication(deps, reference, at);
     // A charge waiting at its acquirer's page takes no code here: its page sends the customer there.
     if (!state || state.expired || state.charge.status !== 'pending' || state.charge.next_action === 'redirect')
@@ -257,8 +253,8 @@ export async function verifyCardCharge(
   deps: PaymentDeps,
   owner: Principal,
   chargeId: string,
-  now = Date.now(),
 ): Promise<{ charge: Charge; logs: LogEntry[] }> {
+  const now = deps.clock.now();
   const verified = await chargeDetails(deps, owner, chargeId, now);
   if (verified.charge.channel !== 'card')
     throw ApiError.field(
@@ -293,8 +289,8 @@ async function untilAnswered(deps: PaymentDeps, chargeRef: string): Promise<bool
 export async function returnFromAcquirer(
   deps: PaymentDeps,
   reference: string,
-  now = Date.now(),
 ): Promise<CardAuthenticationState | null> {
+  const now = deps.clock.now();
   const state = await findCardAuthentication(deps, reference, now);
   if (!state || state.charge.status !== 'pending' || state.charge.next_action !== 'redirect') return state;
   return { ...state, charge: await refreshCharge(deps, state.charge, now, { now: true }) };

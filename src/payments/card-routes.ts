@@ -17,7 +17,7 @@ export const VERIFY_MESSAGES = {
 } as const;
 
 /** Direct card charges (docs/integrate/api-reference.md#card-charges); their refunds are under src/refunds/, their 3-D Secure page in three-ds-page-routes.ts. */
-export function registerCardRoutes(app: App, payments: PaymentDeps, config: Config): void {
+export function registerCardRoutes(app: App, { payments, config }: { payments: PaymentDeps; config: Config }): void {
   app.post(
     '/charge-card/payments',
     {

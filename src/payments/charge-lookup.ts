@@ -35,8 +35,7 @@ export async function verifyCharge(
   deps: PaymentDeps,
   owner: Principal,
   chargeId: string,
-  transactionStatus: TestOutcome | undefined,
-  now = Date.now(),
+  { transactionStatus, now }: { transactionStatus?: TestOutcome | undefined; now: number },
 ): Promise<{ charge: Charge; logs: LogEntry[] }> {
   if (transactionStatus !== undefined && owner.mode === 'live') {
     throw ApiError.field('transaction_status', 'The transaction status can only be used with a test key.');
@@ -63,7 +62,7 @@ export function chargeDetails(
   deps: PaymentDeps,
   owner: Principal,
   chargeId: string,
-  now = Date.now(),
+  now: number,
 ): Promise<{ charge: Charge; logs: LogEntry[] }> {
-  return verifyCharge(deps, owner, chargeId, undefined, now);
+  return verifyCharge(deps, owner, chargeId, { now });
 }

@@ -29,12 +29,8 @@ import type { Outcome } from '../connectors/provider.ts';
  * leaves a charge the settler asks about, never money taken without a record. A provider that
  * refuses at once moved no money, so the record goes and the refusal is the answer.
  */
-export async function initializeCharge(
-  deps: PaymentDeps,
-  owner: Principal,
-  request: DirectRequest,
-  now = Date.now(),
-): Promise<Charge> {
+export async function initializeCharge(deps: PaymentDeps, owner: Principal, request: DirectRequest): Promise<Charge> {
+  const now = deps.clock.now();
   refuseOtherThanKwacha(
     request.currency,
     'The currency must be MWK: Airtel Money and TNM Mpamba take payments in MWK only.',
@@ -70,7 +66,9 @@ export async function initializeCharge(
     throw ApiError.field('mobile', started.reason);
   }
   return (
-    (await recordStarted(deps.db, charge.id, started, Date.now())) ?? (await findCharge(deps.db, charge.id)) ?? charge
+    (await recordStarted(deps.db, charge.id, started, deps.clock.now())) ??
+    (await findCharge(deps.db, charge.id)) ??
+    charge
   );
 }
 
@@ -83,7 +81,7 @@ export async function completeDirectCharge(
   deps: PaymentDeps,
   charge: Charge,
   outcome: Outcome,
-  now = Date.now(),
+  now: number,
 ): Promise<Charge | null> {
   return deps.transact(async (trx) => {
     const fee = await collectionFee(trx, charge, outcome);

@@ -23,7 +23,7 @@ export const VERIFY_MESSAGES = {
 } as const;
 
 /** Direct mobile money charges (docs/integrate/api-reference.md#mobile-money-charges), over the same charge records as checkout attempts and payouts (src/payouts/). */
-export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void {
+export function registerMobileMoneyRoutes(app: App, { payments }: { payments: PaymentDeps }): void {
   const normalize = normalizing(normalizeBody);
 
   app.get(
@@ -61,12 +61,10 @@ export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void
       },
     },
     async (request) => {
-      const { charge, logs } = await verifyCharge(
-        payments,
-        principalOf(request),
-        request.params.charge_id,
-        request.query.transaction_status,
-      );
+      const { charge, logs } = await verifyCharge(payments, principalOf(request), request.params.charge_id, {
+        transactionStatus: request.query.transaction_status,
+        now: payments.clock.now(),
+      });
       return {
         status: 'successful' as const,
         message: VERIFY_MESSAGES[charge.status],
@@ -86,7 +84,12 @@ export function registerMobileMoneyRoutes(app: App, payments: PaymentDeps): void
       },
     },
     async (request) => {
-      const { charge, logs } = await chargeDetails(payments, principalOf(request), request.params.charge_id);
+      const { charge, logs } = await chargeDetails(
+        payments,
+        principalOf(request),
+        request.params.charge_id,
+        payments.clock.now(),
+      );
       return success('Transaction retrieved successfully.', detailsRecord(charge, logs));
     },
   );

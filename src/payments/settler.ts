@@ -19,13 +19,13 @@ export function startSettler(deps: PaymentDeps, intervalMs: number, log: Fastify
     'settler',
     intervalMs,
     async (isStopping) => {
-      for (const charge of await findDueCharges(deps.db, Date.now(), BATCH)) {
+      for (const charge of await findDueCharges(deps.db, deps.clock.now(), BATCH)) {
         if (isStopping()) return;
-        await refreshCharge(deps, charge);
+        await refreshCharge(deps, charge, deps.clock.now());
       }
-      for (const refund of await findDueRefunds(deps.db, Date.now(), BATCH)) {
+      for (const refund of await findDueRefunds(deps.db, deps.clock.now(), BATCH)) {
         if (isStopping()) return;
-        await advanceRefund(deps, refund);
+        await advanceRefund(deps, refund, deps.clock.now());
       }
     },
     log,

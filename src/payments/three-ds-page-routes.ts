@@ -120,7 +120,9 @@ export function registerThreeDsPageRoutes(
     },
     async (request, reply) => {
       const reference = request.query.reference ?? '';
-      const state = REFERENCE.test(reference) ? await findCardAuthentication(payments, reference) : null;
+      const state = REFERENCE.test(reference)
+        ? await findCardAuthentication(payments, reference, payments.clock.now())
+        : null;
       return show(request, reply, state, false);
     },
   );

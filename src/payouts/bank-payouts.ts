@@ -72,8 +72,7 @@ export async function initializeBankPayout(
   deps: PaymentDeps,
   owner: Principal,
   request: BankPayoutRequest,
-  now = Date.now(),
-  alongside: Alongside = async () => undefined,
+  { now = deps.clock.now(), alongside = async () => undefined }: { now?: number; alongside?: Alongside } = {},
 ): Promise<{ payout: Charge; recipient: Recipient }> {
   refuseChosenOutcomeWhenLive(owner, request.transaction_status);
   const destination = destinationOf(request);
@@ -168,8 +167,8 @@ export async function bankPayoutDetails(
   deps: PaymentDeps,
   owner: Principal,
   chargeId: string,
-  now = Date.now(),
 ): Promise<BankPayout & { logs: LogEntry[] }> {
+  const now = deps.clock.now();
   const found = REFERENCE_PATTERN.test(chargeId) ? await findBankPayoutWithLogs(deps.db, owner, chargeId) : undefined;
   if (!found) throw new ApiError('transactionNotFound');
   if ((await refreshCharge(deps, found, now)) === found) return found;

@@ -32,12 +32,8 @@ export interface PayoutRequest extends DirectRequest {
  * in the transaction that records it (refused, with no record, when the balance cannot cover
  * it), then the provider sends it and the outcome settles the reservation.
  */
-export async function initializePayout(
-  deps: PaymentDeps,
-  owner: Principal,
-  request: PayoutRequest,
-  now = Date.now(),
-): Promise<Charge> {
+export async function initializePayout(deps: PaymentDeps, owner: Principal, request: PayoutRequest): Promise<Charge> {
+  const now = deps.clock.now();
   refuseChosenOutcomeWhenLive(owner, request.transaction_status);
   refuseOtherThanKwacha(request.currency, 'Mobile money payouts are paid in MWK only.');
   const hash = hashDirectRequest('payout', request);
@@ -85,10 +81,10 @@ export async function initializePayout(
       deps.db,
       payout.id,
       { nextAction: null, providerState: sent.providerState, checkAt: sent.checkAt },
-      Date.now(),
+      deps.clock.now(),
     );
     return recorded ?? (await findCharge(deps.db, payout.id)) ?? payout;
   }
   const outcome: Outcome = sent.status === 'refused' ? { status: 'failed', reason: sent.reason } : sent;
-  return (await completePayoutCharge(deps, payout, outcome)) ?? payout;
+  return (await completePayoutCharge(deps, payout, outcome, deps.clock.now())) ?? payout;
 }

@@ -17,7 +17,7 @@ export async function completePayoutCharge(
   deps: PaymentDeps,
   payout: Charge,
   outcome: Outcome,
-  now = Date.now(),
+  now: number,
 ): Promise<Charge | null> {
   return deps.transact(async (trx) => {
     const final = await finalizeCharge(trx, payout.id, outcome, payout.fee_minor, now);

@@ -29,7 +29,7 @@ import {
 const SUPPORTED_BANKS = PAYOUT_BANKS.map(({ uuid, name }) => ({ uuid, name }));
 
 /** Payouts to mobile money wallets (docs/integrate/api-reference.md#payouts-to-wallets) and through the banks list (docs/integrate/api-reference.md#bank-payouts), from the main balance. */
-export function registerPayoutRoutes(app: App, payments: PaymentDeps, config: Config): void {
+export function registerPayoutRoutes(app: App, { payments, config }: { payments: PaymentDeps; config: Config }): void {
   const normalize = normalizing(normalizeBody);
 
   app.post(

@@ -1,4 +1,3 @@
-import type { Database } from '../db/database.ts';
 import { principalOf } from '../http/auth.ts';
 import type { App } from '../http/app-type.ts';
 import { errorResponses, success } from '../http/envelope.ts';
@@ -14,7 +13,7 @@ import {
   RefundListResponse,
   RefundResponse,
 } from './refund-schemas.ts';
-import { refundPayment, refundsOf, showRefund, type RefundTarget } from './refund-service.ts';
+import { refundPayment, refundsOf, showRefund, type RefundDeps, type RefundTarget } from './refund-service.ts';
 import { refundView } from './refund-views.ts';
 
 const INITIATED = 'Refund initiated successfully.';
@@ -24,8 +23,11 @@ const INITIATED = 'Refund initiated successfully.';
  * and refunds of any successful payment by `charge_id` or checkout `tx_ref`, read back by id or by
  * payment.
  */
-export function registerRefundRoutes(app: App, database: Database): void {
-  const { db } = database;
+export function registerRefundRoutes(
+  app: App,
+  { payments: deps }: { payments: Pick<RefundDeps, 'db' | 'transact' | 'clock'> },
+): void {
+  const { db } = deps;
   const normalize = normalizing(normalizeBody);
 
   app.post(
@@ -42,11 +44,11 @@ export function registerRefundRoutes(app: App, database: Database): void {
     },
     async (request) => {
       const refund = await refundPayment(
-        database,
+        deps,
         principalOf(request),
         { chargeId: request.params.charge_id },
         request.body,
-        true,
+        { cardOnly: true },
       );
       return success(INITIATED, refundView(refund));
     },
@@ -65,7 +67,7 @@ export function registerRefundRoutes(app: App, database: Database): void {
     },
     async (request, reply) => {
       const { charge_id: chargeId, tx_ref: txRef, amount, currency, reason } = request.body;
-      const refund = await refundPayment(database, principalOf(request), oneTarget(chargeId, txRef), {
+      const refund = await refundPayment(deps, principalOf(request), oneTarget(chargeId, txRef), {
         amount,
         currency,
         reason,

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import { findSessionByTxRef } from '../core/session-repository.ts';
-import type { Database } from '../db/database.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
+import type { Clock } from '../shared/clock.ts';
 import {
   completeRefund,
   holdForRefund,
@@ -40,6 +40,7 @@ export interface RefundDeps {
   /** Where a refund's progress commits (see `PaymentDeps.transact`). */
   transact: Transact;
   providerFor: ProviderFor;
+  clock: Clock;
   /** The gateway's time zone, for the times refund receipts show. */
   timeZone: string;
 }
@@ -131,6 +132,18 @@ export interface RefundRequest {
   reason?: string | undefined;
 }
 
+/**
+ * `cardOnly` is the card refund route's rule. `now` is the instant the caller's story happens at
+ * (its own records say the same time). `alongside` is what the caller must record with the refund
+ * itself (the dashboard's audit entry): it runs in the refund's transaction, so the two exist
+ * together or not at all.
+ */
+export interface RefundOptions {
+  cardOnly?: boolean;
+  now?: number;
+  alongside?: (trx: Kysely<DB>, refund: RefundWithCharge) => Promise<void>;
+}
+
 /** The refund's transaction found less left to refund than the request saw: another refund got there first. */
 class RefundedMeanwhile extends Error {}
 
@@ -139,22 +152,18 @@ class RefundedMeanwhile extends Error {}
  * of part of it. In one transaction: the amount is counted on the charge (never beyond what was
  * paid, whatever runs at the same time), taken from the merchant's balance into `refunds_due`,
  * and the refund recorded; a refusal (too much, not enough balance) leaves nothing. The settler
- * then hands it to the provider. `cardOnly` is the card refund route's rule. `alongside` is what
- * the caller must record with the refund itself (the dashboard's audit entry): it runs in the
- * refund's transaction, so the two exist together or not at all.
+ * then hands it to the provider.
  */
 export async function refundPayment(
-  { db, transact }: Pick<Database, 'db' | 'transact'>,
+  { db, transact, clock }: Pick<RefundDeps, 'db' | 'transact' | 'clock'>,
   owner: Principal,
   target: RefundTarget,
   request: RefundRequest,
-  cardOnly = false,
-  now = Date.now(),
-  alongside?: (trx: Kysely<DB>, refund: RefundWithCharge) => Promise<void>,
+  { cardOnly = false, now = clock.now(), alongside }: RefundOptions = {},
 ): Promise<RefundWithCharge> {
   for (;;) {
     // Read again after losing a race: what is left decides between refusing and trying again.
-    const charge = await refundableCharge(db, owner, target, cardOnly);
+    const charge = await refundableCharge(db, owner, target, { cardOnly });
     refuseOtherCurrency(charge, request.currency);
     const amountMinor = request.amount === undefined ? leftToRefund(charge) : toMinor(request.amount);
     refuseBeyond(charge, amountMinor);
@@ -207,7 +216,7 @@ async function refundableCharge(
   db: Kysely<DB>,
   owner: Principal,
   target: RefundTarget,
-  cardOnly: boolean,
+  { cardOnly }: { cardOnly: boolean },
 ): Promise<Charge> {
   if ('txRef' in target) {
     const session = REFERENCE_PATTERN.test(target.txRef)
@@ -270,7 +279,7 @@ export async function refundsOf(
  * Moves a due refund on: hands it to its provider if nobody has (once, whichever process gets
  * there first), otherwise asks the provider how it went and records a final answer.
  */
-export async function advanceRefund(deps: RefundDeps, refund: Refund, now = Date.now()): Promise<void> {
+export async function advanceRefund(deps: RefundDeps, refund: Refund, now: number): Promise<void> {
   const provider = deps.providerFor(refund.mode);
   const charge = await findCharge(deps.db, refund.charge_ref);
   if (!charge) return;
@@ -284,8 +293,8 @@ export async function advanceRefund(deps: RefundDeps, refund: Refund, now = Date
       charge,
     });
     if (started.status === 'started')
-      return recordHandedOver(deps.db, refund.id, started.providerState, started.checkAt, Date.now());
-    return finishRefund(deps, refund, { status: 'failed', reason: started.reason }, Date.now());
+      return recordHandedOver(deps.db, refund.id, started.providerState, started.checkAt, deps.clock.now());
+    return finishRefund(deps, refund, { status: 'failed', reason: started.reason }, deps.clock.now());
   }
   const answer = await provider.syncRefund(refund, charge, now);
   if (answer?.status === 'pending') return keepAskingAboutRefund(deps, refund, charge, answer, now);

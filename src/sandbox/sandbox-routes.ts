@@ -16,7 +16,7 @@ const SinkBody = Type.Object({ mode: Type.String() });
  * neither needs a key, and both are limited per client address like every other route without
  * one.
  */
-export function registerSandboxRoutes(app: App, config: Config): void {
+export function registerSandboxRoutes(app: App, { config }: { config: Config }): void {
   app.get(
     LANDING_PATH,
     {

@@ -27,7 +27,12 @@ export interface SignedIn {
 }
 
 /** Opens a session for the user; the token for the browser's cookie (only its hash is stored). */
-export async function openSession(db: Kysely<DB>, userId: string, awaitingCode: boolean, now: number): Promise<string> {
+export async function openSession(
+  db: Kysely<DB>,
+  userId: string,
+  now: number,
+  { awaitingCode }: { awaitingCode: boolean },
+): Promise<string> {
   const token = newToken();
   await insertSession(db, {
     id: tokenId(token),

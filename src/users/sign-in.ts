@@ -59,10 +59,10 @@ export async function signInWithPassword(
   if (!matches) return failed(db, user, now);
   if (user.totp_secret !== null)
     return (await returnSignInAttempt(db, user.id, now))
-      ? { outcome: 'code_needed', token: await openSession(db, user.id, true, now) }
+      ? { outcome: 'code_needed', token: await openSession(db, user.id, now, { awaitingCode: true }) }
       : REFUSED;
   if (!(await clearSignInAttempts(db, user.id, now))) return REFUSED;
-  return { outcome: 'signed_in', token: await openSession(db, user.id, false, now), user };
+  return { outcome: 'signed_in', token: await openSession(db, user.id, now, { awaitingCode: false }), user };
 }
 
 /**
@@ -82,7 +82,7 @@ export async function signInWithCode(
   const step = acceptedStep(user.totp_secret, code, user.totp_last_step, now);
   if (step === null || !(await takeTotpStep(db, user.id, step, now))) return failed(db, user, now);
   await deleteSession(db, session.id);
-  return { outcome: 'signed_in', token: await openSession(db, user.id, false, now), user };
+  return { outcome: 'signed_in', token: await openSession(db, user.id, now, { awaitingCode: false }), user };
 }
 
 const takeAttempt = (db: Db, user: User, now: number) =>

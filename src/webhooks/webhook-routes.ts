@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
-import type { DB } from '../db/schema.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
@@ -13,9 +11,13 @@ import {
 } from './webhook-schemas.ts';
 import { DEFAULT_PER_PAGE, listDeliveries, redeliver, showDelivery } from './webhook-service.ts';
 import { attemptView, deliverySummary } from './webhook-views.ts';
+import type { Database } from '../db/database.ts';
 
 /** A merchant reads and re-sends its webhook deliveries, scoped to its key's mode. */
-export function registerWebhookRoutes(app: App, { config, db }: { config: Config; db: Kysely<DB> }): void {
+export function registerWebhookRoutes(
+  app: App,
+  { config, database: { db } }: { config: Config; database: Pick<Database, 'db'> },
+): void {
   app.get(
     '/webhooks/deliveries',
     {

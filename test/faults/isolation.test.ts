@@ -832,7 +832,7 @@ async function paidLiveAttempt(
   assert.ok(await claimAttemptSlot(db, session.id, charge.id, now), "the attempt is the session's attempt in flight");
   assert.ok(await insertChargeIfNew(db, charge));
   await countAttempt(db, session.id, now);
-  assert.ok(await completeCheckoutCharge(deps, charge, { status: 'success', transId: `live-${charge.ref_id}` }));
+  assert.ok(await completeCheckoutCharge(deps, charge, { status: 'success', transId: `live-${charge.ref_id}` }, now));
 }
 
 /** A live direct charge, recorded as the direct charge service records one, and approved (or left pending). */
@@ -855,6 +855,8 @@ async function liveDirectCharge(
   const owner = { merchantId: scope.merchant.id, mode: scope.mode };
   const charge = await recordDirectPayment(gw.gateway.database, owner, request);
   if (outcome)
-    assert.ok(await completeDirectCharge(deps, charge, { status: 'success', transId: `live-${charge.ref_id}` }));
+    assert.ok(
+      await completeDirectCharge(deps, charge, { status: 'success', transId: `live-${charge.ref_id}` }, Date.now()),
+    );
   scope.charges.set(chargeId, { status: outcome ?? 'pending' });
 }

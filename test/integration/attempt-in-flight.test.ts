@@ -14,6 +14,7 @@ import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/mobile-money.ts';
+import { fakeClock } from '../helpers/clock.ts';
 
 /**
  * The money-safety rule of docs/reliability.md: a checkout session has at most one payment attempt
@@ -376,10 +377,9 @@ for (const kind of DATABASE_KINDS) {
       });
       const now = Date.now();
       const session = await createSession(
-        { db: opened.db, transact: opened.transact, checkoutTtlMs: 60_000, liveRoutes: {} },
+        { db: opened.db, transact: opened.transact, clock: fakeClock(now), checkoutTtlMs: 60_000, liveRoutes: {} },
         { merchantId: merchant.id, mode: 'test' },
         { generation: 'current', amount: 1000, currency: 'MWK', first_name: 'Ada' },
-        now,
       );
       const charge: Charge = {
         id: ids.charge(),

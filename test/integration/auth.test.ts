@@ -130,7 +130,11 @@ for (const kind of DATABASE_KINDS) {
     test('a rolled key works at once and the old one keeps working until its expiry', async () => {
       const db = ctx.gw.gateway.database.db;
       const own = await ctx.gw.newMerchant('Roller');
-      const rolled = await rollSecretKey(db, own.id, 'test', 60 * 60 * 1000);
+      const rolled = await rollSecretKey(
+        db,
+        { merchantId: own.id, mode: 'test' },
+        { expireOldInMs: 60 * 60 * 1000, now: Date.now() },
+      );
       assert.ok(rolled);
       assert.equal((await call(ctx.gw.url, '/payment', { key: rolled.secret_key, body: currentBody() })).status, 201);
       assert.equal((await call(ctx.gw.url, '/payment', { key: own.test_secret_key, body: currentBody() })).status, 201);
@@ -144,7 +148,11 @@ for (const kind of DATABASE_KINDS) {
     test('an expired key is a 401', async () => {
       const db = ctx.gw.gateway.database.db;
       const own = await ctx.gw.newMerchant('Expired');
-      const rolled = await rollSecretKey(db, own.id, 'live', 0);
+      const rolled = await rollSecretKey(
+        db,
+        { merchantId: own.id, mode: 'live' },
+        { expireOldInMs: 0, now: Date.now() },
+      );
       assert.ok(rolled);
       const res = await call(ctx.gw.url, '/payment', { key: own.live_secret_key, body: currentBody() });
       assert.equal(res.status, 401);

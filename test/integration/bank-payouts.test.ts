@@ -750,12 +750,9 @@ for (const kind of DATABASE_KINDS) {
       };
       // Made a minute and more ago: the settler's time to ask has come.
       await assert.rejects(
-        initializeBankPayoutService(
-          unanswered,
-          { merchantId: merchant.id, mode: 'test' },
-          request,
-          Date.now() - 61_000,
-        ),
+        initializeBankPayoutService(unanswered, { merchantId: merchant.id, mode: 'test' }, request, {
+          now: Date.now() - 61_000,
+        }),
         /connection was reset/,
       );
       const payout = await settledByWorker(ctx.gw, merchant.id, request.charge_id);

@@ -557,7 +557,7 @@ for (const kind of DATABASE_KINDS) {
         .executeTakeFirstOrThrow();
       const deps = paymentDeps(loadConfig({}), ctx.gw.gateway.database);
       await Promise.all(
-        [0, 1, 2, 3].map(() => completeCheckoutCharge(deps, charge, { status: 'success', transId: null })),
+        [0, 1, 2, 3].map(() => completeCheckoutCharge(deps, charge, { status: 'success', transId: null }, Date.now())),
       );
       const paid = await db()
         .selectFrom('checkout_sessions')

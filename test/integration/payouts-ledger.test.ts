@@ -42,6 +42,7 @@ import {
 import { temporaryFolder } from '../helpers/temp-folders.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import type { Receiver } from '../helpers/receiver.ts';
+import { fakeClock } from '../helpers/clock.ts';
 
 const INSUFFICIENT = {
   status: 'failed',
@@ -670,10 +671,9 @@ for (const kind of DATABASE_KINDS) {
         });
         const now = Date.now();
         const session = await createSession(
-          { db: opened.db, transact: opened.transact, checkoutTtlMs: 60_000, liveRoutes: {} },
+          { db: opened.db, transact: opened.transact, clock: fakeClock(now), checkoutTtlMs: 60_000, liveRoutes: {} },
           { merchantId: merchant.id, mode: 'test' },
           { generation: 'current', amount: 1000, currency: 'MWK', first_name: 'Ada' },
-          now,
         );
         assert.ok(await claimAttemptSlot(opened.db, session.id, 'chg_paid', now));
         assert.ok(await markPaid(opened.db, session.id, 'chg_paid', 30_00, now));
@@ -734,7 +734,9 @@ for (const kind of DATABASE_KINDS) {
           bank_account_name: 'Madalitso Kamwendo',
           bank_account_number: '1001000010',
         };
-        const { payout } = await initializeBankPayout(deps, { merchantId: merchant.id, mode: 'test' }, request, now);
+        const { payout } = await initializeBankPayout(deps, { merchantId: merchant.id, mode: 'test' }, request, {
+          now,
+        });
         assert.deepEqual(await checkLedger(opened.db), [], 'a pending payout holds its one reservation');
         await opened.db.transaction().execute((trx) => reservePayout(trx, movementOf(payout), now));
         assert.deepEqual(await checkLedger(opened.db), [

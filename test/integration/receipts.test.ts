@@ -68,7 +68,9 @@ async function paidLiveCharge(
   };
   const charge = await recordDirectPayment(gw.gateway.database, { merchantId: merchant.id, mode: 'live' }, request);
   const deps = paymentDeps(loadConfig({ ...env, DATABASE_URL: gw.database.url }), gw.gateway.database);
-  assert.ok(await completeDirectCharge(deps, charge, { status: 'success', transId: `live-${charge.ref_id}` }));
+  assert.ok(
+    await completeDirectCharge(deps, charge, { status: 'success', transId: `live-${charge.ref_id}` }, Date.now()),
+  );
   return charge.id;
 }
 let liveCharges = 0;

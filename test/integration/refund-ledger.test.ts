@@ -31,10 +31,15 @@ async function paidCharge(database: Database, merchant: MerchantCredentials) {
     charge_id: uniqueRef('charge'),
   };
   const charge = await recordDirectPayment(database, { merchantId: merchant.id, mode: 'test' }, request);
-  return (await completeDirectCharge(paymentDeps(loadConfig({}), database), charge, {
-    status: 'success',
-    transId: 'sandbox',
-  }))!;
+  return (await completeDirectCharge(
+    paymentDeps(loadConfig({}), database),
+    charge,
+    {
+      status: 'success',
+      transId: 'sandbox',
+    },
+    Date.now(),
+  ))!;
 }
 
 for (const kind of DATABASE_KINDS) {
@@ -53,7 +58,7 @@ for (const kind of DATABASE_KINDS) {
         });
         const charge = await paidCharge(database, merchant);
         const refund = await refundPayment(
-          database,
+          paymentDeps(loadConfig({}), database),
           { merchantId: merchant.id, mode: 'test' },
           { chargeId: charge.charge_id },
           { amount: 100 },

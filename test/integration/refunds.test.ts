@@ -831,10 +831,15 @@ async function paidLiveCharge(gw: TestGateway, merchant: MerchantCredentials, am
   };
   const charge = await recordDirectPayment(gw.gateway.database, { merchantId: merchant.id, mode: 'live' }, request);
   assert.ok(
-    await completeDirectCharge(paymentDeps(loadConfig({}), gw.gateway.database), charge, {
-      status: 'success',
-      transId: `live-${charge.ref_id}`,
-    }),
+    await completeDirectCharge(
+      paymentDeps(loadConfig({}), gw.gateway.database),
+      charge,
+      {
+        status: 'success',
+        transId: `live-${charge.ref_id}`,
+      },
+      Date.now(),
+    ),
   );
   return request.charge_id;
 }

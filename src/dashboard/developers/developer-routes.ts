@@ -99,7 +99,11 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
       return show(reply, page, {}, 422, {
         error: `"${overlapText}" is not a duration: write 0, or a number with s, m, h or d, such as 10m or 24h.`,
       });
-    const rolled = await rollSecretKey(db, page.merchant.id, page.mode, overlapMs, Date.now(), page.user.id);
+    const rolled = await rollSecretKey(
+      db,
+      { merchantId: page.merchant.id, mode: page.mode },
+      { expireOldInMs: overlapMs, now: Date.now(), actorId: page.user.id },
+    );
     if (!rolled) return show(reply, page, {}, 404, { error: 'This account no longer exists.' });
     const stops =
       overlapMs === 0

@@ -31,7 +31,11 @@ const REASON_MAX = 500;
  * A payment of another merchant, or of the other mode, is not found, the same as one that does
  * not exist.
  */
-export function registerPaymentDetailPages(app: App, { config, database }: DashboardDeps, guard: PageGuard): void {
+export function registerPaymentDetailPages(
+  app: App,
+  { config, database, payments }: DashboardDeps,
+  guard: PageGuard,
+): void {
   const { db } = database;
 
   async function show(
@@ -83,27 +87,28 @@ export function registerPaymentDetailPages(app: App, { config, database }: Dashb
     const amount = amountToRefund(typed.amount, payment);
     if (typeof amount === 'string') return refused(amount);
     if (typed.reason.length > REASON_MAX) return refused(`The reason must be at most ${REASON_MAX} characters.`);
-    const now = Date.now();
+    const now = payments.clock.now();
     try {
       const refund = await refundPayment(
-        database,
+        payments,
         owner,
         payment.refundTarget,
         { amount: amount ?? undefined, reason: typed.reason || undefined },
-        false,
-        now,
-        (trx, made) =>
-          recordAudit(
-            trx,
-            {
-              merchantId: page.merchant.id,
-              userId: page.user.id,
-              action: 'refund.create',
-              subject: made.refund_id,
-              detail: { charge_id: made.charge_id, amount: toMajor(made.amount_minor), currency: made.currency },
-            },
-            now,
-          ),
+        {
+          now,
+          alongside: (trx, made) =>
+            recordAudit(
+              trx,
+              {
+                merchantId: page.merchant.id,
+                userId: page.user.id,
+                action: 'refund.create',
+                subject: made.refund_id,
+                detail: { charge_id: made.charge_id, amount: toMajor(made.amount_minor), currency: made.currency },
+              },
+              now,
+            ),
+        },
       );
       return reply.redirect(
         `/dashboard/payments/${encodeURIComponent(payment.id)}?refunded=${encodeURIComponent(refund.refund_id)}`,

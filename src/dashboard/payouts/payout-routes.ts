@@ -109,27 +109,29 @@ export function registerPayoutPages(app: App, { config, database, payments }: Da
     const checked = payoutRequestOf(form, form.charge_id);
     if ('errors' in checked) return formAgain(reply, page, form, checked.errors);
     const owner = merchantModeOf(page);
-    const now = Date.now();
+    const now = payments.clock.now();
     try {
-      const { payout } = await initializeBankPayout(payments, owner, checked.request, now, (trx, made) =>
-        recordAudit(
-          trx,
-          {
-            merchantId: page.merchant.id,
-            userId: page.user.id,
-            action: 'payout.create',
-            subject: made.id,
-            detail: {
-              charge_id: made.charge_id,
-              amount_minor: made.amount_minor,
-              fee_minor: made.fee_minor,
-              currency: made.currency,
-              bank_uuid: checked.request.bank_uuid,
+      const { payout } = await initializeBankPayout(payments, owner, checked.request, {
+        now,
+        alongside: (trx, made) =>
+          recordAudit(
+            trx,
+            {
+              merchantId: page.merchant.id,
+              userId: page.user.id,
+              action: 'payout.create',
+              subject: made.id,
+              detail: {
+                charge_id: made.charge_id,
+                amount_minor: made.amount_minor,
+                fee_minor: made.fee_minor,
+                currency: made.currency,
+                bank_uuid: checked.request.bank_uuid,
+              },
             },
-          },
-          now,
-        ),
-      );
+            now,
+          ),
+      });
       return reply.redirect(`/dashboard/payouts/${payout.id}?sent=1`, 303);
     } catch (error) {
       if (!(error instanceof ApiError) || typeof error.body !== 'object') throw error;
