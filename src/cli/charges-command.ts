@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { openMigratedDatabase } from '../db/migrate.ts';
 import { listInReview } from '../payments/review-repository.ts';
-import { formatMoneyText } from '../shared/money.ts';
+import { moneyText } from '../shared/money.ts';
 import { noMorePositionals, parseArgs, UsageError } from './args.ts';
 import { print, printJson } from './output.ts';
 
@@ -27,7 +27,7 @@ export async function chargesCommand(argv: string[], config: Config): Promise<nu
     } else {
       for (const row of rows) {
         print(
-          `${row.kind.padEnd(7)}  ${row.reference}  ${row.merchant_id}  ${row.currency} ${formatMoneyText(row.amount_minor)}  since ${new Date(row.created_at).toISOString()}  ${row.review_reason}`,
+          `${row.kind.padEnd(7)}  ${row.reference}  ${row.merchant_id}  ${moneyText(row.currency, row.amount_minor)}  since ${new Date(row.created_at).toISOString()}  ${row.review_reason}`,
         );
       }
     }

@@ -19,7 +19,7 @@ import { recordStillPending } from '../core/provider-asks.ts';
 import type { Outcome, Pending, ProviderFor } from '../connectors/provider.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
-import { formatMoneyText, toMajor, toMinor } from '../shared/money.ts';
+import { moneyText, toMajor, toMinor } from '../shared/money.ts';
 import { emitRefundOutcome } from './refund-events.ts';
 import {
   claimHandOver,
@@ -61,9 +61,6 @@ const movementOf = (
   feeMinor: 0,
   reference,
 });
-
-const moneyText = (refund: Pick<Refund, 'currency' | 'amount_minor'>) =>
-  `${refund.currency} ${formatMoneyText(refund.amount_minor)}`;
 
 function newRefund(
   charge: Charge,
@@ -115,7 +112,7 @@ export async function refundUncountedPayment(
   await addLog(
     trx,
     charge.id,
-    `Not counted (${reason}): refund ${refund.refund_id} of ${moneyText(refund)} started`,
+    `Not counted (${reason}): refund ${refund.refund_id} of ${moneyText(refund.currency, refund.amount_minor)} started`,
     now,
   );
   return refund;
@@ -176,7 +173,7 @@ export async function refundPayment(
         await logOnPayment(
           trx,
           charge,
-          `Refund ${refund.refund_id} of ${moneyText(refund)} requested${refund.reason ? `: ${refund.reason}` : ''}`,
+          `Refund ${refund.refund_id} of ${moneyText(refund.currency, refund.amount_minor)} requested${refund.reason ? `: ${refund.reason}` : ''}`,
           now,
         );
         await alongside?.(trx, { ...refund, charge_id: charge.charge_id });
@@ -339,7 +336,7 @@ async function finishRefund(deps: RefundDeps, refund: Refund, outcome: Outcome, 
     const ended =
       outcome.status === 'success'
         ? 'completed'
-        : `failed: ${outcome.reason}; ${moneyText(final)} went back to the balance`;
+        : `failed: ${outcome.reason}; ${moneyText(final.currency, final.amount_minor)} went back to the balance`;
     await logOnPayment(trx, charge, `Refund ${final.refund_id} ${ended}`, now);
     await emitRefundOutcome(trx, final, charge, now, deps.timeZone);
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ids } from '../../shared/ids.ts';
-import { formatMoneyText } from '../../shared/money.ts';
+import { moneyText } from '../../shared/money.ts';
 import type {
   BankTransferPayer,
   BankTransferStart,
@@ -135,7 +135,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
             : {
                 outcome: 'failed',
                 code: 'wrong_amount',
-                reason: `A transfer of MWK ${formatMoneyText(amountMinor - 100)} arrived for MWK ${formatMoneyText(amountMinor)}: only the exact amount pays this account, so the transfer was returned to the payer.`,
+                reason: `A transfer of ${moneyText('MWK', amountMinor - 100)} arrived for ${moneyText('MWK', amountMinor)}: only the exact amount pays this account, so the transfer was returned to the payer.`,
               };
       return {
         status: 'started',
