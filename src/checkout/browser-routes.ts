@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
 import { principalOf } from '../http/auth.ts';
 import type { App } from '../http/app-type.ts';
 import { errorResponses, success } from '../http/envelope.ts';
@@ -14,13 +13,12 @@ import {
   HostedFormBody,
   type CurrentCreateInput,
 } from './checkout-schemas.ts';
-import { createSession, type CheckoutDeps } from './checkout-service.ts';
+import { checkoutDeps, createSession, type CheckoutContext } from './checkout-service.ts';
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { checkoutUrl, createdView } from './checkout-views.ts';
 import { hostedFormBody } from './hosted-form.ts';
 import { BROWSER_SCRIPTS, renderFormErrorPage } from './page/browser-views.ts';
 import { renderUnavailablePage } from './page/views.ts';
-import type { Clock } from '../shared/clock.ts';
 import { pageErrorHandler } from '../web/page-errors.ts';
 
 /**
@@ -39,21 +37,9 @@ import { pageErrorHandler } from '../web/page-errors.ts';
  */
 const validateFormAsCreate = ajvPlugin(new Ajv(AJV_OPTIONS)).compile(CurrentCreateBody);
 
-export function registerBrowserRoutes(
-  app: App,
-  {
-    config,
-    database: { db, transact },
-    clock,
-  }: { config: Config; database: Pick<Database, 'db' | 'transact'>; clock: Clock },
-): void {
-  const deps: CheckoutDeps = {
-    db,
-    transact,
-    clock,
-    checkoutTtlMs: config.checkoutTtlMs,
-    liveRoutes: config.liveRoutes,
-  };
+export function registerBrowserRoutes(app: App, ctx: CheckoutContext & { config: Config }): void {
+  const { config } = ctx;
+  const deps = checkoutDeps(ctx);
 
   app.get(
     '/js/popup.js',

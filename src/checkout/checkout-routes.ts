@@ -13,28 +13,20 @@ import {
   TxRefParams,
 } from './checkout-schemas.ts';
 import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
-import { createSession, sessionToVerify, verifySession, type CheckoutDeps } from './checkout-service.ts';
+import {
+  checkoutDeps,
+  createSession,
+  sessionToVerify,
+  verifySession,
+  type CheckoutContext,
+} from './checkout-service.ts';
 import { normalizeCheckoutBody } from './checkout-tolerance.ts';
 import { normalizing } from '../http/tolerance.ts';
 import { checkoutUrl, createdView, currentVerifyView, legacyVerifyView } from './checkout-views.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { Database } from '../db/database.ts';
 
-export function registerCheckoutRoutes(
-  app: App,
-  {
-    config,
-    database: { db, transact },
-    clock,
-  }: { config: Config; database: Pick<Database, 'db' | 'transact'>; clock: Clock },
-): void {
-  const deps: CheckoutDeps = {
-    db,
-    transact,
-    clock,
-    checkoutTtlMs: config.checkoutTtlMs,
-    liveRoutes: config.liveRoutes,
-  };
+export function registerCheckoutRoutes(app: App, ctx: CheckoutContext & { config: Config }): void {
+  const { config } = ctx;
+  const deps = checkoutDeps(ctx);
   const normalize = normalizing(normalizeCheckoutBody);
 
   app.post(

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { LiveRoutes } from '../config.ts';
+import type { Config, LiveRoutes } from '../config.ts';
+import type { Database } from '../db/database.ts';
 import { liveNotSetUpMessage, takesLivePayments } from '../core/live-readiness.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { DB, LogsTable } from '../db/schema.ts';
@@ -43,6 +44,21 @@ export interface CheckoutDeps {
   /** The live methods the operator routed: a live session no routed method could pay is refused. */
   liveRoutes: LiveRoutes;
 }
+
+/** What the checkout's routes (the API's and the browser integrations') need, from the gateway's context. */
+export interface CheckoutContext {
+  config: Pick<Config, 'checkoutTtlMs' | 'liveRoutes'>;
+  database: Pick<Database, 'db' | 'transact'>;
+  clock: Clock;
+}
+
+export const checkoutDeps = ({ config, database, clock }: CheckoutContext): CheckoutDeps => ({
+  db: database.db,
+  transact: database.transact,
+  clock,
+  checkoutTtlMs: config.checkoutTtlMs,
+  liveRoutes: config.liveRoutes,
+});
 
 /** Fresh ids can collide with a stored reference or token; a handful of tries is beyond enough. */
 const MAX_ID_TRIES = 5;
