@@ -9,7 +9,7 @@ import type { App } from './http/app-type.ts';
 import { buildServer } from './http/server.ts';
 import { paymentDeps } from './payment-deps.ts';
 import type { GatewayContext } from './context.ts';
-import { systemClock } from './shared/clock.ts';
+import { systemClock, type Clock } from './shared/clock.ts';
 import { startSettler } from './payments/settler.ts';
 import { startEmailWorker } from './emails/email-worker.ts';
 import { startWebhookWorker } from './webhooks/webhook-worker.ts';
@@ -26,6 +26,8 @@ export interface Gateway {
   /** The routes it serves, as registered. */
   routes: RouteEntry[];
   database: Database;
+  /** Its business time: the system's, or a test's own. */
+  clock: Clock;
   /** The address it listens on, e.g. `http://127.0.0.1:8000`. */
   url: string;
   close(): Promise<void>;
@@ -36,8 +38,8 @@ export async function startGateway(
   config: Config,
   database: Database,
   logger: FastifyBaseLogger | false,
+  clock: Clock = systemClock,
 ): Promise<Gateway> {
-  const clock = systemClock;
   const payments = paymentDeps(config, database, clock);
   const lifecycle: Lifecycle = { runsWorkers: config.workers, workers: [], draining: false, closing: false };
   const ctx: GatewayContext = { config, database, payments, clock, lifecycle };
@@ -52,6 +54,7 @@ export async function startGateway(
     app,
     routes,
     database,
+    clock,
     url: `http://${host}:${port}`,
     /**
      * Graceful shutdown: first drain (readiness fails, so a load balancer stops sending, while
@@ -81,7 +84,7 @@ export async function startGateway(
  * their interval is then only a safety net. Answers the watch, to stop before the workers.
  */
 function startWorkers(
-  { config, database, payments, lifecycle }: GatewayContext,
+  { config, database, payments, clock, lifecycle }: GatewayContext,
   log: FastifyBaseLogger | null,
 ): WorkWatch {
   const workers: Record<WorkKind, WorkerLoop> = {
@@ -91,11 +94,22 @@ function startWorkers(
       dialect: database.dialect,
       transact: database.transact,
       config,
+      clock,
       log,
     }),
-    emails: startEmailWorker({ db: database.db, dialect: database.dialect, transact: database.transact, config, log }),
+    emails: startEmailWorker({
+      db: database.db,
+      dialect: database.dialect,
+      transact: database.transact,
+      config,
+      clock,
+      log,
+    }),
   };
-  lifecycle.workers = [...Object.values(workers), startSettlementWorker(database.db, config.settlementIntervalMs, log)];
+  lifecycle.workers = [
+    ...Object.values(workers),
+    startSettlementWorker({ db: database.db, clock }, config.settlementIntervalMs, log),
+  ];
   return database.watchWork((kind, atMs) => workers[kind].wake(atMs), log);
 }
 

@@ -21,7 +21,7 @@ export function paymentDeps(
   return {
     db,
     transact,
-    providerFor: providersFor(config, connectors.routes),
+    providerFor: providersFor(config, connectors.routes, clock),
     clock,
     liveConnectors: connectors.byName,
     maxFailedAttempts: config.checkoutMaxFailedAttempts,

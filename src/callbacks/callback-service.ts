@@ -6,6 +6,7 @@ import { claimCallbackAsk } from '../core/provider-asks.ts';
 import { findPendingRefundsAbout } from '../refunds/refund-repository.ts';
 import { advanceRefund } from '../refunds/refund-service.ts';
 import { ApiError } from '../shared/errors.ts';
+import { asChargeRef } from '../shared/ids.ts';
 
 /** What became of a callback: its record was asked about (`confirmed`), or none of ours is live and pending under its reference. */
 export type CallbackResult = 'confirmed' | 'unknown';
@@ -43,7 +44,7 @@ export async function receiveCallback(
     }
     return confirmed ? 'confirmed' : 'unknown';
   }
-  const charge = await findCharge(deps.db, verdict.reference);
+  const charge = await findCharge(deps.db, asChargeRef(verdict.reference));
   if (!charge || !isWith(deps, connector, charge)) return 'unknown';
   if (await deps.transact((trx) => claimCallbackAsk(trx, 'charges', charge.id, now)))
     await refreshCharge(deps, charge, now, { now: true });

@@ -23,7 +23,7 @@ import { collectionFee } from '../core/fees.ts';
 import type { Outcome, StartResult } from '../connectors/provider.ts';
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard } from '../shared/cards.ts';
-import { ids } from '../shared/ids.ts';
+import { ids, type ChargeRef } from '../shared/ids.ts';
 import {
   OPERATOR_NAMES,
   OPERATOR_NAMES_WITH_ARTICLE,
@@ -207,7 +207,7 @@ async function attempt(
 const START_WAIT_MS = 30_000;
 
 /** Waits until a recorded attempt has its provider's answer (true), is gone (refused: true, so the caller tries again), or the wait is over (false). */
-async function untilStarted(db: Kysely<DB>, id: string): Promise<boolean> {
+async function untilStarted(db: Kysely<DB>, id: ChargeRef): Promise<boolean> {
   for (const deadline = Date.now() + START_WAIT_MS; Date.now() < deadline; await sleep(25)) {
     const charge = await findCharge(db, id);
     if (!charge || charge.provider_state !== null || charge.status !== 'pending') return true;
@@ -219,7 +219,7 @@ async function untilStarted(db: Kysely<DB>, id: string): Promise<boolean> {
 interface NewAttempt {
   charge: Charge;
   created: true;
-  displaced: string | null;
+  displaced: ChargeRef | null;
 }
 
 /**
@@ -274,7 +274,7 @@ function busyMessage(holder: Charge): string {
 function newAttemptCharge(session: CheckoutSession, details: Details, sameInstrument: string, now: number): Charge {
   return newPendingCharge(
     {
-      id: ids.charge(),
+      id: ids.chargeRef(),
       merchant_id: session.merchant_id,
       mode: session.mode,
       charge_id: ids.attemptChargeId(),

@@ -5,6 +5,7 @@ import { createMerchant, type MerchantCredentials } from '../merchants/merchant-
 import { landingUrl, webhookSinkUrl } from '../sandbox/sandbox-urls.ts';
 import { print } from './output.ts';
 import { DEMO_MOBILE_NUMBER, FIRST_USER_COMMAND, dashboardUrl, demoPaymentCommands } from '../home/first-steps.ts';
+import { systemClock } from '../shared/clock.ts';
 
 /**
  * The first start against an empty database creates a demo merchant and prints, once, what a
@@ -15,12 +16,16 @@ import { DEMO_MOBILE_NUMBER, FIRST_USER_COMMAND, dashboardUrl, demoPaymentComman
 export async function introduceDemoMerchant(database: Database, config: Config): Promise<void> {
   if ((await countMerchants(database.db)) > 0) return;
   if (!(await claimAppState(database.db, DEMO_MERCHANT_MARKER, new Date().toISOString()))) return;
-  const demo = await createMerchant(database.db, {
-    name: 'Demo Store',
-    email: 'demo@example.com',
-    webhookUrl: config.webhookAllowLoopback ? webhookSinkUrl(config.publicBaseUrl) : null,
-    feeBasisPoints: config.defaultFeeBasisPoints,
-  });
+  const demo = await createMerchant(
+    database.db,
+    {
+      name: 'Demo Store',
+      email: 'demo@example.com',
+      webhookUrl: config.webhookAllowLoopback ? webhookSinkUrl(config.publicBaseUrl) : null,
+      feeBasisPoints: config.defaultFeeBasisPoints,
+    },
+    systemClock.now(),
+  );
   print(firstStartBanner(demo, config));
 }
 

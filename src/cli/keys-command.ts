@@ -4,6 +4,7 @@ import { parseDuration } from '../shared/time.ts';
 import { noMorePositionals, parseArgs, requiredOption, stringOption, UsageError } from './args.ts';
 import { print, printError, printJson } from './output.ts';
 import { openMigratedDatabase } from '../db/migrate.ts';
+import { systemClock } from '../shared/clock.ts';
 
 const ROLL_USAGE = 'usage: lipira keys roll ID --mode test|live [--expire-old-in DURATION] [--json]';
 
@@ -23,7 +24,11 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
 
   const database = await openMigratedDatabase(config.databaseUrl);
   try {
-    const rolled = await rollSecretKey(database.db, { merchantId: id, mode }, { expireOldInMs, now: Date.now() });
+    const rolled = await rollSecretKey(
+      database.db,
+      { merchantId: id, mode },
+      { expireOldInMs, now: systemClock.now() },
+    );
     if (!rolled) {
       printError(`no merchant with id "${id}"`);
       return 1;

@@ -3,6 +3,7 @@ import { openMigratedDatabase } from '../db/migrate.ts';
 import { checkLedger, settleCollections } from '../ledger/ledger-service.ts';
 import { noMorePositionals, parseArgs, UsageError } from './args.ts';
 import { print, printError } from './output.ts';
+import { systemClock } from '../shared/clock.ts';
 
 export async function ledgerCommand(argv: string[], config: Config): Promise<number> {
   const [action, ...rest] = argv;
@@ -11,7 +12,9 @@ export async function ledgerCommand(argv: string[], config: Config): Promise<num
   const database = await openMigratedDatabase(config.databaseUrl);
   try {
     if (action === 'settle') {
-      print(`Settled ${await settleCollections(database.db)} collection account(s) into main balances.`);
+      print(
+        `Settled ${await settleCollections(database.db, systemClock.now())} collection account(s) into main balances.`,
+      );
       return 0;
     }
     const problems = await checkLedger(database.db);

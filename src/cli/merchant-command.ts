@@ -11,6 +11,7 @@ import { isHttpUrl } from '../shared/urls.ts';
 import { noMorePositionals, parseArgs, requiredOption, stringOption, UsageError, type ParsedArgs } from './args.ts';
 import { print, printError, printJson } from './output.ts';
 import { openMigratedDatabase } from '../db/migrate.ts';
+import { systemClock } from '../shared/clock.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -36,12 +37,16 @@ async function create(args: ParsedArgs, config: Config): Promise<number> {
   const webhookUrl = webhookUrlOption(args) ?? null;
   const database = await openMigratedDatabase(config.databaseUrl);
   try {
-    const merchant = await createMerchant(database.db, {
-      name,
-      email,
-      webhookUrl,
-      feeBasisPoints: config.defaultFeeBasisPoints,
-    });
+    const merchant = await createMerchant(
+      database.db,
+      {
+        name,
+        email,
+        webhookUrl,
+        feeBasisPoints: config.defaultFeeBasisPoints,
+      },
+      systemClock.now(),
+    );
     if (args.options.has('json')) {
       printJson(merchant);
     } else {
@@ -127,7 +132,7 @@ async function update(args: ParsedArgs, config: Config): Promise<number> {
       printError(`no merchant with id "${id}"`);
       return 1;
     }
-    await updateMerchantSettings(database.db, id, settings);
+    await updateMerchantSettings(database.db, id, settings, systemClock.now());
     print(`Updated merchant ${id}.`);
     return 0;
   } finally {

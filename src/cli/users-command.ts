@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import { openMigratedDatabase } from '../db/migrate.ts';
 import type { UserRole } from '../db/schema.ts';
+import { systemClock } from '../shared/clock.ts';
 import { createUser, UserError } from '../users/user-service.ts';
 import { noMorePositionals, parseArgs, requiredOption, stringOption, UsageError, type ParsedArgs } from './args.ts';
 import { print, printJson } from './output.ts';
@@ -30,12 +31,17 @@ async function create(args: ParsedArgs, config: Config): Promise<number> {
   const password = args.options.has('password-stdin') ? await passwordFromStdin() : undefined;
   const database = await openMigratedDatabase(config.databaseUrl);
   try {
-    const { user, link } = await createUser(database.db, config, {
-      merchantId,
-      email,
-      role: operator ? 'operator' : (role as UserRole),
-      password,
-    });
+    const { user, link } = await createUser(
+      database.db,
+      config,
+      {
+        merchantId,
+        email,
+        role: operator ? 'operator' : (role as UserRole),
+        password,
+      },
+      systemClock.now(),
+    );
     if (args.options.has('json')) {
       printJson({
         id: user.id,

@@ -7,6 +7,7 @@ import { DEFAULT_PER_PAGE, listDeliveries, redeliver, showDelivery } from '../we
 import { attemptView, deliverySummary } from '../webhooks/webhook-views.ts';
 import { noMorePositionals, parseArgs, requiredOption, stringOption, UsageError, type ParsedArgs } from './args.ts';
 import { print, printError, printJson } from './output.ts';
+import { systemClock } from '../shared/clock.ts';
 
 const USAGE =
   'usage: lipira webhooks list --merchant ID [--mode test|live] [--status pending|delivered|failed] [--tx-ref REF] [--charge-id ID] [--page N] [--json] | show DELIVERY_ID [--json] | redeliver DELIVERY_ID';
@@ -60,7 +61,7 @@ async function one(action: 'show' | 'redeliver', args: ParsedArgs, config: Confi
       return 1;
     }
     if (action === 'redeliver') {
-      await redeliver(database.db, owner, id);
+      await redeliver(database.db, owner, id, systemClock.now());
       print(`Delivery ${id} is queued and will be sent again by the running gateway.`);
       return 0;
     }

@@ -1,3 +1,4 @@
+import type { Clock } from '../shared/clock.ts';
 import type { CollectMethod, Connector, PendingStep, Step } from './connector.ts';
 import type { ChargeForProvider, Outcome, PaymentProvider, Pending } from './provider.ts';
 import { OPERATOR_NAMES } from '../shared/phone.ts';
@@ -18,6 +19,8 @@ export interface LiveSettings {
   maxAskMs: number;
   /** A flow with no final answer for this long is flagged for review (and still asked about). */
   reviewAfterMs: number;
+  /** When a flow started and when to ask again are business time. */
+  clock: Clock;
 }
 
 type Flow = 'collect' | 'refund' | 'payout';
@@ -45,7 +48,7 @@ interface LiveState {
  * about again with backoff, and one that stays unknown past `reviewAfterMs` is flagged for review.
  */
 export function liveProvider(settings: LiveSettings): PaymentProvider {
-  const { routes } = settings;
+  const { routes, clock } = settings;
   const connectorNamed = (name: string) => Object.values(routes).find((connector) => connector.name === name);
 
   /** The next ask of a flow still pending: a new state, when, and whether a person should look now. */
@@ -126,7 +129,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     async startMobileMoney({ reference, mobile, amountMinor, currency }) {
       const connector = routes[mobile.operator];
       if (!connector) return { status: 'refused', reason: notConnected(OPERATOR_NAMES[mobile.operator]) };
-      const now = Date.now();
+      const now = clock.now();
       const step = await answerOf(() =>
         connector.collect({ reference, amountMinor, currency, method: 'mobile_money', mobile }),
       );
@@ -138,7 +141,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     async startCard({ reference, card, cvv, cardholderName, amountMinor, currency, returnUrl }) {
       const connector = routes.card;
       if (!connector) return { status: 'refused', reason: notConnected('a card acquirer') };
-      const now = Date.now();
+      const now = clock.now();
       const step = await answerOf(() =>
         connector.collect({
           reference,
@@ -165,7 +168,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     async startBankTransfer({ reference, amountMinor, currency, accountName, expiresAt }) {
       const connector = routes.bank;
       if (!connector) return { status: 'refused', reason: notConnected('a bank for transfers') };
-      const now = Date.now();
+      const now = clock.now();
       const step = await answerOf(() =>
         connector.collect({ reference, amountMinor, currency, method: 'bank_transfer', accountName, expiresAt }),
       );
@@ -185,7 +188,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     async payout({ reference, mobile, amountMinor, currency }) {
       const connector = routes.payout;
       if (!connector) return { status: 'refused', reason: notConnected('a mobile money operator for payouts') };
-      const now = Date.now();
+      const now = clock.now();
       const step = await answerOf(() =>
         connector.payout({ reference, amountMinor, currency, method: 'mobile_money', mobile }),
       );
@@ -202,7 +205,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     async startBankPayout({ reference, recipient, amountMinor, currency }) {
       const connector = routes.bank;
       if (!connector) return { status: 'refused', reason: notConnected('a bank for payouts') };
-      const now = Date.now();
+      const now = clock.now();
       const step = await answerOf(() =>
         connector.payout({ reference, amountMinor, currency, method: 'bank', recipient }),
       );
@@ -215,7 +218,7 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
       const connector = collected && connectorNamed(collected.connector);
       if (!collected || !connector)
         return { status: 'refused', reason: notConnected('the service that took this payment') };
-      const now = Date.now();
+      const now = clock.now();
       const step = await answerOf(() =>
         connector.refund({
           reference,

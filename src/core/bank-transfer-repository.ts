@@ -5,6 +5,7 @@ import { logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import type { Charge } from './charge-repository.ts';
 import type { Outcome } from '../connectors/provider.ts';
+import type { ChargeRef } from '../shared/ids.ts';
 
 type Db = Kysely<DB>;
 
@@ -38,17 +39,21 @@ export async function insertTransferAccount(trx: Db, account: Insertable<BankTra
   return inserted !== undefined;
 }
 
-const accountByCharge = prepared((db, chargeRef: string) =>
+const accountByCharge = prepared((db, chargeRef: ChargeRef) =>
   db.selectFrom('bank_transfer_accounts').select(ACCOUNT_COLUMNS).where('charge_ref', '=', chargeRef),
 );
 
 /** The account of a bank transfer charge; none for any other charge. */
-export async function findTransferAccount(db: Db, chargeRef: string): Promise<TransferAccount | undefined> {
+export async function findTransferAccount(db: Db, chargeRef: ChargeRef): Promise<TransferAccount | undefined> {
   return (await accountByCharge(db, chargeRef))[0];
 }
 
 /** Records who paid (when a successful outcome says), in the transaction that ends the charge; the account as it now is. */
-export async function recordPayer(trx: Db, chargeRef: string, outcome: Outcome): Promise<TransferAccount | undefined> {
+export async function recordPayer(
+  trx: Db,
+  chargeRef: ChargeRef,
+  outcome: Outcome,
+): Promise<TransferAccount | undefined> {
   const payer = outcome.status === 'success' ? outcome.payer : undefined;
   if (payer) {
     await trx

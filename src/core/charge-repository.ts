@@ -4,6 +4,7 @@ import type { Principal } from '../merchants/merchant-service.ts';
 import { prepared } from '../db/prepared.ts';
 import { logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
 import type { Outcome } from '../connectors/provider.ts';
+import type { ChargeRef } from '../shared/ids.ts';
 
 export type Charge = Selectable<ChargesTable>;
 type Db = Kysely<DB>;
@@ -19,10 +20,12 @@ export async function insertChargeIfNew(db: Db, charge: Insertable<ChargesTable>
   return inserted !== undefined;
 }
 
-const chargeById = prepared((db, id: string) => db.selectFrom('charges').selectAll().where('id', '=', id));
+const chargeById = prepared((db, chargeRef: ChargeRef) =>
+  db.selectFrom('charges').selectAll().where('id', '=', chargeRef),
+);
 
-export async function findCharge(db: Db, id: string): Promise<Charge | undefined> {
-  return (await chargeById(db, id))[0];
+export async function findCharge(db: Db, chargeRef: ChargeRef): Promise<Charge | undefined> {
+  return (await chargeById(db, chargeRef))[0];
 }
 
 export function findSessionCharge(db: Db, sessionId: string, chargeId: string): Promise<Charge | undefined> {
@@ -56,7 +59,7 @@ export function findDueCharges(db: Db, now: number, limit: number): Promise<Char
  */
 export async function finalizeCharge(
   db: Db,
-  id: string,
+  chargeRef: ChargeRef,
   outcome: Outcome,
   feeMinor: number,
   now: number,
@@ -75,15 +78,20 @@ export async function finalizeCharge(
       completed_at: now,
       updated_at: now,
     })
-    .where('id', '=', id)
+    .where('id', '=', chargeRef)
     .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst();
 }
 
 /** A success its session could not count takes no fee: the money goes back to the customer whole. */
-export async function waiveFee(db: Db, id: string): Promise<Charge> {
-  return db.updateTable('charges').set({ fee_minor: 0 }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+export async function waiveFee(db: Db, chargeRef: ChargeRef): Promise<Charge> {
+  return db
+    .updateTable('charges')
+    .set({ fee_minor: 0 })
+    .where('id', '=', chargeRef)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /**
@@ -91,15 +99,15 @@ export async function waiveFee(db: Db, id: string): Promise<Charge> {
  * nothing was started, so the refusal leaves no record, as any other refused input. Only a charge
  * still pending with no provider state (never taken) goes.
  */
-export async function discardUnstarted(db: Db, id: string): Promise<boolean> {
+export async function discardUnstarted(db: Db, chargeRef: ChargeRef): Promise<boolean> {
   const result = await db
     .deleteFrom('charges')
-    .where('id', '=', id)
+    .where('id', '=', chargeRef)
     .where('status', '=', 'pending')
     .where('provider_state', 'is', null)
     .executeTakeFirst();
   if (result.numDeletedRows === 0n) return false;
-  await db.deleteFrom('logs').where('owner_id', '=', id).execute();
+  await db.deleteFrom('logs').where('owner_id', '=', chargeRef).execute();
   return true;
 }
 
@@ -110,7 +118,7 @@ export async function discardUnstarted(db: Db, id: string): Promise<boolean> {
  */
 export async function recordStarted(
   db: Db,
-  id: string,
+  chargeRef: ChargeRef,
   started: { nextAction: Charge['next_action']; providerState: string; checkAt: number | null },
   now: number,
 ): Promise<Charge | undefined> {
@@ -122,18 +130,18 @@ export async function recordStarted(
       check_at: started.checkAt,
       updated_at: now,
     })
-    .where('id', '=', id)
+    .where('id', '=', chargeRef)
     .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst();
 }
 
 /** Flags a pending charge for a person to look at, once: true for the one caller that flagged it. */
-export async function flagChargeForReview(db: Db, id: string, reason: string, now: number): Promise<boolean> {
+export async function flagChargeForReview(db: Db, chargeRef: ChargeRef, reason: string, now: number): Promise<boolean> {
   const result = await db
     .updateTable('charges')
     .set({ review_reason: reason, updated_at: now })
-    .where('id', '=', id)
+    .where('id', '=', chargeRef)
     .where('status', '=', 'pending')
     .where('review_reason', 'is', null)
     .executeTakeFirst();
@@ -145,11 +153,16 @@ export async function flagChargeForReview(db: Db, id: string, reason: string, no
  * from waiting for the code to `confirming`, after which it can no longer be abandoned (the
  * issuer may take the money). `askAgainAt` lets the settler finish it should this process die.
  */
-export async function claimCodeConfirmation(db: Db, id: string, askAgainAt: number, now: number): Promise<boolean> {
+export async function claimCodeConfirmation(
+  db: Db,
+  chargeRef: ChargeRef,
+  askAgainAt: number,
+  now: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('charges')
     .set({ next_action: 'confirming', check_at: askAgainAt, updated_at: now })
-    .where('id', '=', id)
+    .where('id', '=', chargeRef)
     .where('status', '=', 'pending')
     .where('next_action', '=', 'otp')
     // A code is sent only for a card its provider has taken (not one whose start is still being asked).
@@ -162,7 +175,7 @@ export async function claimCodeConfirmation(db: Db, id: string, askAgainAt: numb
  * Fails a card charge still waiting for its one-time code: nothing was sent to the issuer, so no
  * money can follow. False when the code is already on its way (or the charge ended).
  */
-export async function abandonBeforeCode(db: Db, id: string, reason: string, now: number): Promise<boolean> {
+export async function abandonBeforeCode(db: Db, chargeRef: ChargeRef, reason: string, now: number): Promise<boolean> {
   const result = await db
     .updateTable('charges')
     .set({
@@ -174,7 +187,7 @@ export async function abandonBeforeCode(db: Db, id: string, reason: string, now:
       completed_at: now,
       updated_at: now,
     })
-    .where('id', '=', id)
+    .where('id', '=', chargeRef)
     .where('status', '=', 'pending')
     .where('next_action', '=', 'otp')
     .executeTakeFirst();

@@ -16,6 +16,7 @@ import { requestHash } from '../shared/request-hash.ts';
 import { findChargeByChargeId, insertChargeIfNew, type Charge } from './charge-repository.ts';
 import { newPendingCharge } from './pending-charge.ts';
 import { operatorByRef } from './operators.ts';
+import type { ChargeRef } from '../shared/ids.ts';
 
 /** What a direct charge or payout request carries (docs/integrate/api-reference.md#mobile-money-charges), after validation. */
 export interface DirectRequest {
@@ -92,7 +93,7 @@ export function hashDirectRequest(
 
 export interface NewDirectRecord {
   /** The record's id when the provider was already given it as our reference. */
-  id?: string;
+  id?: ChargeRef;
   owner: Principal;
   request: DirectRequest;
   kind: Charge['kind'];
@@ -166,7 +167,7 @@ function directCharge(record: NewDirectRecord, now: number): Charge {
   const { owner, request, wallet } = record;
   return newPendingCharge(
     {
-      id: record.id ?? ids.charge(),
+      id: record.id ?? ids.chargeRef(),
       merchant_id: owner.merchantId,
       mode: owner.mode,
       charge_id: request.charge_id,

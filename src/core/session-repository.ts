@@ -5,6 +5,7 @@ import { isPostgres } from '../db/dialect.ts';
 import { prepared, preparedInsert, preparedStatement } from '../db/prepared.ts';
 import type { Transact } from '../db/group-commit.ts';
 import { logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
+import type { ChargeRef } from '../shared/ids.ts';
 
 export type CheckoutSession = Selectable<CheckoutSessionsTable>;
 type Db = Kysely<DB>;
@@ -167,13 +168,13 @@ export function lockSession(trx: Db, id: string): Promise<CheckoutSession | unde
 export async function claimAttemptSlot(
   db: Db,
   sessionId: string,
-  chargeId: string,
+  chargeRef: ChargeRef,
   now: number,
-  replacing: string | null = null,
+  replacing: ChargeRef | null = null,
 ): Promise<boolean> {
   const result = await db
     .updateTable('checkout_sessions')
-    .set({ pending_charge_id: chargeId })
+    .set({ pending_charge_id: chargeRef })
     .where('id', '=', sessionId)
     .where('status', '=', 'pending')
     .where('expires_at', '>', now)
@@ -182,18 +183,18 @@ export async function claimAttemptSlot(
   return result.numUpdatedRows > 0n;
 }
 
-/** Frees the session's slot if `chargeId` still holds it, or hands it back to the attempt it had replaced. */
+/** Frees the session's slot if `chargeRef` still holds it, or hands it back to the attempt it had replaced. */
 export async function releaseAttemptSlot(
   db: Db,
   sessionId: string,
-  chargeId: string,
-  handBackTo: string | null = null,
+  chargeRef: ChargeRef,
+  handBackTo: ChargeRef | null = null,
 ): Promise<boolean> {
   const result = await db
     .updateTable('checkout_sessions')
     .set({ pending_charge_id: handBackTo })
     .where('id', '=', sessionId)
-    .where('pending_charge_id', '=', chargeId)
+    .where('pending_charge_id', '=', chargeRef)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -211,7 +212,7 @@ export async function countAttempt(db: Db, sessionId: string, now: number): Prom
 export async function markPaid(
   db: Db,
   sessionId: string,
-  chargeId: string,
+  chargeRef: ChargeRef,
   feeMinor: number,
   now: number,
 ): Promise<CheckoutSession | undefined> {
@@ -219,7 +220,7 @@ export async function markPaid(
     .updateTable('checkout_sessions')
     .set({
       status: 'success',
-      paid_charge_id: chargeId,
+      paid_charge_id: chargeRef,
       pending_charge_id: null,
       fee_minor: feeMinor,
       completed_at: now,
@@ -227,7 +228,7 @@ export async function markPaid(
     })
     .where('id', '=', sessionId)
     .where('status', '=', 'pending')
-    .where('pending_charge_id', '=', chargeId)
+    .where('pending_charge_id', '=', chargeRef)
     .returningAll()
     .executeTakeFirst();
 }
@@ -237,13 +238,18 @@ export async function markPaid(
  * next attempt; how many failures there have been, or null when the session ended or counts
  * another attempt.
  */
-export async function countFailure(db: Db, sessionId: string, chargeId: string, now: number): Promise<number | null> {
+export async function countFailure(
+  db: Db,
+  sessionId: string,
+  chargeRef: ChargeRef,
+  now: number,
+): Promise<number | null> {
   const row = await db
     .updateTable('checkout_sessions')
     .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1), pending_charge_id: null, updated_at: now }))
     .where('id', '=', sessionId)
     .where('status', '=', 'pending')
-    .where('pending_charge_id', '=', chargeId)
+    .where('pending_charge_id', '=', chargeRef)
     .returning('failed_attempts')
     .executeTakeFirst();
   return row ? row.failed_attempts : null;

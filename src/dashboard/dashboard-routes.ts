@@ -54,13 +54,13 @@ const SECRET_PATTERN = /^[A-Z2-7]{32}$/;
  * page but sign-in and set-password needs a signed-in session, or sends the browser to sign in.
  */
 export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
-  const { config } = deps;
+  const { config, clock } = deps;
   const db = deps.database.db;
   const guard = pageGuard(deps);
   const { secure } = guard;
   const failures = addressFailures(ADDRESS_FAILURES.limit, ADDRESS_FAILURES.windowMs);
   const csrf = (request: FastifyRequest, reply: FastifyReply) => issueCsrfCookie(request, reply, '/dashboard', secure);
-  const current = (request: FastifyRequest) => sessionOf(db, readCookie(request, SESSION_COOKIE), Date.now());
+  const current = (request: FastifyRequest) => sessionOf(db, readCookie(request, SESSION_COOKIE), clock.now());
   const { html, formIsOurs } = guard;
 
   app.get('/dashboard/assets/dashboard.css', PAGE, async (_request, reply) =>
@@ -99,8 +99,8 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
       // A password form posted from a tab opened earlier starts again rather than counting as a wrong code.
       const codeStep = pending?.session.awaiting_code === 1 && code !== undefined;
       const result: SignInOutcome = codeStep
-        ? await signInWithCode(db, pending, code)
-        : await signInWithPassword(db, email, password);
+        ? await signInWithCode(db, pending, code, clock.now())
+        : await signInWithPassword(db, email, password, clock.now());
       if (result.outcome === 'refused') {
         attempt.failed(Date.now());
         if (codeStep) return html(reply, 401, views.renderCodePage(csrf(request, reply), WRONG_CODE));
@@ -123,7 +123,7 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
   app.post<{ Body: Form }>('/dashboard/logout-everywhere', FORM, async (request, reply) => {
     const found = await guard.form(request, reply, 'read');
     if (!found) return reply;
-    await signOutEverywhere(db, found.user);
+    await signOutEverywhere(db, found.user, clock.now());
     reply.header('set-cookie', clearedSessionCookie(secure));
     return reply.redirect('/dashboard/login?signed_out=1', 303);
   });
@@ -137,7 +137,7 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
 
   /** The address a set-password link, or an invitation's, is for while it works; null otherwise. */
   const linkEmail = async (token: unknown) =>
-    (await linkUser(db, token))?.email ?? (await invitationOf(db, token))?.email ?? null;
+    (await linkUser(db, token, clock.now()))?.email ?? (await invitationOf(db, token, clock.now()))?.email ?? null;
 
   app.get<{ Querystring: Query }>('/dashboard/set-password', PAGE, async (request, reply) => {
     const email = await linkEmail(request.query.token);
@@ -154,7 +154,9 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
       html(reply, 422, views.renderSetPasswordPage(csrf(request, reply), token, email, error));
     if (password !== confirm) return again('The two passwords differ: type the same password twice.');
     try {
-      const set = (await setPasswordWithLink(db, token, password)) ?? (await acceptInvitation(db, token, password));
+      const set =
+        (await setPasswordWithLink(db, token, password, clock.now())) ??
+        (await acceptInvitation(db, token, password, clock.now()));
       if (!set) return html(reply, 404, views.renderLinkUnusablePage());
     } catch (error) {
       if (error instanceof UserError) return again(error.message);
@@ -189,7 +191,7 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
     const { user, viewer } = found;
     const { action, code = '', secret = '' } = request.body;
     if (action === 'enable' && user.totp_secret === null && SECRET_PATTERN.test(secret)) {
-      if (await enableTwoFactor(db, user, secret, code))
+      if (await enableTwoFactor(db, user, secret, code, clock.now()))
         return reply.redirect('/dashboard/settings/two-factor?done=on', 303);
       return html(
         reply,
@@ -202,7 +204,8 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
       );
     }
     if (action === 'disable' && user.totp_secret !== null) {
-      if (await disableTwoFactor(db, user, code)) return reply.redirect('/dashboard/settings/two-factor', 303);
+      if (await disableTwoFactor(db, user, code, clock.now()))
+        return reply.redirect('/dashboard/settings/two-factor', 303);
       return html(reply, 422, views.renderTwoFactorOnPage(viewer, { error: WRONG_CODE, notice: null }));
     }
     // A stale form (two-factor already turned on or off in another tab): the page as it is now.

@@ -7,6 +7,7 @@ import type { Form } from '../http/json-body.ts';
 import type { Merchant } from '../merchants/merchant-repository.ts';
 import type { PaymentDeps } from '../core/payment-deps.ts';
 import type { Lifecycle } from '../health/health-routes.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { Mode } from '../shared/ids.ts';
 import { isHttps } from '../shared/urls.ts';
 import { readCookie } from '../web/cookies.ts';
@@ -23,6 +24,8 @@ export interface DashboardDeps {
   payments: PaymentDeps;
   /** This process's workers, for the operator's health section. */
   lifecycle: Lifecycle;
+  /** Business time: sessions, links and invitations expire by it. */
+  clock: Clock;
 }
 
 export type { Form };
@@ -78,7 +81,7 @@ export const FORM = { ...PAGE, config: { form: true } } as const;
  * for a merchant the user belongs to (or, for an operator, the one they act for), and, for a
  * form, posted from our own page with the double-submit token.
  */
-export function pageGuard({ config, database }: DashboardDeps): PageGuard {
+export function pageGuard({ config, database, clock }: DashboardDeps): PageGuard {
   const secure = isHttps(config.publicBaseUrl);
   const db = database.db;
 
@@ -94,7 +97,7 @@ export function pageGuard({ config, database }: DashboardDeps): PageGuard {
     need: Permission,
     wantsMerchant: boolean,
   ): Promise<DashboardPage | null> {
-    const found = await sessionOf(db, readCookie(request, SESSION_COOKIE), Date.now());
+    const found = await sessionOf(db, readCookie(request, SESSION_COOKIE), clock.now());
     if (!found || found.session.awaiting_code !== 0) {
       reply.redirect('/dashboard/login', 303);
       return null;

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { ChargeRef, Mode } from '../shared/ids.ts';
 
 /**
  * Table shapes as Kysely sees them. Money is in minor units (bigint), times are epoch
@@ -25,7 +26,7 @@ export interface MerchantsTable {
 export interface ApiKeysTable {
   id: string;
   merchant_id: string;
-  mode: 'test' | 'live';
+  mode: Mode;
   kind: 'secret' | 'public';
   /** A secret's first characters, or a public key in full: what may be shown again. */
   visible: string;
@@ -37,7 +38,7 @@ export interface ApiKeysTable {
 export interface CheckoutSessionsTable {
   id: string;
   merchant_id: string;
-  mode: 'test' | 'live';
+  mode: Mode;
   generation: 'current' | 'legacy';
   tx_ref: string;
   reference: string;
@@ -56,12 +57,12 @@ export interface CheckoutSessionsTable {
   request_hash: string;
   attempts: number;
   failed_attempts: Generated<number>;
-  paid_charge_id: string | null;
+  paid_charge_id: ChargeRef | null;
   /**
    * The one attempt in flight: the charge whose outcome the session counts. Only this charge may
    * pay the session or count as a failed attempt; a success of any other is refunded.
    */
-  pending_charge_id: Generated<string | null>;
+  pending_charge_id: Generated<ChargeRef | null>;
   fee_minor: number;
   expires_at: number;
   completed_at: number | null;
@@ -74,9 +75,9 @@ export interface CheckoutSessionsTable {
 export type ChargeStatus = 'pending' | 'success' | 'failed';
 
 export interface ChargesTable {
-  id: string;
+  id: ChargeRef;
   merchant_id: string;
-  mode: 'test' | 'live';
+  mode: Mode;
   charge_id: string;
   ref_id: string;
   /** The checkout session this charge is an attempt of; null for direct charges and payouts. */
@@ -144,9 +145,9 @@ export interface ChargesTable {
 /** Who a payout through `/direct-charge/payouts` goes to (a bank account, or a wallet from the banks list). */
 export interface PayoutRecipientsTable {
   /** The payout's charge row (its internal id). */
-  charge_ref: string;
+  charge_ref: ChargeRef;
   merchant_id: string;
-  mode: 'test' | 'live';
+  mode: Mode;
   bank_uuid: string;
   /** As the banks list named it when the payout was made. */
   bank_name: string;
@@ -160,7 +161,7 @@ export interface PayoutRecipientsTable {
 /** The one-time account a bank transfer charge is paid into (docs/integrate/api-reference.md#bank-transfer-charges), and who paid it. */
 export interface BankTransferAccountsTable {
   /** The charge row (its internal id). */
-  charge_ref: string;
+  charge_ref: ChargeRef;
   bank_name: string;
   /** Unique across the gateway: an arriving transfer is matched to its charge by it. */
   account_number: string;
@@ -176,7 +177,7 @@ export interface BankTransferAccountsTable {
 /** A direct card charge's 3-D Secure step: its link, where the customer goes after it, the wrong codes typed. */
 export interface CardAuthenticationsTable {
   /** The charge row (its internal id). */
-  charge_ref: string;
+  charge_ref: ChargeRef;
   /** The `orderReference` and the `reference` of `/3ds/auth?reference=…`: random, the link's only key. */
   reference: string;
   /** The merchant's page the browser goes to afterwards, with `charge_id` and `status` added. */
@@ -194,7 +195,7 @@ export interface LedgerAccountsTable {
   id: string;
   /** A merchant id, or `system` for the gateway's own fee and outside-world accounts. */
   owner: string;
-  mode: 'test' | 'live';
+  mode: Mode;
   currency: string;
   kind: AccountKind;
   /** The sum of the account's entries, kept in step with them in the same transaction. */
@@ -205,7 +206,7 @@ export interface LedgerAccountsTable {
 
 export interface LedgerTransactionsTable {
   id: string;
-  mode: 'test' | 'live';
+  mode: Mode;
   kind:
     | 'collection'
     | 'settlement'
@@ -236,9 +237,9 @@ export interface RefundsTable {
   /** The public id merchants read. */
   refund_id: string;
   merchant_id: string;
-  mode: 'test' | 'live';
+  mode: Mode;
   /** The refunded charge (its internal id). */
-  charge_ref: string;
+  charge_ref: ChargeRef;
   /**
    * `uncounted`: a success its checkout session could not count, given back automatically from
    * money held for it; `merchant`: asked for by the merchant, taken from its balance.
@@ -265,7 +266,7 @@ export interface RefundsTable {
 export interface EventsTable {
   id: string;
   merchant_id: string;
-  mode: 'test' | 'live';
+  mode: Mode;
   /** `checkout.payment`, `api.charge.payment`, `api.payout` or `api.refund`. */
   type: string;
   subject_id: string;
@@ -281,7 +282,7 @@ export interface WebhookDeliveriesTable {
   id: string;
   event_id: string;
   merchant_id: string;
-  mode: 'test' | 'live';
+  mode: Mode;
   event_type: string;
   tx_ref: string | null;
   charge_id: string | null;

@@ -8,6 +8,7 @@ import { nextRetry } from '../shared/retry-schedule.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
 import { claimDueEmails, recordTry, releaseEmails, type ClaimedEmail, type TryOutcome } from './email-repository.ts';
 import { createMailer, createOutboxMailer, SEND_TIMEOUT_MS, type Mailer } from './transports.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export interface EmailWorkerDeps {
   db: Kysely<DB>;
@@ -16,6 +17,7 @@ export interface EmailWorkerDeps {
   /** Where claims commit (grouped with concurrent writes on SQLite). */
   transact: Transact;
   config: Config;
+  clock: Clock;
   log: FastifyBaseLogger | null;
 }
 
@@ -73,7 +75,7 @@ function mailerFor(email: ClaimedEmail, config: Config, mailers: Mailers): Maile
 /** Goes on while there is due work; one by one, since SMTP servers throttle senders that open many connections. */
 async function sendDueEmails(deps: EmailWorkerDeps, mailers: Mailers, isStopping: () => boolean): Promise<void> {
   while (!isStopping()) {
-    const claimed = await claimDueEmails(deps, Date.now(), LEASE_MS, BATCH);
+    const claimed = await claimDueEmails(deps, deps.clock.now(), LEASE_MS, BATCH);
     if (claimed.length === 0) return;
     for (const [index, email] of claimed.entries()) {
       if (isStopping()) return releaseEmails(deps.db, claimed.slice(index));
@@ -86,11 +88,11 @@ async function sendOne(deps: EmailWorkerDeps, mailer: Mailer, email: ClaimedEmai
   const outcome = await mailer.send(email).then(
     (): TryOutcome => ({ status: 'sent' }),
     (error: unknown): TryOutcome => ({
-      ...nextRetry(email.attempts + 1, deps.config.emailRetryScheduleMs, Date.now()),
+      ...nextRetry(email.attempts + 1, deps.config.emailRetryScheduleMs, deps.clock.now()),
       error: reasonOf(error),
     }),
   );
-  await recordTry(deps.db, email, outcome, Date.now());
+  await recordTry(deps.db, email, outcome, deps.clock.now());
   // The id and kind identify the email; recipients and bodies stay out of the log.
   const context = { email: email.id, kind: email.kind, attempts: email.attempts + 1 };
   if (outcome.status === 'sent') deps.log?.info(context, 'email sent');

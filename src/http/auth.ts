@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import type { Clock } from '../shared/clock.ts';
 import { isPublicKeyShape, keyKindOf } from '../merchants/api-keys.ts';
 import { lookUpKey, rememberedPrincipal, wasValidKey, type Principal } from '../merchants/merchant-service.ts';
 import type { Limit } from '../ratelimit/rate-limit.ts';
@@ -37,7 +38,11 @@ declare module 'fastify' {
  * public key always do: anyone can copy a public key from a shop's page, so its requests are
  * limited per address as well as per key.
  */
-export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, limitAddress: Limit): void {
+export function registerAuthentication(
+  app: FastifyInstance,
+  { db, clock }: { db: Kysely<DB>; clock: Clock },
+  limitAddress: Limit,
+): void {
   app.decorateRequest('principal', null);
 
   // Callback hooks, not async ones: the many requests that need no key cost no promise.
@@ -77,7 +82,7 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, lim
     done: (error?: Error) => void,
   ): void {
     if (token !== null && isPublicKeyShape(token)) return done(new ApiError('publicKeyRefused'));
-    const remembered = token === null ? null : rememberedPrincipal(db, token);
+    const remembered = token === null ? null : rememberedPrincipal(db, token, clock.now());
     if (remembered) return admit(request, remembered, done);
     if (remembered === undefined && wasValidKey(db, token!)) return lookUp(request, token!, done);
     limitAddress(request, reply, (limited) => {
@@ -92,13 +97,13 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, lim
     const kind = token === null ? null : keyKindOf(token);
     if (kind === 'secret') return done(new ApiError('secretKeyRefused'));
     if (kind === null) return done(new ApiError('unauthenticated'));
-    const remembered = rememberedPrincipal(db, token!);
+    const remembered = rememberedPrincipal(db, token!, clock.now());
     if (remembered === undefined) lookUp(request, token!, done);
     else admit(request, remembered, done);
   }
 
   function lookUp(request: FastifyRequest, token: string, done: (error?: Error) => void): void {
-    lookUpKey(db, token).then((principal) => admit(request, principal, done), done);
+    lookUpKey(db, token, clock.now()).then((principal) => admit(request, principal, done), done);
   }
 }
 

@@ -95,7 +95,7 @@ export async function buildServer(ctx: GatewayContext, logger: FastifyBaseLogger
   registerJsonBodyParser(app);
   const rateLimits = await openRateLimits(config, app.log);
   app.addHook('onClose', rateLimits.close);
-  registerAuthentication(app, database.db, rateLimits.byAddress);
+  registerAuthentication(app, { db: database.db, clock: ctx.clock }, rateLimits.byAddress);
   // preValidation, not onRequest or preHandler: the authentication hooks (registered just above,
   // so run first) have then found the principal, including a legacy `secret_key` from the body;
   // and requests that will fail validation are counted too.

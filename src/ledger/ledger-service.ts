@@ -193,7 +193,7 @@ export async function merchantBalances(db: Db, merchantId: string, mode: Mode, c
  * several processes at once: each move debits the collection account only if it still holds
  * the amount, so money moves once. Returns how many accounts were settled.
  */
-export async function settleCollections(db: Db, now = Date.now()): Promise<number> {
+export async function settleCollections(db: Db, now: number): Promise<number> {
   let settled = 0;
   for (const account of await collectionsToSettle(db)) {
     const m: Movement = {

@@ -4,6 +4,7 @@ import type { DB } from '../db/schema.ts';
 import { claimAppState } from '../merchants/merchant-repository.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
 import { settleCollections } from './ledger-service.ts';
+import type { Clock } from '../shared/clock.ts';
 
 const LAST_SETTLEMENT = 'last_settlement_at';
 
@@ -24,12 +25,16 @@ async function claimSettlement(db: Kysely<DB>, intervalMs: number, now: number):
 }
 
 /** Moves collected money to main balances once per `intervalMs` (T+1 by default). */
-export function startSettlementWorker(db: Kysely<DB>, intervalMs: number, log: FastifyBaseLogger | null): WorkerLoop {
+export function startSettlementWorker(
+  { db, clock }: { db: Kysely<DB>; clock: Clock },
+  intervalMs: number,
+  log: FastifyBaseLogger | null,
+): WorkerLoop {
   return startWorkerLoop(
     'settlement',
     Math.min(10_000, intervalMs),
     async () => {
-      const now = Date.now();
+      const now = clock.now();
       if (!(await claimSettlement(db, intervalMs, now))) return;
       const settled = await settleCollections(db, now);
       log?.info({ accounts: settled }, 'settled collections');

@@ -39,7 +39,7 @@ export interface MerchantCredentials {
 
 const MODES: Mode[] = ['test', 'live'];
 
-export async function createMerchant(db: Db, input: NewMerchant, now = Date.now()): Promise<MerchantCredentials> {
+export async function createMerchant(db: Db, input: NewMerchant, now: number): Promise<MerchantCredentials> {
   const id = ids.merchant();
   const secrets = { test: ids.secretKey('test'), live: ids.secretKey('live') };
   const publics = { test: ids.publicKey('test'), live: ids.publicKey('live') };
@@ -178,7 +178,7 @@ const unknownKeyCaches = new WeakMap<Db, Map<string, number>>();
  * answered without a promise. Unknown keys are remembered for a few seconds, so that one sent
  * again and again costs no lookup.
  */
-export function rememberedPrincipal(db: Db, token: string, now = Date.now()): Principal | null | undefined {
+export function rememberedPrincipal(db: Db, token: string, now: number): Principal | null | undefined {
   if (!keyKindOf(token)) return null;
   const hash = hashKey(token);
   const cached = keyCaches.get(db)?.get(hash);
@@ -198,7 +198,7 @@ export function wasValidKey(db: Db, token: string): boolean {
  * stored as the other kind than its shape claims. Remembered either way. Which routes a kind may
  * call is the authentication hook's business (src/http/auth.ts).
  */
-export async function lookUpKey(db: Db, token: string, now = Date.now()): Promise<Principal | null> {
+export async function lookUpKey(db: Db, token: string, now: number): Promise<Principal | null> {
   const hash = hashKey(token);
   const key = await repo.findKeyByHash(db, hash);
   const kind = keyKindOf(token);
@@ -247,7 +247,7 @@ export async function updateMerchantSettings(
   db: Db,
   merchantId: string,
   settings: MerchantSettings,
-  now = Date.now(),
+  now: number,
 ): Promise<boolean> {
   return repo.updateMerchant(db, merchantId, {
     ...(settings.name !== undefined && { name: settings.name }),
@@ -264,7 +264,7 @@ export async function updateMerchantSettings(
  * Gives the merchant a new webhook signing secret, in effect for every delivery sent from now on
  * (a retried one too); the new secret. `db` may be the caller's transaction. Null without such a merchant.
  */
-export async function rollWebhookSecret(db: Db, merchantId: string, now = Date.now()): Promise<string | null> {
+export async function rollWebhookSecret(db: Db, merchantId: string, now: number): Promise<string | null> {
   const secret = ids.webhookSecret();
   return (await repo.updateMerchant(db, merchantId, { webhook_secret: secret, updated_at: now })) ? secret : null;
 }

@@ -8,17 +8,19 @@ import { ApiError } from '../shared/errors.ts';
 import { trackRequests } from './http-metrics.ts';
 import { queueMetrics } from './queue-metrics.ts';
 import type { Database } from '../db/database.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export interface MetricsDeps {
   config: Config;
   database: Pick<Database, 'db'>;
+  clock: Clock;
 }
 
 /**
  * Request metrics for every route, and `GET /metrics` in the Prometheus text format. Each app
  * has its own registry, not prom-client's global one: several gateways may share a process.
  */
-export function registerMetrics(app: App, { config, database: { db } }: MetricsDeps): void {
+export function registerMetrics(app: App, { config, database: { db }, clock }: MetricsDeps): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'lipira_' });
   trackRequests(app, registry);
@@ -44,7 +46,7 @@ export function registerMetrics(app: App, { config, database: { db } }: MetricsD
     async (request, reply) => {
       if (!authorized(request.headers.authorization)) throw new ApiError('unauthenticated');
       try {
-        await queues.refresh();
+        await queues.refresh(clock.now());
       } catch (error) {
         // The request and process metrics matter most while the database is down: serve them.
         request.log.error({ err: error }, 'metrics: reading the queues failed');

@@ -15,7 +15,7 @@ interface StatusRow {
 
 export interface QueueMetrics {
   /** Reads the current numbers from the database: one GROUP BY query per table. */
-  refresh(now?: number): Promise<void>;
+  refresh(now: number): Promise<void>;
   /** Drops every series, so that a scrape during a database outage shows no numbers rather than stale ones. */
   clear(): void;
 }
@@ -47,7 +47,7 @@ export function queueMetrics(registry: Registry, db: Kysely<DB>): QueueMetrics {
   const all = [sessions, deliveries, deliveriesWaited, emails, emailsWaited, inReview];
 
   return {
-    async refresh(now = Date.now()) {
+    async refresh(now: number) {
       const [sessionRows, deliveryRows, emailRows, reviewRows] = await Promise.all([
         sql<StatusRow>`select status, count(*) as count from checkout_sessions group by status`.execute(db),
         outboxQuery('webhook_deliveries', now).execute(db),

@@ -4,7 +4,7 @@ import { addLog, type LogEntry } from '../logs/log-repository.ts';
 import { findMerchant } from '../merchants/merchant-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ApiError } from '../shared/errors.ts';
-import { ids } from '../shared/ids.ts';
+import { ids, type ChargeRef } from '../shared/ids.ts';
 import { maskMsisdn, parseMalawiMobile } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { transferExpiresAt } from '../core/bank-transfer-expiry.ts';
@@ -82,7 +82,7 @@ export async function initializeBankTransfer(
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return withAccount(deps, existing);
   const merchant = await findMerchant(deps.db, owner.merchantId);
-  const id = ids.charge();
+  const id = ids.chargeRef();
   for (;;) {
     const opened = await openAccount(
       deps,
@@ -207,7 +207,7 @@ export async function bankTransferDetails(
 }
 
 interface NewTransfer {
-  id: string;
+  id: ChargeRef;
   owner: Principal;
   request: BankTransferRequest;
   hash: string;

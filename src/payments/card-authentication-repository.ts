@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { CardAuthenticationsTable, DB } from '../db/schema.ts';
 import { discardUnstarted } from '../core/charge-repository.ts';
+import type { ChargeRef } from '../shared/ids.ts';
 
 export type CardAuthentication = Selectable<CardAuthenticationsTable>;
 type Db = Kysely<DB>;
@@ -16,7 +17,7 @@ export function findAuthenticationByReference(db: Db, reference: string): Promis
   return db.selectFrom('card_authentications').selectAll().where('reference', '=', reference).executeTakeFirst();
 }
 
-export function findAuthenticationOfCharge(db: Db, chargeRef: string): Promise<CardAuthentication | undefined> {
+export function findAuthenticationOfCharge(db: Db, chargeRef: ChargeRef): Promise<CardAuthentication | undefined> {
   return db.selectFrom('card_authentications').selectAll().where('charge_ref', '=', chargeRef).executeTakeFirst();
 }
 
@@ -25,7 +26,7 @@ export function findAuthenticationOfCharge(db: Db, chargeRef: string): Promise<C
  * wrong codes go up by one, both only for the one caller whose code was being confirmed. The
  * count after it, or null when the charge was not confirming a code (someone else recorded it).
  */
-export async function recordWrongCode(db: Db, chargeRef: string, now: number): Promise<number | null> {
+export async function recordWrongCode(db: Db, chargeRef: ChargeRef, now: number): Promise<number | null> {
   const reopened = await db
     .updateTable('charges')
     .set({ next_action: 'otp', check_at: null, updated_at: now })
@@ -44,7 +45,7 @@ export async function recordWrongCode(db: Db, chargeRef: string, now: number): P
 }
 
 /** Removes a card charge its provider refused at once, with its link (`discardUnstarted`: only one never taken). */
-export async function discardUnstartedCard(db: Db, chargeRef: string): Promise<void> {
+export async function discardUnstartedCard(db: Db, chargeRef: ChargeRef): Promise<void> {
   await db
     .deleteFrom('card_authentications')
     .where('charge_ref', '=', chargeRef)

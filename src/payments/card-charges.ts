@@ -6,7 +6,7 @@ import { findMerchant } from '../merchants/merchant-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard, type CardDetails } from '../shared/cards.ts';
 import { ApiError } from '../shared/errors.ts';
-import { ids } from '../shared/ids.ts';
+import { ids, type ChargeRef } from '../shared/ids.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import {
   discardUnstartedCard,
@@ -79,7 +79,7 @@ export async function startCardCharge(
   const hash = hashCardRequest(request, card);
   const existing = await existingFor(deps.db, owner, request, hash);
   if (existing) return replayOf(deps, existing);
-  const id = ids.charge();
+  const id = ids.chargeRef();
   const authentication: CardAuthentication = {
     charge_ref: id,
     reference: randomUUID(),
@@ -136,7 +136,7 @@ async function replayOf(deps: PaymentDeps, charge: Charge): Promise<CardStart> {
 }
 
 function cardCharge(
-  id: string,
+  id: ChargeRef,
   owner: Principal,
   request: CardChargeRequest,
   card: CardDetails,
@@ -272,7 +272,7 @@ export async function verifyCardCharge(
 const CONFIRM_WAIT_MS = 30_000;
 
 /** Waits until a code being confirmed, or the card's start, has its answer recorded (true), or the wait is over (false). */
-async function untilAnswered(deps: PaymentDeps, chargeRef: string): Promise<boolean> {
+async function untilAnswered(deps: PaymentDeps, chargeRef: ChargeRef): Promise<boolean> {
   for (const deadline = Date.now() + CONFIRM_WAIT_MS; Date.now() < deadline; await sleep(25)) {
     const charge = await findCharge(deps.db, chargeRef);
     if (!charge || charge.status !== 'pending' || (charge.next_action !== 'confirming' && charge.next_action !== null))

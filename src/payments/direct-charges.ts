@@ -42,7 +42,7 @@ export async function initializeCharge(deps: PaymentDeps, owner: Principal, requ
   const recorded = await insertDirectRecord(
     deps,
     {
-      id: ids.charge(),
+      id: ids.chargeRef(),
       owner,
       request,
       kind: 'payment',

@@ -242,7 +242,7 @@ function bankPayoutCharge(
   const { wallet } = destination;
   return newPendingCharge(
     {
-      id: ids.charge(),
+      id: ids.chargeRef(),
       merchant_id: owner.merchantId,
       mode: owner.mode,
       charge_id: request.charge_id,

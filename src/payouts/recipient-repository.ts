@@ -4,6 +4,7 @@ import type { DB, PayoutRecipientsTable } from '../db/schema.ts';
 import { logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import type { Charge } from '../core/charge-repository.ts';
+import type { ChargeRef } from '../shared/ids.ts';
 
 type Db = Kysely<DB>;
 
@@ -30,7 +31,7 @@ export async function insertRecipient(trx: Db, recipient: Insertable<PayoutRecip
   await trx.insertInto('payout_recipients').values(recipient).execute();
 }
 
-const recipientByCharge = prepared((db, chargeRef: string) =>
+const recipientByCharge = prepared((db, chargeRef: ChargeRef) =>
   db
     .selectFrom('payout_recipients')
     .select(['bank_uuid', 'bank_name', 'account_name', 'account_number'])
@@ -38,7 +39,7 @@ const recipientByCharge = prepared((db, chargeRef: string) =>
 );
 
 /** The recipient of a payout made through the banks list; none for any other charge. */
-export async function findRecipient(db: Db, chargeRef: string): Promise<Recipient | undefined> {
+export async function findRecipient(db: Db, chargeRef: ChargeRef): Promise<Recipient | undefined> {
   return (await recipientByCharge(db, chargeRef))[0];
 }
 

@@ -3,6 +3,7 @@ import type { DB, RefundsTable } from '../db/schema.ts';
 import { prepared } from '../db/prepared.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import type { Outcome } from '../connectors/provider.ts';
+import { asChargeRef, type ChargeRef } from '../shared/ids.ts';
 
 export type Refund = Selectable<RefundsTable>;
 /** A refund with the public `charge_id` of the charge it gives back: what merchants read. */
@@ -26,7 +27,7 @@ export async function insertRefund(trx: Db, refund: Insertable<RefundsTable>): P
  * money one wins (it holds the row until its transaction ends on PostgreSQL; SQLite writes one
  * transaction at a time) and the other finds the total moved.
  */
-export async function countRefunded(trx: Db, chargeRef: string, amountMinor: number, now: number): Promise<boolean> {
+export async function countRefunded(trx: Db, chargeRef: ChargeRef, amountMinor: number, now: number): Promise<boolean> {
   const result = await trx
     .updateTable('charges')
     .set({ refunded_minor: sql`refunded_minor + ${amountMinor}`, updated_at: now })
@@ -38,7 +39,7 @@ export async function countRefunded(trx: Db, chargeRef: string, amountMinor: num
 }
 
 /** A merchant refund that failed gives its amount back to what may still be refunded. */
-export async function uncountRefunded(trx: Db, chargeRef: string, amountMinor: number, now: number): Promise<void> {
+export async function uncountRefunded(trx: Db, chargeRef: ChargeRef, amountMinor: number, now: number): Promise<void> {
   await trx
     .updateTable('charges')
     .set({ refunded_minor: sql`refunded_minor - ${amountMinor}`, updated_at: now })
@@ -63,7 +64,7 @@ export async function findRefund(db: Db, owner: Principal, refundId: string): Pr
 }
 
 /** Which refunds a list shows: those of one charge, of one checkout session's charges, or the latest of all. */
-export type RefundScope = { chargeRef: string } | { sessionId: string } | { latest: number };
+export type RefundScope = { chargeRef: ChargeRef } | { sessionId: string } | { latest: number };
 
 /** A merchant's refunds in the key's mode, newest first. */
 export function listRefunds(db: Db, owner: Principal, scope: RefundScope): Promise<RefundWithCharge[]> {
@@ -136,7 +137,7 @@ export function findPendingRefundsAbout(db: Db, reference: string, mode: Refund[
     .selectAll()
     .where('status', '=', 'pending')
     .where('mode', '=', mode)
-    .where((eb) => eb.or([eb('id', '=', reference), eb('charge_ref', '=', reference)]))
+    .where((eb) => eb.or([eb('id', '=', reference), eb('charge_ref', '=', asChargeRef(reference))]))
     .execute();
 }
 

@@ -29,6 +29,19 @@ export function randomBase62(length: number): string {
 
 export type Mode = 'test' | 'live';
 
+/**
+ * A charge row's own id (`charges.id`, and `charge_ref` in the tables that hang off a charge).
+ * A merchant never sees it: they know the charge by its `charge_id`. The brand, which exists only
+ * for the type checker, keeps the two strings from being passed for each other.
+ */
+export type ChargeRef = string & { readonly __brand: 'ChargeRef' };
+
+/**
+ * Text from outside (an operator's callback, a dashboard URL or search box) looked up as a charge
+ * ref: a lookup with it finds that charge or nothing.
+ */
+export const asChargeRef = (text: string): ChargeRef => text as ChargeRef;
+
 /** Base36 digits of the checkout id's time: enough for epoch milliseconds until the year 5188. */
 const CHECKOUT_TIME_DIGITS = 9;
 
@@ -52,7 +65,8 @@ export const ids = {
   txRef: () => randomUUID(),
   /** A one-time bank transfer account's 10-digit number; unique by the database, drawn again on a clash. */
   bankTransferAccount: () => String(randomInt(1_000_000_000, 10_000_000_000)),
-  charge: () => `chg_${randomBase62(16)}`,
+  /** A charge row's own id, never shown to a merchant. */
+  chargeRef: () => `chg_${randomBase62(16)}` as ChargeRef,
   /** The public `charge_id` of a checkout attempt (merchants choose their own for direct charges). */
   attemptChargeId: () => `ch_${randomBase62(20)}`,
   event: () => `evt_${randomBase62(20)}`,

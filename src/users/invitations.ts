@@ -57,7 +57,7 @@ export async function inviteTeamMember(
   db: Db,
   config: Pick<Config, 'publicBaseUrl'>,
   invitation: NewInvitation,
-  now = Date.now(),
+  now: number,
 ): Promise<void> {
   const email = normaliseEmail(invitation.email);
   if (!isEmailAddress(email)) throw new UserError(`"${invitation.email}" is not an email address.`);
@@ -113,7 +113,7 @@ export async function inviteTeamMember(
 }
 
 /** The invitation a link's token is for, while it is open. */
-export async function invitationOf(db: Db, token: unknown, now = Date.now()): Promise<Invitation | null> {
+export async function invitationOf(db: Db, token: unknown, now: number): Promise<Invitation | null> {
   return isWellFormedToken(token) ? ((await findOpenInvitationByToken(db, tokenId(token), now)) ?? null) : null;
 }
 
@@ -123,12 +123,7 @@ export async function invitationOf(db: Db, token: unknown, now = Date.now()): Pr
  * open an invitation (accepted, cancelled, expired, or never issued). Refused when the address
  * has meanwhile got an account (another team's invitation accepted first, an operator's doing).
  */
-export async function acceptInvitation(
-  db: Db,
-  token: unknown,
-  password: string,
-  now = Date.now(),
-): Promise<User | null> {
+export async function acceptInvitation(db: Db, token: unknown, password: string, now: number): Promise<User | null> {
   const invitation = await invitationOf(db, token, now);
   if (!invitation) return null;
   const merchant = await findMerchant(db, invitation.merchant_id);
@@ -168,7 +163,7 @@ export async function acceptInvitation(
 }
 
 /** Cancels an open invitation of the merchant's: its link stops working. */
-export async function cancelInvitation(db: Db, change: InvitationChange, now = Date.now()): Promise<void> {
+export async function cancelInvitation(db: Db, change: InvitationChange, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const cancelled = await endInvitation(trx, change.invitationId, 'cancelled', now, change.merchantId);
     if (!cancelled) throw new UserError('No such invitation: it was accepted or cancelled, or it has expired.');

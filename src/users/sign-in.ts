@@ -45,12 +45,7 @@ const REFUSED: SignInOutcome = { outcome: 'refused' };
  * its attempts all taken) costs the same hash as one judged, so the answer's timing tells nobody
  * which addresses have accounts or which are locked; text that is no address is not looked up.
  */
-export async function signInWithPassword(
-  db: Db,
-  email: string,
-  password: string,
-  now = Date.now(),
-): Promise<SignInOutcome> {
+export async function signInWithPassword(db: Db, email: string, password: string, now: number): Promise<SignInOutcome> {
   const address = normaliseEmail(email);
   const found = isEmailAddress(address) ? await findUserByEmail(db, address) : undefined;
   const user = found?.password_hash && (await takeAttempt(db, found, now)) ? found : null;
@@ -71,12 +66,7 @@ export async function signInWithPassword(
  * before the code never becomes a signed-in one. A code takes an attempt as a password does, and
  * a wrong one counts towards the lock.
  */
-export async function signInWithCode(
-  db: Db,
-  pending: SignedIn,
-  code: string,
-  now = Date.now(),
-): Promise<SignInOutcome> {
+export async function signInWithCode(db: Db, pending: SignedIn, code: string, now: number): Promise<SignInOutcome> {
   const { user, session } = pending;
   if (session.awaiting_code !== 1 || user.totp_secret === null || !(await takeAttempt(db, user, now))) return REFUSED;
   const step = acceptedStep(user.totp_secret, code, user.totp_last_step, now);

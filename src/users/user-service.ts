@@ -65,7 +65,7 @@ export async function createUser(
   db: Db,
   config: Pick<Config, 'publicBaseUrl'>,
   input: NewUser,
-  now = Date.now(),
+  now: number,
 ): Promise<CreatedUser> {
   const email = normaliseEmail(input.email);
   if (!isEmailAddress(email)) throw new UserError(`"${input.email}" is not an email address.`);
@@ -143,7 +143,7 @@ export const setPasswordUrl = (config: Pick<Config, 'publicBaseUrl'>, token: str
   `${config.publicBaseUrl}/dashboard/set-password?token=${token}`;
 
 /** The user a set-password link is for, while it still works. */
-export async function linkUser(db: Db, token: unknown, now = Date.now()): Promise<User | null> {
+export async function linkUser(db: Db, token: unknown, now: number): Promise<User | null> {
   if (!isWellFormedToken(token)) return null;
   const link = await findUsableLink(db, tokenId(token), now);
   return link ? ((await findUser(db, link.user_id)) ?? null) : null;
@@ -154,12 +154,7 @@ export async function linkUser(db: Db, token: unknown, now = Date.now()): Promis
  * ended: whoever knew the old password is signed out. A lock from failed sign-ins is lifted.
  * Null when the link does not work (used, expired, or never issued).
  */
-export async function setPasswordWithLink(
-  db: Db,
-  token: unknown,
-  password: string,
-  now = Date.now(),
-): Promise<User | null> {
+export async function setPasswordWithLink(db: Db, token: unknown, password: string, now: number): Promise<User | null> {
   if (!isWellFormedToken(token)) return null;
   const owner = await linkUser(db, token, now);
   if (!owner) return null;
@@ -187,13 +182,7 @@ export async function setPasswordWithLink(
  * Turns two-factor sign-in on with a secret the user's app now holds, proven by one of its codes.
  * False when the code is wrong (the secret is then not kept).
  */
-export async function enableTwoFactor(
-  db: Db,
-  user: User,
-  secret: string,
-  code: string,
-  now = Date.now(),
-): Promise<boolean> {
+export async function enableTwoFactor(db: Db, user: User, secret: string, code: string, now: number): Promise<boolean> {
   if (user.totp_secret !== null) return false;
   const step = acceptedStep(secret, code, null, now);
   if (step === null) return false;
@@ -209,7 +198,7 @@ export async function enableTwoFactor(
 }
 
 /** Turns two-factor sign-in off, proven by a current code. False when the code is wrong. */
-export async function disableTwoFactor(db: Db, user: User, code: string, now = Date.now()): Promise<boolean> {
+export async function disableTwoFactor(db: Db, user: User, code: string, now: number): Promise<boolean> {
   if (user.totp_secret === null || acceptedStep(user.totp_secret, code, user.totp_last_step, now) === null)
     return false;
   await db.transaction().execute(async (trx) => {
@@ -224,7 +213,7 @@ export async function disableTwoFactor(db: Db, user: User, code: string, now = D
 }
 
 /** Ends every session of the user, on every browser. */
-export async function signOutEverywhere(db: Db, user: User, now = Date.now()): Promise<void> {
+export async function signOutEverywhere(db: Db, user: User, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const ended = await deleteUserSessions(trx, user.id);
     await recordAudit(
@@ -272,7 +261,7 @@ export async function changeTeamMember(
   db: Db,
   change: TeamChange,
   to: TeamRole | 'removed',
-  now = Date.now(),
+  now: number,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await holdTeam(trx, change.merchantId, now);

@@ -58,7 +58,8 @@ export async function postWebhook(
       responseBody: answer.body,
       location: redirect ? (answer.location ?? null) : null,
       error: redirect ? 'Redirect not followed' : null,
-      retryAfterMs: parseRetryAfter(answer.retryAfter),
+      // A Retry-After date is the receiver's wall clock, so the wait is counted from ours.
+      retryAfterMs: parseRetryAfter(answer.retryAfter, Date.now()),
       answeredFrom: answer.from,
     };
   } catch (error) {
@@ -138,7 +139,7 @@ function send(target: URL, body: string, headers: Record<string, string>, option
 }
 
 /** `Retry-After` as seconds or as an HTTP date; capped so a receiver cannot park a delivery forever. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
+export function parseRetryAfter(value: string | undefined, now: number): number | null {
   if (!value) return null;
   const ms = /^\d+$/.test(value.trim()) ? Number(value.trim()) * 1000 : Date.parse(value) - now;
   return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : null;

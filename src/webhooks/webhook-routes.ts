@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import type { Clock } from '../shared/clock.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, success } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
@@ -16,7 +17,7 @@ import type { Database } from '../db/database.ts';
 /** A merchant reads and re-sends its webhook deliveries, scoped to its key's mode. */
 export function registerWebhookRoutes(
   app: App,
-  { config, database: { db } }: { config: Config; database: Pick<Database, 'db'> },
+  { config, database: { db }, clock }: { config: Config; database: Pick<Database, 'db'>; clock: Clock },
 ): void {
   app.get(
     '/webhooks/deliveries',
@@ -79,7 +80,7 @@ export function registerWebhookRoutes(
     async (request) =>
       success(
         'Webhook delivery queued for redelivery.',
-        deliverySummary(await redeliver(db, principalOf(request), request.params.id)),
+        deliverySummary(await redeliver(db, principalOf(request), request.params.id, clock.now())),
       ),
   );
 }

@@ -41,12 +41,7 @@ export async function showDelivery(db: Kysely<DB>, owner: Principal, id: string)
 }
 
 /** Sends a delivery again as soon as a worker is free, whatever became of it before. */
-export async function redeliver(
-  db: Kysely<DB>,
-  owner: Principal,
-  id: string,
-  now = Date.now(),
-): Promise<repo.Delivery> {
+export async function redeliver(db: Kysely<DB>, owner: Principal, id: string, now: number): Promise<repo.Delivery> {
   const delivery = couldExist(id) ? await repo.findDelivery(db, owner, id) : undefined;
   if (!delivery) throw new ApiError('deliveryNotFound');
   await repo.requeueDelivery(db, delivery.id, now);

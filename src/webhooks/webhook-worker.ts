@@ -15,12 +15,14 @@ import {
 } from '../events/delivery-repository.ts';
 import { postWebhook, type SendOutcome } from './http-sender.ts';
 import { signWebhook } from './signatures.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export interface WebhookWorkerDeps {
   db: Kysely<DB>;
   dialect: Dialect;
   transact: Transact;
   config: Config;
+  clock: Clock;
   log: FastifyBaseLogger | null;
 }
 
@@ -38,7 +40,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WorkerLoop {
     deps.config.workerIntervalMs,
     async (isStopping) => {
       while (!isStopping()) {
-        const claimed = await claimDueDeliveries(deps, Date.now(), leaseMs, BATCH);
+        const claimed = await claimDueDeliveries(deps, deps.clock.now(), leaseMs, BATCH);
         if (claimed.length === 0) return;
         await Promise.all(claimed.map((delivery) => deliver(deps, delivery)));
       }
@@ -47,8 +49,8 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WorkerLoop {
   );
 }
 
-async function deliver({ db, transact, config, log }: WebhookWorkerDeps, delivery: Claimed): Promise<void> {
-  const attemptedAt = Date.now();
+async function deliver({ db, transact, config, clock, log }: WebhookWorkerDeps, delivery: Claimed): Promise<void> {
+  const attemptedAt = clock.now();
   const headers = signWebhook(delivery.payload, delivery.webhook_secret, delivery.id, Math.floor(attemptedAt / 1000));
   const outcome = await postWebhook(delivery.url, delivery.payload, headers, {
     timeoutMs: config.webhookTimeoutMs,
@@ -57,7 +59,7 @@ async function deliver({ db, transact, config, log }: WebhookWorkerDeps, deliver
   const delivered = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
   const next: NextStep = delivered
     ? { status: 'delivered' }
-    : nextRetry(delivery.attempts + 1, config.webhookRetryScheduleMs, Date.now(), outcome.retryAfterMs);
+    : nextRetry(delivery.attempts + 1, config.webhookRetryScheduleMs, clock.now(), outcome.retryAfterMs);
   if (!delivered) {
     log?.warn(
       {
@@ -70,7 +72,7 @@ async function deliver({ db, transact, config, log }: WebhookWorkerDeps, deliver
       'webhook attempt failed',
     );
   }
-  await recordAttempt(db, transact, delivery, attemptRecord(outcome, attemptedAt), next, Date.now());
+  await recordAttempt(db, transact, delivery, attemptRecord(outcome, attemptedAt), next, clock.now());
 }
 
 /**

@@ -31,6 +31,7 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
           ctx.gw.gateway.database.db,
           { publicBaseUrl: ctx.gw.url },
           { merchantId: ctx.merchant.id, email, role: 'owner', password: PASSWORD },
+          ctx.gw.gateway.clock.now(),
         );
         const { page, problems } = await browser.newTab({ width: 360, height: 740 });
         await signIn(page, ctx.gw.url, email, PASSWORD);
@@ -53,6 +54,7 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
           ctx.gw.gateway.database.db,
           { publicBaseUrl: ctx.gw.url },
           { merchantId: ctx.merchant.id, email, role: 'developer' },
+          ctx.gw.gateway.clock.now(),
         );
         const { page, problems } = await browser.newTab({ width: 360, height: 740 });
         await page.goto(link!);
@@ -108,6 +110,7 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
           ctx.gw.gateway.database.db,
           { publicBaseUrl: ctx.gw.url },
           { merchantId: ctx.merchant.id, email, role: 'viewer', password: PASSWORD },
+          ctx.gw.gateway.clock.now(),
         );
         const { page, problems } = await browser.newTab({ width: 1280, height: 800 });
         /** Types the address and a password on the sign-in page and submits it; the status it was answered with. */

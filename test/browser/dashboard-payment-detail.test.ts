@@ -33,7 +33,7 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         gw = await startTestGateway(kind, { WEBHOOK_RETRY_SCHEDULE: '100ms', WORKER_INTERVAL: '100ms' });
         receiver = await startReceiver(() => ({ status: answer }));
         merchant = await gw.newMerchant('Chikondi Crafts');
-        await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url });
+        await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url }, Date.now());
       });
       after(async () => {
         await assertLedgerBalanced(gw);

@@ -53,9 +53,14 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
   test("a merchant owner's pages, with a delivery's exchange opened in the log", async () => {
     const { gw, merchant } = ctx;
     const db = gw.gateway.database.db;
-    await updateMerchantSettings(db, merchant.id, {
-      webhookUrl: `${receiver.url}/hooks/a-rather-long-path-for-the-merchants-webhook-endpoint`,
-    });
+    await updateMerchantSettings(
+      db,
+      merchant.id,
+      {
+        webhookUrl: `${receiver.url}/hooks/a-rather-long-path-for-the-merchants-webhook-endpoint`,
+      },
+      Date.now(),
+    );
     const longEmail = 'chikondi.mwale-banda.accounts.payable@kumudzi-market-and-crafts.example.com';
     const longRef = `order-2026-11-28-kumudzi-market-${Date.now()}-a-long-merchant-reference`;
     await payByMobileMoney(gw.url, merchant.test_secret_key, TEST_NUMBERS.airtelSuccess, {

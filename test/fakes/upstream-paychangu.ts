@@ -28,7 +28,7 @@ export async function startUpstreamPaychangu(env: Record<string, string> = {}): 
   const gw = await startTestGateway('sqlite', { SANDBOX_MOBILE_DELAY: '100ms', WORKER_INTERVAL: '50ms', ...env });
   const merchant = await gw.newMerchant('Operator account');
   const webhooks = await startReceiver();
-  await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: webhooks.url });
+  await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: webhooks.url }, Date.now());
   return {
     gw,
     merchant,

@@ -118,7 +118,12 @@ export async function openFuzzWorld(kind: 'sqlite' | 'postgres'): Promise<FuzzWo
   const b = await gw.newMerchant('Merchant B');
   // Deliveries are queued only for merchants with a URL; no worker runs to send them.
   for (const merchant of [a, b])
-    await updateMerchantSettings(db, merchant.id, { webhookUrl: `https://${merchant.id.toLowerCase()}.example/hooks` });
+    await updateMerchantSettings(
+      db,
+      merchant.id,
+      { webhookUrl: `https://${merchant.id.toLowerCase()}.example/hooks` },
+      Date.now(),
+    );
 
   const txRefs: RefPool = { own: [], ownLive: [], other: [] };
   const chargeIds: RefPool = { own: [], ownLive: [], other: [] };

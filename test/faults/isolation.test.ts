@@ -520,7 +520,7 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
     Promise.all(
       scopes
         .filter((scope) => scope.mode === mode)
-        .map((scope) => updateMerchantSettings(db, scope.merchant.id, { webhookUrl: scope.receiver.url })),
+        .map((scope) => updateMerchantSettings(db, scope.merchant.id, { webhookUrl: scope.receiver.url }, Date.now())),
     );
 
   await useReceivers('test');
@@ -580,7 +580,7 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
     scope.charges.set(SHARED.card, { status: 'success', card: true });
     scope.private.add(card.body.orderReference);
   }
-  await settleCollections(db);
+  await settleCollections(db, Date.now());
   for (const scope of scopes.filter((s) => s.mode === 'test')) {
     const names = {
       first_name: scope.marker,
@@ -623,7 +623,7 @@ async function seedScopes(gw: TestGateway, receivers: Receiver[]): Promise<Scope
     await liveDirectCharge(gw, deps, scope, `iso-charge-only-${scope.label}`, null);
     await liveDirectCharge(gw, deps, scope, paidOnly(scope), 'success');
   }
-  await settleCollections(db);
+  await settleCollections(db, Date.now());
   for (const scope of scopes.filter((s) => s.mode === 'live')) {
     // No live operator is connected: the payout is recorded as failed and its reservation released.
     const names = {
@@ -793,7 +793,7 @@ async function paidLiveAttempt(
     .executeTakeFirstOrThrow();
   const now = Date.now();
   const charge: Charge = {
-    id: ids.charge(),
+    id: ids.chargeRef(),
     merchant_id: session.merchant_id,
     mode: session.mode,
     charge_id: ids.attemptChargeId(),

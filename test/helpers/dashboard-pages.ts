@@ -28,6 +28,7 @@ export async function dashboardUser(
     role === 'operator'
       ? { merchantId: null, email, role, password: DASHBOARD_PASSWORD }
       : { merchantId, email, role, password: DASHBOARD_PASSWORD },
+    gw.gateway.clock.now(),
   );
   return email;
 }

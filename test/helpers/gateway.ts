@@ -54,7 +54,11 @@ export async function startTestGateway(
     gateway,
     database,
     newMerchant: (name = 'Test Shop') =>
-      createMerchant(opened.db, { name, email: 'shop@example.com', webhookUrl: null, feeBasisPoints: 300 }),
+      createMerchant(
+        opened.db,
+        { name, email: 'shop@example.com', webhookUrl: null, feeBasisPoints: 300 },
+        gateway.clock.now(),
+      ),
     async close() {
       await gateway.close();
       await database.drop();

@@ -225,7 +225,7 @@ export async function fundMainBalance(gw: TestGateway, merchant: MerchantCredent
   assert.equal(created.status, 201, created.text);
   const verified = await verify(gw, merchant.test_secret_key, String(body.charge_id), 'success');
   assert.equal(verified.body.data.status, 'success', verified.text);
-  await settleCollections(db(gw));
+  await settleCollections(db(gw), Date.now());
 }
 
 /** A new merchant whose webhook URL is a fresh receiver (closed with the others in `receivers`). */
@@ -236,6 +236,6 @@ export async function merchantWithReceiver(
   const receiver = await startReceiver();
   receivers.push(receiver);
   const merchant = await gw.newMerchant();
-  await updateMerchantSettings(db(gw), merchant.id, { webhookUrl: receiver.url });
+  await updateMerchantSettings(db(gw), merchant.id, { webhookUrl: receiver.url }, Date.now());
   return { merchant, receiver };
 }

@@ -100,7 +100,7 @@ for (const kind of DATABASE_KINDS) {
       // just been told otherwise finds it.
       const other = await openMigratedDatabase(gw.database.url);
       try {
-        assert.deepEqual(await lookUpKey(other.db, key), { merchantId: merchant.id, mode: 'test' });
+        assert.deepEqual(await lookUpKey(other.db, key, Date.now()), { merchantId: merchant.id, mode: 'test' });
       } finally {
         await other.close();
       }

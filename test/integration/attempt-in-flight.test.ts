@@ -8,7 +8,7 @@ import { createSession } from '../../src/checkout/checkout-service.ts';
 import { checkLedger, holdForRefund } from '../../src/ledger/ledger-service.ts';
 import { createMerchant } from '../../src/merchants/merchant-service.ts';
 import { finalizeCharge, insertChargeIfNew, type Charge } from '../../src/core/charge-repository.ts';
-import { ids } from '../../src/shared/ids.ts';
+import { asChargeRef, ids } from '../../src/shared/ids.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
@@ -52,7 +52,7 @@ for (const kind of DATABASE_KINDS) {
     const sessionRow = (sessionId: string) =>
       db().selectFrom('checkout_sessions').selectAll().where('id', '=', sessionId).executeTakeFirstOrThrow();
     const refundsOf = (chargeRef: string) =>
-      db().selectFrom('refunds').selectAll().where('charge_ref', '=', chargeRef).execute();
+      db().selectFrom('refunds').selectAll().where('charge_ref', '=', asChargeRef(chargeRef)).execute();
 
     /** Every tab a customer could have open on the page, each with its own cookie and form token. */
     async function tabs(pagePath: string, count: number): Promise<CheckoutClient[]> {
@@ -273,7 +273,7 @@ for (const kind of DATABASE_KINDS) {
       const row = await sessionRow(session.id);
       const now = Date.now();
       const charge: Charge = {
-        id: ids.charge(),
+        id: ids.chargeRef(),
         merchant_id: row.merchant_id,
         mode: row.mode,
         charge_id: ids.attemptChargeId(),
@@ -369,12 +369,16 @@ for (const kind of DATABASE_KINDS) {
     const throwaway = freshDatabase(kind);
     const opened = await openMigratedDatabase(throwaway.url);
     try {
-      const merchant = await createMerchant(opened.db, {
-        name: 'Throwaway',
-        email: 'x@example.com',
-        webhookUrl: null,
-        feeBasisPoints: 300,
-      });
+      const merchant = await createMerchant(
+        opened.db,
+        {
+          name: 'Throwaway',
+          email: 'x@example.com',
+          webhookUrl: null,
+          feeBasisPoints: 300,
+        },
+        Date.now(),
+      );
       const now = Date.now();
       const session = await createSession(
         { db: opened.db, transact: opened.transact, clock: fakeClock(now), checkoutTtlMs: 60_000, liveRoutes: {} },
@@ -382,7 +386,7 @@ for (const kind of DATABASE_KINDS) {
         { generation: 'current', amount: 1000, currency: 'MWK', first_name: 'Ada' },
       );
       const charge: Charge = {
-        id: ids.charge(),
+        id: ids.chargeRef(),
         merchant_id: merchant.id,
         mode: 'test',
         charge_id: ids.attemptChargeId(),

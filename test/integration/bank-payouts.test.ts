@@ -380,7 +380,7 @@ for (const kind of DATABASE_KINDS) {
             Date.now(),
           ),
         );
-      await settleCollections(db());
+      await settleCollections(db(), Date.now());
       const body = bankPayoutBody({ amount: 100 });
       const res = await initializeBankPayout(ctx.gw, merchant.live_secret_key, body);
       assert.equal(res.status, 201, res.text);

@@ -395,7 +395,7 @@ describe('direct card charges in the logs', () => {
     const gw = await startTestGateway('sqlite', {}, pino({ level: 'debug' }, sink));
     try {
       const merchant: MerchantCredentials = await gw.newMerchant();
-      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: null });
+      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: null }, Date.now());
       await payByDirectCard(gw, merchant.test_secret_key, cardBody({ cvv: MARKED_CVV }));
       await chargeCard(gw, merchant.test_secret_key, cardBody({ cvv: MARKED_CVV, expiry: '01/20' }));
       await chargeCard(gw, merchant.test_secret_key, {

@@ -53,12 +53,16 @@ for (const kind of DATABASE_KINDS) {
       const opened = await openMigratedDatabase(database.url);
       try {
         for (let i = 0; i < MERCHANTS; i++)
-          await createMerchant(opened.db, {
-            name: `Shop ${i}`,
-            email: `shop${i}@example.com`,
-            webhookUrl: null,
-            feeBasisPoints: 300,
-          });
+          await createMerchant(
+            opened.db,
+            {
+              name: `Shop ${i}`,
+              email: `shop${i}@example.com`,
+              webhookUrl: null,
+              feeBasisPoints: 300,
+            },
+            Date.now(),
+          );
       } finally {
         await opened.close();
       }

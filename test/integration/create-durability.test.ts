@@ -48,12 +48,16 @@ for (const kind of DATABASE_KINDS) {
       cleanup(() => testDb.drop());
       const database = await openMigratedDatabase(testDb.url);
       cleanup(() => database.close());
-      const merchant = await createMerchant(database.db, {
-        name: 'Load Shop',
-        email: 'owner@load.example',
-        webhookUrl: null,
-        feeBasisPoints: 300,
-      });
+      const merchant = await createMerchant(
+        database.db,
+        {
+          name: 'Load Shop',
+          email: 'owner@load.example',
+          webhookUrl: null,
+          feeBasisPoints: 300,
+        },
+        Date.now(),
+      );
       // No webhooks, and an hour between worker rounds: the only writes are the creates themselves.
       const env = {
         DATABASE_URL: testDb.url,

@@ -269,7 +269,7 @@ for (const kind of DATABASE_KINDS) {
       const receiver = await startReceiver(() => ({ status: 500, body: 'down' }));
       receivers.push(receiver);
       const hooked = await gw.newMerchant('Hooked Shop');
-      await updateMerchantSettings(db(), hooked.id, { webhookUrl: receiver.url });
+      await updateMerchantSettings(db(), hooked.id, { webhookUrl: receiver.url }, Date.now());
       const charge = chargeBody({ amount: 900 });
       await initializeCharge(gw, hooked.test_secret_key, charge);
       await verify(gw, hooked.test_secret_key, String(charge.charge_id), 'success');

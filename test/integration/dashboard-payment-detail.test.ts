@@ -10,6 +10,7 @@ import { LIVE_SESSIONS_ONLY } from '../helpers/live-routes.ts';
 import { chargeBody, eventually, initializeCharge, TEST_NUMBERS, verify } from '../helpers/mobile-money.ts';
 import { payAtCheckout, payByCard } from '../helpers/payments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { asChargeRef } from '../../src/shared/ids.ts';
 
 /**
  * One payment's dashboard page over HTTP: what it shows (a card by its last four digits only),
@@ -35,7 +36,7 @@ for (const kind of DATABASE_KINDS) {
       });
       receiver = await startReceiver(() => ({ status: answer, body: answer === 200 ? 'ok' : 'receiver down' }));
       merchant = await gw.newMerchant('Chikondi Crafts');
-      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url });
+      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url }, Date.now());
       other = await gw.newMerchant('Other Shop');
     });
     afterEach(() => assertLedgerBalanced(gw));
@@ -51,7 +52,7 @@ for (const kind of DATABASE_KINDS) {
       (await db().selectFrom('checkout_sessions').select('id').where('tx_ref', '=', txRef).executeTakeFirstOrThrow())
         .id;
     const refundRows = (chargeRef: string) =>
-      db().selectFrom('refunds').selectAll().where('charge_ref', '=', chargeRef).execute();
+      db().selectFrom('refunds').selectAll().where('charge_ref', '=', asChargeRef(chargeRef)).execute();
     const auditRows = (action: string) =>
       db()
         .selectFrom('audit_log')
@@ -199,7 +200,7 @@ for (const kind of DATABASE_KINDS) {
       const { charge_id: chargeId } = await db()
         .selectFrom('charges')
         .select('charge_id')
-        .where('id', '=', paid)
+        .where('id', '=', asChargeRef(paid))
         .executeTakeFirstOrThrow();
       assert.deepEqual(JSON.parse(audit[0]!.detail!), { charge_id: chargeId, amount: 400, currency: 'MWK' });
 

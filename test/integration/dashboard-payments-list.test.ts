@@ -8,6 +8,7 @@ import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts'
 import { chargeBody, eventually, initializeCharge, TEST_NUMBERS, TNM_REF } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
+import { asChargeRef } from '../../src/shared/ids.ts';
 
 /** Sessions made only to fill pages: more than two pages of 50. */
 const FILLER = 120;
@@ -206,7 +207,11 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(shownIds((await list(`q=${made.paidSession.txRef}`)).text), [made.paidSession.id]);
       assert.deepEqual(shownIds((await list(`q=${made.success.chargeId}`)).text), [made.success.id]);
       const reference = (
-        await db().selectFrom('charges').select('ref_id').where('id', '=', made.failed.id).executeTakeFirstOrThrow()
+        await db()
+          .selectFrom('charges')
+          .select('ref_id')
+          .where('id', '=', asChargeRef(made.failed.id))
+          .executeTakeFirstOrThrow()
       ).ref_id;
       assert.deepEqual(shownIds((await list(`q=${reference}`)).text), [made.failed.id]);
       assert.deepEqual(

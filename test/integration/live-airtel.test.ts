@@ -243,7 +243,7 @@ for (const kind of DATABASE_KINDS) {
       fake.script(payer.local, { states: ['TS'] });
       const collected = await ended(await liveCharge(payer, { amount: 5000 }));
       assert.equal(collected.status, 'success');
-      await settleCollections(gw.gateway.database.db);
+      await settleCollections(gw.gateway.database.db, Date.now());
       const payee = freshAirtelNumber();
       fake.script(payee.local, { answer: 'hang', states: ['TS'] });
       const body = payoutBody({ mobile: payee.mobile, amount: 1000 });
@@ -309,7 +309,7 @@ describe('live Airtel Money in the logs', () => {
         const rows = await chargeRows(gw, merchant.id, String(body.charge_id));
         return rows[0]?.status === 'success' ? rows : null;
       });
-      await settleCollections(gw.gateway.database.db);
+      await settleCollections(gw.gateway.database.db, Date.now());
       const payee = freshAirtelNumber();
       fake.script(payee.local, { states: ['TS'] });
       assert.equal(

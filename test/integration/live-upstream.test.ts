@@ -41,9 +41,14 @@ for (const kind of DATABASE_KINDS) {
         LIVE_SYNC_MAX: '1h',
         WORKER_INTERVAL: '50ms',
       });
-      await updateMerchantSettings(upstream.gw.gateway.database.db, upstream.merchant.id, {
-        webhookUrl: `${gw.url}/callbacks/paychangu`,
-      });
+      await updateMerchantSettings(
+        upstream.gw.gateway.database.db,
+        upstream.merchant.id,
+        {
+          webhookUrl: `${gw.url}/callbacks/paychangu`,
+        },
+        Date.now(),
+      );
       merchant = await gw.newMerchant('Live Shop');
     });
     afterEach(async () => {
@@ -106,7 +111,7 @@ for (const kind of DATABASE_KINDS) {
       });
       assert.equal((await initializeCharge(gw, merchant.live_secret_key, payer)).status, 201);
       await ended(String(payer.charge_id));
-      await settleCollections(gw.gateway.database.db);
+      await settleCollections(gw.gateway.database.db, Date.now());
       await fundMainBalance(upstream.gw, upstream.merchant, 10_000);
       const body = bankPayoutBody({ amount: 1000 });
       const created = await call(gw.url, '/direct-charge/payouts/initialize', { key: merchant.live_secret_key, body });

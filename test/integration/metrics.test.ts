@@ -77,7 +77,7 @@ for (const kind of DATABASE_KINDS) {
         OUTBOX_DIR: outbox,
       });
       merchant = await gw.newMerchant();
-      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url });
+      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url }, Date.now());
     });
     afterEach(() => assertLedgerBalanced(gw));
     after(async () => {

@@ -615,7 +615,7 @@ for (const kind of DATABASE_KINDS) {
           .insertInto('charges')
           .values({
             ...test,
-            id: ids.charge(),
+            id: ids.chargeRef(),
             mode: 'live',
             ref_id: ids.reference(),
             charge_id: liveOnly,
@@ -627,7 +627,7 @@ for (const kind of DATABASE_KINDS) {
           .insertInto('charges')
           .values({
             ...test,
-            id: ids.charge(),
+            id: ids.chargeRef(),
             mode: 'live',
             ref_id: ids.reference(),
             charge_id: chargeId,
@@ -828,7 +828,7 @@ for (const kind of DATABASE_KINDS) {
           .insertInto('charges')
           .values({
             ...test,
-            id: ids.charge(),
+            id: ids.chargeRef(),
             mode: 'live',
             ref_id: ids.reference(),
             charge_id: liveId,

@@ -51,12 +51,16 @@ describe('operating the gateway', () => {
     const receiver = await startReceiver();
     const slow = await startReceiver(() => ({ status: 200, body: 'slow' }));
     const database = await openMigratedDatabase(databaseUrl);
-    const merchant = await createMerchant(database.db, {
-      name: 'Shutdown',
-      email: 's@example.com',
-      webhookUrl: slow.url,
-      feeBasisPoints: 300,
-    });
+    const merchant = await createMerchant(
+      database.db,
+      {
+        name: 'Shutdown',
+        email: 's@example.com',
+        webhookUrl: slow.url,
+        feeBasisPoints: 300,
+      },
+      Date.now(),
+    );
     await database.db.transaction().execute(async (trx) => {
       for (let i = 0; i < 30; i++) {
         await emitEvent(
@@ -184,7 +188,7 @@ describe('operating the gateway', () => {
     );
     try {
       const merchant = await gw.newMerchant();
-      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url });
+      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url }, Date.now());
       await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
       await payByMobileMoney(gw.url, merchant.test_secret_key, '+265 899 817 566');
       const body = currentBody();

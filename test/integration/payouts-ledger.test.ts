@@ -43,6 +43,7 @@ import { temporaryFolder } from '../helpers/temp-folders.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 import { fakeClock } from '../helpers/clock.ts';
+import { asChargeRef } from '../../src/shared/ids.ts';
 
 const INSUFFICIENT = {
   status: 'failed',
@@ -171,9 +172,9 @@ for (const kind of DATABASE_KINDS) {
       await collect(merchant.test_secret_key, merchant.id, 1000);
       await collect(merchant.test_secret_key, merchant.id, 500);
       assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), { main: '0.00', collection: 1455 });
-      assert.ok((await settleCollections(db())) >= 1);
+      assert.ok((await settleCollections(db(), Date.now())) >= 1);
       assert.deepEqual(await walletBalance(ctx.gw, merchant.test_secret_key), { main: '1455.00', collection: 0 });
-      await settleCollections(db());
+      await settleCollections(db(), Date.now());
       assert.deepEqual(
         await walletBalance(ctx.gw, merchant.test_secret_key),
         { main: '1455.00', collection: 0 },
@@ -319,7 +320,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(early.status, 400);
       assert.deepEqual(early.body, INSUFFICIENT);
       assert.equal((await chargeRows(ctx.gw, merchant.id, String(body.charge_id))).length, 0);
-      await settleCollections(db());
+      await settleCollections(db(), Date.now());
       // 970.00 is there: 961 + 9.61 fee does not fit.
       assert.deepEqual(
         (await initializePayout(ctx.gw, merchant.test_secret_key, payoutBody({ amount: 961 }))).body,
@@ -520,7 +521,7 @@ for (const kind of DATABASE_KINDS) {
       const created = await initializeCharge(ctx.gw, merchant.test_secret_key, charge);
       assert.equal(created.status, 201);
       await settledByWorker(ctx.gw, merchant.id, String(charge.charge_id));
-      await settleCollections(db());
+      await settleCollections(db(), Date.now());
       const good = payoutBody({ amount: 1000 });
       const bad = payoutBody({ amount: 300, transaction_status: 'failed' });
       const goodRes = await initializePayout(ctx.gw, merchant.test_secret_key, good);
@@ -610,12 +611,16 @@ for (const kind of DATABASE_KINDS) {
       const throwaway = freshDatabase(kind);
       const opened = await openMigratedDatabase(throwaway.url);
       try {
-        const merchant = await createMerchant(opened.db, {
-          name: 'Throwaway',
-          email: 'x@example.com',
-          webhookUrl: null,
-          feeBasisPoints: 300,
-        });
+        const merchant = await createMerchant(
+          opened.db,
+          {
+            name: 'Throwaway',
+            email: 'x@example.com',
+            webhookUrl: null,
+            feeBasisPoints: 300,
+          },
+          Date.now(),
+        );
         await opened.db.transaction().execute((trx) =>
           creditCollection(
             trx,
@@ -663,20 +668,24 @@ for (const kind of DATABASE_KINDS) {
       const throwaway = freshDatabase(kind);
       const opened = await openMigratedDatabase(throwaway.url);
       try {
-        const merchant = await createMerchant(opened.db, {
-          name: 'Throwaway',
-          email: 'x@example.com',
-          webhookUrl: null,
-          feeBasisPoints: 300,
-        });
+        const merchant = await createMerchant(
+          opened.db,
+          {
+            name: 'Throwaway',
+            email: 'x@example.com',
+            webhookUrl: null,
+            feeBasisPoints: 300,
+          },
+          Date.now(),
+        );
         const now = Date.now();
         const session = await createSession(
           { db: opened.db, transact: opened.transact, clock: fakeClock(now), checkoutTtlMs: 60_000, liveRoutes: {} },
           { merchantId: merchant.id, mode: 'test' },
           { generation: 'current', amount: 1000, currency: 'MWK', first_name: 'Ada' },
         );
-        assert.ok(await claimAttemptSlot(opened.db, session.id, 'chg_paid', now));
-        assert.ok(await markPaid(opened.db, session.id, 'chg_paid', 30_00, now));
+        assert.ok(await claimAttemptSlot(opened.db, session.id, asChargeRef('chg_paid'), now));
+        assert.ok(await markPaid(opened.db, session.id, asChargeRef('chg_paid'), 30_00, now));
         assert.deepEqual(await checkLedger(opened.db), [`paid session ${session.id} has 0 credited payments, not 1`]);
         const credit = {
           merchantId: merchant.id,
@@ -703,12 +712,16 @@ for (const kind of DATABASE_KINDS) {
       const throwaway = freshDatabase(kind);
       const opened = await openMigratedDatabase(throwaway.url);
       try {
-        const merchant = await createMerchant(opened.db, {
-          name: 'Throwaway',
-          email: 'x@example.com',
-          webhookUrl: null,
-          feeBasisPoints: 300,
-        });
+        const merchant = await createMerchant(
+          opened.db,
+          {
+            name: 'Throwaway',
+            email: 'x@example.com',
+            webhookUrl: null,
+            feeBasisPoints: 300,
+          },
+          Date.now(),
+        );
         const now = Date.now();
         await opened.db.transaction().execute((trx) =>
           creditCollection(

@@ -228,7 +228,9 @@ for (const kind of DATABASE_KINDS) {
 
     test('a merchant who turned receipts off gets none, nor do their customers', async () => {
       const merchant = await ctx.gw.newMerchant('Quiet Shop');
-      assert.ok(await updateMerchantSettings(ctx.gw.gateway.database.db, merchant.id, { receiptsEnabled: false }));
+      assert.ok(
+        await updateMerchantSettings(ctx.gw.gateway.database.db, merchant.id, { receiptsEnabled: false }, Date.now()),
+      );
       const customer = newCustomerEmail();
       const paid = await payByMobileMoney(ctx.gw.url, merchant.test_secret_key, PAYS, { email: customer });
       assert.equal((await verify(ctx.gw, merchant.test_secret_key, paid.txRef)).status, 'success');
@@ -245,6 +247,7 @@ for (const kind of DATABASE_KINDS) {
         dialect,
         transact,
         config: loadConfig({ ...env, DATABASE_URL: ctx.gw.database.url }),
+        clock: ctx.gw.gateway.clock,
         log: null,
       });
       try {

@@ -16,7 +16,7 @@ import { findCharge } from '../../src/core/charge-repository.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
 import { paymentDeps } from '../../src/payment-deps.ts';
 import { refundPayment } from '../../src/refunds/refund-service.ts';
-import { ids } from '../../src/shared/ids.ts';
+import { ids, asChargeRef } from '../../src/shared/ids.ts';
 import { recordDirectPayment } from '../helpers/direct-charges.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { uniqueRef } from '../helpers/fixtures.ts';
@@ -50,12 +50,16 @@ for (const kind of DATABASE_KINDS) {
       try {
         await migrateToLatest(database);
         const { db } = database;
-        const merchant = await createMerchant(db, {
-          name: 'Throwaway',
-          email: 'x@example.com',
-          webhookUrl: null,
-          feeBasisPoints: 300,
-        });
+        const merchant = await createMerchant(
+          db,
+          {
+            name: 'Throwaway',
+            email: 'x@example.com',
+            webhookUrl: null,
+            feeBasisPoints: 300,
+          },
+          Date.now(),
+        );
         const charge = await paidCharge(database, merchant);
         const refund = await refundPayment(
           paymentDeps(loadConfig({}), database),
@@ -114,15 +118,19 @@ for (const kind of DATABASE_KINDS) {
         });
         assert.equal((await before0009.migrateToLatest()).error, undefined);
         const { db } = database;
-        const merchant = await createMerchant(db, {
-          name: 'Upgraded',
-          email: 'u@example.com',
-          webhookUrl: null,
-          feeBasisPoints: 300,
-        });
+        const merchant = await createMerchant(
+          db,
+          {
+            name: 'Upgraded',
+            email: 'u@example.com',
+            webhookUrl: null,
+            feeBasisPoints: 300,
+          },
+          Date.now(),
+        );
         const now = Date.now();
         const charge = (id: string, amountMinor: number) => ({
-          id,
+          id: asChargeRef(id),
           merchant_id: merchant.id,
           mode: 'test' as const,
           charge_id: uniqueRef('old'),
@@ -165,7 +173,7 @@ for (const kind of DATABASE_KINDS) {
           refund_id: ids.refund(),
           merchant_id: merchant.id,
           mode: 'test' as const,
-          charge_ref: chargeRef,
+          charge_ref: asChargeRef(chargeRef),
           source: 'uncounted' as const,
           amount_minor: chargeRef === 'chg_refunded' ? 1000_00 : 500_00,
           currency: 'MWK',

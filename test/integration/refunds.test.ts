@@ -446,7 +446,7 @@ for (const kind of DATABASE_KINDS) {
     test('a refund that fails (no live provider is connected) gives the merchant back exactly what was reserved, where it came from, and may be asked for again', async () => {
       const merchant = await ctx.gw.newMerchant();
       const settledFirst = await paidLiveCharge(ctx.gw, merchant, 1000);
-      await settleCollections(db());
+      await settleCollections(db(), Date.now());
       const chargeId = await paidLiveCharge(ctx.gw, merchant, 1000);
       const before = await merchantAccounts(merchant.id, 'live');
       assert.deepEqual(before, { collection: 970_00, main: 970_00, refundsDue: 0 });

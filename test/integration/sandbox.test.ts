@@ -157,9 +157,14 @@ for (const kind of DATABASE_KINDS) {
     const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '50ms', WORKER_INTERVAL: '50ms' });
 
     test("a paid session's webhook is delivered on the first try", async () => {
-      await updateMerchantSettings(ctx.gw.gateway.database.db, ctx.merchant.id, {
-        webhookUrl: `${ctx.gw.url}/sandbox/webhook`,
-      });
+      await updateMerchantSettings(
+        ctx.gw.gateway.database.db,
+        ctx.merchant.id,
+        {
+          webhookUrl: `${ctx.gw.url}/sandbox/webhook`,
+        },
+        Date.now(),
+      );
       const payment = await payByMobileMoney(ctx.gw.url, ctx.merchant.test_secret_key, '0990000000');
       const delivered = await eventually('the delivery', async () => {
         const listed = await call(ctx.gw.url, `/webhooks/deliveries?tx_ref=${payment.txRef}`, {

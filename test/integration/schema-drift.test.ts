@@ -9,6 +9,7 @@ import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { DATABASE_KINDS, freshDatabase, type TestDatabase } from '../helpers/databases.ts';
 
 const SCHEMA = path.resolve(import.meta.dirname, '../../src/db/schema.ts');
+const ID_TYPES = path.resolve(import.meta.dirname, '../../src/shared/ids.ts');
 
 /** A table's columns, each with whether it may hold null. */
 type Columns = Map<string, boolean>;
@@ -25,6 +26,10 @@ function declaredTables(): Map<string, Columns> {
     if (ts.isInterfaceDeclaration(statement)) interfaces.set(statement.name.text, statement);
     if (ts.isTypeAliasDeclaration(statement)) aliases.set(statement.name.text, statement.type);
   }
+  // The branded ids the tables use (a charge's ref) are declared with the id generator.
+  const idTypes = ts.createSourceFile(ID_TYPES, fs.readFileSync(ID_TYPES, 'utf8'), ts.ScriptTarget.Latest, true);
+  for (const statement of idTypes.statements)
+    if (ts.isTypeAliasDeclaration(statement)) aliases.set(statement.name.text, statement.type);
   const members = (declaration: ts.InterfaceDeclaration) =>
     declaration.members.map((member) => {
       assert.ok(

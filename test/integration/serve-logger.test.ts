@@ -38,12 +38,16 @@ for (const kind of DATABASE_KINDS) {
     let session: Insertable<CheckoutSessionsTable>;
     before(async () => {
       database = await openMigratedDatabase(file.url);
-      const merchant = await createMerchant(database.db, {
-        name: 'Log Shop',
-        email: 'shop@example.com',
-        webhookUrl: null,
-        feeBasisPoints: 300,
-      });
+      const merchant = await createMerchant(
+        database.db,
+        {
+          name: 'Log Shop',
+          email: 'shop@example.com',
+          webhookUrl: null,
+          feeBasisPoints: 300,
+        },
+        Date.now(),
+      );
       const now = Date.now();
       session = {
         id: ids.checkoutToken(Date.now()),

@@ -41,12 +41,16 @@ for (const kind of DATABASE_KINDS) {
         cleanup(async () => fs.rmSync(outbox, { recursive: true, force: true }));
         const database = await openMigratedDatabase(testDb.url);
         cleanup(() => database.close());
-        const merchant = await createMerchant(database.db, {
-          name: 'Crash Shop',
-          email: 'owner@crash.example',
-          webhookUrl: receiver.url,
-          feeBasisPoints: 300,
-        });
+        const merchant = await createMerchant(
+          database.db,
+          {
+            name: 'Crash Shop',
+            email: 'owner@crash.example',
+            webhookUrl: receiver.url,
+            feeBasisPoints: 300,
+          },
+          Date.now(),
+        );
         const env = { DATABASE_URL: testDb.url, OUTBOX_DIR: outbox, SMTP_URL: '' };
 
         // The first process runs no workers: it never sends anything, so whatever goes out later
@@ -125,12 +129,16 @@ describe('two processes draining one PostgreSQL webhook queue', () => {
     cleanup(async () => fs.rmSync(outbox, { recursive: true, force: true }));
     const database = await openMigratedDatabase(testDb.url);
     cleanup(() => database.close());
-    const merchant = await createMerchant(database.db, {
-      name: 'Busy Shop',
-      email: 'owner@busy.example',
-      webhookUrl: receiver.url,
-      feeBasisPoints: 300,
-    });
+    const merchant = await createMerchant(
+      database.db,
+      {
+        name: 'Busy Shop',
+        email: 'owner@busy.example',
+        webhookUrl: receiver.url,
+        feeBasisPoints: 300,
+      },
+      Date.now(),
+    );
 
     // The whole queue exists before either process starts, so both compete for the same rows.
     const chargeIds = await emitFailedCharges(database, merchant.id, EVENTS);

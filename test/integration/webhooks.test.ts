@@ -41,7 +41,7 @@ for (const kind of DATABASE_KINDS) {
       const receiver = await startReceiver(reply);
       receivers.push(receiver);
       const merchant = await gw.newMerchant();
-      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url });
+      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url }, Date.now());
       return { merchant, receiver };
     }
 
@@ -301,7 +301,7 @@ for (const kind of DATABASE_KINDS) {
       const db = gw.gateway.database.db;
       for (const url of destinations) {
         const merchant = await gw.newMerchant();
-        await updateMerchantSettings(db, merchant.id, { webhookUrl: url });
+        await updateMerchantSettings(db, merchant.id, { webhookUrl: url }, Date.now());
         await db.transaction().execute((trx) =>
           emitEvent(
             trx,
@@ -350,7 +350,7 @@ for (const kind of DATABASE_KINDS) {
       const port = new URL(receiver.url).port;
       for (const url of [receiver.url, `http://localhost:${port}/hooks`, `http://[::ffff:7f00:1]:${port}/hooks`]) {
         const merchant = await gw.newMerchant();
-        await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: url });
+        await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: url }, Date.now());
         const payment = await payByMobileMoney(gw.url, merchant.test_secret_key, '0990000000');
         let delivery;
         // Until the try and what follows from it are both recorded (a busy worker's lease can run out between the two, and the try is then made again).

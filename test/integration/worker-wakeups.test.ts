@@ -29,7 +29,7 @@ for (const kind of DATABASE_KINDS) {
       gw = await startTestGateway(kind, SETTINGS);
       merchant = await gw.newMerchant();
       receiver = await startReceiver((n) => (refused.has(n) ? { status: 500 } : { status: 200 }));
-      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url });
+      await updateMerchantSettings(gw.gateway.database.db, merchant.id, { webhookUrl: receiver.url }, Date.now());
       // The first minute's poll is not what delivers anything below.
       await sleep(100);
     });

@@ -62,7 +62,7 @@ describe('the double-entry ledger (SQLite)', () => {
   async function fundedMerchant(mainMinor: number): Promise<string> {
     const merchantId = newMerchant();
     await inTransaction((trx) => creditCollection(trx, movement(merchantId, mainMinor, 0), Date.now()));
-    await settleCollections(db());
+    await settleCollections(db(), Date.now());
     assert.equal(await balanceOf(db(), account(merchantId, 'main')), mainMinor);
     return merchantId;
   }
@@ -205,12 +205,12 @@ describe('the double-entry ledger (SQLite)', () => {
   test('settlement moves each collection balance to main, once', async () => {
     const merchantId = newMerchant();
     await inTransaction((trx) => creditCollection(trx, movement(merchantId, 300_00, 9_00), Date.now()));
-    assert.ok((await settleCollections(db())) >= 1);
+    assert.ok((await settleCollections(db(), Date.now())) >= 1);
     assert.deepEqual(await merchantBalances(db(), merchantId, 'test', 'MWK'), {
       mainMinor: 291_00,
       collectionMinor: 0,
     });
-    assert.equal(await settleCollections(db()), 0, 'nothing is left to settle');
+    assert.equal(await settleCollections(db(), Date.now()), 0, 'nothing is left to settle');
     assert.deepEqual(await merchantBalances(db(), merchantId, 'test', 'MWK'), {
       mainMinor: 291_00,
       collectionMinor: 0,

@@ -1,3 +1,4 @@
+import type { Clock } from '../../shared/clock.ts';
 import { randomUUID } from 'node:crypto';
 import { ids } from '../../shared/ids.ts';
 import { moneyText } from '../../shared/money.ts';
@@ -87,7 +88,7 @@ const digits = (text: string) => text.replace(/\D/g, '');
  * `mobileDelayMs` after it started (as a customer approving on the phone would), and cards wait
  * for the one-time code. Anything else is refused at once, naming what to use instead.
  */
-export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): PaymentProvider {
+export function sandboxProvider({ mobileDelayMs, clock }: { mobileDelayMs: number; clock: Clock }): PaymentProvider {
   return {
     async startMobileMoney({ mobile }): Promise<StartResult> {
       const known = TEST_MOBILE_NUMBERS.find((entry) => `265${digits(entry.number).slice(1)}` === mobile.msisdn);
@@ -103,7 +104,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
         status: 'started',
         nextAction: 'approve',
         providerState: JSON.stringify(state),
-        checkAt: Date.now() + mobileDelayMs,
+        checkAt: clock.now() + mobileDelayMs,
       };
     },
 
@@ -141,7 +142,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
         status: 'started',
         account,
         providerState: JSON.stringify(state),
-        checkAt: transfer === 'none' ? expiresAt : Math.min(Date.now() + mobileDelayMs, expiresAt),
+        checkAt: transfer === 'none' ? expiresAt : Math.min(clock.now() + mobileDelayMs, expiresAt),
       };
     },
 
@@ -163,7 +164,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
     async startBankPayout({ requestedOutcome }): Promise<PayoutStart> {
       const state: SandboxState =
         requestedOutcome === 'successful' ? { outcome: 'success' } : { outcome: 'failed', reason: BANK_PAYOUT_FAILURE };
-      return { status: 'started', providerState: JSON.stringify(state), checkAt: Date.now() + mobileDelayMs };
+      return { status: 'started', providerState: JSON.stringify(state), checkAt: clock.now() + mobileDelayMs };
     },
 
     async confirmOtp(charge, otp): Promise<Outcome> {
@@ -178,7 +179,7 @@ export function sandboxProvider({ mobileDelayMs }: { mobileDelayMs: number }): P
 
     // A refund completes after the same delay as a mobile money payment, as a wallet credit would.
     async refund(): Promise<RefundStart> {
-      return { status: 'started', providerState: 'refund', checkAt: Date.now() + mobileDelayMs };
+      return { status: 'started', providerState: 'refund', checkAt: clock.now() + mobileDelayMs };
     },
 
     async syncRefund(refund, _charge, now): Promise<Outcome | null> {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, LedgerTransactionsTable } from '../../db/schema.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
+import type { ChargeRef } from '../../shared/ids.ts';
 
 type Db = Kysely<DB>;
 
@@ -16,13 +17,13 @@ export interface StatementEntry {
   amount_minor: number;
   kind: LedgerTransactionsTable['kind'];
   /** The charge (payment or payout) it belongs to, when it belongs to one. */
-  charge_ref: string | null;
+  charge_ref: ChargeRef | null;
   charge_kind: 'payment' | 'payout' | null;
   charge_id: string | null;
   session_id: string | null;
   /** The refund it belongs to, and the payment that refund gives back. */
   refund_id: string | null;
-  refunded_ref: string | null;
+  refunded_ref: ChargeRef | null;
   refunded_session_id: string | null;
 }
 

@@ -5,6 +5,7 @@ import { moneyText } from '../../shared/money.ts';
 import { shell, table } from '../layout.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type { StatementEntry } from './statement-repository.ts';
+import type { ChargeRef } from '../../shared/ids.ts';
 
 const KIND_WORDS: Record<StatementEntry['kind'], string> = {
   collection: 'Payment',
@@ -20,7 +21,7 @@ const KIND_WORDS: Record<StatementEntry['kind'], string> = {
 
 /** What an entry belongs to, in words, and the dashboard page of that payment or payout. */
 export function describeEntry(entry: StatementEntry): { text: string; href: string | null } {
-  const payment = (sessionId: string | null, chargeRef: string | null) =>
+  const payment = (sessionId: string | null, chargeRef: ChargeRef | null) =>
     chargeRef === null ? null : `/dashboard/payments/${sessionId ?? chargeRef}`;
   switch (entry.kind) {
     case 'collection':

@@ -17,11 +17,11 @@ import {
  * the delivery goes back on the queue at once, the retry is written to the audit log in the same
  * transaction, and the browser goes back to the page it came from.
  */
-export function registerDeliveryPages(app: App, { database }: DashboardDeps, guard: PageGuard): void {
+export function registerDeliveryPages(app: App, { database, clock }: DashboardDeps, guard: PageGuard): void {
   app.post<{ Params: { id: string }; Body: Form }>('/dashboard/deliveries/:id/retry', FORM, async (request, reply) => {
     const page = await guard.merchantForm(request, reply, 'webhooks');
     if (!page) return reply;
-    const now = Date.now();
+    const now = clock.now();
     try {
       await database.transact(async (trx) => {
         const delivery = await redeliver(trx, merchantModeOf(page), request.params.id, now);

@@ -34,7 +34,7 @@ const NOTICES: Record<string, string> = {
  * Keys, webhook settings and the delivery log of the page's mode. Rolling a key needs `keys`;
  * everything about webhooks needs `webhooks`; each change is audited in its own transaction.
  */
-export function registerDeveloperPages(app: App, { config, database }: DashboardDeps, guard: PageGuard): void {
+export function registerDeveloperPages(app: App, { config, database, clock }: DashboardDeps, guard: PageGuard): void {
   const db = database.db;
 
   async function show(
@@ -44,7 +44,7 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
     status: number,
     extra: Partial<DevelopersState> = {},
   ) {
-    const now = Date.now();
+    const now = clock.now();
     const filter = deliveryFilter(query);
     const wanted = Math.max(1, Math.min(10_000, Number.parseInt(query.page ?? '1', 10) || 1));
     const owner = merchantModeOf(page);
@@ -102,7 +102,7 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
     const rolled = await rollSecretKey(
       db,
       { merchantId: page.merchant.id, mode: page.mode },
-      { expireOldInMs: overlapMs, now: Date.now(), actorId: page.user.id },
+      { expireOldInMs: overlapMs, now: clock.now(), actorId: page.user.id },
     );
     if (!rolled) return show(reply, page, {}, 404, { error: 'This account no longer exists.' });
     const stops =
@@ -128,7 +128,7 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
     if (problem) return show(reply, page, {}, 422, { error: problem, typedUrl: typed });
     const url = typed === '' ? null : typed;
     if (url === page.merchant.webhook_url) return reply.redirect('/dashboard/developers?done=unchanged', 303);
-    const now = Date.now();
+    const now = clock.now();
     await database.transact(async (trx) => {
       await updateMerchantSettings(trx, page.merchant.id, { webhookUrl: url }, now);
       await recordAudit(
@@ -149,7 +149,7 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
   app.post<{ Body: Form }>('/dashboard/developers/webhook/secret', FORM, async (request, reply) => {
     const page = await guard.merchantForm(request, reply, 'webhooks');
     if (!page) return reply;
-    const now = Date.now();
+    const now = clock.now();
     const secret = await database.transact(async (trx) => {
       const made = await rollWebhookSecret(trx, page.merchant.id, now);
       await recordAudit(
@@ -187,7 +187,7 @@ export function registerDeveloperPages(app: App, { config, database }: Dashboard
       return show(reply, page, {}, 422, {
         error: 'Webhooks are turned off for this account by the gateway operator: no event is sent.',
       });
-    const now = Date.now();
+    const now = clock.now();
     await database.transact(async (trx) => {
       const testId = await sendTestEvent(trx, merchantModeOf(page), now, config.timeZone);
       await recordAudit(

@@ -41,13 +41,13 @@ const SAVED_NOTICES: Record<string, string> = {
  * the gateway's health as the database tells it. Every page and form needs `operate`.
  */
 export function registerOperatorPages(app: App, deps: DashboardDeps, guard: PageGuard): void {
-  const { config, database, lifecycle } = deps;
+  const { config, database, lifecycle, clock } = deps;
   const db = database.db;
 
   app.get<{ Querystring: Query }>('/dashboard/operator', PAGE, async (request, reply) => {
     const page = await guard.page(request, reply, 'operate');
     if (!page) return reply;
-    const now = Date.now();
+    const now = clock.now();
     const since = lastDays(now, OVERVIEW_DAYS, config.timeZone)[0]!.start;
     const [merchants, users, health, inReview] = await Promise.all([
       listMerchants(db),
@@ -106,7 +106,7 @@ export function registerOperatorPages(app: App, deps: DashboardDeps, guard: Page
           subject: merchant.id,
           detail: { operator: page.user.email },
         },
-        Date.now(),
+        clock.now(),
       ),
     );
     reply.header('set-cookie', dashboardCookie(ACTING_COOKIE, merchant.id, guard.secure));
@@ -142,13 +142,17 @@ export function registerOperatorPages(app: App, deps: DashboardDeps, guard: Page
       return again('The webhook URL must be an absolute http(s) URL, or left empty.');
     const feeBasisPoints = parseFeePercent(form.feePercent);
     if (feeBasisPoints === null) return again('The fee must be a percentage from 0 to 100 with at most two decimals.');
-    const created = await createMerchant(db, {
-      name: form.name,
-      email: form.email,
-      webhookUrl: form.webhookUrl === '' ? null : form.webhookUrl,
-      feeBasisPoints,
-      createdBy: page.user.id,
-    });
+    const created = await createMerchant(
+      db,
+      {
+        name: form.name,
+        email: form.email,
+        webhookUrl: form.webhookUrl === '' ? null : form.webhookUrl,
+        feeBasisPoints,
+        createdBy: page.user.id,
+      },
+      clock.now(),
+    );
     return guard.html(reply, 201, views.renderMerchantCreatedPage(page.viewer, created));
   });
 
@@ -211,7 +215,7 @@ export function registerOperatorPages(app: App, deps: DashboardDeps, guard: Page
       }
       if (feeBasisPoints === merchant.fee_bps)
         return reply.redirect(`/dashboard/operator/merchants/${encodeURIComponent(merchant.id)}?saved=unchanged`, 303);
-      const now = Date.now();
+      const now = clock.now();
       await database.transact(async (trx) => {
         await updateMerchantSettings(trx, merchant.id, { feeBasisPoints }, now);
         await recordAudit(
@@ -246,7 +250,7 @@ export function registerOperatorPages(app: App, deps: DashboardDeps, guard: Page
         );
       if (!role) return again('Choose a role: owner, developer or viewer.');
       try {
-        await createUser(db, config, { merchantId: merchant.id, email, role, actorId: page.user.id });
+        await createUser(db, config, { merchantId: merchant.id, email, role, actorId: page.user.id }, clock.now());
         return reply.redirect(`/dashboard/operator/merchants/${encodeURIComponent(merchant.id)}?saved=user`, 303);
       } catch (error) {
         if (error instanceof UserError) return again(error.message);

@@ -17,13 +17,13 @@ const HOME_CURRENCY = 'MWK';
  * them, today's and the last 30 days' volume and success rate, the last 30 days' volume day by
  * day, and the newest payments. Days are the gateway's TIMEZONE's.
  */
-export function registerOverviewPages(app: App, { config, database }: DashboardDeps, guard: PageGuard): void {
+export function registerOverviewPages(app: App, { config, database, clock }: DashboardDeps, guard: PageGuard): void {
   const db = database.db;
   app.get('/dashboard', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
     const { merchant, mode } = page;
-    const days = lastDays(Date.now(), OVERVIEW_DAYS, config.timeZone);
+    const days = lastDays(clock.now(), OVERVIEW_DAYS, config.timeZone);
     const scope = { merchantId: merchant.id, mode, maxFailedAttempts: config.checkoutMaxFailedAttempts };
     const [tallies, recent, accounts] = await Promise.all([
       finishedPaymentsByDay(

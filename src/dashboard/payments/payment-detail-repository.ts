@@ -5,6 +5,7 @@ import type { DB, EmailsTable, EventsTable, LogsTable } from '../../db/schema.ts
 import type { Principal } from '../../merchants/merchant-service.ts';
 import type { Charge } from '../../core/charge-repository.ts';
 import type { Attempt, Delivery } from '../../events/delivery-repository.ts';
+import { asChargeRef } from '../../shared/ids.ts';
 
 /**
  * The reads behind one payment's page: the payment (a checkout session, or a direct charge), and
@@ -66,7 +67,7 @@ export async function findPaymentRecord(
     .where('mode', '=', owner.mode)
     .where('kind', '=', 'payment')
     .where('session_id', 'is', null)
-    .where((eb) => eb.or([eb('id', '=', id), eb('charge_id', '=', id)]))
+    .where((eb) => eb.or([eb('id', '=', asChargeRef(id)), eb('charge_id', '=', id)]))
     .execute();
   const charge = charges.find((row) => row.id === id) ?? charges[0];
   return charge && { kind: 'direct', charge };

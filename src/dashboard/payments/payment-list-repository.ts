@@ -15,6 +15,7 @@ import { DIRECT_PAYMENTS } from '../direct-payments.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
 import type { Cursor, PaymentChannel, PaymentFilters, PaymentStatus } from './payment-list-filters.ts';
+import { asChargeRef } from '../../shared/ids.ts';
 
 type Db = Kysely<DB>;
 
@@ -226,7 +227,7 @@ async function chargeRows(
       eb.or([
         eb('c.charge_id', '=', search),
         eb('c.ref_id', '=', search),
-        eb('c.id', '=', search),
+        eb('c.id', '=', asChargeRef(search)),
         eb(eb.fn('lower', ['c.email']), '=', search.toLowerCase()),
         ...(filters.searchMobile ? [eb('c.mobile', '=', filters.searchMobile)] : []),
       ]),

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
 import type { Charge } from '../../core/charge-repository.ts';
+import type { ChargeRef } from '../../shared/ids.ts';
 
 type Db = Kysely<DB>;
 
@@ -15,7 +16,7 @@ export type PayoutRow = Charge & {
 /** Where a page of the list starts: after the payout made at `createdAt` with id `id`, going back in time. */
 export interface PayoutCursor {
   createdAt: number;
-  id: string;
+  id: ChargeRef;
 }
 
 export const PAYOUTS_PER_PAGE = 25;
@@ -59,7 +60,7 @@ export function listPayouts(db: Db, owner: Principal, cursor: PayoutCursor | nul
 }
 
 /** One of the merchant's payouts in one mode by its own id; none for another merchant's, the other mode's, or a payment. */
-export function findPayout(db: Db, owner: Principal, id: string): Promise<PayoutRow | undefined> {
+export function findPayout(db: Db, owner: Principal, id: ChargeRef): Promise<PayoutRow | undefined> {
   return payouts(db, owner).where('charges.id', '=', id).executeTakeFirst();
 }
 

@@ -27,6 +27,7 @@ import {
   type PayoutCursor,
 } from './payout-repository.ts';
 import { renderPayoutConfirmation, renderPayoutDetail, renderPayoutForm, renderPayoutList } from './payout-views.ts';
+import { asChargeRef } from '../../shared/ids.ts';
 
 const EMPTY_FORM: PayoutForm = {
   kind: 'wallet',
@@ -41,7 +42,7 @@ const EMPTY_FORM: PayoutForm = {
 /** `<created_at>_<id>` of the last payout shown: where the next page starts. A cursor that is not one is ignored. */
 function readCursor(text: string | undefined): PayoutCursor | null {
   const match = /^(\d{1,15})_([A-Za-z0-9_]{1,64})$/.exec(text ?? '');
-  return match ? { createdAt: Number(match[1]), id: match[2]! } : null;
+  return match ? { createdAt: Number(match[1]), id: asChargeRef(match[2]!) } : null;
 }
 
 /**
@@ -145,7 +146,7 @@ export function registerPayoutPages(app: App, { config, database, payments }: Da
   app.get<{ Params: { id: string }; Querystring: Query }>('/dashboard/payouts/:id', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
-    const payout = await findPayout(database.db, merchantModeOf(page), request.params.id);
+    const payout = await findPayout(database.db, merchantModeOf(page), asChargeRef(request.params.id));
     if (!payout) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payout'));
     const notice =
       request.query.sent === '1' ? 'The payout was sent. It shows as paid out once the provider confirms it.' : null;

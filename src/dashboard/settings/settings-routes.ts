@@ -66,13 +66,13 @@ function businessProblem(form: BusinessForm): string | null {
  * invitation, change role, remove: 'team'). Every change is audited in its transaction; team
  * changes go through the users' services.
  */
-export function registerSettingsPages(app: App, { config, database }: DashboardDeps, guard: PageGuard): void {
+export function registerSettingsPages(app: App, { config, database, clock }: DashboardDeps, guard: PageGuard): void {
   const db = database.db;
 
   async function show(reply: FastifyReply, page: MerchantPage, status: number, extra: Partial<SettingsState> = {}) {
     const [team, invitations] = await Promise.all([
       listTeam(db, page.merchant.id),
-      listOpenInvitations(db, page.merchant.id, Date.now()),
+      listOpenInvitations(db, page.merchant.id, clock.now()),
     ]);
     const state: SettingsState = {
       business: businessOf(page.merchant),
@@ -110,7 +110,7 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
         .map((field) => [AUDIT_NAMES[field], { from: before[field], to: form[field] }]),
     );
     if (Object.keys(changed).length === 0) return reply.redirect('/dashboard/settings?done=unchanged', 303);
-    const now = Date.now();
+    const now = clock.now();
     await database.transact(async (trx) => {
       await updateMerchantSettings(
         trx,
@@ -145,12 +145,17 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
     if (!isTeamRole(invite.role))
       return show(reply, page, 422, { invite, error: 'Choose a role: owner, developer or viewer.' });
     try {
-      await inviteTeamMember(db, config, {
-        merchantId: page.merchant.id,
-        email: invite.email,
-        role: invite.role,
-        actorId: page.user.id,
-      });
+      await inviteTeamMember(
+        db,
+        config,
+        {
+          merchantId: page.merchant.id,
+          email: invite.email,
+          role: invite.role,
+          actorId: page.user.id,
+        },
+        clock.now(),
+      );
     } catch (error) {
       if (error instanceof UserError) return show(reply, page, 422, { invite, error: error.message });
       throw error;
@@ -164,7 +169,7 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
     async (request, reply) => {
       const page = await guard.merchantPage(request, reply, 'team');
       if (!page) return reply;
-      const invitation = await findOpenInvitation(db, page.merchant.id, request.params.id, Date.now());
+      const invitation = await findOpenInvitation(db, page.merchant.id, request.params.id, clock.now());
       if (!invitation) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'open invitation'));
       return guard.html(reply, 200, renderCancelInvitationPage(page, invitation, config.timeZone));
     },
@@ -177,11 +182,15 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
       const page = await guard.merchantForm(request, reply, 'team');
       if (!page) return reply;
       try {
-        await cancelInvitation(db, {
-          merchantId: page.merchant.id,
-          actorId: page.user.id,
-          invitationId: request.params.id,
-        });
+        await cancelInvitation(
+          db,
+          {
+            merchantId: page.merchant.id,
+            actorId: page.user.id,
+            invitationId: request.params.id,
+          },
+          clock.now(),
+        );
       } catch (error) {
         if (error instanceof UserError) return show(reply, page, 422, { error: error.message });
         throw error;
@@ -203,6 +212,7 @@ export function registerSettingsPages(app: App, { config, database }: DashboardD
           db,
           { merchantId: page.merchant.id, actorId: page.user.id, userId: request.params.id },
           role,
+          clock.now(),
         );
       } catch (error) {
         if (error instanceof UserError) return show(reply, page, 422, { error: error.message });
