@@ -14,7 +14,7 @@ import {
 } from '../shared/phone.ts';
 import { requestHash } from '../shared/request-hash.ts';
 import { findChargeByChargeId, insertChargeIfNew, type Charge } from './charge-repository.ts';
-import { newPendingCharge } from './pending-charge.ts';
+import { newDirectCharge } from './pending-charge.ts';
 import { operatorByRef } from './operators.ts';
 import type { ChargeRef } from '../shared/ids.ts';
 
@@ -164,14 +164,11 @@ export async function insertUniqueRecord(
 }
 
 function directCharge(record: NewDirectRecord, now: number): Charge {
-  const { owner, request, wallet } = record;
-  return newPendingCharge(
+  const { wallet } = record;
+  return newDirectCharge(
+    record,
     {
       id: record.id ?? ids.chargeRef(),
-      merchant_id: owner.merchantId,
-      mode: owner.mode,
-      charge_id: request.charge_id,
-      session_id: null,
       kind: record.kind,
       channel: 'mobile_money',
       operator: wallet.operator,
@@ -179,13 +176,7 @@ function directCharge(record: NewDirectRecord, now: number): Charge {
       next_action: record.nextAction,
       provider_state: record.providerState,
       check_at: record.checkAt,
-      amount_minor: request.amount * 100,
-      currency: 'MWK',
       fee_minor: record.feeMinor,
-      first_name: request.first_name ?? null,
-      last_name: request.last_name ?? null,
-      email: request.email ?? null,
-      request_hash: record.hash,
       type: record.type,
     },
     now,

@@ -1,3 +1,4 @@
+import type { Principal } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
 import type { Charge } from './charge-repository.ts';
 
@@ -66,4 +67,53 @@ export function newPendingCharge(fields: PendingChargeFields, now: number): Char
     review_reason: null,
     callback_asked_at: null,
   };
+}
+
+/** What every direct API request (a charge or a payout) says of itself: whose, which, how much, and who pays. */
+export interface DirectRequest {
+  owner: Principal;
+  request: {
+    charge_id: string;
+    amount: number;
+    first_name?: string | null;
+    last_name?: string | null;
+    email?: string | null;
+  };
+  /** The request's digest, to tell a retry from a duplicate. */
+  hash: string;
+}
+
+/** What a direct charge's channel decides; the request gives the rest. */
+export type DirectChargeFields = Omit<
+  PendingChargeFields,
+  'merchant_id' | 'mode' | 'charge_id' | 'session_id' | 'amount_minor' | 'currency' | 'request_hash'
+> &
+  Partial<Pick<Charge, 'currency'>>;
+
+/**
+ * A direct API charge or payout as it is recorded before its provider is asked: the merchant's
+ * own `charge_id`, the amount in whole kwacha (MWK unless the channel says otherwise) and the
+ * customer's names as the request gave them, unless the channel's fields say otherwise.
+ */
+export function newDirectCharge(
+  { owner, request, hash }: DirectRequest,
+  fields: DirectChargeFields,
+  now: number,
+): Charge {
+  return newPendingCharge(
+    {
+      merchant_id: owner.merchantId,
+      mode: owner.mode,
+      charge_id: request.charge_id,
+      session_id: null,
+      amount_minor: request.amount * 100,
+      currency: 'MWK',
+      first_name: request.first_name ?? null,
+      last_name: request.last_name ?? null,
+      email: request.email ?? null,
+      request_hash: hash,
+      ...fields,
+    },
+    now,
+  );
 }

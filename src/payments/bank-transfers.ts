@@ -18,7 +18,7 @@ import {
 } from '../core/bank-transfer-repository.ts';
 import { completeCharge, refreshCharge } from '../core/charge-completion.ts';
 import type { Charge } from '../core/charge-repository.ts';
-import { newPendingCharge } from '../core/pending-charge.ts';
+import { newDirectCharge } from '../core/pending-charge.ts';
 import { existingFor, insertUniqueRecord } from '../core/direct-records.ts';
 import type { BankTransferStart, Outcome } from '../connectors/provider.ts';
 import { SANDBOX_PAYER } from '../connectors/sandbox/sandbox-provider.ts';
@@ -218,29 +218,17 @@ interface NewTransfer {
 }
 
 /** The charge row, made afresh on each insert try (its `ref_id` may be what conflicted). */
-function transferCharge(
-  { id, owner, request, hash, mobile, providerState, checkAt }: NewTransfer,
-  now: number,
-): Charge {
-  return newPendingCharge(
+function transferCharge(transfer: NewTransfer, now: number): Charge {
+  return newDirectCharge(
+    transfer,
     {
-      id,
-      merchant_id: owner.merchantId,
-      mode: owner.mode,
-      charge_id: request.charge_id,
-      session_id: null,
+      id: transfer.id,
       kind: 'payment',
       channel: 'bank_transfer',
-      mobile,
+      mobile: transfer.mobile,
       next_action: 'approve',
-      provider_state: providerState,
-      check_at: checkAt,
-      amount_minor: request.amount * 100,
-      currency: 'MWK',
-      first_name: request.first_name ?? null,
-      last_name: request.last_name ?? null,
-      email: request.email ?? null,
-      request_hash: hash,
+      provider_state: transfer.providerState,
+      check_at: transfer.checkAt,
       type: 'Direct API Payment',
     },
     now,

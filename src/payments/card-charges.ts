@@ -19,7 +19,7 @@ import {
 import { refreshCharge } from '../core/charge-completion.ts';
 import { chargeDetails } from './charge-lookup.ts';
 import { claimCodeConfirmation, findCharge, recordStarted, type Charge } from '../core/charge-repository.ts';
-import { newPendingCharge } from '../core/pending-charge.ts';
+import { newDirectCharge, type DirectRequest } from '../core/pending-charge.ts';
 import { describeMethod } from '../core/charge-views.ts';
 import { completeDirectCharge } from './direct-charges.ts';
 import { existingFor, insertUniqueRecord } from '../core/direct-records.ts';
@@ -88,7 +88,7 @@ export async function startCardCharge(
     expires_at: now + AUTHENTICATION_WINDOW_MS,
     created_at: now,
   };
-  const make = () => cardCharge(id, owner, request, card, hash, now);
+  const make = () => cardCharge(id, { owner, request, hash }, card, now);
   const recorded = await insertUniqueRecord(deps, { owner, request, hash }, make, async (trx, record) => {
     await insertCardAuthentication(trx, authentication);
     await addLog(trx, record.id, `Card payment requested with ${describeMethod(record)}: waiting for 3-D Secure`, now);
@@ -137,33 +137,26 @@ async function replayOf(deps: PaymentDeps, charge: Charge): Promise<CardStart> {
 
 function cardCharge(
   id: ChargeRef,
-  owner: Principal,
-  request: CardChargeRequest,
+  direct: DirectRequest & { request: CardChargeRequest },
   card: CardDetails,
-  hash: string,
   now: number,
 ): Charge {
   // The cardholder's name is split at its first space: records and receipts show a first and last name.
+  const { request } = direct;
   const [first, ...rest] = request.cardholder_name.trim().split(/\s+/);
-  return newPendingCharge(
+  return newDirectCharge(
+    direct,
     {
       id,
-      merchant_id: owner.merchantId,
-      mode: owner.mode,
-      charge_id: request.charge_id,
-      session_id: null,
       kind: 'payment',
       channel: 'card',
       card_brand: card.brand,
       card_number: maskCardNumber(card.number),
       card_expiry: card.expiry,
       check_at: now + ANSWER_RECOVERY_MS,
-      amount_minor: request.amount * 100,
       currency: request.currency,
       first_name: first || null,
       last_name: rest.length > 0 ? rest.join(' ') : null,
-      email: request.email ?? null,
-      request_hash: hash,
       type: 'Direct API Payment',
     },
     now,

@@ -6,7 +6,7 @@ import type { Principal } from '../merchants/merchant-service.ts';
 import { refreshCharge } from '../core/charge-completion.ts';
 import { recordStarted, type Charge } from '../core/charge-repository.ts';
 import { existingFor, insertUniqueRecord, type Alongside } from '../core/direct-records.ts';
-import { newPendingCharge } from '../core/pending-charge.ts';
+import { newDirectCharge, type DirectRequest } from '../core/pending-charge.ts';
 import type { PayoutRecipient } from '../connectors/provider.ts';
 import { ApiError } from '../shared/errors.ts';
 import { ids } from '../shared/ids.ts';
@@ -90,7 +90,7 @@ export async function initializeBankPayout(
     insertUniqueRecord(
       deps,
       { owner, request, hash },
-      () => bankPayoutCharge(owner, request, destination, hash, fee, now),
+      () => bankPayoutCharge({ owner, request, hash }, destination, fee, now),
       async (trx, charge) => {
         await reservePayout(trx, movementOf(charge), now);
         await insertRecipient(trx, {
@@ -231,35 +231,19 @@ async function withRecipient(deps: PaymentDeps, payout: Charge): Promise<{ payou
   return { payout, recipient };
 }
 
-function bankPayoutCharge(
-  owner: Principal,
-  request: BankPayoutRequest,
-  destination: Destination,
-  hash: string,
-  fee: number,
-  now: number,
-): Charge {
+function bankPayoutCharge(direct: DirectRequest, destination: Destination, fee: number, now: number): Charge {
   const { wallet } = destination;
-  return newPendingCharge(
+  return newDirectCharge(
+    direct,
     {
       id: ids.chargeRef(),
-      merchant_id: owner.merchantId,
-      mode: owner.mode,
-      charge_id: request.charge_id,
-      session_id: null,
       kind: 'payout',
       channel: wallet ? 'mobile_money' : 'bank',
       operator: wallet?.operator ?? null,
       mobile: wallet ? maskMsisdn(wallet.msisdn) : null,
       // Should this process die before the provider's answer is recorded, the settler asks it then.
       check_at: now + PAYOUT_RECOVERY_MS,
-      amount_minor: request.amount * 100,
-      currency: 'MWK',
       fee_minor: fee,
-      first_name: request.first_name ?? null,
-      last_name: request.last_name ?? null,
-      email: request.email ?? null,
-      request_hash: hash,
       type: 'API Payout',
     },
     now,

@@ -9,6 +9,7 @@ import { createMerchant, type MerchantCredentials } from '../../src/merchants/me
 import { freshDatabase, type TestDatabase } from './databases.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { temporaryFolder } from './temp-folders.ts';
+import type { Clock } from '../../src/shared/clock.ts';
 
 export interface TestGateway {
   url: string;
@@ -28,12 +29,14 @@ export const TEST_SERVER_ENV = { WEBHOOK_ALLOW_LOOPBACK: 'on' };
 /**
  * A real gateway on a loopback port over a fresh database of the given kind. Its receipts go to
  * a temporary folder of its own (removed on close) unless `env` names an OUTBOX_DIR: the default,
- * ./data/outbox, is the checkout's own.
+ * ./data/outbox, is the checkout's own. Its business time is the system's unless a test gives it a
+ * clock of its own (`fakeClock`).
  */
 export async function startTestGateway(
   kind: 'sqlite' | 'postgres',
   env: Record<string, string> = {},
   logger: FastifyBaseLogger | false = false,
+  clock?: Clock,
 ): Promise<TestGateway> {
   const database = freshDatabase(kind);
   const outbox = temporaryFolder('lipira-outbox-');
@@ -48,7 +51,7 @@ export async function startTestGateway(
     ...env,
   });
   const opened = await openMigratedDatabase(config.databaseUrl);
-  const gateway = await startGateway(config, opened, logger);
+  const gateway = await startGateway(config, opened, logger, clock);
   return {
     url: gateway.url,
     gateway,
@@ -75,10 +78,11 @@ export async function startTestGateway(
 export function useTestGateway(
   kind: 'sqlite' | 'postgres',
   env: Record<string, string> = {},
+  clock?: Clock,
 ): { gw: TestGateway; merchant: MerchantCredentials } {
   const context = {} as { gw: TestGateway; merchant: MerchantCredentials };
   before(async () => {
-    context.gw = await startTestGateway(kind, env);
+    context.gw = await startTestGateway(kind, env, false, clock);
     context.merchant = await context.gw.newMerchant();
   });
   afterEach(() => assertLedgerBalanced(context.gw));
