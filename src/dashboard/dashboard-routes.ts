@@ -1,22 +1,27 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
+import type { PasswordLinkPurpose } from '../db/schema.ts';
 import type { App } from '../http/app-type.ts';
 import { clientAddress } from '../ratelimit/client-address.ts';
 import { readCookie } from '../web/cookies.ts';
 import { issueCsrfCookie } from '../web/csrf.ts';
 import { addressFailures } from '../users/address-failures.ts';
 import { clearedSessionCookie, endSession, SESSION_COOKIE, sessionCookie, sessionOf } from '../users/sessions.ts';
-import { signInWithCode, signInWithPassword, type SignInOutcome } from '../users/sign-in.ts';
+import { signInWithCode, signInWithPassword, signInWithRecoveryCode, type SignInOutcome } from '../users/sign-in.ts';
 import { newTotpSecret, totpUri } from '../users/totp.ts';
 import { acceptInvitation, invitationOf } from '../users/invitations.ts';
+import { recoveryCodesLeft, regenerateRecoveryCodes } from '../users/recovery-codes.ts';
 import {
   disableTwoFactor,
   enableTwoFactor,
-  linkUser,
+  passwordLinkOf,
   setPasswordWithLink,
   signOutEverywhere,
   UserError,
 } from '../users/user-service.ts';
+import { registerForgotPasswordPages } from './account/forgot-password-routes.ts';
+import { renderRecoveryCodesPage } from './account/account-views.ts';
+import { DASHBOARD_JS } from './dashboard-script.ts';
 import { DASHBOARD_CSS } from './dashboard-styles.ts';
 import * as views from './dashboard-views.ts';
 import {
@@ -45,13 +50,15 @@ import { registerOperatorPages } from './operator/operator-routes.ts';
 const ADDRESS_FAILURES = { limit: 20, windowMs: 15 * 60_000 };
 const REFUSED = 'The email or password is wrong, or the account is locked for a while after too many failed tries.';
 const WRONG_CODE = 'That code is not right, or was already used. Wait for the next one and try again.';
+const WRONG_RECOVERY_CODE = 'That recovery code is not right, or was already used. Each code works once.';
 /** What a base32 secret of ours looks like (160 bits): anything else posted back is not one we showed. */
 const SECRET_PATTERN = /^[A-Z2-7]{32}$/;
 
 /**
  * The dashboard's sign-in, sessions and account pages under /dashboard. Every form carries the
  * double-submit token (its cookie scoped to /dashboard) and is refused from foreign origins; every
- * page but sign-in and set-password needs a signed-in session, or sends the browser to sign in.
+ * page but sign-in, set-password and forgot-password needs a signed-in session, or sends the
+ * browser to sign in.
  */
 export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
   const { config, clock } = deps;
@@ -63,13 +70,17 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
   const current = (request: FastifyRequest) => sessionOf(db, readCookie(request, SESSION_COOKIE), clock.now());
   const { html, formIsOurs } = guard;
 
-  app.get('/dashboard/assets/dashboard.css', PAGE, async (_request, reply) =>
-    reply
-      .type('text/css; charset=utf-8')
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'public, max-age=3600')
-      .send(DASHBOARD_CSS),
-  );
+  for (const [file, type, body] of [
+    ['dashboard.css', 'text/css; charset=utf-8', DASHBOARD_CSS],
+    ['dashboard.js', 'text/javascript; charset=utf-8', DASHBOARD_JS],
+  ] as const)
+    app.get(`/dashboard/assets/${file}`, PAGE, async (_request, reply) =>
+      reply
+        .type(type)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'public, max-age=3600')
+        .send(body),
+    );
 
   app.get<{ Querystring: Query }>('/dashboard/login', PAGE, async (request, reply) => {
     const found = await current(request);
@@ -95,15 +106,22 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
     if (!attempt) return html(reply, 429, views.renderTooManyPage());
     try {
       const pending = await current(request);
-      const { email = '', password = '', code } = request.body;
+      const { email = '', password = '', code, recovery_code: recoveryCode } = request.body;
       // A password form posted from a tab opened earlier starts again rather than counting as a wrong code.
-      const codeStep = pending?.session.awaiting_code === 1 && code !== undefined;
-      const result: SignInOutcome = codeStep
-        ? await signInWithCode(db, pending, code, clock.now())
-        : await signInWithPassword(db, email, password, clock.now());
+      const codeStep = pending?.session.awaiting_code === 1 && (code !== undefined || recoveryCode !== undefined);
+      const result: SignInOutcome = !codeStep
+        ? await signInWithPassword(db, email, password, clock.now())
+        : recoveryCode !== undefined
+          ? await signInWithRecoveryCode(db, config, pending, recoveryCode, clock.now())
+          : await signInWithCode(db, pending, code!, clock.now());
       if (result.outcome === 'refused') {
         attempt.failed(Date.now());
-        if (codeStep) return html(reply, 401, views.renderCodePage(csrf(request, reply), WRONG_CODE));
+        if (codeStep)
+          return html(
+            reply,
+            401,
+            views.renderCodePage(csrf(request, reply), recoveryCode !== undefined ? WRONG_RECOVERY_CODE : WRONG_CODE),
+          );
         return html(reply, 401, views.renderLoginPage(csrf(request, reply), { email, error: REFUSED }));
       }
       reply.header('set-cookie', sessionCookie(result.token, secure));
@@ -135,23 +153,28 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
     return reply.redirect(dashboardPath(request.body.back), 303);
   });
 
-  /** The address a set-password link, or an invitation's, is for while it works; null otherwise. */
-  const linkEmail = async (token: unknown) =>
-    (await linkUser(db, token, clock.now()))?.email ?? (await invitationOf(db, token, clock.now()))?.email ?? null;
+  /** The address a password link, or an invitation's, is for while it works, and what it was sent for; null otherwise. */
+  async function linkFor(token: unknown): Promise<{ email: string; purpose: PasswordLinkPurpose } | null> {
+    const link = await passwordLinkOf(db, token, clock.now());
+    if (link) return { email: link.user.email, purpose: link.purpose };
+    const invitation = await invitationOf(db, token, clock.now());
+    return invitation && { email: invitation.email, purpose: 'set' };
+  }
 
   app.get<{ Querystring: Query }>('/dashboard/set-password', PAGE, async (request, reply) => {
-    const email = await linkEmail(request.query.token);
-    if (email === null) return html(reply, 404, views.renderLinkUnusablePage());
-    return html(reply, 200, views.renderSetPasswordPage(csrf(request, reply), request.query.token!, email, null));
+    const link = await linkFor(request.query.token);
+    if (link === null) return html(reply, 404, views.renderLinkUnusablePage());
+    const page = { ...link, token: request.query.token! };
+    return html(reply, 200, views.renderSetPasswordPage(csrf(request, reply), page, null));
   });
 
   app.post<{ Body: Form }>('/dashboard/set-password', FORM, async (request, reply) => {
     if (!formIsOurs(request, reply)) return reply;
     const { token = '', password = '', confirm = '' } = request.body;
-    const email = await linkEmail(token);
-    if (email === null) return html(reply, 404, views.renderLinkUnusablePage());
+    const link = await linkFor(token);
+    if (link === null) return html(reply, 404, views.renderLinkUnusablePage());
     const again = (error: string) =>
-      html(reply, 422, views.renderSetPasswordPage(csrf(request, reply), token, email, error));
+      html(reply, 422, views.renderSetPasswordPage(csrf(request, reply), { ...link, token }, error));
     if (password !== confirm) return again('The two passwords differ: type the same password twice.');
     try {
       const set =
@@ -170,8 +193,8 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
     if (!found) return reply;
     const { viewer } = found;
     if (found.user.totp_secret !== null) {
-      const notice = request.query.done === 'on' ? 'Two-factor sign-in is on.' : null;
-      return html(reply, 200, views.renderTwoFactorOnPage(viewer, { error: null, notice }));
+      const codesLeft = await recoveryCodesLeft(db, found.user.id);
+      return html(reply, 200, views.renderTwoFactorOnPage(viewer, { error: null, codesLeft }));
     }
     const secret = newTotpSecret();
     return html(
@@ -190,9 +213,11 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
     if (!found) return reply;
     const { user, viewer } = found;
     const { action, code = '', secret = '' } = request.body;
+    const showCodes = (codes: string[], notice: string) =>
+      html(reply, 200, renderRecoveryCodesPage(viewer, { codes, notice }));
     if (action === 'enable' && user.totp_secret === null && SECRET_PATTERN.test(secret)) {
-      if (await enableTwoFactor(db, user, secret, code, clock.now()))
-        return reply.redirect('/dashboard/settings/two-factor?done=on', 303);
+      const codes = await enableTwoFactor(db, user, secret, code, clock.now());
+      if (codes) return showCodes(codes, 'Two-factor sign-in is on.');
       return html(
         reply,
         422,
@@ -203,15 +228,27 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
         }),
       );
     }
+    const wrongCode = async () =>
+      html(
+        reply,
+        422,
+        views.renderTwoFactorOnPage(viewer, { error: WRONG_CODE, codesLeft: await recoveryCodesLeft(db, user.id) }),
+      );
+    if (action === 'regenerate' && user.totp_secret !== null) {
+      const codes = await regenerateRecoveryCodes(db, user, code, clock.now());
+      if (codes) return showCodes(codes, 'New recovery codes are made: the earlier ones no longer work.');
+      return wrongCode();
+    }
     if (action === 'disable' && user.totp_secret !== null) {
       if (await disableTwoFactor(db, user, code, clock.now()))
         return reply.redirect('/dashboard/settings/two-factor', 303);
-      return html(reply, 422, views.renderTwoFactorOnPage(viewer, { error: WRONG_CODE, notice: null }));
+      return wrongCode();
     }
     // A stale form (two-factor already turned on or off in another tab): the page as it is now.
     return reply.redirect('/dashboard/settings/two-factor', 303);
   });
 
+  registerForgotPasswordPages(app, deps, guard);
   registerOverviewPages(app, deps, guard);
   registerPaymentPages(app, deps, guard);
   registerPaymentDetailPages(app, deps, guard);

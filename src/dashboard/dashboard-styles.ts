@@ -34,6 +34,7 @@ a { color: var(--accent-strong); }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; padding: 8px; background: var(--bg); border-radius: 6px; }
 .qr { display: block; width: 200px; max-width: 100%; height: auto; margin: 8px 0 16px; background: #fff; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 16px; }
+ol.codes { margin: 0 0 16px; padding-left: 2.5rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 1.0625rem; line-height: 1.8; }
 
 .whose { font-weight: 600; color: var(--muted); margin-right: auto; }
 .who { color: var(--muted); font-size: 0.875rem; }

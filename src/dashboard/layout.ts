@@ -114,9 +114,15 @@ ${viewer.mode === 'test' && html`<aside class="test-banner" aria-label="Test mod
 
 /**
  * The whole document. Without a viewer (sign-in, set-password, error pages) it is a narrow card
- * with the brand only; with one, the header, mode switch and navigation come first.
+ * with the brand only; with one, the header, mode switch and navigation come first. `scripted`
+ * pages load the dashboard's script (dashboard-script.ts), which only adds to a page that works
+ * without it.
  */
-export function shell(title: string, body: SafeHtml, options: { viewer?: Viewer; wide?: boolean } = {}): SafeHtml {
+export function shell(
+  title: string,
+  body: SafeHtml,
+  options: { viewer?: Viewer; wide?: boolean; scripted?: boolean } = {},
+): SafeHtml {
   const top = options.viewer
     ? header(options.viewer)
     : html`<header class="top"><a class="brand" href="/dashboard">Lipira dashboard</a></header>`;
@@ -124,6 +130,7 @@ export function shell(title: string, body: SafeHtml, options: { viewer?: Viewer;
   return htmlDocument({
     title: `${title} · Lipira dashboard`,
     stylesheet: '/dashboard/assets/dashboard.css',
+    script: options.scripted ? '/dashboard/assets/dashboard.js' : undefined,
     bodyClass: options.viewer ? `mode-${options.viewer.mode}` : undefined,
     body: html`${top}
 <main${width}>

@@ -346,8 +346,11 @@ export interface AppStateTable {
   value: string;
 }
 
-/** Emails about a dashboard account: its set-password link, or an invitation its address could not take. */
-export type AccountEmailKind = 'set_password' | 'invitation_refused';
+/**
+ * Emails about a dashboard account: its set-password link, an invitation its address could not
+ * take, a link to reset a forgotten password, a recovery code used to sign in.
+ */
+export type AccountEmailKind = 'set_password' | 'invitation_refused' | 'password_reset' | 'recovery_code_used';
 
 /** `removed`: taken off the team; the row stays so that the audit log still names who did what. */
 export type UserRole = 'owner' | 'developer' | 'viewer' | 'operator' | 'removed';
@@ -404,13 +407,30 @@ export interface InvitationsTable {
   ended_at: number | null;
 }
 
+/** What a password link was sent for: a new account's first password, or a forgotten one. */
+export type PasswordLinkPurpose = 'set' | 'reset';
+
 /** A one-time set-password link; the id is the SHA-256 of the link's token. */
 export interface PasswordLinksTable {
   id: string;
   user_id: string;
+  /** Decides how long it works and what using it is recorded as. */
+  purpose: PasswordLinkPurpose;
   expires_at: number;
   used_at: number | null;
   created_at: number;
+}
+
+/**
+ * A two-factor recovery code, usable once in place of the authenticator's code. Only the SHA-256
+ * of the code is kept (80 random bits: a slow hash adds nothing); the user saw it once.
+ */
+export interface RecoveryCodesTable {
+  id: string;
+  user_id: string;
+  code_hash: string;
+  created_at: number;
+  used_at: number | null;
 }
 
 /** Who changed money, secrets or users, and when: written in the transaction of the change. */
@@ -448,6 +468,7 @@ export interface DB {
   users: UsersTable;
   user_sessions: UserSessionsTable;
   password_links: PasswordLinksTable;
+  recovery_codes: RecoveryCodesTable;
   audit_log: AuditLogTable;
   invitations: InvitationsTable;
 }

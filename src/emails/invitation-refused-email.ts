@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { html, joinHtml } from '../web/html.ts';
+import { composeAccountEmail } from './account-email.ts';
 import type { ComposedEmail } from './receipt-email.ts';
 import { queueAccountEmail } from './set-password-email.ts';
 
@@ -17,24 +17,11 @@ export interface RefusedInvitation {
  * come: the inviter is told nothing the address's owner would not tell them.
  */
 export function composeInvitationRefusedEmail({ merchantName }: RefusedInvitation): ComposedEmail {
-  const subject = `An invitation to the ${merchantName} dashboard could not be made`;
-  const intro = `Someone on the ${merchantName} team tried to invite this address to their payments dashboard, but this address already has a dashboard account on this gateway, and an address can have only one. Nothing was changed.`;
-  const next = `If you want to join the ${merchantName} team, ask them to invite another address of yours. If you did not expect this, ignore this message.`;
-  return {
-    subject,
-    text: `${intro}\n\n${next}\n`,
-    html: joinHtml(
-      [
-        html`<!doctype html>`,
-        html`<html><head><meta charset="utf-8"><title>${subject}</title></head>`,
-        html`<body style="font-family:Arial,Helvetica,sans-serif;color:#222">`,
-        html`<p>${intro}</p>`,
-        html`<p style="color:#555">${next}</p>`,
-        html`</body></html>`,
-      ],
-      '\n',
-    ).toString(),
-  };
+  return composeAccountEmail({
+    subject: `An invitation to the ${merchantName} dashboard could not be made`,
+    intro: `Someone on the ${merchantName} team tried to invite this address to their payments dashboard, but this address already has a dashboard account on this gateway, and an address can have only one. Nothing was changed.`,
+    closing: `If you want to join the ${merchantName} team, ask them to invite another address of yours. If you did not expect this, ignore this message.`,
+  });
 }
 
 /** Queues the notice in the email outbox, in the caller's transaction. */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AccountEmailKind, DB } from '../db/schema.ts';
-import { html, joinHtml } from '../web/html.ts';
 import { ids } from '../shared/ids.ts';
+import { composeAccountEmail } from './account-email.ts';
 import { insertEmails } from './email-repository.ts';
 import type { ComposedEmail } from './receipt-email.ts';
 
@@ -16,25 +16,12 @@ export interface SetPasswordInvite {
 }
 
 export function composeSetPasswordEmail({ accountOf, link, validHours }: SetPasswordInvite): ComposedEmail {
-  const subject = `Set your password for the ${accountOf} dashboard`;
-  const intro = `This address is invited to the ${accountOf} payments dashboard. Choose your password with this link, within ${validHours} hours; it works once.`;
-  const ignore = 'If you did not expect this, ignore this message: nothing happens until the link is used.';
-  return {
-    subject,
-    text: `${intro}\n\n${link}\n\n${ignore}\n`,
-    html: joinHtml(
-      [
-        html`<!doctype html>`,
-        html`<html><head><meta charset="utf-8"><title>${subject}</title></head>`,
-        html`<body style="font-family:Arial,Helvetica,sans-serif;color:#222">`,
-        html`<p>${intro}</p>`,
-        html`<p><a href="${link}">Set your password</a></p>`,
-        html`<p style="color:#555">${ignore}</p>`,
-        html`</body></html>`,
-      ],
-      '\n',
-    ).toString(),
-  };
+  return composeAccountEmail({
+    subject: `Set your password for the ${accountOf} dashboard`,
+    intro: `This address is invited to the ${accountOf} payments dashboard. Choose your password with this link, within ${validHours} hours; it works once.`,
+    link: { href: link, label: 'Set your password' },
+    closing: 'If you did not expect this, ignore this message: nothing happens until the link is used.',
+  });
 }
 
 /**

@@ -80,5 +80,6 @@ export const ids = {
   ledgerTransaction: () => `ltx_${randomBase62(20)}`,
   user: () => `usr_${randomBase62(16)}`,
   invitation: () => `inv_${randomBase62(16)}`,
+  recoveryCode: () => `rcv_${randomBase62(16)}`,
   auditEntry: () => `aud_${randomBase62(20)}`,
 };

@@ -7,8 +7,12 @@ import { insertAuditEntry } from './user-repository.ts';
 export type AuditAction =
   | 'user.create'
   | 'user.password_set'
+  | 'user.password_reset_request'
+  | 'user.password_reset'
   | 'user.two_factor_on'
   | 'user.two_factor_off'
+  | 'user.recovery_codes_new'
+  | 'user.recovery_code_used'
   | 'user.signed_out_everywhere'
   | 'user.locked'
   | 'user.role_change'

@@ -1,7 +1,11 @@
 import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
 import type { DB } from '../db/schema.ts';
+import { queueRecoveryCodeUsedEmail } from '../emails/recovery-code-used-email.ts';
 import { recordAudit } from './audit.ts';
 import { MAX_PASSWORD_LENGTH, NOBODY_HASH, verifyPassword } from './passwords.ts';
+import { useRecoveryCode } from './recovery-code-repository.ts';
+import { matchingRecoveryCode, recoveryCodesLeft } from './recovery-codes.ts';
 import { openSession, type SignedIn } from './sessions.ts';
 import {
   clearSignInAttempts,
@@ -13,7 +17,7 @@ import {
   takeTotpStep,
   type User,
 } from './user-repository.ts';
-import { isEmailAddress, normaliseEmail } from './user-service.ts';
+import { accountOf, isEmailAddress, normaliseEmail } from './user-service.ts';
 import { acceptedStep } from './totp.ts';
 
 type Db = Kysely<DB>;
@@ -73,6 +77,65 @@ export async function signInWithCode(db: Db, pending: SignedIn, code: string, no
   if (step === null || !(await takeTotpStep(db, user.id, step, now))) return failed(db, user, now);
   await deleteSession(db, session.id);
   return { outcome: 'signed_in', token: await openSession(db, user.id, now, { awaitingCode: false }), user };
+}
+
+/** The code was used by a sign-in racing this one, or the account locked while it was judged: nothing of this one is kept. */
+class RecoveryRefusedMeanwhile extends Error {}
+
+/**
+ * The second step with a recovery code in place of the authenticator's: it takes an attempt and
+ * counts towards the lock as a wrong code does. A right one is used up (once, however many
+ * sign-ins race with it), and in the same transaction the attempts start again from none, the
+ * use is audited, and the user is emailed how many codes are left; then the half-open session is
+ * replaced as for a code.
+ */
+export async function signInWithRecoveryCode(
+  db: Db,
+  config: Pick<Config, 'publicBaseUrl'>,
+  pending: SignedIn,
+  typed: string,
+  now: number,
+): Promise<SignInOutcome> {
+  const { user, session } = pending;
+  if (session.awaiting_code !== 1 || user.totp_secret === null || !(await takeAttempt(db, user, now))) return REFUSED;
+  const codeId = await matchingRecoveryCode(db, user.id, typed);
+  if (codeId === null) return failed(db, user, now);
+  const name = await accountOf(db, user);
+  try {
+    const token = await db.transaction().execute(async (trx) => {
+      if (!(await useRecoveryCode(trx, codeId, now)) || !(await clearSignInAttempts(trx, user.id, now)))
+        throw new RecoveryRefusedMeanwhile();
+      const left = await recoveryCodesLeft(trx, user.id);
+      await recordAudit(
+        trx,
+        {
+          merchantId: user.merchant_id,
+          userId: user.id,
+          action: 'user.recovery_code_used',
+          subject: user.id,
+          detail: { codes_left: left },
+        },
+        now,
+      );
+      await queueRecoveryCodeUsedEmail(
+        trx,
+        {
+          recipient: user.email,
+          merchantId: user.merchant_id,
+          accountOf: name,
+          left,
+          twoFactorPage: `${config.publicBaseUrl}/dashboard/settings/two-factor`,
+        },
+        now,
+      );
+      await deleteSession(trx, session.id);
+      return openSession(trx, user.id, now, { awaitingCode: false });
+    });
+    return { outcome: 'signed_in', token, user };
+  } catch (error) {
+    if (!(error instanceof RecoveryRefusedMeanwhile)) throw error;
+    return failed(db, user, now);
+  }
 }
 
 const takeAttempt = (db: Db, user: User, now: number) =>

@@ -134,6 +134,20 @@ export async function takeTotpStep(db: Db, id: string, step: number, now: number
   return Number(updated.numUpdatedRows) === 1;
 }
 
+/**
+ * Takes a second factor's time step for a signed-in user's own change (new recovery codes) unless
+ * it, or a later one, was taken already: the same code does not make two changes.
+ */
+export async function advanceTotpStep(db: Db, id: string, step: number, now: number): Promise<boolean> {
+  const updated = await db
+    .updateTable('users')
+    .set({ totp_last_step: step, updated_at: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
 export async function insertSession(db: Db, session: Insertable<UserSessionsTable>): Promise<void> {
   await db.insertInto('user_sessions').values(session).execute();
 }
@@ -171,20 +185,24 @@ export function findUsableLink(db: Db, id: string, now: number): Promise<Selecta
     .executeTakeFirst();
 }
 
-/** Uses a link up, if it still works (compare-and-set: a link used twice at once works once); the user it was for. */
-export async function useLink(trx: Db, id: string, now: number): Promise<string | null> {
+/** Uses a link up, if it still works (compare-and-set: a link used twice at once works once); whose it was, and what for. */
+export async function useLink(
+  trx: Db,
+  id: string,
+  now: number,
+): Promise<Pick<Selectable<PasswordLinksTable>, 'user_id' | 'purpose'> | null> {
   const row = await trx
     .updateTable('password_links')
     .set({ used_at: now })
     .where('id', '=', id)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning('user_id')
+    .returning(['user_id', 'purpose'])
     .executeTakeFirst();
-  return row?.user_id ?? null;
+  return row ?? null;
 }
 
-/** Uses up every link of the user that still works: a removed member's invitation must not let them back in. */
+/** Uses up every link of the user that still works: a removed member's invitation must not let them back in, nor an older email a new password. */
 export async function useUpLinks(trx: Db, userId: string, now: number): Promise<void> {
   await trx
     .updateTable('password_links')

@@ -1,16 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
-import type { DB, UserRole } from '../db/schema.ts';
+import type { DB, PasswordLinkPurpose, UserRole } from '../db/schema.ts';
+import { queuePasswordResetEmail } from '../emails/password-reset-email.ts';
 import { queueSetPasswordEmail } from '../emails/set-password-email.ts';
 import { findMerchant } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
 import { recordAudit } from './audit.ts';
 import { personalWords } from './password-strength.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
+import { deleteRecoveryCodes } from './recovery-code-repository.ts';
+import { replaceRecoveryCodes } from './recovery-codes.ts';
 import {
   deleteUserSessions,
   findUsableLink,
   findUser,
+  findUserByEmail,
   insertPasswordLink,
   insertUser,
   updateUser,
@@ -23,8 +27,16 @@ import { acceptedStep } from './totp.ts';
 
 type Db = Kysely<DB>;
 
-/** How long a set-password link works. */
+/** How long a set-password link works: a new account's, or an invitation's. */
 export const LINK_VALID_HOURS = 24;
+/** How long a link to reset a forgotten password works: it is asked for by whoever types the address, and lets its holder in. */
+export const RESET_LINK_VALID_MINUTES = 30;
+const LINK_VALID_MS: Record<PasswordLinkPurpose, number> = {
+  set: LINK_VALID_HOURS * 3_600_000,
+  reset: RESET_LINK_VALID_MINUTES * 60_000,
+};
+/** Whose dashboard an operator's account opens, as emails name it. */
+const GATEWAY_ACCOUNT = 'Lipira gateway';
 /** Longest an address may be (RFC 5321's path limit), and no control characters: PostgreSQL cannot even compare text holding U+0000. */
 const EMAIL = /^(?=.{3,254}$)[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 
@@ -107,102 +119,166 @@ export async function createUser(
     );
     const link =
       passwordHash === null
-        ? await issuePasswordLink(trx, config, user, merchant?.name ?? 'Lipira gateway', now)
+        ? await issuePasswordLink(trx, config, user, merchant?.name ?? GATEWAY_ACCOUNT, 'set', now)
         : null;
     return { user, link };
   });
 }
 
-/** A new one-time link for the user, queued in the email outbox; the link itself. */
+/** Whose dashboard the user's account opens, as emails name it: their merchant's, or the gateway's. */
+export async function accountOf(db: Db, user: User): Promise<string> {
+  const merchant = user.merchant_id === null ? null : await findMerchant(db, user.merchant_id);
+  return merchant?.name ?? GATEWAY_ACCOUNT;
+}
+
+/**
+ * A new one-time link for the user, for a first password (`set`) or a forgotten one (`reset`),
+ * queued in the email outbox in the caller's transaction; the link itself.
+ */
 async function issuePasswordLink(
   trx: Db,
   config: Pick<Config, 'publicBaseUrl'>,
   user: User,
   accountOf: string,
+  purpose: PasswordLinkPurpose,
   now: number,
 ): Promise<string> {
   const token = newToken();
   await insertPasswordLink(trx, {
     id: tokenId(token),
     user_id: user.id,
-    expires_at: now + LINK_VALID_HOURS * 3_600_000,
+    purpose,
+    expires_at: now + LINK_VALID_MS[purpose],
     used_at: null,
     created_at: now,
   });
   const link = setPasswordUrl(config, token);
-  await queueSetPasswordEmail(
-    trx,
-    { recipient: user.email, merchantId: user.merchant_id, accountOf, link, validHours: LINK_VALID_HOURS },
-    now,
-  );
+  const email = { recipient: user.email, merchantId: user.merchant_id, accountOf, link };
+  if (purpose === 'set') await queueSetPasswordEmail(trx, { ...email, validHours: LINK_VALID_HOURS }, now);
+  else await queuePasswordResetEmail(trx, { ...email, validMinutes: RESET_LINK_VALID_MINUTES }, now);
   return link;
+}
+
+/**
+ * Someone typed an address on the "Forgot your password?" page. When it is an account's that is
+ * not removed, a link to choose a new password is emailed (valid RESET_LINK_VALID_MINUTES, once),
+ * and the request audited; for any other text nothing happens. The caller answers the same
+ * whichever it was, before this runs, so neither its words nor its timing tell who has an account.
+ */
+export async function requestPasswordReset(
+  db: Db,
+  config: Pick<Config, 'publicBaseUrl'>,
+  email: string,
+  now: number,
+): Promise<void> {
+  const address = normaliseEmail(email);
+  const user = isEmailAddress(address) ? await findUserByEmail(db, address) : undefined;
+  if (!user || user.role === 'removed') return;
+  const name = await accountOf(db, user);
+  await db.transaction().execute(async (trx) => {
+    await issuePasswordLink(trx, config, user, name, 'reset', now);
+    await recordAudit(
+      trx,
+      { merchantId: user.merchant_id, userId: null, action: 'user.password_reset_request', subject: user.id },
+      now,
+    );
+  });
 }
 
 /** The page a set-password link or an invitation's token opens. */
 export const setPasswordUrl = (config: Pick<Config, 'publicBaseUrl'>, token: string): string =>
   `${config.publicBaseUrl}/dashboard/set-password?token=${token}`;
 
-/** The user a set-password link is for, while it still works. */
-export async function linkUser(db: Db, token: unknown, now: number): Promise<User | null> {
+/** The user a password link is for, and what it was sent for, while it still works. */
+export async function passwordLinkOf(
+  db: Db,
+  token: unknown,
+  now: number,
+): Promise<{ user: User; purpose: PasswordLinkPurpose } | null> {
   if (!isWellFormedToken(token)) return null;
   const link = await findUsableLink(db, tokenId(token), now);
-  return link ? ((await findUser(db, link.user_id)) ?? null) : null;
+  const user = link && (await findUser(db, link.user_id));
+  return user ? { user, purpose: link.purpose } : null;
 }
 
 /**
- * Sets the password a link was sent for, and uses the link up. Every session the user had is
- * ended: whoever knew the old password is signed out. A lock from failed sign-ins is lifted.
- * Null when the link does not work (used, expired, or never issued).
+ * Sets the password a link was sent for, and uses the link up, with every other link of the
+ * user's: an older email must not set the password again. Every session the user had is ended:
+ * whoever knew the old password is signed out. A lock from failed sign-ins is lifted. Audited as
+ * what the link was for. Null when the link does not work (used, expired, or never issued).
  */
 export async function setPasswordWithLink(db: Db, token: unknown, password: string, now: number): Promise<User | null> {
   if (!isWellFormedToken(token)) return null;
-  const owner = await linkUser(db, token, now);
+  const owner = (await passwordLinkOf(db, token, now))?.user;
   if (!owner) return null;
   const merchant = owner.merchant_id === null ? null : await findMerchant(db, owner.merchant_id);
   const problem = await passwordProblem(password, personalWords(owner.email, merchant?.name ?? ''));
   if (problem) throw new UserError(problem);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
-    const userId = await useLink(trx, tokenId(token), now);
-    if (!userId) return null;
+    const link = await useLink(trx, tokenId(token), now);
+    if (!link) return null;
+    const userId = link.user_id;
+    await useUpLinks(trx, userId, now);
     await updateUser(trx, userId, {
       password_hash: passwordHash,
       failed_logins: 0,
       locked_until: null,
       updated_at: now,
     });
-    await deleteUserSessions(trx, userId);
+    const ended = await deleteUserSessions(trx, userId);
     const user = (await findUser(trx, userId))!;
-    await recordAudit(trx, { merchantId: user.merchant_id, userId, action: 'user.password_set', subject: userId }, now);
+    await recordAudit(
+      trx,
+      link.purpose === 'reset'
+        ? {
+            merchantId: user.merchant_id,
+            userId,
+            action: 'user.password_reset',
+            subject: userId,
+            detail: { sessions_ended: ended },
+          }
+        : { merchantId: user.merchant_id, userId, action: 'user.password_set', subject: userId },
+      now,
+    );
     return user;
   });
 }
 
 /**
- * Turns two-factor sign-in on with a secret the user's app now holds, proven by one of its codes.
- * False when the code is wrong (the secret is then not kept).
+ * Turns two-factor sign-in on with a secret the user's app now holds, proven by one of its codes,
+ * and gives the user their recovery codes; the codes, to be shown once. Null when the code is
+ * wrong (the secret is then not kept).
  */
-export async function enableTwoFactor(db: Db, user: User, secret: string, code: string, now: number): Promise<boolean> {
-  if (user.totp_secret !== null) return false;
+export async function enableTwoFactor(
+  db: Db,
+  user: User,
+  secret: string,
+  code: string,
+  now: number,
+): Promise<string[] | null> {
+  if (user.totp_secret !== null) return null;
   const step = acceptedStep(secret, code, null, now);
-  if (step === null) return false;
-  await db.transaction().execute(async (trx) => {
+  if (step === null) return null;
+  return db.transaction().execute(async (trx) => {
     await updateUser(trx, user.id, { totp_secret: secret, totp_last_step: step, updated_at: now });
+    const codes = await replaceRecoveryCodes(trx, user.id, now);
     await recordAudit(
       trx,
       { merchantId: user.merchant_id, userId: user.id, action: 'user.two_factor_on', subject: user.id },
       now,
     );
+    return codes;
   });
-  return true;
 }
 
-/** Turns two-factor sign-in off, proven by a current code. False when the code is wrong. */
+/** Turns two-factor sign-in off, proven by a current code, and deletes the recovery codes. False when the code is wrong. */
 export async function disableTwoFactor(db: Db, user: User, code: string, now: number): Promise<boolean> {
   if (user.totp_secret === null || acceptedStep(user.totp_secret, code, user.totp_last_step, now) === null)
     return false;
   await db.transaction().execute(async (trx) => {
     await updateUser(trx, user.id, { totp_secret: null, totp_last_step: null, updated_at: now });
+    await deleteRecoveryCodes(trx, user.id);
     await recordAudit(
       trx,
       { merchantId: user.merchant_id, userId: user.id, action: 'user.two_factor_off', subject: user.id },
@@ -288,6 +364,7 @@ export async function changeTeamMember(
         updated_at: now,
       });
       await useUpLinks(trx, user.id, now);
+      await deleteRecoveryCodes(trx, user.id);
       const ended = await deleteUserSessions(trx, user.id);
       await recordAudit(
         trx,

@@ -32,6 +32,7 @@ const FIGURES: Record<TableName, string> = {
   users: 'count(*), max(updated_at), sum(failed_logins)',
   user_sessions: 'count(*), max(last_seen_at)',
   password_links: 'count(*), sum(case when used_at is null then 0 else 1 end)',
+  recovery_codes: 'count(*), sum(case when used_at is null then 0 else 1 end)',
   audit_log: 'count(*)',
   invitations: "count(*), sum(case when status = 'pending' then 1 else 0 end)",
 };

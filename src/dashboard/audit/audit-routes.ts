@@ -11,8 +11,12 @@ const PER_PAGE = 50;
 const ACTIONS: Record<AuditAction, string> = {
   'user.create': 'Added a team member',
   'user.password_set': 'Set a password',
+  'user.password_reset_request': 'Asked for a link to reset a forgotten password',
+  'user.password_reset': 'Reset a forgotten password (signed out everywhere)',
   'user.two_factor_on': 'Turned two-factor sign-in on',
   'user.two_factor_off': 'Turned two-factor sign-in off',
+  'user.recovery_codes_new': 'Made new two-factor recovery codes',
+  'user.recovery_code_used': 'Signed in with a recovery code',
   'user.signed_out_everywhere': 'Signed out everywhere',
   'user.locked': 'Locked after failed sign-ins',
   'user.role_change': 'Changed a team member’s role',
