@@ -84,9 +84,12 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         );
         const secret = (await page.locator('.secret').textContent())!;
         await page.getByLabel('Code from the app').fill(totpCode(secret));
-        await submitForm(page, 'main button[type=submit]');
-        await page.waitForURL(/two-factor\?done=on$/);
+        const codes = page.waitForResponse((response) => response.request().method() === 'POST');
+        await page.click('main button[type=submit]');
+        assert.equal((await codes).status(), 200, 'the answer shows the recovery codes, once');
         assert.match((await page.locator('main').textContent()) ?? '', /Two-factor sign-in is on/);
+        await page.click('text=I have saved my codes');
+        await page.waitForURL(`${ctx.gw.url}/dashboard/settings/two-factor`);
         await assertAccessible(page, 'the two-factor page once it is on');
         await assertFitsEveryWidth(page, 'the two-factor page once it is on');
         await saveDashboardScreenshot(page, 'two-factor-on-phone');
@@ -97,8 +100,8 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await assertAccessible(page, 'the code step of sign-in');
         await assertFitsEveryWidth(page, 'the code step of sign-in');
         await saveDashboardScreenshot(page, 'login-code-phone');
-        await page.getByLabel('Code').fill(totpCode(secret, 1));
-        await submitForm(page, 'button[type=submit]');
+        await page.getByLabel('Code', { exact: true }).fill(totpCode(secret, 1));
+        await submitForm(page, 'button:text("Continue")');
         await page.waitForURL(`${ctx.gw.url}/dashboard`);
         assert.match((await page.locator('main').textContent()) ?? '', /\(developer\) for Test Shop/);
         assert.deepEqual(problems, [], 'no console error or CSP violation');

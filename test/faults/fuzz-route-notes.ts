@@ -232,7 +232,12 @@ const loginForm = () =>
       password: fc.oneof(fc.constantFrom('correct horse battery', ''), hostileString),
     }),
     fc.record({ code: fc.oneof(fc.constantFrom('123456', ' 123 456 ', ''), hostileString) }),
+    fc.record({
+      recovery_code: fc.oneof(fc.constantFrom('7k2m-q9xd-4hbn-tw3p', 'OIL1-0000-0000-0000', ''), hostileString),
+    }),
   );
+const forgotPasswordForm = () =>
+  fc.record({ email: fc.oneof(fc.constantFrom('owner@example.com', 'OWNER@example.com', ''), hostileString) });
 const setPasswordForm = () =>
   fc.record({
     token: fc.oneof(fc.constant('A'.repeat(43)), hostileString),
@@ -692,6 +697,8 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'GET /dashboard/set-password': { query: { token: () => fc.oneof(fc.constant('A'.repeat(43)), hostileString) } },
   'POST /dashboard/login': { form: loginForm },
   'POST /dashboard/set-password': { form: setPasswordForm },
+  'POST /dashboard/forgot-password': { form: forgotPasswordForm },
+  'GET /dashboard/forgot-password': { query: { sent: () => fc.oneof(fc.constant('1'), hostileString) } },
   'POST /dashboard/logout': { form: emptyForm },
   'POST /dashboard/logout-everywhere': { form: emptyForm },
   'POST /dashboard/settings/two-factor': { form: twoFactorForm },
