@@ -23,6 +23,12 @@ const USAGE = `Usage: lipira <command>
   users create --merchant ID --email EMAIL --role owner|developer|viewer [--password-stdin] [--json]
   users create --operator --email EMAIL [--password-stdin] [--json]
                                           a dashboard user; without a password, prints and emails a one-time set-password link
+  users list [--merchant ID] [--json]     dashboard users: role, merchant, password, two-factor, disabled
+  users reset-password EMAIL [--json]     the old password stops working; prints and emails a set-password link
+  users reset-2fa EMAIL [--json]          turn a user's two-factor sign-in off (they set it up again at next sign-in)
+  users disable EMAIL [--json]            refuse the user's sign-ins until enabled again
+  users enable EMAIL [--json]             let a disabled user sign in again
+                                          (the resets and disable end the user's sessions; all are audited)
 
 Every command reads DATABASE_URL (default sqlite:./data/lipira.db) and every other setting from the
 environment, or else from a .env file in the working directory.`;

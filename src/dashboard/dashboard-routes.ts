@@ -20,7 +20,7 @@ import {
   UserError,
 } from '../users/user-service.ts';
 import { registerForgotPasswordPages } from './account/forgot-password-routes.ts';
-import { renderRecoveryCodesPage } from './account/account-views.ts';
+import { renderRecoveryCodesPage } from './account/recovery-views.ts';
 import { DASHBOARD_JS } from './dashboard-script.ts';
 import { DASHBOARD_CSS } from './dashboard-styles.ts';
 import * as views from './dashboard-views.ts';
@@ -45,6 +45,7 @@ import { registerDeveloperPages } from './developers/developer-routes.ts';
 import { registerSettingsPages } from './settings/settings-routes.ts';
 import { registerAuditPages } from './audit/audit-routes.ts';
 import { registerOperatorPages } from './operator/operator-routes.ts';
+import { registerAccountPages, signInRecorder } from './account/account-routes.ts';
 
 /** Failed sign-ins one client address may make in a window, whichever accounts they were for. */
 const ADDRESS_FAILURES = { limit: 20, windowMs: 15 * 60_000 };
@@ -69,6 +70,7 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
   const csrf = (request: FastifyRequest, reply: FastifyReply) => issueCsrfCookie(request, reply, '/dashboard', secure);
   const current = (request: FastifyRequest) => sessionOf(db, readCookie(request, SESSION_COOKIE), clock.now());
   const { html, formIsOurs } = guard;
+  const afterSignIn = signInRecorder(deps, secure);
 
   for (const [file, type, body] of [
     ['dashboard.css', 'text/css; charset=utf-8', DASHBOARD_CSS],
@@ -125,7 +127,8 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
         return html(reply, 401, views.renderLoginPage(csrf(request, reply), { email, error: REFUSED }));
       }
       reply.header('set-cookie', sessionCookie(result.token, secure));
-      return reply.redirect(result.outcome === 'code_needed' ? '/dashboard/login' : '/dashboard', 303);
+      if (result.outcome === 'code_needed') return reply.redirect('/dashboard/login', 303);
+      return reply.redirect(await afterSignIn(request, reply, result.user), 303);
     } finally {
       attempt.end(Date.now());
     }
@@ -259,6 +262,7 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
   registerSettingsPages(app, deps, guard);
   registerAuditPages(app, deps, guard);
   registerOperatorPages(app, deps, guard);
+  registerAccountPages(app, deps, guard);
 }
 
 /** The otpauth URI as an SVG QR code in a data URL: drawn here, nothing fetched from elsewhere. */

@@ -56,7 +56,7 @@ th { color: var(--muted); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .status { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 0.8125rem; font-weight: 600; background: var(--bg); color: var(--text); }
 .status-success, .status-delivered { background: var(--ok-soft); color: var(--ok); }
-.status-failed, .status-cancelled, .status-expired { background: var(--danger-soft); color: var(--danger); }
+.status-failed, .status-cancelled, .status-expired, .status-disabled { background: var(--danger-soft); color: var(--danger); }
 .status-pending { background: #fff4e5; color: #93370d; }
 select, input[type=number], input[type=date], input[type=search], input[type=url], textarea { font: inherit; font-size: 16px; padding: 8px 10px; border: 1px solid #8a94a6; border-radius: 8px; background: var(--surface); color: var(--text); }
 form.filters { display: flex; flex-wrap: wrap; gap: 12px; align-items: end; margin: 0 0 16px; }

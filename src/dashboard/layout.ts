@@ -106,7 +106,7 @@ function header(viewer: Viewer): SafeHtml {
 <a class="brand" href="/dashboard">Lipira</a>
 <span class="whose">${whose}</span>
 <div class="mode mode-${viewer.mode}"><span class="mode-label">${viewer.mode === 'test' ? 'Test mode' : 'Live mode'}</span>${postButton('/dashboard/mode', viewer.csrf, `Switch to ${other}`, 'secondary', { mode: other, back: viewer.path })}</div>
-<nav class="account" aria-label="Account"><span class="who">${viewer.email} · ${viewer.role}</span><a href="/dashboard/settings/two-factor">Two-factor sign-in</a>${postButton('/dashboard/logout', viewer.csrf, 'Sign out', 'secondary')}</nav>
+<nav class="account" aria-label="Account"><span class="who">${viewer.email} · ${viewer.role}</span><a href="/dashboard/account"${viewer.path === '/dashboard/account' && html` aria-current="page"`}>Your account</a>${postButton('/dashboard/logout', viewer.csrf, 'Sign out', 'secondary')}</nav>
 </header>
 <nav class="sections" aria-label="Dashboard">${links}</nav>
 ${viewer.mode === 'test' && html`<aside class="test-banner" aria-label="Test mode"><p>You are viewing test data: nothing here is real money.</p></aside>`}`;

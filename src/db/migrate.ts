@@ -21,6 +21,7 @@ import { workNoticesMigration } from './migrations/0018_work_notices.ts';
 import { callbackAsksMigration } from './migrations/0019_callback_asks.ts';
 import { teamInvitationsMigration } from './migrations/0020_team_invitations.ts';
 import { accountRecoveryMigration } from './migrations/0021_account_recovery.ts';
+import { accountSafetyMigration } from './migrations/0022_account_safety.ts';
 
 /**
  * Every migration under the name existing databases record it by, ordered by the number in that
@@ -47,6 +48,7 @@ const MIGRATIONS = inNumberOrder<{ name: string; of: (dialect: Dialect) => Migra
   { name: '0019_callback_asks', of: () => callbackAsksMigration },
   { name: '0020_team_invitations', of: () => teamInvitationsMigration },
   { name: '0021_account_recovery', of: () => accountRecoveryMigration },
+  { name: '0022_account_safety', of: () => accountSafetyMigration },
 ]);
 
 /** The migrations' names, first to last. */

@@ -348,9 +348,17 @@ export interface AppStateTable {
 
 /**
  * Emails about a dashboard account: its set-password link, an invitation its address could not
- * take, a link to reset a forgotten password, a recovery code used to sign in.
+ * take, a link to reset a forgotten password, a recovery code used to sign in, a password or
+ * two-factor reset someone else made, a sign-in from a browser never seen.
  */
-export type AccountEmailKind = 'set_password' | 'invitation_refused' | 'password_reset' | 'recovery_code_used';
+export type AccountEmailKind =
+  | 'set_password'
+  | 'invitation_refused'
+  | 'password_reset'
+  | 'recovery_code_used'
+  | 'password_reset_notice'
+  | 'two_factor_reset_notice'
+  | 'new_browser_sign_in';
 
 /** `removed`: taken off the team; the row stays so that the audit log still names who did what. */
 export type UserRole = 'owner' | 'developer' | 'viewer' | 'operator' | 'removed';
@@ -370,6 +378,10 @@ export interface UsersTable {
   totp_last_step: number | null;
   failed_logins: Generated<number>;
   locked_until: number | null;
+  /** Set while the user may not sign in (`lipira users disable`); their sessions ended with it. */
+  disabled_at: number | null;
+  /** When someone else turned the user's two-factor sign-in off; cleared at their next sign-in, which asks them to set it up again. */
+  two_factor_reset_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -384,6 +396,22 @@ export interface UserSessionsTable {
   last_seen_at: number;
   /** The absolute end, however active the session is. */
   expires_at: number;
+}
+
+/**
+ * A completed sign-in (both factors), as the user's account page lists it; a user's newest 100
+ * are kept. `browser_hash` is the SHA-256 of the random token the browser keeps in its own
+ * long-lived cookie: a sign-in whose browser no row of the user names is from a new browser.
+ */
+export interface SignInsTable {
+  id: string;
+  user_id: string;
+  /** The client's address as the gateway judges it (behind a proxy, CLIENT_ADDRESS_HEADER's). */
+  address: string;
+  /** A short name of the browser from its User-Agent: "Chrome on Android". */
+  browser: string;
+  browser_hash: string;
+  created_at: number;
 }
 
 /**
@@ -471,4 +499,5 @@ export interface DB {
   recovery_codes: RecoveryCodesTable;
   audit_log: AuditLogTable;
   invitations: InvitationsTable;
+  sign_ins: SignInsTable;
 }

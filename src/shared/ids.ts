@@ -82,4 +82,5 @@ export const ids = {
   invitation: () => `inv_${randomBase62(16)}`,
   recoveryCode: () => `rcv_${randomBase62(16)}`,
   auditEntry: () => `aud_${randomBase62(20)}`,
+  signIn: () => `sgn_${randomBase62(20)}`,
 };

@@ -142,6 +142,8 @@ export async function acceptInvitation(db: Db, token: unknown, password: string,
       totp_last_step: null,
       failed_logins: 0,
       locked_until: null,
+      disabled_at: null,
+      two_factor_reset_at: null,
       created_at: now,
       updated_at: now,
     };

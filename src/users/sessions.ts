@@ -58,7 +58,8 @@ export async function sessionOf(db: Kysely<DB>, token: string | null, now: numbe
     return null;
   }
   const user = await findUser(db, session.user_id);
-  if (!user) return null;
+  // Disabling ends the user's sessions; one opened while it was being done ends here.
+  if (!user || user.disabled_at !== null) return null;
   if (now - session.last_seen_at >= TOUCH_EVERY_MS) await touchSession(db, session.id, now);
   return { session, user };
 }

@@ -48,11 +48,13 @@ const REFUSED: SignInOutcome = { outcome: 'refused' };
  * account locked while it was hashed. A guess not judged (an unknown address, a locked account,
  * its attempts all taken) costs the same hash as one judged, so the answer's timing tells nobody
  * which addresses have accounts or which are locked; text that is no address is not looked up.
+ * A disabled account is refused before any attempt is taken, as an unknown address is.
  */
 export async function signInWithPassword(db: Db, email: string, password: string, now: number): Promise<SignInOutcome> {
   const address = normaliseEmail(email);
   const found = isEmailAddress(address) ? await findUserByEmail(db, address) : undefined;
-  const user = found?.password_hash && (await takeAttempt(db, found, now)) ? found : null;
+  // A disabled user is refused as an unknown address is: the same words, the same hash's time.
+  const user = found?.password_hash && found.disabled_at === null && (await takeAttempt(db, found, now)) ? found : null;
   const matches = await verifyPassword(user?.password_hash ?? NOBODY_HASH, password.slice(0, MAX_PASSWORD_LENGTH + 1));
   if (!user) return REFUSED;
   if (!matches) return failed(db, user, now);

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { AuditLogTable, DB, PasswordLinksTable, UserSessionsTable, UsersTable } from '../db/schema.ts';
 
 export type User = Selectable<UsersTable>;
@@ -24,6 +24,44 @@ export function findUser(db: Db, id: string): Promise<User | undefined> {
 
 export async function updateUser(db: Db, id: string, patch: Updateable<UsersTable>): Promise<void> {
   await db.updateTable('users').set(patch).where('id', '=', id).execute();
+}
+
+/** Every user, or a merchant's, by merchant (operators first) then age. */
+export function listUsers(db: Db, merchantId: string | null): Promise<User[]> {
+  let query = db.selectFrom('users').selectAll();
+  if (merchantId !== null) query = query.where('merchant_id', '=', merchantId);
+  // Null sorts first on SQLite and last on PostgreSQL: the operators are put first by hand on both.
+  return query
+    .orderBy(sql`merchant_id is not null`)
+    .orderBy('merchant_id')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * Turns the user's two-factor sign-in off for them, remembering when (their next sign-in asks
+ * them to set it up again); false when it was off already.
+ */
+export async function resetTotp(trx: Db, id: string, now: number): Promise<boolean> {
+  const updated = await trx
+    .updateTable('users')
+    .set({ totp_secret: null, totp_last_step: null, two_factor_reset_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('totp_secret', 'is not', null)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/** Disables the user from `now`, or (null) enables them; false when they already were so. */
+export async function setDisabled(trx: Db, id: string, disabledAt: number | null, now: number): Promise<boolean> {
+  const updated = await trx
+    .updateTable('users')
+    .set({ disabled_at: disabledAt, updated_at: now })
+    .where('id', '=', id)
+    .where('disabled_at', disabledAt === null ? 'is not' : 'is', null)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
 }
 
 /** Where the user's account is not locked at `now`. */

@@ -101,6 +101,8 @@ export async function createUser(
     totp_last_step: null,
     failed_logins: 0,
     locked_until: null,
+    disabled_at: null,
+    two_factor_reset_at: null,
     created_at: now,
     updated_at: now,
   };
@@ -131,10 +133,27 @@ export async function accountOf(db: Db, user: User): Promise<string> {
   return merchant?.name ?? GATEWAY_ACCOUNT;
 }
 
-/**
- * A new one-time link for the user, for a first password (`set`) or a forgotten one (`reset`),
- * queued in the email outbox in the caller's transaction; the link itself.
- */
+/** A new one-time link for the user, for a first password (`set`) or a forgotten one (`reset`), stored as its token's hash; the link itself. */
+export async function newPasswordLink(
+  trx: Db,
+  config: Pick<Config, 'publicBaseUrl'>,
+  userId: string,
+  purpose: PasswordLinkPurpose,
+  now: number,
+): Promise<string> {
+  const token = newToken();
+  await insertPasswordLink(trx, {
+    id: tokenId(token),
+    user_id: userId,
+    purpose,
+    expires_at: now + LINK_VALID_MS[purpose],
+    used_at: null,
+    created_at: now,
+  });
+  return setPasswordUrl(config, token);
+}
+
+/** A new one-time link for the user, queued in the email outbox in the caller's transaction; the link itself. */
 async function issuePasswordLink(
   trx: Db,
   config: Pick<Config, 'publicBaseUrl'>,
@@ -143,16 +162,7 @@ async function issuePasswordLink(
   purpose: PasswordLinkPurpose,
   now: number,
 ): Promise<string> {
-  const token = newToken();
-  await insertPasswordLink(trx, {
-    id: tokenId(token),
-    user_id: user.id,
-    purpose,
-    expires_at: now + LINK_VALID_MS[purpose],
-    used_at: null,
-    created_at: now,
-  });
-  const link = setPasswordUrl(config, token);
+  const link = await newPasswordLink(trx, config, user.id, purpose, now);
   const email = { recipient: user.email, merchantId: user.merchant_id, accountOf, link };
   if (purpose === 'set') await queueSetPasswordEmail(trx, { ...email, validHours: LINK_VALID_HOURS }, now);
   else await queuePasswordResetEmail(trx, { ...email, validMinutes: RESET_LINK_VALID_MINUTES }, now);

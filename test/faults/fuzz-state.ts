@@ -35,6 +35,7 @@ const FIGURES: Record<TableName, string> = {
   recovery_codes: 'count(*), sum(case when used_at is null then 0 else 1 end)',
   audit_log: 'count(*)',
   invitations: "count(*), sum(case when status = 'pending' then 1 else 0 end)",
+  sign_ins: 'count(*)',
 };
 
 const TABLES = Object.keys(FIGURES) as TableName[];

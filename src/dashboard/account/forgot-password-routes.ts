@@ -5,7 +5,7 @@ import { memoryBuckets } from '../../ratelimit/token-bucket.ts';
 import { isEmailAddress, normaliseEmail, requestPasswordReset } from '../../users/user-service.ts';
 import { issueCsrfCookie } from '../../web/csrf.ts';
 import { FORM, PAGE, type DashboardDeps, type Form, type PageGuard, type Query } from '../page-context.ts';
-import { renderForgotPasswordPage, renderResetSentPage, renderTooManyResetsPage } from './account-views.ts';
+import { renderForgotPasswordPage, renderResetSentPage, renderTooManyResetsPage } from './recovery-views.ts';
 
 const HOUR_SECONDS = 3_600;
 /**

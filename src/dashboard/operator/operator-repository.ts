@@ -47,13 +47,14 @@ export interface MerchantUser {
   /** Whether a password was set (a user invited by link has none until they use it). */
   passwordSet: boolean;
   twoFactor: boolean;
+  disabled: boolean;
   createdAt: number;
 }
 
 export async function merchantUsers(db: Db, merchantId: string): Promise<MerchantUser[]> {
   const rows = await db
     .selectFrom('users')
-    .select(['id', 'email', 'role', 'password_hash', 'totp_secret', 'created_at'])
+    .select(['id', 'email', 'role', 'password_hash', 'totp_secret', 'disabled_at', 'created_at'])
     .where('merchant_id', '=', merchantId)
     .orderBy('created_at')
     .orderBy('id')
@@ -64,6 +65,7 @@ export async function merchantUsers(db: Db, merchantId: string): Promise<Merchan
     role: row.role,
     passwordSet: row.password_hash !== null,
     twoFactor: row.totp_secret !== null,
+    disabled: row.disabled_at !== null,
     createdAt: Number(row.created_at),
   }));
 }

@@ -12,6 +12,7 @@ import { isHttpUrl } from '../../shared/urls.ts';
 import { recordAudit } from '../../users/audit.ts';
 import { createUser, isEmailAddress, normaliseEmail, UserError } from '../../users/user-service.ts';
 import { noticeNamed, NOTHING_CHANGED } from '../layout.ts';
+import { registerMemberResets } from '../settings/member-resets.ts';
 import {
   ACTING_COOKIE,
   dashboardCookie,
@@ -32,12 +33,16 @@ import * as views from './operator-views.ts';
 const SAVED_NOTICES: Record<string, string> = {
   fee: 'The fee is saved.',
   user: 'The user is added: a link to set a password was emailed to them.',
+  two_factor_reset:
+    'Two-factor sign-in is reset: the user is signed out, emailed, and sets it up again at their next sign-in.',
+  password_reset: 'The password is reset: the user is signed out and emailed a link to choose a new one.',
   unchanged: NOTHING_CHANGED,
 };
 
 /**
  * The gateway operator's pages: every merchant with its recent volume, creating one (its keys
- * shown once), its fee and users, acting for one (the merchant pages then show it; logged), and
+ * shown once), its fee and users (adding one, resetting one's two-factor sign-in or password),
+ * acting for one (the merchant pages then show it; logged), and
  * the gateway's health as the database tells it. Every page and form needs `operate`.
  */
 export function registerOperatorPages(app: App, deps: DashboardDeps, guard: PageGuard): void {
@@ -166,7 +171,7 @@ export function registerOperatorPages(app: App, deps: DashboardDeps, guard: Page
   async function renderMerchant(
     page: DashboardPage,
     merchantId: string,
-    parts: Partial<Pick<views.OperatorMerchantView, 'notice' | 'fee' | 'user'>>,
+    parts: Partial<Pick<views.OperatorMerchantView, 'notice' | 'error' | 'fee' | 'user'>>,
   ) {
     const merchant = (await findMerchant(db, merchantId))!;
     return views.renderOperatorMerchantPage({
@@ -175,6 +180,7 @@ export function registerOperatorPages(app: App, deps: DashboardDeps, guard: Page
       users: await merchantUsers(db, merchant.id),
       timeZone: config.timeZone,
       notice: parts.notice ?? null,
+      error: parts.error ?? null,
       fee: parts.fee ?? { value: String(merchant.fee_bps / 100), error: null },
       user: parts.user ?? { email: '', role: 'viewer', error: null },
     });
@@ -233,6 +239,27 @@ export function registerOperatorPages(app: App, deps: DashboardDeps, guard: Page
       return reply.redirect(`/dashboard/operator/merchants/${encodeURIComponent(merchant.id)}?saved=fee`, 303);
     },
   );
+
+  registerMemberResets(app, deps, guard, {
+    path: '/dashboard/operator/merchants/:id/users/:user',
+    async open(request, reply, form) {
+      const page = form ? await guard.form(request, reply, 'operate') : await guard.page(request, reply, 'operate');
+      if (!page) return null;
+      const merchant = await foundMerchant({ params: { id: request.params.id! } }, reply, page);
+      if (!merchant) return null;
+      return {
+        page,
+        merchantId: merchant.id,
+        viewer: page.viewer,
+        by: { actor: page.user, merchantId: merchant.id },
+        memberId: request.params.user!,
+        back: `/dashboard/operator/merchants/${encodeURIComponent(merchant.id)}`,
+      };
+    },
+    refuse: async (reply, target, message) =>
+      guard.html(reply, 422, await renderMerchant(target.page, target.merchantId, { error: message })),
+    done: (target, kind) => `${target.back}?saved=${kind === 'two-factor' ? 'two_factor_reset' : 'password_reset'}`,
+  });
 
   app.post<{ Params: { id: string }; Body: Form }>(
     '/dashboard/operator/merchants/:id/users',

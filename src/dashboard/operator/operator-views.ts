@@ -8,6 +8,7 @@ import { postButton, shell, table, type Viewer } from '../layout.ts';
 import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
 import { moneyText } from '../../shared/money.ts';
 import type { Backlog, GatewayHealth, MerchantUser, MerchantVolume } from './operator-repository.ts';
+import { resetLinks } from '../settings/member-reset-views.ts';
 
 /** The roles an operator may give a merchant's user. */
 export const MERCHANT_ROLES = ['owner', 'developer', 'viewer'] as const;
@@ -183,6 +184,8 @@ export interface OperatorMerchantView {
   users: MerchantUser[];
   timeZone: string;
   notice: string | null;
+  /** Why a reset of one of its users was refused. */
+  error: string | null;
   fee: { value: string; error: string | null };
   user: { email: string; role: string; error: string | null };
 }
@@ -190,11 +193,18 @@ export interface OperatorMerchantView {
 export function renderOperatorMerchantPage(view: OperatorMerchantView): SafeHtml {
   const { viewer, merchant } = view;
   const userRows = view.users.map((user) => [
-    user.email,
+    html`${user.email}${user.disabled && html` <span class="status status-disabled">Disabled</span>`}`,
     user.role,
     user.passwordSet ? 'set' : 'link sent, not used yet',
     user.twoFactor ? 'on' : 'off',
     formatHumanDate(user.createdAt, view.timeZone),
+    user.role === 'removed'
+      ? html`—`
+      : resetLinks(
+          `/dashboard/operator/merchants/${encodeURIComponent(merchant.id)}/users/${encodeURIComponent(user.id)}`,
+          user.email,
+          user.twoFactor,
+        ),
   ]);
   const roles = MERCHANT_ROLES.map(
     (role) => html`<option value="${role}"${view.user.role === role && ' selected'}>${role}</option>`,
@@ -203,7 +213,7 @@ export function renderOperatorMerchantPage(view: OperatorMerchantView): SafeHtml
     merchant.name,
     html`<p><a href="/dashboard/operator">← All merchants</a></p>
 <h1>${merchant.name}</h1>
-${noticeBox(view.notice)}
+${noticeBox(view.notice)}${errorBox(view.error)}
 <dl class="facts">
 <dt>Id</dt><dd><code>${merchant.id}</code></dd>
 <dt>Email</dt><dd>${merchant.email}</dd>
@@ -219,7 +229,7 @@ ${errorBox(view.fee.error)}
 <div><button type="submit">Save the fee</button></div>
 </form>
 <h2>Users</h2>
-${table(`Users of ${merchant.name}`, ['Email', 'Role', 'Password', 'Two-factor', 'Created'], userRows, 'No users yet.')}
+${table(`Users of ${merchant.name}`, ['Email', 'Role', 'Password', 'Two-factor', 'Created', 'Sign-in resets'], userRows, 'No users yet.')}
 <h3>Add a user</h3>
 ${errorBox(view.user.error)}
 <form class="stack narrow" method="post" action="/dashboard/operator/merchants/${encodeURIComponent(merchant.id)}/users">${csrfField(viewer.csrf)}

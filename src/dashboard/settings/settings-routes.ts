@@ -23,6 +23,7 @@ import {
 } from './settings-views.ts';
 import { findOpenInvitation, listOpenInvitations, listTeam } from './team-repository.ts';
 import { noticeNamed, NOTHING_CHANGED } from '../layout.ts';
+import { registerMemberResets } from './member-resets.ts';
 
 const NOTICES: Record<string, string> = {
   settings: 'The settings are saved.',
@@ -30,6 +31,9 @@ const NOTICES: Record<string, string> = {
   role: 'The role is changed.',
   removed: 'The team member is removed and signed out.',
   cancelled: 'The invitation is cancelled: its link no longer works.',
+  two_factor_reset:
+    'Two-factor sign-in is reset: the member is signed out, emailed, and sets it up again at their next sign-in.',
+  password_reset: 'The password is reset: the member is signed out and emailed a link to choose a new one.',
   unchanged: NOTHING_CHANGED,
 };
 
@@ -63,10 +67,11 @@ function businessProblem(form: BusinessForm): string | null {
 
 /**
  * The business (name, logo, brand colour, receipts: 'settings') and the team (invite, cancel an
- * invitation, change role, remove: 'team'). Every change is audited in its transaction; team
- * changes go through the users' services.
+ * invitation, change role, remove, reset a member's two-factor sign-in or password: 'team').
+ * Every change is audited in its transaction; team changes go through the users' services.
  */
-export function registerSettingsPages(app: App, { config, database, clock }: DashboardDeps, guard: PageGuard): void {
+export function registerSettingsPages(app: App, deps: DashboardDeps, guard: PageGuard): void {
+  const { config, database, clock } = deps;
   const db = database.db;
 
   async function show(reply: FastifyReply, page: MerchantPage, status: number, extra: Partial<SettingsState> = {}) {
@@ -224,4 +229,24 @@ export function registerSettingsPages(app: App, { config, database, clock }: Das
   }
   memberChange('/dashboard/settings/team/:id/role', (form) => (isTeamRole(form.role) ? form.role : null));
   memberChange('/dashboard/settings/team/:id/remove', () => 'removed');
+
+  registerMemberResets(app, deps, guard, {
+    path: '/dashboard/settings/team/:id',
+    async open(request, reply, form) {
+      const page = form
+        ? await guard.merchantForm(request, reply, 'team')
+        : await guard.merchantPage(request, reply, 'team');
+      if (!page) return null;
+      return {
+        page,
+        viewer: page.viewer,
+        by: { actor: page.user, merchantId: page.merchant.id },
+        memberId: request.params.id!,
+        back: '/dashboard/settings',
+      };
+    },
+    refuse: (reply, target, message) => show(reply, target.page, 422, { error: message }),
+    done: (_target, kind) =>
+      `/dashboard/settings?done=${kind === 'two-factor' ? 'two_factor_reset' : 'password_reset'}`,
+  });
 }

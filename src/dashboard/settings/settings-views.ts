@@ -6,6 +6,7 @@ import { postButton, shell, table } from '../layout.ts';
 import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type { OpenInvitation, TeamMember } from './team-repository.ts';
+import { resetLinks } from './member-reset-views.ts';
 
 export interface BusinessForm {
   name: string;
@@ -60,21 +61,24 @@ function businessSection(page: MerchantPage, business: BusinessForm): SafeHtml {
 function teamSection(page: MerchantPage, state: SettingsState): SafeHtml {
   const manage = page.may('team');
   const rows = state.team.map((member) => {
-    const you = member.id === page.user.id && html` <span class="muted">(you)</span>`;
+    const you = member.id === page.user.id;
     const cells: HtmlValue[] = [
-      html`${member.email}${you}${member.invited && html` <span class="muted">invited</span>`}`,
+      html`${member.email}${you && html` <span class="muted">(you)</span>`}${member.invited && html` <span class="muted">no password yet</span>`}${member.disabled && html` <span class="status status-disabled">Disabled</span>`}`,
       member.role,
       member.two_factor ? 'On' : 'Off',
     ];
     if (manage)
       cells.push(
         roleForm(page, member),
+        you
+          ? html`<a href="/dashboard/account">Your account</a>`
+          : resetLinks(`/dashboard/settings/team/${member.id}`, member.email, member.two_factor),
         postButton(`/dashboard/settings/team/${member.id}/remove`, page.csrf, 'Remove', 'danger'),
       );
     return cells;
   });
   const headings = manage
-    ? ['Email', 'Role', 'Two-factor', 'Change role', 'Remove from the team']
+    ? ['Email', 'Role', 'Two-factor', 'Change role', 'Sign-in resets', 'Remove from the team']
     : ['Email', 'Role', 'Two-factor'];
   const invite = manage
     ? html`<h3>Invite someone</h3>

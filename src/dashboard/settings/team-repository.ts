@@ -6,15 +6,17 @@ export interface TeamMember {
   email: string;
   role: string;
   two_factor: boolean;
-  /** Invited, the set-password link not used yet. */
+  /** No password: invited, or their password reset, and the set-password link not used yet. */
   invited: boolean;
+  /** Disabled from the command line: may not sign in. */
+  disabled: boolean;
 }
 
 /** The merchant's team as the settings page lists it: everyone but those removed, oldest first. */
 export async function listTeam(db: Kysely<DB>, merchantId: string): Promise<TeamMember[]> {
   const rows = await db
     .selectFrom('users')
-    .select(['id', 'email', 'role', 'totp_secret', 'password_hash'])
+    .select(['id', 'email', 'role', 'totp_secret', 'password_hash', 'disabled_at'])
     .where('merchant_id', '=', merchantId)
     .where('role', '<>', 'removed')
     .orderBy('created_at')
@@ -26,6 +28,7 @@ export async function listTeam(db: Kysely<DB>, merchantId: string): Promise<Team
     role: row.role,
     two_factor: row.totp_secret !== null,
     invited: row.password_hash === null,
+    disabled: row.disabled_at !== null,
   }));
 }
 
