@@ -16,7 +16,7 @@ const BROWSERS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bSamsungBrowser\//, 'Samsung Internet'],
   [/\bUCBrowser\//, 'UC Browser'],
   [/\bFirefox\/|\bFxiOS\//, 'Firefox'],
-  [/\bChrome\/|\bCriOS\/|\bChromium\//, 'Chrome'],
+  [/\b(?:Headless)?Chrome\/|\bCriOS\/|\bChromium\//, 'Chrome'],
   [/\bVersion\/[\d.]+.*\bSafari\/|\bMobile\/\w+ Safari\//, 'Safari'],
 ];
 

@@ -73,7 +73,8 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await page.getByLabel('Password').fill(PASSWORD);
         await submitForm(page, 'button[type=submit]');
         await page.waitForURL(`${ctx.gw.url}/dashboard`);
-        await page.click('text=Two-factor sign-in');
+        await page.click('header a:text("Your account")');
+        await page.click('main a:text("Turn it on")');
         await page.waitForURL(`${ctx.gw.url}/dashboard/settings/two-factor`);
         await assertAccessible(page, 'the two-factor enrolment page');
         await assertFitsEveryWidth(page, 'the two-factor enrolment page');

@@ -33,7 +33,7 @@ export function renderAccountPage(view: AccountView): SafeHtml {
 <section aria-labelledby="sign-ins-heading">
 <h2 id="sign-ins-heading">Recent sign-ins</h2>
 <p class="muted">Your last ${SHOWN_SIGN_INS} at most, newest first; times are in ${view.timeZone}. A sign-in from a browser not used before for your account is also emailed to you. If one was not you, sign out everywhere below and ask an owner of your team or the gateway’s operator to reset your password.</p>
-${table('Recent sign-ins', ['When', 'Address', 'Browser'], rows, 'No sign-ins recorded yet.')}
+${table('Your sign-ins, newest first', ['When', 'Address', 'Browser'], rows, 'No sign-ins recorded yet.')}
 </section>
 <section aria-labelledby="sessions-heading">
 <h2 id="sessions-heading">Your sessions</h2>

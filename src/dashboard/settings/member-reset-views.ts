@@ -26,10 +26,13 @@ export function renderResetConfirmPage(viewer: Viewer, kind: ResetKind, member: 
   return shell(TITLES[kind], body, { viewer, wide: false });
 }
 
-/** The links to a member's resets, each to its confirmation page; `base` is the member's path (ResetPlace). */
+/**
+ * The links to a member's resets, each to its confirmation page; `base` is the member's path
+ * (ResetPlace). Each link's name starts with its visible words, as speech input needs.
+ */
 export function resetLinks(base: string, email: string, twoFactor: boolean): SafeHtml {
   const resetTwoFactor =
     twoFactor &&
-    html`<a href="${base}/reset-two-factor" aria-label="Reset the two-factor sign-in of ${email}">Reset two-factor</a><br>`;
-  return html`${resetTwoFactor}<a href="${base}/reset-password" aria-label="Reset the password of ${email}">Reset password</a>`;
+    html`<a href="${base}/reset-two-factor" aria-label="Reset two-factor of ${email}">Reset two-factor</a><br>`;
+  return html`${resetTwoFactor}<a href="${base}/reset-password" aria-label="Reset password of ${email}">Reset password</a>`;
 }
