@@ -17,11 +17,12 @@ export interface VerifyWebhookOptions {
  * Checks a Lipira webhook over the exact body bytes and returns the parsed payload. By default
  * the Standard Webhooks `webhook-id`, `webhook-timestamp` and `webhook-signature` must be present
  * and valid, with the timestamp within `toleranceSeconds`; a lone `Signature` is accepted only
- * with `allowSignatureOnly`. Throws WebhookVerificationError otherwise.
+ * with `allowSignatureOnly`. Throws WebhookVerificationError otherwise. `secret` may be several
+ * secrets (during a roll, the new and the old): a signature made with any of them is accepted.
  */
 export declare function verifyWebhook(
   rawBody: string | Uint8Array,
   headers: Record<string, string | string[] | undefined> | Headers,
-  secret: string,
+  secret: string | readonly string[],
   options?: VerifyWebhookOptions,
 ): Record<string, unknown>;

@@ -26,7 +26,12 @@ const STANDARD_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'
  *
  * @param {string | Buffer | Uint8Array} rawBody the body exactly as received (not re-serialised JSON)
  * @param {Record<string, string | string[] | undefined> | Headers} headers the request headers
- * @param {string} secret the merchant's webhook secret (`whsec_…`)
+ * During a roll of the webhook secret, pass both secrets (`[newSecret, oldSecret]`): a webhook
+ * is accepted when a signature made with any of them matches. Lipira's own webhooks carry one
+ * Standard Webhooks signature per secret while the roll's overlap runs, so one secret is enough
+ * for them; the array is for switching your servers over at your own pace.
+ *
+ * @param {string | string[]} secret the merchant's webhook secret (`whsec_…`), or several, any of which may match
  * @param {{ toleranceSeconds?: number, allowSignatureOnly?: boolean, now?: number }} [options]
  *   replay window (default 300 s); accept a lone `Signature` (default false); `now` in ms for tests
  * @returns {Record<string, unknown>} the payload
@@ -36,6 +41,7 @@ export function verifyWebhook(rawBody, headers, secret, options = {}) {
   const { toleranceSeconds = 300, allowSignatureOnly = false, now = Date.now() } = options;
   if (typeof toleranceSeconds !== 'number' || !(toleranceSeconds >= 0))
     throw new TypeError('toleranceSeconds must be a number of seconds, 0 or more.');
+  const secrets = Array.isArray(secret) ? secret : [secret];
   const body = Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody);
   const header = headerReader(headers);
 
@@ -45,7 +51,7 @@ export function verifyWebhook(rawBody, headers, secret, options = {}) {
         'The webhook has no webhook-id, webhook-timestamp and webhook-signature headers; a Signature alone is accepted only with { allowSignatureOnly: true }.',
       );
     }
-    if (!legacySignatureMatches(header('signature'), body, secret))
+    if (!secrets.some((one) => legacySignatureMatches(header('signature'), body, one)))
       throw new WebhookVerificationError('No webhook signature matches.');
     return parsed(body);
   }
@@ -59,7 +65,7 @@ export function verifyWebhook(rawBody, headers, secret, options = {}) {
   if (!/^\d{1,15}$/.test(timestamp) || Math.abs(now / 1000 - Number(timestamp)) > toleranceSeconds) {
     throw new WebhookVerificationError('The webhook timestamp is outside the allowed window.');
   }
-  if (!standardSignatureMatches(signature, id, timestamp, body, secret))
+  if (!secrets.some((one) => standardSignatureMatches(signature, id, timestamp, body, one)))
     throw new WebhookVerificationError('No webhook signature matches.');
   return parsed(body);
 }

@@ -73,6 +73,8 @@ dl.facts dd { margin: 0; word-break: break-word; }
 a.button { display: inline-block; font-weight: 600; padding: 10px 16px; border-radius: 8px; border: 1px solid var(--accent); background: var(--accent); color: #fff; text-decoration: none; }
 a.button:hover { background: var(--accent-strong); }
 a.cancel { display: inline-block; margin-left: 12px; padding: 10px 4px; }
+form.confirm { margin: 16px 0 0; }
+form.confirm .hint { margin: 8px 0 0; }
 .field { display: grid; gap: 4px; }
 .field select { width: 100%; }
 .field-error { margin: 0; color: var(--danger); font-size: 0.875rem; }

@@ -43,6 +43,10 @@ export function noticeNamed(notices: Record<string, string>, name: string | unde
 /** The notice of a form sent with the values already saved: nothing is written, not even to the audit log. */
 export const NOTHING_CHANGED = 'Nothing changed: that is what was already saved.';
 
+/** What a form carries unseen: the values an earlier step settled, posted back as they were. */
+const hiddenFields = (fields: Record<string, string>): SafeHtml[] =>
+  Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+
 /** A one-button form: every change is a POST carrying the anti-forgery token. */
 export function postButton(
   action: string,
@@ -51,10 +55,40 @@ export function postButton(
   kind: 'secondary' | 'danger' | '' = '',
   fields: Record<string, string> = {},
 ): SafeHtml {
-  const hidden = Object.entries(fields).map(
-    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
-  );
-  return html`<form class="inline" method="post" action="${action}">${csrfField(csrf)}${hidden}<button type="submit"${kind && html` class="${kind}"`}>${label}</button></form>`;
+  return html`<form class="inline" method="post" action="${action}">${csrfField(csrf)}${hiddenFields(fields)}<button type="submit"${kind && html` class="${kind}"`}>${label}</button></form>`;
+}
+
+export interface ConfirmAction {
+  /** Where the one POST that does it goes. */
+  action: string;
+  csrf: string;
+  /** The button, saying what it does: "Refund MWK 400.00", not "OK". */
+  label: string;
+  /** What the earlier step settled, posted back as it was shown. */
+  fields?: Record<string, string>;
+  /** A choice still to make on the page itself (the overlap of a secret roll). */
+  choices?: SafeHtml;
+  /** The page to go back to, nothing done. */
+  back: string;
+  backLabel?: string;
+  kind?: 'danger' | '';
+}
+
+/**
+ * The end of every confirmation page, for what cannot be undone (a payout, a refund, a secret
+ * roll, a member removed, an invitation cancelled): the one form whose POST does it, and a way
+ * back that does nothing. The page before it asks with a GET, or a POST that writes nothing.
+ */
+export function confirmForm(confirm: ConfirmAction): SafeHtml {
+  const { action, csrf, label, fields = {}, choices, back, backLabel = 'Cancel', kind = 'danger' } = confirm;
+  return html`<form class="confirm" method="post" action="${action}">${csrfField(csrf)}${hiddenFields(fields)}${choices ?? ''}
+<p class="actions"><button type="submit"${kind && html` class="${kind}"`}>${label}</button><a class="cancel" href="${back}">${backLabel}</a></p>
+</form>`;
+}
+
+/** Facts as a list of terms and what each is: a record's page, and what a confirmation page says will happen. */
+export function factList(facts: Array<[string, HtmlValue]>): SafeHtml {
+  return html`<dl class="facts">${facts.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>`;
 }
 
 /** Every status the dashboard shows, in one set of words: a payment's, a payout's, a refund's, a webhook's, an email's. */

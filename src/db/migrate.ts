@@ -22,6 +22,7 @@ import { callbackAsksMigration } from './migrations/0019_callback_asks.ts';
 import { teamInvitationsMigration } from './migrations/0020_team_invitations.ts';
 import { accountRecoveryMigration } from './migrations/0021_account_recovery.ts';
 import { accountSafetyMigration } from './migrations/0022_account_safety.ts';
+import { webhookSecretsPerModeMigration } from './migrations/0023_webhook_secrets_per_mode.ts';
 
 /**
  * Every migration under the name existing databases record it by, ordered by the number in that
@@ -49,6 +50,7 @@ const MIGRATIONS = inNumberOrder<{ name: string; of: (dialect: Dialect) => Migra
   { name: '0020_team_invitations', of: () => teamInvitationsMigration },
   { name: '0021_account_recovery', of: () => accountRecoveryMigration },
   { name: '0022_account_safety', of: () => accountSafetyMigration },
+  { name: '0023_webhook_secrets_per_mode', of: () => webhookSecretsPerModeMigration },
 ]);
 
 /** The migrations' names, first to last. */

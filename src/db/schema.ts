@@ -11,7 +11,6 @@ export interface MerchantsTable {
   name: string;
   email: string;
   webhook_url: string | null;
-  webhook_secret: string;
   webhooks_enabled: number;
   receipts_enabled: number;
   fee_bps: number;
@@ -20,6 +19,17 @@ export interface MerchantsTable {
   /** `#rrggbb`, used only as an accent (a bar, a border), never behind or as text. */
   brand_color: string | null;
   created_at: number;
+  updated_at: number;
+}
+
+/** A merchant's webhook signing secret in one mode (both modes of a new merchant start with one secret). */
+export interface WebhookSecretsTable {
+  merchant_id: string;
+  mode: Mode;
+  secret: string;
+  /** The secret the last roll replaced: it signs beside `secret` until `previous_until`, and never after. */
+  previous_secret: string | null;
+  previous_until: number | null;
   updated_at: number;
 }
 
@@ -477,6 +487,7 @@ export interface AuditLogTable {
 
 export interface DB {
   merchants: MerchantsTable;
+  webhook_secrets: WebhookSecretsTable;
   api_keys: ApiKeysTable;
   checkout_sessions: CheckoutSessionsTable;
   charges: ChargesTable;

@@ -39,10 +39,15 @@ export async function queueWebhook(trx: Db, event: StoredEvent, url: string, now
     .execute();
 }
 
-/** A claimed delivery with what sending it needs. */
+/**
+ * A claimed delivery with what sending it needs: its body, and the webhook secrets of its merchant
+ * and mode as they are at the claim (the one a roll replaced, and until when it still signs).
+ */
 export interface Claimed extends Delivery {
   payload: string;
-  webhook_secret: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_until: number | null;
 }
 
 /** Claims due deliveries for one worker until `now + leaseMs` (see `claimDue`), with what sending each needs. */
@@ -51,9 +56,18 @@ export function claimDueDeliveries(claimer: Claimer, now: number, leaseMs: numbe
     trx
       .selectFrom('webhook_deliveries')
       .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
-      .innerJoin('merchants', 'merchants.id', 'webhook_deliveries.merchant_id')
+      .innerJoin('webhook_secrets', (join) =>
+        join
+          .onRef('webhook_secrets.merchant_id', '=', 'webhook_deliveries.merchant_id')
+          .onRef('webhook_secrets.mode', '=', 'webhook_deliveries.mode'),
+      )
       .selectAll('webhook_deliveries')
-      .select(['events.payload', 'merchants.webhook_secret'])
+      .select([
+        'events.payload',
+        'webhook_secrets.secret',
+        'webhook_secrets.previous_secret',
+        'webhook_secrets.previous_until',
+      ])
       .where('webhook_deliveries.id', 'in', ids)
       .execute(),
   );

@@ -132,9 +132,11 @@ export async function reserveRefund(trx: Db, m: Movement, now: number): Promise<
     [merchantAccount(m, 'collection'), merchantAccount(m, 'main'), merchantAccount(m, 'refunds_due')],
     now,
   );
-  const fromCollection = Math.min(m.amountMinor, collection!);
-  const fromMain = m.amountMinor - fromCollection;
-  if (fromMain > main!) throw new InsufficientFunds();
+  const { fromCollection, fromMain, covered } = refundSources(m.amountMinor, {
+    collectionMinor: collection!,
+    mainMinor: main!,
+  });
+  if (!covered) throw new InsufficientFunds();
   const taken: Posting[] = [
     { account: merchantAccount(m, 'collection'), amountMinor: -fromCollection },
     { account: merchantAccount(m, 'main'), amountMinor: -fromMain },
@@ -148,6 +150,20 @@ export async function reserveRefund(trx: Db, m: Movement, now: number): Promise<
     ],
     now,
   );
+}
+
+/**
+ * Where a merchant refund of `amountMinor` is taken from, given the balances: collection first,
+ * then main, as `reserveRefund` takes it; `covered` is false when the two together cannot.
+ * Pages that ask the merchant to confirm a refund show the same split.
+ */
+export function refundSources(
+  amountMinor: number,
+  balances: Balances,
+): { fromCollection: number; fromMain: number; covered: boolean } {
+  const fromCollection = Math.min(amountMinor, balances.collectionMinor);
+  const fromMain = amountMinor - fromCollection;
+  return { fromCollection, fromMain, covered: fromMain <= balances.mainMinor };
 }
 
 /** A merchant refund that failed: exactly what was reserved for it goes back to the accounts it came from. */

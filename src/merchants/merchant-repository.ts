@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Insertable, Updateable } from 'kysely';
-import type { ApiKeysTable, DB, MerchantsTable } from '../db/schema.ts';
+import type { ApiKeysTable, DB, MerchantsTable, WebhookSecretsTable } from '../db/schema.ts';
 import type { Mode } from '../shared/ids.ts';
 import { prepared } from '../db/prepared.ts';
 
@@ -9,6 +9,47 @@ type Db = Kysely<DB>;
 
 export async function insertMerchant(db: Db, merchant: Insertable<MerchantsTable>): Promise<void> {
   await db.insertInto('merchants').values(merchant).execute();
+}
+
+export type WebhookSecret = Selectable<WebhookSecretsTable>;
+
+export async function insertWebhookSecrets(db: Db, secrets: Insertable<WebhookSecretsTable>[]): Promise<void> {
+  await db.insertInto('webhook_secrets').values(secrets).execute();
+}
+
+export function findWebhookSecret(db: Db, merchantId: string, mode: Mode): Promise<WebhookSecret | undefined> {
+  return db
+    .selectFrom('webhook_secrets')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .executeTakeFirst();
+}
+
+/**
+ * Makes `secret` the mode's webhook secret in one statement; the one it replaces keeps signing
+ * until `previousUntil`, or stops at once when that is null. Whatever signed beside the replaced
+ * one before (an earlier roll's overlap) stops now. False without such a merchant.
+ */
+export async function replaceWebhookSecret(
+  db: Db,
+  { merchantId, mode }: { merchantId: string; mode: Mode },
+  secret: string,
+  previousUntil: number | null,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_secrets')
+    .set((eb) => ({
+      secret,
+      previous_secret: previousUntil === null ? null : eb.ref('secret'),
+      previous_until: previousUntil,
+      updated_at: now,
+    }))
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function insertApiKeys(db: Db, keys: Insertable<ApiKeysTable>[]): Promise<void> {

@@ -25,7 +25,10 @@ export interface NewMerchant {
   createdBy?: string;
 }
 
-/** Everything secret about a new merchant: shown once, then only hashes remain (webhook secret aside). */
+/**
+ * Everything secret about a new merchant: shown once, then only hashes remain (webhook secret
+ * aside). Both modes start with the one webhook secret; each mode's rolls apart from then on.
+ */
 export interface MerchantCredentials {
   id: string;
   name: string;
@@ -50,13 +53,23 @@ export async function createMerchant(db: Db, input: NewMerchant, now: number): P
       name: input.name,
       email: input.email,
       webhook_url: input.webhookUrl,
-      webhook_secret: webhookSecret,
       webhooks_enabled: 1,
       receipts_enabled: 1,
       fee_bps: input.feeBasisPoints,
       created_at: now,
       updated_at: now,
     });
+    await repo.insertWebhookSecrets(
+      trx,
+      MODES.map((mode) => ({
+        merchant_id: id,
+        mode,
+        secret: webhookSecret,
+        previous_secret: null,
+        previous_until: null,
+        updated_at: now,
+      })),
+    );
     await repo.insertApiKeys(
       trx,
       MODES.flatMap((mode) => [
@@ -260,13 +273,44 @@ export async function updateMerchantSettings(
   });
 }
 
+/** How long a rolled webhook secret keeps signing beside the new one when the roll does not say. */
+export const DEFAULT_WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60_000;
+
+export interface RolledWebhookSecret {
+  mode: Mode;
+  secret: string;
+  /** Until when the secret it replaced signs beside it; null when it stopped at once. */
+  previous_until: number | null;
+}
+
 /**
- * Gives the merchant a new webhook signing secret, in effect for every delivery sent from now on
- * (a retried one too); the new secret. `db` may be the caller's transaction. Null without such a merchant.
+ * Gives one mode of the merchant a new webhook signing secret, in effect for every delivery of
+ * that mode sent from now on (a retried one too); the other mode keeps its own. For `overlapMs`
+ * (24 hours unless said, 0 for none) the secret it replaces signs beside it, so a receiver may
+ * switch at any time within it (docs/integrate/api-reference.md#webhook-signatures). `db` may be
+ * the caller's transaction. Null without such a merchant.
  */
-export async function rollWebhookSecret(db: Db, merchantId: string, now: number): Promise<string | null> {
+export async function rollWebhookSecret(
+  db: Db,
+  owner: { merchantId: string; mode: Mode },
+  { overlapMs = DEFAULT_WEBHOOK_SECRET_OVERLAP_MS, now }: { overlapMs?: number; now: number },
+): Promise<RolledWebhookSecret | null> {
   const secret = ids.webhookSecret();
-  return (await repo.updateMerchant(db, merchantId, { webhook_secret: secret, updated_at: now })) ? secret : null;
+  const previousUntil = overlapMs > 0 ? now + overlapMs : null;
+  if (!(await repo.replaceWebhookSecret(db, owner, secret, previousUntil, now))) return null;
+  return { mode: owner.mode, secret, previous_until: previousUntil };
+}
+
+/** Until when a mode's previous webhook secret still signs beside its current one, or null when none does at `now`. */
+export async function webhookSecretOverlapEnd(
+  db: Db,
+  owner: { merchantId: string; mode: Mode },
+  now: number,
+): Promise<number | null> {
+  const row = await repo.findWebhookSecret(db, owner.merchantId, owner.mode);
+  return row && row.previous_secret !== null && row.previous_until !== null && row.previous_until > now
+    ? row.previous_until
+    : null;
 }
 
 export { listMerchants, listKeys, findMerchant } from './merchant-repository.ts';

@@ -23,18 +23,26 @@ export async function insertRefund(trx: Db, refund: Insertable<RefundsTable>): P
 
 /**
  * Counts `amountMinor` more of a successful charge as given back, if that keeps the total within
- * what was paid: false otherwise. One conditional UPDATE, so of two refunds racing for the last
- * money one wins (it holds the row until its transaction ends on PostgreSQL; SQLite writes one
- * transaction at a time) and the other finds the total moved.
+ * what was paid (and, when `refundedBefore` is given, only while the total is still that): false
+ * otherwise. One conditional UPDATE, so of two refunds racing for the last money one wins (it
+ * holds the row until its transaction ends on PostgreSQL; SQLite writes one transaction at a time)
+ * and the other finds the total moved.
  */
-export async function countRefunded(trx: Db, chargeRef: ChargeRef, amountMinor: number, now: number): Promise<boolean> {
-  const result = await trx
+export async function countRefunded(
+  trx: Db,
+  chargeRef: ChargeRef,
+  amountMinor: number,
+  now: number,
+  refundedBefore?: number,
+): Promise<boolean> {
+  let update = trx
     .updateTable('charges')
     .set({ refunded_minor: sql`refunded_minor + ${amountMinor}`, updated_at: now })
     .where('id', '=', chargeRef)
     .where('status', '=', 'success')
-    .where(sql<boolean>`refunded_minor + ${amountMinor} <= amount_minor`)
-    .executeTakeFirst();
+    .where(sql<boolean>`refunded_minor + ${amountMinor} <= amount_minor`);
+  if (refundedBefore !== undefined) update = update.where('refunded_minor', '=', refundedBefore);
+  const result = await update.executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 

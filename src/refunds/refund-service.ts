@@ -8,8 +8,11 @@ import {
   completeRefund,
   holdForRefund,
   InsufficientFunds,
+  merchantBalances,
+  refundSources,
   releaseRefund,
   reserveRefund,
+  type Balances,
   type Movement,
 } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
@@ -139,7 +142,28 @@ export interface RefundOptions {
   cardOnly?: boolean;
   now?: number;
   alongside?: (trx: Kysely<DB>, refund: RefundWithCharge) => Promise<void>;
+  /**
+   * The payment's refunded total the merchant saw when confirming the refund (the dashboard's
+   * confirmation step): the refund is made only while the total is still that, so a confirmation
+   * posted twice refunds once, and one confirmed before another refund is not made on top of it.
+   */
+  refundedBefore?: number;
 }
+
+/** What a refund request would give back and from where, checked as `refundPayment` checks it, with nothing written. */
+export interface RefundPreview {
+  charge: Charge;
+  amountMinor: number;
+  /** The merchant's balances in the payment's mode and currency, before the refund. */
+  balances: Balances;
+  /** What the refund takes from each of them (`refundSources`). */
+  sources: { fromCollection: number; fromMain: number };
+}
+
+const BEYOND_BALANCE = 'The refund exceeds the available balance.';
+
+const REVIEWED_TOTAL_CHANGED =
+  "The payment's refunds changed since this refund was reviewed, so nothing was refunded: review it again.";
 
 /** The refund's transaction found less left to refund than the request saw: another refund got there first. */
 class RefundedMeanwhile extends Error {}
@@ -156,18 +180,15 @@ export async function refundPayment(
   owner: Principal,
   target: RefundTarget,
   request: RefundRequest,
-  { cardOnly = false, now = clock.now(), alongside }: RefundOptions = {},
+  { cardOnly = false, now = clock.now(), alongside, refundedBefore }: RefundOptions = {},
 ): Promise<RefundWithCharge> {
   for (;;) {
     // Read again after losing a race: what is left decides between refusing and trying again.
-    const charge = await refundableCharge(db, owner, target, { cardOnly });
-    refuseOtherCurrency(charge, request.currency);
-    const amountMinor = request.amount === undefined ? leftToRefund(charge) : toMinor(request.amount);
-    refuseBeyond(charge, amountMinor);
+    const { charge, amountMinor } = await refundAsked(db, owner, target, request, { cardOnly, refundedBefore });
     const refund = newRefund(charge, 'merchant', amountMinor, request.reason ?? null, now);
     try {
       await transact(async (trx) => {
-        if (!(await countRefunded(trx, charge.id, amountMinor, now))) throw new RefundedMeanwhile();
+        if (!(await countRefunded(trx, charge.id, amountMinor, now, refundedBefore))) throw new RefundedMeanwhile();
         await reserveRefund(trx, movementOf(refund, refund.id), now);
         await insertRefund(trx, refund);
         await logOnPayment(
@@ -180,11 +201,49 @@ export async function refundPayment(
       });
       return { ...refund, charge_id: charge.charge_id };
     } catch (error) {
-      if (error instanceof InsufficientFunds)
-        throw ApiError.field('amount', 'The refund exceeds the available balance.');
+      if (error instanceof InsufficientFunds) throw ApiError.field('amount', BEYOND_BALANCE);
       if (!(error instanceof RefundedMeanwhile)) throw error;
     }
   }
+}
+
+/**
+ * The refund a request asks for, refused as `refundPayment` would refuse it (another currency, more
+ * than is left, a payment that cannot be refunded, a refunded total that moved since
+ * `refundedBefore`): the charge and the amount.
+ */
+async function refundAsked(
+  db: Kysely<DB>,
+  owner: Principal,
+  target: RefundTarget,
+  request: RefundRequest,
+  { cardOnly = false, refundedBefore }: Pick<RefundOptions, 'cardOnly' | 'refundedBefore'>,
+): Promise<{ charge: Charge; amountMinor: number }> {
+  const charge = await refundableCharge(db, owner, target, { cardOnly });
+  if (refundedBefore !== undefined && charge.refunded_minor !== refundedBefore)
+    throw ApiError.field('amount', REVIEWED_TOTAL_CHANGED);
+  refuseOtherCurrency(charge, request.currency);
+  const amountMinor = request.amount === undefined ? leftToRefund(charge) : toMinor(request.amount);
+  refuseBeyond(charge, amountMinor);
+  return { charge, amountMinor };
+}
+
+/**
+ * What a refund would do, with nothing written: what a confirmation page shows before the
+ * refund is made. Refused as `refundPayment` refuses, a balance that cannot cover it included
+ * (which the refund's own transaction decides again, under lock, when it is made).
+ */
+export async function previewRefund(
+  db: Kysely<DB>,
+  owner: Principal,
+  target: RefundTarget,
+  request: RefundRequest,
+): Promise<RefundPreview> {
+  const { charge, amountMinor } = await refundAsked(db, owner, target, request, {});
+  const balances = await merchantBalances(db, owner.merchantId, owner.mode, charge.currency);
+  const { covered, ...sources } = refundSources(amountMinor, balances);
+  if (!covered) throw ApiError.field('amount', BEYOND_BALANCE);
+  return { charge, amountMinor, balances, sources };
 }
 
 /** What is left of a paid charge to refund, in minor units. */

@@ -1,25 +1,32 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * The headers that let a receiver trust a webhook (docs/integrate/api-reference.md#webhook-signatures):
- * - `Signature`: lowercase hex HMAC-SHA256 of the body, keyed with the webhook secret as text,
- *   which is what PayChangu integrations verify;
+ * The headers that let a receiver trust a webhook (docs/integrate/api-reference.md#webhook-signatures),
+ * signed with each of `secrets`, newest first (two while a roll's overlap runs, else one):
+ * - `Signature`: lowercase hex HMAC-SHA256 of the body, keyed with the newest secret as text,
+ *   which is what PayChangu integrations verify. It holds one value, which such integrations
+ *   compare whole, so it is never signed with more than one secret: from a roll on, the new one
+ *   (docs/decisions.md, Webhook secrets roll with an overlap);
  * - Standard Webhooks `webhook-id`, `webhook-timestamp` and `webhook-signature`
  *   (`v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`), keyed as that standard keys
- *   `whsec_` secrets: with the base64-decoded part after the prefix. The timestamp lets
+ *   `whsec_` secrets: with the base64-decoded part after the prefix; one space-separated
+ *   signature per secret, of which the standard's receivers accept any. The timestamp lets
  *   receivers refuse replays.
  */
 export function signWebhook(
   body: string,
-  secret: string,
+  secrets: readonly [string, ...string[]],
   messageId: string,
   timestampSeconds: number,
 ): Record<string, string> {
+  const signed = `${messageId}.${timestampSeconds}.${body}`;
   return {
-    signature: createHmac('sha256', secret).update(body).digest('hex'),
+    signature: createHmac('sha256', secrets[0]).update(body).digest('hex'),
     'webhook-id': messageId,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': `v1,${createHmac('sha256', standardWebhooksKey(secret)).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64')}`,
+    'webhook-signature': secrets
+      .map((secret) => `v1,${createHmac('sha256', standardWebhooksKey(secret)).update(signed).digest('base64')}`)
+      .join(' '),
   };
 }
 

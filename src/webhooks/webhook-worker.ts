@@ -51,7 +51,12 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WorkerLoop {
 
 async function deliver({ db, transact, config, clock, log }: WebhookWorkerDeps, delivery: Claimed): Promise<void> {
   const attemptedAt = clock.now();
-  const headers = signWebhook(delivery.payload, delivery.webhook_secret, delivery.id, Math.floor(attemptedAt / 1000));
+  const headers = signWebhook(
+    delivery.payload,
+    secretsAt(delivery, attemptedAt),
+    delivery.id,
+    Math.floor(attemptedAt / 1000),
+  );
   const outcome = await postWebhook(delivery.url, delivery.payload, headers, {
     timeoutMs: config.webhookTimeoutMs,
     allowLoopback: delivery.mode === 'test' && config.webhookAllowLoopback,
@@ -73,6 +78,11 @@ async function deliver({ db, transact, config, clock, log }: WebhookWorkerDeps, 
     );
   }
   await recordAttempt(db, transact, delivery, attemptRecord(outcome, attemptedAt), next, clock.now());
+}
+
+/** The secrets a try at `at` is signed with, newest first: the mode's, and the one its last roll replaced while their overlap runs. */
+function secretsAt({ secret, previous_secret: previous, previous_until: until }: Claimed, at: number) {
+  return previous !== null && until !== null && at < until ? ([secret, previous] as const) : ([secret] as const);
 }
 
 /**

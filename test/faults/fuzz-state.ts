@@ -10,6 +10,7 @@ export type TableName = keyof DB;
  */
 const FIGURES: Record<TableName, string> = {
   merchants: 'count(*), max(updated_at)',
+  webhook_secrets: 'count(*), max(updated_at)',
   api_keys: 'count(*), max(expires_at)',
   checkout_sessions:
     "count(*), max(updated_at), sum(attempts), sum(failed_attempts), sum(case when status = 'pending' then 1 else 0 end), sum(case when pending_charge_id is null then 0 else 1 end)",

@@ -93,3 +93,16 @@ export function shownTotpSecret(page: PageAnswer): string {
   assert.ok(secret, 'the two-factor page shows the key');
   return secret;
 }
+
+/**
+ * The hidden fields of a confirmation page's form (`confirmForm`) posting to `action`, as the
+ * browser would post them back; the anti-forgery token is the browser's own to add.
+ */
+export function confirmFormFields(html: string, action: string): Record<string, string> {
+  const form = new RegExp(`<form class="confirm" method="post" action="${action}">([\\s\\S]*?)</form>`).exec(html)?.[1];
+  assert.ok(form, `the confirmation page has the form posting to ${action}`);
+  const fields: Record<string, string> = {};
+  for (const [, name, value] of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    if (name !== 'csrf') fields[name!] = value!.replace(/&amp;/g, '&');
+  return fields;
+}

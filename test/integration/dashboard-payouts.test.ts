@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { confirmFormFields } from '../helpers/dashboard.ts';
 import { signedInBrowser } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
@@ -23,16 +24,6 @@ const WALLET_FORM = {
   bank_account_name: 'Peter Phiri',
   amount: '1000',
 };
-
-/** The hidden fields of the confirmation page's form, as the browser would post them back. */
-function confirmationFields(html: string): Record<string, string> {
-  const form = /<form class="inline" method="post" action="\/dashboard\/payouts">([\s\S]*?)<\/form>/.exec(html)?.[1];
-  assert.ok(form, 'the confirmation page has the send form');
-  const fields: Record<string, string> = {};
-  for (const [, name, value] of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
-    if (name !== 'csrf') fields[name!] = value!.replace(/&amp;/g, '&');
-  return fields;
-}
 
 for (const kind of DATABASE_KINDS) {
   describe(`dashboard payouts (${kind})`, () => {
@@ -76,7 +67,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await payoutRows(merchant.id)).length, 0, 'confirming writes nothing');
       assert.equal(await accountMinor(ctx.gw, merchant.id, 'main'), 485_000);
 
-      const fields = confirmationFields(confirm.text);
+      const fields = confirmFormFields(confirm.text, '/dashboard/payouts');
       assert.match(fields.charge_id!, /^dash_[A-Za-z0-9]{20}$/);
       const [first, second] = await Promise.all([
         browser.post('/dashboard/payouts', fields),
@@ -152,7 +143,7 @@ for (const kind of DATABASE_KINDS) {
       });
       assert.equal(confirm.status, 200, confirm.text);
       assert.match(confirm.text, /National Bank of Malawi, account 1001000010/);
-      const sent = await browser.post('/dashboard/payouts', confirmationFields(confirm.text));
+      const sent = await browser.post('/dashboard/payouts', confirmFormFields(confirm.text, '/dashboard/payouts'));
       assert.equal(sent.status, 303, sent.text);
       const detail = await browser.get(sent.location!);
       assert.match(detail.text, /National Bank of Malawi, account ending 0010/);
@@ -197,7 +188,7 @@ for (const kind of DATABASE_KINDS) {
       // The balance fell between confirming and sending (here: the API paid out meanwhile).
       const confirm = await browser.post('/dashboard/payouts/new/confirm', { ...WALLET_FORM, amount: '500' });
       assert.equal(confirm.status, 200);
-      const fields = confirmationFields(confirm.text);
+      const fields = confirmFormFields(confirm.text, '/dashboard/payouts');
       assert.equal((await initializePayout(ctx.gw, merchant.test_secret_key, payoutBody({ amount: 500 }))).status, 201);
       const late = await browser.post('/dashboard/payouts', fields);
       assert.equal(late.status, 422);

@@ -12,7 +12,7 @@ const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 test('what we sign, verifyWebhook accepts; anything changed, it refuses', () => {
   const body = JSON.stringify({ event_type: 'checkout.payment', status: 'success' });
   const now = 1_790_000_000_000;
-  const headers = signWebhook(body, SECRET, 'msg_1', now / 1000);
+  const headers = signWebhook(body, [SECRET], 'msg_1', now / 1000);
   assert.deepEqual(verifyWebhook(body, headers, SECRET, { now }), {
     event_type: 'checkout.payment',
     status: 'success',
@@ -36,7 +36,7 @@ test('what we sign, verifyWebhook accepts; anything changed, it refuses', () => 
 /** A webhook as we sent it at `sentAt` (ms), captured whole by someone on the way. */
 function captured(sentAt: number) {
   const body = JSON.stringify({ event_type: 'checkout.payment', tx_ref: 'order-1', status: 'success' });
-  return { body, headers: signWebhook(body, SECRET, 'msg_replayed', Math.floor(sentAt / 1000)) };
+  return { body, headers: signWebhook(body, [SECRET], 'msg_replayed', Math.floor(sentAt / 1000)) };
 }
 
 test('a captured webhook replayed after the window is refused, by whichever signature it is sent', () => {

@@ -5,6 +5,7 @@ import {
   rollSecretKey,
   rollWebhookSecret,
   updateMerchantSettings,
+  webhookSecretOverlapEnd,
 } from '../../merchants/merchant-service.ts';
 import { formatHumanDate, parseDuration } from '../../shared/time.ts';
 import { recordAudit } from '../../users/audit.ts';
@@ -21,7 +22,14 @@ import {
   type PageGuard,
   type Query,
 } from '../page-context.ts';
-import { deliveryFilter, renderDevelopersPage, renderNewSecretPage, type DevelopersState } from './developer-views.ts';
+import {
+  deliveryFilter,
+  renderDevelopersPage,
+  renderNewSecretPage,
+  renderRollWebhookSecretPage,
+  webhookSecretOverlapOf,
+  type DevelopersState,
+} from './developer-views.ts';
 import { sendTestEvent, webhookUrlProblem } from './webhook-target.ts';
 
 const NOTICES: Record<string, string> = {
@@ -33,6 +41,8 @@ const NOTICES: Record<string, string> = {
 /**
  * Keys, webhook settings and the delivery log of the page's mode. Rolling a key needs `keys`;
  * everything about webhooks needs `webhooks`; each change is audited in its own transaction.
+ * The mode's webhook secret is rolled after a confirmation page of its own, with an overlap
+ * during which the secret it replaces signs beside it.
  */
 export function registerDeveloperPages(app: App, { config, database, clock }: DashboardDeps, guard: PageGuard): void {
   const db = database.db;
@@ -72,6 +82,7 @@ export function registerDeveloperPages(app: App, { config, database, clock }: Da
     const state: DevelopersState = {
       keys,
       webhookUrl: page.merchant.webhook_url,
+      overlapEnd: await webhookSecretOverlapEnd(db, owner, now),
       notice: noticeNamed(NOTICES, query.done) ?? retried,
       filter,
       deliveries,
@@ -146,34 +157,66 @@ export function registerDeveloperPages(app: App, { config, database, clock }: Da
     return reply.redirect('/dashboard/developers?done=url', 303);
   });
 
+  async function rollPage(reply: FastifyReply, page: MerchantPage, status: number, error: string | null) {
+    const overlapEnd = await webhookSecretOverlapEnd(db, merchantModeOf(page), clock.now());
+    return guard.html(
+      reply,
+      status,
+      renderRollWebhookSecretPage(page, {
+        webhookUrl: page.merchant.webhook_url,
+        overlapEnd,
+        timeZone: config.timeZone,
+        error,
+      }),
+    );
+  }
+
+  // A roll is asked for on a page of its own, where the overlap is chosen; only that page's post rolls.
+  app.get('/dashboard/developers/webhook/secret', PAGE, async (request, reply) => {
+    const page = await guard.merchantPage(request, reply, 'webhooks');
+    if (!page) return reply;
+    return rollPage(reply, page, 200, null);
+  });
+
   app.post<{ Body: Form }>('/dashboard/developers/webhook/secret', FORM, async (request, reply) => {
     const page = await guard.merchantForm(request, reply, 'webhooks');
     if (!page) return reply;
+    const overlapMs = webhookSecretOverlapOf(request.body.overlap);
+    if (overlapMs === null)
+      return rollPage(reply, page, 422, 'Choose how long the current secret keeps signing beside the new one.');
     const now = clock.now();
-    const secret = await database.transact(async (trx) => {
-      const made = await rollWebhookSecret(trx, page.merchant.id, now);
-      await recordAudit(
-        trx,
-        {
-          merchantId: page.merchant.id,
-          userId: page.user.id,
-          action: 'webhook.secret_roll',
-          subject: page.merchant.id,
-        },
-        now,
-      );
+    const rolled = await database.transact(async (trx) => {
+      const made = await rollWebhookSecret(trx, merchantModeOf(page), { overlapMs, now });
+      if (made)
+        await recordAudit(
+          trx,
+          {
+            merchantId: page.merchant.id,
+            userId: page.user.id,
+            action: 'webhook.secret_roll',
+            subject: page.merchant.id,
+            detail: {
+              mode: page.mode,
+              previous_signs_until: made.previous_until === null ? null : new Date(made.previous_until).toISOString(),
+            },
+          },
+          now,
+        );
       return made;
     });
-    if (!secret) return show(reply, page, {}, 404, { error: 'This account no longer exists.' });
+    if (!rolled) return show(reply, page, {}, 404, { error: 'This account no longer exists.' });
+    const signedFromNow = `Every ${page.mode}-mode webhook from now on (retries too) is signed with it; live and test keep separate secrets.`;
+    const previous =
+      rolled.previous_until === null
+        ? 'The previous secret stopped signing now: verify with the new one from now on.'
+        : `Until ${formatHumanDate(rolled.previous_until, config.timeZone)}, each webhook also carries a signature made with the previous secret (in webhook-signature), so your server can switch to the new secret at any time before then.`;
     return guard.html(
       reply,
       200,
       renderNewSecretPage(page, {
-        title: 'New webhook secret',
-        secret,
-        lines: [
-          'Every webhook from now on, in both modes, is signed with it (retries too): verify with it from now on.',
-        ],
+        title: `New ${page.mode} webhook secret`,
+        secret: rolled.secret,
+        lines: [signedFromNow, previous],
       }),
     );
   });

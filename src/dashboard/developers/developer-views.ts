@@ -1,13 +1,15 @@
 /**
  * The developers' page: the mode's API keys, the webhook settings, and the delivery log. A new
  * secret (an API key's or the webhook's) is shown by its own page, once, straight from the POST
- * that made it: it never travels in a URL and is never stored in clear for showing again.
+ * that made it: it never travels in a URL, and an API key's is never stored in clear for showing
+ * again (a webhook secret is stored to sign with, and never shown again either).
  */
 import type { ApiKey } from '../../merchants/merchant-repository.ts';
 import { html, joinHtml, type SafeHtml } from '../../web/html.ts';
-import { formatHumanDate } from '../../shared/time.ts';
+import { formatHumanDate, parseDuration } from '../../shared/time.ts';
+import { DEFAULT_WEBHOOK_SECRET_OVERLAP_MS } from '../../merchants/merchant-service.ts';
 import type { Attempt, Delivery } from '../../events/delivery-repository.ts';
-import { postButton, shell, statusBadge, statusWord, table } from '../layout.ts';
+import { confirmForm, factList, postButton, shell, statusBadge, statusWord, table } from '../layout.ts';
 import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
 import type { MerchantPage, Query } from '../page-context.ts';
 
@@ -19,6 +21,8 @@ export interface DeliveryRow {
 export interface DevelopersState {
   keys: ApiKey[];
   webhookUrl: string | null;
+  /** Until when the mode's previous webhook secret still signs beside the new one; null when no roll's overlap runs. */
+  overlapEnd: number | null;
   /** The URL as typed, when it was refused. */
   typedUrl?: string;
   error?: string | null;
@@ -72,13 +76,71 @@ function webhookSection(page: MerchantPage, state: DevelopersState): SafeHtml {
 <label>Webhook URL <span class="hint" id="url-hint">Leave empty to stop sending webhooks.</span><input type="url" name="url" value="${state.typedUrl ?? state.webhookUrl ?? ''}" maxlength="2000" aria-describedby="url-hint"></label>
 <button type="submit">Save the webhook URL</button>
 </form>
-<div class="actions">${postButton('/dashboard/developers/webhook/secret', page.csrf, 'Roll the webhook secret', 'danger')}${postButton('/dashboard/developers/webhook/test', page.csrf, `Send a test event (${page.mode} mode)`, 'secondary')}</div>`
+<div class="actions"><a class="button" href="/dashboard/developers/webhook/secret">Roll the ${page.mode} webhook secret</a>${postButton('/dashboard/developers/webhook/test', page.csrf, `Send a test event (${page.mode} mode)`, 'secondary')}</div>`
     : '';
   return html`<section aria-labelledby="webhook-heading">
 <h2 id="webhook-heading">Webhooks</h2>
-<p>Events of both modes go to: ${current}. Each is signed with the webhook secret.</p>
+<p>Events of both modes go to: ${current}. Each is signed with its mode's webhook secret: test and live have one each.</p>
+${state.overlapEnd !== null && overlapNotice(page, state.overlapEnd, state.timeZone)}
 ${forms}
 </section>`;
+}
+
+const overlapNotice = (page: MerchantPage, until: number, timeZone: string) =>
+  html`<p class="warning overlap">A webhook secret roll's overlap is running: until ${formatHumanDate(until, timeZone)}, ${page.mode}-mode webhooks are signed with both the new and the previous secret. Switch your server to the new one before then.</p>`;
+
+/** How long a rolled webhook secret may keep signing beside the new one: the choices the roll offers. */
+const WEBHOOK_SECRET_OVERLAPS = [
+  { value: '0', label: 'No overlap: it stops now' },
+  { value: '1h', label: '1 hour' },
+  { value: '24h', label: '24 hours' },
+  { value: '3d', label: '3 days' },
+  { value: '7d', label: '7 days' },
+] as const;
+
+/** The overlap a roll's form chose, in milliseconds; null for anything but one of its choices. */
+export function webhookSecretOverlapOf(value: string | undefined): number | null {
+  const choice = WEBHOOK_SECRET_OVERLAPS.find((option) => option.value === value);
+  return choice ? parseDuration(choice.value) : null;
+}
+
+export interface RollWebhookSecretState {
+  webhookUrl: string | null;
+  overlapEnd: number | null;
+  timeZone: string;
+  error: string | null;
+}
+
+/** The confirmation asked before the mode's webhook secret is rolled, where the overlap is chosen (24 hours unless changed). */
+export function renderRollWebhookSecretPage(page: MerchantPage, state: RollWebhookSecretState): SafeHtml {
+  const other = page.mode === 'test' ? 'live' : 'test';
+  const choices = WEBHOOK_SECRET_OVERLAPS.map(
+    (option) =>
+      html`<label class="radio"><input type="radio" name="overlap" value="${option.value}"${webhookSecretOverlapOf(option.value) === DEFAULT_WEBHOOK_SECRET_OVERLAP_MS && ' checked'}> ${option.label}</label>`,
+  );
+  const facts = factList([
+    ['Mode', `${page.mode}: the ${other} secret is not changed`],
+    ['Webhooks go to', state.webhookUrl ?? 'nowhere yet: no webhook URL is set'],
+    ...(state.overlapEnd === null
+      ? []
+      : [['Overlap running until', formatHumanDate(state.overlapEnd, state.timeZone)] as [string, string]]),
+  ]);
+  const body = html`<h1>Roll the ${page.mode} webhook secret?</h1>
+${errorBox(state.error)}
+${facts}
+<p>A new secret is made and shown to you once. Every ${page.mode}-mode webhook from then on, retries included, is signed with it. Your server must then verify with the new secret.</p>
+${state.overlapEnd !== null && html`<p class="warning">An earlier roll's overlap is still running: rolling again ends it, and the secret before the current one stops signing now.</p>`}
+${confirmForm({
+  action: '/dashboard/developers/webhook/secret',
+  csrf: page.csrf,
+  label: `Roll the ${page.mode} webhook secret`,
+  choices: html`<fieldset class="choice"><legend>The current secret keeps signing beside the new one for</legend>
+${choices}
+</fieldset>
+<p class="hint">During the overlap each webhook's <code>webhook-signature</code> header carries two signatures, one with each secret, and a Standard Webhooks receiver accepts either; PayChangu's <code>Signature</code> header holds one, made with the new secret.</p>`,
+  back: '/dashboard/developers',
+})}`;
+  return shell(`Roll the ${page.mode} webhook secret`, body, { viewer: page.viewer });
 }
 
 function deliverySection(page: MerchantPage, state: DevelopersState): SafeHtml {

@@ -1,8 +1,8 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.ts';
 import { merchantBalances } from '../../ledger/ledger-service.ts';
 import type { RefundWithCharge } from '../../refunds/refund-repository.ts';
-import { leftToRefund, refundPayment, refundsOf } from '../../refunds/refund-service.ts';
+import { previewRefund, refundPayment, refundsOf } from '../../refunds/refund-service.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { moneyText, toMajor } from '../../shared/money.ts';
 import { recordAudit } from '../../users/audit.ts';
@@ -18,18 +18,19 @@ import {
   type Query,
 } from '../page-context.ts';
 import { findPaymentRecord, paymentHistory, type PaymentHistory } from './payment-detail-repository.ts';
-import { renderPaymentPage, summarize, type PaymentSummary, type RefundFormState } from './payment-detail-views.ts';
-
-/** An amount as typed: digits, and at most two decimals. */
-const AMOUNT_PATTERN = /^\d{1,12}(\.\d{1,2})?$/;
-const REASON_MAX = 500;
+import { renderPaymentPage } from './payment-detail-views.ts';
+import { summarize } from './payment-summary.ts';
+import { readRefundForm, refundRequestOf } from './refund-form.ts';
+import { renderRefundConfirmation, type RefundFormState } from './refund-views.ts';
 
 /**
  * One payment's page: what was paid, by whom and how (a card by its last four digits only), and
- * everything that happened to it in one timeline; and its refund form, which asks the same
- * refund service as `POST /refunds` and writes the audit entry in the refund's own transaction.
- * A payment of another merchant, or of the other mode, is not found, the same as one that does
- * not exist.
+ * everything that happened to it in one timeline; and its refund, in two steps. The form's post
+ * writes nothing: it checks the refund as the refund service will and shows a page saying what
+ * will happen. Only that page's Confirm refunds, through the same service as `POST /refunds`,
+ * with the audit entry in the refund's own transaction, and only while the payment's refunded
+ * total is the one the page showed. A payment of another merchant, or of the other mode, is not
+ * found, the same as one that does not exist.
  */
 export function registerPaymentDetailPages(
   app: App,
@@ -75,27 +76,61 @@ export function registerPaymentDetailPages(
     return show(reply, page, request.params.id, 200, { query: request.query });
   });
 
-  app.post<{ Params: { id: string }; Body: Form }>('/dashboard/payments/:id/refund', FORM, async (request, reply) => {
+  /**
+   * The payment a refund form names and what the form asks: the answer already sent when there
+   * is no such payment, or `refused` to show the page again with why.
+   */
+  async function refundAsked(request: FastifyRequest<{ Params: { id: string }; Body: Form }>, reply: FastifyReply) {
     const page = await guard.merchantForm(request, reply, 'refund');
-    if (!page) return reply;
-    const owner = merchantModeOf(page);
-    const record = await findPaymentRecord(db, owner, request.params.id);
-    if (!record) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payment'));
+    if (!page) return null;
+    const record = await findPaymentRecord(db, merchantModeOf(page), request.params.id);
+    if (!record) {
+      await guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payment'));
+      return null;
+    }
     const payment = summarize(record, config.checkoutMaxFailedAttempts);
-    const typed = { amount: (request.body.amount ?? '').trim(), reason: (request.body.reason ?? '').trim() };
-    const refused = (error: string) => show(reply, page, payment.id, 422, { form: { ...typed, error } });
-    const amount = amountToRefund(typed.amount, payment);
-    if (typeof amount === 'string') return refused(amount);
-    if (typed.reason.length > REASON_MAX) return refused(`The reason must be at most ${REASON_MAX} characters.`);
-    const now = payments.clock.now();
+    const form = readRefundForm(request.body);
+    const refused = (error: string) =>
+      show(reply, page, payment.id, 422, { form: { amount: form.amount, reason: form.reason, error } });
+    const asked = payment.paid ? refundRequestOf(form, payment.paid) : { error: 'Only a successful payment can be refunded.' };
+    return { page, payment, form, asked, refused };
+  }
+
+  /** Service refusals (too much, not enough balance, refunded meanwhile) shown on the form; anything else is the error handler's. */
+  function refusedBy(error: unknown, refused: (message: string) => Promise<FastifyReply>): Promise<FastifyReply> {
+    if (error instanceof ApiError && error.status < 500) return refused(messageOf(error));
+    throw error;
+  }
+
+  // The first step writes nothing: it checks the refund as the service will and says what it will do.
+  app.post<{ Params: { id: string }; Body: Form }>('/dashboard/payments/:id/refund', FORM, async (request, reply) => {
+    const found = await refundAsked(request, reply);
+    if (!found) return reply;
+    const { page, payment, form, asked, refused } = found;
+    if ('error' in asked) return refused(asked.error);
     try {
-      const refund = await refundPayment(
-        payments,
-        owner,
-        payment.refundTarget,
-        { amount: amount ?? undefined, reason: typed.reason || undefined },
-        {
+      const preview = await previewRefund(db, merchantModeOf(page), payment.refundTarget, asked.request);
+      return guard.html(reply, 200, renderRefundConfirmation(page, { payment, preview, form }));
+    } catch (error) {
+      return refusedBy(error, refused);
+    }
+  });
+
+  app.post<{ Params: { id: string }; Body: Form }>(
+    '/dashboard/payments/:id/refund/confirm',
+    FORM,
+    async (request, reply) => {
+      const found = await refundAsked(request, reply);
+      if (!found) return reply;
+      const { page, payment, form, asked, refused } = found;
+      // Only the confirmation page's form carries the total it was drawn against: anything else starts again there.
+      if (form.refundedBefore === null) return refused('Review the refund before confirming it.');
+      if ('error' in asked) return refused(asked.error);
+      const now = payments.clock.now();
+      try {
+        const refund = await refundPayment(payments, merchantModeOf(page), payment.refundTarget, asked.request, {
           now,
+          refundedBefore: form.refundedBefore,
           alongside: (trx, made) =>
             recordAudit(
               trx,
@@ -108,31 +143,16 @@ export function registerPaymentDetailPages(
               },
               now,
             ),
-        },
-      );
-      return reply.redirect(
-        `/dashboard/payments/${encodeURIComponent(payment.id)}?refunded=${encodeURIComponent(refund.refund_id)}`,
-        303,
-      );
-    } catch (error) {
-      if (error instanceof ApiError && error.status < 500) return refused(messageOf(error));
-      throw error;
-    }
-  });
-}
-
-/**
- * The amount the form asks to refund, in major units as the refund service takes it; null for all
- * that is left. The service takes whole units, as the API does: a payment whose rest has cents is
- * refunded whole by leaving the amount as shown. A string is why the amount is refused.
- */
-function amountToRefund(typed: string, payment: PaymentSummary): number | null | string {
-  if (!AMOUNT_PATTERN.test(typed)) return 'Type the amount to refund as a number, such as 500.';
-  const [whole, cents = ''] = typed.split('.');
-  const minor = Number(whole) * 100 + Number(cents.padEnd(2, '0'));
-  if (minor === 0) return 'The amount must be more than nothing.';
-  if (minor % 100 === 0) return minor / 100;
-  return payment.paid && minor === leftToRefund(payment.paid) ? null : 'Refund whole amounts, or all that is left.';
+        });
+        return reply.redirect(
+          `/dashboard/payments/${encodeURIComponent(payment.id)}?refunded=${encodeURIComponent(refund.refund_id)}`,
+          303,
+        );
+      } catch (error) {
+        return refusedBy(error, refused);
+      }
+    },
+  );
 }
 
 function messageOf(error: ApiError): string {

@@ -1,13 +1,11 @@
 import type { Charge } from '../../core/charge-repository.ts';
-import { sessionOutcome } from '../../checkout/session-outcome.ts';
-import { leftToRefund, type RefundTarget } from '../../refunds/refund-service.ts';
 import type { RefundWithCharge } from '../../refunds/refund-repository.ts';
 import { html, joinHtml, type HtmlValue, type SafeHtml } from '../../web/html.ts';
-import { formatMoneyText, moneyText } from '../../shared/money.ts';
+import { moneyText } from '../../shared/money.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import type { Balances } from '../../ledger/ledger-service.ts';
-import { postButton, shell, statusBadge } from '../layout.ts';
-import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
+import { factList, postButton, shell, statusBadge } from '../layout.ts';
+import { noticeBox } from '../../web/components.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type {
   DeliveryWithAttempts,
@@ -15,91 +13,9 @@ import type {
   EventRow,
   LogLine,
   PaymentHistory,
-  PaymentRecord,
 } from './payment-detail-repository.ts';
-
-/** A payment as its page shows it, whichever kind of record it is. */
-export interface PaymentSummary {
-  /** The id the page goes by: the session's, or the direct charge's own (whichever of its ids opened it). */
-  id: string;
-  kind: PaymentRecord['kind'];
-  /** A session's by how it ended (`sessionOutcome`), a direct charge's as it is. */
-  status: string;
-  amountMinor: number;
-  feeMinor: number;
-  currency: string;
-  /** The checkout session's `tx_ref`, or a direct payment's `charge_id`. */
-  reference: string;
-  /** The session's own reference, or a direct payment's `ref_id`. */
-  serviceReference: string;
-  customerName: string | null;
-  email: string | null;
-  /** The charge that paid, or the latest attempt: how the customer paid, or tried to. */
-  method: Charge | undefined;
-  createdAt: number;
-  completedAt: number | null;
-  /** The charge a refund would give back, once the payment succeeded. */
-  paid: Charge | undefined;
-  /** How the refund service names this payment. */
-  refundTarget: RefundTarget;
-  /** The records whose log lines are the payment's: the session and its attempts, or the charge. */
-  logOwners: string[];
-  attempts: Charge[];
-}
-
-export function summarize(record: PaymentRecord, maxFailedAttempts: number): PaymentSummary {
-  if (record.kind === 'checkout') {
-    const { session, attempts } = record;
-    const paid = attempts.find((attempt) => attempt.id === session.paid_charge_id);
-    return {
-      id: session.id,
-      kind: 'checkout',
-      status: sessionOutcome(session, maxFailedAttempts),
-      amountMinor: session.amount_minor,
-      feeMinor: session.fee_minor,
-      currency: session.currency,
-      reference: session.tx_ref,
-      serviceReference: session.reference,
-      customerName: fullName(session.first_name, session.last_name),
-      email: session.email,
-      method: paid ?? attempts.at(-1),
-      createdAt: session.created_at,
-      completedAt: session.completed_at,
-      paid,
-      refundTarget: { txRef: session.tx_ref },
-      logOwners: [session.id, ...attempts.map((attempt) => attempt.id)],
-      attempts,
-    };
-  }
-  const { charge } = record;
-  return {
-    id: charge.id,
-    kind: 'direct',
-    status: charge.status,
-    amountMinor: charge.amount_minor,
-    feeMinor: charge.fee_minor,
-    currency: charge.currency,
-    reference: charge.charge_id,
-    serviceReference: charge.ref_id,
-    customerName: fullName(charge.first_name, charge.last_name),
-    email: charge.email,
-    method: charge,
-    createdAt: charge.created_at,
-    completedAt: charge.completed_at,
-    paid: charge.status === 'success' ? charge : undefined,
-    refundTarget: { chargeId: charge.charge_id },
-    logOwners: [charge.id],
-    attempts: [charge],
-  };
-}
-
-const fullName = (first: string | null, last: string | null) => [first, last].filter(Boolean).join(' ') || null;
-
-export interface RefundFormState {
-  amount: string;
-  reason: string;
-  error: string | null;
-}
+import { methodOf, type PaymentSummary } from './payment-summary.ts';
+import { refundSection, type RefundFormState } from './refund-views.ts';
 
 export interface PaymentPageView {
   page: MerchantPage;
@@ -140,48 +56,8 @@ function factsOf({ payment, timeZone }: PaymentPageView): SafeHtml {
     ['Created', when(payment.createdAt)],
     ['Completed', when(payment.completedAt)],
   ];
-  return html`<dl class="facts">${facts.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>`;
+  return factList(facts);
 }
-
-const OPERATORS: Record<string, string> = { airtel: 'Airtel Money', tnm: 'TNM Mpamba' };
-
-/** How a charge was paid, as people say it: a card by brand and last four digits only, never more of its number. */
-function methodOf(charge: Charge): string {
-  if (charge.channel === 'card')
-    return `${charge.card_brand ?? 'Card'} ending ${charge.card_number?.slice(-4) ?? '····'}`;
-  if (charge.channel === 'mobile_money')
-    return `${(charge.operator && OPERATORS[charge.operator]) ?? 'Mobile money'} ${charge.mobile ?? ''}`.trim();
-  return 'Bank transfer';
-}
-
-function refundSection(view: PaymentPageView): SafeHtml {
-  const { payment, page, balances } = view;
-  const paid = payment.paid;
-  const refunded = paid ? paid.refunded_minor : 0;
-  const lines = [
-    html`<p>Already refunded ${moneyText(payment.currency, refunded)} of ${moneyText(payment.currency, payment.amountMinor)}.</p>`,
-    html`<dl class="facts balance"><dt>Collection balance</dt><dd>${moneyText(payment.currency, balances.collectionMinor)}</dd><dt>Main balance</dt><dd>${moneyText(payment.currency, balances.mainMinor)}</dd></dl>`,
-  ];
-  const left = paid ? leftToRefund(paid) : 0;
-  if (!paid) return joinHtml([...lines, html`<p class="muted">Only a successful payment can be refunded.</p>`], '\n');
-  if (left === 0) return joinHtml([...lines, html`<p class="muted">This payment has been refunded in full.</p>`], '\n');
-  if (!page.may('refund'))
-    return joinHtml([...lines, html`<p class="muted">Your role cannot refund payments.</p>`], '\n');
-  const form = view.form ?? { amount: majorText(left), reason: '', error: null };
-  return html`${joinHtml(lines, '\n')}
-${errorBox(form.error)}
-<form class="stack refund" method="post" action="/dashboard/payments/${encodeURIComponent(payment.id)}/refund">
-${csrfField(page.csrf)}
-<label>Amount to refund (${payment.currency})<span class="hint">At most ${formatMoneyText(left)}, what is left; whole amounts, or all that is left.</span><input type="text" inputmode="decimal" name="amount" value="${form.amount}" required></label>
-<label>Reason<span class="hint">Optional; kept with the refund.</span><input type="text" name="reason" maxlength="500" value="${form.reason}"></label>
-<p class="warning">Refunds cannot be undone: the money leaves your balance now and goes back to the customer.</p>
-<div class="actions"><button type="submit" class="danger">Refund</button></div>
-</form>`;
-}
-
-/** Minor units as a plain major amount to type: `1000`, or `1000.50`. */
-export const majorText = (minor: number): string =>
-  minor % 100 === 0 ? String(minor / 100) : (minor / 100).toFixed(2);
 
 interface Entry {
   at: number;

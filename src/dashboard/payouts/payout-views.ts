@@ -4,7 +4,7 @@ import type { FieldErrors } from '../../shared/errors.ts';
 import { html, type HtmlValue, type SafeHtml } from '../../web/html.ts';
 import { localMaskedMobile, OPERATOR_NAMES } from '../../shared/phone.ts';
 import { formatHumanDate } from '../../shared/time.ts';
-import { shell, statusBadge, table } from '../layout.ts';
+import { confirmForm, factList, shell, statusBadge, table } from '../layout.ts';
 import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
 import { moneyText } from '../../shared/money.ts';
 import type { MerchantPage } from '../page-context.ts';
@@ -139,23 +139,26 @@ export function renderPayoutConfirmation(page: MerchantPage, confirmation: Confi
   const { request, form, feeMinor, mainMinor } = confirmation;
   const amountMinor = request.amount * 100;
   const total = amountMinor + feeMinor;
-  const hidden = Object.entries({ ...form, charge_id: request.charge_id }).map(
-    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
-  );
   return shell(
     'Confirm payout',
     html`<h1>Confirm the payout</h1>
-<dl class="facts">
-<dt>To</dt><dd>${confirmation.recipient}</dd>
-<dt>Account holder</dt><dd>${request.bank_account_name}</dd>
-<dt>Amount</dt><dd>${moneyText('MWK', amountMinor)}</dd>
-<dt>Fee</dt><dd>${moneyText('MWK', feeMinor)}</dd>
-<dt>Total debited</dt><dd><strong>${moneyText('MWK', total)}</strong></dd>
-<dt>Main balance now</dt><dd>${moneyText('MWK', mainMinor)}</dd>
-<dt>Main balance after</dt><dd><strong>${moneyText('MWK', mainMinor - total)}</strong></dd>
-</dl>
-<form class="inline" method="post" action="/dashboard/payouts">${csrfField(page.csrf)}${hidden}<button type="submit">Send ${moneyText('MWK', amountMinor)}</button></form>
-<a class="cancel" href="/dashboard/payouts">Cancel</a>`,
+${factList([
+  ['To', confirmation.recipient],
+  ['Account holder', request.bank_account_name],
+  ['Amount', moneyText('MWK', amountMinor)],
+  ['Fee', moneyText('MWK', feeMinor)],
+  ['Total debited', html`<strong>${moneyText('MWK', total)}</strong>`],
+  ['Main balance now', moneyText('MWK', mainMinor)],
+  ['Main balance after', html`<strong>${moneyText('MWK', mainMinor - total)}</strong>`],
+])}
+${confirmForm({
+  action: '/dashboard/payouts',
+  csrf: page.csrf,
+  label: `Send ${moneyText('MWK', amountMinor)}`,
+  fields: { ...form, charge_id: request.charge_id },
+  back: '/dashboard/payouts',
+  kind: '',
+})}`,
     { viewer: page.viewer },
   );
 }

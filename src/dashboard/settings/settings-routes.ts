@@ -17,11 +17,12 @@ import {
 } from '../page-context.ts';
 import {
   renderCancelInvitationPage,
+  renderRemoveMemberPage,
   renderSettingsPage,
   type BusinessForm,
   type SettingsState,
 } from './settings-views.ts';
-import { findOpenInvitation, listOpenInvitations, listTeam } from './team-repository.ts';
+import { findOpenInvitation, findTeamMember, listOpenInvitations, listTeam } from './team-repository.ts';
 import { noticeNamed, NOTHING_CHANGED } from '../layout.ts';
 import { registerMemberResets } from './member-resets.ts';
 
@@ -68,7 +69,9 @@ function businessProblem(form: BusinessForm): string | null {
 /**
  * The business (name, logo, brand colour, receipts: 'settings') and the team (invite, cancel an
  * invitation, change role, remove, reset a member's two-factor sign-in or password: 'team').
- * Every change is audited in its transaction; team changes go through the users' services.
+ * Cancelling an invitation and removing a member, which cannot be undone, are each asked for on a
+ * page of their own first. Every change is audited in its transaction; team changes go through the
+ * users' services.
  */
 export function registerSettingsPages(app: App, deps: DashboardDeps, guard: PageGuard): void {
   const { config, database, clock } = deps;
@@ -203,6 +206,15 @@ export function registerSettingsPages(app: App, deps: DashboardDeps, guard: Page
       return reply.redirect('/dashboard/settings?done=cancelled', 303);
     },
   );
+
+  // Removal is asked for first on a page of its own, as cancelling an invitation is; its button posts the removal.
+  app.get<{ Params: { id: string } }>('/dashboard/settings/team/:id/remove', PAGE, async (request, reply) => {
+    const page = await guard.merchantPage(request, reply, 'team');
+    if (!page) return reply;
+    const member = await findTeamMember(db, page.merchant.id, request.params.id);
+    if (!member) return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'team member'));
+    return guard.html(reply, 200, renderRemoveMemberPage(page, member));
+  });
 
   /** A change to one member: `to` reads the wanted role from the form (null: not a role). */
   function memberChange(path: string, to: (form: Form) => TeamRole | 'removed' | null) {

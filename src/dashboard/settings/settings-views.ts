@@ -2,7 +2,7 @@
 import { html, type HtmlValue, type SafeHtml } from '../../web/html.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import { LINK_VALID_HOURS, TEAM_ROLES } from '../../users/user-service.ts';
-import { postButton, shell, table } from '../layout.ts';
+import { confirmForm, factList, shell, table } from '../layout.ts';
 import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type { OpenInvitation, TeamMember } from './team-repository.ts';
@@ -73,7 +73,7 @@ function teamSection(page: MerchantPage, state: SettingsState): SafeHtml {
         you
           ? html`<a href="/dashboard/account">Your account</a>`
           : resetLinks(`/dashboard/settings/team/${member.id}`, member.email, member.two_factor),
-        postButton(`/dashboard/settings/team/${member.id}/remove`, page.csrf, 'Remove', 'danger'),
+        html`<a href="/dashboard/settings/team/${member.id}/remove" aria-label="Remove ${member.email} from the team">Remove</a>`,
       );
     return cells;
   });
@@ -125,12 +125,42 @@ ${table('Invited', headings, rows, 'No open invitations.')}`;
 
 /** The confirmation asked before an invitation is cancelled. */
 export function renderCancelInvitationPage(page: MerchantPage, invitation: OpenInvitation, timeZone: string): SafeHtml {
-  const action = `/dashboard/settings/team/invitations/${invitation.id}/cancel`;
   const body = html`<h1>Cancel this invitation?</h1>
-<dl class="facts"><dt>Email</dt><dd>${invitation.email}</dd><dt>Role</dt><dd>${invitation.role}</dd><dt>Invited by</dt><dd>${invitation.invited_by_email}</dd><dt>When</dt><dd>${formatHumanDate(invitation.created_at, timeZone)}</dd></dl>
+${factList([
+  ['Email', invitation.email],
+  ['Role', invitation.role],
+  ['Invited by', invitation.invited_by_email],
+  ['When', formatHumanDate(invitation.created_at, timeZone)],
+])}
 <p>The link in the invitation will stop working. You can invite the address again afterwards.</p>
-<p class="actions">${postButton(action, page.csrf, 'Cancel the invitation', 'danger')}<a href="/dashboard/settings">Keep it</a></p>`;
+${confirmForm({
+  action: `/dashboard/settings/team/invitations/${invitation.id}/cancel`,
+  csrf: page.csrf,
+  label: 'Cancel the invitation',
+  back: '/dashboard/settings',
+  backLabel: 'Keep it',
+})}`;
   return shell('Cancel an invitation', body, { viewer: page.viewer });
+}
+
+/** The confirmation asked before a member is taken off the team. */
+export function renderRemoveMemberPage(page: MerchantPage, member: TeamMember): SafeHtml {
+  const yourself = member.id === page.user.id;
+  const body = html`<h1>Remove ${yourself ? 'yourself' : 'this member'} from the team?</h1>
+${factList([
+  ['Email', html`${member.email}${yourself && html` <span class="muted">(you)</span>`}`],
+  ['Role', member.role],
+  ['Two-factor', member.two_factor ? 'On' : 'Off'],
+])}
+<p>${yourself ? 'You are' : 'They are'} signed out everywhere at once, and ${yourself ? 'your' : 'their'} password and sign-in links stop working: the address can no longer sign in to ${page.merchant.name}. The audit log keeps what ${yourself ? 'you' : 'they'} did. You can invite the address again later.</p>
+${confirmForm({
+  action: `/dashboard/settings/team/${member.id}/remove`,
+  csrf: page.csrf,
+  label: `Remove ${member.email}`,
+  back: '/dashboard/settings',
+  backLabel: yourself ? 'Stay on the team' : 'Keep them',
+})}`;
+  return shell('Remove a team member', body, { viewer: page.viewer });
 }
 
 function roleOptions(selected: string): SafeHtml[] {

@@ -12,24 +12,41 @@ export interface TeamMember {
   disabled: boolean;
 }
 
-/** The merchant's team as the settings page lists it: everyone but those removed, oldest first. */
-export async function listTeam(db: Kysely<DB>, merchantId: string): Promise<TeamMember[]> {
-  const rows = await db
+/** The merchant's team: everyone but those removed. */
+function team(db: Kysely<DB>, merchantId: string) {
+  return db
     .selectFrom('users')
     .select(['id', 'email', 'role', 'totp_secret', 'password_hash', 'disabled_at'])
     .where('merchant_id', '=', merchantId)
-    .where('role', '<>', 'removed')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    email: row.email,
-    role: row.role,
-    two_factor: row.totp_secret !== null,
-    invited: row.password_hash === null,
-    disabled: row.disabled_at !== null,
-  }));
+    .where('role', '<>', 'removed');
+}
+
+const memberOf = (row: {
+  id: string;
+  email: string;
+  role: string;
+  totp_secret: string | null;
+  password_hash: string | null;
+  disabled_at: number | null;
+}): TeamMember => ({
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  two_factor: row.totp_secret !== null,
+  invited: row.password_hash === null,
+  disabled: row.disabled_at !== null,
+});
+
+/** The merchant's team as the settings page lists it, oldest first. */
+export async function listTeam(db: Kysely<DB>, merchantId: string): Promise<TeamMember[]> {
+  const rows = await team(db, merchantId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(memberOf);
+}
+
+/** One member of the merchant's team, as the page confirming their removal shows them. */
+export async function findTeamMember(db: Kysely<DB>, merchantId: string, id: string): Promise<TeamMember | undefined> {
+  const row = await team(db, merchantId).where('id', '=', id).executeTakeFirst();
+  return row && memberOf(row);
 }
 
 export interface OpenInvitation {
