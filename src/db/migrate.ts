@@ -72,6 +72,12 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+/** Applies the migrations up to `name` and no further: for tests that upgrade a database holding older rows. */
+export async function migrateTo(database: Database, name: string): Promise<void> {
+  const { error } = await migratorFor(database).migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}
+
 /** Opens the database a URL names and brings it to the latest migration (within `limits`, if any). */
 export async function openMigratedDatabase(url: string, limits?: DatabaseLimits): Promise<Database> {
   const database = await openDatabase(url, limits);

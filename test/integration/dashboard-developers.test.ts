@@ -111,7 +111,7 @@ for (const kind of DATABASE_KINDS) {
       for (const [path, form] of [
         ['/dashboard/developers/keys/roll', { overlap: '0' }],
         ['/dashboard/developers/webhook', { url: 'https://example.com/x' }],
-        ['/dashboard/developers/webhook/secret', {}],
+        ['/dashboard/developers/webhook/secret', { overlap: '24h' }],
         ['/dashboard/developers/webhook/test', {}],
       ] as const) {
         assert.equal((await viewer.post(path, form)).status, 403, path);
@@ -159,7 +159,9 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(nowhere.status, 422, 'no URL, no test event');
       assert.match(nowhere.text, /save one first/);
       assert.equal((await owner.post('/dashboard/developers/webhook', { url: receiver.url })).status, 303);
-      const rolled = await owner.post('/dashboard/developers/webhook/secret', {});
+      const asked = await owner.get('/dashboard/developers/webhook/secret');
+      assert.match(asked.text, /name="overlap" value="24h" checked/);
+      const rolled = await owner.post('/dashboard/developers/webhook/secret', { overlap: '24h' });
       assert.equal(rolled.status, 200);
       const secret = NEW_SECRET.exec(rolled.text)![1]!;
       assert.match(secret, /^whsec_/);

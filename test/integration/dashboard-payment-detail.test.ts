@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { merchantBalances } from '../../src/ledger/ledger-service.ts';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
+import { confirmFormFields } from '../helpers/dashboard.ts';
 import { signedInBrowser } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
@@ -11,6 +12,7 @@ import { chargeBody, eventually, initializeCharge, TEST_NUMBERS, verify } from '
 import { payAtCheckout, payByCard } from '../helpers/payments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { asChargeRef } from '../../src/shared/ids.ts';
+import { moneyText } from '../../src/shared/money.ts';
 
 /**
  * One payment's dashboard page over HTTP: what it shows (a card by its last four digits only),
@@ -167,26 +169,58 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(!page.text.includes('<script>'), 'nothing the receiver said runs');
     });
 
-    test('a partial refund through the form lowers the balance, shows in the timeline and writes one audit entry; too much is refused with nothing written', async () => {
-      const { id } = await paidOnSecondTry();
-      const paid = (
+    /** The payment's paid charge ref, for its refunds. */
+    const paidChargeOf = async (id: string) =>
+      (
         await db()
           .selectFrom('checkout_sessions')
           .select('paid_charge_id')
           .where('id', '=', id)
           .executeTakeFirstOrThrow()
       ).paid_charge_id!;
+
+    test('a refund is reviewed on a page of its own that refunds nothing; its Confirm refunds once, audited, and the balance and timeline show it', async () => {
+      const { id } = await paidOnSecondTry();
+      const paid = await paidChargeOf(id);
       const owner = await signedIn('owner');
       const before = await owner.get(`/dashboard/payments/${id}`);
       assert.match(before.text, /Already refunded MWK 0.00 of MWK 1,000.00/);
       assert.match(before.text, /<p class="warning">Refunds cannot be undone/);
-      assert.match(before.text, /name="amount" value="1000"/, 'the amount defaults to all that is left');
+      assert.match(before.text, /name="amount" value="" required>/, 'the amount is empty until the merchant types one');
+      assert.match(
+        before.text,
+        /<button type="submit" class="secondary" name="full" value="1" formnovalidate>Full refund \(MWK 1,000.00\)<\/button>/,
+      );
       const balanceBefore = await collection();
+      const { mainMinor } = await merchantBalances(db(), merchant.id, 'test', 'MWK');
 
-      const posted = await owner.post(`/dashboard/payments/${id}/refund`, {
-        amount: '400',
-        reason: 'One bag returned',
-      });
+      const asked = await owner.post(`/dashboard/payments/${id}/refund`, { amount: '400', reason: 'One bag returned' });
+      assert.equal(asked.status, 200, asked.text);
+      assert.match(asked.text, /<h1>Confirm the refund<\/h1>/);
+      for (const [term, value] of [
+        ['Refund', '<strong>MWK 400.00</strong>'],
+        ['To', 'Jane Banda \\(jane@example.com\\)'],
+        ['Back to', 'Airtel Money \\+265990xxxx\\d\\d'],
+        ['Refunded before', 'MWK 0.00'],
+        ['Left to refund after this', '<strong>MWK 600.00</strong>'],
+        ['Reason', 'One bag returned'],
+        ['Taken from', 'Your test-mode collection balance'],
+        ['Collection balance now', moneyText('MWK', balanceBefore).replace('.', '\\.')],
+        [
+          'Collection balance after',
+          `<strong>${moneyText('MWK', balanceBefore - 400_00).replace('.', '\\.')}</strong>`,
+        ],
+        ['Main balance after', `<strong>${moneyText('MWK', mainMinor).replace('.', '\\.')}</strong>`],
+      ])
+        assert.match(asked.text, new RegExp(`<dt>${term}</dt><dd>${value}</dd>`), term);
+      assert.match(asked.text, /<a class="cancel" href="\/dashboard\/payments\/[^"]+">Cancel<\/a>/);
+      assert.deepEqual(await refundRows(paid), [], 'the first step refunds nothing');
+      assert.equal(await collection(), balanceBefore, 'and moves no money');
+      assert.equal((await auditRows('refund.create')).length, 0);
+
+      const fields = confirmFormFields(asked.text, `/dashboard/payments/${id}/refund/confirm`);
+      assert.deepEqual(fields, { amount: '400', full: '', reason: 'One bag returned', refunded: '0' });
+      const posted = await owner.post(`/dashboard/payments/${id}/refund/confirm`, fields);
       assert.equal(posted.status, 303, posted.text);
       const [refund] = await refundRows(paid);
       assert.equal(refund?.amount_minor, 400_00);
@@ -204,7 +238,16 @@ for (const kind of DATABASE_KINDS) {
         .executeTakeFirstOrThrow();
       assert.deepEqual(JSON.parse(audit[0]!.detail!), { charge_id: chargeId, amount: 400, currency: 'MWK' });
 
-      const after = await owner.get(posted.location);
+      const again = await owner.post(`/dashboard/payments/${id}/refund/confirm`, fields);
+      assert.equal(again.status, 422, 'the same confirmation posted again');
+      assert.match(
+        again.text,
+        /role="alert">The payment&#39;s refunds changed since this refund was reviewed, so nothing was refunded/,
+      );
+      assert.equal((await refundRows(paid)).length, 1, 'refunds once');
+      assert.equal((await auditRows('refund.create')).length, 1);
+
+      const after = await owner.get(posted.location!);
       assert.match(after.text, new RegExp(`role="status">Refund ${refund.refund_id} of MWK 400.00 requested`));
       assert.match(after.text, /Already refunded MWK 400.00 of MWK 1,000.00/);
       assert.match(
@@ -223,23 +266,82 @@ for (const kind of DATABASE_KINDS) {
         1,
         'the line written on the charge and the session is shown once',
       );
-      assert.match(after.text, /name="amount" value="600"/);
+      assert.match(after.text, /name="amount" value="" required>/, 'empty again');
+      assert.match(after.text, /Full refund \(MWK 600.00\)/, 'Full refund offers what is left');
+    });
 
-      const balanceNow = await collection();
+    test('an empty amount asks for one, a wrong one is refused, Full refund fills all that is left; nothing is refunded before Confirm', async () => {
+      const { id } = await paidOnSecondTry();
+      const paid = await paidChargeOf(id);
+      const owner = await signedIn('owner');
+      await owner.get(`/dashboard/payments/${id}`);
+      const balance = await collection();
       for (const [amount, message] of [
-        ['700', 'The amount must not be greater than 600, what is left to refund.'],
+        ['', 'Type the amount to refund, or choose Full refund.'],
+        ['1700', 'The amount must not be greater than 1000, what is left to refund.'],
         ['abc', 'Type the amount to refund as a number, such as 500.'],
         ['0', 'The amount must be more than nothing.'],
         ['10.50', 'Refund whole amounts, or all that is left.'],
       ] as const) {
-        const refused = await owner.post(`/dashboard/payments/${id}/refund`, { amount, reason: '' });
-        assert.equal(refused.status, 422, amount);
-        assert.ok(refused.text.includes(`role="alert">${message}`), `${amount}: ${message}`);
-        assert.ok(refused.text.includes(`name="amount" value="${amount}"`), 'the form keeps what was typed');
+        for (const step of ['refund', 'refund/confirm']) {
+          const refused = await owner.post(`/dashboard/payments/${id}/${step}`, { amount, reason: '', refunded: '0' });
+          assert.equal(refused.status, 422, `${step}: ${amount}`);
+          assert.ok(refused.text.includes(`role="alert">${message}`), `${step}: ${amount}: ${message}`);
+          assert.ok(refused.text.includes(`name="amount" value="${amount}"`), 'the form keeps what was typed');
+        }
       }
-      assert.equal((await refundRows(paid)).length, 1, 'nothing refunded');
-      assert.equal((await auditRows('refund.create')).length, 1, 'nothing audited');
-      assert.equal(await collection(), balanceNow);
+      const unreviewed = await owner.post(`/dashboard/payments/${id}/refund/confirm`, { amount: '100', reason: '' });
+      assert.equal(unreviewed.status, 422, 'a confirmation that did not come from the confirmation page');
+      assert.match(unreviewed.text, /role="alert">Review the refund before confirming it\./);
+
+      const partial = await owner.post(`/dashboard/payments/${id}/refund`, { amount: '250', reason: 'Part of it' });
+      await owner.post(
+        `/dashboard/payments/${id}/refund/confirm`,
+        confirmFormFields(partial.text, `/dashboard/payments/${id}/refund/confirm`),
+      );
+      const full = await owner.post(`/dashboard/payments/${id}/refund`, { amount: '', full: '1', reason: 'All of it' });
+      assert.equal(full.status, 200, full.text);
+      assert.match(full.text, /<dt>Refund<\/dt><dd><strong>MWK 750.00<\/strong><\/dd>/, 'all that is left');
+      assert.match(full.text, /<dt>Left to refund after this<\/dt><dd><strong>MWK 0.00<\/strong><\/dd>/);
+      const fields = confirmFormFields(full.text, `/dashboard/payments/${id}/refund/confirm`);
+      assert.deepEqual(fields, { amount: '750', full: '1', reason: 'All of it', refunded: '25000' });
+      assert.equal((await refundRows(paid)).length, 1, 'Full refund asks first too');
+      const confirmed = await owner.post(`/dashboard/payments/${id}/refund/confirm`, fields);
+      assert.equal(confirmed.status, 303, confirmed.text);
+      assert.deepEqual((await refundRows(paid)).map((row) => row.amount_minor).sort(), [250_00, 750_00]);
+      assert.equal(await collection(), balance - 1000_00);
+      assert.match((await owner.get(`/dashboard/payments/${id}`)).text, /This payment has been refunded in full/);
+    });
+
+    test('a confirmation drawn before another refund refunds nothing; a refund beyond the balance is refused at review', async () => {
+      const { id } = await paidOnSecondTry();
+      const paid = await paidChargeOf(id);
+      const owner = await signedIn('owner');
+      await owner.get(`/dashboard/payments/${id}`);
+      const first = await owner.post(`/dashboard/payments/${id}/refund`, { amount: '100', reason: 'First tab' });
+      const second = await owner.post(`/dashboard/payments/${id}/refund`, { amount: '200', reason: 'Second tab' });
+      const action = `/dashboard/payments/${id}/refund/confirm`;
+      assert.equal((await owner.post(action, confirmFormFields(first.text, action))).status, 303);
+      const stale = await owner.post(action, confirmFormFields(second.text, action));
+      assert.equal(stale.status, 422);
+      assert.match(stale.text, /refunds changed since this refund was reviewed/);
+      assert.deepEqual(
+        (await refundRows(paid)).map((row) => row.amount_minor),
+        [100_00],
+      );
+
+      const fresh = await gw.newMerchant('New Shop');
+      const { txRef } = await payByCard(gw.url, fresh.test_secret_key);
+      const freshOwner = await signedIn('owner', fresh.id);
+      const page = await freshOwner.get(`/dashboard/payments/${await sessionId(txRef)}`);
+      assert.match(page.text, /<dt>Collection balance<\/dt><dd>MWK 970.00<\/dd>/, 'the payment net of its fee');
+      const beyond = await freshOwner.post(`/dashboard/payments/${await sessionId(txRef)}/refund`, {
+        amount: '',
+        full: '1',
+        reason: '',
+      });
+      assert.equal(beyond.status, 422);
+      assert.match(beyond.text, /role="alert">The refund exceeds the available balance\./);
     });
 
     test('a viewer sees no refund form and no Retry button, and the refund POST is refused; a developer may retry but not refund', async () => {
@@ -258,6 +360,10 @@ for (const kind of DATABASE_KINDS) {
       assert.doesNotMatch(page.text, /\/retry"/);
       assert.match(page.text, /Your role cannot refund payments/);
       assert.equal((await viewer.post(`/dashboard/payments/${id}/refund`, { amount: '100' })).status, 403);
+      assert.equal(
+        (await viewer.post(`/dashboard/payments/${id}/refund/confirm`, { amount: '100', refunded: '0' })).status,
+        403,
+      );
 
       const developer = await signedIn('developer');
       const seen = await developer.get(`/dashboard/payments/${id}`);
@@ -271,6 +377,10 @@ for (const kind of DATABASE_KINDS) {
         ),
       );
       assert.equal((await developer.post(`/dashboard/payments/${id}/refund`, { amount: '100' })).status, 403);
+      assert.equal(
+        (await developer.post(`/dashboard/payments/${id}/refund/confirm`, { amount: '100', refunded: '0' })).status,
+        403,
+      );
       assert.deepEqual(await refundRows(paid), [], 'nothing refunded');
       const delivery = (await deliveryOf(txRef))!;
       assert.equal(
@@ -322,6 +432,10 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(!page.text.includes(txRef) && !page.text.includes('1,000.00'), 'nothing of the payment is shown');
       await stranger.get('/dashboard');
       assert.equal((await stranger.post(`/dashboard/payments/${id}/refund`, { amount: '100' })).status, 404);
+      assert.equal(
+        (await stranger.post(`/dashboard/payments/${id}/refund/confirm`, { amount: '100', refunded: '0' })).status,
+        404,
+      );
       assert.equal(
         (
           await db()

@@ -262,7 +262,7 @@ for (const kind of DATABASE_KINDS) {
 
       const { browser: member, email: memberEmail } = await signedIn('viewer', team.id);
       const memberRow = await userRow(memberEmail);
-      await browser.get('/dashboard/settings');
+      await browser.get(`/dashboard/settings/team/${memberRow.id}/remove`);
       assert.equal(
         (await browser.post(`/dashboard/settings/team/${memberRow.id}/remove`, {})).location,
         '/dashboard/settings?done=removed',
@@ -377,6 +377,52 @@ for (const kind of DATABASE_KINDS) {
       );
     });
 
+    test('a member is removed after a confirmation on a page of its own, by those who may manage the team only', async () => {
+      const team = await gw.newMerchant('Remove Shop');
+      const { browser, email: ownerEmail } = await signedIn('owner', team.id);
+      const { browser: member, email: memberEmail } = await signedIn('developer', team.id);
+      const target = await userRow(memberEmail);
+      const path = `/dashboard/settings/team/${target.id}/remove`;
+
+      const settings = await browser.get('/dashboard/settings');
+      assert.ok(
+        settings.text.includes(`<a href="${path}" aria-label="Remove ${memberEmail} from the team">Remove</a>`),
+        'the team list links to the confirmation',
+      );
+      assert.ok(!settings.text.includes(`action="${path}"`), 'no one-click removal');
+
+      const confirmation = await browser.get(path);
+      assert.equal(confirmation.status, 200);
+      assert.match(confirmation.text, /Remove this member from the team\?/);
+      assert.ok(
+        confirmation.text.includes(`<dt>Email</dt><dd>${memberEmail}</dd><dt>Role</dt><dd>developer</dd>`),
+        'who, and with what role',
+      );
+      assert.match(confirmation.text, /signed out everywhere at once/);
+      assert.ok(
+        confirmation.text.includes(
+          `<form class="confirm" method="post" action="${path}"><input type="hidden" name="csrf"`,
+        ),
+        'a form with its token',
+      );
+      assert.match(confirmation.text, /<a class="cancel" href="\/dashboard\/settings">Keep them<\/a>/);
+      assert.equal((await userRow(memberEmail)).role, 'developer', 'asking removes nothing');
+      assert.equal((await member.get('/dashboard/settings')).status, 200, 'nor signs them out');
+
+      assert.equal((await member.get(path)).status, 403, 'a developer may not manage the team');
+      const { browser: stranger } = await signedIn('owner', other.id);
+      assert.equal((await stranger.get(path)).status, 404, "another merchant's owner finds no such member");
+      assert.equal((await browser.get('/dashboard/settings/team/usr_nobody/remove')).status, 404);
+      const self = await browser.get(`/dashboard/settings/team/${(await userRow(ownerEmail)).id}/remove`);
+      assert.match(self.text, /Remove yourself from the team\?/);
+
+      assert.equal((await browser.post(path, {}, { csrf: null })).status, 403, 'not without the form token');
+      assert.equal((await browser.post(path, {})).location, '/dashboard/settings?done=removed');
+      assert.equal((await userRow(memberEmail)).role, 'removed');
+      assert.equal((await member.get('/dashboard/settings')).location, '/dashboard/login', 'signed out');
+      assert.equal((await browser.get(path)).status, 404, 'a removed member is no longer on the team');
+    });
+
     test('an invitation is cancelled after a confirmation, by those who may manage the team only; its link then stops working', async () => {
       const team = await gw.newMerchant('Cancel Shop');
       const { browser, email: ownerEmail } = await signedIn('owner', team.id);
@@ -395,7 +441,7 @@ for (const kind of DATABASE_KINDS) {
       );
       assert.ok(
         confirmation.text.includes(
-          `<form class="inline" method="post" action="${path}"><input type="hidden" name="csrf"`,
+          `<form class="confirm" method="post" action="${path}"><input type="hidden" name="csrf"`,
         ),
         'a form with its token',
       );

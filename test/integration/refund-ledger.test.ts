@@ -18,6 +18,7 @@ import { paymentDeps } from '../../src/payment-deps.ts';
 import { refundPayment } from '../../src/refunds/refund-service.ts';
 import { ids, asChargeRef } from '../../src/shared/ids.ts';
 import { recordDirectPayment } from '../helpers/direct-charges.ts';
+import { insertOldMerchant } from '../helpers/old-databases.ts';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { uniqueRef } from '../helpers/fixtures.ts';
 import { AIRTEL_REF, TEST_NUMBERS } from '../helpers/mobile-money.ts';
@@ -118,17 +119,8 @@ for (const kind of DATABASE_KINDS) {
         });
         assert.equal((await before0009.migrateToLatest()).error, undefined);
         const { db } = database;
-        const merchant = await createMerchant(
-          db,
-          {
-            name: 'Upgraded',
-            email: 'u@example.com',
-            webhookUrl: null,
-            feeBasisPoints: 300,
-          },
-          Date.now(),
-        );
         const now = Date.now();
+        const merchant = { id: await insertOldMerchant(db, ids.webhookSecret(), now) };
         const charge = (id: string, amountMinor: number) => ({
           id: asChargeRef(id),
           merchant_id: merchant.id,
