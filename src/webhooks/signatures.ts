@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
  * - `Signature`: lowercase hex HMAC-SHA256 of the body, keyed with the newest secret as text,
  *   which is what PayChangu integrations verify. It holds one value, which such integrations
  *   compare whole, so it is never signed with more than one secret: from a roll on, the new one
- *   (docs/decisions.md, Webhook secrets roll with an overlap);
+ *   (docs/decisions.md#2026-11-28--webhook-secrets-roll-per-mode-with-an-overlap);
  * - Standard Webhooks `webhook-id`, `webhook-timestamp` and `webhook-signature`
  *   (`v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`), keyed as that standard keys
  *   `whsec_` secrets: with the base64-decoded part after the prefix; one space-separated

@@ -15,7 +15,8 @@ const keyStatus = async (base: string, key: string) =>
  * The developers, settings (with the team) and audit log pages in headless Chromium, under their
  * real CSP: an owner rolls the test secret key with a few seconds of overlap, copies the new key
  * from the page, and the test sees through the API that the old key works until the overlap ends
- * and is refused after. axe checks every page; each fits a 360 px phone.
+ * and is refused after; on a phone, an owner rolls the webhook secret and removes a team member,
+ * each through its confirmation page. axe checks every page; each fits 360, 768 and 1280 px.
  */
 describe('the developers, settings and audit log pages in a real browser', browserSuiteOptions(), () => {
   const browser = useBrowser();
@@ -94,6 +95,74 @@ describe('the developers, settings and audit log pages in a real browser', brows
         ])
           assert.ok(log.includes(action), action);
         await checkDashboardPage(page, 'the audit log', 'audit-log');
+        assert.deepEqual(problems, [], 'no console error or CSP violation');
+      });
+
+      test('on a phone, roll the webhook secret and remove a team member, each through a confirmation page of its own', async () => {
+        const base = ctx.gw.url;
+        const db = ctx.gw.gateway.database.db;
+        const phone = { width: 360, height: 740 };
+        const email = await dashboardUser(ctx.gw, 'owner', ctx.merchant.id);
+        const leaving = await dashboardUser(ctx.gw, 'viewer', ctx.merchant.id);
+        const { page, problems } = await browser.newTab(phone);
+        await signInPage(page, base, email);
+        await page.waitForURL(`${base}/dashboard`);
+        const main = async () => ((await page.locator('main').textContent()) ?? '').replace(/\s+/g, ' ');
+
+        await page.goto(`${base}/dashboard/developers`);
+        await page.click('main a:text("Roll the test webhook secret")');
+        await page.waitForURL(`${base}/dashboard/developers/webhook/secret`);
+        assert.equal(await page.getByLabel('24 hours').isChecked(), true, 'the overlap is 24 hours unless changed');
+        await page.getByLabel('1 hour').check();
+        await checkDashboardPage(page, 'the webhook secret roll confirmation', 'webhook-secret-roll');
+        await page.setViewportSize(phone);
+        assert.equal(await page.getByLabel('1 hour').isChecked(), true);
+        const before = await db.selectFrom('webhook_secrets').selectAll().where('mode', '=', 'test').execute();
+        const answered = page.waitForResponse(
+          (response) =>
+            response.url().endsWith('/dashboard/developers/webhook/secret') && response.request().method() === 'POST',
+        );
+        await page.click('main button:text("Roll the test webhook secret")');
+        assert.equal((await answered).status(), 200);
+        const secret = (await page.locator('.new-secret').textContent())?.trim() ?? '';
+        assert.match(secret, /^whsec_/);
+        assert.match(
+          await main(),
+          /Until \d{1,2} \w+ \d{4} at \d{2}:\d{2} CAT, each webhook also carries a signature made with the previous secret/,
+        );
+        await checkDashboardPage(page, 'the new webhook secret page');
+        await page.setViewportSize(phone);
+        const [row] = await db
+          .selectFrom('webhook_secrets')
+          .selectAll()
+          .where('merchant_id', '=', ctx.merchant.id)
+          .where('mode', '=', 'test')
+          .execute();
+        assert.equal(row!.secret, secret);
+        assert.equal(row!.previous_secret, before.find((one) => one.merchant_id === ctx.merchant.id)!.secret);
+
+        await page.click('main a:text("Back to Developers")');
+        await page.waitForURL(`${base}/dashboard/developers`);
+        assert.match(
+          (await page.locator('.overlap').textContent()) ?? '',
+          /overlap is running: until \d{1,2} \w+ \d{4} at \d{2}:\d{2} CAT, test-mode webhooks are signed with both/,
+        );
+        await checkDashboardPage(page, 'the developers page while an overlap runs');
+        await page.setViewportSize(phone);
+
+        await page.goto(`${base}/dashboard/settings`);
+        await page.getByRole('link', { name: `Remove ${leaving} from the team` }).click();
+        await page.waitForURL(/\/dashboard\/settings\/team\/usr_\w+\/remove$/);
+        assert.match(await main(), /Remove this member from the team\?/);
+        await checkDashboardPage(page, 'the page confirming a member is removed', 'settings-remove-member');
+        await page.setViewportSize(phone);
+        await page.click('main a:text("Keep them")');
+        await page.waitForURL(`${base}/dashboard/settings`);
+        assert.ok((await main()).includes(leaving), 'Keep them removes nothing');
+        await page.getByRole('link', { name: `Remove ${leaving} from the team` }).click();
+        await submitForm(page, `main button:text("Remove ${leaving}")`);
+        assert.match((await page.locator('[role=status]').textContent()) ?? '', /removed and signed out/);
+        assert.ok(!(await main()).includes(leaving), 'no longer listed');
         assert.deepEqual(problems, [], 'no console error or CSP violation');
       });
     });

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { updateMerchantSettings, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
-import { dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
+import { checkDashboardPage, dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
 import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { assertLedgerBalanced, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, TEST_NUMBERS } from '../helpers/mobile-money.ts';
@@ -14,7 +14,8 @@ import { assertFitsEveryWidth } from './layout.ts';
 
 /**
  * A payment's dashboard page in headless Chromium, through its real CSP and cookies, as people
- * use it: an owner refunds part of a payment and sees the balance and the timeline change; presses
+ * use it: an owner on a phone refunds part of a payment through its confirmation page and sees the
+ * balance and the timeline change, and cancels a full refund at its confirmation; presses
  * Retry on a failed webhook once the receiver answers 200 and sees it delivered; a viewer finds no
  * refund button (and the POST is refused); another merchant's user finds nothing at the payment's
  * address. axe checks every page; each fits a 360 px phone.
@@ -75,19 +76,40 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
         await page.setViewportSize({ width: 1280, height: 800 });
       }
 
-      test("refund part of it and see the balance and the payment's timeline change", async () => {
+      test("on a phone, refund part of it through its confirmation page, and see the balance and the payment's timeline change", async () => {
         const { id } = await paid();
-        const { page, problems } = await signedIn('owner');
-        await page.goto(`${gw.url}/dashboard/payments/${id}`);
-        await assertAccessible(page, 'the payment page');
-        await checkPhone(page, 'the payment page');
+        // Another payment's money, so that the balance covers a full refund of this one (net of its fee, it would not).
+        await paid();
+        const phone = { width: 360, height: 740 };
+        const { page, problems } = await signedIn('owner', merchant.id, phone);
+        const payment = `${gw.url}/dashboard/payments/${id}`;
+        const refunds = () =>
+          db().selectFrom('refunds').select('amount_minor').where('reason', '=', 'One bag returned');
+        await page.goto(payment);
+        await checkDashboardPage(page, 'the payment page');
+        await page.setViewportSize(phone);
         const balanceBefore = await collectionBalance(page);
         assert.match(await text(page, 'main'), /Already refunded MWK 0.00 of MWK 1,000.00/);
         assert.match(await text(page, '.warning'), /Refunds cannot be undone/);
+        assert.equal(await page.getByLabel('Amount to refund (MWK)').inputValue(), '', 'no amount until one is typed');
 
         await page.getByLabel('Amount to refund (MWK)').fill('250');
         await page.getByLabel('Reason').fill('One bag returned');
-        await submitForm(page, 'button:text("Refund")');
+        await page.click('button:text("Review the refund")');
+        await page.waitForURL(`${payment}/refund`);
+        assert.equal(await text(page, 'h1'), 'Confirm the refund');
+        const facts = await text(page, 'main');
+        assert.match(facts, /Refund\s*MWK 250\.00/);
+        assert.match(facts, /To\s*Jane Banda \(jane@example.com\)/);
+        assert.match(facts, /Back to\s*Airtel Money \+265990xxxx\d\d/);
+        assert.match(facts, /Left to refund after this\s*MWK 750\.00/);
+        assert.match(facts, /Taken from\s*Your test-mode collection balance/);
+        await saveDashboardScreenshot(page, 'refund-confirm-phone');
+        await checkDashboardPage(page, 'the refund confirmation');
+        await page.setViewportSize(phone);
+        assert.deepEqual(await refunds().execute(), [], 'nothing refunded before Confirm');
+
+        await submitForm(page, 'button:text("Refund MWK 250.00")');
         await page.waitForURL(/\?refunded=/);
         assert.match(await text(page, '[role=status]'), /Refund \S+ of MWK 250.00 requested/);
         assert.match(await text(page, 'main'), /Already refunded MWK 250.00 of MWK 1,000.00/);
@@ -96,17 +118,26 @@ describe('the payment detail page in a real browser', browserSuiteOptions(), () 
           await text(page, 'ol.timeline'),
           /Refund \S+ of MWK 250.00 (Pending|Successful).*One bag returned/,
         );
-        assert.equal(await page.getByLabel('Amount to refund (MWK)').inputValue(), '750', 'what is left, offered next');
-        await assertAccessible(page, 'the payment page after a refund');
-        await assertFitsEveryWidth(page, 'the payment page after a refund');
-        await saveDashboardScreenshot(page, 'payment-detail');
+        assert.equal(await page.getByLabel('Amount to refund (MWK)').inputValue(), '', 'empty again');
+        await page.setViewportSize({ width: 1280, height: 800 });
+        await checkDashboardPage(page, 'the payment page after a refund', 'payment-detail');
+        await page.setViewportSize(phone);
 
+        await page.click('button:text("Full refund (MWK 750.00)")');
+        await page.waitForURL(`${payment}/refund`);
+        assert.match(await text(page, 'main'), /Refund\s*MWK 750\.00.*Left to refund after this\s*MWK 0\.00/);
+        await page.click('main a.cancel');
+        await page.waitForURL(payment);
+        assert.match(await text(page, 'main'), /Already refunded MWK 250.00 of MWK 1,000.00/, 'Cancel refunds nothing');
+        assert.equal((await refunds().execute()).length, 1);
+
+        await page.click('button:text("Review the refund")');
+        assert.equal(page.url(), payment, 'the browser asks for an amount before anything is sent');
         await page.getByLabel('Amount to refund (MWK)').fill('5000');
-        await page.click('button:text("Refund")');
+        await page.click('button:text("Review the refund")');
         await page.waitForSelector('[role=alert]');
         assert.match(await text(page, '[role=alert]'), /must not be greater than 750/);
-        await assertAccessible(page, 'the refund form with its error');
-        await assertFitsEveryWidth(page, 'the refund form with its error');
+        await checkDashboardPage(page, 'the refund form with its error');
         assert.deepEqual(
           problems.filter((problem) => !/status of 422 /.test(problem)),
           [],

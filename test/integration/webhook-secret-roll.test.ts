@@ -202,14 +202,14 @@ for (const kind of DATABASE_KINDS) {
     });
   });
 
-  test(`upgrading to migration 0021 gives both modes of a merchant the secret it had (${kind})`, async () => {
+  test(`upgrading to migration 0023 gives both modes of a merchant the secret it had (${kind})`, async () => {
     const throwaway = freshDatabase(kind);
     const database = await openDatabase(throwaway.url);
     try {
       await migrateTo(database, '0020_team_invitations');
       const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
       const id = await insertOldMerchant(database.db, secret, START);
-      assert.ok((await migrateToLatest(database)).includes('0021_webhook_secrets_per_mode'));
+      assert.ok((await migrateToLatest(database)).includes('0023_webhook_secrets_per_mode'));
       const rows = await database.db
         .selectFrom('webhook_secrets')
         .selectAll()

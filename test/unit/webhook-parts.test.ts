@@ -113,6 +113,28 @@ test('a Signature-only webhook is refused by default and accepted with allowSign
   assert.throws(() => verifyWebhook(body, {}, SECRET, { allowSignatureOnly: true }), /No webhook signature/);
 });
 
+test("during a roll's overlap: a Standard Webhooks signature per secret, Signature the newest's; verifyWebhook takes either secret, or both", () => {
+  const OLD = 'whsec_T2xkU2VjcmV0T2xkU2VjcmV0T2xkU2VjcmV0';
+  const body = JSON.stringify({ event_type: 'api.refund', status: 'success' });
+  const now = 1_790_000_000_000;
+  const headers = signWebhook(body, [SECRET, OLD], 'msg_rolled', now / 1000);
+  const parts = headers['webhook-signature']!.split(' ');
+  assert.equal(parts.length, 2);
+  assert.deepEqual(parts, [
+    signWebhook(body, [SECRET], 'msg_rolled', now / 1000)['webhook-signature'],
+    signWebhook(body, [OLD], 'msg_rolled', now / 1000)['webhook-signature'],
+  ]);
+  assert.equal(headers.signature, signWebhook(body, [SECRET], 'msg_rolled', now / 1000).signature, 'the newest only');
+  for (const secret of [SECRET, OLD, [OLD, SECRET], ['whsec_other', SECRET]])
+    assert.equal(verifyWebhook(body, headers, secret, { now }).status, 'success', JSON.stringify(secret));
+  assert.throws(() => verifyWebhook(body, headers, 'whsec_other', { now }), /No webhook signature/);
+  assert.throws(() => verifyWebhook(body, headers, [], { now }), /No webhook signature/);
+
+  const legacy = { Signature: headers.signature! };
+  assert.throws(() => verifyWebhook(body, legacy, OLD, { allowSignatureOnly: true }), /No webhook signature/);
+  assert.equal(verifyWebhook(body, legacy, [OLD, SECRET], { allowSignatureOnly: true }).status, 'success');
+});
+
 test('a header set missing a part, or a timestamp that is not whole seconds, is refused', () => {
   const sentAt = 1_790_000_000_000;
   const { body, headers } = captured(sentAt);

@@ -92,7 +92,9 @@ export function registerPaymentDetailPages(
     const form = readRefundForm(request.body);
     const refused = (error: string) =>
       show(reply, page, payment.id, 422, { form: { amount: form.amount, reason: form.reason, error } });
-    const asked = payment.paid ? refundRequestOf(form, payment.paid) : { error: 'Only a successful payment can be refunded.' };
+    const asked = payment.paid
+      ? refundRequestOf(form, payment.paid)
+      : { error: 'Only a successful payment can be refunded.' };
     return { page, payment, form, asked, refused };
   }
 

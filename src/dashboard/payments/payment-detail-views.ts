@@ -7,13 +7,7 @@ import type { Balances } from '../../ledger/ledger-service.ts';
 import { factList, postButton, shell, statusBadge } from '../layout.ts';
 import { noticeBox } from '../../web/components.ts';
 import type { MerchantPage } from '../page-context.ts';
-import type {
-  DeliveryWithAttempts,
-  EmailRow,
-  EventRow,
-  LogLine,
-  PaymentHistory,
-} from './payment-detail-repository.ts';
+import type { DeliveryWithAttempts, EmailRow, EventRow, LogLine, PaymentHistory } from './payment-detail-repository.ts';
 import { methodOf, type PaymentSummary } from './payment-summary.ts';
 import { refundSection, type RefundFormState } from './refund-views.ts';
 

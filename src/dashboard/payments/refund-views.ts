@@ -82,7 +82,10 @@ export function renderRefundConfirmation(page: MerchantPage, { payment, preview,
     ['Reason', form.reason || 'None given'],
   ]);
   const balanceFacts = factList([
-    ['Taken from', `Your ${page.mode}-mode ${takenFrom.join(' and ')} ${takenFrom.length > 1 ? 'balances' : 'balance'}`],
+    [
+      'Taken from',
+      `Your ${page.mode}-mode ${takenFrom.join(' and ')} ${takenFrom.length > 1 ? 'balances' : 'balance'}`,
+    ],
     ['Collection balance now', money(balances.collectionMinor)],
     ['Collection balance after', html`<strong>${money(balances.collectionMinor - sources.fromCollection)}</strong>`],
     ['Main balance now', money(balances.mainMinor)],
