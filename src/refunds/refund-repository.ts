@@ -23,19 +23,40 @@ export async function insertRefund(trx: Db, refund: Insertable<RefundsTable>): P
 
 /**
  * Counts `amountMinor` more of a successful charge as given back, if that keeps the total within
- * what was paid: false otherwise. One conditional UPDATE, so of two refunds racing for the last
- * money one wins (it holds the row until its transaction ends on PostgreSQL; SQLite writes one
- * transaction at a time) and the other finds the total moved.
+ * what was paid: the new total, or null otherwise. One conditional UPDATE, so of two refunds
+ * racing for the last money one wins (it holds the row until its transaction ends on PostgreSQL;
+ * SQLite writes one transaction at a time) and the other finds the total moved.
  */
-export async function countRefunded(trx: Db, chargeRef: ChargeRef, amountMinor: number, now: number): Promise<boolean> {
-  const result = await trx
+export async function countRefunded(
+  trx: Db,
+  chargeRef: ChargeRef,
+  amountMinor: number,
+  now: number,
+): Promise<number | null> {
+  const row = await trx
     .updateTable('charges')
     .set({ refunded_minor: sql`refunded_minor + ${amountMinor}`, updated_at: now })
     .where('id', '=', chargeRef)
     .where('status', '=', 'success')
     .where(sql<boolean>`refunded_minor + ${amountMinor} <= amount_minor`)
+    .returning('refunded_minor')
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return row ? Number(row.refunded_minor) : null;
+}
+
+/**
+ * How much of a charge's fee its refunds give back, those that have not failed: read after
+ * `countRefunded` in the same transaction, which holds the charge's row, so no other refund of it
+ * changes this meanwhile.
+ */
+export async function feeReturnedOn(trx: Db, chargeRef: ChargeRef): Promise<number> {
+  const row = await trx
+    .selectFrom('refunds')
+    .select(sql<number>`coalesce(sum(fee_returned_minor), 0)`.as('returned'))
+    .where('charge_ref', '=', chargeRef)
+    .where('status', '!=', 'failed')
+    .executeTakeFirstOrThrow();
+  return Number(row.returned);
 }
 
 /** A merchant refund that failed gives its amount back to what may still be refunded. */
@@ -101,7 +122,8 @@ export function findDueRefunds(db: Db, now: number, limit: number): Promise<Refu
 /**
  * Takes the one right to hand a refund to its provider: true for the single caller that moved it
  * from "not handed over" to HANDING_OVER. `askAgainAt` is when it is asked about, should the
- * caller never record the provider's answer.
+ * caller never record the provider's answer. A refund waiting for its balance has nothing
+ * reserved, so it is never handed over.
  */
 export async function claimHandOver(db: Db, id: string, askAgainAt: number, now: number): Promise<boolean> {
   const result = await db
@@ -110,6 +132,89 @@ export async function claimHandOver(db: Db, id: string, askAgainAt: number, now:
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .where('provider_state', 'is', null)
+    .where('pending_reason', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Whose balance a refund draws on: the merchant's, in its mode and currency. */
+export type RefundLine = Pick<Refund, 'merchant_id' | 'mode' | 'currency'>;
+
+/**
+ * Whether a refund of the line is waiting for the balance, of those asked for before `before`
+ * (by time, then id) or of all when it is absent: waiting refunds go out in the order they were
+ * asked for.
+ */
+export async function waitingBefore(
+  db: Db,
+  line: RefundLine,
+  before?: Pick<Refund, 'created_at' | 'id'>,
+): Promise<boolean> {
+  let query = db
+    .selectFrom('refunds')
+    .select('id')
+    .where('merchant_id', '=', line.merchant_id)
+    .where('mode', '=', line.mode)
+    .where('pending_reason', 'is not', null)
+    .where('currency', '=', line.currency);
+  if (before)
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', before.created_at),
+        eb.and([eb('created_at', '=', before.created_at), eb('id', '<', before.id)]),
+      ]),
+    );
+  return (await query.limit(1).executeTakeFirst()) !== undefined;
+}
+
+const waitingRefunds = prepared((db, limit: number) =>
+  db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('pending_reason', 'is not', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit),
+);
+
+/** Refunds waiting for their balance, oldest first. */
+export function findWaitingRefunds(db: Db, limit: number): Promise<Refund[]> {
+  return waitingRefunds(db, limit);
+}
+
+/** A refund by its row id. */
+export function findRefundRow(db: Db, id: string): Promise<Refund | undefined> {
+  return db.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Ends a refund's wait, if it still waits for `reason`: it is due to be handed to its provider now,
+ * and its reasons (`pending_reasons`) become `reasons`. False when another process changed it first.
+ */
+export async function endWait(db: Db, id: string, reason: string, reasons: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('refunds')
+    .set({ pending_reason: null, pending_reasons: reasons, check_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('pending_reason', '=', reason)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Gives a waiting refund another reason, if it still waits for `from`; false when another process changed it first. */
+export async function changeWaitReason(
+  db: Db,
+  id: string,
+  change: { from: string; to: string; reasons: string },
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('refunds')
+    .set({ pending_reason: change.to, pending_reasons: change.reasons, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('pending_reason', '=', change.from)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -130,12 +235,16 @@ export async function recordHandedOver(
     .execute();
 }
 
-/** The pending refunds a callback may be about: the refund with this id, or those of the charge with this id. */
+/**
+ * The pending refunds a callback may be about: the refund with this id, or those of the charge
+ * with this id; not those waiting for their balance, which no provider has.
+ */
 export function findPendingRefundsAbout(db: Db, reference: string, mode: Refund['mode']): Promise<Refund[]> {
   return db
     .selectFrom('refunds')
     .selectAll()
     .where('status', '=', 'pending')
+    .where('pending_reason', 'is', null)
     .where('mode', '=', mode)
     .where((eb) => eb.or([eb('id', '=', reference), eb('charge_ref', '=', asChargeRef(reference))]))
     .execute();

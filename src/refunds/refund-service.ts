@@ -7,7 +7,9 @@ import type { Clock } from '../shared/clock.ts';
 import {
   completeRefund,
   holdForRefund,
-  InsufficientFunds,
+  merchantBalances,
+  refundableBalance,
+  refundFromBalance,
   releaseRefund,
   reserveRefund,
   type Movement,
@@ -22,18 +24,26 @@ import { ids } from '../shared/ids.ts';
 import { moneyText, toMajor, toMinor } from '../shared/money.ts';
 import { emitRefundOutcome } from './refund-events.ts';
 import {
+  changeWaitReason,
   claimHandOver,
   countRefunded,
+  endWait,
+  feeReturnedOn,
   finalizeRefund,
-  flagRefundForReview,
   findRefund,
+  findRefundRow,
+  findWaitingRefunds,
+  flagRefundForReview,
   insertRefund,
   listRefunds,
   recordHandedOver,
   uncountRefunded,
+  waitingBefore,
   type Refund,
+  type RefundLine,
   type RefundWithCharge,
 } from './refund-repository.ts';
+import { closedReasons, withReason } from './pending-reasons.ts';
 
 export interface RefundDeps {
   db: Kysely<DB>;
@@ -43,6 +53,8 @@ export interface RefundDeps {
   clock: Clock;
   /** The gateway's time zone, for the times refund receipts show. */
   timeZone: string;
+  /** REFUND_RETURNS_FEE: a merchant refund gives back the payment fee's share of what it refunds (`feeShareOf`). */
+  refundReturnsFee: boolean;
 }
 
 /** How long a refund handed to its provider waits for the provider's answer before it is asked about. */
@@ -51,16 +63,24 @@ const HAND_OVER_RECOVERY_MS = 60_000;
 const LATEST_REFUNDS = 100;
 
 const movementOf = (
-  refund: Pick<Refund, 'merchant_id' | 'mode' | 'currency' | 'amount_minor'>,
+  refund: Pick<Refund, 'merchant_id' | 'mode' | 'currency' | 'amount_minor' | 'fee_returned_minor'>,
   reference: string,
 ): Movement => ({
   merchantId: refund.merchant_id,
   mode: refund.mode,
   currency: refund.currency,
   amountMinor: refund.amount_minor,
-  feeMinor: 0,
+  feeMinor: refund.fee_returned_minor,
   reference,
 });
+
+/** Why a refund waits when earlier refunds of its merchant wait: they go out first. */
+export const BEHIND_EARLIER_REFUNDS =
+  'Earlier refunds are waiting for the balance: this one goes out after them, when incoming money covers it.';
+
+/** Why a refund waits when it is first in line and the balance holds less than it takes. */
+export const balanceShort = (refund: Pick<Refund, 'currency' | 'amount_minor' | 'fee_returned_minor'>): string =>
+  `The balance does not cover the ${moneyText(refund.currency, refundFromBalance({ amountMinor: refund.amount_minor, feeMinor: refund.fee_returned_minor }))} this refund takes from it yet: it goes out when incoming money covers it.`;
 
 function newRefund(
   charge: Charge,
@@ -83,6 +103,9 @@ function newRefund(
     failure_reason: null,
     provider_state: null,
     review_reason: null,
+    fee_returned_minor: 0,
+    pending_reason: null,
+    pending_reasons: null,
     check_at: now,
     callback_asked_at: null,
     created_at: now,
@@ -105,7 +128,7 @@ export async function refundUncountedPayment(
   now: number,
 ): Promise<Refund> {
   const refund = newRefund(charge, 'uncounted', charge.amount_minor, reason, now);
-  if (!(await countRefunded(trx, charge.id, refund.amount_minor, now)))
+  if ((await countRefunded(trx, charge.id, refund.amount_minor, now)) === null)
     throw new Error(`uncounted charge ${charge.id} could not be counted as refunded`);
   await holdForRefund(trx, movementOf(refund, charge.id), now);
   await insertRefund(trx, refund);
@@ -147,12 +170,14 @@ class RefundedMeanwhile extends Error {}
 /**
  * A refund the merchant asks for (docs/integrate/api-reference.md#refunds), of all that is left of a successful payment or
  * of part of it. In one transaction: the amount is counted on the charge (never beyond what was
- * paid, whatever runs at the same time), taken from the merchant's balance into `refunds_due`,
- * and the refund recorded; a refusal (too much, not enough balance) leaves nothing. The settler
- * then hands it to the provider.
+ * paid, whatever runs at the same time), the fee's share it gives back is worked out
+ * (`feeShareOf`), and the refund is recorded, either with what it takes from the merchant's
+ * balance moved to `refunds_due`, or, when the balance cannot cover that or earlier refunds wait
+ * for it, waiting with its reason and nothing reserved (`releaseCoveredRefunds` moves it on). It
+ * is never refused for the balance. The settler then hands it to the provider.
  */
 export async function refundPayment(
-  { db, transact, clock }: Pick<RefundDeps, 'db' | 'transact' | 'clock'>,
+  { db, transact, clock, refundReturnsFee }: Pick<RefundDeps, 'db' | 'transact' | 'clock' | 'refundReturnsFee'>,
   owner: Principal,
   target: RefundTarget,
   request: RefundRequest,
@@ -164,27 +189,66 @@ export async function refundPayment(
     refuseOtherCurrency(charge, request.currency);
     const amountMinor = request.amount === undefined ? leftToRefund(charge) : toMinor(request.amount);
     refuseBeyond(charge, amountMinor);
-    const refund = newRefund(charge, 'merchant', amountMinor, request.reason ?? null, now);
+    const asked = newRefund(charge, 'merchant', amountMinor, request.reason ?? null, now);
     try {
-      await transact(async (trx) => {
-        if (!(await countRefunded(trx, charge.id, amountMinor, now))) throw new RefundedMeanwhile();
-        await reserveRefund(trx, movementOf(refund, refund.id), now);
-        await insertRefund(trx, refund);
+      const refund = await transact(async (trx) => {
+        const refunded = await countRefunded(trx, charge.id, amountMinor, now);
+        if (refunded === null) throw new RefundedMeanwhile();
+        const fee = refundReturnsFee ? await feeShareOf(trx, charge, amountMinor, refunded) : 0;
+        const priced = { ...asked, fee_returned_minor: fee };
+        const wait = await whyWait(trx, priced, now);
+        if (wait === null) await reserveRefund(trx, movementOf(priced, priced.id), now);
+        const made: Refund =
+          wait === null
+            ? priced
+            : { ...priced, check_at: null, pending_reason: wait, pending_reasons: withReason(null, wait, now) };
+        await insertRefund(trx, made);
         await logOnPayment(
           trx,
           charge,
-          `Refund ${refund.refund_id} of ${moneyText(refund.currency, refund.amount_minor)} requested${refund.reason ? `: ${refund.reason}` : ''}`,
+          `Refund ${made.refund_id} of ${moneyText(made.currency, made.amount_minor)} requested${made.reason ? `: ${made.reason}` : ''}`,
           now,
         );
-        await alongside?.(trx, { ...refund, charge_id: charge.charge_id });
+        if (wait !== null) await logOnPayment(trx, charge, `Refund ${made.refund_id} waits: ${wait}`, now);
+        await alongside?.(trx, { ...made, charge_id: charge.charge_id });
+        return made;
       });
       return { ...refund, charge_id: charge.charge_id };
     } catch (error) {
-      if (error instanceof InsufficientFunds)
-        throw ApiError.field('amount', 'The refund exceeds the available balance.');
       if (!(error instanceof RefundedMeanwhile)) throw error;
     }
   }
+}
+
+/**
+ * The payment fee's share a refund gives back: the fee's share of all that is refunded of the
+ * payment once this refund is counted (`refundedMinor`), rounded down to the minor unit, less what
+ * its other refunds (those not failed) give back; never below nothing, never above the refund. So
+ * each part of a payment refunded in several gives back at most its own share, and the part that
+ * completes the whole brings the total to the fee exactly.
+ */
+async function feeShareOf(
+  trx: Kysely<DB>,
+  charge: Charge,
+  amountMinor: number,
+  refundedMinor: number,
+): Promise<number> {
+  if (charge.fee_minor === 0) return 0;
+  // BigInt: a fee times an amount in minor units can pass 2^53.
+  const share = Number((BigInt(charge.fee_minor) * BigInt(refundedMinor)) / BigInt(charge.amount_minor));
+  return Math.min(amountMinor, Math.max(0, share - (await feeReturnedOn(trx, charge.id))));
+}
+
+/**
+ * Why a merchant refund must wait for its balance, or null when it can be reserved now. The
+ * balance is read locked, so the answer holds until the transaction ends; refunds go out in the
+ * order they were asked for, so one waits behind any earlier refund still waiting, whatever the
+ * balance holds, and the oldest waiting refund is covered first.
+ */
+async function whyWait(trx: Kysely<DB>, refund: Refund, now: number): Promise<string | null> {
+  const available = await refundableBalance(trx, movementOf(refund, refund.id), now);
+  if (await waitingBefore(trx, refund)) return BEHIND_EARLIER_REFUNDS;
+  return available >= refundFromBalance(movementOf(refund, refund.id)) ? null : balanceShort(refund);
 }
 
 /** What is left of a paid charge to refund, in minor units. */
@@ -277,6 +341,7 @@ export async function refundsOf(
  * there first), otherwise asks the provider how it went and records a final answer.
  */
 export async function advanceRefund(deps: RefundDeps, refund: Refund, now: number): Promise<void> {
+  if (refund.pending_reason !== null) return;
   const provider = deps.providerFor(refund.mode);
   const charge = await findCharge(deps.db, refund.charge_ref);
   if (!charge) return;
@@ -296,6 +361,91 @@ export async function advanceRefund(deps: RefundDeps, refund: Refund, now: numbe
   const answer = await provider.syncRefund(refund, charge, now);
   if (answer?.status === 'pending') return keepAskingAboutRefund(deps, refund, charge, answer, now);
   if (answer) await finishRefund(deps, refund, answer, now);
+}
+
+/**
+ * Moves waiting refunds on whose balance now covers them (the settler, every round): for each
+ * merchant, mode and currency, oldest first, each goes out in a transaction of its own that reads
+ * the balance locked and reserves it, so two waiting refunds are never released by the same money
+ * and a request or payout deciding at the same moment waits for the answer. The first the balance
+ * cannot cover stops its line, so a later, smaller refund does not overtake it; it is told why
+ * once it is first. The balance is read unlocked first, so a round where nothing changed writes
+ * nothing. Answers how many went out.
+ */
+export async function releaseCoveredRefunds(deps: RefundDeps, limit: number): Promise<number> {
+  const stopped = new Set<string>();
+  let released = 0;
+  for (const refund of await findWaitingRefunds(deps.db, limit)) {
+    const line = `${refund.merchant_id} ${refund.mode} ${refund.currency}`;
+    if (stopped.has(line)) continue;
+    const now = deps.clock.now();
+    const available = await refundableBalanceNow(deps.db, refund);
+    const outcome =
+      available >= refundFromBalance(movementOf(refund, refund.id))
+        ? await releaseWaitingRefund(deps, refund, now)
+        : await tellFirstInLine(deps, refund, now);
+    if (outcome === 'released') released += 1;
+    if (outcome !== 'released' && outcome !== 'gone') stopped.add(line);
+  }
+  return released;
+}
+
+/** The balance a waiting refund could draw on, read without a lock: only whether to try. */
+async function refundableBalanceNow(db: Kysely<DB>, refund: RefundLine): Promise<number> {
+  const { mainMinor, collectionMinor } = await merchantBalances(db, refund.merchant_id, refund.mode, refund.currency);
+  return mainMinor + collectionMinor;
+}
+
+/**
+ * `released`: the refund went out; `gone`: it no longer waits (another process moved it on), so
+ * its line goes on; `waits`: it still waits, and so does its line.
+ */
+type WaitOutcome = 'released' | 'gone' | 'waits';
+
+/**
+ * A waiting refund, first in its line, that the balance seemed to cover: with the balance locked,
+ * it is read again and, if it still waits, is first, and is covered, what it takes from the
+ * balance is reserved and it is due to be handed to its provider at once.
+ */
+function releaseWaitingRefund(deps: RefundDeps, seen: Refund, now: number): Promise<WaitOutcome> {
+  return deps.transact(async (trx) => {
+    const available = await refundableBalance(trx, movementOf(seen, seen.id), now);
+    const refund = await findRefundRow(trx, seen.id);
+    if (!refund || refund.pending_reason === null) return 'gone';
+    if (await waitingBefore(trx, refund, refund)) return 'waits';
+    if (available < refundFromBalance(movementOf(refund, refund.id))) return 'waits';
+    if (!(await endWait(trx, refund.id, refund.pending_reason, closedReasons(refund.pending_reasons, now), now)))
+      return 'gone';
+    await reserveRefund(trx, movementOf(refund, refund.id), now);
+    const charge = (await findCharge(trx, refund.charge_ref))!;
+    await logOnPayment(trx, charge, `Refund ${refund.refund_id} no longer waits: the balance covers it`, now);
+    return 'released';
+  });
+}
+
+/**
+ * A waiting refund, first in its line, that the balance does not cover: if it was waiting behind
+ * earlier refunds, which have gone out, its reason becomes the balance's (once).
+ */
+async function tellFirstInLine(deps: RefundDeps, seen: Refund, now: number): Promise<WaitOutcome> {
+  if (seen.pending_reason !== BEHIND_EARLIER_REFUNDS) return 'waits';
+  return deps.transact(async (trx) => {
+    await refundableBalance(trx, movementOf(seen, seen.id), now);
+    const refund = await findRefundRow(trx, seen.id);
+    if (!refund || refund.pending_reason === null) return 'gone';
+    if (refund.pending_reason !== BEHIND_EARLIER_REFUNDS || (await waitingBefore(trx, refund, refund))) return 'waits';
+    const reason = balanceShort(refund);
+    const change = {
+      from: refund.pending_reason,
+      to: reason,
+      reasons: withReason(refund.pending_reasons, reason, now),
+    };
+    if (await changeWaitReason(trx, refund.id, change, now)) {
+      const charge = (await findCharge(trx, refund.charge_ref))!;
+      await logOnPayment(trx, charge, `Refund ${refund.refund_id} waits: ${reason}`, now);
+    }
+    return 'waits';
+  });
 }
 
 /** As for a charge: no final answer yet, so the refund is asked about again later, and flagged for review once the provider says so. */

@@ -191,7 +191,11 @@ for (const kind of DATABASE_KINDS) {
       const [refund] = await refundRows(paid);
       assert.equal(refund?.amount_minor, 400_00);
       assert.equal(posted.location, `/dashboard/payments/${id}?refunded=${refund.refund_id}`);
-      assert.equal(await collection(), balanceBefore - 400_00);
+      assert.equal(
+        await collection(),
+        balanceBefore - (400_00 - 12_00),
+        "the refund less its share of the payment's fee (3 % of 400), which is given back (REFUND_RETURNS_FEE)",
+      );
       const audit = await auditRows('refund.create');
       assert.deepEqual(
         audit.map((row) => row.subject),

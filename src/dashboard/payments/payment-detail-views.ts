@@ -160,6 +160,7 @@ function refundSection(view: PaymentPageView): SafeHtml {
   const refunded = paid ? paid.refunded_minor : 0;
   const lines = [
     html`<p>Already refunded ${moneyText(payment.currency, refunded)} of ${moneyText(payment.currency, payment.amountMinor)}.</p>`,
+    waitingRefunds(view.refunds),
     html`<dl class="facts balance"><dt>Collection balance</dt><dd>${moneyText(payment.currency, balances.collectionMinor)}</dd><dt>Main balance</dt><dd>${moneyText(payment.currency, balances.mainMinor)}</dd></dl>`,
   ];
   const left = paid ? leftToRefund(paid) : 0;
@@ -174,9 +175,20 @@ ${errorBox(form.error)}
 ${csrfField(page.csrf)}
 <label>Amount to refund (${payment.currency})<span class="hint">At most ${formatMoneyText(left)}, what is left; whole amounts, or all that is left.</span><input type="text" inputmode="decimal" name="amount" value="${form.amount}" required></label>
 <label>Reason<span class="hint">Optional; kept with the refund.</span><input type="text" name="reason" maxlength="500" value="${form.reason}"></label>
-<p class="warning">Refunds cannot be undone: the money leaves your balance now and goes back to the customer.</p>
+<p class="warning">Refunds cannot be undone: the money leaves your balance now (or, if the balance cannot cover it, as soon as incoming money does) and goes back to the customer.</p>
 <div class="actions"><button type="submit" class="danger">Refund</button></div>
 </form>`;
+}
+
+/** The payment's refunds that wait for the balance, each with why: what the merchant may want to act on. */
+function waitingRefunds(refunds: RefundWithCharge[]): SafeHtml | null {
+  const waiting = refunds.filter((refund) => refund.pending_reason !== null);
+  if (waiting.length === 0) return null;
+  const items = waiting.map(
+    (refund) =>
+      html`<li><strong>Refund ${refund.refund_id}</strong> of ${moneyText(refund.currency, refund.amount_minor)} waits: ${refund.pending_reason}</li>`,
+  );
+  return html`<div class="warning waiting-refunds"><p>Waiting for the balance:</p><ul>${items}</ul></div>`;
 }
 
 /** Minor units as a plain major amount to type: `1000`, or `1000.50`. */
@@ -226,7 +238,8 @@ const logEntry = (line: LogLine) => html`<strong>Log</strong> ${line.message}`;
 function refundEntry(refund: RefundWithCharge): SafeHtml {
   const why = refund.reason && html` · ${refund.reason}`;
   const failure = refund.failure_reason && `: ${refund.failure_reason}`;
-  return html`<strong>Refund ${refund.refund_id}</strong> of ${moneyText(refund.currency, refund.amount_minor)} ${statusBadge(refund.status)}${failure}${why}`;
+  const waits = refund.pending_reason && `: waits for the balance`;
+  return html`<strong>Refund ${refund.refund_id}</strong> of ${moneyText(refund.currency, refund.amount_minor)} ${statusBadge(refund.status)}${failure}${waits}${why}`;
 }
 
 const RECEIPTS: Record<string, string> = {
