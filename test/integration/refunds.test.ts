@@ -1,21 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { verifyWebhook } from 'lipira';
-import { loadConfig } from '../../src/config.ts';
 import { settleCollections } from '../../src/ledger/ledger-service.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
-import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
-import { paymentDeps } from '../../src/payment-deps.ts';
 import type { Mode } from '../../src/shared/ids.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { lipira, type CliResult } from '../helpers/cli.ts';
-import { recordDirectPayment } from '../helpers/direct-charges.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
-import { currentBody, TIMESTAMP, uniqueRef } from '../helpers/fixtures.ts';
-import { call, refusedKeyBody, useTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
+import { currentBody, TIMESTAMP } from '../helpers/fixtures.ts';
+import { call, refusedKeyBody, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
 import {
   accountMinor,
-  AIRTEL_REF,
   attemptChargeIds,
   chargeBody,
   details,
@@ -33,6 +28,13 @@ import {
 } from '../helpers/mobile-money.ts';
 import { payByCard, payByMobileMoney } from '../helpers/payments.ts';
 import type { Receiver } from '../helpers/receiver.ts';
+import {
+  paidCharge as paidChargeOf,
+  paidLiveCharge,
+  refundEnded,
+  refundRoutes,
+  reserveOf as reserveOfRefund,
+} from '../helpers/refunds.ts';
 
 /** The refund as merchants read it (docs/integrate/api-reference.md#refunds). */
 const REFUND_KEYS = [
@@ -66,27 +68,9 @@ for (const kind of DATABASE_KINDS) {
     after(() => Promise.all(receivers.map((receiver) => receiver.close())));
     const db = () => ctx.gw.gateway.database.db;
 
-    const refund = (key: string | null, body: unknown) => call(ctx.gw.url, '/refunds', { key, body });
-    const cardRefund = (key: string | null, chargeId: string, body?: unknown) =>
-      call(ctx.gw.url, `/charge-card/refund/${chargeId}`, { key, method: 'POST', ...(body !== undefined && { body }) });
-    const readRefund = (key: string | null, refundId: string) => call(ctx.gw.url, `/refunds/${refundId}`, { key });
-    const listRefunds = (key: string | null, query = '') => call(ctx.gw.url, `/refunds${query}`, { key });
+    const { refund, cardRefund, readRefund, listRefunds } = refundRoutes(ctx);
     const verifySession = (key: string, txRef: string) => call(ctx.gw.url, `/verify-payment/${txRef}`, { key });
-
-    /** A direct mobile money charge of `amount`, settled at once as successful; its collection (net of the 3 % fee) stays in the collection balance. */
-    async function paidCharge(
-      merchant: MerchantCredentials,
-      amount = 1000,
-      overrides: Record<string, unknown> = {},
-    ): Promise<string> {
-      const body = chargeBody({ amount, ...overrides });
-      assert.equal((await initializeCharge(ctx.gw, merchant.test_secret_key, body)).status, 201);
-      assert.equal(
-        (await verify(ctx.gw, merchant.test_secret_key, String(body.charge_id), 'success')).body.data.status,
-        'success',
-      );
-      return String(body.charge_id);
-    }
+    const paidCharge = (merchant: MerchantCredentials, amount = 1000) => paidChargeOf(ctx.gw, merchant, amount);
 
     /** A checkout card attempt left waiting for its one-time code: a charge that stays pending whatever the settler does; its charge_id. */
     async function cardWaitingForItsCode(merchant: MerchantCredentials): Promise<string> {
@@ -103,31 +87,8 @@ for (const kind of DATABASE_KINDS) {
       return new URL(posted.location!).pathname.split('/').pop()!;
     }
 
-    /** Waits until the settler has ended the refund; answers it as GET /refunds/{id} shows it. */
-    async function ended(key: string, refundId: string): Promise<Record<string, unknown>> {
-      return eventually(`refund ${refundId} to end`, async () => {
-        const res = await readRefund(key, refundId);
-        assert.equal(res.status, 200, res.text);
-        return res.body.data.status === 'pending' ? null : res.body.data;
-      });
-    }
-
-    /**
-     * What the refund's reserve took from each of the merchant's accounts and set aside, by kind:
-     * read from the ledger, so that it holds however soon the settler completes or fails the refund.
-     */
-    async function reserveOf(refundId: string): Promise<Record<string, number>> {
-      const rows = await db()
-        .selectFrom('ledger_entries')
-        .innerJoin('ledger_transactions', 'ledger_transactions.id', 'ledger_entries.transaction_id')
-        .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
-        .innerJoin('refunds', 'refunds.id', 'ledger_transactions.reference')
-        .select(['ledger_accounts.kind', 'ledger_entries.amount_minor'])
-        .where('ledger_transactions.kind', '=', 'refund_reserve')
-        .where('refunds.refund_id', '=', refundId)
-        .execute();
-      return Object.fromEntries(rows.map((row) => [row.kind, Number(row.amount_minor)]));
-    }
+    const ended = (key: string, refundId: string) => refundEnded(ctx.gw, key, refundId);
+    const reserveOf = (refundId: string) => reserveOfRefund(ctx.gw, refundId);
 
     const refundRows = (merchantId: string) =>
       db().selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).execute();
@@ -836,33 +797,4 @@ for (const kind of DATABASE_KINDS) {
 function field400(res: ApiResponse, name: string): void {
   assert.equal(res.status, 400, res.text);
   assert.deepEqual(Object.keys(res.body.message), [name]);
-}
-
-/**
- * A live mobile money charge that succeeded, recorded through the payment services (the sandbox
- * takes only test keys and no live operator is connected in this build); answers its charge_id.
- */
-async function paidLiveCharge(gw: TestGateway, merchant: MerchantCredentials, amount: number): Promise<string> {
-  const request = {
-    mobile: TEST_NUMBERS.airtelSuccess,
-    mobile_money_operator_ref_id: AIRTEL_REF,
-    amount,
-    charge_id: uniqueRef('live'),
-    email: 'jane@example.com',
-    first_name: 'Jane',
-    last_name: 'Banda',
-  };
-  const charge = await recordDirectPayment(gw.gateway.database, { merchantId: merchant.id, mode: 'live' }, request);
-  assert.ok(
-    await completeDirectCharge(
-      paymentDeps(loadConfig({}), gw.gateway.database),
-      charge,
-      {
-        status: 'success',
-        transId: `live-${charge.ref_id}`,
-      },
-      Date.now(),
-    ),
-  );
-  return request.charge_id;
 }
