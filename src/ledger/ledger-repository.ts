@@ -202,6 +202,13 @@ export async function balanceOf(db: Db, key: AccountKey): Promise<number> {
   return row?.balance_minor ?? 0;
 }
 
+/**
+ * A merchant's collection and main balances together (what a refund may draw on), as a subquery
+ * for another room's query: `owner`, `mode` and `currency` are column references of that query.
+ */
+export const spendableBalanceOf = (owner: string, mode: string, currency: string) =>
+  sql<number>`(select coalesce(sum(balance_minor), 0) from ledger_accounts where owner = ${sql.ref(owner)} and mode = ${sql.ref(mode)} and currency = ${sql.ref(currency)} and kind in ('collection', 'main'))`;
+
 /** Merchant collection accounts holding money, of one mode or of both, for settlement. */
 export function collectionsToSettle(
   db: Db,

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DB, RefundsTable } from '../db/schema.ts';
 import { prepared } from '../db/prepared.ts';
+import { spendableBalanceOf } from '../ledger/ledger-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import type { Outcome } from '../connectors/provider.ts';
 import { asChargeRef, type ChargeRef } from '../shared/ids.ts';
@@ -167,19 +168,55 @@ export async function waitingBefore(
   return (await query.limit(1).executeTakeFirst()) !== undefined;
 }
 
-const waitingRefunds = prepared((db, limit: number) =>
-  db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('pending_reason', 'is not', null)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(limit),
-);
+/** A waiting refund, with the balance its merchant could give it when it was read. */
+export type WaitingRefund = Refund & { spendable: number };
 
-/** Refunds waiting for their balance, oldest first. */
-export function findWaitingRefunds(db: Db, limit: number): Promise<Refund[]> {
-  return waitingRefunds(db, limit);
+/**
+ * The waiting refunds first in their line (no earlier refund of the merchant, mode and currency
+ * waits) that the settler can move on: those the balance, read as it stands, covers, and those
+ * still waiting for the reason `behind` (behind earlier refunds, which have gone). Only these, so
+ * that lines the balance does not cover cost a look at the partial index and nothing more, and
+ * never keep others from their turn; oldest first.
+ */
+export function findMovableWaitingRefunds(db: Db, behind: string, limit: number): Promise<WaitingRefund[]> {
+  const spendable = spendableBalanceOf('refunds.merchant_id', 'refunds.mode', 'refunds.currency');
+  return db
+    .selectFrom('refunds')
+    .selectAll('refunds')
+    .select(spendable.as('spendable'))
+    .where('refunds.pending_reason', 'is not', null)
+    .where(({ eb, exists, not, selectFrom }) =>
+      eb.and([
+        not(
+          exists(
+            selectFrom('refunds as earlier')
+              .select('earlier.id')
+              .whereRef('earlier.merchant_id', '=', 'refunds.merchant_id')
+              .whereRef('earlier.mode', '=', 'refunds.mode')
+              .whereRef('earlier.currency', '=', 'refunds.currency')
+              .where('earlier.pending_reason', 'is not', null)
+              .where((inner) =>
+                inner.or([
+                  inner('earlier.created_at', '<', inner.ref('refunds.created_at')),
+                  inner.and([
+                    inner('earlier.created_at', '=', inner.ref('refunds.created_at')),
+                    inner('earlier.id', '<', inner.ref('refunds.id')),
+                  ]),
+                ]),
+              ),
+          ),
+        ),
+        eb.or([
+          eb('refunds.pending_reason', '=', behind),
+          eb(spendable, '>=', sql<number>`refunds.amount_minor - refunds.fee_returned_minor`),
+        ]),
+      ]),
+    )
+    .orderBy('refunds.created_at')
+    .orderBy('refunds.id')
+    .limit(limit)
+    .execute()
+    .then((rows) => rows.map((row) => ({ ...row, spendable: Number(row.spendable) })));
 }
 
 /** A refund by its row id. */

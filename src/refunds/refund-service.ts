@@ -4,16 +4,7 @@ import { findSessionByTxRef } from '../core/session-repository.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
 import type { Clock } from '../shared/clock.ts';
-import {
-  completeRefund,
-  holdForRefund,
-  merchantBalances,
-  refundableBalance,
-  refundFromBalance,
-  releaseRefund,
-  reserveRefund,
-  type Movement,
-} from '../ledger/ledger-service.ts';
+import { completeRefund, holdForRefund, releaseRefund, reserveRefund } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { findCharge, findChargeByChargeId, type Charge } from '../core/charge-repository.ts';
@@ -24,26 +15,23 @@ import { ids } from '../shared/ids.ts';
 import { moneyText, toMajor, toMinor } from '../shared/money.ts';
 import { emitRefundOutcome } from './refund-events.ts';
 import {
-  changeWaitReason,
   claimHandOver,
   countRefunded,
-  endWait,
   feeReturnedOn,
   finalizeRefund,
   findRefund,
-  findRefundRow,
-  findWaitingRefunds,
   flagRefundForReview,
   insertRefund,
   listRefunds,
   recordHandedOver,
   uncountRefunded,
-  waitingBefore,
   type Refund,
-  type RefundLine,
   type RefundWithCharge,
 } from './refund-repository.ts';
-import { closedReasons, withReason } from './pending-reasons.ts';
+import { logOnPayment } from './payment-log.ts';
+import { withReason } from './pending-reasons.ts';
+import { movementOf } from './refund-movement.ts';
+import { whyWait } from './refund-waits.ts';
 
 export interface RefundDeps {
   db: Kysely<DB>;
@@ -61,26 +49,6 @@ export interface RefundDeps {
 const HAND_OVER_RECOVERY_MS = 60_000;
 /** What a list of refunds shows when it names no charge or payment: the newest this many. */
 const LATEST_REFUNDS = 100;
-
-const movementOf = (
-  refund: Pick<Refund, 'merchant_id' | 'mode' | 'currency' | 'amount_minor' | 'fee_returned_minor'>,
-  reference: string,
-): Movement => ({
-  merchantId: refund.merchant_id,
-  mode: refund.mode,
-  currency: refund.currency,
-  amountMinor: refund.amount_minor,
-  feeMinor: refund.fee_returned_minor,
-  reference,
-});
-
-/** Why a refund waits when earlier refunds of its merchant wait: they go out first. */
-export const BEHIND_EARLIER_REFUNDS =
-  'Earlier refunds are waiting for the balance: this one goes out after them, when incoming money covers it.';
-
-/** Why a refund waits when it is first in line and the balance holds less than it takes. */
-export const balanceShort = (refund: Pick<Refund, 'currency' | 'amount_minor' | 'fee_returned_minor'>): string =>
-  `The balance does not cover the ${moneyText(refund.currency, refundFromBalance({ amountMinor: refund.amount_minor, feeMinor: refund.fee_returned_minor }))} this refund takes from it yet: it goes out when incoming money covers it.`;
 
 function newRefund(
   charge: Charge,
@@ -239,18 +207,6 @@ async function feeShareOf(
   return Math.min(amountMinor, Math.max(0, share - (await feeReturnedOn(trx, charge.id))));
 }
 
-/**
- * Why a merchant refund must wait for its balance, or null when it can be reserved now. The
- * balance is read locked, so the answer holds until the transaction ends; refunds go out in the
- * order they were asked for, so one waits behind any earlier refund still waiting, whatever the
- * balance holds, and the oldest waiting refund is covered first.
- */
-async function whyWait(trx: Kysely<DB>, refund: Refund, now: number): Promise<string | null> {
-  const available = await refundableBalance(trx, movementOf(refund, refund.id), now);
-  if (await waitingBefore(trx, refund)) return BEHIND_EARLIER_REFUNDS;
-  return available >= refundFromBalance(movementOf(refund, refund.id)) ? null : balanceShort(refund);
-}
-
 /** What is left of a paid charge to refund, in minor units. */
 export const leftToRefund = (charge: Pick<Charge, 'amount_minor' | 'refunded_minor'>): number =>
   charge.amount_minor - charge.refunded_minor;
@@ -298,12 +254,6 @@ async function refundableCharge(
   if (cardOnly && charge.channel !== 'card')
     throw ApiError.field('charge_id', 'This payment was not made by card: refund it with POST /refunds.');
   return charge;
-}
-
-/** A refund's log on its payment: the charge's, and the checkout session's it paid, which verification shows. */
-async function logOnPayment(trx: Kysely<DB>, charge: Charge, message: string, now: number): Promise<void> {
-  await addLog(trx, charge.id, message, now);
-  if (charge.session_id) await addLog(trx, charge.session_id, message, now);
 }
 
 /** One refund of the merchant's, in the key's mode. */
@@ -361,91 +311,6 @@ export async function advanceRefund(deps: RefundDeps, refund: Refund, now: numbe
   const answer = await provider.syncRefund(refund, charge, now);
   if (answer?.status === 'pending') return keepAskingAboutRefund(deps, refund, charge, answer, now);
   if (answer) await finishRefund(deps, refund, answer, now);
-}
-
-/**
- * Moves waiting refunds on whose balance now covers them (the settler, every round): for each
- * merchant, mode and currency, oldest first, each goes out in a transaction of its own that reads
- * the balance locked and reserves it, so two waiting refunds are never released by the same money
- * and a request or payout deciding at the same moment waits for the answer. The first the balance
- * cannot cover stops its line, so a later, smaller refund does not overtake it; it is told why
- * once it is first. The balance is read unlocked first, so a round where nothing changed writes
- * nothing. Answers how many went out.
- */
-export async function releaseCoveredRefunds(deps: RefundDeps, limit: number): Promise<number> {
-  const stopped = new Set<string>();
-  let released = 0;
-  for (const refund of await findWaitingRefunds(deps.db, limit)) {
-    const line = `${refund.merchant_id} ${refund.mode} ${refund.currency}`;
-    if (stopped.has(line)) continue;
-    const now = deps.clock.now();
-    const available = await refundableBalanceNow(deps.db, refund);
-    const outcome =
-      available >= refundFromBalance(movementOf(refund, refund.id))
-        ? await releaseWaitingRefund(deps, refund, now)
-        : await tellFirstInLine(deps, refund, now);
-    if (outcome === 'released') released += 1;
-    if (outcome !== 'released' && outcome !== 'gone') stopped.add(line);
-  }
-  return released;
-}
-
-/** The balance a waiting refund could draw on, read without a lock: only whether to try. */
-async function refundableBalanceNow(db: Kysely<DB>, refund: RefundLine): Promise<number> {
-  const { mainMinor, collectionMinor } = await merchantBalances(db, refund.merchant_id, refund.mode, refund.currency);
-  return mainMinor + collectionMinor;
-}
-
-/**
- * `released`: the refund went out; `gone`: it no longer waits (another process moved it on), so
- * its line goes on; `waits`: it still waits, and so does its line.
- */
-type WaitOutcome = 'released' | 'gone' | 'waits';
-
-/**
- * A waiting refund, first in its line, that the balance seemed to cover: with the balance locked,
- * it is read again and, if it still waits, is first, and is covered, what it takes from the
- * balance is reserved and it is due to be handed to its provider at once.
- */
-function releaseWaitingRefund(deps: RefundDeps, seen: Refund, now: number): Promise<WaitOutcome> {
-  return deps.transact(async (trx) => {
-    const available = await refundableBalance(trx, movementOf(seen, seen.id), now);
-    const refund = await findRefundRow(trx, seen.id);
-    if (!refund || refund.pending_reason === null) return 'gone';
-    if (await waitingBefore(trx, refund, refund)) return 'waits';
-    if (available < refundFromBalance(movementOf(refund, refund.id))) return 'waits';
-    if (!(await endWait(trx, refund.id, refund.pending_reason, closedReasons(refund.pending_reasons, now), now)))
-      return 'gone';
-    await reserveRefund(trx, movementOf(refund, refund.id), now);
-    const charge = (await findCharge(trx, refund.charge_ref))!;
-    await logOnPayment(trx, charge, `Refund ${refund.refund_id} no longer waits: the balance covers it`, now);
-    return 'released';
-  });
-}
-
-/**
- * A waiting refund, first in its line, that the balance does not cover: if it was waiting behind
- * earlier refunds, which have gone out, its reason becomes the balance's (once).
- */
-async function tellFirstInLine(deps: RefundDeps, seen: Refund, now: number): Promise<WaitOutcome> {
-  if (seen.pending_reason !== BEHIND_EARLIER_REFUNDS) return 'waits';
-  return deps.transact(async (trx) => {
-    await refundableBalance(trx, movementOf(seen, seen.id), now);
-    const refund = await findRefundRow(trx, seen.id);
-    if (!refund || refund.pending_reason === null) return 'gone';
-    if (refund.pending_reason !== BEHIND_EARLIER_REFUNDS || (await waitingBefore(trx, refund, refund))) return 'waits';
-    const reason = balanceShort(refund);
-    const change = {
-      from: refund.pending_reason,
-      to: reason,
-      reasons: withReason(refund.pending_reasons, reason, now),
-    };
-    if (await changeWaitReason(trx, refund.id, change, now)) {
-      const charge = (await findCharge(trx, refund.charge_ref))!;
-      await logOnPayment(trx, charge, `Refund ${refund.refund_id} waits: ${reason}`, now);
-    }
-    return 'waits';
-  });
 }
 
 /** As for a charge: no final answer yet, so the refund is asked about again later, and flagged for review once the provider says so. */

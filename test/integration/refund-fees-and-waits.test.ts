@@ -295,7 +295,10 @@ for (const kind of DATABASE_KINDS) {
     const ctx = useTestGateway(kind, { WORKERS: 'off', REFUND_RETURNS_FEE: 'off', TEST_SETTLEMENT: 'immediate' });
     const { refund } = refundRoutes(ctx);
 
-    test('money that covers two of three waiting refunds releases exactly the two oldest, once each, however many settlers try at once', async () => {
+    test("money that covers two of three waiting refunds releases exactly the two oldest, once each, however many settlers try at once; another merchant's refund that nothing covers holds up no one", async () => {
+      const stuck = await ctx.gw.newMerchant('Stuck Shop');
+      const stuckRefund = await refund(stuck.test_secret_key, { charge_id: await paidCharge(ctx.gw, stuck, 1000) });
+      assert.equal(stuckRefund.body.data.pending_reason, balanceShort('1,000.00'));
       const merchant = await ctx.gw.newMerchant();
       const key = merchant.test_secret_key;
       const chargeId = await paidCharge(ctx.gw, merchant, 1000);
@@ -312,7 +315,8 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await accounts(ctx.gw, merchant.id)).main, 740_00, 'enough for two of them');
 
       const deps = paymentDeps(loadConfig({ REFUND_RETURNS_FEE: 'off' }), ctx.gw.gateway.database);
-      const released = await Promise.all(Array.from({ length: 6 }, () => releaseCoveredRefunds(deps, 100)));
+      // One at a time (a limit of 1): the older refund nothing covers is not even looked at.
+      const released = await Promise.all(Array.from({ length: 6 }, () => releaseCoveredRefunds(deps, 1)));
       assert.equal(
         released.reduce((sum, count) => sum + count, 0),
         2,
@@ -335,6 +339,9 @@ for (const kind of DATABASE_KINDS) {
         assert.deepEqual(await reserveOf(ctx.gw, row.refund_id), { main: -300_00, refunds_due: 300_00 });
       assert.equal(rows[2]!.pending_reason, balanceShort('300.00'));
       assert.equal(await releaseCoveredRefunds(deps, 100), 0, 'nothing more to release');
+      const stillStuck = (await refundRoutes(ctx).readRefund(stuck.test_secret_key, stuckRefund.body.data.refund_id))
+        .body.data;
+      assert.equal(stillStuck.pending_reason, balanceShort('1,000.00'));
     });
   });
 
