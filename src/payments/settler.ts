@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { PaymentDeps } from '../core/payment-deps.ts';
 import { findDueRefunds } from '../refunds/refund-repository.ts';
-import { advanceRefund, releaseCoveredRefunds } from '../refunds/refund-service.ts';
+import { advanceRefund } from '../refunds/refund-service.ts';
+import { releaseCoveredRefunds } from '../refunds/refund-waits.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
 import { refreshCharge } from '../core/charge-completion.ts';
 import { findDueCharges } from '../core/charge-repository.ts';

@@ -5,7 +5,7 @@ import { verifyWebhook } from 'lipira';
 import { loadConfig } from '../../src/config.ts';
 import { updateMerchantSettings } from '../../src/merchants/merchant-service.ts';
 import { paymentDeps } from '../../src/payment-deps.ts';
-import { BEHIND_EARLIER_REFUNDS, releaseCoveredRefunds } from '../../src/refunds/refund-service.ts';
+import { BEHIND_EARLIER_REFUNDS, releaseCoveredRefunds } from '../../src/refunds/refund-waits.ts';
 import { formatHumanDate } from '../../src/shared/time.ts';
 import { signedInBrowser } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
