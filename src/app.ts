@@ -108,7 +108,11 @@ function startWorkers(
   };
   lifecycle.workers = [
     ...Object.values(workers),
-    startSettlementWorker({ db: database.db, clock }, config.settlementIntervalMs, log),
+    startSettlementWorker(
+      { db: database.db, clock },
+      { live: config.settlementIntervalMs, test: config.testSettlement },
+      log,
+    ),
   ];
   return database.watchWork((kind, atMs) => workers[kind].wake(atMs), log);
 }

@@ -26,6 +26,8 @@ export function paymentDeps(
     liveConnectors: connectors.byName,
     maxFailedAttempts: config.checkoutMaxFailedAttempts,
     payoutFeeBasisPoints: config.payoutFeeBasisPoints,
+    testSettlesAtOnce: config.testSettlement === 'immediate',
+    refundReturnsFee: config.refundReturnsFee,
     timeZone: config.timeZone,
     completions: { checkout: completeCheckoutCharge, direct: completeDirectCharge, payout: completePayoutCharge },
   };

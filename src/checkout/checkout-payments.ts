@@ -36,7 +36,7 @@ import { emitCheckoutPayment } from './checkout-events.ts';
 import { cardName } from '../core/customer-names.ts';
 import * as sessions from '../core/session-repository.ts';
 import type { CheckoutSession } from '../core/session-repository.ts';
-import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../core/payment-deps.ts';
+import { ANSWER_RECOVERY_MS, settlesAtOnce, type PaymentDeps } from '../core/payment-deps.ts';
 
 /** An attempt either becomes a charge, or is refused with a message for the customer. */
 export type AttemptResult = { charge: Charge } | { refused: string; field?: string };
@@ -405,6 +405,7 @@ export async function completeCheckoutCharge(
           reference: final.id,
         },
         now,
+        { settledAtOnce: settlesAtOnce(deps, final.mode) },
       );
       return final;
     }

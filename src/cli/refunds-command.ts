@@ -33,13 +33,12 @@ async function create(args: ParsedArgs, config: Config): Promise<number> {
   if (reason !== undefined && reason.length > MAX_REASON)
     throw new UsageError(`--reason must be at most ${MAX_REASON} characters`);
   return withMerchant(config, owner, async (database) => {
-    const view = refundView(
-      await refundPayment({ ...database, clock: systemClock }, owner, target, { amount, reason: reason || undefined }),
-    );
+    const deps = { ...database, clock: systemClock, refundReturnsFee: config.refundReturnsFee };
+    const view = refundView(await refundPayment(deps, owner, target, { amount, reason: reason || undefined }));
     if (args.options.has('json')) printJson(view);
     else
       print(
-        `Refund ${view.refund_id} of ${view.currency} ${view.amount} for charge ${view.charge_id} is ${view.status}: a running gateway hands it to the provider.`,
+        `Refund ${view.refund_id} of ${view.currency} ${view.amount} for charge ${view.charge_id} is ${view.status}: ${view.pending_reason ?? 'a running gateway hands it to the provider.'}`,
       );
   });
 }

@@ -4,6 +4,7 @@ import type { Outcome, ProviderFor } from '../connectors/provider.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { DB } from '../db/schema.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Mode } from '../shared/ids.ts';
 import type { Charge } from './charge-repository.ts';
 
 export interface PaymentDeps {
@@ -22,11 +23,19 @@ export interface PaymentDeps {
   /** The failed attempt that ends a session (docs/integrate/api-reference.md#attempts-and-endings: the 3rd by default). */
   maxFailedAttempts: number;
   payoutFeeBasisPoints: number;
+  /** TEST_SETTLEMENT=immediate: a test payment is credited to the main balance as it is recorded (`settlesAtOnce`). */
+  testSettlesAtOnce: boolean;
+  /** REFUND_RETURNS_FEE: a merchant refund gives back the payment fee's share of what it refunds. */
+  refundReturnsFee: boolean;
   /** The gateway's `TIMEZONE`: receipts are written when a payment succeeds, with their times in it. */
   timeZone: string;
   /** How a charge ends in the story it belongs to; core dispatches, the stories live above it (see `src/payment-deps.ts`). */
   completions: ChargeCompletions;
 }
+
+/** Whether a successful payment of `mode` is credited straight to the main balance, settled as it is recorded. */
+export const settlesAtOnce = (deps: Pick<PaymentDeps, 'testSettlesAtOnce'>, mode: Mode): boolean =>
+  mode === 'test' && deps.testSettlesAtOnce;
 
 /**
  * How long a charge recorded before its provider was asked (or a card code on its way to the

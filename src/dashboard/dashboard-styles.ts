@@ -95,6 +95,9 @@ ol.timeline > li > time { display: block; color: var(--muted); font-size: 0.8125
 ul.tries { margin: 0 0 8px; padding-left: 20px; font-size: 0.875rem; }
 ul.tries code, .delivery .url { overflow-wrap: anywhere; }
 form.refund { max-width: 480px; margin: 0 0 16px; }
+.waiting-refunds { margin: 0 0 16px; overflow-wrap: anywhere; }
+.waiting-refunds p { margin: 0 0 6px; }
+.waiting-refunds ul { margin: 0; padding-left: 20px; }
 .status-sent { background: var(--ok-soft); color: var(--ok); }
 @media (min-width: 720px) { ol.timeline > li { display: grid; grid-template-columns: 15rem 1fr; gap: 12px; } ol.timeline > li > time { font-size: 0.875rem; } }
 /* payments list */

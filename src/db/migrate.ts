@@ -23,6 +23,7 @@ import { teamInvitationsMigration } from './migrations/0020_team_invitations.ts'
 import { accountRecoveryMigration } from './migrations/0021_account_recovery.ts';
 import { accountSafetyMigration } from './migrations/0022_account_safety.ts';
 import { webhookSecretsPerModeMigration } from './migrations/0023_webhook_secrets_per_mode.ts';
+import { refundFeeAndWaitsMigration } from './migrations/0024_refund_fee_and_waits.ts';
 
 /**
  * Every migration under the name existing databases record it by, ordered by the number in that
@@ -51,6 +52,7 @@ const MIGRATIONS = inNumberOrder<{ name: string; of: (dialect: Dialect) => Migra
   { name: '0021_account_recovery', of: () => accountRecoveryMigration },
   { name: '0022_account_safety', of: () => accountSafetyMigration },
   { name: '0023_webhook_secrets_per_mode', of: () => webhookSecretsPerModeMigration },
+  { name: '0024_refund_fee_and_waits', of: () => refundFeeAndWaitsMigration },
 ]);
 
 /** The migrations' names, first to last. */

@@ -268,6 +268,18 @@ export interface RefundsTable {
   callback_asked_at: Generated<number | null>;
   /** As a charge's: why a person should look at this live refund, or null. */
   review_reason: Generated<string | null>;
+  /**
+   * The payment fee's share this merchant refund gives back to the merchant (REFUND_RETURNS_FEE):
+   * the fees account pays it toward the refund when the refund goes out. 0 when none.
+   */
+  fee_returned_minor: Generated<number>;
+  /**
+   * Why a merchant refund waits for its balance, while it does: nothing is reserved for it, and
+   * the settler reserves it once incoming money covers it. Null otherwise.
+   */
+  pending_reason: Generated<string | null>;
+  /** Every reason it waited for, as JSON `[{reason, since, until}]` (epoch ms; `until` null while it waits); null if it never waited. */
+  pending_reasons: Generated<string | null>;
   created_at: number;
   completed_at: number | null;
   updated_at: number;

@@ -202,16 +202,25 @@ export async function balanceOf(db: Db, key: AccountKey): Promise<number> {
   return row?.balance_minor ?? 0;
 }
 
-/** Merchant collection accounts holding money, for settlement. */
+/**
+ * A merchant's collection and main balances together (what a refund may draw on), as a subquery
+ * for another room's query: `owner`, `mode` and `currency` are column references of that query.
+ */
+export const spendableBalanceOf = (owner: string, mode: string, currency: string) =>
+  sql<number>`(select coalesce(sum(balance_minor), 0) from ledger_accounts where owner = ${sql.ref(owner)} and mode = ${sql.ref(mode)} and currency = ${sql.ref(currency)} and kind in ('collection', 'main'))`;
+
+/** Merchant collection accounts holding money, of one mode or of both, for settlement. */
 export function collectionsToSettle(
   db: Db,
+  mode?: Mode,
 ): Promise<Array<{ owner: string; mode: Mode; currency: string; balance_minor: number }>> {
-  return db
+  let query = db
     .selectFrom('ledger_accounts')
     .select(['owner', 'mode', 'currency', 'balance_minor'])
     .where('kind', '=', 'collection')
-    .where('balance_minor', '>', 0)
-    .execute();
+    .where('balance_minor', '>', 0);
+  if (mode !== undefined) query = query.where('mode', '=', mode);
+  return query.execute();
 }
 
 /** Transactions whose entries do not sum to zero. */
@@ -347,12 +356,20 @@ export function payoutsMovedWrongly(
 
 /**
  * Merchant refunds whose money did not move as it must: reserved from the merchant's balance
- * exactly once, for exactly the refund's amount, and given back once if the refund failed, never
- * otherwise.
+ * exactly once, for exactly what the refund takes from it (its amount less the fee it gives back),
+ * unless it is waiting for the balance (then never, and only while pending), and given back once
+ * if the refund failed, never otherwise.
  */
-export function merchantRefundsMovedWrongly(
-  db: Db,
-): Promise<Array<{ id: string; status: string; reserves: number; reserved: number; releases: number }>> {
+export function merchantRefundsMovedWrongly(db: Db): Promise<
+  Array<{
+    id: string;
+    status: string;
+    pending_reason: string | null;
+    reserves: number;
+    reserved: number;
+    releases: number;
+  }>
+> {
   const movements = (kind: 'refund_reserve' | 'refund_release') =>
     db
       .selectFrom('ledger_transactions')
@@ -374,6 +391,7 @@ export function merchantRefundsMovedWrongly(
     .select([
       'refunds.id',
       'refunds.status',
+      'refunds.pending_reason',
       sql<number>`coalesce(reserve.times, 0)`.as('reserves'),
       sql<number>`coalesce(reserve.due, 0)`.as('reserved'),
       sql<number>`coalesce(release.times, 0)`.as('releases'),
@@ -381,11 +399,51 @@ export function merchantRefundsMovedWrongly(
     .where('refunds.source', '=', 'merchant')
     .where((eb) =>
       eb.or([
-        eb(sql`coalesce(reserve.times, 0)`, '!=', 1),
-        eb(sql`coalesce(reserve.due, 0)`, '!=', eb.ref('refunds.amount_minor')),
+        eb(sql`coalesce(reserve.times, 0)`, '!=', sql`case when refunds.pending_reason is null then 1 else 0 end`),
+        eb(
+          sql`coalesce(reserve.due, 0)`,
+          '!=',
+          sql`case when refunds.pending_reason is null then refunds.amount_minor - refunds.fee_returned_minor else 0 end`,
+        ),
         eb(sql`coalesce(release.times, 0)`, '!=', sql`case when refunds.status = 'failed' then 1 else 0 end`),
+        eb.and([eb('refunds.pending_reason', 'is not', null), eb('refunds.status', '!=', 'pending')]),
       ]),
     )
+    .execute();
+}
+
+/** Refunds whose going out took from the fees account other than exactly the fee share they give back. */
+export function refundFeesPaidWrongly(
+  db: Db,
+): Promise<Array<{ id: string; fee_returned_minor: number; paid: number }>> {
+  const completions = db
+    .selectFrom('ledger_transactions')
+    .innerJoin('ledger_entries', 'ledger_entries.transaction_id', 'ledger_transactions.id')
+    .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
+    .select([
+      'ledger_transactions.reference',
+      sql<number>`sum(case when ledger_accounts.kind = 'fees' then -ledger_entries.amount_minor else 0 end)`.as('paid'),
+    ])
+    .where('ledger_transactions.kind', '=', 'refund_complete')
+    .groupBy('ledger_transactions.reference')
+    .as('completion');
+  return db
+    .selectFrom('refunds')
+    .innerJoin(completions, 'completion.reference', 'refunds.id')
+    .select(['refunds.id', 'refunds.fee_returned_minor', 'completion.paid'])
+    .where((eb) => eb('completion.paid', '!=', eb.ref('refunds.fee_returned_minor')))
+    .execute();
+}
+
+/** Payments whose refunds (those not failed) give back more of the fee than the payment was charged. */
+export function feesReturnedBeyondFee(db: Db): Promise<Array<{ id: string; fee_minor: number; returned: number }>> {
+  return db
+    .selectFrom('charges')
+    .innerJoin('refunds', 'refunds.charge_ref', 'charges.id')
+    .select(['charges.id', 'charges.fee_minor', sql<number>`sum(refunds.fee_returned_minor)`.as('returned')])
+    .where('refunds.status', '!=', 'failed')
+    .groupBy(['charges.id', 'charges.fee_minor'])
+    .having(sql`sum(refunds.fee_returned_minor)`, '>', sql.ref('charges.fee_minor'))
     .execute();
 }
 

@@ -6,6 +6,7 @@ import {
   collectionsToSettle,
   creditedTwice,
   driftedAccounts,
+  feesReturnedBeyondFee,
   InsufficientFunds,
   lockedBalances,
   merchantRefundsMovedWrongly,
@@ -13,6 +14,7 @@ import {
   payoutsMovedWrongly,
   post,
   postingsOf,
+  refundFeesPaidWrongly,
   refundsPaidOutWrongly,
   refundTotalsWrong,
   SYSTEM,
@@ -47,14 +49,23 @@ const systemAccount = (m: Movement, kind: 'fees' | 'external'): AccountKey => ({
   kind,
 });
 
-/** A successful collection: the money comes in from outside, the merchant's collection balance gets it net of the fee. */
-export function creditCollection(trx: Db, m: Movement, now: number): Promise<void> {
+/**
+ * A successful collection: the money comes in from outside, the merchant gets it net of the fee,
+ * in its collection balance until settlement moves it to main, or straight in its main balance
+ * when `settledAtOnce` (test mode with TEST_SETTLEMENT=immediate: the settlement is this posting).
+ */
+export function creditCollection(
+  trx: Db,
+  m: Movement,
+  now: number,
+  { settledAtOnce = false }: { settledAtOnce?: boolean } = {},
+): Promise<void> {
   return post(
     trx,
     { mode: m.mode, kind: 'collection', reference: m.reference },
     [
       { account: systemAccount(m, 'external'), amountMinor: -m.amountMinor },
-      { account: merchantAccount(m, 'collection'), amountMinor: m.amountMinor - m.feeMinor },
+      { account: merchantAccount(m, settledAtOnce ? 'main' : 'collection'), amountMinor: m.amountMinor - m.feeMinor },
       { account: systemAccount(m, 'fees'), amountMinor: m.feeMinor },
     ],
     now,
@@ -121,18 +132,40 @@ export function holdForRefund(trx: Db, m: Movement, now: number): Promise<void> 
 }
 
 /**
- * A refund the merchant asked for: its amount leaves the merchant's balance for `refunds_due`,
- * collection first, then main (merchants refund right after a payment, before settlement moves it
- * to main). InsufficientFunds when the two together cannot cover it. The balances are read locked,
- * so a payout or another refund deciding at the same moment waits for this one's answer.
+ * What a merchant refund takes from the merchant's balance: its amount less the payment fee's
+ * share it gives back (`feeMinor`, REFUND_RETURNS_FEE), which the fees account pays toward the
+ * refund when it goes out.
+ */
+export const refundFromBalance = (m: Pick<Movement, 'amountMinor' | 'feeMinor'>): number => m.amountMinor - m.feeMinor;
+
+const refundBalanceKeys = (m: Movement) => [
+  merchantAccount(m, 'collection'),
+  merchantAccount(m, 'main'),
+  merchantAccount(m, 'refunds_due'),
+];
+
+/**
+ * What the merchant's balance can give a refund (collection and main together), read locked like
+ * `reserveRefund` reads it, so that a decision made on it (to reserve the refund now, or to let it
+ * wait) holds until the transaction ends: a payout, another refund or a settler releasing a
+ * waiting refund of the same merchant decides after this one's answer.
+ */
+export async function refundableBalance(trx: Db, m: Movement, now: number): Promise<number> {
+  const [collection, main] = await lockedBalances(trx, refundBalanceKeys(m), now);
+  return collection! + main!;
+}
+
+/**
+ * A refund the merchant asked for: what it takes from the balance (`refundFromBalance`) leaves
+ * the merchant's balance for `refunds_due`, collection first, then main (merchants refund right
+ * after a payment, before settlement moves it to main). InsufficientFunds when the two together
+ * cannot cover it. The balances are read locked, so a payout or another refund deciding at the
+ * same moment waits for this one's answer.
  */
 export async function reserveRefund(trx: Db, m: Movement, now: number): Promise<void> {
-  const [collection, main] = await lockedBalances(
-    trx,
-    [merchantAccount(m, 'collection'), merchantAccount(m, 'main'), merchantAccount(m, 'refunds_due')],
-    now,
-  );
-  const { fromCollection, fromMain, covered } = refundSources(m.amountMinor, {
+  const [collection, main] = await lockedBalances(trx, refundBalanceKeys(m), now);
+  const needed = refundFromBalance(m);
+  const { fromCollection, fromMain, covered } = refundSources(needed, {
     collectionMinor: collection!,
     mainMinor: main!,
   });
@@ -146,7 +179,7 @@ export async function reserveRefund(trx: Db, m: Movement, now: number): Promise<
     { mode: m.mode, kind: 'refund_reserve', reference: m.reference },
     [
       ...taken.filter((posting) => posting.amountMinor !== 0),
-      { account: merchantAccount(m, 'refunds_due'), amountMinor: m.amountMinor },
+      { account: merchantAccount(m, 'refunds_due'), amountMinor: needed },
     ],
     now,
   );
@@ -177,13 +210,18 @@ export async function releaseRefund(trx: Db, m: Pick<Movement, 'mode' | 'referen
   );
 }
 
-/** A refund that went out: the money held for it leaves for the customer. */
+/**
+ * A refund that went out: the money held for it leaves for the customer, with the fee's share
+ * the fees account gives back toward it (`feeMinor`; none for an uncounted success's).
+ */
 export function completeRefund(trx: Db, m: Movement, now: number): Promise<void> {
+  const fee: Posting[] = m.feeMinor === 0 ? [] : [{ account: systemAccount(m, 'fees'), amountMinor: -m.feeMinor }];
   return post(
     trx,
     { mode: m.mode, kind: 'refund_complete', reference: m.reference },
     [
-      { account: merchantAccount(m, 'refunds_due'), amountMinor: -m.amountMinor },
+      { account: merchantAccount(m, 'refunds_due'), amountMinor: -refundFromBalance(m) },
+      ...fee,
       { account: systemAccount(m, 'external'), amountMinor: m.amountMinor },
     ],
     now,
@@ -205,13 +243,13 @@ export async function merchantBalances(db: Db, merchantId: string, mode: Mode, c
 }
 
 /**
- * Moves every merchant's collected money to its main balance (settlement). Safe to run from
- * several processes at once: each move debits the collection account only if it still holds
- * the amount, so money moves once. Returns how many accounts were settled.
+ * Moves every merchant's collected money to its main balance (settlement), of one mode or of
+ * both. Safe to run from several processes at once: each move debits the collection account only
+ * if it still holds the amount, so money moves once. Returns how many accounts were settled.
  */
-export async function settleCollections(db: Db, now: number): Promise<number> {
+export async function settleCollections(db: Db, now: number, mode?: Mode): Promise<number> {
   let settled = 0;
-  for (const account of await collectionsToSettle(db)) {
+  for (const account of await collectionsToSettle(db, mode)) {
     const m: Movement = {
       merchantId: account.owner,
       mode: account.mode,
@@ -245,23 +283,28 @@ export async function settleCollections(db: Db, now: number): Promise<number> {
  * balances, every running balance matches its entries, no charge is credited twice, every paid
  * checkout session has exactly one credited payment, every success a session could not count is
  * held for its refund once, every refund's money left once if it succeeded, never otherwise,
- * every merchant refund was reserved from the balance once for its amount and given back only if
- * it failed, every charge's refunded total is what its refunds add up to (only successful charges
- * having any), and every payout's money was reserved once, then paid out once if it succeeded or
- * released once if it failed.
+ * every merchant refund was reserved from the balance once for what it takes from it (none while
+ * it waits for the balance) and given back only if it failed, every refund that went out took
+ * exactly its fee share from the fees account and no payment got back more than its fee, every
+ * charge's refunded total is what its refunds add up to (only successful charges having any), and
+ * every payout's money was reserved once, then paid out once if it succeeded or released once if
+ * it failed.
  */
 export async function checkLedger(db: Db): Promise<string[]> {
-  const [unbalanced, drifted, twice, uncredited, unheld, refunds, reserves, totals, payouts] = await Promise.all([
-    unbalancedTransactions(db),
-    driftedAccounts(db),
-    creditedTwice(db),
-    paidSessionsNotCreditedOnce(db),
-    uncountedSuccessesNotHeldOnce(db),
-    refundsPaidOutWrongly(db),
-    merchantRefundsMovedWrongly(db),
-    refundTotalsWrong(db),
-    payoutsMovedWrongly(db),
-  ]);
+  const [unbalanced, drifted, twice, uncredited, unheld, refunds, reserves, feesPaid, feesBeyond, totals, payouts] =
+    await Promise.all([
+      unbalancedTransactions(db),
+      driftedAccounts(db),
+      creditedTwice(db),
+      paidSessionsNotCreditedOnce(db),
+      uncountedSuccessesNotHeldOnce(db),
+      refundsPaidOutWrongly(db),
+      merchantRefundsMovedWrongly(db),
+      refundFeesPaidWrongly(db),
+      feesReturnedBeyondFee(db),
+      refundTotalsWrong(db),
+      payoutsMovedWrongly(db),
+    ]);
   return [
     ...unbalanced.map((row) => `transaction ${row.transaction_id} sums to ${Number(row.total)}, not 0`),
     ...drifted.map(
@@ -275,7 +318,14 @@ export async function checkLedger(db: Db): Promise<string[]> {
     ...refunds.map((row) => `refund ${row.id} (${row.status}) paid out ${Number(row.payouts)} times`),
     ...reserves.map(
       (row) =>
-        `merchant refund ${row.id} (${row.status}) reserved ${Number(row.reserves)} times (${Number(row.reserved)} in all) and released ${Number(row.releases)} times`,
+        `merchant refund ${row.id} (${row.status}${row.pending_reason === null ? '' : ', waiting for the balance'}) reserved ${Number(row.reserves)} times (${Number(row.reserved)} in all) and released ${Number(row.releases)} times`,
+    ),
+    ...feesPaid.map(
+      (row) =>
+        `refund ${row.id} took ${Number(row.paid)} from the fees account, not its fee share of ${Number(row.fee_returned_minor)}`,
+    ),
+    ...feesBeyond.map(
+      (row) => `charge ${row.id} had ${Number(row.returned)} of its fee of ${Number(row.fee_minor)} given back`,
     ),
     ...totals.map(
       (row) =>

@@ -7,7 +7,7 @@ import { recordPayer } from '../core/bank-transfer-repository.ts';
 import { transferAuthorization } from './bank-transfer-views.ts';
 import { emitChargeOutcome } from '../core/charge-events.ts';
 import { discardUnstarted, finalizeCharge, findCharge, recordStarted, type Charge } from '../core/charge-repository.ts';
-import { ANSWER_RECOVERY_MS, type PaymentDeps } from '../core/payment-deps.ts';
+import { ANSWER_RECOVERY_MS, settlesAtOnce, type PaymentDeps } from '../core/payment-deps.ts';
 import {
   existingFor,
   hashDirectRequest,
@@ -111,6 +111,7 @@ export async function completeDirectCharge(
           reference: final.id,
         },
         now,
+        { settledAtOnce: settlesAtOnce(deps, final.mode) },
       );
     }
     return final;

@@ -6,6 +6,7 @@ import type { Charge } from '../core/charge-repository.ts';
 import { authorizationOf, refundedOf } from '../core/charge-views.ts';
 import { toMajor } from '../shared/money.ts';
 import { formatNullableTimestamp, formatTimestamp } from '../shared/time.ts';
+import { pendingReasonsView } from './pending-reasons.ts';
 import type { Refund } from './refund-repository.ts';
 
 /**
@@ -34,6 +35,7 @@ export async function emitRefundOutcome(
     amount: toMajor(refund.amount_minor),
     currency: refund.currency,
     reason: refund.reason,
+    pending_reasons: pendingReasonsView(refund.pending_reasons),
     payment_amount: toMajor(charge.amount_minor),
     ...refundedOf(charge),
     mode: refund.mode,

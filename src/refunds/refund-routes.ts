@@ -25,7 +25,7 @@ const INITIATED = 'Refund initiated successfully.';
  */
 export function registerRefundRoutes(
   app: App,
-  { payments: deps }: { payments: Pick<RefundDeps, 'db' | 'transact' | 'clock'> },
+  { payments: deps }: { payments: Pick<RefundDeps, 'db' | 'transact' | 'clock' | 'refundReturnsFee'> },
 ): void {
   const { db } = deps;
   const normalize = normalizing(normalizeBody);

@@ -48,6 +48,7 @@ const EXAMPLE = {
   currency: 'MWK',
   status: 'pending',
   reason: 'One of two items returned',
+  pending_reason: null,
   created_at: '2025-01-23T17:03:28.123000Z',
   completed_at: null,
 };
@@ -60,6 +61,10 @@ const RefundRecord = Type.Object({
   currency: Type.String(),
   status: Type.Unsafe<'pending' | 'success' | 'failed'>({ type: 'string', enum: ['pending', 'success', 'failed'] }),
   reason: NullableString,
+  pending_reason: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Why a pending refund waits for the balance before it goes out (the balance does not cover it yet, or earlier refunds wait first); null when it does not wait.',
+  }),
   created_at: Type.String(),
   completed_at: NullableString,
 });

@@ -7,13 +7,12 @@ import type { Clock } from '../shared/clock.ts';
 import {
   completeRefund,
   holdForRefund,
-  InsufficientFunds,
   merchantBalances,
+  refundFromBalance,
   refundSources,
   releaseRefund,
   reserveRefund,
   type Balances,
-  type Movement,
 } from '../ledger/ledger-service.ts';
 import { addLog } from '../logs/log-repository.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
@@ -27,16 +26,22 @@ import { emitRefundOutcome } from './refund-events.ts';
 import {
   claimHandOver,
   countRefunded,
+  feeReturnedOn,
   finalizeRefund,
-  flagRefundForReview,
   findRefund,
+  flagRefundForReview,
   insertRefund,
   listRefunds,
   recordHandedOver,
   uncountRefunded,
+  waitingBefore,
   type Refund,
   type RefundWithCharge,
 } from './refund-repository.ts';
+import { logOnPayment } from './payment-log.ts';
+import { withReason } from './pending-reasons.ts';
+import { movementOf } from './refund-movement.ts';
+import { balanceShort, BEHIND_EARLIER_REFUNDS, whyWait } from './refund-waits.ts';
 
 export interface RefundDeps {
   db: Kysely<DB>;
@@ -46,24 +51,14 @@ export interface RefundDeps {
   clock: Clock;
   /** The gateway's time zone, for the times refund receipts show. */
   timeZone: string;
+  /** REFUND_RETURNS_FEE: a merchant refund gives back the payment fee's share of what it refunds (`feeShareOf`). */
+  refundReturnsFee: boolean;
 }
 
 /** How long a refund handed to its provider waits for the provider's answer before it is asked about. */
 const HAND_OVER_RECOVERY_MS = 60_000;
 /** What a list of refunds shows when it names no charge or payment: the newest this many. */
 const LATEST_REFUNDS = 100;
-
-const movementOf = (
-  refund: Pick<Refund, 'merchant_id' | 'mode' | 'currency' | 'amount_minor'>,
-  reference: string,
-): Movement => ({
-  merchantId: refund.merchant_id,
-  mode: refund.mode,
-  currency: refund.currency,
-  amountMinor: refund.amount_minor,
-  feeMinor: 0,
-  reference,
-});
 
 function newRefund(
   charge: Charge,
@@ -86,6 +81,9 @@ function newRefund(
     failure_reason: null,
     provider_state: null,
     review_reason: null,
+    fee_returned_minor: 0,
+    pending_reason: null,
+    pending_reasons: null,
     check_at: now,
     callback_asked_at: null,
     created_at: now,
@@ -108,7 +106,7 @@ export async function refundUncountedPayment(
   now: number,
 ): Promise<Refund> {
   const refund = newRefund(charge, 'uncounted', charge.amount_minor, reason, now);
-  if (!(await countRefunded(trx, charge.id, refund.amount_minor, now)))
+  if ((await countRefunded(trx, charge.id, refund.amount_minor, now)) === null)
     throw new Error(`uncounted charge ${charge.id} could not be counted as refunded`);
   await holdForRefund(trx, movementOf(refund, charge.id), now);
   await insertRefund(trx, refund);
@@ -156,11 +154,13 @@ export interface RefundPreview {
   amountMinor: number;
   /** The merchant's balances in the payment's mode and currency, before the refund. */
   balances: Balances;
-  /** What the refund takes from each of them (`refundSources`). */
-  sources: { fromCollection: number; fromMain: number };
+  /** The payment fee's share the refund gives back (REFUND_RETURNS_FEE), which the balance does not pay. */
+  feeReturnedMinor: number;
+  /** What the refund takes from each of them (`refundSources`); null when it will wait. */
+  sources: { fromCollection: number; fromMain: number } | null;
+  /** Why the refund will wait for the balance, or null when it goes out now. */
+  waits: string | null;
 }
-
-const BEYOND_BALANCE = 'The refund exceeds the available balance.';
 
 const REVIEWED_TOTAL_CHANGED =
   "The payment's refunds changed since this refund was reviewed, so nothing was refunded: review it again.";
@@ -171,12 +171,14 @@ class RefundedMeanwhile extends Error {}
 /**
  * A refund the merchant asks for (docs/integrate/api-reference.md#refunds), of all that is left of a successful payment or
  * of part of it. In one transaction: the amount is counted on the charge (never beyond what was
- * paid, whatever runs at the same time), taken from the merchant's balance into `refunds_due`,
- * and the refund recorded; a refusal (too much, not enough balance) leaves nothing. The settler
- * then hands it to the provider.
+ * paid, whatever runs at the same time), the fee's share it gives back is worked out
+ * (`feeShareOf`), and the refund is recorded, either with what it takes from the merchant's
+ * balance moved to `refunds_due`, or, when the balance cannot cover that or earlier refunds wait
+ * for it, waiting with its reason and nothing reserved (`releaseCoveredRefunds` moves it on). It
+ * is never refused for the balance. The settler then hands it to the provider.
  */
 export async function refundPayment(
-  { db, transact, clock }: Pick<RefundDeps, 'db' | 'transact' | 'clock'>,
+  { db, transact, clock, refundReturnsFee }: Pick<RefundDeps, 'db' | 'transact' | 'clock' | 'refundReturnsFee'>,
   owner: Principal,
   target: RefundTarget,
   request: RefundRequest,
@@ -185,23 +187,32 @@ export async function refundPayment(
   for (;;) {
     // Read again after losing a race: what is left decides between refusing and trying again.
     const { charge, amountMinor } = await refundAsked(db, owner, target, request, { cardOnly, refundedBefore });
-    const refund = newRefund(charge, 'merchant', amountMinor, request.reason ?? null, now);
+    const asked = newRefund(charge, 'merchant', amountMinor, request.reason ?? null, now);
     try {
-      await transact(async (trx) => {
-        if (!(await countRefunded(trx, charge.id, amountMinor, now, refundedBefore))) throw new RefundedMeanwhile();
-        await reserveRefund(trx, movementOf(refund, refund.id), now);
-        await insertRefund(trx, refund);
+      const refund = await transact(async (trx) => {
+        const refunded = await countRefunded(trx, charge.id, amountMinor, now, refundedBefore);
+        if (refunded === null) throw new RefundedMeanwhile();
+        const fee = refundReturnsFee ? await feeShareOf(trx, charge, amountMinor, refunded) : 0;
+        const priced = { ...asked, fee_returned_minor: fee };
+        const wait = await whyWait(trx, priced, now);
+        if (wait === null) await reserveRefund(trx, movementOf(priced, priced.id), now);
+        const made: Refund =
+          wait === null
+            ? priced
+            : { ...priced, check_at: null, pending_reason: wait, pending_reasons: withReason(null, wait, now) };
+        await insertRefund(trx, made);
         await logOnPayment(
           trx,
           charge,
-          `Refund ${refund.refund_id} of ${moneyText(refund.currency, refund.amount_minor)} requested${refund.reason ? `: ${refund.reason}` : ''}`,
+          `Refund ${made.refund_id} of ${moneyText(made.currency, made.amount_minor)} requested${made.reason ? `: ${made.reason}` : ''}`,
           now,
         );
-        await alongside?.(trx, { ...refund, charge_id: charge.charge_id });
+        if (wait !== null) await logOnPayment(trx, charge, `Refund ${made.refund_id} waits: ${wait}`, now);
+        await alongside?.(trx, { ...made, charge_id: charge.charge_id });
+        return made;
       });
       return { ...refund, charge_id: charge.charge_id };
     } catch (error) {
-      if (error instanceof InsufficientFunds) throw ApiError.field('amount', BEYOND_BALANCE);
       if (!(error instanceof RefundedMeanwhile)) throw error;
     }
   }
@@ -229,21 +240,50 @@ async function refundAsked(
 }
 
 /**
- * What a refund would do, with nothing written: what a confirmation page shows before the
- * refund is made. Refused as `refundPayment` refuses, a balance that cannot cover it included
- * (which the refund's own transaction decides again, under lock, when it is made).
+ * What a refund would do, with nothing written: what a confirmation page shows before the refund
+ * is made, refused as `refundPayment` refuses. What it takes from the balance is its amount less
+ * the fee's share it gives back; when the balance cannot cover that, or earlier refunds wait, the
+ * preview says it will wait and why (the refund's own transaction decides again, under lock).
  */
 export async function previewRefund(
-  db: Kysely<DB>,
+  { db, refundReturnsFee }: Pick<RefundDeps, 'db' | 'refundReturnsFee'>,
   owner: Principal,
   target: RefundTarget,
   request: RefundRequest,
 ): Promise<RefundPreview> {
   const { charge, amountMinor } = await refundAsked(db, owner, target, request, {});
+  const feeReturnedMinor = refundReturnsFee
+    ? await feeShareOf(db, charge, amountMinor, charge.refunded_minor + amountMinor)
+    : 0;
   const balances = await merchantBalances(db, owner.merchantId, owner.mode, charge.currency);
-  const { covered, ...sources } = refundSources(amountMinor, balances);
-  if (!covered) throw ApiError.field('amount', BEYOND_BALANCE);
-  return { charge, amountMinor, balances, sources };
+  const takes = refundFromBalance({ amountMinor, feeMinor: feeReturnedMinor });
+  const { covered, ...sources } = refundSources(takes, balances);
+  const line = { merchant_id: owner.merchantId, mode: owner.mode, currency: charge.currency };
+  const waits = (await waitingBefore(db, line))
+    ? BEHIND_EARLIER_REFUNDS
+    : covered
+      ? null
+      : balanceShort({ currency: charge.currency, amount_minor: amountMinor, fee_returned_minor: feeReturnedMinor });
+  return { charge, amountMinor, feeReturnedMinor, balances, sources: covered ? sources : null, waits };
+}
+
+/**
+ * The payment fee's share a refund gives back: the fee's share of all that is refunded of the
+ * payment once this refund is counted (`refundedMinor`), rounded down to the minor unit, less what
+ * its other refunds (those not failed) give back; never below nothing, never above the refund. So
+ * each part of a payment refunded in several gives back at most its own share, and the part that
+ * completes the whole brings the total to the fee exactly.
+ */
+async function feeShareOf(
+  trx: Kysely<DB>,
+  charge: Charge,
+  amountMinor: number,
+  refundedMinor: number,
+): Promise<number> {
+  if (charge.fee_minor === 0) return 0;
+  // BigInt: a fee times an amount in minor units can pass 2^53.
+  const share = Number((BigInt(charge.fee_minor) * BigInt(refundedMinor)) / BigInt(charge.amount_minor));
+  return Math.min(amountMinor, Math.max(0, share - (await feeReturnedOn(trx, charge.id))));
 }
 
 /** What is left of a paid charge to refund, in minor units. */
@@ -295,12 +335,6 @@ async function refundableCharge(
   return charge;
 }
 
-/** A refund's log on its payment: the charge's, and the checkout session's it paid, which verification shows. */
-async function logOnPayment(trx: Kysely<DB>, charge: Charge, message: string, now: number): Promise<void> {
-  await addLog(trx, charge.id, message, now);
-  if (charge.session_id) await addLog(trx, charge.session_id, message, now);
-}
-
 /** One refund of the merchant's, in the key's mode. */
 export async function showRefund(db: Kysely<DB>, owner: Principal, refundId: string): Promise<RefundWithCharge> {
   const refund = REFERENCE_PATTERN.test(refundId) ? await findRefund(db, owner, refundId) : undefined;
@@ -336,6 +370,7 @@ export async function refundsOf(
  * there first), otherwise asks the provider how it went and records a final answer.
  */
 export async function advanceRefund(deps: RefundDeps, refund: Refund, now: number): Promise<void> {
+  if (refund.pending_reason !== null) return;
   const provider = deps.providerFor(refund.mode);
   const charge = await findCharge(deps.db, refund.charge_ref);
   if (!charge) return;

@@ -76,6 +76,18 @@ export const duration = (zeroAllowed = false): Kind<number> => ({
   show: showDuration,
 });
 
+/** `immediate`, or a duration as `duration()` reads it: how often something runs, when it does not run at once. */
+export const immediateOrDuration: Kind<'immediate' | number> = {
+  parse(raw, variable) {
+    if (raw === 'immediate') return raw;
+    const ms = parseDuration(raw ?? '');
+    if (ms === null || ms === 0)
+      throw new ConfigError(variable, `must be immediate, or a duration such as 30s, 15m, 24h or 7d (got "${raw}")`);
+    return ms;
+  },
+  show: (value) => (value === 'immediate' ? value : showDuration(value)),
+};
+
 /** A comma-separated list of delays, e.g. `5s,5m,30m`: when each retry follows the first try. */
 export const schedule: Kind<number[]> = {
   parse(raw, variable) {

@@ -5,6 +5,7 @@ import {
   folder,
   headerName,
   httpUrl,
+  immediateOrDuration,
   integer,
   onOff,
   oneOf,
@@ -203,7 +204,22 @@ export const SETTINGS = [
     variable: 'SETTLEMENT_INTERVAL',
     kind: duration(),
     default: '24h',
-    meaning: 'How often collected money moves from collection to main balances (T+1).',
+    meaning:
+      "How often live collected money moves from collection to main balances (T+1). The dashboard's balance page shows when the next settlement runs.",
+  }),
+  setting('testSettlement', {
+    variable: 'TEST_SETTLEMENT',
+    kind: immediateOrDuration,
+    default: 'immediate',
+    meaning:
+      '`immediate`: a test payment is credited straight to the main balance, settled in the transaction that records it, so payouts and refunds can be tried in the sandbox right after it. A duration (`10m`, `24h`): test collections wait in the collection balance and settle that often, as live ones do every `SETTLEMENT_INTERVAL`.',
+  }),
+  setting('refundReturnsFee', {
+    variable: 'REFUND_RETURNS_FEE',
+    kind: onOff,
+    default: 'on',
+    meaning:
+      "`on`: a refund gives the merchant back the payment fee's share of what it refunds, rounded down to the minor unit, the last part of a payment refunded in parts the rest, so the parts return exactly the fee (docs/integrate/api-reference.md, Refunds); the merchant's balance pays the refund less that share. `off`: the fee is kept and the balance pays the whole refund.",
   }),
   setting('metricsToken', {
     variable: 'METRICS_TOKEN',

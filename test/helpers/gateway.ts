@@ -22,9 +22,12 @@ export interface TestGateway {
 /**
  * What every test gateway and `lipira serve` of the suite runs with unless a test says otherwise:
  * the merchants' webhook receivers in tests (receiver.ts) listen on loopback, where test-mode
- * webhooks go only when the operator allows it. Tests of that refusal set it to `off`.
+ * webhooks go only when the operator allows it. Tests of that refusal set it to `off`. Test
+ * payments settle as live ones do, a day later (not at once, the default): the suite's scenarios
+ * watch money wait in the collection balance and settle, which is the path live money takes; the
+ * tests of immediate test settlement ask for it (`TEST_SETTLEMENT: 'immediate'`).
  */
-export const TEST_SERVER_ENV = { WEBHOOK_ALLOW_LOOPBACK: 'on' };
+export const TEST_SERVER_ENV = { WEBHOOK_ALLOW_LOOPBACK: 'on', TEST_SETTLEMENT: '24h' };
 
 /**
  * A real gateway on a loopback port over a fresh database of the given kind. Its receipts go to

@@ -208,8 +208,10 @@ for (const kind of DATABASE_KINDS) {
         ['Collection balance now', moneyText('MWK', balanceBefore).replace('.', '\\.')],
         [
           'Collection balance after',
-          `<strong>${moneyText('MWK', balanceBefore - 400_00).replace('.', '\\.')}</strong>`,
+          `<strong>${moneyText('MWK', balanceBefore - 388_00).replace('.', '\\.')}</strong>`,
         ],
+        ['Fee given back to you', 'MWK 12.00'],
+        ['Taken from your balance', 'MWK 388.00'],
         ['Main balance after', `<strong>${moneyText('MWK', mainMinor).replace('.', '\\.')}</strong>`],
       ])
         assert.match(asked.text, new RegExp(`<dt>${term}</dt><dd>${value}</dd>`), term);
@@ -225,7 +227,11 @@ for (const kind of DATABASE_KINDS) {
       const [refund] = await refundRows(paid);
       assert.equal(refund?.amount_minor, 400_00);
       assert.equal(posted.location, `/dashboard/payments/${id}?refunded=${refund.refund_id}`);
-      assert.equal(await collection(), balanceBefore - 400_00);
+      assert.equal(
+        await collection(),
+        balanceBefore - (400_00 - 12_00),
+        "the refund less its share of the payment's fee (3 % of 400), which is given back (REFUND_RETURNS_FEE)",
+      );
       const audit = await auditRows('refund.create');
       assert.deepEqual(
         audit.map((row) => row.subject),
@@ -309,11 +315,11 @@ for (const kind of DATABASE_KINDS) {
       const confirmed = await owner.post(`/dashboard/payments/${id}/refund/confirm`, fields);
       assert.equal(confirmed.status, 303, confirmed.text);
       assert.deepEqual((await refundRows(paid)).map((row) => row.amount_minor).sort(), [250_00, 750_00]);
-      assert.equal(await collection(), balance - 1000_00);
+      assert.equal(await collection(), balance - (1000_00 - 30_00), 'the whole payment less its fee, given back');
       assert.match((await owner.get(`/dashboard/payments/${id}`)).text, /This payment has been refunded in full/);
     });
 
-    test('a confirmation drawn before another refund refunds nothing; a refund beyond the balance is refused at review', async () => {
+    test('a confirmation drawn before another refund refunds nothing; a full refund of a first card payment is never refused for its fee', async () => {
       const { id } = await paidOnSecondTry();
       const paid = await paidChargeOf(id);
       const owner = await signedIn('owner');
@@ -340,8 +346,10 @@ for (const kind of DATABASE_KINDS) {
         full: '1',
         reason: '',
       });
-      assert.equal(beyond.status, 422);
-      assert.match(beyond.text, /role="alert">The refund exceeds the available balance\./);
+      assert.equal(beyond.status, 200, 'the fee is given back, so the collection covers the rest');
+      assert.match(beyond.text, /<dt>Fee given back to you<\/dt><dd>MWK 30.00<\/dd>/);
+      assert.match(beyond.text, /<dt>Collection balance after<\/dt><dd><strong>MWK 0.00<\/strong><\/dd>/);
+      assert.doesNotMatch(beyond.text, /exceeds the available balance/);
     });
 
     test('a viewer sees no refund form and no Retry button, and the refund POST is refused; a developer may retry but not refund', async () => {

@@ -234,6 +234,7 @@ describe('the API reference', () => {
         'completed_at',
         'created_at',
         'currency',
+        'pending_reason',
         'reason',
         'refund_id',
         'status',

@@ -10,7 +10,7 @@ import { deliveriesMigration } from '../../src/db/migrations/0003_deliveries.ts'
 import { ledgerMigration } from '../../src/db/migrations/0004_ledger.ts';
 import { sessionStatusIndexMigration } from '../../src/db/migrations/0005_session_status_index.ts';
 import { attemptSlotAndRefundsMigration } from '../../src/db/migrations/0007_attempt_slot_and_refunds.ts';
-import { checkLedger, reserveRefund } from '../../src/ledger/ledger-service.ts';
+import { checkLedger, completeRefund, reserveRefund } from '../../src/ledger/ledger-service.ts';
 import { createMerchant, type MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { findCharge } from '../../src/core/charge-repository.ts';
 import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
@@ -91,9 +91,66 @@ for (const kind of DATABASE_KINDS) {
           reference: refund.id,
         };
         await db.transaction().execute((trx) => reserveRefund(trx, movement, Date.now()));
+        assert.equal(refund.fee_returned_minor, 3_00, "the fee's share of the 100 refunded (3 %)");
         assert.deepEqual(await checkLedger(db), [
-          `merchant refund ${refund.id} (pending) reserved 2 times (20000 in all) and released 0 times`,
+          `merchant refund ${refund.id} (pending) reserved 2 times (19700 in all) and released 0 times`,
         ]);
+      } finally {
+        await database.close();
+        await throwaway.drop();
+      }
+    });
+
+    test('the check finds a waiting refund that took money, a refund that took other than its fee share from the fees account, and a payment given back more than its fee', async () => {
+      const throwaway = freshDatabase(kind);
+      const database = await openDatabase(throwaway.url);
+      try {
+        await migrateToLatest(database);
+        const { db } = database;
+        const merchant = await createMerchant(
+          db,
+          { name: 'Throwaway', email: 'x@example.com', webhookUrl: null, feeBasisPoints: 300 },
+          Date.now(),
+        );
+        const owner = { merchantId: merchant.id, mode: 'test' as const };
+        const keepsFee = paymentDeps(loadConfig({ REFUND_RETURNS_FEE: 'off' }), database);
+        const waiting = await refundPayment(
+          keepsFee,
+          owner,
+          { chargeId: (await paidCharge(database, merchant)).charge_id },
+          {},
+        );
+        assert.notEqual(waiting.pending_reason, null, 'the 970 the payment left cannot cover 1,000');
+        assert.deepEqual(await checkLedger(db), []);
+
+        const movement = (refund: typeof waiting) => ({
+          merchantId: merchant.id,
+          mode: 'test' as const,
+          currency: 'MWK',
+          amountMinor: refund.amount_minor,
+          feeMinor: refund.fee_returned_minor,
+          reference: refund.id,
+        });
+        await db
+          .transaction()
+          .execute((trx) => reserveRefund(trx, { ...movement(waiting), amountMinor: 900_00 }, Date.now()));
+        assert.deepEqual(await checkLedger(db), [
+          `merchant refund ${waiting.id} (pending, waiting for the balance) reserved 1 times (90000 in all) and released 0 times`,
+        ]);
+        await db.updateTable('refunds').set({ pending_reason: null }).where('id', '=', waiting.id).execute();
+        await db
+          .transaction()
+          .execute((trx) =>
+            completeRefund(trx, { ...movement(waiting), feeMinor: 100_00, amountMinor: 1000_00 }, Date.now()),
+          );
+        await db.updateTable('refunds').set({ status: 'success' }).where('id', '=', waiting.id).execute();
+        assert.deepEqual(await checkLedger(db), [
+          `merchant refund ${waiting.id} (success) reserved 1 times (90000 in all) and released 0 times`,
+          `refund ${waiting.id} took 10000 from the fees account, not its fee share of 0`,
+        ]);
+        await db.updateTable('refunds').set({ fee_returned_minor: 100_00 }).where('id', '=', waiting.id).execute();
+        const charge = (await findCharge(db, waiting.charge_ref))!;
+        assert.deepEqual(await checkLedger(db), [`charge ${charge.id} had 10000 of its fee of 3000 given back`]);
       } finally {
         await database.close();
         await throwaway.drop();

@@ -1,21 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { verifyWebhook } from 'lipira';
-import { loadConfig } from '../../src/config.ts';
 import { settleCollections } from '../../src/ledger/ledger-service.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
-import { completeDirectCharge } from '../../src/payments/direct-charges.ts';
-import { paymentDeps } from '../../src/payment-deps.ts';
 import type { Mode } from '../../src/shared/ids.ts';
 import { CheckoutClient } from '../helpers/checkout-client.ts';
 import { lipira, type CliResult } from '../helpers/cli.ts';
-import { recordDirectPayment } from '../helpers/direct-charges.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
-import { currentBody, TIMESTAMP, uniqueRef } from '../helpers/fixtures.ts';
-import { call, refusedKeyBody, useTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
+import { currentBody, TIMESTAMP } from '../helpers/fixtures.ts';
+import { call, refusedKeyBody, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
 import {
   accountMinor,
-  AIRTEL_REF,
   attemptChargeIds,
   chargeBody,
   details,
@@ -33,14 +28,26 @@ import {
 } from '../helpers/mobile-money.ts';
 import { payByCard, payByMobileMoney } from '../helpers/payments.ts';
 import type { Receiver } from '../helpers/receiver.ts';
+import {
+  paidCharge as paidChargeOf,
+  paidLiveCharge,
+  refundEnded,
+  refundRoutes,
+  reserveOf as reserveOfRefund,
+} from '../helpers/refunds.ts';
 
 /** The refund as merchants read it (docs/integrate/api-reference.md#refunds). */
-const REFUND_KEYS = ['amount', 'charge_id', 'completed_at', 'created_at', 'currency', 'reason', 'refund_id', 'status'];
-const OVER_BALANCE = {
-  status: 'failed',
-  message: { amount: ['The refund exceeds the available balance.'] },
-  data: null,
-};
+const REFUND_KEYS = [
+  'amount',
+  'charge_id',
+  'completed_at',
+  'created_at',
+  'currency',
+  'pending_reason',
+  'reason',
+  'refund_id',
+  'status',
+];
 const REFUNDED_IN_FULL = {
   status: 'failed',
   message: { amount: ['The payment has already been refunded in full.'] },
@@ -50,32 +57,20 @@ const NOT_FOUND = { status: 'failed', message: 'Transaction not found.', data: n
 
 for (const kind of DATABASE_KINDS) {
   describe(`refunds on ${kind}`, () => {
-    const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '150ms', WORKER_INTERVAL: '50ms' });
+    // The balances these scenarios check are those of a refund that keeps the payment's fee, as
+    // every refund did before REFUND_RETURNS_FEE; refund-fees-and-waits.test.ts checks the default.
+    const ctx = useTestGateway(kind, {
+      SANDBOX_MOBILE_DELAY: '150ms',
+      WORKER_INTERVAL: '50ms',
+      REFUND_RETURNS_FEE: 'off',
+    });
     const receivers: Receiver[] = [];
     after(() => Promise.all(receivers.map((receiver) => receiver.close())));
     const db = () => ctx.gw.gateway.database.db;
 
-    const refund = (key: string | null, body: unknown) => call(ctx.gw.url, '/refunds', { key, body });
-    const cardRefund = (key: string | null, chargeId: string, body?: unknown) =>
-      call(ctx.gw.url, `/charge-card/refund/${chargeId}`, { key, method: 'POST', ...(body !== undefined && { body }) });
-    const readRefund = (key: string | null, refundId: string) => call(ctx.gw.url, `/refunds/${refundId}`, { key });
-    const listRefunds = (key: string | null, query = '') => call(ctx.gw.url, `/refunds${query}`, { key });
+    const { refund, cardRefund, readRefund, listRefunds } = refundRoutes(ctx);
     const verifySession = (key: string, txRef: string) => call(ctx.gw.url, `/verify-payment/${txRef}`, { key });
-
-    /** A direct mobile money charge of `amount`, settled at once as successful; its collection (net of the 3 % fee) stays in the collection balance. */
-    async function paidCharge(
-      merchant: MerchantCredentials,
-      amount = 1000,
-      overrides: Record<string, unknown> = {},
-    ): Promise<string> {
-      const body = chargeBody({ amount, ...overrides });
-      assert.equal((await initializeCharge(ctx.gw, merchant.test_secret_key, body)).status, 201);
-      assert.equal(
-        (await verify(ctx.gw, merchant.test_secret_key, String(body.charge_id), 'success')).body.data.status,
-        'success',
-      );
-      return String(body.charge_id);
-    }
+    const paidCharge = (merchant: MerchantCredentials, amount = 1000) => paidChargeOf(ctx.gw, merchant, amount);
 
     /** A checkout card attempt left waiting for its one-time code: a charge that stays pending whatever the settler does; its charge_id. */
     async function cardWaitingForItsCode(merchant: MerchantCredentials): Promise<string> {
@@ -92,31 +87,8 @@ for (const kind of DATABASE_KINDS) {
       return new URL(posted.location!).pathname.split('/').pop()!;
     }
 
-    /** Waits until the settler has ended the refund; answers it as GET /refunds/{id} shows it. */
-    async function ended(key: string, refundId: string): Promise<Record<string, unknown>> {
-      return eventually(`refund ${refundId} to end`, async () => {
-        const res = await readRefund(key, refundId);
-        assert.equal(res.status, 200, res.text);
-        return res.body.data.status === 'pending' ? null : res.body.data;
-      });
-    }
-
-    /**
-     * What the refund's reserve took from each of the merchant's accounts and set aside, by kind:
-     * read from the ledger, so that it holds however soon the settler completes or fails the refund.
-     */
-    async function reserveOf(refundId: string): Promise<Record<string, number>> {
-      const rows = await db()
-        .selectFrom('ledger_entries')
-        .innerJoin('ledger_transactions', 'ledger_transactions.id', 'ledger_entries.transaction_id')
-        .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
-        .innerJoin('refunds', 'refunds.id', 'ledger_transactions.reference')
-        .select(['ledger_accounts.kind', 'ledger_entries.amount_minor'])
-        .where('ledger_transactions.kind', '=', 'refund_reserve')
-        .where('refunds.refund_id', '=', refundId)
-        .execute();
-      return Object.fromEntries(rows.map((row) => [row.kind, Number(row.amount_minor)]));
-    }
+    const ended = (key: string, refundId: string) => refundEnded(ctx.gw, key, refundId);
+    const reserveOf = (refundId: string) => reserveOfRefund(ctx.gw, refundId);
 
     const refundRows = (merchantId: string) =>
       db().selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).execute();
@@ -414,33 +386,41 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual((await readRefund(merchant.test_secret_key, 'rf_nothing')).body, NOT_FOUND);
     });
 
-    test('a refund beyond the balance is refused with 400 and leaves nothing; within it, it goes through', async () => {
+    test('a refund beyond the balance is not refused: it waits, pending with its reason and nothing reserved, until a later payment covers it', async () => {
       const merchant = await ctx.gw.newMerchant();
       const chargeId = await paidCharge(merchant, 1000);
       const before = await merchantAccounts(merchant.id);
       assert.deepEqual(before, { collection: 970_00, main: 0, refundsDue: 0 });
       const res = await refund(merchant.test_secret_key, { charge_id: chargeId });
-      assert.equal(res.status, 400);
-      assert.deepEqual(res.body, OVER_BALANCE);
-      assert.deepEqual(await refundRows(merchant.id), []);
-      assert.deepEqual(await merchantAccounts(merchant.id), before);
+      assert.equal(res.status, 201, res.text);
+      assertRefundShape(res.body.data);
+      assert.equal(res.body.data.status, 'pending');
       assert.equal(
-        (await testChargeRow(ctx.gw, merchant.id, chargeId)).refunded_minor,
-        0,
-        'nothing counted as refunded',
+        res.body.data.pending_reason,
+        'The balance does not cover the MWK 1,000.00 this refund takes from it yet: it goes out when incoming money covers it.',
       );
-      assert.equal((await verify(ctx.gw, merchant.test_secret_key, chargeId)).body.data.refund_status, null);
-      const fits = await refund(merchant.test_secret_key, { charge_id: chargeId, amount: 970 });
-      assert.equal(fits.status, 201, fits.text);
+      assert.deepEqual(await reserveOf(res.body.data.refund_id), {}, 'nothing reserved while it waits');
+      assert.deepEqual(await merchantAccounts(merchant.id), before);
+      assert.equal((await testChargeRow(ctx.gw, merchant.id, chargeId)).refunded_minor, 1000_00, 'counted: not twice');
       assert.deepEqual(
-        await reserveOf(fits.body.data.refund_id),
-        { collection: -970_00, refunds_due: 970_00 },
-        'all of it from the collection balance',
+        (await refund(merchant.test_secret_key, { charge_id: chargeId, amount: 1 })).body,
+        REFUNDED_IN_FULL,
       );
+      // Settler rounds pass (every 50 ms) and it still waits: nothing covers it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const waiting = await readRefund(merchant.test_secret_key, res.body.data.refund_id);
+      assert.deepEqual(waiting.body.data, res.body.data);
+
+      await paidCharge(merchant, 100);
+      const done = await ended(merchant.test_secret_key, res.body.data.refund_id);
+      assert.equal(done.status, 'success', 'covered by the next payment, it went out');
+      assert.equal(done.pending_reason, null);
       assert.deepEqual(
-        { ...(await merchantAccounts(merchant.id)), refundsDue: 0 },
-        { collection: 0, main: 0, refundsDue: 0 },
+        await reserveOf(res.body.data.refund_id),
+        { collection: -1000_00, refunds_due: 1000_00 },
+        'reserved once, when covered',
       );
+      assert.deepEqual(await merchantAccounts(merchant.id), { collection: 67_00, main: 0, refundsDue: 0 });
     });
 
     test('a refund that fails (no live provider is connected) gives the merchant back exactly what was reserved, where it came from, and may be asked for again', async () => {
@@ -530,6 +510,7 @@ for (const kind of DATABASE_KINDS) {
         'last_name',
         'mode',
         'payment_amount',
+        'pending_reasons',
         'reason',
         'reference',
         'refund_id',
@@ -555,6 +536,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(payload.refund_status, 'partial');
       assert.equal(payload.currency, 'MWK');
       assert.equal(payload.reason, 'Late delivery');
+      assert.deepEqual(payload.pending_reasons, [], 'it never waited for the balance');
       assert.equal(payload.mode, 'test');
       assert.equal(payload.type, 'Refund');
       assert.equal(payload.email, 'jane@example.com');
@@ -775,7 +757,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await refundRows(merchant.id)).length, 2, 'refusals left nothing');
     });
 
-    test('a refund racing a payout for the same main balance: one wins, the other is refused, nothing is spent twice', async () => {
+    test('a refund racing a payout for the same main balance: the payout is refused or the refund waits, nothing is spent twice', async () => {
       for (let round = 0; round < 3; round++) {
         const merchant = await ctx.gw.newMerchant();
         await fundMainBalance(ctx.gw, merchant, 1000);
@@ -791,14 +773,16 @@ for (const kind of DATABASE_KINDS) {
           refund(merchant.test_secret_key, { charge_id: chargeId, amount: 600 }),
           initializePayout(ctx.gw, merchant.test_secret_key, payoutBody({ amount: 500 })),
         ]);
-        assert.deepEqual([refunded.status, paidOut.status].sort(), [201, 400], `${refunded.text}\n${paidOut.text}`);
+        assert.equal(refunded.status, 201, refunded.text);
         const accounts = await merchantAccounts(merchant.id);
-        if (refunded.status === 201) {
+        if (refunded.body.data.pending_reason === null) {
+          assert.equal(paidOut.status, 400, paidOut.text);
           assert.deepEqual(paidOut.body.message, { amount: ['The amount and its fee exceed the available balance.'] });
           assert.equal(accounts.main, 370_00, '970 less the refund of 600');
           assert.ok([600_00, 0].includes(accounts.refundsDue), 'held for the customer until the refund completes');
         } else {
-          assert.deepEqual(refunded.body, OVER_BALANCE);
+          assert.equal(paidOut.status, 201, paidOut.text);
+          assert.deepEqual(await reserveOf(refunded.body.data.refund_id), {}, 'the waiting refund took nothing');
           assert.deepEqual(
             accounts,
             { collection: 0, main: 465_00, refundsDue: 0 },
@@ -813,33 +797,4 @@ for (const kind of DATABASE_KINDS) {
 function field400(res: ApiResponse, name: string): void {
   assert.equal(res.status, 400, res.text);
   assert.deepEqual(Object.keys(res.body.message), [name]);
-}
-
-/**
- * A live mobile money charge that succeeded, recorded through the payment services (the sandbox
- * takes only test keys and no live operator is connected in this build); answers its charge_id.
- */
-async function paidLiveCharge(gw: TestGateway, merchant: MerchantCredentials, amount: number): Promise<string> {
-  const request = {
-    mobile: TEST_NUMBERS.airtelSuccess,
-    mobile_money_operator_ref_id: AIRTEL_REF,
-    amount,
-    charge_id: uniqueRef('live'),
-    email: 'jane@example.com',
-    first_name: 'Jane',
-    last_name: 'Banda',
-  };
-  const charge = await recordDirectPayment(gw.gateway.database, { merchantId: merchant.id, mode: 'live' }, request);
-  assert.ok(
-    await completeDirectCharge(
-      paymentDeps(loadConfig({}), gw.gateway.database),
-      charge,
-      {
-        status: 'success',
-        transId: `live-${charge.ref_id}`,
-      },
-      Date.now(),
-    ),
-  );
-  return request.charge_id;
 }

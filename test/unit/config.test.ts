@@ -31,6 +31,15 @@ test('switches are on or off', () => {
   assert.equal(loadConfig({ TEST_RECEIPTS_TO_CUSTOMERS: ' off ' }).testReceiptsToCustomers, false);
 });
 
+test('test payments settle at once and refunds give the fee back unless set otherwise', () => {
+  const config = loadConfig({});
+  assert.equal(config.testSettlement, 'immediate');
+  assert.equal(config.refundReturnsFee, true);
+  assert.equal(loadConfig({ TEST_SETTLEMENT: '10m' }).testSettlement, 600_000);
+  assert.equal(loadConfig({ TEST_SETTLEMENT: ' immediate ' }).testSettlement, 'immediate');
+  assert.equal(loadConfig({ REFUND_RETURNS_FEE: 'off' }).refundReturnsFee, false);
+});
+
 test('database timeouts are durations', () => {
   const config = loadConfig({ DATABASE_CONNECT_TIMEOUT: '1500ms', DATABASE_QUERY_TIMEOUT: '30s' });
   assert.equal(config.databaseConnectTimeoutMs, 1_500);
@@ -74,6 +83,9 @@ test('bad settings are refused, naming the variable', () => {
     [{ SMTP_URL: 'http://mail.example.com' }, 'SMTP_URL'],
     [{ PAYOUT_FEE_PERCENT: '200' }, 'PAYOUT_FEE_PERCENT'],
     [{ SETTLEMENT_INTERVAL: 'daily' }, 'SETTLEMENT_INTERVAL'],
+    [{ TEST_SETTLEMENT: 'now' }, 'TEST_SETTLEMENT'],
+    [{ TEST_SETTLEMENT: '0' }, 'TEST_SETTLEMENT'],
+    [{ REFUND_RETURNS_FEE: 'yes' }, 'REFUND_RETURNS_FEE'],
     [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
     [{ RATE_LIMIT_BURST: 'many' }, 'RATE_LIMIT_BURST'],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],

@@ -11,10 +11,13 @@ import { balanceOf, InsufficientFunds, post, SYSTEM, type AccountKey } from '../
 import {
   checkLedger,
   completePayout,
+  completeRefund,
   creditCollection,
   merchantBalances,
+  refundableBalance,
   releasePayout,
   reservePayout,
+  reserveRefund,
   settleCollections,
   type Movement,
 } from '../../src/ledger/ledger-service.ts';
@@ -215,6 +218,67 @@ describe('the double-entry ledger (SQLite)', () => {
       mainMinor: 291_00,
       collectionMinor: 0,
     });
+  });
+
+  test('a collection settled at once (test mode, TEST_SETTLEMENT=immediate) credits the main balance net of its fee', async () => {
+    const merchantId = newMerchant();
+    const feesBefore = await balanceOf(db(), account(SYSTEM, 'fees'));
+    await inTransaction((trx) =>
+      creditCollection(trx, movement(merchantId, 300_00, 9_00), Date.now(), { settledAtOnce: true }),
+    );
+    assert.deepEqual(await merchantBalances(db(), merchantId, 'test', 'MWK'), {
+      mainMinor: 291_00,
+      collectionMinor: 0,
+    });
+    assert.equal((await balanceOf(db(), account(SYSTEM, 'fees'))) - feesBefore, 9_00);
+    assert.deepEqual(await checkLedger(db()), []);
+  });
+
+  test("settlement of one mode leaves the other mode's collections where they are", async () => {
+    const merchantId = newMerchant();
+    const live = { ...movement(merchantId, 500_00, 15_00, `chg_${merchantId}_live`), mode: 'live' as const };
+    await inTransaction((trx) => creditCollection(trx, movement(merchantId, 300_00, 9_00), Date.now()));
+    await inTransaction((trx) => creditCollection(trx, live, Date.now()));
+    assert.ok((await settleCollections(db(), Date.now(), 'test')) >= 1);
+    assert.deepEqual(await merchantBalances(db(), merchantId, 'test', 'MWK'), {
+      mainMinor: 291_00,
+      collectionMinor: 0,
+    });
+    assert.deepEqual(await merchantBalances(db(), merchantId, 'live', 'MWK'), {
+      mainMinor: 0,
+      collectionMinor: 485_00,
+    });
+    assert.ok((await settleCollections(db(), Date.now(), 'live')) >= 1);
+    assert.deepEqual(await merchantBalances(db(), merchantId, 'live', 'MWK'), {
+      mainMinor: 485_00,
+      collectionMinor: 0,
+    });
+  });
+
+  test("a refund giving back the fee's share takes the rest from the balance, and the fees account pays the share when it goes out", async () => {
+    const merchantId = newMerchant();
+    await inTransaction((trx) => creditCollection(trx, movement(merchantId, 1000_00, 30_00), Date.now()));
+    const feesBefore = await balanceOf(db(), account(SYSTEM, 'fees'));
+    const externalBefore = await balanceOf(db(), account(SYSTEM, 'external'));
+    const refund = movement(merchantId, 1000_00, 30_00, `rfd_${merchantId}`);
+    assert.equal(await inTransaction((trx) => refundableBalance(trx, refund, Date.now())), 970_00);
+    await inTransaction((trx) => reserveRefund(trx, refund, Date.now()));
+    assert.deepEqual(await merchantBalances(db(), merchantId, 'test', 'MWK'), { mainMinor: 0, collectionMinor: 0 });
+    assert.equal(await balanceOf(db(), account(merchantId, 'refunds_due')), 970_00, 'what the merchant gave');
+    await inTransaction((trx) => completeRefund(trx, refund, Date.now()));
+    assert.equal(await balanceOf(db(), account(merchantId, 'refunds_due')), 0);
+    assert.equal((await balanceOf(db(), account(SYSTEM, 'fees'))) - feesBefore, -30_00, 'the fee went back');
+    assert.equal(
+      (await balanceOf(db(), account(SYSTEM, 'external'))) - externalBefore,
+      1000_00,
+      'the whole payment went back out',
+    );
+    await assert.rejects(
+      inTransaction((trx) => reserveRefund(trx, movement(merchantId, 10_00, 0, `rfd_${merchantId}_2`), Date.now())),
+      InsufficientFunds,
+      'nothing left to take it from',
+    );
+    assert.deepEqual(await checkLedger(db()), []);
   });
 
   test('checkLedger reports a transaction whose entries do not sum to zero', async () => {

@@ -1,5 +1,6 @@
 import type { App } from '../../http/app-type.ts';
 import { merchantBalances } from '../../ledger/ledger-service.ts';
+import { nextSettlement } from '../../ledger/settlement-worker.ts';
 import {
   PAGE,
   merchantModeOf,
@@ -51,8 +52,9 @@ function dateFilter(query: Query, timeZone: string): DateFilter {
  * Balance: the merchant's balances in the page's mode and the ledger statement behind them, newest
  * first, a page at a time (keyset on the entry's number), and the same statement as a CSV file.
  */
-export function registerBalancePages(app: App, { config, database }: DashboardDeps, guard: PageGuard): void {
+export function registerBalancePages(app: App, { config, database, clock }: DashboardDeps, guard: PageGuard): void {
   const db = database.db;
+  const schedule = { live: config.settlementIntervalMs, test: config.testSettlement };
 
   app.get<{ Querystring: Query }>('/dashboard/balance', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
@@ -60,9 +62,10 @@ export function registerBalancePages(app: App, { config, database }: DashboardDe
     const owner = merchantModeOf(page);
     const filter = dateFilter(request.query, config.timeZone);
     const before = /^\d{1,15}$/.test(request.query.before ?? '') ? Number(request.query.before) : null;
-    const [balances, rows] = await Promise.all([
+    const [balances, rows, settlesAt] = await Promise.all([
       balancesOf(page),
       statementEntries(db, owner, { ...filter.range, beforeId: before }, ENTRIES_PER_PAGE + 1),
+      nextSettlement(db, page.mode, schedule),
     ]);
     const entries = rows.slice(0, ENTRIES_PER_PAGE);
     const next =
@@ -84,6 +87,7 @@ export function registerBalancePages(app: App, { config, database }: DashboardDe
         to: filter.to,
         filterError: filter.error,
         timeZone: config.timeZone,
+        settlement: { next: settlesAt, intervalMs: schedule[page.mode], now: clock.now() },
       }),
     );
   });

@@ -73,7 +73,40 @@ export interface BalanceView {
   to: string;
   filterError: string | null;
   timeZone: string;
+  settlement: SettlementView;
 }
+
+/** When the page's mode settles next (`nextSettlement`), on what interval, and the time now. */
+export interface SettlementView {
+  next: 'immediate' | number | null;
+  intervalMs: 'immediate' | number;
+  now: number;
+}
+
+/** When collected money next moves to main, in the gateway's time zone, as the balance page says it. */
+export function settlementText({ next, intervalMs, now }: SettlementView, timeZone: string): string {
+  if (next === 'immediate' || intervalMs === 'immediate')
+    return 'Test payments settle at once: they are credited to the main balance as they succeed.';
+  const every = `Collected money moves to main every ${intervalText(intervalMs)}.`;
+  if (next === null) return `${every} The first settlement is one interval after the gateway's workers first start.`;
+  if (next <= now) return `${every} The next settlement is due now (it was due ${formatHumanDate(next, timeZone)}).`;
+  return `${every} Next settlement: ${formatHumanDate(next, timeZone)}.`;
+}
+
+/** An interval as people say it, in its largest whole unit (a single day as `24 hours`, as the settings write it). */
+function intervalText(ms: number): string {
+  const units: Array<[string, number]> = [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+    ['second', 1000],
+  ];
+  for (const [unit, size] of units)
+    if (ms % size === 0 && !(unit === 'day' && ms === size)) return plural(ms / size, unit);
+  return plural(ms, 'millisecond');
+}
+
+const plural = (count: number, unit: string) => `${count} ${unit}${count === 1 ? '' : 's'}`;
 
 export function renderBalancePage(page: MerchantPage, view: BalanceView): SafeHtml {
   const cards = view.balances.flatMap(({ currency, mainMinor, collectionMinor }) => [
@@ -100,6 +133,7 @@ export function renderBalancePage(page: MerchantPage, view: BalanceView): SafeHt
     'Balance',
     html`<h1>Balance</h1>
 <div class="cards">${cards}</div>
+<p class="settlement">${settlementText(view.settlement, view.timeZone)}</p>
 <h2>Statement</h2>
 <form class="filters" method="get" action="/dashboard/balance">
 <label for="from">From</label><input type="date" id="from" name="from" value="${view.from}">

@@ -111,7 +111,7 @@ export function registerPaymentDetailPages(
     const { page, payment, form, asked, refused } = found;
     if ('error' in asked) return refused(asked.error);
     try {
-      const preview = await previewRefund(db, merchantModeOf(page), payment.refundTarget, asked.request);
+      const preview = await previewRefund(payments, merchantModeOf(page), payment.refundTarget, asked.request);
       return guard.html(reply, 200, renderRefundConfirmation(page, { payment, preview, form }));
     } catch (error) {
       return refusedBy(error, refused);
@@ -164,6 +164,8 @@ function messageOf(error: ApiError): string {
 /** What the page says after a refund or a retry, of the one it names; a name the page does not show says nothing. */
 function noticeOf(query: Query, refunds: RefundWithCharge[], history: PaymentHistory): string | null {
   const refund = refunds.find((one) => one.refund_id === query.refunded);
+  if (refund?.pending_reason)
+    return `Refund ${refund.refund_id} of ${moneyText(refund.currency, refund.amount_minor)} requested. It waits: ${refund.pending_reason}`;
   if (refund)
     return `Refund ${refund.refund_id} of ${moneyText(refund.currency, refund.amount_minor)} requested. It reaches the customer once the provider confirms it.`;
   const delivery = history.deliveries.find((one) => one.id === query.retried);

@@ -96,7 +96,8 @@ const logEntry = (line: LogLine) => html`<strong>Log</strong> ${line.message}`;
 function refundEntry(refund: RefundWithCharge): SafeHtml {
   const why = refund.reason && html` · ${refund.reason}`;
   const failure = refund.failure_reason && `: ${refund.failure_reason}`;
-  return html`<strong>Refund ${refund.refund_id}</strong> of ${moneyText(refund.currency, refund.amount_minor)} ${statusBadge(refund.status)}${failure}${why}`;
+  const waits = refund.pending_reason && `: waits for the balance`;
+  return html`<strong>Refund ${refund.refund_id}</strong> of ${moneyText(refund.currency, refund.amount_minor)} ${statusBadge(refund.status)}${failure}${waits}${why}`;
 }
 
 const RECEIPTS: Record<string, string> = {

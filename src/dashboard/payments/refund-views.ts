@@ -4,6 +4,7 @@
  * Confirm is the only post that refunds.
  */
 import type { Balances } from '../../ledger/ledger-service.ts';
+import type { RefundWithCharge } from '../../refunds/refund-repository.ts';
 import { leftToRefund, type RefundPreview } from '../../refunds/refund-service.ts';
 import { formatMoneyText, moneyText } from '../../shared/money.ts';
 import { csrfField, errorBox } from '../../web/components.ts';
@@ -27,6 +28,7 @@ export function refundSection(view: {
   payment: PaymentSummary;
   page: MerchantPage;
   balances: Balances;
+  refunds: RefundWithCharge[];
   form: RefundFormState | null;
 }): SafeHtml {
   const { payment, page, balances } = view;
@@ -34,6 +36,7 @@ export function refundSection(view: {
   const refunded = paid ? paid.refunded_minor : 0;
   const lines = [
     html`<p>Already refunded ${moneyText(payment.currency, refunded)} of ${moneyText(payment.currency, payment.amountMinor)}.</p>`,
+    waitingRefunds(view.refunds),
     html`<dl class="facts balance"><dt>Collection balance</dt><dd>${moneyText(payment.currency, balances.collectionMinor)}</dd><dt>Main balance</dt><dd>${moneyText(payment.currency, balances.mainMinor)}</dd></dl>`,
   ];
   const left = paid ? leftToRefund(paid) : 0;
@@ -54,6 +57,17 @@ ${csrfField(page.csrf)}
 </form>`;
 }
 
+/** The payment's refunds that wait for the balance, each with why: what the merchant may want to act on. */
+function waitingRefunds(refunds: RefundWithCharge[]): SafeHtml | null {
+  const waiting = refunds.filter((refund) => refund.pending_reason !== null);
+  if (waiting.length === 0) return null;
+  const items = waiting.map(
+    (refund) =>
+      html`<li><strong>Refund ${refund.refund_id}</strong> of ${moneyText(refund.currency, refund.amount_minor)} waits: ${refund.pending_reason}</li>`,
+  );
+  return html`<div class="warning waiting-refunds"><p>Waiting for the balance:</p><ul>${items}</ul></div>`;
+}
+
 export interface RefundConfirmation {
   payment: PaymentSummary;
   preview: RefundPreview;
@@ -67,10 +81,9 @@ export interface RefundConfirmation {
  * nothing more.
  */
 export function renderRefundConfirmation(page: MerchantPage, { payment, preview, form }: RefundConfirmation): SafeHtml {
-  const { charge, amountMinor, balances, sources } = preview;
+  const { charge, amountMinor, feeReturnedMinor, balances, sources, waits } = preview;
   const money = (minor: number) => moneyText(charge.currency, minor);
   const customer = [payment.customerName, payment.email && `(${payment.email})`].filter(Boolean).join(' ') || '—';
-  const takenFrom = [sources.fromCollection > 0 && 'collection', sources.fromMain > 0 && 'main'].filter(Boolean);
   const facts = factList([
     ['Refund', html`<strong>${money(amountMinor)}</strong>`],
     ['To', customer],
@@ -81,25 +94,28 @@ export function renderRefundConfirmation(page: MerchantPage, { payment, preview,
     ['Left to refund after this', html`<strong>${money(leftToRefund(charge) - amountMinor)}</strong>`],
     ['Reason', form.reason || 'None given'],
   ]);
-  const balanceFacts = factList([
-    [
-      'Taken from',
-      `Your ${page.mode}-mode ${takenFrom.join(' and ')} ${takenFrom.length > 1 ? 'balances' : 'balance'}`,
-    ],
-    ['Collection balance now', money(balances.collectionMinor)],
-    ['Collection balance after', html`<strong>${money(balances.collectionMinor - sources.fromCollection)}</strong>`],
-    ['Main balance now', money(balances.mainMinor)],
-    ['Main balance after', html`<strong>${money(balances.mainMinor - sources.fromMain)}</strong>`],
-  ]);
+  const takes = amountMinor - feeReturnedMinor;
+  const feeLine: [string, SafeHtml | string][] =
+    feeReturnedMinor > 0
+      ? [
+          ['Fee given back to you', money(feeReturnedMinor)],
+          ['Taken from your balance', money(takes)],
+        ]
+      : [];
+  const balanceFacts = sources ? takenFacts(page, balances, sources, money) : null;
+  const outcome = waits
+    ? html`<p class="warning">${waits} A refund cannot be undone: once you confirm, it is recorded as waiting, and ${money(takes)} leaves your balance when it goes out.</p>`
+    : html`<p class="warning">A refund cannot be undone: once you confirm, ${money(takes)} leaves your balance and ${money(amountMinor)} goes back to the customer.</p>`;
   const back = `/dashboard/payments/${encodeURIComponent(payment.id)}`;
   return shell(
     'Confirm refund',
     html`<h1>Confirm the refund</h1>
 ${facts}
 <h2>From your balance</h2>
-<p class="muted">A refund is taken from the collection balance first, then from the main balance.</p>
+<p class="muted">A refund is taken from the collection balance first, then from the main balance; the share of the payment's fee it refunds is given back to you.</p>
+${feeLine.length > 0 && factList(feeLine)}
 ${balanceFacts}
-<p class="warning">A refund cannot be undone: once you confirm, ${money(amountMinor)} leaves your balance and goes back to the customer.</p>
+${outcome}
 ${confirmForm({
   action: `${refundAction(payment)}/confirm`,
   csrf: page.csrf,
@@ -114,4 +130,24 @@ ${confirmForm({
 })}`,
     { viewer: page.viewer },
   );
+}
+
+/** Which of the merchant's balances the refund takes from, and what each holds before and after. */
+function takenFacts(
+  page: MerchantPage,
+  balances: Balances,
+  sources: { fromCollection: number; fromMain: number },
+  money: (minor: number) => string,
+): SafeHtml {
+  const takenFrom = [sources.fromCollection > 0 && 'collection', sources.fromMain > 0 && 'main'].filter(Boolean);
+  return factList([
+    [
+      'Taken from',
+      `Your ${page.mode}-mode ${takenFrom.join(' and ')} ${takenFrom.length > 1 ? 'balances' : 'balance'}`,
+    ],
+    ['Collection balance now', money(balances.collectionMinor)],
+    ['Collection balance after', html`<strong>${money(balances.collectionMinor - sources.fromCollection)}</strong>`],
+    ['Main balance now', money(balances.mainMinor)],
+    ['Main balance after', html`<strong>${money(balances.mainMinor - sources.fromMain)}</strong>`],
+  ]);
 }
