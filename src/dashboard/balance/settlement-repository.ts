@@ -34,19 +34,21 @@ export async function settlementsOf(db: Db, owner: Principal, chargeRefs: readon
 
 /** The last settlement entry of each of the merchant's collection balances in the mode. */
 function lastSettlementEntries(db: Db, owner: Principal) {
-  return db
-    .selectFrom('ledger_transactions as t')
-    .innerJoin('ledger_entries as e', 'e.transaction_id', 't.id')
-    .innerJoin('ledger_accounts as a', 'a.id', 'e.account_id')
-    .select(['a.currency', (eb) => eb.fn.max('e.id').as('entry')])
-    // Settlements belong to no charge: the (reference, kind) index holds them under a null reference.
-    .where('t.reference', 'is', null)
-    .where('t.kind', '=', 'settlement')
-    .where('t.mode', '=', owner.mode)
-    .where('a.owner', '=', owner.merchantId)
-    .where('a.kind', '=', 'collection')
-    .groupBy('a.currency')
-    .execute();
+  return (
+    db
+      .selectFrom('ledger_transactions as t')
+      .innerJoin('ledger_entries as e', 'e.transaction_id', 't.id')
+      .innerJoin('ledger_accounts as a', 'a.id', 'e.account_id')
+      .select(['a.currency', (eb) => eb.fn.max('e.id').as('entry')])
+      // Settlements belong to no charge: the (reference, kind) index holds them under a null reference.
+      .where('t.reference', 'is', null)
+      .where('t.kind', '=', 'settlement')
+      .where('t.mode', '=', owner.mode)
+      .where('a.owner', '=', owner.merchantId)
+      .where('a.kind', '=', 'collection')
+      .groupBy('a.currency')
+      .execute()
+  );
 }
 
 /** The entry that credited each charge's collection to the merchant. */

@@ -40,9 +40,9 @@ export async function planSearch(db: Kysely<DB>, search: PaymentSearch): Promise
 
 async function readingOf(db: Kysely<DB>, index: SearchIndex, search: PaymentSearch): Promise<Reading> {
   const table = sql.table(index.name);
-  const { rows } = await sql<{ rowid: number }>`select rowid from ${table} where ${table} match ${ftsQuery(search)} limit ${INDEX_MATCHES_READ + 1}`.execute(
-    db,
-  );
+  const { rows } = await sql<{
+    rowid: number;
+  }>`select rowid from ${table} where ${table} match ${ftsQuery(search)} limit ${INDEX_MATCHES_READ + 1}`.execute(db);
   return rows.length > INDEX_MATCHES_READ
     ? { through: 'rows' }
     : { through: 'index', rowids: rows.map((row) => Number(row.rowid)) };

@@ -28,7 +28,10 @@ export function parsePaymentSearch(typed: string): { search: PaymentSearch | nul
   const mobile = parseMalawiMobile(text);
   if (mobile) {
     const written = text.replace(/[\s().-]/g, '');
-    return { search: { text, alternatives: [[lowerAscii(written)], [lowerAscii(maskMsisdn(mobile.msisdn))]] }, problem: null };
+    return {
+      search: { text, alternatives: [[lowerAscii(written)], [lowerAscii(maskMsisdn(mobile.msisdn))]] },
+      problem: null,
+    };
   }
   const words = [
     ...new Set(
