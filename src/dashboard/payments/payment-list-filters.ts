@@ -4,7 +4,7 @@
  * way round, and named in `problems`, which the page shows: a bad filter never fails the page.
  */
 import type { Query } from '../page-context.ts';
-import { parsePaymentSearch, type PaymentSearch } from './payment-search.ts';
+import { customerSearch, parsePaymentSearch, type PaymentSearch } from './payment-search.ts';
 import { startOfDay, startOfNextDay } from '../zone-days.ts';
 
 /** A session's by how it ended (`sessionOutcome`): a direct charge is never cancelled nor expired. */
@@ -97,6 +97,20 @@ export function parsePaymentFilters(query: Query, timeZone: string): { filters: 
       customer: null,
     },
     problems,
+  };
+}
+
+/** One customer's payments, whatever their status: their page's list. */
+export function customerFilters(key: string): PaymentFilters {
+  return {
+    status: null,
+    channel: null,
+    createdFrom: null,
+    createdBefore: null,
+    minMinor: null,
+    maxMinor: null,
+    search: customerSearch(key),
+    customer: key,
   };
 }
 
