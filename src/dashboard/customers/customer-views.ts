@@ -54,7 +54,7 @@ export function renderCustomersPage({ viewer, search, problems, page, timeZone }
     html`<h1>Customers</h1>
 <p class="muted">Everyone who has paid you in <strong>${viewer.mode}</strong> mode, most recent first: known by their email or, for payments without one, the mobile number they paid from (masked, as the gateway keeps numbers). Counts and totals are of successful payments; dates are in ${timeZone}.</p>
 ${problems.length > 0 && html`<div class="warning" role="status"><p>Some of what was asked was ignored:</p><ul>${problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>`}
-<form class="filters payment-filters" method="get" action="/dashboard/customers" role="search" aria-label="Search customers">
+<form class="filters payment-filters" method="get" action="/dashboard/customers" role="search" aria-label="Find customers">
 <label>Search<input type="search" name="q" value="${search}" aria-describedby="customers-search-hint"></label>
 <button type="submit">Search</button>
 <a href="/dashboard/customers">Clear</a>
