@@ -38,6 +38,7 @@ import {
 import { registerOverviewPages } from './overview/overview-routes.ts';
 import { registerPaymentPages } from './payments/payment-routes.ts';
 import { registerPaymentDetailPages } from './payments/payment-detail-routes.ts';
+import { registerCustomerPages } from './customers/customer-routes.ts';
 import { registerDeliveryPages } from './deliveries/delivery-routes.ts';
 import { registerPayoutPages } from './payouts/payout-routes.ts';
 import { registerBalancePages } from './balance/balance-routes.ts';
@@ -255,6 +256,7 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
   registerOverviewPages(app, deps, guard);
   registerPaymentPages(app, deps, guard);
   registerPaymentDetailPages(app, deps, guard);
+  registerCustomerPages(app, deps, guard);
   registerDeliveryPages(app, deps, guard);
   registerPayoutPages(app, deps, guard);
   registerBalancePages(app, deps, guard);

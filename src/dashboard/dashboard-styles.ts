@@ -106,6 +106,8 @@ form.refund { max-width: 480px; margin: 0 0 16px; }
 .payment-filters .hint { flex-basis: 100%; margin: 0; }
 .pager { display: flex; gap: 16px; justify-content: flex-end; }
 .pager a { display: inline-block; padding: 10px 4px; font-weight: 600; }
+/* customers: an email is one long word */
+h1.customer-name { overflow-wrap: anywhere; }
 /* overview and operator */
 .card p, .acting p { margin: 0; }
 .card .hint { margin-top: 4px; }

@@ -86,3 +86,21 @@ export function startOfNextDay(date: string, timeZone: string): number | null {
 export function lastDays(now: number, count: number, timeZone: string): ZoneDay[] {
   return Array.from({ length: count }, (_, index) => localMidnight(now, count - 1 - index, timeZone));
 }
+
+/** `2026-11-25 16:33:05`: the wall clock in `timeZone` at `epochMs`, as a spreadsheet reads a date and time. */
+export function localDateTime(epochMs: number, timeZone: string): string {
+  return new Date(wallClock(epochMs, timeZone)).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** A calendar month (`YYYY-MM`) in `timeZone`: when it began and when the next did; null when it is no month. */
+export function monthRange(month: string, timeZone: string): { start: number; end: number } | null {
+  const match = /^(\d{4})-(\d{2})$/.exec(month);
+  if (!match || Number(match[2]) < 1 || Number(match[2]) > 12) return null;
+  const next = new Date(Date.UTC(Number(match[1]), Number(match[2]), 1)).toISOString().slice(0, 7);
+  return { start: startOfDay(`${month}-01`, timeZone)!, end: startOfDay(`${next}-01`, timeZone)! };
+}
+
+/** The month (`YYYY-MM`) holding `epochMs` in `timeZone`. */
+export function monthOf(epochMs: number, timeZone: string): string {
+  return localMidnight(epochMs, 0, timeZone).date.slice(0, 7);
+}

@@ -24,6 +24,7 @@ import { accountRecoveryMigration } from './migrations/0021_account_recovery.ts'
 import { accountSafetyMigration } from './migrations/0022_account_safety.ts';
 import { webhookSecretsPerModeMigration } from './migrations/0023_webhook_secrets_per_mode.ts';
 import { refundFeeAndWaitsMigration } from './migrations/0024_refund_fee_and_waits.ts';
+import { paymentSearchMigration } from './migrations/0025_payment_search.ts';
 
 /**
  * Every migration under the name existing databases record it by, ordered by the number in that
@@ -53,6 +54,7 @@ const MIGRATIONS = inNumberOrder<{ name: string; of: (dialect: Dialect) => Migra
   { name: '0022_account_safety', of: () => accountSafetyMigration },
   { name: '0023_webhook_secrets_per_mode', of: () => webhookSecretsPerModeMigration },
   { name: '0024_refund_fee_and_waits', of: () => refundFeeAndWaitsMigration },
+  { name: '0025_payment_search', of: paymentSearchMigration },
 ]);
 
 /** The migrations' names, first to last. */

@@ -11,16 +11,11 @@ import {
   payoutBody,
   settledByWorker,
 } from '../helpers/mobile-money.ts';
-import { csvCell } from '../../src/dashboard/balance/statement-views.ts';
+import { csvCell } from '../../src/dashboard/csv.ts';
+import { parseCsv } from '../helpers/csv.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 
-/** The CSV's rows as cells (every cell is quoted; none here holds a quote or a line break). */
-function csvRows(text: string): string[][] {
-  return text
-    .trimEnd()
-    .split('\r\n')
-    .map((line) => line.slice(1, -1).split('","'));
-}
+const csvRows = parseCsv;
 
 for (const kind of DATABASE_KINDS) {
   describe(`dashboard balance (${kind})`, () => {
@@ -176,10 +171,13 @@ for (const kind of DATABASE_KINDS) {
       assert.match(second.text, /received, net of its fee/);
     });
 
-    test('CSV cells cannot become spreadsheet formulas', () => {
+    test('CSV cells cannot become spreadsheet formulas; quotes, commas and line breaks are quoted', () => {
       assert.equal(csvCell('=HYPERLINK("http://evil")'), '"\'=HYPERLINK(""http://evil"")"');
-      for (const lead of ['+', '-', '@', '\t', '\r']) assert.equal(csvCell(`${lead}1`), `"'${lead}1"`);
-      assert.equal(csvCell('Payment x'), '"Payment x"');
+      for (const lead of ['+', '-', '@', '\t']) assert.equal(csvCell(`${lead}1`), `'${lead}1`);
+      assert.equal(csvCell('\r1'), `"'\r1"`);
+      assert.equal(csvCell('Payment x'), 'Payment x');
+      assert.equal(csvCell('Banda, Chikondi'), '"Banda, Chikondi"');
+      assert.equal(csvCell('line\nbreak'), '"line\nbreak"');
     });
   });
 }

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { DashboardBrowser } from '../helpers/dashboard.ts';
 import { DASHBOARD_PASSWORD, dashboardUser } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { csvRecords } from '../helpers/csv.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { chargeBody, eventually, initializeCharge, TEST_NUMBERS, TNM_REF } from '../helpers/mobile-money.ts';
@@ -31,14 +32,6 @@ const pageLink = (html: string, rel: 'next' | 'prev') => {
   const found = new RegExp(`<a href="([^"]+)" rel="${rel}">`).exec(html)?.[1];
   return found === undefined ? null : unescape(found);
 };
-
-/** The CSV's rows as cells (no cell of these tests holds a comma or a quote). */
-function csvRows(text: string): string[][] {
-  return text
-    .split('\r\n')
-    .filter(Boolean)
-    .map((line) => line.split(','));
-}
 
 for (const kind of DATABASE_KINDS) {
   describe(`dashboard payments list (${kind})`, () => {
@@ -112,11 +105,13 @@ for (const kind of DATABASE_KINDS) {
       }
       return { ids: pages.flat(), pages, lastPath };
     }
-    async function csv(query: string): Promise<{ header: string[]; rows: string[][]; text: string; headers: Headers }> {
+    async function csv(
+      query: string,
+    ): Promise<{ header: string[]; rows: Array<Record<string, string>>; text: string; headers: Headers }> {
       const answer = await browser.get(`/dashboard/payments.csv?${query}`);
       assert.equal(answer.status, 200, answer.text.slice(0, 300));
-      const [header, ...rows] = csvRows(answer.text);
-      return { header: header!, rows, text: answer.text, headers: answer.headers };
+      const { header, records } = csvRecords(answer.text);
+      return { header, rows: records, text: answer.text, headers: answer.headers };
     }
 
     before(async () => {
@@ -203,7 +198,7 @@ for (const kind of DATABASE_KINDS) {
       assert.match((await list('status=failed&q=nothing-like-this')).text, /No payment matches these filters\./);
     });
 
-    test('find a payment by tx_ref, charge id, reference, customer email or phone', async () => {
+    test('find a payment by tx_ref, charge id, reference, customer email or phone (dashboard-search.test.ts has the rest)', async () => {
       assert.deepEqual(shownIds((await list(`q=${made.paidSession.txRef}`)).text), [made.paidSession.id]);
       assert.deepEqual(shownIds((await list(`q=${made.success.chargeId}`)).text), [made.success.id]);
       const reference = (
@@ -229,10 +224,12 @@ for (const kind of DATABASE_KINDS) {
         [made.paidSession.id],
         'the number that paid a session finds it',
       );
+      const fills = ['fill-1', ...Array.from({ length: 10 }, (_, i) => `fill-1${i}`)];
+      fills.push(...Array.from({ length: 20 }, (_, i) => `fill-1${String(i).padStart(2, '0')}`));
       assert.deepEqual(
-        shownIds((await list('q=fill-1')).text),
-        [await sessionId(shop.id, 'fill-1')],
-        'exact, not a prefix',
+        shownIds((await list('q=fill-1')).text).sort(),
+        (await Promise.all(fills.map((txRef) => sessionId(shop.id, txRef)))).sort(),
+        'a prefix finds every tx_ref it begins',
       );
     });
 
@@ -264,50 +261,48 @@ for (const kind of DATABASE_KINDS) {
       const all = await csv('');
       assert.match(all.headers.get('content-type') ?? '', /^text\/csv/);
       assert.match(all.headers.get('content-disposition') ?? '', /^attachment; filename="payments-test\.csv"$/);
-      assert.deepEqual(all.header, [
-        'id',
-        'type',
-        'created_at',
-        'merchant_reference',
-        'reference',
-        'email',
-        'mobile',
-        'channel',
-        'amount',
-        'currency',
-        'status',
-      ]);
+      assert.deepEqual(all.header.slice(0, 3), ['id', 'type', 'created_at']);
       assert.deepEqual(
-        all.rows.map((row) => row[0]),
+        all.rows.map((row) => row.id),
         (await everyPage('')).ids,
         'the same ids in the same order, beyond the first page',
       );
       const pending = await csv('status=pending&max=700');
       assert.equal(pending.rows.length, FILLER + 1);
       assert.deepEqual(
-        pending.rows.map((row) => row[0]),
+        pending.rows.map((row) => row.id),
         (await everyPage('status=pending&max=700')).ids,
       );
       const failed = await csv('status=failed');
-      assert.deepEqual(failed.rows, [
-        [
-          made.failed.id,
-          'direct_charge',
-          failed.rows[0]![2]!,
-          made.failed.chargeId,
-          failed.rows[0]![4]!,
-          'carol@example.com',
-          "'+265990xxxx01",
-          'mobile_money',
-          '2500.00',
-          'MWK',
-          'failed',
-        ],
-      ]);
+      assert.equal(failed.rows.length, 1);
+      assert.deepEqual(
+        {
+          id: failed.rows[0]!.id,
+          type: failed.rows[0]!.type,
+          merchant_reference: failed.rows[0]!.merchant_reference,
+          email: failed.rows[0]!.email,
+          mobile: failed.rows[0]!.mobile,
+          channel: failed.rows[0]!.channel,
+          amount: failed.rows[0]!.amount,
+          fee: failed.rows[0]!.fee,
+          status: failed.rows[0]!.status,
+        },
+        {
+          id: made.failed.id,
+          type: 'direct_charge',
+          merchant_reference: made.failed.chargeId,
+          email: 'carol@example.com',
+          mobile: "'+265990xxxx01",
+          channel: 'mobile_money',
+          amount: '2500.00',
+          fee: '',
+          status: 'failed',
+        },
+      );
       const formula = await csv(`q=${made.formulaTxRef}`);
-      assert.equal(
-        formula.rows[0]![3],
-        `'${made.formulaTxRef}`,
+      assert.match(
+        formula.text,
+        new RegExp(`,'${made.formulaTxRef},`),
         'a cell a spreadsheet would run as a formula starts with an apostrophe',
       );
       assert.match(
@@ -353,9 +348,7 @@ for (const kind of DATABASE_KINDS) {
       assert.match(page.text, /in <strong>live<\/strong> mode/);
       const exported = await viewer.get('/dashboard/payments.csv');
       assert.deepEqual(
-        csvRows(exported.text)
-          .slice(1)
-          .map((row) => row[0]),
+        csvRecords(exported.text).records.map((row) => row.id),
         [live.id],
       );
       assert.match(exported.headers.get('content-disposition') ?? '', /payments-live\.csv/);

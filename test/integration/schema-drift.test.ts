@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import ts from 'typescript';
 import type { Database } from '../../src/db/database.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
+import { SEARCH_INDEXES } from '../../src/db/search-text.ts';
 import { DATABASE_KINDS, freshDatabase, type TestDatabase } from '../helpers/databases.ts';
 
 const SCHEMA = path.resolve(import.meta.dirname, '../../src/db/schema.ts');
@@ -69,11 +70,18 @@ function declaredTables(): Map<string, Columns> {
   return tables;
 }
 
-/** What a migrated database holds: its tables and their columns, with whether each may hold null. */
+/**
+ * What a migrated database holds: its tables and their columns, with whether each may hold null.
+ * SQLite's full-text indexes are virtual tables, each with shadow tables that store it: indexes,
+ * as PostgreSQL's GIN indexes over the same text are, so no table of the schema (the test below
+ * checks they are there).
+ */
 async function migratedTables(database: Database): Promise<Map<string, Columns>> {
   const tables = new Map<string, Columns>();
+  const indexTables = database.dialect === 'sqlite' ? await sqliteIndexTables(database) : new Set();
   for (const table of await database.db.introspection.getTables()) {
     if (table.isView || (table.schema !== undefined && table.schema !== 'public')) continue;
+    if (indexTables.has(table.name)) continue;
     // SQLite lets a non-integer PRIMARY KEY hold null, a quirk kept for old versions; PostgreSQL does not.
     const primaryKey = database.dialect === 'sqlite' ? await sqlitePrimaryKey(database, table.name) : new Set();
     tables.set(
@@ -82,6 +90,31 @@ async function migratedTables(database: Database): Promise<Map<string, Columns>>
     );
   }
   return tables;
+}
+
+/** SQLite's virtual tables and the shadow tables behind them, as it lists them itself. */
+async function sqliteIndexTables(database: Database): Promise<Set<string>> {
+  const { rows } = await sql<{
+    name: string;
+  }>`select name from pragma_table_list where schema = 'main' and type in ('virtual', 'shadow')`.execute(database.db);
+  return new Set(rows.map((row) => row.name));
+}
+
+/** The full-text indexes a migrated database has: SQLite's FTS5 tables, PostgreSQL's GIN indexes. */
+async function fullTextIndexes(database: Database): Promise<string[]> {
+  const { rows } =
+    database.dialect === 'sqlite'
+      ? await sql<{
+          name: string;
+        }>`select name from sqlite_master where type = 'table' and sql like 'create virtual table % using fts5(%'`.execute(
+          database.db,
+        )
+      : await sql<{
+          name: string;
+        }>`select indexname as name from pg_indexes where schemaname = 'public' and indexdef like '% USING gin %gin_trgm_ops%'`.execute(
+          database.db,
+        );
+  return rows.map((row) => row.name).sort();
 }
 
 async function sqlitePrimaryKey(database: Database, table: string): Promise<Set<string>> {
@@ -140,6 +173,10 @@ for (const kind of DATABASE_KINDS) {
 
     test('declare the same tables and columns, each nullable or not alike', async () => {
       assert.deepEqual(differences(declaredTables(), await migratedTables(database)), []);
+    });
+
+    test('the full-text indexes src/db/search-text.ts names are made, and no other', async () => {
+      assert.deepEqual(await fullTextIndexes(database), SEARCH_INDEXES.map((index) => index.name).sort());
     });
   });
 }

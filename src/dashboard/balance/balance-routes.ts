@@ -9,9 +9,11 @@ import {
   type PageGuard,
   type Query,
 } from '../page-context.ts';
-import { startOfDay, startOfNextDay } from '../zone-days.ts';
+import { csvLine, sendCsv } from '../csv.ts';
+import { monthOf, monthRange, startOfDay, startOfNextDay } from '../zone-days.ts';
+import { monthlyStatementLines } from './monthly-statement.ts';
 import { balanceCurrencies, statementEntries, type StatementRange } from './statement-repository.ts';
-import { CSV_HEADER, csvCell, csvLine, renderBalancePage } from './statement-views.ts';
+import { CSV_HEADER, renderBalancePage, statementCsvLine } from './statement-views.ts';
 
 const ENTRIES_PER_PAGE = 50;
 /** The CSV reads the statement in pages this big, so a long history is never one huge query result. */
@@ -50,7 +52,8 @@ function dateFilter(query: Query, timeZone: string): DateFilter {
 
 /**
  * Balance: the merchant's balances in the page's mode and the ledger statement behind them, newest
- * first, a page at a time (keyset on the entry's number), and the same statement as a CSV file.
+ * first, a page at a time (keyset on the entry's number), the same statement as a CSV file, and a
+ * month's statement with its opening and closing balances.
  */
 export function registerBalancePages(app: App, { config, database, clock }: DashboardDeps, guard: PageGuard): void {
   const db = database.db;
@@ -68,6 +71,11 @@ export function registerBalancePages(app: App, { config, database, clock }: Dash
       nextSettlement(db, page.mode, schedule),
     ]);
     const entries = rows.slice(0, ENTRIES_PER_PAGE);
+    const monthAsked = request.query.month?.trim() ?? '';
+    const monthError =
+      monthAsked !== '' && monthRange(monthAsked, config.timeZone) === null
+        ? `"${monthAsked}" is not a month like 2026-11: choose the statement's month again.`
+        : null;
     const next =
       rows.length > ENTRIES_PER_PAGE
         ? new URLSearchParams({
@@ -86,6 +94,8 @@ export function registerBalancePages(app: App, { config, database, clock }: Dash
         from: filter.from,
         to: filter.to,
         filterError: filter.error,
+        month: monthError === null && monthAsked !== '' ? monthAsked : monthOf(clock.now(), config.timeZone),
+        monthError,
         timeZone: config.timeZone,
         settlement: { next: settlesAt, intervalMs: schedule[page.mode], now: clock.now() },
       }),
@@ -96,20 +106,29 @@ export function registerBalancePages(app: App, { config, database, clock }: Dash
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
     const filter = dateFilter(request.query, config.timeZone);
-    const lines = [CSV_HEADER.map(csvCell).join(',')];
-    for (let before: number | null = null; ;) {
-      const batch = await statementEntries(db, merchantModeOf(page), { ...filter.range, beforeId: before }, CSV_BATCH);
-      lines.push(...batch.map(csvLine));
-      if (batch.length < CSV_BATCH) break;
-      before = batch.at(-1)!.id;
+    const owner = merchantModeOf(page);
+    async function* lines() {
+      yield csvLine(CSV_HEADER);
+      for (let before: number | null = null; ;) {
+        const batch = await statementEntries(db, owner, { ...filter.range, beforeId: before }, CSV_BATCH);
+        yield batch.map(statementCsvLine).join('');
+        if (batch.length < CSV_BATCH) break;
+        before = batch.at(-1)!.id;
+      }
     }
     const name = `statement-${page.mode}${filter.from ? `-from-${filter.from}` : ''}${filter.to ? `-to-${filter.to}` : ''}.csv`;
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${name}"`)
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'no-store')
-      .send(`${lines.join('\r\n')}\r\n`);
+    return sendCsv(reply, name, lines());
+  });
+
+  app.get<{ Querystring: Query }>('/dashboard/balance/statement.csv', PAGE, async (request, reply) => {
+    const page = await guard.merchantPage(request, reply, 'read');
+    if (!page) return reply;
+    const name = request.query.month?.trim() ?? '';
+    const range = monthRange(name, config.timeZone);
+    // A month that is not one goes back to the page, which says so beside the month's field.
+    if (range === null) return reply.redirect(`/dashboard/balance?${new URLSearchParams({ month: name })}`, 303);
+    const lines = monthlyStatementLines(db, merchantModeOf(page), { name, ...range }, config.timeZone);
+    return sendCsv(reply, `statement-${page.mode}-${name}.csv`, lines);
   });
 
   async function balancesOf(page: MerchantPage) {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB, LedgerTransactionsTable } from '../../db/schema.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
 import type { ChargeRef } from '../../shared/ids.ts';
@@ -48,6 +48,66 @@ export function statementEntries(
   range: StatementRange,
   limit: number,
 ): Promise<StatementEntry[]> {
+  let query = entriesOf(db, owner, range);
+  if (range.beforeId !== null) query = query.where('ledger_entries.id', '<', range.beforeId);
+  return query.orderBy('ledger_entries.id', 'desc').limit(limit).execute().then(toEntries);
+}
+
+/** One balance's entries in a range of time, oldest first, after the entry `afterId` (null: from the first). */
+export function accountEntries(
+  db: Db,
+  owner: Principal,
+  accountId: string,
+  range: Omit<StatementRange, 'beforeId'>,
+  afterId: number | null,
+  limit: number,
+): Promise<StatementEntry[]> {
+  let query = entriesOf(db, owner, range).where('ledger_entries.account_id', '=', accountId);
+  if (afterId !== null) query = query.where('ledger_entries.id', '>', afterId);
+  return query.orderBy('ledger_entries.id', 'asc').limit(limit).execute().then(toEntries);
+}
+
+/** A merchant's collection or main balance in one currency, and what it held at a moment. */
+export interface BalanceAt {
+  accountId: string;
+  account: 'collection' | 'main';
+  currency: string;
+  balanceMinor: number;
+}
+
+/**
+ * Each of the merchant's collection and main balances in the mode, with what it held just before
+ * `at`: the sum of its entries written earlier. A balance's entries never change, so this is what
+ * a statement ending at `at` closed with.
+ */
+export async function balancesAt(db: Db, owner: Principal, at: number): Promise<BalanceAt[]> {
+  const rows = await db
+    .selectFrom('ledger_accounts as a')
+    .leftJoin('ledger_entries as e', 'e.account_id', 'a.id')
+    .leftJoin('ledger_transactions as t', 't.id', 'e.transaction_id')
+    .select([
+      'a.id',
+      'a.kind',
+      'a.currency',
+      sql<number | string>`coalesce(sum(case when t.created_at < ${at} then e.amount_minor else 0 end), 0)`.as('held'),
+    ])
+    .where('a.owner', '=', owner.merchantId)
+    .where('a.mode', '=', owner.mode)
+    .where('a.kind', 'in', ['collection', 'main'])
+    .groupBy(['a.id', 'a.kind', 'a.currency'])
+    .orderBy('a.currency')
+    .orderBy('a.kind')
+    .execute();
+  return rows.map((row) => ({
+    accountId: row.id,
+    account: row.kind as BalanceAt['account'],
+    currency: row.currency,
+    // PostgreSQL's sum of bigints is a numeric, which arrives as text.
+    balanceMinor: Number(row.held),
+  }));
+}
+
+function entriesOf(db: Db, owner: Principal, range: Omit<StatementRange, 'beforeId'>) {
   let query = db
     .selectFrom('ledger_entries')
     .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
@@ -73,24 +133,21 @@ export function statementEntries(
     .where('ledger_accounts.owner', '=', owner.merchantId)
     .where('ledger_accounts.mode', '=', owner.mode)
     .where('ledger_accounts.kind', 'in', ['collection', 'main']);
-  if (range.beforeId !== null) query = query.where('ledger_entries.id', '<', range.beforeId);
   if (range.from !== null) query = query.where('ledger_transactions.created_at', '>=', range.from);
   if (range.to !== null) query = query.where('ledger_transactions.created_at', '<', range.to);
-  return query
-    .orderBy('ledger_entries.id', 'desc')
-    .limit(limit)
-    .execute()
-    .then((rows) =>
-      rows.map(
-        (row) =>
-          ({
-            ...row,
-            id: Number(row.id),
-            amount_minor: Number(row.amount_minor),
-            created_at: Number(row.created_at),
-          }) as StatementEntry,
-      ),
-    );
+  return query;
+}
+
+function toEntries(rows: Array<Record<string, unknown>>): StatementEntry[] {
+  return rows.map(
+    (row) =>
+      ({
+        ...row,
+        id: Number(row.id),
+        amount_minor: Number(row.amount_minor),
+        created_at: Number(row.created_at),
+      }) as StatementEntry,
+  );
 }
 
 /** The currencies the merchant has balances in, in one mode (kwacha always, even before any money moved). */

@@ -2,6 +2,7 @@ import type { Balances } from '../../ledger/ledger-service.ts';
 import { html, type SafeHtml } from '../../web/html.ts';
 import { formatTimestamp, formatHumanDate } from '../../shared/time.ts';
 import { moneyText } from '../../shared/money.ts';
+import { csvAmount, csvLine } from '../csv.ts';
 import { shell, table } from '../layout.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type { StatementEntry } from './statement-repository.ts';
@@ -72,6 +73,9 @@ export interface BalanceView {
   from: string;
   to: string;
   filterError: string | null;
+  /** The monthly statement's month (`YYYY-MM`), and why the one asked for could not be used. */
+  month: string;
+  monthError: string | null;
   timeZone: string;
   settlement: SettlementView;
 }
@@ -134,6 +138,13 @@ export function renderBalancePage(page: MerchantPage, view: BalanceView): SafeHt
     html`<h1>Balance</h1>
 <div class="cards">${cards}</div>
 <p class="settlement">${settlementText(view.settlement, view.timeZone)}</p>
+<h2>Monthly statement</h2>
+<form class="filters" method="get" action="/dashboard/balance/statement.csv">
+<label for="month">Month</label><input type="month" id="month" name="month" value="${view.month}" required${view.monthError && html` aria-invalid="true" aria-describedby="month-error"`}>
+<button type="submit" class="secondary">Download the month (CSV)</button>
+</form>
+${view.monthError && html`<p class="warning" id="month-error">${view.monthError}</p>`}
+<p class="muted">Each balance's opening and closing balance and every movement of the month between them, with the balance after each; times in ${view.timeZone}.</p>
 <h2>Statement</h2>
 <form class="filters" method="get" action="/dashboard/balance">
 <label for="from">From</label><input type="date" id="from" name="from" value="${view.from}">
@@ -160,20 +171,9 @@ export const CSV_HEADER = [
   'amount_out',
 ];
 
-/**
- * One CSV cell: quoted, quotes doubled, and text a spreadsheet would run as a formula (starting
- * with = + - @, a tab or a carriage return) led by an apostrophe, so that a merchant's reference
- * cannot become a formula on the computer of whoever opens the file.
- */
-export function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return `"${safe.replace(/"/g, '""')}"`;
-}
-
-export function csvLine(entry: StatementEntry): string {
+export function statementCsvLine(entry: StatementEntry): string {
   const { text, href } = describeEntry(entry);
-  const decimal = (minor: number) => (minor / 100).toFixed(2);
-  return [
+  return csvLine([
     String(entry.id),
     formatTimestamp(entry.created_at),
     entry.kind,
@@ -181,9 +181,7 @@ export function csvLine(entry: StatementEntry): string {
     href ?? '',
     entry.account,
     entry.currency,
-    entry.amount_minor > 0 ? decimal(entry.amount_minor) : '',
-    entry.amount_minor < 0 ? decimal(-entry.amount_minor) : '',
-  ]
-    .map(csvCell)
-    .join(',');
+    entry.amount_minor > 0 ? csvAmount(entry.amount_minor) : '',
+    entry.amount_minor < 0 ? csvAmount(-entry.amount_minor) : '',
+  ]);
 }

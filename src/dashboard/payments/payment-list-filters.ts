@@ -3,8 +3,8 @@
  * out (the list shows everything it would otherwise), as are both ends of a range given the wrong
  * way round, and named in `problems`, which the page shows: a bad filter never fails the page.
  */
-import { maskMsisdn, parseMalawiMobile } from '../../shared/phone.ts';
 import type { Query } from '../page-context.ts';
+import { customerSearch, parsePaymentSearch, type PaymentSearch } from './payment-search.ts';
 import { startOfDay, startOfNextDay } from '../zone-days.ts';
 
 /** A session's by how it ended (`sessionOutcome`): a direct charge is never cancelled nor expired. */
@@ -22,10 +22,9 @@ export interface PaymentFilters {
   createdBefore: number | null;
   minMinor: number | null;
   maxMinor: number | null;
-  /** What was searched for, trimmed; matched exactly (see the repository). */
-  search: string | null;
-  /** The search read as a Malawian mobile number, masked as numbers are stored; null when it is not one. */
-  searchMobile: string | null;
+  search: PaymentSearch | null;
+  /** One customer's payments only (`customerKeySql`): set by a customer's page, never by the query string. */
+  customer: string | null;
 }
 
 /** Where a page of the list starts: the row before it (`older`) or after it (`newer`) in newest-first order. */
@@ -84,8 +83,8 @@ export function parsePaymentFilters(query: Query, timeZone: string): { filters: 
     problems.push(
       `The least amount "${text('min')}" is more than the greatest "${text('max')}", so no payment could match; both amounts were ignored.`,
     );
-  const search = text('q').slice(0, 200);
-  const mobile = search === '' ? null : parseMalawiMobile(search);
+  const { search, problem } = parsePaymentSearch(text('q'));
+  if (problem) problems.push(problem);
   return {
     filters: {
       status,
@@ -94,10 +93,24 @@ export function parsePaymentFilters(query: Query, timeZone: string): { filters: 
       createdBefore: datesReversed ? null : to,
       minMinor: amountsReversed ? null : least,
       maxMinor: amountsReversed ? null : greatest,
-      search: search === '' ? null : search,
-      searchMobile: mobile ? maskMsisdn(mobile.msisdn) : null,
+      search,
+      customer: null,
     },
     problems,
+  };
+}
+
+/** One customer's payments, whatever their status: their page's list. */
+export function customerFilters(key: string): PaymentFilters {
+  return {
+    status: null,
+    channel: null,
+    createdFrom: null,
+    createdBefore: null,
+    minMinor: null,
+    maxMinor: null,
+    search: customerSearch(key),
+    customer: key,
   };
 }
 

@@ -5,17 +5,22 @@
  *
  * Each table is read by its own query, which stops after a page's rows thanks to the indexes of
  * migration 0016 (merchant, mode[, status], created_at, id; for charges only the direct payments'
- * rows), and the two pages are merged here. Those indexes serve the list as the page opens it and
- * filtered by status; the other filters (channel, dates, amounts, search) narrow the rows read
- * along the same index.
+ * rows), and the pages are merged here. Those indexes serve the list as the page opens it and
+ * filtered by status; the other filters (channel, dates, amounts) narrow the rows read along the
+ * same index. A search reads through the full-text indexes of migration 0021 when it matches few
+ * rows (payment-search-repository.ts), and finds a session by its own text or by its paid
+ * charge's (charge_id, number, operator id): two queries, their rows merged with the charges'.
  */
 import { sql, type Kysely } from 'kysely';
 import { recordedStatus, sessionOutcomeSql } from '../../checkout/session-outcome.ts';
 import { DIRECT_PAYMENTS } from '../direct-payments.ts';
 import type { DB } from '../../db/schema.ts';
+import { CHARGE_SEARCH, SESSION_SEARCH } from '../../db/search-text.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
+import type { Operator } from '../../shared/phone.ts';
+import { customerKeySql } from '../customers/customer-key.ts';
 import type { Cursor, PaymentChannel, PaymentFilters, PaymentStatus } from './payment-list-filters.ts';
-import { asChargeRef } from '../../shared/ids.ts';
+import { planSearch, textMatches, type SearchPlan } from './payment-search-repository.ts';
 
 type Db = Kysely<DB>;
 
@@ -36,6 +41,25 @@ export interface PaymentListRow {
   amount_minor: number;
   currency: string;
   status: PaymentStatus;
+  completed_at: number | null;
+  first_name: string | null;
+  last_name: string | null;
+  /** A session's, as the merchant set it; a direct charge has none. */
+  description: string | null;
+  /** The fee taken, once successful (0 before). */
+  fee_minor: number;
+  /** The charge that paid (a session's paid attempt, or the direct charge itself): its internal id, for the ledger. */
+  charge_ref: string | null;
+  /** That charge's `charge_id`: for a session, the attempt's `ch_…`. */
+  charge_id: string | null;
+  /** How much of it was given back or is being given back; null while nothing paid. */
+  refunded_minor: number | null;
+  operator: Operator | null;
+  card_brand: string | null;
+  /** Masked (`424242******4242`). */
+  card_number: string | null;
+  /** The operator's id for it (`trans_id`). */
+  trans_id: string | null;
 }
 
 export interface PaymentPage {
@@ -60,10 +84,14 @@ export async function paymentPage(
   filters: PaymentFilters,
   cursor: Cursor | null,
 ): Promise<PaymentPage> {
-  const { rows, more } = await paymentRows(db, scope, filters, cursor, PAGE_SIZE);
+  const read = await reader(db, scope, filters);
+  const { rows, more } = await read(cursor, PAGE_SIZE);
   if (cursor?.direction !== 'newer') return { rows, hasOlder: more, hasNewer: cursor !== null };
   // Back at the top: the newest page in full, as the list opens, rather than the few rows left.
-  if (!more) return paymentPage(db, scope, filters, null);
+  if (!more) {
+    const top = await read(null, PAGE_SIZE);
+    return { rows: top.rows, hasOlder: top.more, hasNewer: false };
+  }
   return { rows: rows.reverse(), hasOlder: true, hasNewer: true };
 }
 
@@ -74,9 +102,10 @@ export async function* allPaymentRows(
   filters: PaymentFilters,
   batch = 500,
 ): AsyncGenerator<PaymentListRow[]> {
+  const read = await reader(db, scope, filters);
   let cursor: Cursor | null = null;
   for (;;) {
-    const { rows, more } = await paymentRows(db, scope, filters, cursor, batch);
+    const { rows, more } = await read(cursor, batch);
     if (rows.length > 0) yield rows;
     if (!more) return;
     const last = rows.at(-1)!;
@@ -84,32 +113,34 @@ export async function* allPaymentRows(
   }
 }
 
+type Read = (cursor: Cursor | null, limit: number) => Promise<{ rows: PaymentListRow[]; more: boolean }>;
+
 /**
- * Up to `limit` rows beyond `cursor` in its direction (newest first for `older`, oldest first for
- * `newer`), and whether there are more. Each table gives at most limit + 1; merged, the first
- * limit + 1 are the answer's and its "more".
+ * What reads the filters' rows: up to `limit` beyond `cursor` in its direction (newest first for
+ * `older`, oldest first for `newer`), and whether there are more. Each query gives at most
+ * limit + 1; merged, the first limit + 1 are the answer's and its "more". A search is planned
+ * once, for every page read with it.
  */
-async function paymentRows(
-  db: Db,
-  scope: ListScope,
-  filters: PaymentFilters,
-  cursor: Cursor | null,
-  limit: number,
-): Promise<{ rows: PaymentListRow[]; more: boolean }> {
-  const newer = cursor?.direction === 'newer';
-  const [sessions, charges] = await Promise.all([
-    sessionRows(db, scope, filters, cursor, limit + 1),
-    chargeRows(db, scope.principal, filters, cursor, limit + 1),
-  ]);
-  const merged = merge(sessions, charges, newer).slice(0, limit + 1);
-  return { rows: merged.slice(0, limit), more: merged.length > limit };
+async function reader(db: Db, scope: ListScope, filters: PaymentFilters): Promise<Read> {
+  const plan = filters.search ? await planSearch(db, filters.search) : null;
+  return async (cursor, limit) => {
+    const newer = cursor?.direction === 'newer';
+    const lists = await Promise.all([
+      sessionRows(db, scope, filters, plan && { plan, by: 'session' }, cursor, limit + 1),
+      chargeRows(db, scope.principal, filters, plan, cursor, limit + 1),
+      ...(plan ? [sessionRows(db, scope, filters, { plan, by: 'paid charge' }, cursor, limit + 1)] : []),
+    ]);
+    const merged = lists.reduce((a, b) => merge(a, b, newer)).slice(0, limit + 1);
+    return { rows: merged.slice(0, limit), more: merged.length > limit };
+  };
 }
 
 /**
- * Two lists each already in the order asked for, merged. Heads of the two lists only are ever
- * compared: a session id (its time in base36, beginning with a digit) and a charge id (`chg_…`)
- * compare the same in JavaScript as under any database collation, so the merge agrees with the
- * order each query's keyset condition used.
+ * Two lists each already in the order asked for, merged, a row in both (a session found by its
+ * own text and by its paid charge's) once. Heads of the two lists only are ever compared: a
+ * session id (its time in base36, beginning with a digit) and a charge id (`chg_…`) compare the
+ * same in JavaScript as under any database collation, so the merge agrees with the order each
+ * query's keyset condition used.
  */
 function merge(a: PaymentListRow[], b: PaymentListRow[], ascending: boolean): PaymentListRow[] {
   const out: PaymentListRow[] = [];
@@ -119,7 +150,10 @@ function merge(a: PaymentListRow[], b: PaymentListRow[], ascending: boolean): Pa
     const later = x.created_at !== y.created_at ? x.created_at > y.created_at : x.id > y.id;
     return ascending ? !later : later;
   };
-  while (i < a.length && j < b.length) out.push(first(a[i]!, b[j]!) ? a[i++]! : b[j++]!);
+  while (i < a.length && j < b.length) {
+    if (a[i]!.id === b[j]!.id) j++;
+    else out.push(first(a[i]!, b[j]!) ? a[i++]! : b[j++]!);
+  }
   return out.concat(a.slice(i), b.slice(j));
 }
 
@@ -135,10 +169,17 @@ function beyond(table: 's' | 'c', cursor: Cursor) {
     : sql<boolean>`${createdAt} <= ${cursor.createdAt} and (${createdAt} < ${cursor.createdAt} or ${id} < ${cursor.id})`;
 }
 
+/** A search's sessions: found by their own text, or by their paid charge's. */
+interface SessionSearch {
+  plan: SearchPlan;
+  by: 'session' | 'paid charge';
+}
+
 async function sessionRows(
   db: Db,
   { principal, maxFailedAttempts }: ListScope,
   filters: PaymentFilters,
+  search: SessionSearch | null,
   cursor: Cursor | null,
   limit: number,
 ): Promise<PaymentListRow[]> {
@@ -159,6 +200,18 @@ async function sessionRows(
       's.amount_minor',
       's.currency',
       outcome.as('status'),
+      's.completed_at',
+      's.first_name',
+      's.last_name',
+      's.description',
+      's.fee_minor',
+      'pc.id as charge_ref',
+      'pc.charge_id',
+      'pc.refunded_minor',
+      'pc.operator',
+      'pc.card_brand',
+      'pc.card_number',
+      'pc.trans_id',
     ])
     .where('s.merchant_id', '=', principal.merchantId)
     .where('s.mode', '=', principal.mode);
@@ -170,19 +223,14 @@ async function sessionRows(
   if (filters.createdBefore !== null) query = query.where('s.created_at', '<', filters.createdBefore);
   if (filters.minMinor !== null) query = query.where('s.amount_minor', '>=', filters.minMinor);
   if (filters.maxMinor !== null) query = query.where('s.amount_minor', '<=', filters.maxMinor);
-  const search = filters.search;
-  if (search !== null) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('s.tx_ref', '=', search),
-        eb('s.reference', '=', search),
-        eb('s.id', '=', search),
-        eb(eb.fn('lower', ['s.email']), '=', search.toLowerCase()),
-        eb('pc.charge_id', '=', search),
-        ...(filters.searchMobile ? [eb('pc.mobile', '=', filters.searchMobile)] : []),
-      ]),
-    );
-  }
+  if (filters.customer !== null) query = query.where(customerKeySql('s.email', 'pc.mobile'), '=', filters.customer);
+  if (search?.by === 'session') query = query.where(textMatches(search.plan, SESSION_SEARCH, 's'));
+  // Only a paid session has a paid charge; its status first, which the index is ordered by.
+  if (search?.by === 'paid charge')
+    query = query
+      .where('s.status', '=', 'success')
+      .whereRef('pc.session_id', '=', 's.id')
+      .where(textMatches(search.plan, CHARGE_SEARCH, 'pc'));
   if (cursor) query = query.where(beyond('s', cursor));
   const order = newer ? 'asc' : 'desc';
   return (await query.orderBy('s.created_at', order).orderBy('s.id', order).limit(limit).execute()) as PaymentListRow[];
@@ -192,6 +240,7 @@ async function chargeRows(
   db: Db,
   principal: Principal,
   filters: PaymentFilters,
+  plan: SearchPlan | null,
   cursor: Cursor | null,
   limit: number,
 ): Promise<PaymentListRow[]> {
@@ -211,6 +260,18 @@ async function chargeRows(
       'c.amount_minor',
       'c.currency',
       'c.status',
+      'c.completed_at',
+      'c.first_name',
+      'c.last_name',
+      sql<null>`null`.as('description'),
+      'c.fee_minor',
+      'c.id as charge_ref',
+      'c.charge_id',
+      'c.refunded_minor',
+      'c.operator',
+      'c.card_brand',
+      'c.card_number',
+      'c.trans_id',
     ])
     .where('c.merchant_id', '=', principal.merchantId)
     .where('c.mode', '=', principal.mode)
@@ -221,18 +282,8 @@ async function chargeRows(
   if (filters.createdBefore !== null) query = query.where('c.created_at', '<', filters.createdBefore);
   if (filters.minMinor !== null) query = query.where('c.amount_minor', '>=', filters.minMinor);
   if (filters.maxMinor !== null) query = query.where('c.amount_minor', '<=', filters.maxMinor);
-  const search = filters.search;
-  if (search !== null) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('c.charge_id', '=', search),
-        eb('c.ref_id', '=', search),
-        eb('c.id', '=', asChargeRef(search)),
-        eb(eb.fn('lower', ['c.email']), '=', search.toLowerCase()),
-        ...(filters.searchMobile ? [eb('c.mobile', '=', filters.searchMobile)] : []),
-      ]),
-    );
-  }
+  if (filters.customer !== null) query = query.where(customerKeySql('c.email', 'c.mobile'), '=', filters.customer);
+  if (plan) query = query.where(textMatches(plan, CHARGE_SEARCH, 'c'));
   if (cursor) query = query.where(beyond('c', cursor));
   const order = newer ? 'asc' : 'desc';
   return (await query.orderBy('c.created_at', order).orderBy('c.id', order).limit(limit).execute()) as PaymentListRow[];

@@ -1,6 +1,6 @@
-/** The payments list page and its CSV export. */
+/** The payments list page, and the table of payments a customer's page shows too. */
 import { html, type SafeHtml } from '../../web/html.ts';
-import { formatHumanDate, formatTimestamp } from '../../shared/time.ts';
+import { formatHumanDate } from '../../shared/time.ts';
 import { shell, statusBadge, statusWord, table, type Viewer } from '../layout.ts';
 import { moneyText } from '../../shared/money.ts';
 import {
@@ -12,6 +12,7 @@ import {
 } from './payment-list-filters.ts';
 import type { PaymentListRow, PaymentPage } from './payment-list-repository.ts';
 import type { Query } from '../page-context.ts';
+import { SHORTEST_WORD } from './payment-search.ts';
 
 const CHANNEL_NAMES: Record<PaymentChannel, string> = {
   mobile_money: 'Mobile money',
@@ -46,6 +47,26 @@ export function renderPaymentsPage({ viewer, query, problems, page, timeZone }: 
     return `/dashboard/payments?${params.toString()}`;
   };
   const csv = `/dashboard/payments.csv${kept.size > 0 ? `?${kept.toString()}` : ''}`;
+  const filtered = kept.size > 0;
+  const body = html`<h1>Payments</h1>
+<p class="muted">Checkout sessions and direct charges (mobile money, card, bank transfer) in <strong>${viewer.mode}</strong> mode, newest first. The mode is the switch at the top of the page; dates are in ${timeZone}.</p>
+${problems.length > 0 ? html`<div class="warning" role="status"><p>Some filters were ignored:</p><ul>${problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>` : ''}
+${filtersForm(query)}
+<p class="payments-export"><a href="${csv}">Export CSV</a> <span class="muted">of every payment these filters show, not only this page (times in ${timeZone}).</span></p>
+${paymentsTable(page, timeZone, link, filtered ? 'No payment matches these filters.' : `No ${viewer.mode} payments yet.`)}`;
+  return shell('Payments', body, { viewer });
+}
+
+/**
+ * A page of payments as a table, each linking to its payment's page, with Newer and Older links
+ * made by `link` from the keyset cursor they add.
+ */
+export function paymentsTable(
+  page: PaymentPage,
+  timeZone: string,
+  link: (cursor: Record<string, string>) => string,
+  empty: string,
+): SafeHtml {
   const rows = page.rows.map((row) => [
     formatHumanDate(row.created_at, timeZone),
     html`<a href="/dashboard/payments/${encodeURIComponent(row.id)}">${row.merchant_ref}</a><br><span class="muted">${row.reference}</span>`,
@@ -60,15 +81,8 @@ export function renderPaymentsPage({ viewer, query, problems, page, timeZone }: 
     page.hasNewer && first && html`<a href="${link({ after: cursorParam(first) })}" rel="prev">Newer</a>`,
     page.hasOlder && last && html`<a href="${link({ before: cursorParam(last) })}" rel="next">Older</a>`,
   ].filter((item) => item !== undefined && item !== false);
-  const filtered = kept.size > 0;
-  const body = html`<h1>Payments</h1>
-<p class="muted">Checkout sessions and direct charges (mobile money, card, bank transfer) in <strong>${viewer.mode}</strong> mode, newest first. The mode is the switch at the top of the page; dates are in ${timeZone}.</p>
-${problems.length > 0 ? html`<div class="warning" role="status"><p>Some filters were ignored:</p><ul>${problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>` : ''}
-${filtersForm(query)}
-<p class="payments-export"><a href="${csv}">Export CSV</a> <span class="muted">of every payment these filters show, not only this page.</span></p>
-${table('Payments', ['Date', 'Reference', 'Customer', 'Channel', 'Amount', 'Status'], rows, filtered ? 'No payment matches these filters.' : `No ${viewer.mode} payments yet.`)}
+  return html`${table('Payments', ['Date', 'Reference', 'Customer', 'Channel', 'Amount', 'Status'], rows, empty)}
 ${pager.length > 0 && html`<nav class="pager" aria-label="Pages of payments">${pager}</nav>`}`;
-  return shell('Payments', body, { viewer });
 }
 
 function filtersForm(query: Query): SafeHtml {
@@ -90,7 +104,7 @@ ${select('channel', 'Channel', PAYMENT_CHANNELS, CHANNEL_NAMES)}
 <label>Greatest amount<input type="text" inputmode="decimal" name="max" value="${value('max')}"></label>
 <button type="submit">Filter</button>
 <a href="/dashboard/payments">Clear</a>
-<p id="payments-search-hint" class="hint">Search finds an exact tx_ref, charge ID, reference, customer email or mobile number. Amounts are in major units (MWK 1,500.50 as 1500.50).</p>
+<p id="payments-search-hint" class="hint">Search finds any part of a tx_ref, charge ID, reference, operator reference, customer name or email, in any case, and a whole mobile number in any form (0991234567, +265 99 123 4567); every word given must be found, words under ${SHORTEST_WORD} characters are left out. Amounts are in major units (MWK 1,500.50 as 1500.50).</p>
 </form>`;
 }
 
@@ -98,53 +112,4 @@ function channelName(row: PaymentListRow): string {
   const channel = row.channel ? CHANNEL_NAMES[row.channel] : null;
   if (row.kind === 'charge') return channel ?? '—';
   return channel ? `Checkout · ${channel}` : 'Checkout';
-}
-
-export const CSV_HEADER = [
-  'id',
-  'type',
-  'created_at',
-  'merchant_reference',
-  'reference',
-  'email',
-  'mobile',
-  'channel',
-  'amount',
-  'currency',
-  'status',
-];
-
-/** CSV lines (CRLF-terminated, RFC 4180) of the rows; times in UTC, as the API gives them. */
-export function csvLines(rows: PaymentListRow[]): string {
-  return rows
-    .map((row) =>
-      csvLine([
-        row.id,
-        row.kind === 'session' ? 'checkout_session' : 'direct_charge',
-        formatTimestamp(row.created_at),
-        row.merchant_ref,
-        row.reference,
-        row.email ?? '',
-        row.mobile ?? '',
-        row.channel ?? '',
-        (row.amount_minor / 100).toFixed(2),
-        row.currency,
-        row.status,
-      ]),
-    )
-    .join('');
-}
-
-export function csvLine(cells: string[]): string {
-  return `${cells.map(csvCell).join(',')}\r\n`;
-}
-
-/**
- * One cell, quoted when it must be. A cell a spreadsheet would read as a formula (starting with
- * = + - @, or a tab or carriage return before one) gets a leading apostrophe: a customer's
- * email or a merchant's reference must not run as a formula on the merchant's computer.
- */
-export function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }

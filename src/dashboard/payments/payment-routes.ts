@@ -1,9 +1,11 @@
-import { Readable } from 'node:stream';
 import type { App } from '../../http/app-type.ts';
+import { settlementsOf } from '../balance/settlement-repository.ts';
+import { csvLine, sendCsv } from '../csv.ts';
 import { PAGE, merchantModeOf, type DashboardDeps, type PageGuard, type Query } from '../page-context.ts';
+import { PAYMENT_CSV_HEADER, paidChargeRefs, paymentCsvLines } from './payment-export.ts';
 import { parseCursor, parsePaymentFilters } from './payment-list-filters.ts';
 import { allPaymentRows, paymentPage } from './payment-list-repository.ts';
-import { CSV_HEADER, csvLine, csvLines, renderPaymentsPage } from './payment-list-views.ts';
+import { renderPaymentsPage } from './payment-list-views.ts';
 
 /**
  * The payments list (sessions and direct charges of the page's mode, filtered, a page at a time)
@@ -32,16 +34,13 @@ export function registerPaymentPages(app: App, deps: DashboardDeps, guard: PageG
     if (!page) return reply;
     // Filters that cannot be read are left out, as the list page leaves them out (and says so).
     const { filters } = parsePaymentFilters(request.query, timeZone);
-    const batches = allPaymentRows(db, { principal: merchantModeOf(page), maxFailedAttempts }, filters);
+    const principal = merchantModeOf(page);
+    const batches = allPaymentRows(db, { principal, maxFailedAttempts }, filters);
     async function* lines() {
-      yield csvLine(CSV_HEADER);
-      for await (const rows of batches) yield csvLines(rows);
+      yield csvLine(PAYMENT_CSV_HEADER);
+      for await (const rows of batches)
+        yield paymentCsvLines(rows, await settlementsOf(db, principal, paidChargeRefs(rows)), timeZone);
     }
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="payments-${page.mode}.csv"`)
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'no-store')
-      .send(Readable.from(lines()));
+    return sendCsv(reply, `payments-${page.mode}.csv`, lines());
   });
 }
