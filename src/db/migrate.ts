@@ -20,6 +20,7 @@ import { merchantBrandingMigration } from './migrations/0017_merchant_branding.t
 import { workNoticesMigration } from './migrations/0018_work_notices.ts';
 import { callbackAsksMigration } from './migrations/0019_callback_asks.ts';
 import { teamInvitationsMigration } from './migrations/0020_team_invitations.ts';
+import { refundOperatorIdsAndPayoutSchedulesMigration } from './migrations/0021_refund_operator_ids_and_payout_schedules.ts';
 
 /**
  * Every migration under the name existing databases record it by, ordered by the number in that
@@ -45,6 +46,7 @@ const MIGRATIONS = inNumberOrder<{ name: string; of: (dialect: Dialect) => Migra
   { name: '0018_work_notices', of: workNoticesMigration },
   { name: '0019_callback_asks', of: () => callbackAsksMigration },
   { name: '0020_team_invitations', of: () => teamInvitationsMigration },
+  { name: '0021_refund_operator_ids_and_payout_schedules', of: () => refundOperatorIdsAndPayoutSchedulesMigration },
 ]);
 
 /** The migrations' names, first to last. */

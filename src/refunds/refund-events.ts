@@ -34,6 +34,7 @@ export async function emitRefundOutcome(
     amount: toMajor(refund.amount_minor),
     currency: refund.currency,
     reason: refund.reason,
+    trans_id: refund.trans_id,
     payment_amount: toMajor(charge.amount_minor),
     ...refundedOf(charge),
     mode: refund.mode,

@@ -48,6 +48,7 @@ const EXAMPLE = {
   currency: 'MWK',
   status: 'pending',
   reason: 'One of two items returned',
+  trans_id: null,
   created_at: '2025-01-23T17:03:28.123000Z',
   completed_at: null,
 };
@@ -60,6 +61,8 @@ const RefundRecord = Type.Object({
   currency: Type.String(),
   status: Type.Unsafe<'pending' | 'success' | 'failed'>({ type: 'string', enum: ['pending', 'success', 'failed'] }),
   reason: NullableString,
+  /** The operator's id for the refund once it succeeded (for part of an Airtel Money payment, its disbursement's). */
+  trans_id: NullableString,
   created_at: Type.String(),
   completed_at: NullableString,
 });
@@ -73,7 +76,12 @@ export const RefundResponse = SuccessEnvelope(RefundRecord, 'success', {
     {
       status: 'success',
       message: 'Refund retrieved successfully.',
-      data: { ...EXAMPLE, status: 'success', completed_at: '2025-01-23T17:03:31.456000Z' },
+      data: {
+        ...EXAMPLE,
+        status: 'success',
+        trans_id: 'DB260123.1703.A00001',
+        completed_at: '2025-01-23T17:03:31.456000Z',
+      },
     },
   ],
 });
@@ -82,7 +90,14 @@ export const RefundListResponse = SuccessEnvelope(Type.Array(RefundRecord), 'suc
     {
       status: 'success',
       message: 'Refunds retrieved successfully.',
-      data: [{ ...EXAMPLE, status: 'success', completed_at: '2025-01-23T17:03:31.456000Z' }],
+      data: [
+        {
+          ...EXAMPLE,
+          status: 'success',
+          trans_id: 'DB260123.1703.A00001',
+          completed_at: '2025-01-23T17:03:31.456000Z',
+        },
+      ],
     },
   ],
 });

@@ -83,6 +83,7 @@ function newRefund(
     failure_reason: null,
     provider_state: null,
     review_reason: null,
+    trans_id: null,
     check_at: now,
     callback_asked_at: null,
     created_at: now,

@@ -11,6 +11,7 @@ export function refundView(refund: RefundWithCharge) {
     currency: refund.currency,
     status: refund.status,
     reason: refund.reason,
+    trans_id: refund.trans_id,
     created_at: formatTimestamp(refund.created_at),
     completed_at: formatNullableTimestamp(refund.completed_at),
   };

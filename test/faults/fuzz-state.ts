@@ -34,6 +34,7 @@ const FIGURES: Record<TableName, string> = {
   password_links: 'count(*), sum(case when used_at is null then 0 else 1 end)',
   audit_log: 'count(*)',
   invitations: "count(*), sum(case when status = 'pending' then 1 else 0 end)",
+  payout_schedules: 'count(*), max(updated_at), max(next_run_at)',
 };
 
 const TABLES = Object.keys(FIGURES) as TableName[];

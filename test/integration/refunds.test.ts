@@ -35,7 +35,17 @@ import { payByCard, payByMobileMoney } from '../helpers/payments.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 
 /** The refund as merchants read it (docs/integrate/api-reference.md#refunds). */
-const REFUND_KEYS = ['amount', 'charge_id', 'completed_at', 'created_at', 'currency', 'reason', 'refund_id', 'status'];
+const REFUND_KEYS = [
+  'amount',
+  'charge_id',
+  'completed_at',
+  'created_at',
+  'currency',
+  'reason',
+  'refund_id',
+  'status',
+  'trans_id',
+];
 const OVER_BALANCE = {
   status: 'failed',
   message: { amount: ['The refund exceeds the available balance.'] },
@@ -176,7 +186,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(done.status, 'success');
       assert.match(String(done.completed_at), TIMESTAMP);
       assert.deepEqual(
-        { ...done, status: 'pending', completed_at: null },
+        { ...done, status: 'pending', trans_id: null, completed_at: null },
         created,
         'the refund read back is the one created',
       );
@@ -536,6 +546,7 @@ for (const kind of DATABASE_KINDS) {
         'refund_status',
         'refunded_amount',
         'status',
+        'trans_id',
         'tx_ref',
         'type',
         'updated_at',

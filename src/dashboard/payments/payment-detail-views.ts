@@ -226,7 +226,8 @@ const logEntry = (line: LogLine) => html`<strong>Log</strong> ${line.message}`;
 function refundEntry(refund: RefundWithCharge): SafeHtml {
   const why = refund.reason && html` · ${refund.reason}`;
   const failure = refund.failure_reason && `: ${refund.failure_reason}`;
-  return html`<strong>Refund ${refund.refund_id}</strong> of ${moneyText(refund.currency, refund.amount_minor)} ${statusBadge(refund.status)}${failure}${why}`;
+  const operatorId = refund.trans_id && html` · operator ref <code>${refund.trans_id}</code>`;
+  return html`<strong>Refund ${refund.refund_id}</strong> of ${moneyText(refund.currency, refund.amount_minor)} ${statusBadge(refund.status)}${failure}${operatorId}${why}`;
 }
 
 const RECEIPTS: Record<string, string> = {
