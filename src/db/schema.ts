@@ -445,8 +445,9 @@ export interface PayoutSchedulesTable {
   last_run_at: number | null;
   last_payout_ref: ChargeRef | null;
   last_result: string | null;
+  /** One more with every save: a run claimed before a change is withdrawn rather than paid as the old schedule said. */
+  version: number;
   created_at: number;
-  /** Changes with every save: a run claimed before a change is withdrawn rather than paid as the old schedule said. */
   updated_at: number;
 }
 

@@ -81,4 +81,5 @@ export const ids = {
   user: () => `usr_${randomBase62(16)}`,
   invitation: () => `inv_${randomBase62(16)}`,
   auditEntry: () => `aud_${randomBase62(20)}`,
+  payoutSchedule: () => `pys_${randomBase62(16)}`,
 };

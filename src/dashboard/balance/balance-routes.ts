@@ -8,7 +8,7 @@ import {
   type PageGuard,
   type Query,
 } from '../page-context.ts';
-import { startOfDay, startOfNextDay } from '../zone-days.ts';
+import { startOfDay, startOfNextDay } from '../../shared/zone-days.ts';
 import { balanceCurrencies, statementEntries, type StatementRange } from './statement-repository.ts';
 import { CSV_HEADER, csvCell, csvLine, renderBalancePage } from './statement-views.ts';
 

@@ -27,6 +27,7 @@ export const refundOperatorIdsAndPayoutSchedulesMigration = {
       .addColumn('last_run_at', 'bigint')
       .addColumn('last_payout_ref', 'text')
       .addColumn('last_result', 'text')
+      .addColumn('version', 'integer', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .addUniqueConstraint('payout_schedules_owner', ['merchant_id', 'mode'])
