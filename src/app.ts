@@ -14,6 +14,7 @@ import { startSettler } from './payments/settler.ts';
 import { startEmailWorker } from './emails/email-worker.ts';
 import { startWebhookWorker } from './webhooks/webhook-worker.ts';
 import { startSettlementWorker } from './ledger/settlement-worker.ts';
+import { startPayoutScheduleWorker } from './payouts/schedule-worker.ts';
 import type { Lifecycle } from './health/health-routes.ts';
 import type { WorkKind, WorkWatch } from './db/work-notices.ts';
 import type { WorkerLoop } from './shared/worker-loop.ts';
@@ -113,6 +114,7 @@ function startWorkers(
       { live: config.settlementIntervalMs, test: config.testSettlement },
       log,
     ),
+    startPayoutScheduleWorker(payments, config.workerIntervalMs, log),
   ];
   return database.watchWork((kind, atMs) => workers[kind].wake(atMs), log);
 }

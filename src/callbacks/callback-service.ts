@@ -34,21 +34,26 @@ export async function receiveCallback(
   if (!connector) throw new ApiError('routeNotFound');
   const verdict = verdictOf(() => connector.verifyCallback(callback));
   if (verdict.status === 'refused') throw new ApiError('callbackRefused');
-  if (verdict.flow === 'refund') {
-    let confirmed = false;
-    for (const refund of await findPendingRefundsAbout(deps.db, verdict.reference, 'live')) {
-      if (!isWith(deps, connector, await findCharge(deps.db, refund.charge_ref))) continue;
-      confirmed = true;
-      if (await deps.transact((trx) => claimCallbackAsk(trx, 'refunds', refund.id, now)))
-        await advanceRefund(deps, refund, now);
+  if (verdict.flow !== 'refund') {
+    const charge = await findCharge(deps.db, asChargeRef(verdict.reference));
+    // A connector whose callbacks look alike for every flow (Airtel's, for a disbursement that
+    // was a payout or part of a payment given back) names a refund by its reference: one that
+    // names no charge is looked for among the refunds.
+    if (charge) {
+      if (!isWith(deps, connector, charge)) return 'unknown';
+      if (await deps.transact((trx) => claimCallbackAsk(trx, 'charges', charge.id, now)))
+        await refreshCharge(deps, charge, now, { now: true });
+      return 'confirmed';
     }
-    return confirmed ? 'confirmed' : 'unknown';
   }
-  const charge = await findCharge(deps.db, asChargeRef(verdict.reference));
-  if (!charge || !isWith(deps, connector, charge)) return 'unknown';
-  if (await deps.transact((trx) => claimCallbackAsk(trx, 'charges', charge.id, now)))
-    await refreshCharge(deps, charge, now, { now: true });
-  return 'confirmed';
+  let confirmed = false;
+  for (const refund of await findPendingRefundsAbout(deps.db, verdict.reference, 'live')) {
+    if (!isWith(deps, connector, await findCharge(deps.db, refund.charge_ref))) continue;
+    confirmed = true;
+    if (await deps.transact((trx) => claimCallbackAsk(trx, 'refunds', refund.id, now)))
+      await advanceRefund(deps, refund, now);
+  }
+  return confirmed ? 'confirmed' : 'unknown';
 }
 
 /** Whether a charge (or the charge a refund gives back) is a live one `connector` has. */

@@ -22,7 +22,8 @@ export interface Connector {
   sync(request: SyncRequest): Promise<Step>;
   /** Gives a customer back part or all of a successful charge. */
   refund(request: RefundRequest): Promise<Step>;
-  syncRefund(request: SyncRequest): Promise<Step>;
+  /** Asks about a refund handed over earlier, told what it was asked for, so that it asks the way the refund went. */
+  syncRefund(request: RefundSyncRequest): Promise<Step>;
   /** Sends money to a wallet or bank account. */
   payout(request: PayoutRequest): Promise<Step>;
   syncPayout(request: SyncRequest): Promise<Step>;
@@ -79,9 +80,23 @@ export interface RefundRequest {
   reference: string;
   amountMinor: number;
   currency: string;
-  /** The charge being refunded: our id, the operator's, how it was collected and its whole amount. */
-  charge: { reference: string; operatorId: string | null; method: CollectMethod; amountMinor: number };
+  charge: RefundedCharge;
 }
+
+/** The charge being refunded: our id, the operator's, how it was collected and its whole amount. */
+export interface RefundedCharge {
+  reference: string;
+  operatorId: string | null;
+  method: CollectMethod;
+  amountMinor: number;
+  /**
+   * The wallet that paid a mobile money charge, in full, when it was kept (the charge's row keeps
+   * it masked): where a connector that can only refund whole payments sends part of one instead.
+   */
+  payer?: MalawiMobile | null;
+}
+
+export type RefundSyncRequest = SyncRequest & Pick<RefundRequest, 'amountMinor' | 'charge'>;
 
 export type PayoutRequest = { reference: string; amountMinor: number; currency: string } & (
   { method: 'mobile_money'; mobile: MalawiMobile } | { method: 'bank'; recipient: PayoutRecipient }

@@ -1,7 +1,7 @@
 import type { Clock } from '../shared/clock.ts';
-import type { CollectMethod, Connector, PendingStep, Step } from './connector.ts';
+import type { CollectMethod, Connector, PendingStep, RefundedCharge, Step } from './connector.ts';
 import type { ChargeForProvider, Outcome, PaymentProvider, Pending } from './provider.ts';
-import { OPERATOR_NAMES } from '../shared/phone.ts';
+import { OPERATOR_NAMES, parseMalawiMobile } from '../shared/phone.ts';
 
 /** Why a live flow is refused before anything is sent: no route serves it, whatever other routes exist. */
 const notConnected = (what: string) =>
@@ -29,7 +29,8 @@ type Flow = 'collect' | 'refund' | 'payout';
  * What the live provider keeps of a charge, refund or payout between asks (`provider_state`):
  * which connector has it, the operator's id once known, when it started and how often it was
  * asked; `final` when the connector's first answer was already final; `redirectUrl`, the
- * acquirer's 3-D Secure page a card charge waits for the customer at.
+ * acquirer's 3-D Secure page a card charge waits for the customer at; `payer`, the full number
+ * (`265…`) a mobile money charge was collected from.
  */
 interface LiveState {
   connector: string;
@@ -39,6 +40,12 @@ interface LiveState {
   asks: number;
   final?: Outcome;
   redirectUrl?: string;
+  /**
+   * Kept here and nowhere else (the charge's `mobile` column is masked, and this state is shown
+   * to no one): a refund of part of the payment goes back to this number when its connector can
+   * only refund whole payments (Airtel Money, docs/connectors.md).
+   */
+  payer?: string;
 }
 
 /**
@@ -85,25 +92,17 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
     return { providerState: JSON.stringify(kept), checkAt: final ? now : now + settings.firstAskMs };
   };
 
-  /** Asks the connector that has a flow about it, and says what to record. */
+  /** Asks the connector that has a flow about it (`ask`, given the operator's id once known), and says what to record. */
   const sync = async (
     state: LiveState,
-    reference: string,
-    method: CollectMethod,
     now: number,
+    ask: (connector: Connector, operatorId: string | null) => Promise<Step>,
   ): Promise<Outcome | Pending> => {
     if (state.final) return state.final;
     const connector = connectorNamed(state.connector);
     if (!connector)
       return stillPending(state, { note: `the ${state.connector} connector is no longer in LIVE_ROUTES` }, now);
-    const request = { reference, operatorId: state.operatorId, method };
-    const step = await answerOf(() =>
-      state.flow === 'collect'
-        ? connector.sync(request)
-        : state.flow === 'refund'
-          ? connector.syncRefund(request)
-          : connector.syncPayout(request),
-    );
+    const step = await answerOf(() => ask(connector, state.operatorId));
     if (step.status === 'pending') return stillPending(state, step, now);
     if (step.status === 'refused') return stillPending(state, { note: `the enquiry was refused: ${step.reason}` }, now);
     return finalOf(step);
@@ -134,7 +133,8 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
         connector.collect({ reference, amountMinor, currency, method: 'mobile_money', mobile }),
       );
       if (step.status === 'refused') return { status: 'refused', reason: step.reason };
-      return { status: 'started', nextAction: 'approve', ...started(newState(connector, 'collect', now), step, now) };
+      const state = { ...newState(connector, 'collect', now), payer: mobile.msisdn };
+      return { status: 'started', nextAction: 'approve', ...started(state, step, now) };
     },
 
     // The customer confirms a live card on the acquirer's own 3-D Secure page, which sends them back to `returnUrl`.
@@ -180,7 +180,11 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
 
     async check(charge, now) {
       const state = stateOf(charge);
-      return state ? sync(state, charge.id, methodOf(charge), now) : null;
+      if (!state) return null;
+      return sync(state, now, (connector, operatorId) => {
+        const request = { reference: charge.id, operatorId, method: methodOf(charge) };
+        return state.flow === 'payout' ? connector.syncPayout(request) : connector.sync(request);
+      });
     },
 
     connectorOf: (charge) => stateOf(charge)?.connector ?? null,
@@ -224,13 +228,8 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
           reference,
           amountMinor,
           currency,
-          charge: {
-            reference: charge.id,
-            // The operator's id for a paid charge is its `trans_id`, given with its success.
-            operatorId: transId ?? collected.operatorId,
-            method: methodOf(charge),
-            amountMinor: charge.amount_minor,
-          },
+          // The operator's id for a paid charge is its `trans_id`, given with its success.
+          charge: refundedCharge(charge, collected, transId ?? collected.operatorId),
         }),
       );
       if (step.status === 'refused' || step.status === 'failed') return { status: 'refused', reason: step.reason };
@@ -248,9 +247,29 @@ export function liveProvider(settings: LiveSettings): PaymentProvider {
         startedAt: now,
         asks: 0,
         final: undefined,
+        payer: undefined,
       };
-      return sync(state, refund.id, methodOf(charge), now);
+      return sync(state, now, (connector, operatorId) =>
+        connector.syncRefund({
+          reference: refund.id,
+          operatorId,
+          method: methodOf(charge),
+          amountMinor: refund.amount_minor,
+          charge: refundedCharge(charge, collected, collected.operatorId),
+        }),
+      );
     },
+  };
+}
+
+/** The charge a refund gives back, as its connector is told of it. */
+function refundedCharge(charge: ChargeForProvider, collected: LiveState, operatorId: string | null): RefundedCharge {
+  return {
+    reference: charge.id,
+    operatorId,
+    method: methodOf(charge),
+    amountMinor: charge.amount_minor,
+    payer: collected.payer === undefined ? null : parseMalawiMobile(collected.payer),
   };
 }
 

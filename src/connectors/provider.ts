@@ -85,7 +85,7 @@ export interface PaymentProvider {
   }): Promise<RefundStart>;
   /** Asks about a refund of `charge` handed over earlier: its outcome, or null (or `pending`, as for `check`) while it is under way. */
   syncRefund(
-    refund: ProviderCharge & { id: string },
+    refund: ProviderCharge & { id: string; amount_minor: number },
     charge: ChargeForProvider,
     now: number,
   ): Promise<Outcome | Pending | null>;

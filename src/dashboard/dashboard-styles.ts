@@ -80,6 +80,14 @@ form.confirm .hint { margin: 8px 0 0; }
 .field-error { margin: 0; color: var(--danger); font-size: 0.875rem; }
 .payout-form .wallet-fields, .payout-form .bank-fields { display: grid; gap: 16px; }
 .payout-form:has(#kind-wallet:checked) .bank-fields, .payout-form:has(#kind-bank:checked) .wallet-fields { display: none; }
+a.button.secondary { background: var(--surface); color: var(--accent-strong); }
+a.button.secondary:hover { background: var(--bg); }
+a.button.danger { background: var(--danger); border-color: var(--danger); }
+a.button.danger:hover { background: #912018; }
+section.automatic { margin: 0 0 24px; }
+.new-recipient { display: grid; gap: 16px; }
+fieldset.recipients { flex-direction: column; }
+.schedule-form:has(#frequency-daily:checked) .weekday-field, .schedule-form:has(input[name=recipient]:checked:not([value=new])) .new-recipient { display: none; }
 fieldset.choice { display: flex; flex-wrap: wrap; gap: 8px 24px; margin: 0; padding: 8px 12px 12px; border: 1px solid var(--border); border-radius: 8px; }
 fieldset.choice legend { font-weight: 600; padding: 0 4px; }
 label.radio { display: flex; gap: 8px; align-items: center; font-weight: 400; }

@@ -25,6 +25,7 @@ import { accountSafetyMigration } from './migrations/0022_account_safety.ts';
 import { webhookSecretsPerModeMigration } from './migrations/0023_webhook_secrets_per_mode.ts';
 import { refundFeeAndWaitsMigration } from './migrations/0024_refund_fee_and_waits.ts';
 import { paymentSearchMigration } from './migrations/0025_payment_search.ts';
+import { refundOperatorIdsAndPayoutSchedulesMigration } from './migrations/0026_refund_operator_ids_and_payout_schedules.ts';
 
 /**
  * Every migration under the name existing databases record it by, ordered by the number in that
@@ -55,6 +56,7 @@ const MIGRATIONS = inNumberOrder<{ name: string; of: (dialect: Dialect) => Migra
   { name: '0023_webhook_secrets_per_mode', of: () => webhookSecretsPerModeMigration },
   { name: '0024_refund_fee_and_waits', of: () => refundFeeAndWaitsMigration },
   { name: '0025_payment_search', of: paymentSearchMigration },
+  { name: '0026_refund_operator_ids_and_payout_schedules', of: () => refundOperatorIdsAndPayoutSchedulesMigration },
 ]);
 
 /** The migrations' names, first to last. */

@@ -280,6 +280,11 @@ export interface RefundsTable {
   pending_reason: Generated<string | null>;
   /** Every reason it waited for, as JSON `[{reason, since, until}]` (epoch ms; `until` null while it waits); null if it never waited. */
   pending_reasons: Generated<string | null>;
+  /**
+   * The operator's own id for the refund once it succeeded: Airtel's id of the disbursement that
+   * gave back part of a payment, or of the reversed payment for a whole one.
+   */
+  trans_id: Generated<string | null>;
   created_at: number;
   completed_at: number | null;
   updated_at: number;
@@ -483,11 +488,44 @@ export interface RecoveryCodesTable {
   used_at: number | null;
 }
 
+/**
+ * A merchant's automatic payouts in one mode (one schedule per merchant and mode): everything in
+ * the main balance paid out, daily or on one weekday, to one recipient, once the balance reaches
+ * `minimum_minor` (README.md#automatic-payouts).
+ */
+export interface PayoutSchedulesTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  frequency: 'daily' | 'weekly';
+  /** The ISO weekday a weekly schedule runs on: 1 Monday … 7 Sunday; null for a daily one. */
+  weekday: number | null;
+  minimum_minor: number;
+  currency: string;
+  /** Who it pays, as a payout through the banks list names them: a wallet's account number is its mobile number. */
+  bank_uuid: string;
+  bank_name: string;
+  account_name: string;
+  account_number: string;
+  /** When the next run is due: the schedule's time of day in the gateway's TIMEZONE. */
+  next_run_at: number;
+  /** A worker's claim on the run due: others leave it until then, and a crashed worker's claim lapses. */
+  claimed_until: number | null;
+  /** The last run: when it was due, the payout it made (none when it was skipped) and what it did, for the page. */
+  last_run_at: number | null;
+  last_payout_ref: ChargeRef | null;
+  last_result: string | null;
+  /** One more with every save: a run claimed before a change is withdrawn rather than paid as the old schedule said. */
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
 /** Who changed money, secrets or users, and when: written in the transaction of the change. */
 export interface AuditLogTable {
   id: string;
   merchant_id: string | null;
-  /** Null when the change was made from the command line. */
+  /** Null when the change was made from the command line, or by an automatic payout's run. */
   user_id: string | null;
   action: string;
   /** What was changed: a user's, charge's or key's id. */
@@ -523,4 +561,5 @@ export interface DB {
   audit_log: AuditLogTable;
   invitations: InvitationsTable;
   sign_ins: SignInsTable;
+  payout_schedules: PayoutSchedulesTable;
 }

@@ -36,6 +36,7 @@ export async function emitRefundOutcome(
     currency: refund.currency,
     reason: refund.reason,
     pending_reasons: pendingReasonsView(refund.pending_reasons),
+    trans_id: refund.trans_id,
     payment_amount: toMajor(charge.amount_minor),
     ...refundedOf(charge),
     mode: refund.mode,

@@ -301,13 +301,14 @@ export async function flagRefundForReview(db: Db, id: string, reason: string, no
   return result.numUpdatedRows > 0n;
 }
 
-/** Ends a pending refund with the provider's outcome; only the first caller gets the row back. */
+/** Ends a pending refund with the provider's outcome (and the operator's id for it); only the first caller gets the row back. */
 export function finalizeRefund(db: Db, id: string, outcome: Outcome, now: number): Promise<Refund | undefined> {
   return db
     .updateTable('refunds')
     .set({
       status: outcome.status,
       failure_reason: outcome.status === 'failed' ? outcome.reason : null,
+      trans_id: outcome.status === 'success' ? outcome.transId : null,
       check_at: null,
       completed_at: now,
       updated_at: now,

@@ -49,6 +49,7 @@ const EXAMPLE = {
   status: 'pending',
   reason: 'One of two items returned',
   pending_reason: null,
+  trans_id: null,
   created_at: '2025-01-23T17:03:28.123000Z',
   completed_at: null,
 };
@@ -65,6 +66,8 @@ const RefundRecord = Type.Object({
     description:
       'Why a pending refund waits for the balance before it goes out (the balance does not cover it yet, or earlier refunds wait first); null when it does not wait.',
   }),
+  /** The operator's id for the refund once it succeeded (for part of an Airtel Money payment, its disbursement's). */
+  trans_id: NullableString,
   created_at: Type.String(),
   completed_at: NullableString,
 });
@@ -78,7 +81,12 @@ export const RefundResponse = SuccessEnvelope(RefundRecord, 'success', {
     {
       status: 'success',
       message: 'Refund retrieved successfully.',
-      data: { ...EXAMPLE, status: 'success', completed_at: '2025-01-23T17:03:31.456000Z' },
+      data: {
+        ...EXAMPLE,
+        status: 'success',
+        trans_id: 'DB260123.1703.A00001',
+        completed_at: '2025-01-23T17:03:31.456000Z',
+      },
     },
   ],
 });
@@ -87,7 +95,14 @@ export const RefundListResponse = SuccessEnvelope(Type.Array(RefundRecord), 'suc
     {
       status: 'success',
       message: 'Refunds retrieved successfully.',
-      data: [{ ...EXAMPLE, status: 'success', completed_at: '2025-01-23T17:03:31.456000Z' }],
+      data: [
+        {
+          ...EXAMPLE,
+          status: 'success',
+          trans_id: 'DB260123.1703.A00001',
+          completed_at: '2025-01-23T17:03:31.456000Z',
+        },
+      ],
     },
   ],
 });

@@ -84,6 +84,7 @@ function newRefund(
     fee_returned_minor: 0,
     pending_reason: null,
     pending_reasons: null,
+    trans_id: null,
     check_at: now,
     callback_asked_at: null,
     created_at: now,

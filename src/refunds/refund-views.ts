@@ -12,6 +12,7 @@ export function refundView(refund: RefundWithCharge) {
     status: refund.status,
     reason: refund.reason,
     pending_reason: refund.pending_reason,
+    trans_id: refund.trans_id,
     created_at: formatTimestamp(refund.created_at),
     completed_at: formatNullableTimestamp(refund.completed_at),
   };

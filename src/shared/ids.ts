@@ -83,4 +83,5 @@ export const ids = {
   recoveryCode: () => `rcv_${randomBase62(16)}`,
   auditEntry: () => `aud_${randomBase62(20)}`,
   signIn: () => `sgn_${randomBase62(20)}`,
+  payoutSchedule: () => `pys_${randomBase62(16)}`,
 };

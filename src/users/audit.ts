@@ -26,6 +26,9 @@ export type AuditAction =
   | 'user.enable'
   | 'refund.create'
   | 'payout.create'
+  | 'payout.automatic'
+  | 'payout_schedule.save'
+  | 'payout_schedule.stop'
   | 'key.roll'
   | 'webhook.url_change'
   | 'webhook.secret_roll'
@@ -38,7 +41,7 @@ export type AuditAction =
 
 export interface AuditEntry {
   merchantId: string | null;
-  /** Who did it; null from the command line. */
+  /** Who did it; null from the command line, or for an automatic payout's run. */
   userId: string | null;
   action: AuditAction;
   subject: string;

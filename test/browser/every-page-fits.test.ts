@@ -116,6 +116,7 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
       ['/dashboard/payments/nothing-like-this', 'the not-found page'],
       ['/dashboard/payouts', 'the payouts list'],
       [`/dashboard/payouts/${payoutId}`, 'the payout detail'],
+      ['/dashboard/payouts/schedule', 'the automatic payouts form'],
       ['/dashboard/balance', 'the balance statement'],
       ['/dashboard/developers', 'the developers page'],
       ['/dashboard/settings', 'the settings and team'],

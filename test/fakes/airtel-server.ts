@@ -16,6 +16,9 @@ export interface Behaviour {
    * - `hang`: Airtel takes the transaction (money moves) but never answers;
    * - `http500`: taken as well, answered HTTP 500;
    * - `unreadable`: taken, answered 200 with a body that is not JSON;
+   * - `ambiguous`: taken, answered inside an HTTP 200 with `status.success: false` and Airtel's
+   *   "ambiguous, do an enquiry" code (DP00800001000 or DP00900001000), as it does when its own
+   *   systems time out: only the enquiry tells how it went;
    * - `{ code }`: not taken, answered inside an HTTP 200 with `status.success: false` and that code;
    * - `{ httpStatus, body }`: not taken, answered so.
    */
@@ -24,6 +27,7 @@ export interface Behaviour {
     | 'hang'
     | 'http500'
     | 'unreadable'
+    | 'ambiguous'
     | { code: string; message?: string }
     | { httpStatus: number; body: unknown };
   /** The states the enquiries report in turn, the last repeating. Default: TIP then TS for a collection (the customer approves by the second enquiry), TS for a disbursement. */
@@ -183,10 +187,29 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
     return null;
   }
 
-  /** Answers a start as its behaviour says (`accepted` gives the answer of a taken one); a hanging one is cut when the fake closes. */
-  async function startAnswer(behaviour: Behaviour, reply: FastifyReply, accepted: () => unknown): Promise<unknown> {
+  /**
+   * Answers a start as its behaviour says (`accepted` gives the answer of a taken one; `product`
+   * whose codes an ambiguous answer carries); a hanging one is cut when the fake closes.
+   */
+  async function startAnswer(
+    behaviour: Behaviour,
+    reply: FastifyReply,
+    product: 'DP008' | 'DP009',
+    accepted: () => unknown,
+  ): Promise<unknown> {
     const answer = behaviour.answer ?? 'accept';
     if (answer === 'accept') return accepted();
+    if (answer === 'ambiguous')
+      return {
+        data: {},
+        status: {
+          code: '200',
+          message: 'Transaction is ambiguous, please do an enquiry',
+          response_code: `${product}00001000`,
+          result_code: 'ESB000001',
+          success: false,
+        },
+      };
     if (answer === 'hang') {
       await new Promise<void>((resolve) => hanging.push(resolve));
       reply.hijack();
@@ -261,7 +284,9 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
         ? (stored.behaviour.failureCode ?? `${product}00001005`)
         : state === 'TS' || state === 'TR'
           ? `${product}00001001`
-          : `${product}00001006`;
+          : state === 'TA'
+            ? `${product}00001000`
+            : `${product}00001006`;
     return {
       data: {
         transaction: {
@@ -320,7 +345,7 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
       };
     const behaviour = behaviourFor(msisdn, id);
     if (takes(behaviour)) store('collection', id, msisdn, body.transaction.amount, behaviour);
-    return startAnswer(behaviour, reply, () => ({
+    return startAnswer(behaviour, reply, 'DP008', () => ({
       data: { transaction: { id: false, status: 'SUCCESS' } },
       status: { ...OK_STATUS, response_code: 'DP00800001006' },
     }));
@@ -352,7 +377,7 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
       };
     }
     stored.refunded = true;
-    return startAnswer({ answer: stored.behaviour.refundAnswer ?? 'accept' }, reply, () => ({
+    return startAnswer({ answer: stored.behaviour.refundAnswer ?? 'accept' }, reply, 'DP008', () => ({
       data: { transaction: { airtel_money_id: stored.airtelMoneyId, status: 'SUCCESS' } },
       status: OK_STATUS,
     }));
@@ -415,9 +440,9 @@ export async function startFakeAirtel(options: FakeAirtelOptions = {}): Promise<
         },
       };
     const behaviour = behaviourFor(msisdn, id);
-    if (!takes(behaviour)) return startAnswer(behaviour, reply, () => undefined);
+    if (!takes(behaviour)) return startAnswer(behaviour, reply, 'DP009', () => undefined);
     const stored = store('disbursement', id, msisdn, body.transaction.amount, behaviour);
-    return startAnswer(behaviour, reply, () => transactionAnswer(stored, enquire(stored), 'DP009'));
+    return startAnswer(behaviour, reply, 'DP009', () => transactionAnswer(stored, enquire(stored), 'DP009'));
   });
 
   app.get('/standard/v1/disbursements/:id', async (request, reply) => {

@@ -37,6 +37,7 @@ const FIGURES: Record<TableName, string> = {
   audit_log: 'count(*)',
   invitations: "count(*), sum(case when status = 'pending' then 1 else 0 end)",
   sign_ins: 'count(*)',
+  payout_schedules: 'count(*), max(updated_at), max(next_run_at)',
 };
 
 const TABLES = Object.keys(FIGURES) as TableName[];

@@ -388,7 +388,55 @@ describe('Airtel Money connector against the fake Airtel', () => {
     assert.equal(fake.requests.length, requestsBefore);
   });
 
-  test("a refund of a paid collection; its answer lost, the payment's enquiry shows it reversed", async () => {
+  test("a whole refund through Airtel's refund API; its answer lost, the payment's enquiry shows it reversed", async () => {
+    const airtel = connector();
+    const payer = fresh();
+    fake.script(payer.local, { states: ['TS'] });
+    await collect(airtel, payer);
+    const paid = await sync(airtel, payer.reference);
+    assertStatus(paid, 'success');
+    const refunded = await airtel.refund({
+      reference: `re_${payer.reference}`,
+      amountMinor: 150_000,
+      currency: 'MWK',
+      charge: {
+        reference: payer.reference,
+        operatorId: paid.operatorId,
+        method: 'mobile_money',
+        amountMinor: 150_000,
+        payer: payer.mobile,
+      },
+    });
+    assert.deepEqual(refunded, { status: 'success', operatorId: paid.operatorId });
+    assert.deepEqual(fake.received('POST', '/standard/v1/payments/refund').at(-1)?.body, {
+      transaction: { airtel_money_id: paid.operatorId },
+    });
+    assert.equal(disbursements(`re_${payer.reference}`).length, 0, 'a whole refund is no disbursement');
+
+    const slow = connector({ timeoutMs: 300 });
+    const other = fresh();
+    fake.script(other.local, { states: ['TS'], refundAnswer: 'hang' });
+    await collect(slow, other);
+    const otherPaid = await sync(slow, other.reference);
+    assertStatus(otherPaid, 'success');
+    const refund = {
+      reference: `re_${other.reference}`,
+      amountMinor: 150_000,
+      currency: 'MWK',
+      charge: {
+        reference: other.reference,
+        operatorId: otherPaid.operatorId,
+        method: 'mobile_money' as const,
+        amountMinor: 150_000,
+      },
+    };
+    assertStatus(await slow.refund(refund), 'pending');
+    const found = await slow.syncRefund({ ...refund, operatorId: null });
+    assertStatus(found, 'success');
+    assert.equal(found.operatorId, otherPaid.operatorId);
+  });
+
+  test('a partial refund is a disbursement to the number that paid, under the refund reference, asked about as one', async () => {
     const airtel = connector();
     const payer = fresh();
     fake.script(payer.local, { states: ['TS'] });
@@ -400,50 +448,58 @@ describe('Airtel Money connector against the fake Airtel', () => {
       operatorId: paid.operatorId,
       method: 'mobile_money' as const,
       amountMinor: 150_000,
+      payer: payer.mobile,
     };
-    const partial = await airtel.refund({
-      reference: `re_part_${payer.reference}`,
-      amountMinor: 50_000,
-      currency: 'MWK',
-      charge,
-    });
-    assert.equal(
-      partial.status,
-      'refused',
-      'Airtel refunds whole payments only: a partial refund is refused before Airtel is asked',
+    const refundsBefore = fake.received('POST', '/standard/v1/payments/refund').length;
+
+    const part = { reference: `rfd_part_${sequence}`, amountMinor: 50_000, currency: 'MWK', charge };
+    const given = await airtel.refund(part);
+    assertStatus(given, 'success');
+    const disbursement = fake.transaction(part.reference);
+    assert.ok(disbursement, 'Airtel knows the disbursement by the refund reference');
+    assert.equal(disbursement.kind, 'disbursement');
+    assert.equal(given.operatorId, disbursement.airtelMoneyId, "the refund's operator id is the disbursement's");
+    const [sent] = disbursements(part.reference);
+    const body = sent?.body as { payee: unknown; reference: string; transaction: unknown };
+    assert.deepEqual(body.payee, { msisdn: payer.local, wallet_type: 'NORMAL' }, 'to the number that paid');
+    assert.equal(body.reference, part.reference);
+    assert.deepEqual(body.transaction, { amount: 500, id: part.reference, type: 'B2C' });
+    assert.equal(fake.received('POST', '/standard/v1/payments/refund').length, refundsBefore, 'not the refund API');
+    assert.equal(fake.transaction(payer.reference)?.refunded, false, 'the payment is not reversed');
+
+    const ambiguous = { ...part, reference: `rfd_ambiguous_${sequence}` };
+    fake.script(ambiguous.reference, { answer: 'ambiguous', states: ['TA', 'TS'] });
+    const unsure = await airtel.refund(ambiguous);
+    assertStatus(unsure, 'pending');
+    assert.match(unsure.note, /ambiguous.*DP00900001000/);
+    const stillUnsure = await airtel.syncRefund({ ...ambiguous, operatorId: null });
+    assertStatus(stillUnsure, 'pending');
+    assert.match(stillUnsure.note, /TA/);
+    const settled = await airtel.syncRefund({ ...ambiguous, operatorId: null });
+    assertStatus(settled, 'success');
+    assert.equal(settled.operatorId, fake.transaction(ambiguous.reference)?.airtelMoneyId);
+    assert.deepEqual(
+      await airtel.refund(ambiguous),
+      { status: 'pending', operatorId: null, note: 'a transaction under this id already exists (DP00900001017)' },
+      'sent again, Airtel knows the id and pays nothing more',
     );
-    const refunded = await airtel.refund({
-      reference: `re_${payer.reference}`,
-      amountMinor: 150_000,
-      currency: 'MWK',
-      charge,
-    });
-    assert.deepEqual(refunded, { status: 'success', operatorId: paid.operatorId });
-    assert.deepEqual(fake.received('POST', '/standard/v1/payments/refund').at(-1)?.body, {
-      transaction: { airtel_money_id: paid.operatorId },
+    assert.equal(disbursements(ambiguous.reference).length, 2);
+
+    const failing = { ...part, reference: `rfd_failing_${sequence}` };
+    fake.script(failing.reference, { states: ['TF'], failureCode: 'DP00900001012' });
+    assert.deepEqual(await airtel.refund(failing), {
+      status: 'failed',
+      reason: 'Airtel Money: the number is not a valid Airtel Money wallet (DP00900001012).',
+      code: 'declined',
     });
 
-    const slow = connector({ timeoutMs: 300 });
-    const other = fresh();
-    fake.script(other.local, { states: ['TS'], refundAnswer: 'hang' });
-    await collect(slow, other);
-    const otherPaid = await sync(slow, other.reference);
-    assertStatus(otherPaid, 'success');
-    const lost = await slow.refund({
-      reference: `re_${other.reference}`,
-      amountMinor: 150_000,
-      currency: 'MWK',
-      charge: {
-        reference: other.reference,
-        operatorId: otherPaid.operatorId,
-        method: 'mobile_money',
-        amountMinor: 150_000,
-      },
-    });
-    assertStatus(lost, 'pending');
-    assert.equal(lost.operatorId, other.reference);
-    const found = await slow.syncRefund({ reference: `re_${other.reference}`, operatorId: lost.operatorId ?? null });
-    assertStatus(found, 'success');
+    const requestsBefore = fake.requests.length;
+    const noNumber = await airtel.refund({ ...part, reference: 'rfd_nonumber', charge: { ...charge, payer: null } });
+    assertStatus(noNumber, 'refused');
+    assert.match(noNumber.reason, /refund the whole payment instead/);
+    const noPin = await connector({ disbursementPin: null }).refund({ ...part, reference: 'rfd_nopin' });
+    assertStatus(noPin, 'refused');
+    assert.equal(fake.requests.length, requestsBefore, 'refused before Airtel is asked');
   });
 
   test("a refund is refused without the payment's Airtel Money id, and a refused refund fails as Airtel says", async () => {

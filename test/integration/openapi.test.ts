@@ -238,6 +238,7 @@ describe('the API reference', () => {
         'reason',
         'refund_id',
         'status',
+        'trans_id',
       ]);
     }
     const verified =

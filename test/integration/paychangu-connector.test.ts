@@ -222,7 +222,7 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
     assert.equal(handed.status, 'pending');
     const done = await finalStep('the card refund to end', () =>
       paychangu.syncRefund({
-        reference: refund.reference,
+        ...refund,
         operatorId: (handed as { operatorId?: string }).operatorId ?? null,
       }),
     );
@@ -252,17 +252,15 @@ describe('PayChangu connector against a PayChangu-speaking upstream (a second Li
     const refundId = (handed as { operatorId?: string }).operatorId;
     assert.ok(refundId, 'the upstream refund id');
 
-    const done = await finalStep('the refund to end', () =>
-      paychangu.syncRefund({ reference: refund.reference, operatorId: refundId }),
-    );
+    const done = await finalStep('the refund to end', () => paychangu.syncRefund({ ...refund, operatorId: refundId }));
     assert.deepEqual(done, { status: 'success', operatorId: refundId });
     assert.deepEqual(
-      await paychangu.syncRefund({ reference: refund.reference, operatorId: null }),
+      await paychangu.syncRefund({ ...refund, operatorId: null }),
       done,
       'found among the latest refunds by our reference',
     );
     assert.equal(
-      (await paychangu.syncRefund({ reference: uniqueRef('rf'), operatorId: null })).status,
+      (await paychangu.syncRefund({ ...refund, reference: uniqueRef('rf'), operatorId: null })).status,
       'pending',
       'a refund the upstream never saw',
     );

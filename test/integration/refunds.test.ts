@@ -47,6 +47,7 @@ const REFUND_KEYS = [
   'reason',
   'refund_id',
   'status',
+  'trans_id',
 ];
 const REFUNDED_IN_FULL = {
   status: 'failed',
@@ -148,7 +149,7 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(done.status, 'success');
       assert.match(String(done.completed_at), TIMESTAMP);
       assert.deepEqual(
-        { ...done, status: 'pending', completed_at: null },
+        { ...done, status: 'pending', trans_id: null, completed_at: null },
         created,
         'the refund read back is the one created',
       );
@@ -517,6 +518,7 @@ for (const kind of DATABASE_KINDS) {
         'refund_status',
         'refunded_amount',
         'status',
+        'trans_id',
         'tx_ref',
         'type',
         'updated_at',

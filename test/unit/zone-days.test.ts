@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lastDays, startOfDay, startOfNextDay } from '../../src/dashboard/zone-days.ts';
+import { lastDays, startOfDay, startOfNextDay, zoneDateOf, zoneTimeOn } from '../../src/shared/zone-days.ts';
 
 test("days start at the zone's local midnight, oldest first, today last", () => {
   const noon = Date.UTC(2026, 10, 25, 10); // 12:00 in Blantyre (UTC+2)
@@ -37,4 +37,15 @@ test('a date from a form starts at local midnight in the zone, and an inclusive 
     assert.equal(startOfDay(junk, 'Africa/Blantyre'), null, junk);
     assert.equal(startOfNextDay(junk, 'Africa/Blantyre'), null, junk);
   }
+});
+
+test("a local date and weekday, and a time of day on a later local date, in the zone's own wall clock", () => {
+  // 23:30 UTC on Sunday 2 March 2031 is already Monday in Blantyre (UTC+2).
+  assert.deepEqual(zoneDateOf(Date.UTC(2031, 2, 2, 23, 30), 'Africa/Blantyre'), { date: '2031-03-03', weekday: 1 });
+  assert.deepEqual(zoneDateOf(Date.UTC(2031, 2, 9, 12), 'UTC'), { date: '2031-03-09', weekday: 7 });
+  assert.equal(zoneTimeOn('2031-03-03', 0, 8 * 60, 'Africa/Blantyre'), Date.UTC(2031, 2, 3, 6));
+  assert.equal(zoneTimeOn('2031-02-28', 1, 8 * 60, 'Africa/Blantyre'), Date.UTC(2031, 2, 1, 6), 'into the next month');
+  // London's clocks go forward on 29 March 2026: 08:00 is 07:00 UTC that day, 08:00 UTC the day before.
+  assert.equal(zoneTimeOn('2026-03-28', 0, 8 * 60, 'Europe/London'), Date.UTC(2026, 2, 28, 8));
+  assert.equal(zoneTimeOn('2026-03-28', 1, 8 * 60, 'Europe/London'), Date.UTC(2026, 2, 29, 7));
 });

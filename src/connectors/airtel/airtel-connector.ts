@@ -1,7 +1,7 @@
 import { constants, createHmac, publicEncrypt, timingSafeEqual } from 'node:crypto';
 import { toMajor } from '../../shared/money.ts';
 import type { MalawiMobile } from '../../shared/phone.ts';
-import type { Connector, Step } from '../connector.ts';
+import type { Connector, RefundRequest, RefundSyncRequest, Step } from '../connector.ts';
 import { airtelCall } from './airtel-http.ts';
 import { tokenCache } from './airtel-token.ts';
 import {
@@ -32,7 +32,8 @@ export interface AirtelOptions {
 }
 
 /**
- * Airtel Money Open API: collections by USSD push, refunds of whole collections, and B2C
+ * Airtel Money Open API: collections by USSD push, refunds (of a whole collection through
+ * Airtel's refund API, of part of one as a disbursement to the number that paid), and B2C
  * disbursements to Airtel wallets. Every request goes once; an answer that does not say how it
  * went leaves the record pending for the settler's `sync`.
  */
@@ -40,6 +41,22 @@ export function airtelConnector(options: AirtelOptions): Connector {
   const tokens = tokenCache(() => requestToken(options));
   const call = airtelCall(options, tokens);
   const { country, currency } = options;
+
+  /** B2C to an Airtel wallet, under `reference` as Airtel's transaction id: a payout, or part of a payment given back. */
+  async function disburse(request: { reference: string; mobile: MalawiMobile; amountMinor: number }): Promise<Step> {
+    if (request.mobile.operator !== 'airtel') return refused('Airtel Money pays out only to Airtel Money wallets.');
+    const encryptedPin = encryptPin(options);
+    if (!encryptedPin)
+      return refused(
+        "Airtel Money payouts are not configured: the disbursement PIN or Airtel's public key is missing or unreadable.",
+      );
+    return requestDisbursement(call, {
+      reference: request.reference,
+      msisdn: localNumber(request.mobile),
+      amount: toMajor(request.amountMinor),
+      encryptedPin,
+    });
+  }
 
   return {
     name: 'airtel',
@@ -63,40 +80,33 @@ export function airtelConnector(options: AirtelOptions): Connector {
     // and review list decide what becomes of a charge Airtel never learns of.
     sync: (request) => paymentEnquiry(call, request.reference),
 
-    // Airtel refunds a whole payment and takes no amount: a partial refund is refused before Airtel is asked.
+    // Airtel's refund API reverses a whole payment and takes no amount: part of one goes back to
+    // the number that paid as a disbursement, under the refund's own reference as its transaction
+    // id, so that Airtel takes it once however often it is sent and its enquiry finds it.
     async refund(request) {
-      if (request.amountMinor !== request.charge.amountMinor)
-        return refused('Airtel Money refunds whole payments only: refund the full amount.');
+      if (isPartial(request)) {
+        const { payer } = request.charge;
+        if (!payer)
+          return refused(
+            'Airtel Money gives back part of a payment to the number that paid it, and this payment has no number kept: refund the whole payment instead.',
+          );
+        return disburse({ reference: request.reference, mobile: payer, amountMinor: request.amountMinor });
+      }
       if (!request.charge.operatorId)
         return refused('Airtel Money cannot refund a payment whose Airtel Money id was never received.');
-      const step = await requestRefund(call, request.charge.operatorId);
-      // Airtel gives a refund no id of its own and no enquiry: it is seen in the payment's
-      // enquiry (by our charge reference) as TR, reversed. So a pending refund carries the
-      // charge's reference, which `syncRefund` is given back as `operatorId`.
-      return step.status === 'pending' ? { ...step, operatorId: request.charge.reference } : step;
+      return requestRefund(call, request.charge.operatorId);
     },
 
-    async syncRefund(request) {
-      if (!request.operatorId)
-        return { status: 'pending', note: 'no payment reference to ask Airtel about this refund' };
-      return refundEnquiry(call, request.operatorId);
-    },
+    // Airtel gives a whole refund no id of its own and no enquiry: it is seen in the payment's
+    // enquiry (by our charge reference) as TR, reversed. Part of a payment went as a disbursement
+    // under the refund's reference, and is asked about as one.
+    syncRefund: (request) =>
+      isPartial(request) ? disbursementEnquiry(call, request.reference) : refundEnquiry(call, request.charge.reference),
 
     async payout(request) {
-      if (request.method !== 'mobile_money' || request.mobile.operator !== 'airtel')
-        return refused('Airtel Money pays out only to Airtel Money wallets.');
+      if (request.method !== 'mobile_money') return refused('Airtel Money pays out only to Airtel Money wallets.');
       if (request.currency !== currency) return refused(`Airtel Money pays out only ${currency} on this account.`);
-      const encryptedPin = encryptPin(options);
-      if (!encryptedPin)
-        return refused(
-          "Airtel Money payouts are not configured: the disbursement PIN or Airtel's public key is missing or unreadable.",
-        );
-      return requestDisbursement(call, {
-        reference: request.reference,
-        msisdn: localNumber(request.mobile),
-        amount: toMajor(request.amountMinor),
-        encryptedPin,
-      });
+      return disburse(request);
     },
 
     // As for `sync`, a disbursement Airtel does not know of stays pending.
@@ -118,6 +128,10 @@ export function airtelConnector(options: AirtelOptions): Connector {
     },
   };
 }
+
+/** A refund of less than the whole payment (also the rest of one already refunded in part). */
+const isPartial = (request: Pick<RefundRequest | RefundSyncRequest, 'amountMinor' | 'charge'>) =>
+  request.amountMinor !== request.charge.amountMinor;
 
 function refused(reason: string): Step {
   return { status: 'refused', reason };

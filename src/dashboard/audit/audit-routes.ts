@@ -30,6 +30,9 @@ const ACTIONS: Record<AuditAction, string> = {
   'user.enable': 'Enabled a user',
   'refund.create': 'Refunded a payment',
   'payout.create': 'Sent a payout',
+  'payout.automatic': 'Sent an automatic payout',
+  'payout_schedule.save': 'Set up or changed automatic payouts',
+  'payout_schedule.stop': 'Stopped automatic payouts',
   'key.roll': 'Rolled a secret API key',
   'webhook.url_change': 'Changed the webhook URL',
   'webhook.secret_roll': 'Rolled the webhook secret',
@@ -40,6 +43,9 @@ const ACTIONS: Record<AuditAction, string> = {
   'merchant.settings': 'Changed the settings',
   'operator.act_for': 'Acted for the account (operator)',
 };
+
+/** Who made a change no user made: the command line, unless the gateway itself did. */
+const BY_NOBODY: Partial<Record<string, string>> = { 'payout.automatic': 'automatic payouts' };
 
 /** `1732550000000.aud_x`: the last entry of a page, as the next page's link names it. */
 function parseCursor(text: string | undefined): AuditCursor | null {
@@ -82,7 +88,7 @@ export function registerAuditPages(app: App, { config, database }: DashboardDeps
     const entries = found.slice(0, PER_PAGE);
     const row = (entry: AuditRow) => [
       formatHumanDate(entry.created_at, config.timeZone),
-      entry.user_email ?? html`<span class="muted">command line</span>`,
+      entry.user_email ?? html`<span class="muted">${BY_NOBODY[entry.action] ?? 'command line'}</span>`,
       ACTIONS[entry.action as AuditAction] ?? entry.action,
       html`<code>${entry.subject}</code>`,
       detailText(entry.detail),

@@ -10,7 +10,7 @@ import {
   type Query,
 } from '../page-context.ts';
 import { csvLine, sendCsv } from '../csv.ts';
-import { monthOf, monthRange, startOfDay, startOfNextDay } from '../zone-days.ts';
+import { monthOf, monthRange, startOfDay, startOfNextDay } from '../../shared/zone-days.ts';
 import { monthlyStatementLines } from './monthly-statement.ts';
 import { balanceCurrencies, statementEntries, type StatementRange } from './statement-repository.ts';
 import { CSV_HEADER, renderBalancePage, statementCsvLine } from './statement-views.ts';

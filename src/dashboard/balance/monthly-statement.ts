@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../merchants/merchant-service.ts';
 import { csvAmount, csvLine, type CsvValue } from '../csv.ts';
-import { localDateTime } from '../zone-days.ts';
+import { localDateTime } from '../../shared/zone-days.ts';
 import { accountEntries, balancesAt, type BalanceAt, type StatementEntry } from './statement-repository.ts';
 import { describeEntry } from './statement-views.ts';
 

@@ -26,7 +26,7 @@ import {
   type Query,
 } from '../page-context.ts';
 import { OVERVIEW_DAYS } from '../overview/overview-routes.ts';
-import { lastDays } from '../zone-days.ts';
+import { lastDays } from '../../shared/zone-days.ts';
 import { gatewayHealth, merchantUsers, userCounts, volumesSince } from './operator-repository.ts';
 import * as views from './operator-views.ts';
 

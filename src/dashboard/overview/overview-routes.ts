@@ -4,7 +4,7 @@ import { liveNoticeBox } from '../live-notice.ts';
 import { PAGE, type DashboardDeps, type PageGuard } from '../page-context.ts';
 import { balanceCurrencies, finishedPaymentsByDay, recentPayments, type DayTally } from './overview-repository.ts';
 import { renderOverviewPage, type PeriodFigures } from './overview-views.ts';
-import { lastDays } from '../zone-days.ts';
+import { lastDays } from '../../shared/zone-days.ts';
 
 /** The span of the chart and of the "last 30 days" figures, today included. */
 export const OVERVIEW_DAYS = 30;

@@ -97,7 +97,8 @@ function refundEntry(refund: RefundWithCharge): SafeHtml {
   const why = refund.reason && html` · ${refund.reason}`;
   const failure = refund.failure_reason && `: ${refund.failure_reason}`;
   const waits = refund.pending_reason && `: waits for the balance`;
-  return html`<strong>Refund ${refund.refund_id}</strong> of ${moneyText(refund.currency, refund.amount_minor)} ${statusBadge(refund.status)}${failure}${waits}${why}`;
+  const operatorId = refund.trans_id && html` · operator ref <code>${refund.trans_id}</code>`;
+  return html`<strong>Refund ${refund.refund_id}</strong> of ${moneyText(refund.currency, refund.amount_minor)} ${statusBadge(refund.status)}${failure}${waits}${operatorId}${why}`;
 }
 
 const RECEIPTS: Record<string, string> = {

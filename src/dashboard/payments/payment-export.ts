@@ -7,7 +7,7 @@
 import { OPERATOR_NAMES } from '../../shared/phone.ts';
 import type { Settlements } from '../balance/settlement-repository.ts';
 import { csvAmount, csvLine, type CsvValue } from '../csv.ts';
-import { localDateTime } from '../zone-days.ts';
+import { localDateTime } from '../../shared/zone-days.ts';
 import type { PaymentListRow } from './payment-list-repository.ts';
 
 export const PAYMENT_CSV_HEADER = [

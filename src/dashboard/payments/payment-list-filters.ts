@@ -5,7 +5,7 @@
  */
 import type { Query } from '../page-context.ts';
 import { customerSearch, parsePaymentSearch, type PaymentSearch } from './payment-search.ts';
-import { startOfDay, startOfNextDay } from '../zone-days.ts';
+import { startOfDay, startOfNextDay } from '../../shared/zone-days.ts';
 
 /** A session's by how it ended (`sessionOutcome`): a direct charge is never cancelled nor expired. */
 export const PAYMENT_STATUSES = ['pending', 'success', 'failed', 'cancelled', 'expired'] as const;

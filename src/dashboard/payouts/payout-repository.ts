@@ -68,3 +68,50 @@ export function findPayout(db: Db, owner: Principal, id: ChargeRef): Promise<Pay
 export function findPayoutByChargeId(db: Db, owner: Principal, chargeId: string): Promise<PayoutRow | undefined> {
   return payouts(db, owner).where('charges.charge_id', '=', chargeId).executeTakeFirst();
 }
+
+/** A recipient the merchant paid through the dashboard's payouts form, with the newest payout to it. */
+export interface SavedRecipient {
+  payoutRef: ChargeRef;
+  bank_uuid: string;
+  bank_name: string;
+  account_name: string;
+  account_number: string;
+}
+
+/** How many of the newest dashboard payouts the choice of saved recipients is drawn from, and how many it offers. */
+const RECENT_DASHBOARD_PAYOUTS = 50;
+const SAVED_RECIPIENTS = 5;
+
+/**
+ * The recipients of the merchant's latest payouts made through the dashboard's form in one mode
+ * (their `charge_id` is the form's `dash_…`), each once, newest first: those an automatic payout
+ * may be sent to without typing them again. Payouts the merchant's server made go to its customers.
+ */
+export async function savedRecipients(db: Db, owner: Principal): Promise<SavedRecipient[]> {
+  const rows = await db
+    .selectFrom('payout_recipients')
+    .innerJoin('charges', 'charges.id', 'payout_recipients.charge_ref')
+    .select([
+      'payout_recipients.charge_ref',
+      'payout_recipients.bank_uuid',
+      'payout_recipients.bank_name',
+      'payout_recipients.account_name',
+      'payout_recipients.account_number',
+    ])
+    .where('payout_recipients.merchant_id', '=', owner.merchantId)
+    .where('payout_recipients.mode', '=', owner.mode)
+    .where(sql<string>`substr(charges.charge_id, 1, 5)`, '=', 'dash_')
+    .orderBy('payout_recipients.created_at', 'desc')
+    .orderBy('payout_recipients.charge_ref', 'desc')
+    .limit(RECENT_DASHBOARD_PAYOUTS)
+    .execute();
+  const seen = new Set<string>();
+  const saved: SavedRecipient[] = [];
+  for (const { charge_ref, ...recipient } of rows) {
+    const key = JSON.stringify([recipient.bank_uuid, recipient.account_number, recipient.account_name]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    saved.push({ payoutRef: charge_ref, ...recipient });
+  }
+  return saved.slice(0, SAVED_RECIPIENTS);
+}

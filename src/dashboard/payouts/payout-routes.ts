@@ -28,6 +28,10 @@ import {
 } from './payout-repository.ts';
 import { renderPayoutConfirmation, renderPayoutDetail, renderPayoutForm, renderPayoutList } from './payout-views.ts';
 import { asChargeRef } from '../../shared/ids.ts';
+import { findSchedule } from '../../payouts/schedule-repository.ts';
+import { noticeNamed } from '../layout.ts';
+import { registerSchedulePages, SCHEDULE_NOTICES } from './schedule-routes.ts';
+import { automaticPayoutsSection } from './schedule-views.ts';
 
 const EMPTY_FORM: PayoutForm = {
   kind: 'wallet',
@@ -52,7 +56,9 @@ function readCursor(text: string | undefined): PayoutCursor | null {
  * sent twice is the API's retry of one `charge_id`: one payout, one debit, one audit entry (written
  * in the transaction that records the payout).
  */
-export function registerPayoutPages(app: App, { config, database, payments }: DashboardDeps, guard: PageGuard): void {
+export function registerPayoutPages(app: App, deps: DashboardDeps, guard: PageGuard): void {
+  const { config, database, payments } = deps;
+  registerSchedulePages(app, deps, guard);
   const mainBalance = async (page: MerchantPage) =>
     (await merchantBalances(database.db, page.merchant.id, page.mode, 'MWK')).mainMinor;
   const formAgain = async (reply: FastifyReply, page: MerchantPage, form: PayoutForm, errors: FieldErrors) =>
@@ -61,11 +67,22 @@ export function registerPayoutPages(app: App, { config, database, payments }: Da
   app.get<{ Querystring: Query }>('/dashboard/payouts', PAGE, async (request, reply) => {
     const page = await guard.merchantPage(request, reply, 'read');
     if (!page) return reply;
-    const rows = await listPayouts(database.db, merchantModeOf(page), readCursor(request.query.before));
+    const owner = merchantModeOf(page);
+    const [rows, schedule] = await Promise.all([
+      listPayouts(database.db, owner, readCursor(request.query.before)),
+      findSchedule(database.db, owner),
+    ]);
     const shown = rows.slice(0, PAYOUTS_PER_PAGE);
     const last = shown.at(-1);
     const next = rows.length > PAYOUTS_PER_PAGE && last ? `${last.created_at}_${last.id}` : null;
-    return guard.html(reply, 200, renderPayoutList(page, shown, next, config.timeZone));
+    return guard.html(
+      reply,
+      200,
+      renderPayoutList(page, shown, next, config.timeZone, {
+        notice: noticeNamed(SCHEDULE_NOTICES, request.query.done),
+        automatic: automaticPayoutsSection(page, schedule, config.timeZone),
+      }),
+    );
   });
 
   app.get('/dashboard/payouts/new', PAGE, async (request, reply) => {

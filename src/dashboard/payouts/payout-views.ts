@@ -20,11 +20,13 @@ export function recipientText(payout: PayoutRow): string {
   return 'Unknown recipient';
 }
 
+/** The list, after the notice of what a form just did and the automatic payouts' section. */
 export function renderPayoutList(
   page: MerchantPage,
   rows: PayoutRow[],
   next: string | null,
   timeZone: string,
+  above: { notice: string | null; automatic: SafeHtml },
 ): SafeHtml {
   const cells = rows.map((payout) => [
     html`<a href="/dashboard/payouts/${payout.id}">${formatHumanDate(payout.created_at, timeZone)}</a>`,
@@ -38,6 +40,9 @@ export function renderPayoutList(
   return shell(
     'Payouts',
     html`<h1>Payouts</h1>
+${noticeBox(above.notice)}
+${above.automatic}
+<h2>All payouts</h2>
 ${action}
 ${table('Payouts, newest first', ['Created', 'Recipient', 'Amount', 'Status', 'Reference'], cells, `No payouts in ${page.mode} mode yet.`)}
 ${more}`,
@@ -75,7 +80,7 @@ ${noticeBox(notice)}
 }
 
 /** One input with its label and, when it was wrong, its message tied to it for screen readers. */
-function field(name: string, label: string, value: string, errors: FieldErrors, attributes = html``): SafeHtml {
+export function field(name: string, label: string, value: string, errors: FieldErrors, attributes = html``): SafeHtml {
   const message = errors[name]?.join(' ');
   const described = message && html` aria-invalid="true" aria-describedby="${name}-error"`;
   return html`<div class="field"><label for="${name}">${label}</label>
@@ -83,29 +88,18 @@ function field(name: string, label: string, value: string, errors: FieldErrors, 
 ${message && html`<p class="field-error" id="${name}-error">${message}</p>`}</div>`;
 }
 
-export function renderPayoutForm(
-  page: MerchantPage,
-  form: PayoutForm,
+/** The fields naming who a payout goes to (a wallet, or a bank and account) and the holder's name: the payouts form's, and a new recipient's on the automatic payouts form. */
+export const RECIPIENT_FIELDS = ['mobile', 'bank_uuid', 'bank_account_number', 'bank_account_name'];
+
+export function recipientFields(
+  form: Pick<PayoutForm, 'kind' | 'mobile' | 'bank_uuid' | 'bank_account_number' | 'bank_account_name'>,
   errors: FieldErrors,
-  mainMinor: number,
 ): SafeHtml {
   const banks = PAYOUT_BANKS.filter((bank) => bank.wallet === null).map(
     (bank) => html`<option value="${bank.uuid}"${bank.uuid === form.bank_uuid && ' selected'}>${bank.name}</option>`,
   );
   const bankError = errors.bank_uuid?.join(' ');
-  const others = Object.entries(errors).filter(
-    ([name]) => !['mobile', 'bank_uuid', 'bank_account_number', 'bank_account_name', 'amount'].includes(name),
-  );
-  return shell(
-    'New payout',
-    html`<p><a href="/dashboard/payouts">All payouts</a></p>
-<h1>New payout</h1>
-<p>Main balance: <strong>${moneyText('MWK', mainMinor)}</strong>. Payouts are paid from the main balance, in kwacha; you confirm the fee on the next page.</p>
-${Object.keys(errors).length > 0 && errorBox('Please correct the fields below.')}
-${others.map(([, messages]) => errorBox(messages.join(' ')))}
-<form class="stack payout-form" method="post" action="/dashboard/payouts/new/confirm">
-${csrfField(page.csrf)}
-<fieldset class="choice"><legend>Send to</legend>
+  return html`<fieldset class="choice"><legend>Send to</legend>
 <label class="radio"><input type="radio" id="kind-wallet" name="kind" value="wallet"${form.kind === 'wallet' ? ' checked' : ''}> Mobile money wallet</label>
 <label class="radio"><input type="radio" id="kind-bank" name="kind" value="bank"${form.kind === 'bank' ? ' checked' : ''}> Bank account</label>
 </fieldset>
@@ -118,7 +112,26 @@ ${field('mobile', 'Mobile number (Airtel Money or TNM Mpamba)', form.mobile, err
 ${bankError && html`<p class="field-error" id="bank_uuid-error">${bankError}</p>`}</div>
 ${field('bank_account_number', 'Account number', form.bank_account_number, errors, html` inputmode="numeric" autocomplete="off"`)}
 </div>
-${field('bank_account_name', 'Account holder’s name', form.bank_account_name, errors, html` autocomplete="off"`)}
+${field('bank_account_name', 'Account holder’s name', form.bank_account_name, errors, html` autocomplete="off"`)}`;
+}
+
+export function renderPayoutForm(
+  page: MerchantPage,
+  form: PayoutForm,
+  errors: FieldErrors,
+  mainMinor: number,
+): SafeHtml {
+  const others = Object.entries(errors).filter(([name]) => ![...RECIPIENT_FIELDS, 'amount'].includes(name));
+  return shell(
+    'New payout',
+    html`<p><a href="/dashboard/payouts">All payouts</a></p>
+<h1>New payout</h1>
+<p>Main balance: <strong>${moneyText('MWK', mainMinor)}</strong>. Payouts are paid from the main balance, in kwacha; you confirm the fee on the next page.</p>
+${Object.keys(errors).length > 0 && errorBox('Please correct the fields below.')}
+${others.map(([, messages]) => errorBox(messages.join(' ')))}
+<form class="stack payout-form" method="post" action="/dashboard/payouts/new/confirm">
+${csrfField(page.csrf)}
+${recipientFields(form, errors)}
 ${field('amount', 'Amount (MWK, whole kwacha)', form.amount, errors, html` inputmode="numeric"`)}
 <div class="actions"><button type="submit">Review payout</button></div>
 </form>`,

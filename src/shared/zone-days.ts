@@ -47,18 +47,18 @@ function wallClock(epochMs: number, timeZone: string): number {
   );
 }
 
-/** The instant the local day whose midnight, read as UTC, is `midnightAsUtc` begins. */
-function zoneMidnight(midnightAsUtc: number, timeZone: string): number {
+/** The instant the local wall clock reads `wallAsUtc` (a local time read as UTC): a day's midnight, or any time of it. */
+function zoneInstant(wallAsUtc: number, timeZone: string): number {
   // The offset at the guess, then at the corrected guess: right on both sides of a DST change.
-  const guess = midnightAsUtc - (wallClock(midnightAsUtc, timeZone) - midnightAsUtc);
-  return midnightAsUtc - (wallClock(guess, timeZone) - guess);
+  const guess = wallAsUtc - (wallClock(wallAsUtc, timeZone) - wallAsUtc);
+  return wallAsUtc - (wallClock(guess, timeZone) - guess);
 }
 
 /** The local midnight starting the day `daysBack` days before the one holding `epochMs`. */
 function localMidnight(epochMs: number, daysBack: number, timeZone: string): ZoneDay {
   const wall = new Date(wallClock(epochMs, timeZone));
   const midnightAsUtc = Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth(), wall.getUTCDate() - daysBack);
-  return { date: new Date(midnightAsUtc).toISOString().slice(0, 10), start: zoneMidnight(midnightAsUtc, timeZone) };
+  return { date: new Date(midnightAsUtc).toISOString().slice(0, 10), start: zoneInstant(midnightAsUtc, timeZone) };
 }
 
 /**
@@ -70,7 +70,7 @@ export function startOfDay(date: string, timeZone: string): number | null {
   if (!match) return null;
   const midnightAsUtc = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
   if (new Date(midnightAsUtc).toISOString().slice(0, 10) !== date) return null;
-  return zoneMidnight(midnightAsUtc, timeZone);
+  return zoneInstant(midnightAsUtc, timeZone);
 }
 
 /** When the day after `date` began: an inclusive "to" day is the exclusive start of the next. */
@@ -103,4 +103,19 @@ export function monthRange(month: string, timeZone: string): { start: number; en
 /** The month (`YYYY-MM`) holding `epochMs` in `timeZone`. */
 export function monthOf(epochMs: number, timeZone: string): string {
   return localMidnight(epochMs, 0, timeZone).date.slice(0, 7);
+}
+
+/** The local date (`YYYY-MM-DD`) at `epochMs`, and its ISO weekday (1 Monday … 7 Sunday). */
+export function zoneDateOf(epochMs: number, timeZone: string): { date: string; weekday: number } {
+  const wall = new Date(wallClock(epochMs, timeZone));
+  return { date: wall.toISOString().slice(0, 10), weekday: wall.getUTCDay() === 0 ? 7 : wall.getUTCDay() };
+}
+
+/**
+ * When the local wall clock reads `minutes` past midnight on the day `daysOn` days after `date`
+ * (`YYYY-MM-DD`): a time of day that stays the same local time across a daylight-saving change.
+ */
+export function zoneTimeOn(date: string, daysOn: number, minutes: number, timeZone: string): number {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return zoneInstant(Date.UTC(year, month - 1, day + daysOn, 0, minutes), timeZone);
 }
