@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { App } from '../http/app-type.ts';
@@ -41,6 +42,12 @@ import { registerSettingsPages } from './settings/settings-routes.ts';
 import { registerAuditPages } from './audit/audit-routes.ts';
 import { registerOperatorPages } from './operator/operator-routes.ts';
 
+/**
+ * The dashboard's script, beside this module (`bin/lipira.js` copies it beside the bundle), read
+ * once at start: small, and it never changes while running.
+ */
+const DASHBOARD_SCRIPT = readFileSync(new URL('./dashboard.js', import.meta.url), 'utf8');
+
 /** Failed sign-ins one client address may make in a window, whichever accounts they were for. */
 const ADDRESS_FAILURES = { limit: 20, windowMs: 15 * 60_000 };
 const REFUSED = 'The email or password is wrong, or the account is locked for a while after too many failed tries.';
@@ -69,6 +76,14 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
       .header('x-content-type-options', 'nosniff')
       .header('cache-control', 'public, max-age=3600')
       .send(DASHBOARD_CSS),
+  );
+
+  app.get('/dashboard/assets/dashboard.js', PAGE, async (_request, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'public, max-age=3600')
+      .send(DASHBOARD_SCRIPT),
   );
 
   app.get<{ Querystring: Query }>('/dashboard/login', PAGE, async (request, reply) => {
