@@ -54,8 +54,10 @@ details.menu > summary:focus-visible { outline: 3px solid var(--accent); outline
 .sections { display: grid; }
 .sections a { padding: 10px 8px; border-radius: 6px; color: var(--text); font-weight: 600; text-decoration: none; }
 .sections a[aria-current=page] { background: #e6f4f1; color: var(--accent-strong); box-shadow: inset 4px 0 0 var(--accent); }
-.account { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; padding-top: 12px; border-top: 1px solid var(--border); }
+.mode-switch, .account { padding-top: 12px; border-top: 1px solid var(--border); }
+.account { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; }
 .account .who { flex-basis: 100%; }
+@media (min-width: 520px) { .menu-panel { left: auto; right: 16px; width: 22rem; border: 1px solid var(--border); border-top: 0; border-radius: 0 0 12px 12px; } }
 /* Wide screens: the menu's contents in the header itself, no button; where a browser cannot show a closed <details>' contents, the button stays. */
 @media (min-width: 960px) {
   @supports selector(::details-content) {
@@ -64,9 +66,10 @@ details.menu > summary:focus-visible { outline: 3px solid var(--accent); outline
     .whose { grid-area: whose; -webkit-line-clamp: 1; }
     .mode-label { grid-area: mode; }
     details.menu, details.menu::details-content, .menu-panel { display: contents; }
+    .menu-panel { position: static; }
     details.menu::details-content { content-visibility: visible; }
     details.menu > summary { display: none; }
-    .mode-switch { grid-area: switch; }
+    .mode-switch { grid-area: switch; padding: 0; border: 0; }
     .account { grid-area: account; flex-wrap: nowrap; padding: 0; border: 0; }
     .account .who { flex-basis: auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
     .sections { grid-area: sections; display: flex; flex-wrap: wrap; gap: 0 16px; margin: 4px -16px 0; padding: 0 16px; border-top: 1px solid var(--border); }
@@ -91,6 +94,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
   table.cards-narrow > thead { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   table.cards-narrow > tbody > tr { margin: 0 0 8px; padding: 6px 12px; border: 1px solid var(--border); border-radius: 10px; }
   table.cards-narrow > tbody > tr > td { display: table-row; overflow-wrap: anywhere; text-align: left; border: 0; }
+  table.cards-narrow > tbody > tr > td:empty { display: none; }
   table.cards-narrow > tbody > tr > td::before { display: table-cell; width: 6.5rem; padding: 3px 12px 3px 0; color: var(--muted); font-size: 0.8125rem; font-weight: 600; overflow-wrap: normal; content: attr(data-label); content: attr(data-label) / ""; }
 }
 .status { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 0.8125rem; font-weight: 600; background: var(--bg); color: var(--text); }
@@ -117,7 +121,8 @@ form.filters label { font-weight: 600; font-size: 0.875rem; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 12px; margin: 0 0 16px; }
 .card { padding: 12px 16px; border: 1px solid var(--border); border-radius: 10px; }
 .card .figure { font-size: 1.375rem; font-weight: 700; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0 0 16px; }
+/* A term takes at most 40 % of the width, so a long one ("Transaction reference (tx_ref)") leaves its value room on a phone. */
+dl.facts { display: grid; grid-template-columns: fit-content(40%) minmax(0, 1fr); gap: 4px 16px; margin: 0 0 16px; }
 dl.facts dt { color: var(--muted); font-weight: 600; }
 dl.facts dd { margin: 0; word-break: break-word; }
 .warning { padding: 12px; border-radius: 8px; background: #fff4e5; color: #93370d; border: 1px solid #fec84b; }
