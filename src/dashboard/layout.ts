@@ -158,7 +158,7 @@ export function shell(title: string, body: SafeHtml, options: { viewer?: Viewer;
   return htmlDocument({
     title: `${title} · Lipira dashboard`,
     stylesheet: '/dashboard/assets/dashboard.css',
-    head: html`\n<script src="/dashboard/assets/dashboard.js" defer></script>`,
+    head: options.viewer ? html`\n<script src="/dashboard/assets/dashboard.js" defer></script>` : undefined,
     bodyClass: options.viewer ? `mode-${options.viewer.mode}` : undefined,
     body: html`${top}
 <main${width}>
