@@ -11,9 +11,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCES = path.join(ROOT, 'src');
-// Files the hosted checkout page reads at start, beside its module (`import.meta.url`): the
-// bundle's module is the bundle, so they go beside it.
-const PAGE_ASSETS = path.join(SOURCES, 'checkout', 'page');
+// Files the hosted checkout page and the dashboard read at start, beside their modules
+// (`import.meta.url`): the bundle's module is the bundle, so they go beside it.
+const PAGE_ASSETS = [path.join(SOURCES, 'checkout', 'page'), path.join(SOURCES, 'dashboard')];
 // Modules started as worker threads, which start from a file: each an entry of the bundle of its
 // own, found by its module beside it (`import.meta.url`), as the page assets are.
 const WORKER_ENTRIES = { 'password-strength-worker': path.join(SOURCES, 'users', 'password-strength-worker.ts') };
@@ -79,8 +79,11 @@ async function bundledMain() {
     sourcesContent: false,
     logLevel: 'error',
   });
-  for (const name of readdirSync(PAGE_ASSETS)) {
-    if (!name.endsWith('.ts')) copyFileSync(path.join(PAGE_ASSETS, name), path.join(staging, name));
+  for (const folder of PAGE_ASSETS) {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (entry.isFile() && !entry.name.endsWith('.ts'))
+        copyFileSync(path.join(folder, entry.name), path.join(staging, entry.name));
+    }
   }
   try {
     renameSync(staging, dir);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { PasswordLinkPurpose } from '../db/schema.ts';
@@ -21,7 +22,6 @@ import {
 } from '../users/user-service.ts';
 import { registerForgotPasswordPages } from './account/forgot-password-routes.ts';
 import { renderRecoveryCodesPage } from './account/recovery-views.ts';
-import { DASHBOARD_JS } from './dashboard-script.ts';
 import { DASHBOARD_CSS } from './dashboard-styles.ts';
 import * as views from './dashboard-views.ts';
 import {
@@ -47,6 +47,12 @@ import { registerSettingsPages } from './settings/settings-routes.ts';
 import { registerAuditPages } from './audit/audit-routes.ts';
 import { registerOperatorPages } from './operator/operator-routes.ts';
 import { registerAccountPages, signInRecorder } from './account/account-routes.ts';
+
+/**
+ * The dashboard's script, beside this module (`bin/lipira.js` copies it beside the bundle), read
+ * once at start: small, and it never changes while running.
+ */
+const DASHBOARD_SCRIPT = readFileSync(new URL('./dashboard.js', import.meta.url), 'utf8');
 
 /** Failed sign-ins one client address may make in a window, whichever accounts they were for. */
 const ADDRESS_FAILURES = { limit: 20, windowMs: 15 * 60_000 };
@@ -75,7 +81,7 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
 
   for (const [file, type, body] of [
     ['dashboard.css', 'text/css; charset=utf-8', DASHBOARD_CSS],
-    ['dashboard.js', 'text/javascript; charset=utf-8', DASHBOARD_JS],
+    ['dashboard.js', 'text/javascript; charset=utf-8', DASHBOARD_SCRIPT],
   ] as const)
     app.get(`/dashboard/assets/${file}`, PAGE, async (_request, reply) =>
       reply

@@ -8,9 +8,8 @@ export const DASHBOARD_CSS = `
 *, *::before, *::after { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
 body { margin: 0; min-height: 100vh; background: var(--bg); color: var(--text); font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; font-size: 16px; line-height: 1.5; }
-.top { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; justify-content: space-between; padding: 12px 16px; background: var(--surface); border-bottom: 1px solid var(--border); }
-.brand { font-weight: 700; color: var(--text); text-decoration: none; }
-.top nav { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.top { position: relative; display: flex; gap: 8px 12px; align-items: center; padding: 8px 16px; background: var(--surface); border-bottom: 1px solid var(--border); }
+.brand { font-weight: 700; color: var(--text); text-decoration: none; padding: 10px 0; }
 main { width: 100%; max-width: 480px; margin: 24px auto; padding: 24px 16px; background: var(--surface); border: 1px solid var(--border); border-radius: 12px; }
 main.wide { max-width: 1240px; }
 @media (max-width: 520px) { main { margin: 0; border-radius: 0; border-left: 0; border-right: 0; } }
@@ -36,35 +35,95 @@ a { color: var(--accent-strong); }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 16px; }
 ol.codes { margin: 0 0 16px; padding-left: 2.5rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 1.0625rem; line-height: 1.8; }
 
-.whose { font-weight: 600; color: var(--muted); margin-right: auto; }
-.who { color: var(--muted); font-size: 0.875rem; }
-.mode { display: flex; gap: 8px; align-items: center; }
-.mode-label { font-weight: 700; padding: 2px 8px; border-radius: 999px; }
-.mode-test .mode-label { background: #fff4e5; color: #93370d; border: 1px solid #f79009; }
-.mode-live .mode-label { background: var(--ok-soft); color: var(--ok); border: 1px solid #75e0a7; }
+/* The header: one line on a phone, the menu behind its button (layout.ts's header) */
+.whose { flex: 1 1 auto; min-width: 0; overflow: hidden; display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; line-height: 1.25; font-weight: 600; color: var(--muted); overflow-wrap: anywhere; }
+.who { color: var(--muted); font-size: 0.875rem; overflow-wrap: anywhere; }
+.mode-label { flex: none; font-size: 0.875rem; font-weight: 700; padding: 2px 8px; border-radius: 999px; white-space: nowrap; }
+.mode-label.mode-test { background: #fff4e5; color: #93370d; border: 1px solid #f79009; }
+.mode-label.mode-live { background: var(--ok-soft); color: var(--ok); border: 1px solid #75e0a7; }
+@media (max-width: 519px) { .top { gap: 8px; } .whose { font-size: 0.875rem; } .mode-word { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; } }
 body.mode-test { border-top: 4px solid #f79009; }
-.test-banner p { margin: 0; }
-.test-banner { margin: 0; padding: 6px 16px; background: #fff4e5; color: #93370d; font-size: 0.875rem; text-align: center; }
-.sections { display: flex; flex-wrap: wrap; gap: 4px 16px; padding: 8px 16px; background: var(--surface); border-bottom: 1px solid var(--border); }
-.sections a { text-decoration: none; padding: 6px 2px; color: var(--muted); font-weight: 600; }
-.sections a[aria-current=page] { color: var(--accent-strong); border-bottom: 3px solid var(--accent); }
+.test-banner { margin: 0; padding: 4px 16px; background: #fff4e5; color: #93370d; font-size: 0.8125rem; text-align: center; }
+.test-banner p { margin: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+details.menu { flex: none; }
+details.menu > summary { display: flex; gap: 8px; align-items: center; min-height: 44px; padding: 8px 12px; border: 1px solid var(--accent); border-radius: 8px; color: var(--accent-strong); font-weight: 600; list-style: none; }
+details.menu > summary::-webkit-details-marker { display: none; }
+details.menu > summary::before { content: ""; width: 16px; height: 2px; margin: 5px 0; background: currentColor; box-shadow: 0 -5px 0 currentColor, 0 5px 0 currentColor; }
+details.menu[open] > summary { background: var(--accent); color: #fff; }
+details.menu > summary:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.menu-panel { position: absolute; z-index: 10; top: 100%; left: 0; right: 0; display: grid; gap: 12px; padding: 8px 16px 16px; background: var(--surface); border-bottom: 1px solid var(--border); box-shadow: 0 12px 24px rgba(16, 24, 40, 0.16); }
+.sections { display: grid; }
+.sections a { padding: 10px 8px; border-radius: 6px; color: var(--text); font-weight: 600; text-decoration: none; }
+.sections a[aria-current=page] { background: #e6f4f1; color: var(--accent-strong); box-shadow: inset 4px 0 0 var(--accent); }
+.mode-switch, .account { padding-top: 12px; border-top: 1px solid var(--border); }
+.account { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; }
+.account .who { flex-basis: 100%; }
+@media (min-width: 520px) { .menu-panel { left: auto; right: 16px; width: 22rem; border: 1px solid var(--border); border-top: 0; border-radius: 0 0 12px 12px; } }
+/* Wide screens: the menu's contents in the header itself, no button; where a browser cannot show a closed <details>' contents, the button stays. */
+@media (min-width: 960px) {
+  @supports selector(::details-content) {
+    .top { display: grid; grid-template-columns: auto minmax(0, 1fr) auto auto minmax(0, auto); grid-template-areas: "brand whose mode switch account" "sections sections sections sections sections"; gap: 0 16px; padding: 4px 16px 0; }
+    .brand { grid-area: brand; }
+    .whose { grid-area: whose; -webkit-line-clamp: 1; }
+    .mode-label { grid-area: mode; }
+    details.menu, details.menu::details-content, .menu-panel { display: contents; }
+    .menu-panel { position: static; }
+    details.menu::details-content { content-visibility: visible; }
+    details.menu > summary { display: none; }
+    .mode-switch { grid-area: switch; padding: 0; border: 0; }
+    .account { grid-area: account; flex-wrap: nowrap; padding: 0; border: 0; }
+    .account .who { flex-basis: auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+    .sections { grid-area: sections; display: flex; flex-wrap: wrap; gap: 0 16px; margin: 4px -16px 0; padding: 0 16px; border-top: 1px solid var(--border); }
+    .sections a { padding: 10px 2px 7px; border-radius: 0; color: var(--muted); }
+    .sections a[aria-current=page] { background: none; box-shadow: none; border-bottom: 3px solid var(--accent); }
+  }
+}
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .table-wrap { overflow-x: auto; margin: 0 0 16px; }
 table { width: 100%; border-collapse: collapse; font-size: 0.9375rem; }
 th, td { text-align: left; padding: 8px; border-bottom: 1px solid var(--border); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+/*
+ * A table of more than three columns (layout.ts's table) on a narrow screen: each row a card, each
+ * cell a line with its column's heading beside it (its data-label, drawn here and not read out:
+ * a screen reader still has the table's own headings). The cell is a table row of its own, so the
+ * heading and everything the cell holds (a link, a line break, a form) sit in two columns.
+ */
+@media (max-width: 719px) {
+  table.cards-narrow, table.cards-narrow > tbody, table.cards-narrow > tbody > tr { display: block; }
+  table.cards-narrow > thead { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  table.cards-narrow > tbody > tr { margin: 0 0 8px; padding: 6px 12px; border: 1px solid var(--border); border-radius: 10px; }
+  table.cards-narrow > tbody > tr > td { display: table-row; overflow-wrap: anywhere; text-align: left; border: 0; }
+  table.cards-narrow > tbody > tr > td:empty { display: none; }
+  table.cards-narrow > tbody > tr > td::before { display: table-cell; width: 6.5rem; padding: 3px 12px 3px 0; color: var(--muted); font-size: 0.8125rem; font-weight: 600; overflow-wrap: normal; content: attr(data-label); content: attr(data-label) / ""; }
+}
 .status { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 0.8125rem; font-weight: 600; background: var(--bg); color: var(--text); }
 .status-success, .status-delivered { background: var(--ok-soft); color: var(--ok); }
 .status-failed, .status-cancelled, .status-expired, .status-disabled { background: var(--danger-soft); color: var(--danger); }
 .status-pending { background: #fff4e5; color: #93370d; }
 select, input[type=number], input[type=date], input[type=search], input[type=url], textarea { font: inherit; font-size: 16px; padding: 8px 10px; border: 1px solid #8a94a6; border-radius: 8px; background: var(--surface); color: var(--text); }
+/*
+ * Fields as wide as what they take, not as the page: a name or an address is long, an amount, a
+ * code or a duration short. A text field whose maxlength is small (24h, a colour) is that many
+ * characters wide where the browser reads attr() as a number; elsewhere its kind's width holds.
+ */
+input[type=text], input[type=password], input[type=search] { max-width: 24rem; }
+input[type=email], input[type=url] { width: 100%; max-width: 32rem; }
+input[type=tel], input[inputmode=tel] { max-width: 16rem; }
+input[inputmode=decimal], input[inputmode=numeric], input[type=number] { max-width: 12rem; }
+input[type=text][maxlength] { max-width: min(24rem, calc(attr(maxlength type(<number>)) * 1ch + 26px)); }
+form.stack select, .field select { width: 100%; max-width: 20rem; }
+select { max-width: 100%; }
+textarea { width: 100%; max-width: 40rem; }
+@media (min-width: 520px) { form.stack > button { justify-self: start; } }
 form.filters { display: flex; flex-wrap: wrap; gap: 12px; align-items: end; margin: 0 0 16px; }
 form.filters label { font-weight: 600; font-size: 0.875rem; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 12px; margin: 0 0 16px; }
 .card { padding: 12px 16px; border: 1px solid var(--border); border-radius: 10px; }
 .card .figure { font-size: 1.375rem; font-weight: 700; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0 0 16px; }
+/* A term takes at most 40 % of the width, so a long one ("Transaction reference (tx_ref)") leaves its value room on a phone. */
+dl.facts { display: grid; grid-template-columns: fit-content(40%) minmax(0, 1fr); gap: 4px 16px; margin: 0 0 16px; }
 dl.facts dt { color: var(--muted); font-weight: 600; }
 dl.facts dd { margin: 0; word-break: break-word; }
 .warning { padding: 12px; border-radius: 8px; background: #fff4e5; color: #93370d; border: 1px solid #fec84b; }
@@ -76,7 +135,6 @@ a.cancel { display: inline-block; margin-left: 12px; padding: 10px 4px; }
 form.confirm { margin: 16px 0 0; }
 form.confirm .hint { margin: 8px 0 0; }
 .field { display: grid; gap: 4px; }
-.field select { width: 100%; }
 .field-error { margin: 0; color: var(--danger); font-size: 0.875rem; }
 .payout-form .wallet-fields, .payout-form .bank-fields { display: grid; gap: 16px; }
 .payout-form:has(#kind-wallet:checked) .bank-fields, .payout-form:has(#kind-bank:checked) .wallet-fields { display: none; }
@@ -120,12 +178,17 @@ h1.customer-name { overflow-wrap: anywhere; }
 .card p, .acting p { margin: 0; }
 .card .hint { margin-top: 4px; }
 .chart { margin: 0 0 8px; }
-.chart svg { display: block; width: 100%; height: auto; }
+/* volume-chart.ts: the value axis left of the bars, the days under them, at the page's own size */
+.chart-plot { display: grid; grid-template-columns: auto minmax(0, 1fr); gap: 4px 8px; }
+.chart-y { display: flex; flex-direction: column; justify-content: space-between; height: 180px; text-align: right; }
+.chart-y span, .chart-x span { color: var(--muted); font-size: 0.8125rem; line-height: 16px; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.chart-plot svg { display: block; width: 100%; height: 180px; }
+.chart-x { grid-column: 2; display: flex; justify-content: space-between; gap: 8px; }
 .chart .bar { fill: var(--accent); }
-.chart .axis { stroke: var(--muted); stroke-width: 1; }
-.chart .tick { fill: var(--muted); font-size: 14px; }
-@media (max-width: 520px) { .chart .tick { font-size: 26px; } }
+.chart .grid { stroke: var(--border); stroke-width: 1; vector-effect: non-scaling-stroke; }
 .chart figcaption { color: var(--muted); font-size: 0.875rem; margin-top: 4px; }
+.chart-empty { display: grid; place-items: center; min-height: 120px; padding: 16px; border: 1px dashed #8a94a6; border-radius: 10px; text-align: center; }
+.chart-empty figcaption { margin: 0; font-size: 1rem; }
 .chart-numbers { margin: 0 0 16px; }
 .chart-numbers summary { cursor: pointer; color: var(--accent-strong); font-weight: 600; padding: 8px 0; }
 .acting { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; justify-content: space-between; margin: 0 0 12px; padding: 8px 12px; border: 1px solid #f79009; border-radius: 8px; background: #fff4e5; color: #93370d; }
@@ -133,18 +196,19 @@ a.button-link { display: inline-block; padding: 10px 16px; border-radius: 8px; b
 a.button-link:hover { background: var(--accent-strong); }
 h3 { font-size: 1rem; margin: 16px 0 8px; }
 form.narrow { max-width: 420px; }
-.merchant-list td { white-space: nowrap; }
 .actions a { align-self: center; }
 /* developers, settings, audit log */
 code.key { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; }
 .new-secret { display: block; font-size: 1rem; user-select: all; }
+/* Copy buttons (layout.ts's copyButton), after the value they copy */
+button.copy { min-height: 32px; margin: 2px 0 2px 8px; padding: 2px 10px; font-size: 0.8125rem; vertical-align: middle; }
+.new-secret + button.copy { margin: 8px 0 0; }
 ol.deliveries { list-style: none; margin: 0 0 16px; padding: 0; display: grid; gap: 8px; }
 ol.deliveries > .delivery { margin: 0; }
 .delivery .ref { overflow-wrap: anywhere; }
 .delivery .actions { margin-top: 8px; }
 pre.exchange { margin: 0 0 8px; white-space: pre-wrap; overflow-wrap: anywhere; padding: 8px; background: var(--bg); border-radius: 6px; font-size: 0.8125rem; }
 details summary { cursor: pointer; }
-form.stack input[type=url] { width: 100%; }
 label.check { display: flex; gap: 8px; align-items: center; }
 label.check input { width: 20px; height: 20px; }
 `;

@@ -112,19 +112,45 @@ export function statusBadge(status: string): SafeHtml {
   return html`<span class="status status-${status}">${statusWord(status)}</span>`;
 }
 
-/** A table of cells (text, or html); `caption` names it for screen readers. */
+/** The most columns a table may have and still be a table on a 360 px phone. */
+const CARD_COLUMNS = 3;
+
+/**
+ * A table of cells (text, or html); `caption` names it for screen readers. A table of more than
+ * three columns does not fit a phone: each of its cells carries its column's heading
+ * (`data-label`), which the stylesheet shows beside the cell when the rows are laid out as cards
+ * on narrow screens, so that no list scrolls sideways there.
+ */
 export function table(caption: string, headings: string[], rows: HtmlValue[][], empty: string): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
+  const cards = headings.length > CARD_COLUMNS;
   const head = headings.map((heading) => html`<th scope="col">${heading}</th>`);
+  const cell = (value: HtmlValue, index: number) =>
+    cards ? html`<td data-label="${headings[index] ?? ''}">${value}</td>` : html`<td>${value}</td>`;
   const body = joinHtml(
-    rows.map((cells) => html`<tr>${cells.map((cell) => html`<td>${cell}</td>`)}</tr>`),
+    rows.map((cells) => html`<tr>${cells.map(cell)}</tr>`),
     '\n',
   );
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}"><table><caption class="visually-hidden">${caption}</caption><thead><tr>${head}</tr></thead><tbody>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}"><table${cards && html` class="cards-narrow"`}><caption class="visually-hidden">${caption}</caption><thead><tr>${head}</tr></thead><tbody>
 ${body}
 </tbody></table></div>`;
 }
 
+/**
+ * A button copying `value` (a key, an id), put after the value, which stays selectable text:
+ * hidden until dashboard.js shows it where the clipboard can be written; `what` names it
+ * ("Copy the public key") and is announced once it is copied.
+ */
+export function copyButton(value: string, what: string): SafeHtml {
+  return html`<button type="button" class="copy secondary" data-copy="${value}" aria-label="Copy the ${what}" hidden>Copy</button>`;
+}
+
+/**
+ * The header: the brand, whose pages these are and the mode on one line; the sections, the mode
+ * switch and the account behind one Menu button (a <details>, so it opens without scripts). Wide
+ * screens show the menu's contents in the header itself and no button (the stylesheet's
+ * ::details-content); a browser without it keeps the button.
+ */
 function header(viewer: Viewer): SafeHtml {
   const other: Mode = viewer.mode === 'test' ? 'live' : 'test';
   const links = SECTIONS.filter(
@@ -140,36 +166,39 @@ function header(viewer: Viewer): SafeHtml {
   return html`<header class="top">
 <a class="brand" href="/dashboard">Lipira</a>
 <span class="whose">${whose}</span>
-<div class="mode mode-${viewer.mode}"><span class="mode-label">${viewer.mode === 'test' ? 'Test mode' : 'Live mode'}</span>${postButton('/dashboard/mode', viewer.csrf, `Switch to ${other}`, 'secondary', { mode: other, back: viewer.path })}</div>
-<nav class="account" aria-label="Account"><span class="who">${viewer.email} · ${viewer.role}</span><a href="/dashboard/account"${viewer.path === '/dashboard/account' && html` aria-current="page"`}>Your account</a>${postButton('/dashboard/logout', viewer.csrf, 'Sign out', 'secondary')}</nav>
-</header>
+<span class="mode-label mode-${viewer.mode}">${viewer.mode === 'test' ? 'Test' : 'Live'}<span class="mode-word"> mode</span></span>
+<details class="menu">
+<summary>Menu</summary>
+<div class="menu-panel">
 <nav class="sections" aria-label="Dashboard">${links}</nav>
-${viewer.mode === 'test' && html`<aside class="test-banner" aria-label="Test mode"><p>You are viewing test data: nothing here is real money.</p></aside>`}`;
+<div class="mode-switch">${postButton('/dashboard/mode', viewer.csrf, `Switch to ${other}`, 'secondary', { mode: other, back: viewer.path })}</div>
+<nav class="account" aria-label="Account"><span class="who">${viewer.email} · ${viewer.role}</span><a href="/dashboard/account"${viewer.path === '/dashboard/account' && html` aria-current="page"`}>Your account</a>${postButton('/dashboard/logout', viewer.csrf, 'Sign out', 'secondary')}</nav>
+</div>
+</details>
+</header>
+${viewer.mode === 'test' && html`<aside class="test-banner" aria-label="Test mode"><p>Test data: nothing here is real money.</p></aside>`}`;
 }
 
 /**
  * The whole document. Without a viewer (sign-in, set-password, error pages) it is a narrow card
- * with the brand only; with one, the header, mode switch and navigation come first. `scripted`
- * pages load the dashboard's script (dashboard-script.ts), which only adds to a page that works
- * without it.
+ * with the brand only; with one, the header, mode switch and navigation come first, and the
+ * dashboard's script (dashboard.js), which only adds to a page that works without it.
  */
-export function shell(
-  title: string,
-  body: SafeHtml,
-  options: { viewer?: Viewer; wide?: boolean; scripted?: boolean } = {},
-): SafeHtml {
+export function shell(title: string, body: SafeHtml, options: { viewer?: Viewer; wide?: boolean } = {}): SafeHtml {
   const top = options.viewer
     ? header(options.viewer)
     : html`<header class="top"><a class="brand" href="/dashboard">Lipira dashboard</a></header>`;
   const width = options.viewer && options.wide !== false && html` class="wide"`;
+  // Where dashboard.js says a value was copied; not a role=status, which a page's own notice is.
+  const announcer = options.viewer && html`\n<p class="visually-hidden" id="copied" aria-live="polite"></p>`;
   return htmlDocument({
     title: `${title} · Lipira dashboard`,
     stylesheet: '/dashboard/assets/dashboard.css',
-    script: options.scripted ? '/dashboard/assets/dashboard.js' : undefined,
+    head: options.viewer ? html`\n<script src="/dashboard/assets/dashboard.js" defer></script>` : undefined,
     bodyClass: options.viewer ? `mode-${options.viewer.mode}` : undefined,
     body: html`${top}
 <main${width}>
-${body}
+${body}${announcer}
 </main>`,
   });
 }

@@ -73,6 +73,8 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await page.getByLabel('Password').fill(PASSWORD);
         await submitForm(page, 'button[type=submit]');
         await page.waitForURL(`${ctx.gw.url}/dashboard`);
+        // On a phone the account's links are behind the header's Menu button.
+        await page.click('header summary:text("Menu")');
         await page.click('header a:text("Your account")');
         await page.click('main a:text("Turn it on")');
         await page.waitForURL(`${ctx.gw.url}/dashboard/settings/two-factor`);
@@ -94,6 +96,7 @@ describe('the dashboard sign-in in a real browser', browserSuiteOptions(), () =>
         await assertAccessible(page, 'the two-factor page once it is on');
         await assertFitsEveryWidth(page, 'the two-factor page once it is on');
         await saveDashboardScreenshot(page, 'two-factor-on-phone');
+        await page.click('header summary:text("Menu")');
         await submitForm(page, 'header button:text("Sign out")');
 
         await signIn(page, ctx.gw.url, email, PASSWORD);

@@ -30,7 +30,10 @@ describe('the automatic payouts form in a real browser', browserSuiteOptions(), 
         await signInPage(page, ctx.gw.url, email);
         await page.waitForURL(`${ctx.gw.url}/dashboard`);
         await page.goto(`${ctx.gw.url}/dashboard/payouts`);
-        assert.match((await page.locator('section.automatic').textContent()) ?? '', /No automatic payouts in test mode/);
+        assert.match(
+          (await page.locator('section.automatic').textContent()) ?? '',
+          /No automatic payouts in test mode/,
+        );
 
         await page.click('main a:text("Set up automatic payouts")');
         await page.waitForURL(`${ctx.gw.url}/dashboard/payouts/schedule`);

@@ -111,7 +111,7 @@ describe('getting back into a dashboard account in a real browser', browserSuite
         const copy = page.getByRole('button', { name: 'Copy the codes' });
         assert.ok(await copy.isVisible(), 'the script shows the copy button');
         await copy.click();
-        await page.waitForSelector('#copy-status:text("Copied.")');
+        await page.waitForSelector('#copied:text("Copied the codes.")');
         assert.equal(await page.evaluate(() => navigator.clipboard.readText()), codes.join('\n'));
 
         await page.click('text=I have saved my codes');

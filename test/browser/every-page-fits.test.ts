@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { browserSuiteOptions, useBrowser } from '../helpers/browser.ts';
-import { dashboardUser, signInPage } from '../helpers/dashboard-pages.ts';
+import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
+import { totpCode } from '../helpers/dashboard.ts';
+import { dashboardUser, DASHBOARD_PASSWORD, signInPage } from '../helpers/dashboard-pages.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import {
   chargeBody,
@@ -17,14 +18,20 @@ import {
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { updateMerchantSettings } from '../../src/merchants/merchant-service.ts';
+import { newTotpSecret } from '../../src/users/totp.ts';
+import { createUser, enableTwoFactor } from '../../src/users/user-service.ts';
+import { findUserByEmail } from '../../src/users/user-repository.ts';
 import { assertAccessible } from './axe.ts';
-import { assertFitsEveryWidth } from './layout.ts';
+import { assertFits, CHECKED_WIDTHS } from './layout.ts';
 
 /**
- * Every dashboard page, as a merchant's owner and the gateway's operator open it with data on it
- * (long references and addresses, payments of each ending, a payout, webhook deliveries with
- * their exchange opened), fits 360, 768 and 1280 px and passes axe. The layout does not depend on
- * the database, so SQLite alone is used.
+ * Every dashboard page, as a merchant's owner, a viewer and the gateway's operator (on its own
+ * pages and acting for a merchant) open it with data on it (long references and addresses,
+ * payments of each ending, a payout, webhook deliveries with their exchange opened, an
+ * invitation, secrets shown once, test and live mode), and every page signed out, fits 360, 768
+ * and 1280 px and passes axe at each of them. At 360 px the header's Menu button opens the menu
+ * and closes it again, with every section in it. The layout does not depend on the database, so
+ * SQLite alone is used.
  */
 describe('every dashboard page fits every width and passes axe', browserSuiteOptions(), () => {
   const browser = useBrowser();
@@ -38,17 +45,65 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
   });
   after(() => receiver.close());
 
+  /** The page fits each checked width and passes axe there; the tab is given its own size back. */
   async function check(page: Page, what: string): Promise<void> {
-    await assertAccessible(page, what);
-    await assertFitsEveryWidth(page, what);
+    const own = page.viewportSize() ?? { width: 1280, height: 800 };
+    try {
+      for (const width of CHECKED_WIDTHS) {
+        await page.setViewportSize({ width, height: own.height });
+        await assertFits(page, `${what} at ${width} px`);
+        await assertAccessible(page, `${what} at ${width} px`);
+      }
+    } finally {
+      await page.setViewportSize(own);
+    }
   }
 
-  async function signedIn(role: 'owner' | 'operator'): Promise<Page> {
+  /**
+   * On a 360 px phone the sections, the mode switch and the account are behind the header's Menu
+   * button: it opens them (every section of `sections`, on the screen, the open menu fitting and
+   * passing axe) and closes them again. On a desktop there is no button and the sections show.
+   */
+  async function checkMenu(page: Page, what: string, sections: string[]): Promise<void> {
+    const summary = page.locator('header details.menu > summary');
+    const nav = page.getByRole('navigation', { name: 'Dashboard' });
+    try {
+      await page.setViewportSize({ width: 360, height: 740 });
+      assert.ok(await summary.isVisible(), `${what}: a Menu button at 360 px`);
+      assert.equal(await nav.isVisible(), false, `${what}: the sections are behind the button`);
+      await summary.click();
+      assert.deepEqual(await nav.getByRole('link').allTextContents(), sections, `${what}: the sections in the menu`);
+      for (const link of [
+        ...(await nav.getByRole('link').all()),
+        page.getByRole('button', { name: /^Switch to / }),
+        page.getByRole('button', { name: 'Sign out' }).first(),
+      ]) {
+        const box = await link.boundingBox();
+        assert.ok(
+          box && box.x >= 0 && box.x + box.width <= 360 && box.y + box.height <= 740,
+          `${what}: ${await link.textContent()} on the screen`,
+        );
+      }
+      await assertFits(page, `${what} with the menu open at 360 px`);
+      await assertAccessible(page, `${what} with the menu open at 360 px`);
+      await summary.click();
+      assert.equal(await nav.isVisible(), false, `${what}: the menu closes again`);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      assert.equal(await summary.isVisible(), false, `${what}: no Menu button on a desktop`);
+      assert.ok(await nav.isVisible(), `${what}: the sections in the header on a desktop`);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  }
+
+  async function signedIn(role: 'owner' | 'viewer' | 'operator'): Promise<Page> {
     const { page } = await browser.newTab({ width: 1280, height: 800 });
-    await signInPage(page, ctx.gw.url, await dashboardUser(ctx.gw, role, role === 'owner' ? ctx.merchant.id : null));
+    await signInPage(page, ctx.gw.url, await dashboardUser(ctx.gw, role, role === 'operator' ? null : ctx.merchant.id));
     await page.waitForURL((url) => url.pathname.startsWith('/dashboard'));
     return page;
   }
+
+  const MERCHANT_SECTIONS = ['Overview', 'Payments', 'Payouts', 'Balance', 'Developers', 'Settings', 'Audit log'];
 
   test("a merchant owner's pages, with a delivery's exchange opened in the log", async () => {
     const { gw, merchant } = ctx;
@@ -127,6 +182,37 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
       await page.goto(`${base}${path}`);
       await check(page, what);
     }
+    await page.goto(`${base}/dashboard/payments`);
+    await checkMenu(page, "an owner's payments list", MERCHANT_SECTIONS);
+
+    await page.goto(`${base}/dashboard/settings`);
+    await page.getByLabel('Email', { exact: true }).fill(longEmail);
+    await submitForm(page, 'button:text("Send the invitation")');
+    await page.getByRole('link', { name: `Cancel the invitation of ${longEmail}` }).click();
+    await page.waitForURL(/\/cancel$/);
+    await check(page, 'the page confirming an invitation is cancelled');
+
+    await page.goto(`${base}/dashboard/developers`);
+    await page.click('button:text("Roll the test secret key")');
+    await page.locator('.new-secret').waitFor();
+    await check(page, 'a new secret key, shown once');
+    await page.goto(`${base}/dashboard/developers`);
+    await page.click('button:text("Roll the webhook secret")');
+    await page.locator('.new-secret').waitFor();
+    await check(page, 'a new webhook secret, shown once');
+
+    await page.goto(`${base}/dashboard/developers`);
+    await submitForm(page, 'header button:text("Switch to live")');
+    await check(page, 'the developers page in live mode');
+    for (const [path, what] of [
+      ['/dashboard', 'the overview in live mode, with no payment yet'],
+      ['/dashboard/payments', 'the payments list in live mode, with none'],
+    ] as const) {
+      await page.goto(`${base}${path}`);
+      await check(page, what);
+    }
+    await checkMenu(page, "an owner's page in live mode", MERCHANT_SECTIONS);
+    await submitForm(page, 'header button:text("Switch to test")');
 
     await page.goto(`${base}/dashboard/developers`);
     const exchanges = page.locator('section[aria-labelledby=deliveries-heading] details');
@@ -155,7 +241,20 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
     await check(page, 'the payout confirmation');
   });
 
-  test("the operator's pages", async () => {
+  test("a viewer's pages: fewer buttons, and the page refusing what the role may not do", async () => {
+    const page = await signedIn('viewer');
+    const base = ctx.gw.url;
+    for (const [path, what] of [
+      ['/dashboard/developers', "the developers page as a viewer's"],
+      ['/dashboard/settings', "the settings as a viewer's"],
+      ['/dashboard/payouts/new', 'the page refusing a new payout to a viewer'],
+    ] as const) {
+      await page.goto(`${base}${path}`);
+      await check(page, what);
+    }
+  });
+
+  test("the operator's pages, and a merchant's as the operator acting for it", async () => {
     const page = await signedIn('operator');
     const base = ctx.gw.url;
     for (const [path, what] of [
@@ -166,6 +265,21 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
       await page.goto(`${base}${path}`);
       await check(page, what);
     }
+    await page.goto(`${base}/dashboard/operator`);
+    await checkMenu(page, 'the operator page', ['Operator']);
+
+    await page.goto(`${base}/dashboard/operator/merchants/${ctx.merchant.id}`);
+    await submitForm(page, 'main button:text("Act for")');
+    await page.waitForURL(`${base}/dashboard`);
+    for (const [path, what] of [
+      ['/dashboard', 'the overview of the merchant acted for'],
+      ['/dashboard/payments', 'the payments of the merchant acted for'],
+      ['/dashboard/settings', 'the settings of the merchant acted for'],
+    ] as const) {
+      await page.goto(`${base}${path}`);
+      await check(page, what);
+    }
+    await checkMenu(page, 'a page of the merchant acted for', [...MERCHANT_SECTIONS, 'Operator']);
     await page.goto(`${base}/dashboard/operator/merchants/new`);
     await page.getByLabel('Business name').fill('Kumudzi Market and Crafts of Lilongwe');
     await page.getByLabel('Email').fill('accounts.payable@kumudzi-market-and-crafts.example.com');
@@ -176,14 +290,53 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
     await check(page, 'the new merchant with its keys');
   });
 
-  test('the signed-out pages', async () => {
+  test('the signed-out pages: sign-in, its code step, setting a password, an unusable link, an expired form', async () => {
+    const { gw, merchant } = ctx;
+    const db = gw.gateway.database.db;
     const { page } = await browser.newTab({ width: 1280, height: 800 });
-    await page.goto(`${ctx.gw.url}/dashboard/login`);
+    await page.goto(`${gw.url}/dashboard/login`);
     await check(page, 'the sign-in page');
     await page.getByLabel('Email').fill('nobody@example.com');
     await page.getByLabel('Password').fill('not the password');
     await page.click('button[type=submit]');
     await page.locator('[role=alert]').waitFor();
     await check(page, 'the sign-in page with its error');
+
+    await page.getByLabel('Password').fill('not the password');
+    await page.evaluate(() => {
+      document.querySelector<HTMLInputElement>('input[name=csrf]')!.value = 'not the token';
+    });
+    const refused = page.waitForResponse((response) => response.request().method() === 'POST');
+    await page.click('button[type=submit]');
+    assert.equal((await refused).status(), 403);
+    await page.locator('h1', { hasText: 'This form has expired' }).waitFor();
+    await check(page, 'the expired form page');
+
+    const { link } = await createUser(
+      db,
+      { publicBaseUrl: gw.url },
+      {
+        merchantId: merchant.id,
+        email: 'mphatso.kachingwe-phiri@kumudzi-market-and-crafts.example.com',
+        role: 'viewer',
+      },
+      gw.gateway.clock.now(),
+    );
+    await page.goto(link!);
+    await check(page, 'the set-password page');
+    await page.goto(`${gw.url}/dashboard/set-password?token=nothing-like-a-token`);
+    await check(page, 'the page of a link that no longer works');
+
+    const email = await dashboardUser(gw, 'developer', merchant.id);
+    const secret = newTotpSecret();
+    assert.ok(
+      await enableTwoFactor(db, (await findUserByEmail(db, email))!, secret, totpCode(secret), gw.gateway.clock.now()),
+    );
+    await page.goto(`${gw.url}/dashboard/login`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(DASHBOARD_PASSWORD);
+    await submitForm(page, 'button[type=submit]');
+    await page.getByLabel('Code').waitFor();
+    await check(page, 'the code step of sign-in');
   });
 });

@@ -63,13 +63,18 @@ export async function signInPage(
 
 /**
  * With LIPIRA_DASHBOARD_SCREENSHOTS=1, saves the page as docs/dashboard/<name>.png for the README
- * (the whole page, animations stopped); otherwise does nothing, so test runs write no files.
+ * (the whole page, or with `fullPage: false` the screen as a phone shows it first, animations
+ * stopped); otherwise does nothing, so test runs write no files.
  */
-export async function saveDashboardScreenshot(page: Page, name: string): Promise<void> {
+export async function saveDashboardScreenshot(
+  page: Page,
+  name: string,
+  { fullPage = true }: { fullPage?: boolean } = {},
+): Promise<void> {
   if (process.env.LIPIRA_DASHBOARD_SCREENSHOTS !== '1') return;
   await page.screenshot({
     path: new URL(`../../docs/dashboard/${name}.png`, import.meta.url).pathname,
-    fullPage: true,
+    fullPage,
     animations: 'disabled',
   });
 }

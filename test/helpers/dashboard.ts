@@ -87,6 +87,14 @@ export function totpCode(secret: string, steps = 0, now = Date.now()): string {
   });
 }
 
+/**
+ * A page's markup without its table cells' column labels (`data-label`, which a table of more
+ * than three columns gives each cell for phones: layout.ts's table), to find cells by content.
+ */
+export function withoutCellLabels(text: string): string {
+  return text.replace(/<td data-label="[^"]*">/g, '<td>');
+}
+
 /** The key the two-factor page shows for the app to be typed into. */
 export function shownTotpSecret(page: PageAnswer): string {
   const secret = /<span class="secret">([A-Z2-7]+)<\/span>/.exec(page.text)?.[1];

@@ -72,16 +72,12 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(cardFigure(home.text, 'Today: volume'), 'MWK 0.00 | Successful payments');
       assert.equal(cardFigure(home.text, 'Today: success rate'), '— | No payment succeeded or failed.');
       assert.equal(cardFigure(home.text, 'Last 30 days: success rate'), '— | No payment succeeded or failed.');
+      assert.ok(!home.text.includes('<svg'), 'no empty axes');
       assert.match(
         home.text,
-        /<svg viewBox="0 0 720 220" role="img" aria-labelledby="volume-chart-title volume-chart-summary"/,
+        /<figure class="chart chart-empty"><figcaption id="volume-chart-summary">No test payment succeeded or failed in the last 30 days\.<\/figcaption><\/figure>/,
+        'the chart says why it is empty',
       );
-      assert.match(home.text, /<title id="volume-chart-title">Successful payments per day, MWK, last 30 days<\/title>/);
-      assert.match(
-        home.text,
-        /<figcaption id="volume-chart-summary">No successful payments from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d\.<\/figcaption>/,
-      );
-      assert.equal(home.text.match(/<rect class="bar"/g)?.length, 30, 'a bar slot for each of the 30 days');
       assert.match(home.text, /No test payments yet\./);
     });
 

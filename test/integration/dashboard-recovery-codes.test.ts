@@ -83,7 +83,7 @@ for (const kind of DATABASE_KINDS) {
         'the file holds the codes, one a line',
       );
       const copy =
-        /<button type="button" class="secondary" data-copy-text="([^"]+)" aria-describedby="copy-status" hidden>Copy the codes<\/button>/.exec(
+        /<button type="button" class="copy secondary" data-copy="([^"]+)" aria-label="Copy the codes" hidden>Copy the codes<\/button>/.exec(
           shown.text,
         );
       assert.ok(copy, 'a copy button, hidden until the script shows it');

@@ -62,9 +62,8 @@ export function renderRecoveryCodesPage(viewer: Viewer, state: { codes: string[]
 ${noticeBox(state.notice)}
 <p>If you lose your phone, sign in with one of these codes in place of a code from the app. Each works once. Keep them somewhere safe, apart from your password: <strong>they are shown only now</strong>.</p>
 <ol class="codes" aria-label="Recovery codes">${state.codes.map((code) => html`<li><code>${code}</code></li>`)}</ol>
-<p class="actions"><a class="button" href="${file}" download="lipira-recovery-codes.txt">Download as a text file</a><button type="button" class="secondary" data-copy-text="${state.codes.join('\n')}" aria-describedby="copy-status" hidden>Copy the codes</button></p>
-<p class="muted" id="copy-status" role="status"></p>
+<p class="actions"><a class="button" href="${file}" download="lipira-recovery-codes.txt">Download as a text file</a><button type="button" class="copy secondary" data-copy="${state.codes.join('\n')}" aria-label="Copy the codes" hidden>Copy the codes</button></p>
 <p><a href="/dashboard/settings/two-factor">I have saved my codes</a></p>`,
-    { viewer, wide: false, scripted: true },
+    { viewer, wide: false },
   );
 }

@@ -9,7 +9,7 @@ import { html, joinHtml, type SafeHtml } from '../../web/html.ts';
 import { formatHumanDate, parseDuration } from '../../shared/time.ts';
 import { DEFAULT_WEBHOOK_SECRET_OVERLAP_MS } from '../../merchants/merchant-service.ts';
 import type { Attempt, Delivery } from '../../events/delivery-repository.ts';
-import { confirmForm, factList, postButton, shell, statusBadge, statusWord, table } from '../layout.ts';
+import { confirmForm, copyButton, factList, postButton, shell, statusBadge, statusWord, table } from '../layout.ts';
 import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
 import type { MerchantPage, Query } from '../page-context.ts';
 
@@ -51,7 +51,8 @@ function keysSection(page: MerchantPage, state: DevelopersState): SafeHtml {
   const when = (at: number) => formatHumanDate(at, state.timeZone);
   const rows = state.keys.map((key) => [
     key.kind === 'public' ? 'Public' : 'Secret',
-    html`<code class="key">${key.visible}</code>`,
+    // A secret key is shown by its first characters only: nothing worth copying.
+    html`<code class="key">${key.visible}</code>${key.kind === 'public' && copyButton(key.visible, `${page.mode} public key`)}`,
     when(key.created_at),
     key.expires_at === null ? 'No end' : `Stops ${when(key.expires_at)}`,
   ]);
@@ -225,7 +226,7 @@ export function renderNewSecretPage(
     what.title,
     html`<h1>${what.title}</h1>
 <p class="warning" role="status">Copy it now: it is not shown again. Select it and copy (Ctrl+C or ⌘C), then keep it in your server's secret settings.</p>
-<p><code class="secret new-secret">${what.secret}</code></p>
+<p><code class="secret new-secret">${what.secret}</code>${copyButton(what.secret, what.title.toLowerCase())}</p>
 ${joinHtml(
   what.lines.map((line) => html`<p>${line}</p>`),
   '\n',

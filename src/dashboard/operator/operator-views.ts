@@ -4,7 +4,7 @@ import type { InReview } from '../../payments/review-repository.ts';
 import type { Mode } from '../../shared/ids.ts';
 import { html, joinHtml, type HtmlValue, type SafeHtml } from '../../web/html.ts';
 import { formatHumanDate } from '../../shared/time.ts';
-import { postButton, shell, table, type Viewer } from '../layout.ts';
+import { copyButton, postButton, shell, table, type Viewer } from '../layout.ts';
 import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
 import { moneyText } from '../../shared/money.ts';
 import type { Backlog, GatewayHealth, MerchantUser, MerchantVolume } from './operator-repository.ts';
@@ -160,13 +160,14 @@ ${errorBox(error)}
 }
 
 export function renderMerchantCreatedPage(viewer: Viewer, created: MerchantCredentials): SafeHtml {
-  const key = (label: string, value: string) => html`<dt>${label}</dt><dd><span class="secret">${value}</span></dd>`;
+  const key = (label: string, value: string) =>
+    html`<dt>${label}</dt><dd><span class="secret">${value}</span>${copyButton(value, label.toLowerCase())}</dd>`;
   return shell(
     'Merchant created',
     html`<h1>${created.name} is created</h1>
 <p class="warning" role="status">Copy these now and hand them to the merchant safely: the secret keys are stored only as hashes and this page cannot be shown again.</p>
 <dl class="facts">
-<dt>Merchant id</dt><dd><code>${created.id}</code></dd>
+<dt>Merchant id</dt><dd><code>${created.id}</code>${copyButton(created.id, 'merchant id')}</dd>
 ${key('Test secret key', created.test_secret_key)}
 ${key('Live secret key', created.live_secret_key)}
 ${key('Test public key', created.test_public_key)}
@@ -215,7 +216,7 @@ export function renderOperatorMerchantPage(view: OperatorMerchantView): SafeHtml
 <h1>${merchant.name}</h1>
 ${noticeBox(view.notice)}${errorBox(view.error)}
 <dl class="facts">
-<dt>Id</dt><dd><code>${merchant.id}</code></dd>
+<dt>Id</dt><dd><code>${merchant.id}</code>${copyButton(merchant.id, 'merchant id')}</dd>
 <dt>Email</dt><dd>${merchant.email}</dd>
 <dt>Webhook URL</dt><dd>${merchant.webhook_url === null ? 'none' : merchant.webhook_url}</dd>
 <dt>Fee</dt><dd>${feePercent(merchant)}</dd>

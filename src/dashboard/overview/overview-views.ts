@@ -56,7 +56,7 @@ ${view.acting ? html`<div class="acting"><p>You are acting for this merchant as 
 <h2>Payments</h2>
 <div class="cards">${periodCards('Today', view.today)}${periodCards('Last 30 days', view.month)}</div>
 <h2>Last 30 days, day by day</h2>
-${volumeChart(view.chart.days, view.chart.currency)}
+${volumeChart(view.chart.days, view.chart.currency, whyNoVolume(view.month, modeWord, view.chart.days.length))}
 <h2>Recent payments</h2>
 ${table(`The ${view.recent.length} most recent ${modeWord} payments`, ['Reference', 'Kind', 'Status', 'Amount', 'Customer', 'Created'], recentRows, `No ${modeWord} payments yet.`)}
 <p><a href="/dashboard/payments">All payments</a></p>
@@ -64,6 +64,22 @@ ${table(`The ${view.recent.length} most recent ${modeWord} payments`, ['Referenc
 <div class="actions">${postButton('/dashboard/logout', viewer.csrf, 'Sign out')}${postButton('/dashboard/logout-everywhere', viewer.csrf, 'Sign out everywhere', 'secondary')}</div>`,
     { viewer },
   );
+}
+
+/** Why the chart has no bar, as the figures beside it count the payments that ended. */
+function whyNoVolume(month: PeriodFigures, modeWord: string, days: number): string {
+  const unpaid = (
+    [
+      [month.failed, 'failed'],
+      [month.cancelled, 'cancelled'],
+      [month.expired, 'expired'],
+    ] as const
+  )
+    .filter(([count]) => count > 0)
+    .map(([count, ending]) => `${count} ${ending}`);
+  return unpaid.length === 0
+    ? `No ${modeWord} payment succeeded or failed in the last ${days} days.`
+    : `No ${modeWord} payment succeeded in the last ${days} days: ${unpaid.join(', ')}.`;
 }
 
 function card(label: string, figure: HtmlValue, note: string): SafeHtml {

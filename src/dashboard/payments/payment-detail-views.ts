@@ -4,7 +4,7 @@ import { html, joinHtml, type HtmlValue, type SafeHtml } from '../../web/html.ts
 import { moneyText } from '../../shared/money.ts';
 import { formatHumanDate } from '../../shared/time.ts';
 import type { Balances } from '../../ledger/ledger-service.ts';
-import { factList, postButton, shell, statusBadge } from '../layout.ts';
+import { copyButton, factList, postButton, shell, statusBadge } from '../layout.ts';
 import { noticeBox } from '../../web/components.ts';
 import type { MerchantPage } from '../page-context.ts';
 import type { DeliveryWithAttempts, EmailRow, EventRow, LogLine, PaymentHistory } from './payment-detail-repository.ts';
@@ -41,8 +41,11 @@ function factsOf({ payment, timeZone }: PaymentPageView): SafeHtml {
     ['Amount', moneyText(payment.currency, payment.amountMinor)],
     ['Fee', moneyText(payment.currency, payment.feeMinor)],
     ['Net', moneyText(payment.currency, payment.amountMinor - payment.feeMinor)],
-    [payment.kind === 'checkout' ? 'Transaction reference (tx_ref)' : 'Charge id', payment.reference],
-    ['Lipira reference', payment.serviceReference],
+    [
+      payment.kind === 'checkout' ? 'Transaction reference (tx_ref)' : 'Charge id',
+      html`${payment.reference}${copyButton(payment.reference, payment.kind === 'checkout' ? 'tx_ref' : 'charge id')}`,
+    ],
+    ['Lipira reference', html`${payment.serviceReference}${copyButton(payment.serviceReference, 'Lipira reference')}`],
     ['Customer', payment.customerName ?? '—'],
     ['Email', payment.email ?? '—'],
     ['Phone', payment.method?.mobile ?? '—'],

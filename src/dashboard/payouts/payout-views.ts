@@ -4,7 +4,7 @@ import type { FieldErrors } from '../../shared/errors.ts';
 import { html, type HtmlValue, type SafeHtml } from '../../web/html.ts';
 import { localMaskedMobile, OPERATOR_NAMES } from '../../shared/phone.ts';
 import { formatHumanDate } from '../../shared/time.ts';
-import { confirmForm, factList, shell, statusBadge, table } from '../layout.ts';
+import { confirmForm, copyButton, factList, shell, statusBadge, table } from '../layout.ts';
 import { csrfField, errorBox, noticeBox } from '../../web/components.ts';
 import { moneyText } from '../../shared/money.ts';
 import type { MerchantPage } from '../page-context.ts';
@@ -64,7 +64,7 @@ export function renderPayoutDetail(
     ['Total debited', moneyText(payout.currency, payout.amount_minor + payout.fee_minor)],
     ['Recipient', recipientText(payout)],
     ...(payout.account_name ? [['Account name', payout.account_name] as [string, string]] : []),
-    ['Reference', html`<code>${payout.charge_id}</code>`],
+    ['Reference', html`<code>${payout.charge_id}</code>${copyButton(payout.charge_id, 'payout reference')}`],
     ['Created', when(payout.created_at)],
     ['Completed', when(payout.completed_at)],
     ...(payout.failure_reason ? [['Failure reason', payout.failure_reason] as [string, string]] : []),
