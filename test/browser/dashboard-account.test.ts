@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
-import { checkDashboardPage, dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
+import {
+  checkDashboardPage,
+  dashboardUser,
+  saveDashboardScreenshot,
+  signInPage,
+  openHeaderMenu,
+} from '../helpers/dashboard-pages.ts';
 import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { assertAccessible } from './axe.ts';
@@ -28,10 +34,12 @@ describe('the account page and a member reset in a real browser', browserSuiteOp
         for (let time = 0; time < 2; time++) {
           await signInPage(page, gw.url, email);
           await page.waitForURL(`${gw.url}/dashboard`);
+          await openHeaderMenu(page);
           await submitForm(page, 'header button:text("Sign out")');
         }
         await signInPage(page, gw.url, email);
         await page.waitForURL(`${gw.url}/dashboard`);
+        await openHeaderMenu(page);
         await page.click('header a:text("Your account")');
         await page.waitForURL(`${gw.url}/dashboard/account`);
         const rows = page.locator('main table tbody tr');

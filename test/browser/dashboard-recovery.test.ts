@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
 import { totpCode } from '../helpers/dashboard.ts';
-import { dashboardUser, saveDashboardScreenshot, signInPage } from '../helpers/dashboard-pages.ts';
+import { dashboardUser, saveDashboardScreenshot, signInPage, openHeaderMenu } from '../helpers/dashboard-pages.ts';
 import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/mobile-money.ts';
@@ -117,6 +117,7 @@ describe('getting back into a dashboard account in a real browser', browserSuite
         await page.click('text=I have saved my codes');
         await page.waitForURL(`${ctx.gw.url}/dashboard/settings/two-factor`);
         assert.match((await page.locator('main').textContent()) ?? '', /10 of 10 recovery codes are left/);
+        await openHeaderMenu(page);
         await submitForm(page, 'header button:text("Sign out")');
 
         await signInPage(page, ctx.gw.url, email);

@@ -103,7 +103,16 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
     return page;
   }
 
-  const MERCHANT_SECTIONS = ['Overview', 'Payments', 'Payouts', 'Balance', 'Developers', 'Settings', 'Audit log'];
+  const MERCHANT_SECTIONS = [
+    'Overview',
+    'Payments',
+    'Customers',
+    'Payouts',
+    'Balance',
+    'Developers',
+    'Settings',
+    'Audit log',
+  ];
 
   test("a merchant owner's pages, with a delivery's exchange opened in the log", async () => {
     const { gw, merchant } = ctx;
@@ -162,6 +171,10 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
         .where('kind', '=', 'payout')
         .executeTakeFirstOrThrow()
     ).id;
+    const memberEmail = await dashboardUser(gw, 'viewer', merchant.id);
+    const member = (
+      await db.selectFrom('users').select('id').where('email', '=', memberEmail).executeTakeFirstOrThrow()
+    ).id;
     const pages: Array<[string, string]> = [
       ['/dashboard', 'the overview'],
       ['/dashboard/payments', 'the payments list'],
@@ -177,6 +190,13 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
       ['/dashboard/settings', 'the settings and team'],
       ['/dashboard/settings/two-factor', 'the two-factor page'],
       ['/dashboard/audit', 'the audit log'],
+      ['/dashboard/payments?q=ORDER-2026-11', 'the payments list searched by part of a reference'],
+      ['/dashboard/customers', 'the customers list'],
+      [`/dashboard/customers/${encodeURIComponent(longEmail)}`, 'a customer with their payments'],
+      ['/dashboard/account', 'your own account and its sign-ins'],
+      ['/dashboard/developers/webhook/secret', 'the webhook secret roll confirmation'],
+      [`/dashboard/settings/team/${member}/remove`, 'the confirmation of a member removed'],
+      [`/dashboard/settings/team/${member}/reset-password`, 'the confirmation of a member’s password reset'],
     ];
     for (const [path, what] of pages) {
       await page.goto(`${base}${path}`);
@@ -196,8 +216,8 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
     await page.click('button:text("Roll the test secret key")');
     await page.locator('.new-secret').waitFor();
     await check(page, 'a new secret key, shown once');
-    await page.goto(`${base}/dashboard/developers`);
-    await page.click('button:text("Roll the webhook secret")');
+    await page.goto(`${base}/dashboard/developers/webhook/secret`);
+    await page.click('main button:text("Roll the test webhook secret")');
     await page.locator('.new-secret').waitFor();
     await check(page, 'a new webhook secret, shown once');
 
@@ -230,6 +250,12 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
       );
     }
     await page.setViewportSize({ width: 1280, height: 800 });
+
+    await page.goto(`${base}/dashboard/payments/${sessionId}`);
+    await page.getByLabel(/Amount to refund/).fill('250');
+    await page.click('main button:text("Review the refund")');
+    await page.locator('h1', { hasText: 'Confirm the refund' }).waitFor();
+    await check(page, 'the refund confirmation');
 
     await page.goto(`${base}/dashboard/payouts/new`);
     await page.getByLabel('Mobile number (Airtel Money or TNM Mpamba)').fill(TEST_NUMBERS.airtelSuccess);
@@ -324,6 +350,12 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
     );
     await page.goto(link!);
     await check(page, 'the set-password page');
+    await page.goto(`${gw.url}/dashboard/forgot-password`);
+    await check(page, 'the forgotten password page');
+    await page.getByLabel('Email').fill('mphatso.kachingwe-phiri@kumudzi-market-and-crafts.example.com');
+    await submitForm(page, 'main button[type=submit]');
+    await page.locator('h1', { hasText: 'Check your email' }).waitFor();
+    await check(page, 'the page answering a forgotten password');
     await page.goto(`${gw.url}/dashboard/set-password?token=nothing-like-a-token`);
     await check(page, 'the page of a link that no longer works');
 
@@ -336,7 +368,7 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(DASHBOARD_PASSWORD);
     await submitForm(page, 'button[type=submit]');
-    await page.getByLabel('Code').waitFor();
+    await page.getByLabel('Code', { exact: true }).waitFor();
     await check(page, 'the code step of sign-in');
   });
 });

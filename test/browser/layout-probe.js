@@ -100,9 +100,16 @@
     .filter((control) => control.checkVisibility({ visibilityProperty: true }) && drawn(control))
     .map((control) => ({ control, rect: control.getBoundingClientRect() }))
     .filter(({ rect }) => rect.width > 1 && rect.height > 1);
+  // A menu dropped over the page (positioned out of the flow) is a layer of its own: what it
+  // covers is not beside its buttons.
+  const layerOf = (element) => {
+    for (let up = element; up; up = up.parentElement) if (outOfFlow(getComputedStyle(up))) return up;
+    return null;
+  };
   const crowded = [];
   for (const [i, a] of controls.entries()) {
     for (const b of controls.slice(i + 1)) {
+      if (layerOf(a.control) !== layerOf(b.control)) continue;
       const sameRow = Math.min(a.rect.bottom, b.rect.bottom) - Math.max(a.rect.top, b.rect.top) > 0;
       const apart = Math.max(b.rect.left - a.rect.right, a.rect.left - b.rect.right);
       if (sameRow && apart < GAP && !a.control.contains(b.control) && !b.control.contains(a.control))

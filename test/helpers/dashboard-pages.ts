@@ -92,3 +92,10 @@ export async function checkDashboardPage(page: Page, what: string, screenshot: s
   await assertAccessible(page, `${what} on a phone`);
   await page.setViewportSize({ width: 1280, height: 800 });
 }
+
+/** On a phone the header's sections, mode switch and account are behind its Menu button: opens it where it shows. */
+export async function openHeaderMenu(page: Page): Promise<void> {
+  const summary = page.locator('header details.menu > summary');
+  if ((await summary.isVisible()) && (await page.locator('header details.menu[open]').count()) === 0)
+    await summary.click();
+}

@@ -88,7 +88,7 @@ for (const kind of DATABASE_KINDS) {
         );
       assert.ok(copy, 'a copy button, hidden until the script shows it');
       assert.equal(copy[1], codes.join('\n'));
-      assert.match(shown.text, /<script src="\/dashboard\/assets\/dashboard.js"><\/script>/);
+      assert.match(shown.text, /<script src="\/dashboard\/assets\/dashboard.js" defer><\/script>/);
       const script = await fetch(`${ctx.gw.url}/dashboard/assets/dashboard.js`);
       assert.equal(script.status, 200);
       assert.match(script.headers.get('content-type') ?? '', /^text\/javascript/);
