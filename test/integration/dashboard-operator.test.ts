@@ -301,8 +301,8 @@ for (const kind of DATABASE_KINDS) {
       assert.match(page.text, /Nothing to review/);
       assert.match(
         page.text,
-        /Workers of the process serving this page: <strong>4 of 4 running<\/strong>\./,
-        'the settler, webhook, email and settlement workers',
+        /Workers of the process serving this page: <strong>5 of 5 running<\/strong>\./,
+        'the settler, webhook, email, settlement and automatic payout workers',
       );
 
       await db()

@@ -5,7 +5,7 @@ import { signedInBrowser } from '../helpers/dashboard-pages.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { chargeBody, initializeCharge, TEST_NUMBERS, TNM_REF, verify } from '../helpers/mobile-money.ts';
+import { chargeBody, eventually, initializeCharge, TEST_NUMBERS, TNM_REF, verify } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { INDEX_MATCHES_READ, planSearch } from '../../src/dashboard/payments/payment-search-repository.ts';
 import { parsePaymentSearch } from '../../src/dashboard/payments/payment-search.ts';
@@ -96,13 +96,17 @@ for (const kind of DATABASE_KINDS) {
       });
       assert.equal((await initializeCharge(gw, shop.test_secret_key, direct)).status, 201);
       await verify(gw, shop.test_secret_key, 'pay-77-kondwani', 'success');
+      // The sandbox may finish the charge a moment after the verify asked it to succeed.
       made.directBanda = (
-        await db()
-          .selectFrom('charges')
-          .select('id')
-          .where('merchant_id', '=', shop.id)
-          .where('charge_id', '=', 'pay-77-kondwani')
-          .executeTakeFirstOrThrow()
+        await eventually('the direct charge to succeed', () =>
+          db()
+            .selectFrom('charges')
+            .select('id')
+            .where('merchant_id', '=', shop.id)
+            .where('charge_id', '=', 'pay-77-kondwani')
+            .where('status', '=', 'success')
+            .executeTakeFirst(),
+        )
       ).id;
       // Another merchant's payment like the shop's in every way: same tx_ref prefix, name, number.
       made.otherBanda = await paidSession(other, {
