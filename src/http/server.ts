@@ -42,6 +42,7 @@ import { registerRefundRoutes } from '../refunds/refund-routes.ts';
 import { registerCallbackRoutes } from '../callbacks/callback-routes.ts';
 import { registerDashboardRoutes } from '../dashboard/dashboard-routes.ts';
 import { registerHomeRoutes } from '../home/home-routes.ts';
+import { registerPaymentLinkRoutes } from '../payment-links/payment-link-routes.ts';
 
 export interface Server {
   app: App;
@@ -124,6 +125,7 @@ export async function buildServer(ctx: GatewayContext, logger: FastifyBaseLogger
     registerCardRoutes(app, ctx);
     registerThreeDsPageRoutes(app, ctx);
     registerCallbackRoutes(app, ctx);
+    registerPaymentLinkRoutes(app, ctx);
     registerDashboardRoutes(app, ctx);
     registerHomeRoutes(app, ctx);
   });
