@@ -43,6 +43,7 @@ import { registerCallbackRoutes } from '../callbacks/callback-routes.ts';
 import { registerDashboardRoutes } from '../dashboard/dashboard-routes.ts';
 import { registerHomeRoutes } from '../home/home-routes.ts';
 import { registerPaymentLinkRoutes } from '../payment-links/payment-link-routes.ts';
+import { registerPayPageRoutes } from '../payment-links/pay-page-routes.ts';
 
 export interface Server {
   app: App;
@@ -126,6 +127,7 @@ export async function buildServer(ctx: GatewayContext, logger: FastifyBaseLogger
     registerThreeDsPageRoutes(app, ctx);
     registerCallbackRoutes(app, ctx);
     registerPaymentLinkRoutes(app, ctx);
+    registerPayPageRoutes(app, ctx);
     registerDashboardRoutes(app, ctx);
     registerHomeRoutes(app, ctx);
   });

@@ -42,6 +42,14 @@ export const LinkUpdateBody = Type.Object({
   title: Type.Optional(Title),
   description: Type.Optional(Type.Union([Description, Type.Null()])),
   active: Type.Optional(Type.Boolean()),
+  amount: Type.Optional(Type.Union([Amount, Type.Null()], { description: 'Only until the link is first paid.' })),
+  currency: Type.Optional(
+    Type.Unsafe<'MWK' | 'USD'>({
+      type: 'string',
+      enum: ['MWK', 'USD'],
+      description: 'Only until the link is first paid.',
+    }),
+  ),
 });
 
 export const LinkIdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });

@@ -103,6 +103,9 @@ export interface LinkUpdate {
   title?: string | undefined;
   description?: string | null | undefined;
   active?: boolean | undefined;
+  /** The price changes only until the link is first paid: a payment made is never of another price than its link shows. */
+  amount?: number | null | undefined;
+  currency?: 'MWK' | 'USD' | undefined;
 }
 
 export async function changeLink(
@@ -118,8 +121,20 @@ export async function changeLink(
   if (update.title !== undefined) changes.title = update.title.trim();
   if (update.description !== undefined) changes.description = update.description?.trim() || null;
   if (update.active !== undefined) changes.active = update.active ? 1 : 0;
-  return (await repo.updateLink(deps.db, link.id, changes, deps.clock.now())) ?? link;
+  if (update.amount !== undefined) changes.amount_minor = update.amount === null ? null : toMinor(update.amount);
+  if (update.amount !== undefined && update.amount !== null) changes.min_amount_minor = null;
+  if (update.currency !== undefined) changes.currency = update.currency;
+  const changed = await repo.updateLink(deps.db, link.id, changes, deps.clock.now());
+  if (!changed) throw priceFixed(update);
+  return changed;
 }
+
+/** The link was paid through (maybe a moment ago): its price stays the one it was paid at. */
+const priceFixed = (update: LinkUpdate) =>
+  ApiError.field(
+    update.amount !== undefined ? 'amount' : 'currency',
+    'The amount and currency of a link are fixed once it has been paid: make a new link.',
+  );
 
 export const customerFieldsOf = (link: PaymentLink): CustomerFields => ({
   ...NO_CUSTOMER_FIELDS,
