@@ -49,7 +49,15 @@ const MAX_SLUG_TRIES = 5;
  */
 export const LIMITED_LINK_HOLD_MS = 30 * 60_000;
 
-export async function createLink(deps: PaymentLinkDeps, owner: Principal, input: LinkInput): Promise<PaymentLink> {
+/** What a caller writes in the transaction that makes the change (the dashboard's audit entry). */
+export type Alongside = (trx: Kysely<DB>, link: PaymentLink) => Promise<void>;
+
+export async function createLink(
+  deps: PaymentLinkDeps,
+  owner: Principal,
+  input: LinkInput,
+  alongside?: Alongside,
+): Promise<PaymentLink> {
   const now = deps.clock.now();
   checkLinkInput(input, now);
   for (let attempt = 0; attempt < MAX_SLUG_TRIES; attempt++) {
@@ -75,7 +83,12 @@ export async function createLink(deps: PaymentLinkDeps, owner: Principal, input:
       created_at: now,
       updated_at: now,
     };
-    if (await repo.insertLinkIfNew(deps.db, link)) return link;
+    const made = await deps.transact(async (trx) => {
+      if (!(await repo.insertLinkIfNew(trx, link))) return false;
+      await alongside?.(trx, link);
+      return true;
+    });
+    if (made) return link;
   }
   throw new Error('could not allocate a unique payment link slug');
 }
@@ -113,6 +126,7 @@ export async function changeLink(
   owner: Principal,
   id: string,
   update: LinkUpdate,
+  alongside?: Alongside,
 ): Promise<PaymentLink> {
   const link = await showLink(deps.db, owner, id);
   if (update.title !== undefined && update.title.trim() === '')
@@ -124,7 +138,11 @@ export async function changeLink(
   if (update.amount !== undefined) changes.amount_minor = update.amount === null ? null : toMinor(update.amount);
   if (update.amount !== undefined && update.amount !== null) changes.min_amount_minor = null;
   if (update.currency !== undefined) changes.currency = update.currency;
-  const changed = await repo.updateLink(deps.db, link.id, changes, deps.clock.now());
+  const changed = await deps.transact(async (trx) => {
+    const updated = await repo.updateLink(trx, link.id, changes, deps.clock.now());
+    if (updated) await alongside?.(trx, updated);
+    return updated;
+  });
   if (!changed) throw priceFixed(update);
   return changed;
 }
