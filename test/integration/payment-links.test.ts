@@ -5,7 +5,7 @@ import type { MerchantCredentials } from '../../src/merchants/merchant-service.t
 import { CheckoutClient, textOf } from '../helpers/checkout-client.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { assertFieldError, call, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
-import { merchantWithReceiver, TEST_NUMBERS } from '../helpers/mobile-money.ts';
+import { eventually, merchantWithReceiver, TEST_NUMBERS } from '../helpers/mobile-money.ts';
 import { payAtCheckout } from '../helpers/payments.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 
@@ -219,6 +219,68 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(!page.text.includes('<script>alert(1)'));
       assert.ok(page.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
       assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    });
+  });
+
+  describe(`a single-use link whose hold ran out while an approval was awaited, on ${kind}`, () => {
+    // Slow enough for the second customer to pay while the first approval is still on its way.
+    const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '1s', WORKER_INTERVAL: '50ms' });
+
+    test('both approvals arrive: the link counts one, the other is refunded in full', async () => {
+      const db = ctx.gw.gateway.database.db;
+      const created = await call(ctx.gw.url, '/payment-links', {
+        key: ctx.merchant.test_secret_key,
+        body: { title: 'The last chair', amount: 300, currency: 'MWK', reusable: false },
+      });
+      const link = created.body.data as { id: string; url: string };
+      const open = async () => {
+        const client = new CheckoutClient(ctx.gw.url);
+        await client.get(new URL(link.url).pathname);
+        const answer = await client.post(new URL(link.url).pathname, {});
+        assert.equal(answer.status, 303, answer.text.slice(0, 200));
+        const pagePath = new URL(answer.location!).pathname;
+        await client.get(pagePath);
+        return { client, pagePath, sessionId: pagePath.split('/').pop()! };
+      };
+      const first = await open();
+      const asked = await first.client.post(`${first.pagePath}/pay/mobile-money`, {
+        mobile: TEST_NUMBERS.airtelSuccess,
+        operator: '',
+      });
+      assert.equal(asked.status, 303);
+      // The first session's hold runs out while its approval is awaited: the link opens to the next customer.
+      await db
+        .updateTable('checkout_sessions')
+        .set({ expires_at: Date.now() - 1 })
+        .where('id', '=', first.sessionId)
+        .execute();
+      const second = await open();
+      const paid = await second.client.post(`${second.pagePath}/pay/mobile-money`, {
+        mobile: TEST_NUMBERS.tnmSuccess,
+        operator: '',
+      });
+      assert.equal(paid.status, 303);
+      const sessions = [first.sessionId, second.sessionId];
+      await eventually('both approvals to be recorded', async () => {
+        const charges = await db.selectFrom('charges').select('status').where('session_id', 'in', sessions).execute();
+        return charges.length === 2 && charges.every((charge) => charge.status === 'success');
+      });
+      const rows = await db
+        .selectFrom('checkout_sessions')
+        .select(['id', 'status'])
+        .where('id', 'in', sessions)
+        .execute();
+      assert.equal(rows.filter((row) => row.status === 'success').length, 1, 'one session is paid');
+      const uncounted = rows.find((row) => row.status !== 'success')!;
+      const refunds = await db
+        .selectFrom('refunds')
+        .innerJoin('charges', 'charges.id', 'refunds.charge_ref')
+        .select(['refunds.amount_minor', 'charges.session_id'])
+        .where('charges.session_id', 'in', sessions)
+        .execute();
+      assert.deepEqual(refunds, [{ amount_minor: 30000, session_id: uncounted.id }]);
+      const read = await call(ctx.gw.url, `/payment-links/${link.id}`, { key: ctx.merchant.test_secret_key });
+      assert.deepEqual([read.body.data.payments_count, read.body.data.amount_collected], [1, 300]);
     });
   });
 }
