@@ -84,6 +84,21 @@ export function findOpenLinkSession(db: Db, linkId: string, sessionId: string, n
     .executeTakeFirst();
 }
 
+/**
+ * Ends the visitor's pending session when nothing is being paid on it (no attempt in flight):
+ * they came back to the link for another amount. It ends as cancelled; false when an attempt holds it.
+ */
+export async function endUnstartedSession(trx: Db, sessionId: string, now: number): Promise<boolean> {
+  const result = await trx
+    .updateTable('checkout_sessions')
+    .set({ status: 'failed', completed_at: now, updated_at: now })
+    .where('id', '=', sessionId)
+    .where('status', '=', 'pending')
+    .where('pending_charge_id', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function listLinks(
   db: Db,
   owner: Principal,

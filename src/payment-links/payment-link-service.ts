@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { creationLog, hashRequest, newSession, type SessionRequest } from '../checkout/checkout-service.ts';
 import { insertSessionIfNew, type CheckoutSession } from '../core/session-repository.ts';
+import { addLog } from '../logs/log-repository.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { CustomerFieldSetting, DB } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
@@ -224,6 +225,9 @@ async function openOnce(
     if (visitorSessionId) {
       const own = await repo.findOpenLinkSession(trx, link.id, visitorSessionId, now);
       if (own && own.amount_minor === entry.amountMinor) return { session: own, reused: true };
+      // Another amount: the session for the old one gives up its hold, unless a payment on it is under way.
+      if (own && (await repo.endUnstartedSession(trx, own.id, now)))
+        await addLog(trx, own.id, 'The customer went back to the payment link for another amount', now);
     }
     if (isLimited(link) && link.payments_count + (await repo.countHolds(trx, link.id, now)) >= usesOf(link))
       return { unavailable: 'held' };

@@ -155,6 +155,48 @@ for (const kind of DATABASE_KINDS) {
       assert.notEqual(other.answer.location, first.answer.location, 'another browser gets a session of its own');
     });
 
+    test('a visitor back for another amount of a single-use link: the first session gives up its hold', async () => {
+      const link = await newLink(ctx.merchant, { reusable: false, min_amount: 100 });
+      const first = await continueOn(link.url, { amount: '150' });
+      assert.equal(first.answer.status, 303);
+      const again = await first.client.post(pathOf(link.url), { amount: '200' });
+      assert.equal(again.status, 303, again.text.slice(0, 200));
+      assert.notEqual(again.location, first.answer.location);
+      const sessions = await ctx.gw.gateway.database.db
+        .selectFrom('checkout_sessions')
+        .select(['amount_minor', 'status'])
+        .where('payment_link_id', '=', link.id)
+        .orderBy('amount_minor')
+        .execute();
+      assert.deepEqual(sessions, [
+        { amount_minor: 15000, status: 'failed' },
+        { amount_minor: 20000, status: 'pending' },
+      ]);
+    });
+
+    test('each detail setting: off is not asked, optional may be left empty, a given detail must be valid', async () => {
+      const link = await newLink(ctx.merchant, {
+        amount: 100,
+        customer_fields: { name: 'off', email: 'optional', phone: 'optional' },
+      });
+      const { client, answer } = await continueOn(link.url, { email: 'not-an-address', phone: '12' });
+      assert.equal(answer.status, 422);
+      assert.ok(!answer.text.includes('id="name"'), 'a detail that is off is not asked');
+      assert.match(textOf(answer.text), /Enter an email address like name@example\.com/);
+      assert.match(textOf(answer.text), /Enter a Malawi mobile number/);
+      const empty = await client.post(pathOf(link.url), { email: '', phone: '' });
+      assert.equal(empty.status, 303, 'optional details may be left empty');
+      const withPhone = await continueOn(link.url, { email: 'chisomo@example.com', phone: '0991 23 45 67' });
+      assert.equal(withPhone.answer.status, 303);
+      const session = await ctx.gw.gateway.database.db
+        .selectFrom('checkout_sessions')
+        .select(['email', 'meta', 'first_name'])
+        .where('id', '=', new URL(withPhone.answer.location!).pathname.split('/').pop()!)
+        .executeTakeFirstOrThrow();
+      assert.equal(session.email, 'chisomo@example.com');
+      assert.equal(JSON.parse(session.meta!).customer_phone, '0991 23 45 67');
+    });
+
     test('a single-use link opened by two customers at once: one pays, the other is told before paying', async () => {
       const link = await newLink(ctx.merchant, { amount: 300, reusable: false });
       const [a, b] = await Promise.all([continueOn(link.url), continueOn(link.url)]);

@@ -125,6 +125,8 @@ export function registerPaymentLinkPages(app: App, deps: DashboardDeps, guard: P
   app.post<{ Params: { id: string }; Body: Form }>('/dashboard/payment-links/:id', FORM, async (request, reply) => {
     const page = await guard.merchantForm(request, reply, 'links');
     if (!page) return reply;
+    if (!(await findLink(db, merchantModeOf(page), request.params.id)))
+      return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payment link'));
     const update = { title: request.body.title ?? '', description: request.body.description ?? '' };
     if (update.title.length > 100)
       return showLinkPage(reply, page, request.params.id, 422, null, {
@@ -144,6 +146,8 @@ export function registerPaymentLinkPages(app: App, deps: DashboardDeps, guard: P
     async (request, reply) => {
       const page = await guard.merchantForm(request, reply, 'links');
       if (!page) return reply;
+      if (!(await findLink(db, merchantModeOf(page), request.params.id)))
+        return guard.html(reply, 404, renderNotFoundPage(page.viewer, 'payment link'));
       const active = request.body.active === '1';
       await changeLink(links, merchantModeOf(page), request.params.id, { active }, audit(page, 'payment_link.change'));
       return reply.redirect(`/dashboard/payment-links/${request.params.id}?done=${active ? 'on' : 'off'}`, 303);
