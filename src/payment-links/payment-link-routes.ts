@@ -22,7 +22,7 @@ import { linkPaymentView, linkView } from './payment-link-views.ts';
 const DEFAULT_PER_PAGE = 20;
 
 export interface PaymentLinkContext {
-  config: Pick<Config, 'publicBaseUrl' | 'checkoutTtlMs'>;
+  config: Pick<Config, 'publicBaseUrl' | 'checkoutTtlMs' | 'liveRoutes'>;
   database: Pick<Database, 'db' | 'transact'>;
   clock: Clock;
 }
@@ -32,6 +32,7 @@ export const paymentLinkDeps = ({ config, database, clock }: PaymentLinkContext)
   transact: database.transact,
   clock,
   checkoutTtlMs: config.checkoutTtlMs,
+  liveRoutes: config.liveRoutes,
 });
 
 /**

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { creationLog, hashRequest, newSession, type SessionRequest } from '../checkout/checkout-service.ts';
+import { liveNotSetUpMessage, takesLivePayments } from '../core/live-readiness.ts';
 import { insertSessionIfNew, type CheckoutSession } from '../core/session-repository.ts';
+import type { LiveRoutes } from '../config.ts';
 import { addLog } from '../logs/log-repository.ts';
 import type { Transact } from '../db/group-commit.ts';
 import type { CustomerFieldSetting, DB } from '../db/schema.ts';
@@ -18,6 +20,8 @@ export interface PaymentLinkDeps {
   transact: Transact;
   clock: Clock;
   checkoutTtlMs: number;
+  /** A live link no routed method could pay is refused when it is made, as a live session is. */
+  liveRoutes: LiveRoutes;
 }
 
 export type CustomerField = 'name' | 'email' | 'phone';
@@ -61,6 +65,8 @@ export async function createLink(
 ): Promise<PaymentLink> {
   const now = deps.clock.now();
   checkLinkInput(input, now);
+  if (owner.mode === 'live' && !takesLivePayments(deps.liveRoutes, input.currency))
+    throw new ApiError('liveNotSetUp', liveNotSetUpMessage(input.currency));
   for (let attempt = 0; attempt < MAX_SLUG_TRIES; attempt++) {
     const link: PaymentLink = {
       id: ids.paymentLink(),

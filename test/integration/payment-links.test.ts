@@ -71,6 +71,9 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(link.customer_fields, { name: 'required', email: 'off', phone: 'optional' });
       assert.equal((await read(merchant.test_secret_key, link.id)).body.data.id, link.id);
       assert.equal((await read(merchant.live_secret_key, link.id)).status, 404, 'a live key does not see test links');
+      const live = await create(merchant.live_secret_key, { amount: 100 });
+      assert.equal(live.status, 400, 'a live link no routed method could pay is refused, as a live session is');
+      assert.match(live.body.message, /Live payments are not set up/);
       const second = await newLink(merchant, { title: 'Second' });
       const listed = await call(ctx.gw.url, '/payment-links', { key: merchant.test_secret_key });
       assert.equal(listed.status, 200, listed.text);
