@@ -45,7 +45,7 @@ export interface LinkInput {
 }
 
 /** Slugs and session tokens are random: a clash is beyond rare, and a handful of draws beyond enough. */
-const MAX_SLUG_TRIES = 5;
+const MAX_ID_TRIES = 5;
 
 /**
  * How long a session opened from a limited link (single-use or capped) stays payable, and so holds
@@ -67,7 +67,7 @@ export async function createLink(
   checkLinkInput(input, now);
   if (owner.mode === 'live' && !takesLivePayments(deps.liveRoutes, input.currency))
     throw new ApiError('liveNotSetUp', liveNotSetUpMessage(input.currency));
-  for (let attempt = 0; attempt < MAX_SLUG_TRIES; attempt++) {
+  for (let attempt = 0; attempt < MAX_ID_TRIES; attempt++) {
     const link: PaymentLink = {
       id: ids.paymentLink(),
       merchant_id: owner.merchantId,
@@ -187,7 +187,7 @@ export interface CustomerEntry {
   phone?: string | undefined;
 }
 
-export type Opening = { session: CheckoutSession; reused: boolean } | { unavailable: Unavailability };
+export type Opening = { session: CheckoutSession } | { unavailable: Unavailability };
 
 /**
  * Opens the checkout session a customer pays the link with, in one transaction under the link's
@@ -207,7 +207,7 @@ export async function openLinkSession(
     try {
       return await openOnce(deps, linkId, entry, returnUrl, visitorSessionId);
     } catch (error) {
-      if (!(error instanceof SessionIdClash) || attempt === MAX_SLUG_TRIES) throw error;
+      if (!(error instanceof SessionIdClash) || attempt === MAX_ID_TRIES) throw error;
     }
   }
 }
@@ -230,7 +230,7 @@ async function openOnce(
     if (why) return { unavailable: why };
     if (visitorSessionId) {
       const own = await repo.findOpenLinkSession(trx, link.id, visitorSessionId, now);
-      if (own && own.amount_minor === entry.amountMinor) return { session: own, reused: true };
+      if (own && own.amount_minor === entry.amountMinor) return { session: own };
       // Another amount: the session for the old one gives up its hold, unless a payment on it is under way.
       if (own && (await repo.endUnstartedSession(trx, own.id, now)))
         await addLog(trx, own.id, 'The customer went back to the payment link for another amount', now);
@@ -239,7 +239,7 @@ async function openOnce(
       return { unavailable: 'held' };
     const session = linkSession(link, entry, returnUrl, now, deps.checkoutTtlMs);
     if (!(await insertSessionIfNew(trx, session, creationLog(session, now)))) throw new SessionIdClash();
-    return { session, reused: false };
+    return { session };
   });
 }
 
