@@ -98,6 +98,28 @@ describe('payment links in a real browser', browserSuiteOptions(), () => {
         assert.deepEqual(problems, []);
       });
 
+      test('a single-use link being paid: the next customer is told before paying, then told it was paid', async () => {
+        const link = await newLink({ amount: 300, reusable: false });
+        const first = await browser.newTab(PHONE);
+        await first.page.goto(link.url);
+        await submitForm(first.page, '#continue');
+        await first.page.locator('#mobile').waitFor();
+
+        const second = await browser.newTab(PHONE);
+        await second.page.goto(link.url);
+        const refused = second.page.waitForResponse((response) => response.request().method() === 'POST');
+        await second.page.click('#continue');
+        assert.equal((await refused).status(), 409);
+        assert.equal(await second.page.textContent('h1'), 'This payment link is not available right now');
+        await checkAtBothWidths(second.page, 'a held link');
+
+        await payOnCheckout(first.page);
+        const answer = await second.page.goto(link.url);
+        assert.equal(answer?.status(), 410);
+        assert.equal(await second.page.textContent('h1'), 'This payment link has already been paid');
+        await checkAtBothWidths(second.page, 'a used-up link');
+      });
+
       test('expired and deactivated links say so, in the merchant brand', async () => {
         const expiring = await newLink({ amount: 100, expires_at: new Date(Date.now() + 1000).toISOString() });
         const off = await newLink({ amount: 100 });
