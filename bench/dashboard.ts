@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import type { Gateway } from './gateway.ts';
+import { paymentsSearchPath, searchedRef } from './scenarios.ts';
 
 const PASSWORD = 'bench dashboard password';
 
@@ -48,3 +49,25 @@ export async function signedInDashboardCookie(gateway: Gateway, repoRoot: string
     throw new Error(`signing in to the dashboard was answered ${signedIn.status}`);
   return session.split(';')[0]!;
 }
+
+/**
+ * The search row measures nothing unless its searches find their payments: a few of them are
+ * asked once, before the load, and must list exactly the sessions whose tx_ref begins with the
+ * ref searched for (`searchedRef`: itself and the ten one digit longer), which were bulk-loaded.
+ */
+export async function assertSearchFinds(gateway: Gateway, cookie: string, sessions: number): Promise<void> {
+  for (const share of [0, 0.5, 0.999]) {
+    const ref = searchedRef(sessions, share);
+    const response = await fetch(gateway.url + paymentsSearchPath(ref), { headers: { cookie } });
+    const page = await response.text();
+    const found = [...page.matchAll(LISTED_REF)].map((match) => match[1]!).sort();
+    const expected = [ref, ...Array.from({ length: 10 }, (_, digit) => `${ref}${digit}`)].sort();
+    if (response.status !== 200 || found.join() !== expected.join())
+      throw new Error(
+        `the payments search for ${ref} was answered ${response.status} listing ${found.length} payments (${found.slice(0, 3).join(', ')}), not the ${expected.length} seeded: its row would measure nothing`,
+      );
+  }
+}
+
+/** A payment's reference as the payments table lists it: its merchant ref, linked to its page. */
+const LISTED_REF = /<a href="\/dashboard\/payments\/[^"/?]+">([^<]*)<\/a>/g;

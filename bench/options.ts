@@ -4,7 +4,10 @@ export type DbKind = 'sqlite' | 'postgres';
 
 export interface BenchOptions {
   quick: boolean;
-  /** Only this row, on a gateway seeded for it alone (`--only payments-list` or `payment-to-webhook`); null for the whole batch. */
+  /**
+   * Only this row, on a gateway seeded for it alone (`--only payments-list`, which runs the list and
+   * its search, or `payment-to-webhook`); null for the whole batch.
+   */
   only: (typeof ONLY_ROWS)[number] | null;
   db: DbKind;
   durationSeconds: number;

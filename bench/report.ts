@@ -29,7 +29,7 @@ export interface Report {
   durationSeconds: number;
   /** Slices each row's time was cut into, taken in turn with the other rows of its phase. */
   rounds: number;
-  /** Sessions stored while the verify rows ran (all but the last two rows, which ran at `growth.largeSessions`). */
+  /** Sessions stored while the verify rows ran (all but the last three rows, which ran at `growth.largeSessions`). */
   seededSessions: number;
   rows: Row[];
   growth: Growth;
@@ -48,13 +48,15 @@ export interface BatchResults {
   grown: Measurement;
   /** The dashboard's payments list, filtered by status, at the same size. */
   paymentsList: Measurement;
+  /** Its search for a tx_ref fragment, in turns with it. */
+  paymentsSearch: Measurement;
   webhooks: WebhookResult;
   finalServerRssMb: number;
   paymentToWebhook: PaymentToWebhookResult;
 }
 
 export function buildReport(results: BatchResults, options: BenchOptions, startedAt: Date): Report {
-  const { measurements, grown, paymentsList, webhooks, finalServerRssMb, paymentToWebhook } = results;
+  const { measurements, grown, paymentsList, paymentsSearch, webhooks, finalServerRssMb, paymentToWebhook } = results;
   const nodeHttp = rateOf(measurements, NODE_HTTP_BASELINE);
   const fastify = rateOf(measurements, FASTIFY_BASELINE);
   const vsNodeHttpOf = (m: Measurement) => m.requestsPerSecond / (m.bareRequestsPerSecond ?? nodeHttp);
@@ -72,7 +74,8 @@ export function buildReport(results: BatchResults, options: BenchOptions, starte
   // Verify again, at a larger size, in a later phase: still against verify's floor.
   const grownRow = toRow(grown, floorOf(VERIFY));
   const paymentsListRow = toRow(paymentsList);
-  const rows = [...measurements.map((m) => toRow(m)), grownRow, paymentsListRow];
+  const paymentsSearchRow = toRow(paymentsSearch);
+  const rows = [...measurements.map((m) => toRow(m)), grownRow, paymentsListRow, paymentsSearchRow];
   const verifyRow = rows.find((row) => row.scenario === VERIFY)!;
   const growth: Growth = {
     smallSessions: options.smallSessions,
@@ -103,6 +106,7 @@ export function buildReport(results: BatchResults, options: BenchOptions, starte
         rows,
         growthRow: grownRow,
         paymentsListRow,
+        paymentsSearchRow,
         growth,
         webhooks,
         finalServerRssMb,
@@ -153,7 +157,7 @@ export function formatReport(report: Report): string {
   const { growth, webhooks } = report;
   const rounds = report.rounds > 1 ? ` in ${report.rounds} rounds` : '';
   const title = `Lipira bench: ${report.db}, ${report.connections} connections, ${report.durationSeconds} s per scenario${rounds}, node ${report.node}`;
-  const stored = `Stored sessions: ${count(growth.smallSessions)} while the gateway's reads ran, ${count(growth.largeSessions)} for the last row`;
+  const stored = `Stored sessions: ${count(growth.smallSessions)} while the gateway's reads ran, ${count(growth.largeSessions)} for the last three rows`;
   const passed = report.targets.filter((t) => t.pass).length;
   return (
     [

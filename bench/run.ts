@@ -17,14 +17,21 @@ import {
   grownVerify,
   mixedRefundsAndVerifies,
   paymentsList,
+  paymentsSearch,
   scenarios,
   VERIFY,
   VERIFY_BESIDE_MIXED,
   type Seeded,
 } from './scenarios.ts';
-import { signedInDashboardCookie } from './dashboard.ts';
+import { assertSearchFinds, signedInDashboardCookie } from './dashboard.ts';
 import { formatTable } from './table.ts';
-import { PAYMENT_TO_WEBHOOK_RATE, paymentsListTarget, paymentToWebhookTargets, TARGET_COLUMNS } from './targets.ts';
+import {
+  PAYMENT_TO_WEBHOOK_RATE,
+  paymentsListTarget,
+  paymentsSearchTarget,
+  paymentToWebhookTargets,
+  TARGET_COLUMNS,
+} from './targets.ts';
 import { describePaymentToWebhook, measurePaymentToWebhook } from './payment-to-webhook.ts';
 import {
   fillSessions,
@@ -123,7 +130,10 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
     [bareNodeHttp, grownVerify(gateway, options.largeSessions, grownSessions)],
     options,
   );
-  const [, listed] = await measurePhase([bareNodeHttp, await paymentsListAtSize(gateway, db, options)], options);
+  const [, listed, searched] = await measurePhase(
+    [bareNodeHttp, ...(await dashboardRowsAtSize(gateway, db, options, grownSessions))],
+    options,
+  );
 
   progress(`webhook delivery of ${options.webhookEvents.toLocaleString('en-US')} queued events`);
   const webhooks = await measureWebhookDelivery(gateway, db, checkouts, options.webhookEvents, cleanup);
@@ -142,7 +152,15 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
   );
 
   const report = buildReport(
-    { measurements, grown: grown!, paymentsList: listed!, webhooks, finalServerRssMb, paymentToWebhook },
+    {
+      measurements,
+      grown: grown!,
+      paymentsList: listed!,
+      paymentsSearch: searched!,
+      webhooks,
+      finalServerRssMb,
+      paymentToWebhook,
+    },
     options,
     startedAt,
   );
@@ -151,20 +169,32 @@ async function bench(options: BenchOptions, startedAt: Date, cleanup: Cleanup): 
 }
 
 /**
- * The dashboard's payments list row, once the sessions stored have grown to `largeSessions`: a
- * third of them are marked paid, a viewer signs in, and the row is warmed up like the others.
+ * The dashboard's rows, once the sessions stored have grown to `largeSessions` (the bulk-loaded
+ * ones are `seed-0` … `seed-<sessions-1>`): a third of them are marked paid, a viewer signs in,
+ * the search is checked to find what it should, and both rows are warmed up like the others.
  */
-async function paymentsListAtSize(gateway: Gateway, db: BenchDb, options: BenchOptions): Promise<Scenario> {
+async function dashboardRowsAtSize(
+  gateway: Gateway,
+  db: BenchDb,
+  options: BenchOptions,
+  sessions: number,
+): Promise<[list: Scenario, search: Scenario]> {
   progress('marking a third of the stored sessions successful, for the payments list filtered by status');
   await db.markThirdOfSessionsPaid();
-  const scenario = paymentsList(gateway, await signedInDashboardCookie(gateway, REPO_ROOT), options.largeSessions);
-  await warmUp([scenario], options);
-  return scenario;
+  const cookie = await signedInDashboardCookie(gateway, REPO_ROOT);
+  await assertSearchFinds(gateway, cookie, sessions);
+  const rows: [Scenario, Scenario] = [
+    paymentsList(gateway, cookie, options.largeSessions),
+    paymentsSearch(gateway, cookie, options.largeSessions, sessions),
+  ];
+  await warmUp(rows, options);
+  return rows;
 }
 
 /**
- * `--only payments-list`: that row alone, on a gateway seeded for it (one session over HTTP to
- * copy, direct charges over HTTP, sessions bulk-loaded to `largeSessions`), with its target.
+ * `--only payments-list`: the dashboard's two rows, the list and its search, in turns on a
+ * gateway seeded for them (one session over HTTP to copy, direct charges over HTTP, sessions
+ * bulk-loaded to `largeSessions`), with their targets.
  */
 async function benchPaymentsList(options: BenchOptions, startedAt: Date, cleanup: Cleanup): Promise<void> {
   const gateway = await startGateway(REPO_ROOT, options.db, startedAt, cleanup);
@@ -173,17 +203,22 @@ async function benchPaymentsList(options: BenchOptions, startedAt: Date, cleanup
   progress(`seeding ${options.seedCount} direct charges and a checkout session over HTTP`);
   await seedCharges(gateway, options.seedCount);
   const owner = await sessionOwnerFrom(db, gateway.merchantId, (await seedSessions(gateway, 1))[0]!.txRef);
-  progress(`bulk-loading sessions up to ${options.largeSessions.toLocaleString('en-US')} stored`);
-  await fillSessions(db, owner, 1, options.largeSessions);
+  // Settled first: the settler's writes would otherwise queue behind the load's batches, which
+  // hold the write lock for seconds each now that every row also goes into the search index.
   await waitForSettledCharges(db);
-  const [row] = await measureInRounds([await paymentsListAtSize(gateway, db, options)], options, (scenario, round) =>
-    progress(`${scenario.name} (round ${round + 1} of ${options.rounds})`),
+  progress(`bulk-loading sessions up to ${options.largeSessions.toLocaleString('en-US')} stored`);
+  const sessions = await fillSessions(db, owner, 1, options.largeSessions);
+  const rows = await measureInRounds(
+    await dashboardRowsAtSize(gateway, db, options, sessions),
+    options,
+    (scenario, round) => progress(`${scenario.name} (round ${round + 1} of ${options.rounds})`),
   );
-  const { scenario, requestsPerSecond, latencyP50Ms, latencyP99Ms, non2xx, errors } = row!;
-  process.stdout.write(
-    `${scenario}: ${requestsPerSecond.toFixed(0)} req/s, p50 ${latencyP50Ms.toFixed(1)} ms, p99 ${latencyP99Ms.toFixed(1)} ms, ${non2xx} non-2xx, ${errors} errors\n`,
-  );
-  process.stdout.write(`${formatTable(TARGET_COLUMNS, [paymentsListTarget(row!)]).join('\n')}\n`);
+  for (const { scenario, requestsPerSecond, latencyP50Ms, latencyP99Ms, non2xx, errors } of rows)
+    process.stdout.write(
+      `${scenario}: ${requestsPerSecond.toFixed(0)} req/s, p50 ${latencyP50Ms.toFixed(1)} ms, p99 ${latencyP99Ms.toFixed(1)} ms, ${non2xx} non-2xx, ${errors} errors\n`,
+    );
+  const targets = [paymentsListTarget(rows[0]!), paymentsSearchTarget(rows[1]!)];
+  process.stdout.write(`${formatTable(TARGET_COLUMNS, targets).join('\n')}\n`);
 }
 
 /** `--only payment-to-webhook`: payments at a constant rate on a gateway of their own, and how soon each webhook arrives. */

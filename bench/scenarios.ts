@@ -206,3 +206,36 @@ export function paymentsList(gateway: Gateway, cookie: string, stored: number): 
     request: { method: 'GET', path: '/dashboard/payments?status=success', headers: { cookie } },
   };
 }
+
+/**
+ * The dashboard's payments search at the same size, read by the same viewer: a fragment of a
+ * tx_ref typed in capitals, `SEED-<n>` with n drawn afresh for each request (`searchedRef`), as a
+ * merchant pastes part of an order number. Each finds eleven sessions, seed-n and seed-n0 …
+ * seed-n9, among `sessions` seeded refs: a selective search, which the index must answer without
+ * reading the merchant's rows one by one.
+ */
+export function paymentsSearch(gateway: Gateway, cookie: string, stored: number, sessions: number): Scenario {
+  return {
+    name: `payments search, ${stored.toLocaleString('en-US')} payments, a tx_ref fragment in capitals`,
+    server: gateway,
+    connections: DASHBOARD_CONNECTIONS,
+    request: {
+      method: 'GET',
+      headers: { cookie },
+      setupRequest: (request) => ({ ...request, path: paymentsSearchPath(searchedRef(sessions)) }),
+    },
+  };
+}
+
+/**
+ * A seeded ref the search finds with exactly the ten one digit longer: n in [sessions/100,
+ * sessions/10), so n9 is seeded (10n + 9 < sessions) and n00 is not (100n ≥ sessions).
+ */
+export function searchedRef(sessions: number, share = Math.random()): string {
+  const least = Math.ceil(sessions / 100);
+  const most = Math.floor(sessions / 10);
+  return seedRef(least + Math.floor(share * (most - least)));
+}
+
+/** The payments list searched for `ref` in capitals: the search must ignore case. */
+export const paymentsSearchPath = (ref: string) => `/dashboard/payments?q=${encodeURIComponent(ref.toUpperCase())}`;

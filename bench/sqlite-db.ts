@@ -59,7 +59,10 @@ export function openSqliteBenchDb(file: string): BenchDb {
         merchantId,
         txRef,
       ) as SessionRow | undefined,
-    insertSessions: async (batch) => insertSessions(batch),
+    // BEGIN IMMEDIATE: the search index's triggers make the batch read (FTS5's own tables) before
+    // it writes, and a transaction that has read cannot wait for the gateway's writer to finish:
+    // it fails at once with "database is locked". Taking the write lock first lets it wait.
+    insertSessions: async (batch) => insertSessions.immediate(batch),
     // The load left every page it wrote in the WAL; a gateway that had grown to this size
     // gradually would have checkpointed all along, so copy them into the database file now.
     afterBulkLoad: async () => void db.pragma('wal_checkpoint(TRUNCATE)'),

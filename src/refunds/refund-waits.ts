@@ -14,7 +14,8 @@ import {
   type Refund,
 } from './refund-repository.ts';
 import { movementOf } from './refund-movement.ts';
-import type { RefundDeps } from './refund-service.ts';
+import type { Transact } from '../db/group-commit.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /**
  * Refunds that wait for their balance (docs/integrate/api-reference.md#refunds): why a new one
@@ -41,6 +42,13 @@ export async function whyWait(trx: Kysely<DB>, refund: Refund, now: number): Pro
   return available >= refundFromBalance(movementOf(refund, refund.id)) ? null : balanceShort(refund);
 }
 
+/** What moving waiting refunds on needs: the refund service's deps, named here so that the service may import this file. */
+interface WaitDeps {
+  db: Kysely<DB>;
+  transact: Transact;
+  clock: Clock;
+}
+
 /**
  * Moves waiting refunds on whose balance now covers them (the settler, every round): for each
  * merchant, mode and currency, oldest first, each goes out in a transaction of its own that reads
@@ -51,7 +59,7 @@ export async function whyWait(trx: Kysely<DB>, refund: Refund, now: number): Pro
  * After a refund goes out the next of its line is looked at in the same round. Answers how many
  * went out.
  */
-export async function releaseCoveredRefunds(deps: RefundDeps, limit: number): Promise<number> {
+export async function releaseCoveredRefunds(deps: WaitDeps, limit: number): Promise<number> {
   let released = 0;
   for (;;) {
     let movedOn = false;
@@ -76,7 +84,7 @@ type WaitOutcome = 'released' | 'gone' | 'waits';
  * it is read again and, if it still waits, is first, and is covered, what it takes from the
  * balance is reserved and it is due to be handed to its provider at once.
  */
-function releaseWaitingRefund(deps: RefundDeps, seen: Refund, now: number): Promise<WaitOutcome> {
+function releaseWaitingRefund(deps: WaitDeps, seen: Refund, now: number): Promise<WaitOutcome> {
   return deps.transact(async (trx) => {
     const available = await refundableBalance(trx, movementOf(seen, seen.id), now);
     const refund = await findRefundRow(trx, seen.id);
@@ -96,7 +104,7 @@ function releaseWaitingRefund(deps: RefundDeps, seen: Refund, now: number): Prom
  * A waiting refund, first in its line, that waited behind earlier refunds, which have gone out,
  * and that the balance does not cover: its reason becomes the balance's (once).
  */
-function tellFirstInLine(deps: RefundDeps, seen: Refund, now: number): Promise<WaitOutcome> {
+function tellFirstInLine(deps: WaitDeps, seen: Refund, now: number): Promise<WaitOutcome> {
   return deps.transact(async (trx) => {
     await refundableBalance(trx, movementOf(seen, seen.id), now);
     const refund = await findRefundRow(trx, seen.id);

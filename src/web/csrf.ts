@@ -48,8 +48,10 @@ function sameSite(secure: boolean, framed: boolean): string {
 
 export function csrfTokenMatches(request: FastifyRequest, formToken: unknown): boolean {
   const cookie = readCookie(request, COOKIE);
-  if (!cookie || typeof formToken !== 'string' || cookie.length !== formToken.length) return false;
-  return timingSafeEqual(Buffer.from(cookie), Buffer.from(formToken));
+  if (!cookie || typeof formToken !== 'string') return false;
+  // Compared as bytes: a token of as many characters may hold more bytes, which timingSafeEqual refuses by throwing.
+  const [ours, theirs] = [Buffer.from(cookie), Buffer.from(formToken)];
+  return ours.length === theirs.length && timingSafeEqual(ours, theirs);
 }
 
 /** A browser that says where a form came from must say it came from us. */

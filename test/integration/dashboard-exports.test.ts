@@ -145,7 +145,8 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(direct.net, '2425.00');
       assert.equal(direct.refunded, '0.00');
       assert.equal(direct.settled, 'no', 'paid after the last settlement');
-      assert.equal(direct.operator_reference, afterSettlement.trans_id);
+      // Empty when the verify settled it before the sandbox did (no operator reference then).
+      assert.equal(direct.operator_reference, afterSettlement.trans_id ?? '');
       const unpaid = byId.get(failed.id)!;
       assert.deepEqual(
         [unpaid.status, unpaid.fee, unpaid.net, unpaid.refunded, unpaid.settled, unpaid.operator_reference],

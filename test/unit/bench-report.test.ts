@@ -40,6 +40,7 @@ function near(actual: number, expected: number, message?: string): void {
 }
 
 const PAYMENTS_LIST_ROW = 'payments list page, 1,000,000 payments, filtered by status';
+const PAYMENTS_SEARCH_ROW = 'payments search, 1,000,000 payments, a tx_ref fragment in capitals';
 const webhooks = { events: 10_000, seconds: 5, deliveriesPerSecond: 2000, lost: 0, duplicated: 0, unexpected: 0 };
 
 /** Each read row's own rate; its floor's is 30,000, but mobile money verify's floor answers 28,000. */
@@ -60,6 +61,7 @@ const results = {
   ],
   grown: row(`${VERIFY} at 1,000,000 stored`, 14_400, 40_000),
   paymentsList: row(PAYMENTS_LIST_ROW, 400, 40_000),
+  paymentsSearch: row(PAYMENTS_SEARCH_ROW, 300, 40_000),
   webhooks,
   finalServerRssMb: 170,
   paymentToWebhook: {
@@ -173,6 +175,17 @@ test('the payments list row is held to its p99 of 100 ms, and failed by error an
   assert.equal(target(row(PAYMENTS_LIST_ROW, 400, 40_000)).pass, true);
   assert.equal(target({ ...row(PAYMENTS_LIST_ROW, 400, 40_000), latencyP99Ms: 101 }).pass, false);
   assert.equal(target({ ...row(PAYMENTS_LIST_ROW, 400, 40_000), non2xx: 3 }).note, 'error answers');
+});
+
+test('the payments search row is held to its p99 of 100 ms, and failed by error answers', () => {
+  const target = (paymentsSearch: Measurement) =>
+    buildReport({ ...results, paymentsSearch }, parseBenchArgs([]), new Date(0)).targets.find(
+      (t) => t.target === `${PAYMENTS_SEARCH_ROW}: p99`,
+    )!;
+  assert.equal(target(row(PAYMENTS_SEARCH_ROW, 300, 40_000)).pass, true);
+  assert.equal(target({ ...row(PAYMENTS_SEARCH_ROW, 300, 40_000), latencyP99Ms: 101 }).pass, false);
+  assert.equal(target({ ...row(PAYMENTS_SEARCH_ROW, 300, 40_000), non2xx: 3 }).note, 'error answers');
+  assert.match(formatReport(buildReport(results, parseBenchArgs([]), new Date(0))), /^payments search, 1,000,000 /m);
 });
 
 test('payment to webhook is held to p50 20 ms and p99 100 ms, and fails when a webhook was lost or sent twice', () => {

@@ -20,7 +20,7 @@ import type { Principal } from '../../merchants/merchant-service.ts';
 import type { Operator } from '../../shared/phone.ts';
 import { customerKeySql } from '../customers/customer-key.ts';
 import type { Cursor, PaymentChannel, PaymentFilters, PaymentStatus } from './payment-list-filters.ts';
-import { planSearch, textMatches, type SearchPlan } from './payment-search-repository.ts';
+import { planSearch, scopeRef, textMatches, type SearchPlan } from './payment-search-repository.ts';
 
 type Db = Kysely<DB>;
 
@@ -185,6 +185,9 @@ async function sessionRows(
 ): Promise<PaymentListRow[]> {
   const newer = cursor?.direction === 'newer';
   const outcome = sessionOutcomeSql('s', maxFailedAttempts);
+  // Where SQLite reads the rows the search's index found (sessions', or their paid charges'), those are the way in.
+  const found = search?.by === 'session' ? SESSION_SEARCH : CHARGE_SEARCH;
+  const scoped = (ref: string) => scopeRef(search?.plan ?? null, found, ref);
   let query = db
     .selectFrom('checkout_sessions as s')
     .leftJoin('charges as pc', 'pc.id', 's.paid_charge_id')
@@ -213,11 +216,11 @@ async function sessionRows(
       'pc.card_number',
       'pc.trans_id',
     ])
-    .where('s.merchant_id', '=', principal.merchantId)
-    .where('s.mode', '=', principal.mode);
+    .where(scoped('s.merchant_id'), '=', principal.merchantId)
+    .where(scoped('s.mode'), '=', principal.mode);
   // The recorded status first, which the index is ordered by.
   if (filters.status)
-    query = query.where('s.status', '=', recordedStatus(filters.status)).where(outcome, '=', filters.status);
+    query = query.where(scoped('s.status'), '=', recordedStatus(filters.status)).where(outcome, '=', filters.status);
   if (filters.channel) query = query.where('pc.channel', '=', filters.channel);
   if (filters.createdFrom !== null) query = query.where('s.created_at', '>=', filters.createdFrom);
   if (filters.createdBefore !== null) query = query.where('s.created_at', '<', filters.createdBefore);
@@ -228,7 +231,7 @@ async function sessionRows(
   // Only a paid session has a paid charge; its status first, which the index is ordered by.
   if (search?.by === 'paid charge')
     query = query
-      .where('s.status', '=', 'success')
+      .where(scoped('s.status'), '=', 'success')
       .whereRef('pc.session_id', '=', 's.id')
       .where(textMatches(search.plan, CHARGE_SEARCH, 'pc'));
   if (cursor) query = query.where(beyond('s', cursor));
@@ -246,6 +249,7 @@ async function chargeRows(
 ): Promise<PaymentListRow[]> {
   if (filters.status === 'cancelled' || filters.status === 'expired') return [];
   const newer = cursor?.direction === 'newer';
+  const scoped = (ref: string) => scopeRef(plan, CHARGE_SEARCH, ref);
   let query = db
     .selectFrom('charges as c')
     .select([
@@ -273,10 +277,10 @@ async function chargeRows(
       'c.card_number',
       'c.trans_id',
     ])
-    .where('c.merchant_id', '=', principal.merchantId)
-    .where('c.mode', '=', principal.mode)
+    .where(scoped('c.merchant_id'), '=', principal.merchantId)
+    .where(scoped('c.mode'), '=', principal.mode)
     .where(DIRECT_PAYMENTS);
-  if (filters.status) query = query.where('c.status', '=', filters.status);
+  if (filters.status) query = query.where(scoped('c.status'), '=', filters.status);
   if (filters.channel) query = query.where('c.channel', '=', filters.channel);
   if (filters.createdFrom !== null) query = query.where('c.created_at', '>=', filters.createdFrom);
   if (filters.createdBefore !== null) query = query.where('c.created_at', '<', filters.createdBefore);

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../database.ts';
-import { SEARCH_INDEXES, searchTextSql, type SearchIndex } from '../search-text.ts';
+import { columnsTextSql, SEARCH_INDEXES, searchTextSql, type SearchIndex, type TrigramIndex } from '../search-text.ts';
 
 /**
  * The dashboard finds payments by any part of their text (src/db/search-text.ts) through each
@@ -8,9 +8,11 @@ import { SEARCH_INDEXES, searchTextSql, type SearchIndex } from '../search-text.
  * of the merchant.
  *
  * PostgreSQL: pg_trgm (in postgresql-contrib; a trusted extension, so a database owner may create
- * it) and a GIN index over each table's search text, which `ILIKE '%word%'` uses. Built here over
- * the rows already there, holding writes to the two tables meanwhile: on a large database run
- * `lipira migrate` before `lipira serve`, whose statement timeout would stop it.
+ * it) and GIN indexes over each table's search text, which `ILIKE '%word%'` uses: two per table,
+ * the numbers the gateway and the operators assign apart from the merchant's and customer's text
+ * (`trigramIndexes` in src/db/search-text.ts says why). Built here over the rows already there,
+ * holding writes to the two tables meanwhile: on a large database run `lipira migrate` before
+ * `lipira serve`, whose statement timeout would stop it.
  *
  * SQLite: an FTS5 table of trigrams per table, contentless (the text is not stored twice) with
  * delete support, keyed by the row's rowid, which both tables keep through VACUUM since they have
@@ -23,15 +25,17 @@ export function paymentSearchMigration(dialect: Dialect) {
     async up(db: Kysely<unknown>): Promise<void> {
       if (dialect === 'postgres') await sql`create extension if not exists pg_trgm`.execute(db);
       for (const index of SEARCH_INDEXES) {
-        if (dialect === 'postgres') await createTrigramIndex(db, index);
+        if (dialect === 'postgres')
+          for (const trigrams of index.trigramIndexes) await createTrigramIndex(db, index, trigrams);
         else await createFullTextTable(db, index);
       }
     },
   };
 }
 
-async function createTrigramIndex(db: Kysely<unknown>, index: SearchIndex): Promise<void> {
-  await sql`create index ${sql.id(index.name)} on ${sql.id(index.table)} using gin ((${sql.raw(searchTextSql(index, null))}) gin_trgm_ops)`.execute(
+async function createTrigramIndex(db: Kysely<unknown>, index: SearchIndex, trigrams: TrigramIndex): Promise<void> {
+  const text = sql.raw(columnsTextSql(trigrams.columns, null));
+  await sql`create index ${sql.id(trigrams.name)} on ${sql.id(index.table)} using gin ((${text}) gin_trgm_ops)`.execute(
     db,
   );
 }
