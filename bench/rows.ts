@@ -63,6 +63,7 @@ export function newSession(owner: SessionOwner, txRef: string, now: number): New
     created_at: now,
     updated_at: now,
     frame_origin: null,
+    payment_link_id: null,
   };
   return { session, log: { owner_id: session.id, type: 'log', message: 'Checkout session created', created_at: now } };
 }

@@ -20,6 +20,7 @@ import { newPendingCharge } from '../core/pending-charge.ts';
 import { transferExpiresAt } from '../core/bank-transfer-expiry.ts';
 import { insertTransferAccount, recordPayer, accountNameFor } from '../core/bank-transfer-repository.ts';
 import { collectionFee } from '../core/fees.ts';
+import { countLinkPayment } from '../core/payment-link-uses.ts';
 import type { Outcome, StartResult } from '../connectors/provider.ts';
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
 import { isCardProblem, maskCardNumber, passesLuhn, readCard } from '../shared/cards.ts';
@@ -381,7 +382,7 @@ export async function completeCheckoutCharge(
   now: number,
 ): Promise<Charge | null> {
   return deps.transact(async (trx) => {
-    await sessions.lockSession(trx, charge.session_id!);
+    const locked = await sessions.lockSession(trx, charge.session_id!);
     const fee = await collectionFee(trx, charge, outcome);
     const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
     if (!final) return (await findSessionCharge(trx, charge.session_id!, charge.charge_id)) ?? null;
@@ -389,6 +390,8 @@ export async function completeCheckoutCharge(
     if (final.channel === 'bank_transfer') await recordPayer(trx, final.id, outcome);
     if (outcome.status === 'success') {
       await addLog(trx, final.id, 'Payment completed', now);
+      if (!(await countsTowardItsLink(trx, locked, final, now)))
+        return refundUncounted(trx, final, sessionId, now, 'its payment link had already been used up');
       const paid = await sessions.markPaid(trx, sessionId, final.id, fee, now);
       if (!paid) return refundUncounted(trx, final, sessionId, now);
       await addLog(trx, sessionId, `Payment completed with ${describeMethod(final)}`, now);
@@ -422,11 +425,33 @@ export async function completeCheckoutCharge(
   });
 }
 
+/**
+ * A success of the attempt in flight on a session a payment link opened counts toward the link,
+ * taken by compare-and-set in this transaction (true when counted, or nothing to count). Asked
+ * only of the success `markPaid` will take: the session is locked and its slot holds this charge.
+ */
+async function countsTowardItsLink(
+  trx: Kysely<DB>,
+  session: CheckoutSession | undefined,
+  charge: Charge,
+  now: number,
+): Promise<boolean> {
+  if (!session?.payment_link_id || session.status !== 'pending' || session.pending_charge_id !== charge.id) return true;
+  return countLinkPayment(trx, session.payment_link_id, session.amount_minor, now);
+}
+
 /** A success the session could not count: no fee, the money held and refunded, both logs saying why. */
-async function refundUncounted(trx: Kysely<DB>, charge: Charge, sessionId: string, now: number): Promise<Charge> {
+async function refundUncounted(
+  trx: Kysely<DB>,
+  charge: Charge,
+  sessionId: string,
+  now: number,
+  reason?: string,
+): Promise<Charge> {
   const session = await sessions.findSessionById(trx, sessionId);
   const why =
-    session?.status === 'pending' ? 'the customer had moved on to another attempt' : 'the payment had already ended';
+    reason ??
+    (session?.status === 'pending' ? 'the customer had moved on to another attempt' : 'the payment had already ended');
   const uncounted = await waiveFee(trx, charge.id);
   const refund = await refundUncountedPayment(trx, uncounted, why, now);
   await addLog(

@@ -134,6 +134,7 @@ export function newSession(
     created_at: now,
     updated_at: now,
     frame_origin: request.frameOrigin ?? null,
+    payment_link_id: null,
   };
 }
 

@@ -19,14 +19,16 @@ export type Permission =
   | 'settings'
   /** Invite, change and remove team members. */
   | 'team'
+  /** Make payment links, change their words, turn them off and on. */
+  | 'links'
   /** The gateway's own pages: every merchant, their fees and users, the gateway's health. */
   | 'operate';
 
 const GRANTS: Record<Role, ReadonlySet<Permission>> = {
-  owner: new Set(['read', 'refund', 'payout', 'keys', 'webhooks', 'settings', 'team']),
-  developer: new Set(['read', 'keys', 'webhooks']),
+  owner: new Set(['read', 'refund', 'payout', 'keys', 'webhooks', 'settings', 'team', 'links']),
+  developer: new Set(['read', 'keys', 'webhooks', 'links']),
   viewer: new Set(['read']),
-  operator: new Set(['read', 'refund', 'payout', 'keys', 'webhooks', 'settings', 'team', 'operate']),
+  operator: new Set(['read', 'refund', 'payout', 'keys', 'webhooks', 'settings', 'team', 'links', 'operate']),
 };
 
 export function may(role: string, permission: Permission): boolean {

@@ -41,6 +41,7 @@ import { registerPaymentDetailPages } from './payments/payment-detail-routes.ts'
 import { registerCustomerPages } from './customers/customer-routes.ts';
 import { registerDeliveryPages } from './deliveries/delivery-routes.ts';
 import { registerPayoutPages } from './payouts/payout-routes.ts';
+import { registerPaymentLinkPages } from './payment-links/link-routes.ts';
 import { registerBalancePages } from './balance/balance-routes.ts';
 import { registerDeveloperPages } from './developers/developer-routes.ts';
 import { registerSettingsPages } from './settings/settings-routes.ts';
@@ -263,6 +264,7 @@ export function registerDashboardRoutes(app: App, deps: DashboardDeps): void {
   registerPaymentPages(app, deps, guard);
   registerPaymentDetailPages(app, deps, guard);
   registerCustomerPages(app, deps, guard);
+  registerPaymentLinkPages(app, deps, guard);
   registerDeliveryPages(app, deps, guard);
   registerPayoutPages(app, deps, guard);
   registerBalancePages(app, deps, guard);

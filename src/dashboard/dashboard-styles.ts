@@ -32,6 +32,9 @@ a { color: var(--accent-strong); }
 .notice { padding: 12px; border-radius: 8px; background: var(--ok-soft); color: var(--ok); border: 1px solid #75e0a7; }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; padding: 8px; background: var(--bg); border-radius: 6px; }
 .qr { display: block; width: 200px; max-width: 100%; height: auto; margin: 8px 0 16px; background: #fff; }
+/* A payment link's address breaks anywhere rather than push a phone's page sideways. */
+.link-url code { overflow-wrap: anywhere; }
+.share { display: flex; flex-wrap: wrap; gap: 8px; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 16px; }
 ol.codes { margin: 0 0 16px; padding-left: 2.5rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 1.0625rem; line-height: 1.8; }
 

@@ -25,6 +25,7 @@ const SECTIONS: Array<{ href: string; label: string; need: Permission; merchant:
   { href: '/dashboard', label: 'Overview', need: 'read', merchant: true },
   { href: '/dashboard/payments', label: 'Payments', need: 'read', merchant: true },
   { href: '/dashboard/customers', label: 'Customers', need: 'read', merchant: true },
+  { href: '/dashboard/payment-links', label: 'Payment links', need: 'read', merchant: true },
   { href: '/dashboard/payouts', label: 'Payouts', need: 'read', merchant: true },
   { href: '/dashboard/balance', label: 'Balance', need: 'read', merchant: true },
   { href: '/dashboard/developers', label: 'Developers', need: 'read', merchant: true },

@@ -26,6 +26,7 @@ import { webhookSecretsPerModeMigration } from './migrations/0023_webhook_secret
 import { refundFeeAndWaitsMigration } from './migrations/0024_refund_fee_and_waits.ts';
 import { paymentSearchMigration } from './migrations/0025_payment_search.ts';
 import { refundOperatorIdsAndPayoutSchedulesMigration } from './migrations/0026_refund_operator_ids_and_payout_schedules.ts';
+import { paymentLinksMigration } from './migrations/0027_payment_links.ts';
 
 /**
  * Every migration under the name existing databases record it by, ordered by the number in that
@@ -57,6 +58,7 @@ const MIGRATIONS = inNumberOrder<{ name: string; of: (dialect: Dialect) => Migra
   { name: '0024_refund_fee_and_waits', of: () => refundFeeAndWaitsMigration },
   { name: '0025_payment_search', of: paymentSearchMigration },
   { name: '0026_refund_operator_ids_and_payout_schedules', of: () => refundOperatorIdsAndPayoutSchedulesMigration },
+  { name: '0027_payment_links', of: () => paymentLinksMigration },
 ]);
 
 /** The migrations' names, first to last. */

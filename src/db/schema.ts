@@ -80,6 +80,8 @@ export interface CheckoutSessionsTable {
   updated_at: number;
   /** The merchant page's origin, for a session created by the inline popup: the one origin that may frame its pages. */
   frame_origin: string | null;
+  /** The payment link that opened the session, if one did: its payments, and its holds while pending. */
+  payment_link_id: string | null;
 }
 
 export type ChargeStatus = 'pending' | 'success' | 'failed';
@@ -493,6 +495,37 @@ export interface RecoveryCodesTable {
  * the main balance paid out, daily or on one weekday, to one recipient, once the balance reaches
  * `minimum_minor` (README.md#automatic-payouts).
  */
+/** Whether the link's page asks a customer detail, and whether it must be given. */
+export type CustomerFieldSetting = 'off' | 'optional' | 'required';
+
+/** A merchant's payment link: a page at `/pay/{slug}` opening checkout sessions (src/payment-links/). */
+export interface PaymentLinksTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  /** The unguessable part of the link's URL. */
+  slug: string;
+  title: string;
+  description: string | null;
+  /** Null: the customer types the amount (no less than `min_amount_minor`). */
+  amount_minor: number | null;
+  min_amount_minor: number | null;
+  currency: 'MWK' | 'USD';
+  /** 0: single-use, paid once. */
+  reusable: number;
+  max_payments: number | null;
+  expires_at: number | null;
+  /** JSON `{name, email, phone}`, each a `CustomerFieldSetting`. */
+  customer_fields: string;
+  redirect_url: string | null;
+  meta: string | null;
+  active: number;
+  payments_count: number;
+  amount_collected_minor: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface PayoutSchedulesTable {
   id: string;
   merchant_id: string;
@@ -562,4 +595,5 @@ export interface DB {
   invitations: InvitationsTable;
   sign_ins: SignInsTable;
   payout_schedules: PayoutSchedulesTable;
+  payment_links: PaymentLinksTable;
 }

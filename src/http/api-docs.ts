@@ -40,6 +40,11 @@ const TAGS = [
     description: 'Direct card charges, their 3-D Secure page and their verification (their refunds are under Refunds).',
     path: /^\/(charge-card\/(payments$|verify\/)|3ds\/)/,
   },
+  {
+    name: 'Payment links',
+    description: 'Pages any customer can pay, for merchants with no website; each opens an ordinary checkout session.',
+    path: /^\/(payment-links($|\/)|pay\/)/,
+  },
   { name: 'Balance', description: 'Main and collection balances.', path: /^\/wallet-balance$/ },
   { name: 'Webhooks', description: 'The webhook delivery log, and redelivery.', path: /^\/webhooks\// },
   {

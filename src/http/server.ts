@@ -42,6 +42,8 @@ import { registerRefundRoutes } from '../refunds/refund-routes.ts';
 import { registerCallbackRoutes } from '../callbacks/callback-routes.ts';
 import { registerDashboardRoutes } from '../dashboard/dashboard-routes.ts';
 import { registerHomeRoutes } from '../home/home-routes.ts';
+import { registerPaymentLinkRoutes } from '../payment-links/payment-link-routes.ts';
+import { registerPayPageRoutes } from '../payment-links/pay-page-routes.ts';
 
 export interface Server {
   app: App;
@@ -124,6 +126,8 @@ export async function buildServer(ctx: GatewayContext, logger: FastifyBaseLogger
     registerCardRoutes(app, ctx);
     registerThreeDsPageRoutes(app, ctx);
     registerCallbackRoutes(app, ctx);
+    registerPaymentLinkRoutes(app, ctx);
+    registerPayPageRoutes(app, ctx);
     registerDashboardRoutes(app, ctx);
     registerHomeRoutes(app, ctx);
   });

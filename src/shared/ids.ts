@@ -84,4 +84,10 @@ export const ids = {
   auditEntry: () => `aud_${randomBase62(20)}`,
   signIn: () => `sgn_${randomBase62(20)}`,
   payoutSchedule: () => `pys_${randomBase62(16)}`,
+  paymentLink: () => `plink_${randomBase62(16)}`,
+  /**
+   * The public part of a payment link's URL: 12 base62 characters (≈71 random bits), short enough
+   * to type from a counter sign, far too many to enumerate at any rate the page allows.
+   */
+  paymentLinkSlug: () => randomBase62(12),
 };

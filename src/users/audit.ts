@@ -29,6 +29,8 @@ export type AuditAction =
   | 'payout.automatic'
   | 'payout_schedule.save'
   | 'payout_schedule.stop'
+  | 'payment_link.create'
+  | 'payment_link.change'
   | 'key.roll'
   | 'webhook.url_change'
   | 'webhook.secret_roll'

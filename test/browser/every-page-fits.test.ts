@@ -107,6 +107,7 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
     'Overview',
     'Payments',
     'Customers',
+    'Payment links',
     'Payouts',
     'Balance',
     'Developers',

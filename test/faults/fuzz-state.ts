@@ -38,6 +38,7 @@ const FIGURES: Record<TableName, string> = {
   invitations: "count(*), sum(case when status = 'pending' then 1 else 0 end)",
   sign_ins: 'count(*)',
   payout_schedules: 'count(*), max(updated_at), max(next_run_at)',
+  payment_links: 'count(*), max(updated_at), sum(payments_count)',
 };
 
 const TABLES = Object.keys(FIGURES) as TableName[];

@@ -4,7 +4,8 @@
  * hop can be checked.
  */
 export class CheckoutClient {
-  private cookie = '';
+  /** The cookies the gateway set, by name (paths ignored: a test stays on one checkout or link). */
+  private cookies = new Map<string, string>();
   csrf = '';
 
   /**
@@ -42,10 +43,12 @@ export class CheckoutClient {
 
   private async send(path: string, init: RequestInit): Promise<PageResponse> {
     const headers = new Headers(init.headers);
-    if (this.cookie) headers.set('cookie', this.cookie);
+    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies.values()].join('; '));
     const response = await fetch(this.base + path, { ...init, headers, redirect: 'manual' });
-    const setCookie = response.headers.get('set-cookie');
-    if (setCookie) this.cookie = setCookie.split(';')[0]!;
+    for (const line of response.headers.getSetCookie()) {
+      const pair = line.split(';')[0]!;
+      this.cookies.set(pair.split('=')[0]!, pair);
+    }
     const text = await response.text();
     const token = /name="csrf" value="([^"]+)"/.exec(text)?.[1];
     if (token) this.csrf = token;

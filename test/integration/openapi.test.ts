@@ -113,6 +113,7 @@ describe('the API reference', () => {
       'Bank transfer',
       'Refunds',
       'Cards',
+      'Payment links',
       'Balance',
       'Webhooks',
       'Operator callbacks',
@@ -142,6 +143,8 @@ describe('the API reference', () => {
     assert.equal(groupOf('get', '/direct-charge/transactions/{charge_id}/details'), 'Bank transfer');
     assert.equal(groupOf('post', '/checkout/{id}/pay/bank-transfer'), 'Checkout');
     assert.equal(groupOf('get', '/wallet-balance'), 'Balance');
+    assert.equal(groupOf('post', '/payment-links'), 'Payment links');
+    assert.equal(groupOf('get', '/payment-links/{id}/payments'), 'Payment links');
     assert.equal(groupOf('get', '/webhooks/deliveries'), 'Webhooks');
     assert.equal(groupOf('post', '/callbacks/{connector}'), 'Operator callbacks');
     assert.equal(groupOf('get', '/readyz'), 'Operations');

@@ -30,6 +30,8 @@ const ACTIONS: Record<AuditAction, string> = {
   'user.enable': 'Enabled a user',
   'refund.create': 'Refunded a payment',
   'payout.create': 'Sent a payout',
+  'payment_link.create': 'Made a payment link',
+  'payment_link.change': 'Changed a payment link',
   'payout.automatic': 'Sent an automatic payout',
   'payout_schedule.save': 'Set up or changed automatic payouts',
   'payout_schedule.stop': 'Stopped automatic payouts',
