@@ -25,7 +25,14 @@ export async function insertLinkIfNew(db: Db, link: Insertable<PaymentLinksTable
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
-export function findLink(db: Db, owner: Principal, id: string): Promise<PaymentLink | undefined> {
+/**
+ * Ids and slugs are base62 with an underscore (ids.paymentLink, ids.paymentLinkSlug): any other
+ * text is no link, and is not sent to the database (PostgreSQL refuses a NUL in text with an error).
+ */
+const LINK_KEY = /^[A-Za-z0-9_]{1,40}$/;
+
+export async function findLink(db: Db, owner: Principal, id: string): Promise<PaymentLink | undefined> {
+  if (!LINK_KEY.test(id)) return undefined;
   return db
     .selectFrom('payment_links')
     .selectAll()
@@ -35,7 +42,8 @@ export function findLink(db: Db, owner: Principal, id: string): Promise<PaymentL
     .executeTakeFirst();
 }
 
-export function findBrandedLinkBySlug(db: Db, slug: string): Promise<BrandedLink | undefined> {
+export async function findBrandedLinkBySlug(db: Db, slug: string): Promise<BrandedLink | undefined> {
+  if (!LINK_KEY.test(slug)) return undefined;
   return db
     .selectFrom('payment_links')
     .innerJoin('merchants', 'merchants.id', 'payment_links.merchant_id')

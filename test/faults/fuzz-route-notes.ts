@@ -728,6 +728,13 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'POST /dashboard/payouts/schedule/stop': { form: dashboardForm },
   'POST /dashboard/settings/team/:id/reset-password': { form: dashboardForm },
   'POST /dashboard/settings/team/:id/reset-two-factor': { form: dashboardForm },
+  'POST /dashboard/payment-links': { form: dashboardForm },
+  'POST /dashboard/payment-links/:id': { form: dashboardForm },
+  'POST /dashboard/payment-links/:id/active': { form: dashboardForm },
+  // The public page of a link: a form (its own CSRF cookie); a slug the run does not know is a 404 page.
+  'POST /pay/:slug': { form: () => fc.constant({}), changes: ['checkout_sessions', 'logs'] },
+  'POST /payment-links': { changes: ['payment_links', 'audit_log'] },
+  'PATCH /payment-links/:id': { changes: ['payment_links', 'audit_log'] },
   'GET /openapi.json': { answers: 'document' },
   'GET /docs/json': { answers: 'document' },
   'GET /docs/*': {

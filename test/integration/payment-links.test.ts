@@ -71,6 +71,15 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(link.customer_fields, { name: 'required', email: 'off', phone: 'optional' });
       assert.equal((await read(merchant.test_secret_key, link.id)).body.data.id, link.id);
       assert.equal((await read(merchant.live_secret_key, link.id)).status, 404, 'a live key does not see test links');
+      // Found by the fuzz (seed 594675231): a NUL in the id reached PostgreSQL, which refused it with a 500.
+      for (const odd of ['a%00b', `${link.id}%00`, '%0F%1D%00'])
+        for (const answer of [
+          await read(merchant.test_secret_key, odd),
+          await change(merchant.test_secret_key, odd, { title: 'x' }),
+          await call(ctx.gw.url, `/payment-links/${odd}/payments`, { key: merchant.test_secret_key }),
+          await call(ctx.gw.url, `/pay/${odd}`),
+        ])
+          assert.equal(answer.status, 404, `${odd}: ${answer.text.slice(0, 80)}`);
       const live = await create(merchant.live_secret_key, { amount: 100 });
       assert.equal(live.status, 400, 'a live link no routed method could pay is refused, as a live session is');
       assert.match(live.body.message, /Live payments are not set up/);
