@@ -58,6 +58,12 @@ describe('dashboard payment links in a real browser', browserSuiteOptions(), () 
         await page.reload();
         assert.match((await page.locator('main table').textContent()) ?? '', /Chisomo Banda/);
         assert.match((await page.locator('dl.facts').textContent()) ?? '', /1 × · MWK 15,000\.00 collected/);
+        const linkPage = page.url();
+        await page.goto(`${ctx.gw.url}/dashboard/payments`);
+        const row = page.locator('main tbody tr', { hasText: 'MWK 15,000.00' });
+        assert.equal(await row.count(), 1, 'and on the payments list, as any payment');
+        assert.match((await row.textContent()) ?? '', /Successful/);
+        await page.goto(linkPage);
         await checkDashboardPage(page, 'a payment link with its payment', 'payment-link');
         await page.setViewportSize({ width: 360, height: 740 });
         await saveDashboardScreenshot(page, 'payment-link-phone', { fullPage: false });
