@@ -13,6 +13,7 @@ const GROUPS = [
   'Bank transfer',
   'Refunds',
   'Cards',
+  'Payment links',
   'Balance',
   'Webhooks',
   'Operator callbacks',
