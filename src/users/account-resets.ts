@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/schema.ts';
 import { queuePasswordResetEmail, queueTwoFactorResetEmail } from '../emails/account-notice-email.ts';
-import { recordAudit } from './audit.ts';
+import { recordAudit, type AuditAction } from './audit.ts';
 import {
   deleteUserSessions,
   findUser,
@@ -59,6 +59,29 @@ export async function twoFactorToReset(db: Db, by: Resetter, userId: string): Pr
   return user;
 }
 
+/** Ends every session of the reset user and audits the reset as the resetter's, with how many ended. */
+async function endSessionsAudited(
+  trx: Db,
+  by: Resetter,
+  user: User,
+  action: AuditAction,
+  now: number,
+): Promise<number> {
+  const sessionsEnded = await deleteUserSessions(trx, user.id);
+  await recordAudit(
+    trx,
+    {
+      merchantId: user.merchant_id,
+      userId: by.actor?.id ?? null,
+      action,
+      subject: user.id,
+      detail: { email: user.email, sessions_ended: sessionsEnded },
+    },
+    now,
+  );
+  return sessionsEnded;
+}
+
 /** Who made a reset, as the email to its user says it. */
 function byWords(by: Resetter, account: string): string {
   if (by.actor === null || by.actor.role === 'operator') return 'The gateway’s operator';
@@ -81,18 +104,7 @@ export async function resetTwoFactor(
   return db.transaction().execute(async (trx) => {
     const user = await userToReset(trx, by, userId);
     if (!(await resetTotp(trx, user.id, now))) throw nothingToReset(user);
-    const sessionsEnded = await deleteUserSessions(trx, user.id);
-    await recordAudit(
-      trx,
-      {
-        merchantId: user.merchant_id,
-        userId: by.actor?.id ?? null,
-        action: 'user.two_factor_reset',
-        subject: user.id,
-        detail: { email: user.email, sessions_ended: sessionsEnded },
-      },
-      now,
-    );
+    const sessionsEnded = await endSessionsAudited(trx, by, user, 'user.two_factor_reset', now);
     const account = await accountOf(trx, user);
     await queueTwoFactorResetEmail(
       trx,
@@ -126,18 +138,7 @@ export async function resetPassword(
     await updateUser(trx, user.id, { password_hash: null, updated_at: now });
     await useUpLinks(trx, user.id, now);
     const link = await newPasswordLink(trx, config, user.id, 'set', now);
-    const sessionsEnded = await deleteUserSessions(trx, user.id);
-    await recordAudit(
-      trx,
-      {
-        merchantId: user.merchant_id,
-        userId: by.actor?.id ?? null,
-        action: 'user.password_reset_by_other',
-        subject: user.id,
-        detail: { email: user.email, sessions_ended: sessionsEnded },
-      },
-      now,
-    );
+    const sessionsEnded = await endSessionsAudited(trx, by, user, 'user.password_reset_by_other', now);
     const account = await accountOf(trx, user);
     await queuePasswordResetEmail(
       trx,
