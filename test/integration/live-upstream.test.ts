@@ -34,7 +34,12 @@ for (const kind of DATABASE_KINDS) {
     let merchant: MerchantCredentials;
 
     before(async () => {
-      upstream = await startUpstreamPaychangu();
+      // The upstream's sandbox settles a second after the ask. A bank transfer's account is opened
+      // at the upstream before our record is written (the record holds the account), so an upstream
+      // settling within milliseconds could call back about a reference we have not yet stored: its
+      // callback is then answered as unknown and the settler's first ask, an hour away here, would
+      // be the one to find the payment. A real payer's transfer takes minutes.
+      upstream = await startUpstreamPaychangu({ SANDBOX_MOBILE_DELAY: '1s' });
       gw = await startTestGateway(kind, {
         ...upstream.liveEnv('tnm:paychangu,bank:paychangu'),
         LIVE_SYNC_FIRST: '1h',
