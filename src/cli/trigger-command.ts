@@ -64,12 +64,14 @@ export async function triggerCommand(argv: string[], config: Config): Promise<nu
     await flow(gateway, options, made);
   } finally {
     if (args.options.has('json')) printJson(made);
-    else
+    else {
+      const width = Math.max(...Object.keys(made).map((name) => name.length));
       print(
         Object.entries(made)
-          .map(([name, value]) => `${name.padEnd(13)} ${String(value)}`)
+          .map(([name, value]) => `${name.padEnd(width)}  ${String(value)}`)
           .join('\n'),
       );
+    }
   }
   return 0;
 }
@@ -130,8 +132,12 @@ const FLOWS: Record<string, Flow> = {
   },
   'api.payout': async (gateway, options, made) => {
     // Paid twice the payout, so that the main balance covers the payout and its fee, once settled.
-    await mobileMoneyCharge(gateway, { ...options, amount: options.amount * 2 }, made);
-    made.payment_charge_id = made.charge_id!;
+    const payment: Made = {};
+    try {
+      await mobileMoneyCharge(gateway, { ...options, amount: options.amount * 2 }, payment);
+    } finally {
+      made.payment_charge_id = payment.charge_id ?? null;
+    }
     await post(gateway, '/test-helpers/settlements/run');
     const chargeId = reference();
     made.charge_id = chargeId;
