@@ -29,9 +29,16 @@ const USAGE = `Usage: lipira <command>
   users disable EMAIL [--json]            refuse the user's sign-ins until enabled again
   users enable EMAIL [--json]             let a disabled user sign in again
                                           (the resets and disable end the user's sessions; all are audited)
+  trigger checkout.payment [--failed] [--meta KEY=VALUE]... | api.charge.payment [--method mobile_money|card|bank_transfer]
+          | api.refund | api.payout  [--amount N] [--currency C] [--url URL] [--api-key KEY] [--json]
+                                          make a test-mode event happen for real (a payment paid as its customer pays it)
+  test expire TX_REF | complete CHARGE_ID --status success|failed [--failure-code CODE]
+       | receive CHARGE_ID --amount N | settle | retry-webhook DELIVERY_ID  [--url URL] [--api-key KEY] [--json]
+                                          the test helpers: make what a test waits for happen now
 
 Every command reads DATABASE_URL (default sqlite:./data/lipira.db) and every other setting from the
-environment, or else from a .env file in the working directory.`;
+environment, or else from a .env file in the working directory. \`trigger\` and \`test\` talk to a gateway over HTTP:
+LIPIRA_URL (default: this machine's gateway) and LIPIRA_API_KEY, a test secret key.`;
 
 type Command = (argv: string[], config: ReturnType<typeof loadConfig>) => Promise<number>;
 
@@ -47,6 +54,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   charges: async () => (await import('./charges-command.ts')).chargesCommand,
   config: async () => (await import('./config-command.ts')).configCommand,
   users: async () => (await import('./users-command.ts')).usersCommand,
+  trigger: async () => (await import('./trigger-command.ts')).triggerCommand,
+  test: async () => (await import('./test-command.ts')).testCommand,
 };
 
 /** Runs one command line; resolves to the process exit status. */

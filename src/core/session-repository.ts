@@ -271,3 +271,18 @@ export async function markFailed(
   const result = await query.executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/**
+ * Moves a pending session's expiry to `now`, so that it is due, unless it already was: what the
+ * passing of its time does, brought forward by a test helper. True when it moved.
+ */
+export async function bringExpiryForward(db: Db, sessionId: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('checkout_sessions')
+    .set({ expires_at: now })
+    .where('id', '=', sessionId)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -231,6 +231,22 @@ export async function requeueDelivery(db: Db, id: string, now: number): Promise<
     .execute();
 }
 
+/**
+ * Makes a delivery waiting for its next try due now, as its time coming would (the work trigger
+ * wakes the webhook worker); one being sent, or no longer waiting, is left as it is. True when it moved.
+ */
+export async function bringRetryForward(db: Db, id: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('locked_until', 'is', null)
+    .where('next_attempt_at', '>', now)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** Whose a delivery is: what the operator's CLI acts as when given only a delivery id. */
 export async function findDeliveryOwner(db: Db, id: string): Promise<Principal | null> {
   const row = await db

@@ -59,6 +59,12 @@ const TAGS = [
     path: /^\/(healthz|readyz|metrics)$/,
   },
   {
+    name: 'Test helpers',
+    description:
+      'Test keys only (a live key gets 404): make happen now what a test would wait for, through the same code the real event runs.',
+    path: /^\/test-helpers\//,
+  },
+  {
     name: 'Sandbox',
     description: "Stand-ins for a merchant's own server while developing with test keys.",
     path: /^\/sandbox\//,

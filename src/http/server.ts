@@ -44,6 +44,7 @@ import { registerDashboardRoutes } from '../dashboard/dashboard-routes.ts';
 import { registerHomeRoutes } from '../home/home-routes.ts';
 import { registerPaymentLinkRoutes } from '../payment-links/payment-link-routes.ts';
 import { registerPayPageRoutes } from '../payment-links/pay-page-routes.ts';
+import { registerTestHelperRoutes } from '../test-helpers/test-helper-routes.ts';
 
 export interface Server {
   app: App;
@@ -128,6 +129,7 @@ export async function buildServer(ctx: GatewayContext, logger: FastifyBaseLogger
     registerCallbackRoutes(app, ctx);
     registerPaymentLinkRoutes(app, ctx);
     registerPayPageRoutes(app, ctx);
+    registerTestHelperRoutes(app, ctx);
     registerDashboardRoutes(app, ctx);
     registerHomeRoutes(app, ctx);
   });

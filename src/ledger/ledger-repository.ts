@@ -209,10 +209,11 @@ export async function balanceOf(db: Db, key: AccountKey): Promise<number> {
 export const spendableBalanceOf = (owner: string, mode: string, currency: string) =>
   sql<number>`(select coalesce(sum(balance_minor), 0) from ledger_accounts where owner = ${sql.ref(owner)} and mode = ${sql.ref(mode)} and currency = ${sql.ref(currency)} and kind in ('collection', 'main'))`;
 
-/** Merchant collection accounts holding money, of one mode or of both, for settlement. */
+/** Merchant collection accounts holding money, of one mode or of both, of every merchant or of one (`owner`), for settlement. */
 export function collectionsToSettle(
   db: Db,
   mode?: Mode,
+  owner?: string,
 ): Promise<Array<{ owner: string; mode: Mode; currency: string; balance_minor: number }>> {
   let query = db
     .selectFrom('ledger_accounts')
@@ -220,6 +221,7 @@ export function collectionsToSettle(
     .where('kind', '=', 'collection')
     .where('balance_minor', '>', 0);
   if (mode !== undefined) query = query.where('mode', '=', mode);
+  if (owner !== undefined) query = query.where('owner', '=', owner);
   return query.execute();
 }
 

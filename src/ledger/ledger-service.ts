@@ -244,12 +244,12 @@ export async function merchantBalances(db: Db, merchantId: string, mode: Mode, c
 
 /**
  * Moves every merchant's collected money to its main balance (settlement), of one mode or of
- * both. Safe to run from several processes at once: each move debits the collection account only
+ * both; with `merchantId`, only that merchant's (a test helper settles the caller's own). Safe to run from several processes at once: each move debits the collection account only
  * if it still holds the amount, so money moves once. Returns how many accounts were settled.
  */
-export async function settleCollections(db: Db, now: number, mode?: Mode): Promise<number> {
+export async function settleCollections(db: Db, now: number, mode?: Mode, merchantId?: string): Promise<number> {
   let settled = 0;
-  for (const account of await collectionsToSettle(db, mode)) {
+  for (const account of await collectionsToSettle(db, mode, merchantId)) {
     const m: Movement = {
       merchantId: account.owner,
       mode: account.mode,

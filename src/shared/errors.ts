@@ -21,6 +21,7 @@ export const ERRORS = {
   deliveryNotFound: { status: 404, message: 'Webhook delivery not found.' },
   routeNotFound: { status: 404, message: 'Route not found.' },
   methodNotAllowed: { status: 405, message: 'Method not allowed.' },
+  wrongState: { status: 409, message: 'The record is not in a state that allows this.' },
   requestTimeout: { status: 408, message: 'The request took too long to arrive.' },
   bodyTooLarge: { status: 413, message: 'Request body too large.' },
   rateLimited: { status: 429, message: 'Too many requests.' },

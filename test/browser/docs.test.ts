@@ -18,6 +18,7 @@ const GROUPS = [
   'Webhooks',
   'Operator callbacks',
   'Operations',
+  'Test helpers',
   'Sandbox',
 ];
 

@@ -692,6 +692,47 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   },
   'GET /refunds/:refund_id': { params: { refund_id: refundIds } },
   'GET /refunds': { query: { charge_id: knownOr(chargeIds), tx_ref: knownOr(txRefs) } },
+  // The test helpers (test keys; a live key's request is the 404 of a route that is not there, another merchant's record is not found).
+  'POST /test-helpers/checkout-sessions/:tx_ref/expire': {
+    params: { tx_ref: txRefs },
+    changes: ['checkout_sessions', 'logs'],
+    refusals: ({ world }, build) =>
+      anyOf(
+        fc.constantFrom(...world.txRefs.own).map((ref) => build({ params: [ref], key: world.a.live_secret_key })),
+        fc.constantFrom(...world.txRefs.own).map((ref) => build({ params: [ref], key: world.b.test_secret_key })),
+      ),
+  },
+  'POST /test-helpers/direct-charges/:charge_id/complete': {
+    params: { charge_id: chargeIds },
+    changes: [...OUTCOME, 'bank_transfer_accounts'],
+    refusals: ({ world }, build) =>
+      anyOf(
+        fc
+          .constantFrom(...world.chargeIds.own)
+          .map((id) => build({ params: [id], key: world.a.live_secret_key, body: { status: 'success' } })),
+        fc
+          .constantFrom(...world.chargeIds.own)
+          .map((id) => build({ params: [id], key: world.b.test_secret_key, body: { status: 'failed' } })),
+      ),
+  },
+  'POST /test-helpers/bank-transfers/:charge_id/receive': {
+    params: { charge_id: chargeIds },
+    changes: [...OUTCOME, 'bank_transfer_accounts'],
+    refusals: ({ world }, build) =>
+      fc
+        .constantFrom(...world.chargeIds.own)
+        .map((id) => build({ params: [id], key: world.a.live_secret_key, body: { amount: 25000 } })),
+  },
+  'POST /test-helpers/settlements/run': { changes: LEDGER },
+  'POST /test-helpers/webhooks/:delivery_id/retry-now': {
+    params: { delivery_id: deliveryIds },
+    changes: ['webhook_deliveries'],
+    refusals: ({ world }, build) =>
+      anyOf(
+        fc.constantFrom(...world.deliveryIds.own).map((id) => build({ params: [id], key: world.a.live_secret_key })),
+        fc.constantFrom(...world.deliveryIds.own).map((id) => build({ params: [id], key: world.b.test_secret_key })),
+      ),
+  },
   // Only Airtel Money is routed in the fuzz world, and no live charge exists: its callbacks find nothing to ask about, the others are the 404 of an unknown connector; none changes anything.
   'POST /callbacks/:connector': { params: { connector: () => ['airtel', 'paychangu', 'tnm', 'x'] } },
   'GET /dashboard/set-password': { query: { token: () => fc.oneof(fc.constant('A'.repeat(43)), hostileString) } },

@@ -118,6 +118,7 @@ describe('the API reference', () => {
       'Webhooks',
       'Operator callbacks',
       'Operations',
+      'Test helpers',
       'Sandbox',
     ];
     assert.deepEqual(
@@ -154,6 +155,7 @@ describe('the API reference', () => {
     assert.equal(groupOf('get', '/charge-card/verify/{charge_id}'), 'Cards');
     assert.equal(groupOf('get', '/3ds/auth'), 'Cards');
     assert.equal(groupOf('post', '/3ds/auth'), 'Cards');
+    assert.equal(groupOf('post', '/test-helpers/settlements/run'), 'Test helpers');
     assert.equal(groupOf('post', '/sandbox/webhook'), 'Sandbox');
   });
 

@@ -17,8 +17,9 @@ const LAYERS: ReadonlyArray<{ rooms: readonly string[]; floor?: true }> = [
   { rooms: ['app.ts', 'context.ts', 'payment-deps.ts', 'cli', 'http/server.ts'], floor: true },
   // Pages over every feature.
   { rooms: ['dashboard', 'home'] },
-  // Stories told through another: a payment link opens ordinary checkout sessions.
-  { rooms: ['payment-links'] },
+  // Stories told through another: a payment link opens ordinary checkout sessions; a test helper
+  // makes what the money stories wait for happen now, through their own services.
+  { rooms: ['payment-links', 'test-helpers'] },
   // The money stories: each on its own.
   { rooms: ['checkout', 'payments', 'payouts', 'callbacks'] },
   // Features the money stories hand work to: an uncounted success is refunded, the settler moves refunds on.

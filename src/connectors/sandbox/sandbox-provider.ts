@@ -59,6 +59,17 @@ export const TEST_BANK_TRANSFERS = [
   { ending: '14', example: 'MWK 1,014', outcome: 'no transfer (expires)' },
 ] as const;
 
+/**
+ * Why a charge fails when a transfer of another amount than its account's arrives: the transfer
+ * goes back to the payer. A test helper's transfer of the wrong amount (src/test-helpers/) ends the same way.
+ */
+export function wrongTransferAmount(dueMinor: number, arrivedMinor: number): { reason: string; code: 'wrong_amount' } {
+  return {
+    code: 'wrong_amount',
+    reason: `A transfer of ${moneyText('MWK', arrivedMinor)} arrived for ${moneyText('MWK', dueMinor)}: only the exact amount pays this account, so the transfer was returned to the payer.`,
+  };
+}
+
 function testTransferOf(amountMinor: number): 'exact' | 'wrong_amount' | 'none' {
   const ending = String(Math.floor(amountMinor / 100) % 100).padStart(2, '0');
   if (ending === TEST_BANK_TRANSFERS[0].ending) return 'wrong_amount';
@@ -133,11 +144,7 @@ export function sandboxProvider({ mobileDelayMs, clock }: { mobileDelayMs: numbe
           ? { outcome: 'success', payer: SANDBOX_PAYER }
           : transfer === 'none'
             ? { outcome: 'none' }
-            : {
-                outcome: 'failed',
-                code: 'wrong_amount',
-                reason: `A transfer of ${moneyText('MWK', amountMinor - 100)} arrived for ${moneyText('MWK', amountMinor)}: only the exact amount pays this account, so the transfer was returned to the payer.`,
-              };
+            : { outcome: 'failed', ...wrongTransferAmount(amountMinor, amountMinor - 100) };
       return {
         status: 'started',
         account,
