@@ -1,0 +1,125 @@
+import { PassThrough, type Readable } from 'node:stream';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import type { Principal } from '../merchants/merchant-service.ts';
+import type { Clock } from '../shared/clock.ts';
+import { formatCursor, LATE_COMMIT_MS, parseCursor } from './event-cursor.ts';
+import type { EventHub, EventListener } from './event-hub.ts';
+import { ownEventsSince, type EventRow } from './event-log-repository.ts';
+import { eventView } from './event-views.ts';
+
+/** A comment this often keeps proxies, which cut connections idle for a minute or so, from cutting a quiet stream. */
+export const HEARTBEAT_MS = 15_000;
+/** How long a client waits before reconnecting after the stream ends (SSE `retry:`). */
+const RECONNECT_MS = 2_000;
+/** Events replayed per statement. */
+const REPLAY_PAGE = 500;
+/**
+ * Bytes a listener may leave unread before it is cut off: a client that stopped reading would
+ * otherwise grow the gateway's memory with every event. It resumes where it was, by its cursor.
+ */
+const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
+
+export interface StreamDeps {
+  db: Kysely<DB>;
+  clock: Clock;
+  hub: EventHub;
+  log: FastifyBaseLogger;
+}
+
+/** One event as an SSE message: its cursor, its type, and the event as `GET /events/{id}` shows it. */
+export function sseMessage(event: EventRow): string {
+  return `id: ${formatCursor(event)}\nevent: ${event.type}\ndata: ${JSON.stringify(eventView(event))}\n\n`;
+}
+
+/**
+ * The stream of `owner`'s events, from now, or after `lastEventId` when a client resumes: the
+ * events since are replayed from the database, from LATE_COMMIT_MS before the cursor (those
+ * that committed late), then the hub's live ones follow; what the replay sent is not sent again.
+ * The stream ends when the gateway closes, and the hub forgets it when the client goes.
+ */
+export function openEventStream(deps: StreamDeps, owner: Principal, lastEventId: string | undefined): Readable {
+  const stream = new PassThrough();
+  const cursor = parseCursor(lastEventId);
+  let replaying = cursor !== null;
+  const held: EventRow[] = [];
+  const replayed = new Set<string>();
+  const write = (event: EventRow) => {
+    if (replayed.has(event.id) || stream.writableEnded) return;
+    stream.write(sseMessage(event));
+    if (stream.writableLength > MAX_UNREAD_BYTES) stream.end();
+  };
+  const listener: EventListener = {
+    owner,
+    since: cursor ? cursor.createdAt - LATE_COMMIT_MS : deps.clock.now(),
+    send: (event) => (replaying ? held.push(event) : write(event)),
+    end: () => stream.end(),
+  };
+  stream.write(`retry: ${RECONNECT_MS}\n: connected\n\n`);
+  const unsubscribe = deps.hub.subscribe(listener);
+  const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), HEARTBEAT_MS);
+  stream.on('close', () => {
+    clearInterval(heartbeat);
+    unsubscribe();
+  });
+  if (cursor) {
+    replay(deps, owner, listener.since, cursor.id, stream, replayed).then(
+      () => {
+        replaying = false;
+        for (const event of held.splice(0)) write(event);
+      },
+      (error: unknown) => {
+        deps.log.warn({ err: error }, 'event stream replay failed: the client resumes from its cursor');
+        stream.end();
+      },
+    );
+  }
+  return stream;
+}
+
+/** Answers with the stream; no proxy may buffer it (nginx's `X-Accel-Buffering`) nor cache it. */
+export function sendEventStream(reply: FastifyReply, stream: Readable): FastifyReply {
+  return reply
+    .type('text/event-stream; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('x-accel-buffering', 'no')
+    .send(stream);
+}
+
+/** Sends `owner`'s events made at `since` or later but the one the client last had, page by page, waiting while it reads. */
+async function replay(
+  { db }: StreamDeps,
+  owner: Principal,
+  since: number,
+  lastId: string,
+  stream: PassThrough,
+  replayed: Set<string>,
+): Promise<void> {
+  replayed.add(lastId);
+  let after: EventRow | null = null;
+  for (;;) {
+    const page: EventRow[] = await ownEventsSince(
+      db,
+      owner,
+      since,
+      after && { createdAt: after.created_at, id: after.id },
+      REPLAY_PAGE,
+    );
+    for (const event of page) {
+      if (replayed.has(event.id)) continue;
+      replayed.add(event.id);
+      stream.write(sseMessage(event));
+    }
+    if (page.length < REPLAY_PAGE || stream.destroyed || stream.writableEnded) return;
+    after = page.at(-1)!;
+    if (stream.writableNeedDrain) await drainedOrClosed(stream);
+  }
+}
+
+function drainedOrClosed(stream: PassThrough): Promise<void> {
+  return new Promise((resolve) => {
+    stream.once('drain', resolve);
+    stream.once('close', resolve);
+  });
+}
