@@ -6,13 +6,15 @@ import type { Clock } from '../shared/clock.ts';
 import { startWorkerLoop, type WorkerLoop } from '../shared/worker-loop.ts';
 import { LATE_COMMIT_MS } from './event-cursor.ts';
 import { eventKeysSince, eventsByIds, type EventRow } from './event-log-repository.ts';
+import { sseMessage } from './event-views.ts';
 
 /** One open event stream, as the hub sees it. */
 export interface EventListener {
   owner: Principal;
   /** Events made before this (epoch ms) are not sent to it: it connected after them, or replays them itself. */
   since: number;
-  send(event: EventRow): void;
+  /** `message` is the event as an SSE message, written once for all its listeners. */
+  send(event: EventRow, message: string): void;
   /** The gateway is closing: end the stream (its client resumes elsewhere, or after the restart). */
   end(): void;
 }
@@ -54,9 +56,10 @@ export function startEventHub(
   const seen = new Map<string, number>();
 
   const fanOut = (event: EventRow) => {
-    for (const listener of listeners.get(ownerKey(event.merchant_id, event.mode)) ?? []) {
-      if (event.created_at >= listener.since) listener.send(event);
-    }
+    const group = listeners.get(ownerKey(event.merchant_id, event.mode));
+    if (!group) return;
+    const message = sseMessage(event);
+    for (const listener of group) if (event.created_at >= listener.since) listener.send(event, message);
   };
 
   const round = async () => {

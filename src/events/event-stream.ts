@@ -4,10 +4,10 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import type { Clock } from '../shared/clock.ts';
-import { formatCursor, LATE_COMMIT_MS, parseCursor } from './event-cursor.ts';
+import { LATE_COMMIT_MS, parseCursor } from './event-cursor.ts';
 import type { EventHub, EventListener } from './event-hub.ts';
 import { ownEventsSince, type EventRow } from './event-log-repository.ts';
-import { eventView } from './event-views.ts';
+import { sseMessage } from './event-views.ts';
 
 /** A comment this often keeps proxies, which cut connections idle for a minute or so, from cutting a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
@@ -28,11 +28,6 @@ export interface StreamDeps {
   log: FastifyBaseLogger;
 }
 
-/** One event as an SSE message: its cursor, its type, and the event as `GET /events/{id}` shows it. */
-export function sseMessage(event: EventRow): string {
-  return `id: ${formatCursor(event)}\nevent: ${event.type}\ndata: ${JSON.stringify(eventView(event))}\n\n`;
-}
-
 /**
  * The stream of `owner`'s events, from now, or after `lastEventId` when a client resumes: the
  * events since are replayed from the database, from LATE_COMMIT_MS before the cursor (those
@@ -43,17 +38,17 @@ export function openEventStream(deps: StreamDeps, owner: Principal, lastEventId:
   const stream = new PassThrough();
   const cursor = parseCursor(lastEventId);
   let replaying = cursor !== null;
-  const held: EventRow[] = [];
+  const held: Array<[EventRow, string]> = [];
   const replayed = new Set<string>();
-  const write = (event: EventRow) => {
+  const write = (event: EventRow, message: string) => {
     if (replayed.has(event.id) || stream.writableEnded) return;
-    stream.write(sseMessage(event));
+    stream.write(message);
     if (stream.writableLength > MAX_UNREAD_BYTES) stream.end();
   };
   const listener: EventListener = {
     owner,
     since: cursor ? cursor.createdAt - LATE_COMMIT_MS : deps.clock.now(),
-    send: (event) => (replaying ? held.push(event) : write(event)),
+    send: (event, message) => (replaying ? held.push([event, message]) : write(event, message)),
     end: () => stream.end(),
   };
   stream.write(`retry: ${RECONNECT_MS}\n: connected\n\n`);
@@ -67,7 +62,7 @@ export function openEventStream(deps: StreamDeps, owner: Principal, lastEventId:
     replay(deps, owner, listener.since, cursor.id, stream, replayed).then(
       () => {
         replaying = false;
-        for (const event of held.splice(0)) write(event);
+        for (const [event, message] of held.splice(0)) write(event, message);
       },
       (error: unknown) => {
         deps.log.warn({ err: error }, 'event stream replay failed: the client resumes from its cursor');
