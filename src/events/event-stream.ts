@@ -1,4 +1,4 @@
-import { PassThrough, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
@@ -29,48 +29,90 @@ export interface StreamDeps {
 }
 
 /**
+ * What a stream's client is sent, pushed straight into the response's source: a Readable rather
+ * than a PassThrough, since every event is written once per listener and a transform doubled
+ * that work. The response destroys it when the client goes, which closes it.
+ */
+class SseOutput {
+  readonly readable: Readable;
+  private room: (() => void) | null = null;
+  /** Ended by us: what is pushed is still being read. */
+  private ending = false;
+
+  constructor() {
+    this.readable = new Readable({ read: () => this.madeRoom() });
+    this.readable.on('close', () => this.madeRoom());
+  }
+
+  get open(): boolean {
+    return !this.readable.readableEnded && !this.readable.destroyed && !this.ending;
+  }
+
+  write(text: string): void {
+    if (!this.open) return;
+    this.readable.push(text);
+    if (this.readable.readableLength > MAX_UNREAD_BYTES) this.end();
+  }
+
+  end(): void {
+    if (!this.open) return;
+    this.ending = true;
+    this.readable.push(null);
+  }
+
+  /** Resolves once the client has read what is waiting (or gone). */
+  async roomToWrite(): Promise<void> {
+    if (this.readable.readableLength < this.readable.readableHighWaterMark) return;
+    await new Promise<void>((resolve) => (this.room = resolve));
+  }
+
+  private madeRoom(): void {
+    this.room?.();
+    this.room = null;
+  }
+}
+
+/**
  * The stream of `owner`'s events, from now, or after `lastEventId` when a client resumes: the
  * events since are replayed from the database, from LATE_COMMIT_MS before the cursor (those
  * that committed late), then the hub's live ones follow; what the replay sent is not sent again.
  * The stream ends when the gateway closes, and the hub forgets it when the client goes.
  */
 export function openEventStream(deps: StreamDeps, owner: Principal, lastEventId: string | undefined): Readable {
-  const stream = new PassThrough();
+  const output = new SseOutput();
   const cursor = parseCursor(lastEventId);
   let replaying = cursor !== null;
   const held: Array<[EventRow, string]> = [];
   const replayed = new Set<string>();
   const write = (event: EventRow, message: string) => {
-    if (replayed.has(event.id) || stream.writableEnded) return;
-    stream.write(message);
-    if (stream.writableLength > MAX_UNREAD_BYTES) stream.end();
+    if (!replayed.has(event.id)) output.write(message);
   };
   const listener: EventListener = {
     owner,
     since: cursor ? cursor.createdAt - LATE_COMMIT_MS : deps.clock.now(),
     send: (event, message) => (replaying ? held.push([event, message]) : write(event, message)),
-    end: () => stream.end(),
+    end: () => output.end(),
   };
-  stream.write(`retry: ${RECONNECT_MS}\n: connected\n\n`);
+  output.write(`retry: ${RECONNECT_MS}\n: connected\n\n`);
   const unsubscribe = deps.hub.subscribe(listener);
-  const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), HEARTBEAT_MS);
-  stream.on('close', () => {
+  const heartbeat = setInterval(() => output.write(': heartbeat\n\n'), HEARTBEAT_MS);
+  output.readable.on('close', () => {
     clearInterval(heartbeat);
     unsubscribe();
   });
   if (cursor) {
-    replay(deps, owner, listener.since, cursor.id, stream, replayed).then(
+    replay(deps, owner, listener.since, cursor.id, output, replayed).then(
       () => {
         replaying = false;
         for (const [event, message] of held.splice(0)) write(event, message);
       },
       (error: unknown) => {
         deps.log.warn({ err: error }, 'event stream replay failed: the client resumes from its cursor');
-        stream.end();
+        output.end();
       },
     );
   }
-  return stream;
+  return output.readable;
 }
 
 /** Answers with the stream; no proxy may buffer it (nginx's `X-Accel-Buffering`) nor cache it. */
@@ -88,7 +130,7 @@ async function replay(
   owner: Principal,
   since: number,
   lastId: string,
-  stream: PassThrough,
+  output: SseOutput,
   replayed: Set<string>,
 ): Promise<void> {
   replayed.add(lastId);
@@ -104,17 +146,10 @@ async function replay(
     for (const event of page) {
       if (replayed.has(event.id)) continue;
       replayed.add(event.id);
-      stream.write(sseMessage(event));
+      output.write(sseMessage(event));
     }
-    if (page.length < REPLAY_PAGE || stream.destroyed || stream.writableEnded) return;
+    if (page.length < REPLAY_PAGE || !output.open) return;
     after = page.at(-1)!;
-    if (stream.writableNeedDrain) await drainedOrClosed(stream);
+    await output.roomToWrite();
   }
-}
-
-function drainedOrClosed(stream: PassThrough): Promise<void> {
-  return new Promise((resolve) => {
-    stream.once('drain', resolve);
-    stream.once('close', resolve);
-  });
 }
