@@ -33,7 +33,8 @@ const SILENCE_MS = 45_000;
 /**
  * Reads the gateway's event stream until `signal` aborts, reconnecting after every drop with a
  * growing pause and the last event's id as `Last-Event-ID`, so that the gateway replays what
- * happened meanwhile. A refusal (4xx) ends it with StreamRefused.
+ * happened meanwhile. A refusal (4xx) ends it with StreamRefused. A gateway shutting down
+ * answers 503 until it has gone: the pause grows through it.
  */
 export async function followEventStream(options: StreamOptions): Promise<void> {
   let lastEventId: string | undefined;

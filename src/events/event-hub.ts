@@ -20,6 +20,8 @@ export interface EventListener {
 }
 
 export interface EventHub {
+  /** False once closing: a new stream would end at once, so it is refused (503) and its client waits and retries. */
+  open(): boolean;
   /** Answers the unsubscribe. */
   subscribe(listener: EventListener): () => void;
   /** An event was recorded (a work notice): look now rather than at the interval. */
@@ -82,6 +84,7 @@ export function startEventHub(
   const loop: WorkerLoop = startWorkerLoop('events', SAFETY_INTERVAL_MS, round, log);
 
   return {
+    open: () => !closed,
     subscribe(listener) {
       if (closed) {
         listener.end();

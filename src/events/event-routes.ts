@@ -61,12 +61,18 @@ export function registerEventRoutes(
         description:
           'What `lipira listen` reads. Test keys only, unless the operator sets `EVENTS_STREAM_LIVE=on` (403 otherwise). Reconnecting with `Last-Event-ID` replays the events since that one, from 5 s before it: an event may come twice, and its `id` tells.',
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 200 })) }),
-        response: { 200: EventStreamResponse, ...errorResponses, 403: Type.Ref(ErrorEnvelope) },
+        response: {
+          200: EventStreamResponse,
+          ...errorResponses,
+          403: Type.Ref(ErrorEnvelope),
+          503: Type.Ref(ErrorEnvelope),
+        },
       },
     },
     async (request, reply) => {
       const owner = principalOf(request);
       if (owner.mode === 'live' && !config.eventsStreamLive) throw new ApiError('liveStreamRefused');
+      if (!hub.open()) throw new ApiError('unavailable');
       const stream = openEventStream({ db, clock, hub, log: request.log }, owner, request.headers['last-event-id']);
       return sendEventStream(reply, stream);
     },
