@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startGateway, type Gateway } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -11,6 +13,7 @@ import { recordEvent } from '../helpers/events.ts';
 import { freePort, startTestGateway, TEST_SERVER_ENV, type TestGateway } from '../helpers/gateway.ts';
 import { startListen } from '../helpers/listen-process.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { temporaryFolder } from '../helpers/temp-folders.ts';
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 
 const READY = /^Ready! Your webhook signing secret is (whsec_\w+) \(\^C to quit\)$/;
@@ -126,6 +129,17 @@ describe('lipira listen', () => {
     const bad = await lipira(['listen', '--print-json', '--url', gw.url, '--api-key', 'sec-test-nope'], {});
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /\(401\): Unauthenticated\./);
+    const folder = temporaryFolder('lipira-listen-env-');
+    try {
+      fs.writeFileSync(
+        path.join(folder.dir, '.env'),
+        `LIPIRA_URL=${gw.url}\nLIPIRA_API_KEY=${merchant.live_secret_key}\n`,
+      );
+      const fromEnvFile = await lipira(['listen', '--print-json'], {}, folder.dir);
+      assert.match(fromEnvFile.stderr, /\(403\): Live events/, 'the key and the URL came from .env');
+    } finally {
+      folder.remove();
+    }
     const noKey = await lipira(['listen', '--print-json', '--url', gw.url], { LIPIRA_API_KEY: '' });
     assert.equal(noKey.code, 2);
     assert.match(noKey.stderr, /a secret key is needed/);
