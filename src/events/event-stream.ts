@@ -10,7 +10,7 @@ import { ownEventsSince, type EventRow } from './event-log-repository.ts';
 import { sseMessage } from './event-views.ts';
 
 /** A comment this often keeps proxies, which cut connections idle for a minute or so, from cutting a quiet stream. */
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 /** How long a client waits before reconnecting after the stream ends (SSE `retry:`). */
 const RECONNECT_MS = 2_000;
 /** Events replayed per statement. */
