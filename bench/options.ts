@@ -28,7 +28,7 @@ export interface BenchOptions {
   soak: SoakOptions | null;
 }
 
-const ONLY_ROWS = ['payments-list', 'payment-to-webhook'] as const;
+const ONLY_ROWS = ['payments-list', 'payment-to-webhook', 'event-stream'] as const;
 
 export interface SoakOptions {
   /** How long payments keep arriving. */

@@ -26,6 +26,7 @@ import {
 import { assertSearchFinds, signedInDashboardCookie } from './dashboard.ts';
 import { formatTable } from './table.ts';
 import {
+  eventStreamTargets,
   PAYMENT_TO_WEBHOOK_RATE,
   paymentsListTarget,
   paymentsSearchTarget,
@@ -33,6 +34,7 @@ import {
   TARGET_COLUMNS,
 } from './targets.ts';
 import { describePaymentToWebhook, measurePaymentToWebhook } from './payment-to-webhook.ts';
+import { describeEventStream, EVENT_STREAM_LISTENERS, EVENT_STREAM_RATE, measureEventStream } from './event-stream.ts';
 import {
   fillSessions,
   seedBankPayouts,
@@ -238,6 +240,16 @@ async function benchPaymentToWebhook(options: BenchOptions, startedAt: Date, cle
   process.stdout.write(`${formatTable(TARGET_COLUMNS, paymentToWebhookTargets(result)).join('\n')}\n`);
 }
 
+/** `--only event-stream`: idle listeners' memory, and how soon each event reaches all of them. */
+async function benchEventStream(options: BenchOptions, startedAt: Date, cleanup: Cleanup): Promise<void> {
+  progress(
+    `${EVENT_STREAM_LISTENERS} listeners on the event stream, then payments at ${EVENT_STREAM_RATE}/s for ${options.durationSeconds} s, timing each event to every listener`,
+  );
+  const result = await measureEventStream(REPO_ROOT, options.db, startedAt, cleanup, options.durationSeconds);
+  process.stdout.write(`${describeEventStream(result)}\n`);
+  process.stdout.write(`${formatTable(TARGET_COLUMNS, eventStreamTargets(result)).join('\n')}\n`);
+}
+
 /** An unrecorded run of each scenario: no row should pay for the JIT compiler's warm-up. */
 async function warmUp(scenarios: Scenario[], options: BenchOptions): Promise<void> {
   for (const scenario of scenarios) {
@@ -292,7 +304,11 @@ async function main(argv: string[]): Promise<number> {
     const run =
       options.only === null
         ? bench
-        : { 'payments-list': benchPaymentsList, 'payment-to-webhook': benchPaymentToWebhook }[options.only];
+        : {
+            'payments-list': benchPaymentsList,
+            'payment-to-webhook': benchPaymentToWebhook,
+            'event-stream': benchEventStream,
+          }[options.only];
     await run(options, new Date(), cleanup);
     return 0;
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { DbKind } from './options.ts';
 import { CREATE, FLOOR_ROWS, READ_ROWS, VERIFY, VERIFY_LEGACY } from './scenarios.ts';
 import type { Column } from './table.ts';
+import type { EventStreamResult } from './event-stream.ts';
 import type { PaymentToWebhookResult } from './payment-to-webhook.ts';
 import type { WebhookResult } from './webhooks.ts';
 
@@ -174,6 +175,34 @@ export function paymentToWebhookTargets(result: PaymentToWebhookResult): TargetR
     check(`${row}: p99`, '<=', MAX_PAYMENT_TO_WEBHOOK_P99_MS, result.p99Ms, 'ms', complete, 'webhooks lost or twice'),
     check(`${row}: webhooks lost`, '<=', 0, result.lost, 'count'),
     check(`${row}: webhooks duplicated`, '<=', 0, result.duplicated, 'count'),
+  ];
+}
+
+/** The event stream's limits: fan-out to every listener within 100 ms, and idle listeners cheap. */
+const MAX_EVENT_STREAM_P99_MS = 100;
+const MAX_EVENT_STREAM_RSS_GROWTH_MB = 50;
+
+export function eventStreamTargets(result: EventStreamResult): TargetResult[] {
+  const row = `event stream, ${result.listeners} listeners at ${result.rate} events/s`;
+  const complete = result.missing === 0;
+  return [
+    check(
+      `${row}: p99 event to listener`,
+      '<=',
+      MAX_EVENT_STREAM_P99_MS,
+      result.latency.p99Ms,
+      'ms',
+      complete,
+      'copies missing',
+    ),
+    check(`${row}: copies missing`, '<=', 0, result.missing, 'count'),
+    check(
+      `${result.listeners} idle listeners: the gateway's memory growth`,
+      '<=',
+      MAX_EVENT_STREAM_RSS_GROWTH_MB,
+      result.rssAfterMb - result.rssBeforeMb,
+      'MB',
+    ),
   ];
 }
 

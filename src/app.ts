@@ -16,7 +16,8 @@ import { startWebhookWorker } from './webhooks/webhook-worker.ts';
 import { startSettlementWorker } from './ledger/settlement-worker.ts';
 import { startPayoutScheduleWorker } from './payouts/schedule-worker.ts';
 import type { Lifecycle } from './health/health-routes.ts';
-import type { WorkKind, WorkWatch } from './db/work-notices.ts';
+import type { WorkKind } from './db/work-notices.ts';
+import { startEventHub } from './events/event-hub.ts';
 import type { WorkerLoop } from './shared/worker-loop.ts';
 
 /** How long closing waits for handlers whose clients already left before closing the database. */
@@ -43,11 +44,16 @@ export async function startGateway(
 ): Promise<Gateway> {
   const payments = paymentDeps(config, database, clock);
   const lifecycle: Lifecycle = { runsWorkers: config.workers, workers: [], draining: false, closing: false };
-  const ctx: GatewayContext = { config, database, payments, clock, lifecycle };
+  const log = logger || null;
+  const events = startEventHub({ db: database.db, clock }, log);
+  const ctx: GatewayContext = { config, database, payments, clock, lifecycle, events };
   const { app, inFlight, routes } = await buildServer(ctx, logger);
   await app.listen({ host: config.host, port: config.port });
-  const log = logger || null;
-  const workWatch = config.workers ? startWorkers(ctx, log) : null;
+  const workers = config.workers ? startWorkers(ctx, log) : null;
+  const workWatch = database.watchWork((kind, atMs) => {
+    if (kind === 'events') events.wake();
+    else workers?.[kind].wake(atMs);
+  }, log);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -70,10 +76,13 @@ export async function startGateway(
       // connection at once, and one still queued when the listener closes would be reset.
       net.Server.prototype.close.call(app.server);
       lifecycle.closing = true;
+      // An event stream never ends by itself: ended now, its client reconnects (to another
+      // process, or to this gateway once restarted) and resumes from its last event.
+      await events.close();
       await finishConnections(app.server, config.shutdownGraceMs, SHUTDOWN_DRAIN_LIMIT_MS);
       await app.close();
       await inFlight.drained(SHUTDOWN_DRAIN_LIMIT_MS);
-      await workWatch?.stop();
+      await workWatch.stop();
       await Promise.all(lifecycle.workers.map((worker) => worker.stop()));
       await database.close();
     },
@@ -81,14 +90,14 @@ export async function startGateway(
 }
 
 /**
- * Starts the background workers into `lifecycle` and has each woken when its work is written:
- * their interval is then only a safety net. Answers the watch, to stop before the workers.
+ * Starts the background workers into `lifecycle`; answers those woken when their work is written
+ * (by the watch `startGateway` opens), whose interval is then only a safety net.
  */
 function startWorkers(
   { config, database, payments, clock, lifecycle }: GatewayContext,
   log: FastifyBaseLogger | null,
-): WorkWatch {
-  const workers: Record<WorkKind, WorkerLoop> = {
+): Record<Exclude<WorkKind, 'events'>, WorkerLoop> {
+  const workers: Record<Exclude<WorkKind, 'events'>, WorkerLoop> = {
     settler: startSettler(payments, config.workerIntervalMs, log),
     webhooks: startWebhookWorker({
       db: database.db,
@@ -116,7 +125,7 @@ function startWorkers(
     ),
     startPayoutScheduleWorker(payments, config.workerIntervalMs, log),
   ];
-  return database.watchWork((kind, atMs) => workers[kind].wake(atMs), log);
+  return workers;
 }
 
 /**

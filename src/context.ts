@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { PaymentDeps } from './core/payment-deps.ts';
 import type { Database } from './db/database.ts';
+import type { EventHub } from './events/event-hub.ts';
 import type { Lifecycle } from './health/health-routes.ts';
 import type { Clock } from './shared/clock.ts';
 
@@ -16,4 +17,6 @@ export interface GatewayContext {
   payments: PaymentDeps;
   clock: Clock;
   lifecycle: Lifecycle;
+  /** The one reader of new events that every open event stream listens through. */
+  events: EventHub;
 }

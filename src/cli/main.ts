@@ -17,6 +17,10 @@ const USAGE = `Usage: lipira <command>
   webhooks redeliver DELIVERY_ID
   refunds create (--charge-id ID | --tx-ref REF) --merchant ID [--mode test|live] [--amount N] [--reason TEXT] [--json]
   refunds list --merchant ID [--mode test|live] [--charge-id ID | --tx-ref REF] [--json]
+  listen (--forward-to URL | --print-json) [--events TYPE,…] [--url GATEWAY_URL] [--api-key sec-test-…]
+                                          a gateway's events as they happen, forwarded signed as webhooks to
+                                          URL, or printed as JSON lines; key and URL also from LIPIRA_API_KEY
+                                          and LIPIRA_URL (environment or .env); runs until Ctrl-C
   ledger check                            prove the ledger balances (exit 1 if not)
   ledger settle                           move collected money to main balances now
   charges review [--json]                 live payments, payouts and refunds left without a final answer
@@ -50,6 +54,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   keys: async () => (await import('./keys-command.ts')).keysCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).webhooksCommand,
   refunds: async () => (await import('./refunds-command.ts')).refundsCommand,
+  listen: async () => (await import('./listen-command.ts')).listenCommand,
   ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
   charges: async () => (await import('./charges-command.ts')).chargesCommand,
   config: async () => (await import('./config-command.ts')).configCommand,

@@ -22,6 +22,7 @@ import { callbackAsksMigration } from './migrations/0019_callback_asks.ts';
 import { teamInvitationsMigration } from './migrations/0020_team_invitations.ts';
 import { accountRecoveryMigration } from './migrations/0021_account_recovery.ts';
 import { accountSafetyMigration } from './migrations/0022_account_safety.ts';
+import { eventLogMigration } from './migrations/0028_event_log.ts';
 import { webhookSecretsPerModeMigration } from './migrations/0023_webhook_secrets_per_mode.ts';
 import { refundFeeAndWaitsMigration } from './migrations/0024_refund_fee_and_waits.ts';
 import { paymentSearchMigration } from './migrations/0025_payment_search.ts';
@@ -59,6 +60,7 @@ const MIGRATIONS = inNumberOrder<{ name: string; of: (dialect: Dialect) => Migra
   { name: '0025_payment_search', of: paymentSearchMigration },
   { name: '0026_refund_operator_ids_and_payout_schedules', of: () => refundOperatorIdsAndPayoutSchedulesMigration },
   { name: '0027_payment_links', of: () => paymentLinksMigration },
+  { name: '0028_event_log', of: eventLogMigration },
 ]);
 
 /** The migrations' names, first to last. */

@@ -3,8 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 
-/** Which worker a row is work for. */
-export type WorkKind = 'webhooks' | 'emails' | 'settler';
+/** Which worker a row is work for; `events` is the event stream's poller (src/events/event-hub.ts). */
+export type WorkKind = 'webhooks' | 'emails' | 'settler' | 'events';
 
 /** Told that work of `kind` became due at `atMs` (epoch ms; now or later). */
 export type OnWork = (kind: WorkKind, atMs: number) => void;
@@ -16,18 +16,19 @@ export interface WorkWatch {
 /**
  * The writes that give a worker something to do, as triggers: a row the worker will pick up is
  * added, or put back in its queue by hand (a webhook or email retried), or a charge or refund is
- * given an earlier time to ask its provider. The workers' own bookkeeping (a claim, a failed try
+ * given an earlier time to ask its provider; and every event recorded, for the listeners of the
+ * event stream. The workers' own bookkeeping (a claim, a failed try
  * put off, a later check) fires none. The same conditions are PostgreSQL triggers (migration 0018,
  * seen by every process, at commit) and SQLite temporary triggers (this connection's writes, as
  * they happen; the workers' reads wait for the writing transaction, see `prepared`).
  */
 interface WorkRule {
-  table: 'webhook_deliveries' | 'emails' | 'charges' | 'refunds';
+  table: 'webhook_deliveries' | 'emails' | 'charges' | 'refunds' | 'events';
   event: 'insert' | 'update';
   when: string;
   kind: WorkKind;
   /** The column saying when the work is due. */
-  at: 'next_attempt_at' | 'check_at';
+  at: 'next_attempt_at' | 'check_at' | 'created_at';
 }
 
 const REQUEUED = `NEW.status = 'pending' AND NEW.locked_until IS NULL AND (OLD.status <> 'pending' OR NEW.next_attempt_at < OLD.next_attempt_at)`;
@@ -60,11 +61,12 @@ const RULES: WorkRule[] = [
     at: 'check_at',
   },
   { table: 'refunds', event: 'update', when: CHECK_SOONER, kind: 'settler', at: 'check_at' },
+  { table: 'events', event: 'insert', when: 'NEW.created_at IS NOT NULL', kind: 'events', at: 'created_at' },
 ];
 
 const CHANNEL = 'lipira_work';
 const triggerName = (rule: WorkRule) => `lipira_work_${rule.table}_${rule.event}`;
-const KINDS: ReadonlySet<string> = new Set<WorkKind>(['webhooks', 'emails', 'settler']);
+const KINDS: ReadonlySet<string> = new Set<WorkKind>(['webhooks', 'emails', 'settler', 'events']);
 
 /** The message a trigger sends, `kind:atMs`; null for anything else. */
 export function parseWorkNotice(payload: string | undefined): { kind: WorkKind; atMs: number } | null {
@@ -75,9 +77,12 @@ export function parseWorkNotice(payload: string | undefined): { kind: WorkKind; 
     : null;
 }
 
-/** Migration 0018 (PostgreSQL): a trigger per rule, each notifying `lipira_work` with `kind:atMs`. */
+/**
+ * Migrations 0018 and 0028 (PostgreSQL): a trigger per rule, each notifying `lipira_work` with
+ * `kind:atMs`. Every statement replaces what it makes, so running it again adds the rules since.
+ */
 export async function createPostgresWorkTriggers(db: Kysely<unknown>): Promise<void> {
-  for (const column of ['next_attempt_at', 'check_at'] as const) {
+  for (const column of ['next_attempt_at', 'check_at', 'created_at'] as const) {
     await sql
       .raw(
         `create or replace function lipira_notify_${column}() returns trigger language plpgsql as $$

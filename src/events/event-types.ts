@@ -1,7 +1,14 @@
 import type { Mode } from '../shared/ids.ts';
 
 /** What events are and carry: shared by the outbox (`event-repository.ts`) and the deliveries and receipts it queues. */
-export type EventType = 'checkout.payment' | 'api.charge.payment' | 'api.payout' | 'api.refund' | 'webhook.test';
+export const EVENT_TYPES = [
+  'checkout.payment',
+  'api.charge.payment',
+  'api.payout',
+  'api.refund',
+  'webhook.test',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface NewEvent {
   merchantId: string;

@@ -48,6 +48,11 @@ const TAGS = [
   { name: 'Balance', description: 'Main and collection balances.', path: /^\/wallet-balance$/ },
   { name: 'Webhooks', description: 'The webhook delivery log, and redelivery.', path: /^\/webhooks\// },
   {
+    name: 'Events',
+    description: 'What happened, each with the body its webhook carries: listed, and streamed as it happens.',
+    path: /^\/events($|\/)/,
+  },
+  {
     name: 'Operator callbacks',
     description:
       'Where live operators and upstream acquirers say something happened; each is authenticated by its connector and only makes the gateway ask the operator.',

@@ -31,6 +31,7 @@ import { registerCheckoutRoutes } from '../checkout/checkout-routes.ts';
 import { registerBrowserRoutes } from '../checkout/browser-routes.ts';
 import { registerHealthRoutes } from '../health/health-routes.ts';
 import { registerWebhookRoutes } from '../webhooks/webhook-routes.ts';
+import { registerEventRoutes } from '../events/event-routes.ts';
 import { registerBalanceRoutes } from '../ledger/balance-routes.ts';
 import { registerBankTransferRoutes } from '../payments/bank-transfer-routes.ts';
 import { registerCardRoutes } from '../payments/card-routes.ts';
@@ -118,6 +119,7 @@ export async function buildServer(ctx: GatewayContext, logger: FastifyBaseLogger
     registerCheckoutPageRoutes(app, ctx);
     registerBrowserRoutes(app, ctx);
     registerWebhookRoutes(app, ctx);
+    registerEventRoutes(app, ctx);
     registerMobileMoneyRoutes(app, ctx);
     registerBankTransferRoutes(app, ctx);
     registerPayoutRoutes(app, ctx);

@@ -161,6 +161,13 @@ export const SETTINGS = [
     meaning:
       '`on` lets **test-mode** webhooks go to loopback (127.0.0.0/8, `::1`, `localhost`) for local development; their answers are not stored. Live webhooks never go to a non-public address.',
   }),
+  setting('eventsStreamLive', {
+    variable: 'EVENTS_STREAM_LIVE',
+    kind: onOff,
+    default: 'off',
+    meaning:
+      "`on` lets a **live** secret key open `GET /events/stream` (what `lipira listen` reads). Off, only test keys may: a listening laptop should not carry a live key's events, whose payloads name real customers.",
+  }),
   setting('smtpUrl', {
     variable: 'SMTP_URL',
     kind: serverUrl(/^smtps?:\/\/[^/]+/, 'smtp://user:pass@host:587 or smtps://host:465'),

@@ -19,6 +19,12 @@ export const ERRORS = {
   },
   transactionNotFound: { status: 404, message: 'Transaction not found.' },
   deliveryNotFound: { status: 404, message: 'Webhook delivery not found.' },
+  eventNotFound: { status: 404, message: 'Event not found.' },
+  liveStreamRefused: {
+    status: 403,
+    message:
+      'Live events are not streamed by this gateway: listen with a test key, or have its operator set EVENTS_STREAM_LIVE=on.',
+  },
   routeNotFound: { status: 404, message: 'Route not found.' },
   methodNotAllowed: { status: 405, message: 'Method not allowed.' },
   wrongState: { status: 409, message: 'The record is not in a state that allows this.' },

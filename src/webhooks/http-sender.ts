@@ -83,17 +83,18 @@ interface Answer {
   from: AddressKind | null;
 }
 
+/** What every webhook request says of itself besides its signatures; `lipira listen` sends the same. */
+export const WEBHOOK_CONTENT_HEADERS = {
+  'content-type': 'application/json',
+  'user-agent': 'Lipira-Webhooks/1',
+} as const;
+
 function send(target: URL, body: string, headers: Record<string, string>, options: SendOptions): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const client = target.protocol === 'https:' ? https : http;
     const request = client.request(target, {
       method: 'POST',
-      headers: {
-        ...headers,
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        'user-agent': 'Lipira-Webhooks/1',
-      },
+      headers: { ...headers, ...WEBHOOK_CONTENT_HEADERS, 'content-length': Buffer.byteLength(body) },
       lookup: guardedLookup(options),
       agent: false,
     });

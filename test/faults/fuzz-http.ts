@@ -70,6 +70,12 @@ export class FuzzClient {
           agent: this.agent,
         },
         (response) => {
+          // An event stream goes on until the client leaves: its status and headers are the answer.
+          if (String(response.headers['content-type']).startsWith('text/event-stream')) {
+            response.destroy();
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, text: '' });
+            return;
+          }
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () =>

@@ -471,6 +471,15 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   }),
   'GET /webhooks/deliveries': { query: { tx_ref: knownOr(txRefs), charge_id: knownOr(chargeIds) } },
   'GET /webhooks/deliveries/:id': { params: { id: deliveryIds } },
+  // Days and times, some that do not exist, some ranges that end before they start.
+  'GET /events': {
+    query: {
+      from: () => fc.oneof(fc.constantFrom('2026-11-01', '2026-02-30', '2026-11-28T09:00:00Z'), hostileString),
+      to: () =>
+        fc.oneof(fc.constantFrom('2026-10-01', '2026-12-31T23:59:59+02:00', '2026-11-28T25:00Z'), hostileString),
+    },
+  },
+  'GET /events/stream': { answers: 'stream' },
   'POST /webhooks/deliveries/:id/redeliver': {
     params: { id: deliveryIds },
     changes: ['webhook_deliveries'],

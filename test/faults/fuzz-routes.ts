@@ -41,8 +41,12 @@ export interface RunContext {
 
 export type AuthPolicy = 'secret' | 'secret-or-body' | 'none';
 
-/** What a route's answers below 400 look like when they are JSON (`card-start`: a card charge's 3-D Secure link, no envelope). */
-export type AnswerShape = 'envelope' | 'attempt-status' | 'document' | 'card-start';
+/**
+ * What a route's answers below 400 look like when they are JSON (`card-start`: a card charge's 3-D
+ * Secure link, no envelope); `stream`: Server-Sent Events that never end, of which the run reads
+ * the status and headers only (fuzz-http.ts).
+ */
+export type AnswerShape = 'envelope' | 'attempt-status' | 'document' | 'card-start' | 'stream';
 
 /** The records an accepted answer says it created: the only new rows its table may have. */
 export interface Creates {

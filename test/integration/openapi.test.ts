@@ -116,6 +116,7 @@ describe('the API reference', () => {
       'Payment links',
       'Balance',
       'Webhooks',
+      'Events',
       'Operator callbacks',
       'Operations',
       'Test helpers',
@@ -135,6 +136,8 @@ describe('the API reference', () => {
       }
     }
     const groupOf = (method: string, path: string) => doc.paths[path][method].tags[0];
+    assert.equal(groupOf('get', '/events/stream'), 'Events');
+    assert.ok(doc.paths['/events/stream'].get.responses['200'].content['text/event-stream'], 'the stream is SSE');
     assert.equal(groupOf('post', '/payment'), 'Checkout');
     assert.equal(groupOf('get', '/api/verify-payment/{tx_ref}'), 'Checkout');
     assert.equal(groupOf('get', '/checkout/{id}'), 'Checkout');
