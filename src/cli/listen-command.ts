@@ -3,6 +3,7 @@ import { EVENT_TYPES } from '../events/event-types.ts';
 import { ids } from '../shared/ids.ts';
 import { parseArgs, stringOption, UsageError, noMorePositionals } from './args.ts';
 import { settingsEnvironment } from './env-file.ts';
+import { remoteGateway } from './remote-gateway.ts';
 import { forwardEvent, type StreamedEvent } from './listen-forward.ts';
 import { print, printError } from './output.ts';
 import { followEventStream, StreamRefused } from './sse-client.ts';
@@ -28,11 +29,9 @@ export async function listenCommand(argv: string[], config: Config): Promise<num
   if ((forwardTo === undefined) === !printJson) throw new UsageError(USAGE);
   if (forwardTo !== undefined && !/^https?:\/\/[^/]/.test(forwardTo))
     throw new UsageError(`--forward-to must be an http:// or https:// URL (got "${forwardTo}")`);
-  const apiKey = stringOption(args, 'api-key') ?? env.LIPIRA_API_KEY ?? '';
+  const { url, apiKey } = remoteGateway(args, config, env);
   if (!/^sec-(test|live)-/.test(apiKey))
     throw new UsageError('a secret key is needed: --api-key sec-test-… or LIPIRA_API_KEY (in the environment or .env)');
-  const url = (stringOption(args, 'url') ?? env.LIPIRA_URL ?? config.publicBaseUrl).replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http:// or https:// URL (got "${url}")`);
   const types = eventTypes(stringOption(args, 'events'));
 
   const secret = ids.webhookSecret();
