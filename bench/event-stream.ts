@@ -1,14 +1,18 @@
-// What the event stream costs and how fast it fans out: LISTENERS idle listeners of one merchant
-// on `GET /events/stream`, the gateway's memory before and after they connect, then payments at a
-// constant rate (each settled by the sandbox at once, so each makes one `api.charge.payment`
-// event in the gateway's own process) and the time from each event's `created_at` (written in
-// the transaction that made the payment successful) to its arrival at every listener.
+// What the event stream costs and how fast it delivers, in two phases on one gateway. First, as
+// issue 32 asks: LISTENERS idle listeners (another merchant's, which makes no payment) and one
+// listener of the paying merchant, as `lipira listen` is; the gateway's memory before and after
+// they connect, then payments at a constant rate (each settled by the sandbox at once, so each
+// makes one `api.charge.payment` event in the gateway's own process) and the time from each
+// event's `created_at` (written in the transaction that made the payment successful) to its
+// arrival at that listener. Then the fan-out: LISTENERS listeners of the paying merchant, every
+// one receiving every event, timed the same way (reported: 25,000 copies a second in all, parsed
+// by this one process beside the gateway).
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import type { Cleanup } from './cleanup.ts';
 import { openBenchDb } from './bench-db.ts';
-import { startGateway } from './gateway.ts';
+import { createMerchant, startGateway } from './gateway.ts';
 import type { DbKind } from './options.ts';
 import { rssMegabytes } from './proc-stats.ts';
 import { chargeBody } from './requests.ts';
@@ -21,16 +25,24 @@ const SETTLE_MS = 2_000;
 /** Waits this long after the load for the last events to reach every listener. */
 const DRAIN_MS = 2_000;
 
-export interface EventStreamResult {
+/** Events made while one phase was measured, and the listeners' copies of them expected and missing. */
+export interface Delivered {
   listeners: number;
-  rate: number;
-  rssBeforeMb: number;
-  rssAfterMb: number;
-  /** Events made while measured (one per payment), and each listener's copies of them expected, received and missing. */
   events: number;
   expected: number;
   missing: number;
   latency: Percentiles;
+}
+
+export interface EventStreamResult {
+  idleListeners: number;
+  rate: number;
+  rssBeforeMb: number;
+  rssAfterMb: number;
+  /** The one listener of the paying merchant, beside the idle ones. */
+  cli: Delivered;
+  /** Every listener the paying merchant's. */
+  fanOut: Delivered;
 }
 
 /** One listener: when each event id first reached it. */
@@ -71,25 +83,52 @@ export async function measureEventStream(
   durationSeconds: number,
 ): Promise<EventStreamResult> {
   const gateway = await startGateway(repoRoot, db, startedAt, cleanup, { SANDBOX_MOBILE_DELAY: '0' });
+  const idleMerchant = await createMerchant(gateway.cli, 'Idle', 'idle@example.com');
   // A warm gateway: its code compiled and its connections open, as the listeners will find it.
   await autocannon({ url: gateway.url, connections: 5, amount: 200, requests: [paymentRequest(gateway, 'warm')] });
   await sleep(SETTLE_MS);
   const rssBeforeMb = rssMegabytes(gateway.pid);
-  const perListener = Array.from({ length: EVENT_STREAM_LISTENERS }, () => [] as Array<[number, number]>);
-  for (let i = 0; i < EVENT_STREAM_LISTENERS; i += 50)
-    await Promise.all(
-      perListener.slice(i, i + 50).map((arrivals) => listen(gateway.url, gateway.secretKey, cleanup, arrivals)),
-    );
+  await connect(gateway.url, idleMerchant.secretKey, cleanup, EVENT_STREAM_LISTENERS);
+  const [cliArrivals] = await connect(gateway.url, gateway.secretKey, cleanup, 1);
   await sleep(SETTLE_MS);
   const rssAfterMb = rssMegabytes(gateway.pid);
+  const cli = await deliveredDuring(gateway, [cliArrivals!], durationSeconds, cleanup);
+  const fanOutArrivals = [
+    cliArrivals!,
+    ...(await connect(gateway.url, gateway.secretKey, cleanup, EVENT_STREAM_LISTENERS - 1)),
+  ];
+  await sleep(SETTLE_MS);
+  const fanOut = await deliveredDuring(gateway, fanOutArrivals, durationSeconds, cleanup);
+  return { idleListeners: EVENT_STREAM_LISTENERS, rate: EVENT_STREAM_RATE, rssBeforeMb, rssAfterMb, cli, fanOut };
+}
 
+/** `count` listeners with `key`, fifty connecting at a time: each one's arrivals. */
+async function connect(
+  url: string,
+  key: string,
+  cleanup: Cleanup,
+  count: number,
+): Promise<Array<Array<[number, number]>>> {
+  const perListener = Array.from({ length: count }, () => [] as Array<[number, number]>);
+  for (let i = 0; i < count; i += 50)
+    await Promise.all(perListener.slice(i, i + 50).map((arrivals) => listen(url, key, cleanup, arrivals)));
+  return perListener;
+}
+
+/** Payments at EVENT_STREAM_RATE for `durationSeconds`, and how soon their events reached each of `listeners`. */
+async function deliveredDuring(
+  gateway: Awaited<ReturnType<typeof startGateway>>,
+  listeners: Array<Array<[number, number]>>,
+  durationSeconds: number,
+  cleanup: Cleanup,
+): Promise<Delivered> {
   const loadStartedAt = Date.now();
   const load = await autocannon({
     url: gateway.url,
     connections: 10,
     overallRate: EVENT_STREAM_RATE,
     duration: durationSeconds,
-    requests: [paymentRequest(gateway, 'measured')],
+    requests: [paymentRequest(gateway, `measured-${loadStartedAt}`)],
   });
   if (load.errors + load.non2xx > 0) throw new Error('event stream: some payments were refused');
   // Payments still in flight when the load stopped settle, and their events go out, after it.
@@ -98,17 +137,14 @@ export async function measureEventStream(
   while ((await bench.pendingCharges()) > 0) await sleep(100);
   await sleep(DRAIN_MS);
   const made = await eventsSince(gateway, loadStartedAt);
-  const latencies = perListener.flatMap((arrivals) =>
+  const latencies = listeners.flatMap((arrivals) =>
     arrivals.filter(([createdAt]) => createdAt >= loadStartedAt).map(([createdAt, at]) => at - createdAt),
   );
   return {
-    listeners: EVENT_STREAM_LISTENERS,
-    rate: EVENT_STREAM_RATE,
-    rssBeforeMb,
-    rssAfterMb,
+    listeners: listeners.length,
     events: made,
-    expected: made * EVENT_STREAM_LISTENERS,
-    missing: made * EVENT_STREAM_LISTENERS - latencies.length,
+    expected: made * listeners.length,
+    missing: made * listeners.length - latencies.length,
     latency: percentiles(latencies),
   };
 }
@@ -132,8 +168,13 @@ function paymentRequest(gateway: { secretKey: string }, prefix: string): autocan
   };
 }
 
-/** One line of what was measured, for the report. */
+/** Two lines of what was measured, for the report. */
 export function describeEventStream(result: EventStreamResult): string {
-  const { listeners, rate, rssBeforeMb, rssAfterMb, events, expected, missing, latency } = result;
-  return `event stream: ${listeners} listeners took the gateway from ${rssBeforeMb.toFixed(1)} MB to ${rssAfterMb.toFixed(1)} MB (${(((rssAfterMb - rssBeforeMb) * 1024) / listeners).toFixed(0)} kB each); ${events} events at ${rate}/s, ${expected - missing} of ${expected} copies received; event to listener p50 ${latency.p50Ms} ms, p90 ${latency.p90Ms} ms, p99 ${latency.p99Ms} ms, max ${latency.maxMs} ms`;
+  const { idleListeners, rate, rssBeforeMb, rssAfterMb, cli, fanOut } = result;
+  const delivered = ({ events, expected, missing, latency }: Delivered) =>
+    `${events} events at ${rate}/s, ${expected - missing} of ${expected} copies received; event to listener p50 ${latency.p50Ms} ms, p90 ${latency.p90Ms} ms, p99 ${latency.p99Ms} ms, max ${latency.maxMs} ms`;
+  return [
+    `event stream: ${idleListeners} idle listeners took the gateway from ${rssBeforeMb.toFixed(1)} MB to ${rssAfterMb.toFixed(1)} MB (${(((rssAfterMb - rssBeforeMb) * 1024) / idleListeners).toFixed(0)} kB each); beside them, one listener of the paying merchant: ${delivered(cli)}`,
+    `event stream fan-out: ${fanOut.listeners} listeners of the paying merchant: ${delivered(fanOut)}`,
+  ].join('\n');
 }

@@ -112,10 +112,16 @@ async function dropPostgresDatabase(name: string): Promise<void> {
   }
 }
 
-async function createMerchant(cli: Gateway['cli']): Promise<{ id: string; secretKey: string }> {
-  const merchant = JSON.parse(
-    await cli(['merchant', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--json']),
-  ) as { id?: unknown; test_secret_key?: unknown };
+/** A merchant made through the CLI, as an operator makes one: its id and test secret key. */
+export async function createMerchant(
+  cli: Gateway['cli'],
+  name = 'Bench',
+  email = 'bench@example.com',
+): Promise<{ id: string; secretKey: string }> {
+  const merchant = JSON.parse(await cli(['merchant', 'create', '--name', name, '--email', email, '--json'])) as {
+    id?: unknown;
+    test_secret_key?: unknown;
+  };
   if (typeof merchant.id !== 'string' || typeof merchant.test_secret_key !== 'string')
     throw new Error('merchant create --json printed no id or test_secret_key');
   return { id: merchant.id, secretKey: merchant.test_secret_key };

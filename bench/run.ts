@@ -240,10 +240,10 @@ async function benchPaymentToWebhook(options: BenchOptions, startedAt: Date, cle
   process.stdout.write(`${formatTable(TARGET_COLUMNS, paymentToWebhookTargets(result)).join('\n')}\n`);
 }
 
-/** `--only event-stream`: idle listeners' memory, and how soon each event reaches all of them. */
+/** `--only event-stream`: idle listeners' memory, how soon each event reaches a listener beside them, and the fan-out to all. */
 async function benchEventStream(options: BenchOptions, startedAt: Date, cleanup: Cleanup): Promise<void> {
   progress(
-    `${EVENT_STREAM_LISTENERS} listeners on the event stream, then payments at ${EVENT_STREAM_RATE}/s for ${options.durationSeconds} s, timing each event to every listener`,
+    `${EVENT_STREAM_LISTENERS} idle listeners and one receiving, then ${EVENT_STREAM_LISTENERS} receiving, each with payments at ${EVENT_STREAM_RATE}/s for ${options.durationSeconds} s`,
   );
   const result = await measureEventStream(REPO_ROOT, options.db, startedAt, cleanup, options.durationSeconds);
   process.stdout.write(`${describeEventStream(result)}\n`);

@@ -178,30 +178,41 @@ export function paymentToWebhookTargets(result: PaymentToWebhookResult): TargetR
   ];
 }
 
-/** The event stream's limits: fan-out to every listener within 100 ms, and idle listeners cheap. */
+/**
+ * The event stream's limits (issue 32): beside 500 idle listeners, each event reaches the paying
+ * merchant's listener within 100 ms at p99, and the idle listeners are cheap. The fan-out to 500
+ * receiving listeners is reported beside them, with no limit of its own.
+ */
 const MAX_EVENT_STREAM_P99_MS = 100;
 const MAX_EVENT_STREAM_RSS_GROWTH_MB = 50;
 
 export function eventStreamTargets(result: EventStreamResult): TargetResult[] {
-  const row = `event stream, ${result.listeners} listeners at ${result.rate} events/s`;
-  const complete = result.missing === 0;
+  const row = `event stream, ${result.idleListeners} idle listeners and one receiving at ${result.rate} events/s`;
+  const { cli, fanOut } = result;
   return [
     check(
       `${row}: p99 event to listener`,
       '<=',
       MAX_EVENT_STREAM_P99_MS,
-      result.latency.p99Ms,
+      cli.latency.p99Ms,
       'ms',
-      complete,
+      cli.missing === 0,
       'copies missing',
     ),
-    check(`${row}: copies missing`, '<=', 0, result.missing, 'count'),
+    check(`${row}: copies missing`, '<=', 0, cli.missing, 'count'),
     check(
-      `${result.listeners} idle listeners: the gateway's memory growth`,
+      `${result.idleListeners} idle listeners: the gateway's memory growth`,
       '<=',
       MAX_EVENT_STREAM_RSS_GROWTH_MB,
       result.rssAfterMb - result.rssBeforeMb,
       'MB',
+    ),
+    check(
+      `event stream fan-out, ${fanOut.listeners} listeners receiving: copies missing`,
+      '<=',
+      0,
+      fanOut.missing,
+      'count',
     ),
   ];
 }
