@@ -16,6 +16,7 @@ const GROUPS = [
   'Payment links',
   'Balance',
   'Webhooks',
+  'Events',
   'Operator callbacks',
   'Operations',
   'Test helpers',
