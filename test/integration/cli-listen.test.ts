@@ -158,12 +158,15 @@ describe('lipira listen', () => {
 for (const kind of DATABASE_KINDS) {
   test(`listen reconnects after the gateway restarts and forwards every event, those made while it was down too (${kind})`, async () => {
     const database = freshDatabase(kind);
+    // The events' receipts go to a folder of the test's own, never the checkout's ./data.
+    const outbox = temporaryFolder('lipira-listen-outbox-');
     const config = loadConfig({
       HOST: '127.0.0.1',
       PORT: String(await freePort()),
       DATABASE_URL: database.url,
       LOG_LEVEL: 'silent',
       SHUTDOWN_GRACE: '0',
+      OUTBOX_DIR: outbox.dir,
       ...TEST_SERVER_ENV,
     });
     const start = async (): Promise<Gateway> =>
@@ -201,6 +204,7 @@ for (const kind of DATABASE_KINDS) {
       await receiver.close();
       await gateway.close();
       await database.drop();
+      outbox.remove();
     }
   });
 }
