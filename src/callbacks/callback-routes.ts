@@ -16,6 +16,7 @@ export function registerCallbackRoutes(app: App, { payments }: { payments: Payme
   app.post(
     '/callbacks/:connector',
     {
+      config: { servedWhenOverloaded: true },
       schema: {
         summary: "A live operator's callback about a payment, refund or payout",
         params: CallbackParams,

@@ -50,15 +50,21 @@ export function registerBrowserRoutes(app: App, ctx: CheckoutContext & { config:
     sendScript(reply, BROWSER_SCRIPTS.frameResult),
   );
 
-  app.options('/popup/payment', { config: { ignoreBody: true }, schema: { hide: true } }, async (request, reply) => {
-    allowOrigin(request, reply);
-    return reply
-      .code(204)
-      .header('access-control-allow-methods', 'POST')
-      .header('access-control-allow-headers', 'authorization, content-type')
-      .header('access-control-max-age', '600')
-      .send();
-  });
+  // The preflight is served however busy the gateway is (no query): refused, the page could not
+  // read the busy answer to its create, and would take it for a network failure.
+  app.options(
+    '/popup/payment',
+    { config: { ignoreBody: true, servedWhenOverloaded: true }, schema: { hide: true } },
+    async (request, reply) => {
+      allowOrigin(request, reply);
+      return reply
+        .code(204)
+        .header('access-control-allow-methods', 'POST')
+        .header('access-control-allow-headers', 'authorization, content-type')
+        .header('access-control-max-age', '600')
+        .send();
+    },
+  );
 
   app.post(
     '/popup/payment',

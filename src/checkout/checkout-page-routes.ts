@@ -237,6 +237,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   app.get<{ Params: Params }>(
     '/checkout/:id/done',
     {
+      config: { servedWhenOverloaded: true },
       errorHandler: answerPageError,
       schema: pageSchema(
         "The last page of a session shown in the inline popup: posts the result to the merchant's page",
@@ -401,6 +402,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   app.get<{ Params: Params }>(
     '/checkout/:id/attempts/:chargeId/return',
     {
+      config: { servedWhenOverloaded: true },
       errorHandler: answerPageError,
       schema: pageSchema("Where a live card's acquirer sends the customer back after its own 3-D Secure page", {
         200: 'The acquirer has not told its outcome yet: the waiting page',
@@ -476,7 +478,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
   app.post<{ Params: Params; Body: Form }>(
     '/checkout/:id/attempts/:chargeId/otp',
     {
-      config: { form: true },
+      config: { form: true, servedWhenOverloaded: true },
       errorHandler: answerPageError,
       schema: pageSchema("Confirm a card payment with its one-time code (the page's form)", FORM_ANSWERS),
     },

@@ -37,7 +37,7 @@ export function registerHealthRoutes(
   app.get(
     '/healthz',
     {
-      config: { unlimited: true },
+      config: { unlimited: true, servedWhenOverloaded: true },
       schema: {
         summary: 'Liveness: the process is up',
         response: { 200: SuccessEnvelope(Type.Object({ process: Type.String() })) },
@@ -49,7 +49,7 @@ export function registerHealthRoutes(
   app.get(
     '/readyz',
     {
-      config: { unlimited: true },
+      config: { unlimited: true, servedWhenOverloaded: true },
       schema: {
         summary:
           'Readiness: database reachable, migrations current, workers running (or off by WORKERS=off), not shutting down',

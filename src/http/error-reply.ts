@@ -28,9 +28,13 @@ const FASTIFY_ERRORS: Record<string, ErrorCode> = {
   FST_ERR_ASYNC_CONSTRAINT: 'routeNotFound',
 };
 
+/** Seconds a client refused for overload (src/http/overload.ts) is asked to wait: long enough for a burst to pass, short for a shopper. */
+const OVERLOAD_RETRY_AFTER_SECONDS = 2;
+
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   // Unavailability is passing (a database outage, a restart): a second is a fair first wait.
   if (error.code === 'unavailable') reply.header('retry-after', '1');
+  if (error.code === 'overloaded') reply.header('retry-after', String(OVERLOAD_RETRY_AFTER_SECONDS));
   // Refused before its body arrived (a 401 or 429 from the hooks): the connection closes after
   // the answer. Keeping it would mean reading the rest first, and a client announcing a large
   // body could then hold the socket until REQUEST_TIMEOUT.

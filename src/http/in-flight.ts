@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 
 export interface InFlight {
+  /** Requests received and not yet answered (a stream counts until its answer starts). */
+  running(): number;
   /** Resolves once no request is being handled, or after `limitMs` whatever remains. */
   drained(limitMs: number): Promise<void>;
 }
@@ -22,6 +24,7 @@ export function trackInFlight(app: FastifyInstance): InFlight {
     done(null, payload);
   });
   return {
+    running: () => running,
     async drained(limitMs) {
       for (let waited = 0; running > 0 && waited < limitMs; waited += 10) await sleep(10);
     },

@@ -19,6 +19,7 @@ import { limitConnectionsPerAddress } from './address-connections.ts';
 import { defaultResponseHeaders } from './response-headers.ts';
 import { ErrorEnvelope } from './envelope.ts';
 import { trackInFlight, type InFlight } from './in-flight.ts';
+import { shedWhenOverloaded } from './overload.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import { requestLogger } from './request-logger.ts';
 import { registerApiDocs } from './api-docs.ts';
@@ -96,6 +97,7 @@ export async function buildServer(ctx: GatewayContext, logger: FastifyBaseLogger
   });
   limitConnectionsPerAddress(app, config);
   const inFlight = trackInFlight(app);
+  await shedWhenOverloaded(app, config, inFlight);
   registerJsonBodyParser(app);
   const rateLimits = await openRateLimits(config, app.log);
   app.addHook('onClose', rateLimits.close);

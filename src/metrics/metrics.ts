@@ -30,6 +30,7 @@ export function registerMetrics(app: App, { config, database: { db }, clock }: M
   app.get(
     '/metrics',
     {
+      config: { servedWhenOverloaded: true },
       schema: {
         summary: 'Prometheus metrics',
         description:

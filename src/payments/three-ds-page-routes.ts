@@ -130,6 +130,7 @@ export function registerThreeDsPageRoutes(
   app.get<{ Querystring: Query }>(
     RETURN_PATH,
     {
+      config: { servedWhenOverloaded: true },
       errorHandler: answerPageError,
       schema: pageSchema("Where a live card's acquirer sends the customer back after its own 3-D Secure page", {
         200: 'The acquirer has not told its outcome yet: a page that looks again by itself',
@@ -150,7 +151,7 @@ export function registerThreeDsPageRoutes(
   app.post<{ Querystring: Query; Body: Form }>(
     PATH,
     {
-      config: { form: true },
+      config: { form: true, servedWhenOverloaded: true },
       errorHandler: answerPageError,
       schema: pageSchema("Confirm a direct card charge with its one-time code (the page's form)", {
         303: "The charge has ended: on to the merchant's redirect_url with charge_id and status",

@@ -305,6 +305,27 @@ export const SETTINGS = [
     meaning:
       "Most connections one client address (IPv6: its /64) holds open at once per process, so that one address cannot take all of `MAX_CONNECTIONS` from everyone else. A connection over it is closed on arrival; behind a proxy (`CLIENT_ADDRESS_HEADER`), whose own address is never capped, a connection counts for the client of its latest request, and the request that takes a client over the cap is answered `429` with `Connection: close`. Generous for an office or a carrier's NAT (a browser opens up to 6 connections to a host: 256 serve 40 such browsers at once, and many more at their usual one or two), yet 8 addresses are needed to fill the default `MAX_CONNECTIONS`.",
   }),
+  setting('overloadMaxEventLoopDelayMs', {
+    variable: 'OVERLOAD_MAX_EVENT_LOOP_DELAY',
+    kind: duration(true),
+    default: '200ms',
+    meaning:
+      "Shed load when the event loop runs this late on average (sampled every 250 ms): new work that can wait (creates, page views, status polls, the dashboard) is answered `503` with `Retry-After` at once, while requests that finish money already moving (operator callbacks, one-time codes, a card's return, the checkout's last page) and the health probes and `/metrics` are served. `0`: never by this measure. See docs/performance.md, Overload.",
+  }),
+  setting('overloadMaxEventLoopUtilization', {
+    variable: 'OVERLOAD_MAX_EVENT_LOOP_UTILIZATION',
+    kind: integer(0, 100),
+    default: '0',
+    meaning:
+      'Shed load (as `OVERLOAD_MAX_EVENT_LOOP_DELAY` says) when the event loop was busy more than this percentage of the last 250 ms. `0`: never by this measure (the default: a loop busy at 99 % may still keep up; its lateness says when it does not).',
+  }),
+  setting('overloadMaxInFlight', {
+    variable: 'OVERLOAD_MAX_IN_FLIGHT',
+    kind: integer(0, 1_000_000),
+    default: '1000',
+    meaning:
+      'Shed load (as `OVERLOAD_MAX_EVENT_LOOP_DELAY` says) while more than this many requests are being handled at once in this process (received, not yet answered; event streams not counted): the sign of a database that has fallen behind. `0`: no limit.',
+  }),
   setting('shutdownGraceMs', {
     variable: 'SHUTDOWN_GRACE',
     kind: duration(true),

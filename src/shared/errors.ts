@@ -35,6 +35,7 @@ export const ERRORS = {
   headersTooLarge: { status: 431, message: 'Request headers too large.' },
   internal: { status: 500, message: 'Internal server error.' },
   unavailable: { status: 503, message: 'Service temporarily unavailable.' },
+  overloaded: { status: 503, message: 'The gateway is busy: try again in a moment.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -11,7 +11,14 @@ import { lookUpKey, type MerchantCredentials } from '../../src/merchants/merchan
 import { ids } from '../../src/shared/ids.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
-import { call, freePort, startTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
+import {
+  call,
+  freePort,
+  startTestGateway,
+  TEST_SERVER_ENV,
+  type ApiResponse,
+  type TestGateway,
+} from '../helpers/gateway.ts';
 
 const BURST = 10;
 const LIMITS = {
@@ -175,6 +182,7 @@ for (const kind of DATABASE_KINDS) {
     before(async () => {
       gw = await startTestGateway(kind, { ...LIMITS, REDIS_URL });
       const config = loadConfig({
+        ...TEST_SERVER_ENV,
         ...LIMITS,
         REDIS_URL,
         HOST: '127.0.0.1',

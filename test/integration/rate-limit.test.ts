@@ -9,7 +9,14 @@ import { loadConfig } from '../../src/config.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
 import { legacyBody } from '../helpers/fixtures.ts';
-import { call, freePort, startTestGateway, type ApiResponse, type TestGateway } from '../helpers/gateway.ts';
+import {
+  call,
+  freePort,
+  startTestGateway,
+  TEST_SERVER_ENV,
+  type ApiResponse,
+  type TestGateway,
+} from '../helpers/gateway.ts';
 
 /**
  * A burst of 5 refilled at the slowest rate the gateway accepts, one a second: the tests' quick
@@ -122,6 +129,7 @@ for (const kind of DATABASE_KINDS) {
       gw = await startTestGateway(kind, { ...LIMITS, REDIS_URL });
       // A second process over the same database and Redis.
       const config = loadConfig({
+        ...TEST_SERVER_ENV,
         ...LIMITS,
         REDIS_URL,
         HOST: '127.0.0.1',

@@ -283,9 +283,17 @@ function setUpBusyButtons() {
 }
 
 const POLL_MS = 1000;
+const BUSY_WAIT_MAX_MS = 10_000;
+
+// How long a busy gateway (503) asked us to wait before asking again: its Retry-After, within reason.
+function busyWaitMs(response) {
+  const seconds = Number(response.headers.get('retry-after'));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, BUSY_WAIT_MAX_MS) : POLL_MS;
+}
 
 // Asks the status route until the attempt settles, then goes where it says. A network error is
-// retried; any other answer reloads the page so the server can show what happened.
+// retried, and so is a busy gateway's 503 after the wait it asks for (the payment is not failing:
+// the gateway is shedding load); any other answer reloads the page so the server can show what happened.
 function pollApprovalStatus() {
   const waiting = document.querySelector('[data-status-url]');
   if (!waiting) return;
@@ -293,6 +301,7 @@ function pollApprovalStatus() {
   const check = () => {
     fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store' })
       .then((response) => {
+        if (response.status === 503) return window.setTimeout(check, busyWaitMs(response));
         if (!response.ok) return window.location.reload();
         return response.json().then((status) => {
           if (typeof status.next_url === 'string') window.location.href = status.next_url;

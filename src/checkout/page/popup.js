@@ -31,7 +31,7 @@
     if (current) return; // one payment at a time
     var popup = openOverlay(options);
     current = popup;
-    createSession(options).then(
+    createSession(options, BUSY_TRIES, popup.busy).then(
       function (checkoutUrl) {
         if (current === popup) popup.show(checkoutUrl);
       },
@@ -41,8 +41,18 @@
     );
   }
 
+  // A busy gateway (503, shedding load) is asked again after the wait it gives, a few times,
+  // before the customer is told: the payment has not failed, the gateway is catching up.
+  var BUSY_TRIES = 3;
+  var BUSY_WAIT_MAX_MS = 10000;
+
+  function busyWaitMs(response) {
+    var seconds = Number(response.headers.get('retry-after'));
+    return isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, BUSY_WAIT_MAX_MS) : 1000;
+  }
+
   /** The session, made with the public key; what the API said when it refused. */
-  function createSession(options) {
+  function createSession(options, busyTries, onBusy) {
     var body = {};
     for (var key in options) {
       if (
@@ -59,6 +69,14 @@
       credentials: 'omit',
     }).then(
       function (response) {
+        if (response.status === 503 && busyTries > 0) {
+          onBusy();
+          return new Promise(function (resolve) {
+            window.setTimeout(resolve, busyWaitMs(response));
+          }).then(function () {
+            return createSession(options, busyTries - 1, onBusy);
+          });
+        }
         return response.json().then(function (answer) {
           if (response.ok && answer.data && answer.data.checkout_url) return answer.data.checkout_url;
           throw new Error(describe(answer && answer.message));
@@ -184,6 +202,9 @@
       },
       fail: function (message) {
         status.textContent = message;
+      },
+      busy: function () {
+        status.textContent = 'The payment page is busy: trying again in a moment…';
       },
     };
   }

@@ -1,0 +1,60 @@
+import net from 'node:net';
+import { currentBody } from './fixtures.ts';
+import { call } from './gateway.ts';
+import { eventually } from './mobile-money.ts';
+
+export interface HeldRequests {
+  /**
+   * Sends the rest of each body; resolves to the status lines the gateway then answered. Call it
+   * in a `finally` too: a gateway closes only once its requests in flight are answered. A second
+   * call answers as the first.
+   */
+  release(): Promise<string[]>;
+}
+
+/**
+ * Puts `count` requests in flight at the gateway and keeps them there: each a checkout session's
+ * create, its headers sent and its body but for the last byte, as a slow client on a bad network
+ * would. The gateway counts them from their headers until it answers, which it cannot do before
+ * the body is whole: work in flight, without a test hook in the gateway. Resolves once the gateway
+ * refuses other work as busy (`OVERLOAD_MAX_IN_FLIGHT` at `count`).
+ */
+export async function holdRequests(base: string, secretKey: string, count: number): Promise<HeldRequests> {
+  const { hostname, port } = new URL(base);
+  const held = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const body = JSON.stringify(currentBody());
+      const socket = net.connect(Number(port), hostname);
+      await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk));
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.write(
+        `POST /payment HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${secretKey}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n` +
+          body.slice(0, -1),
+      );
+      return { socket, finish: body.slice(-1), answered: closed.then(() => answer.split('\r\n')[0] ?? '') };
+    }),
+  );
+  let released: Promise<string[]> | null = null;
+  const release = () => {
+    released ??= Promise.all(
+      held.map(({ socket, finish, answered }) => {
+        socket.write(finish);
+        return answered;
+      }),
+    );
+    return released;
+  };
+  try {
+    await eventually(
+      'the gateway to refuse work as busy',
+      async () => (await call(base, '/checkout/x')).status === 503,
+    );
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return { release };
+}

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DATABASE_KINDS } from '../helpers/databases.ts';
+import { currentBody } from '../helpers/fixtures.ts';
+import { call, startTestGateway, useTestGateway, type ApiResponse } from '../helpers/gateway.ts';
+import { holdRequests } from '../helpers/held-requests.ts';
+
+const BUSY = { status: 'failed', message: 'The gateway is busy: try again in a moment.', data: null };
+
+function assertShed(res: ApiResponse, what: string): void {
+  assert.equal(res.status, 503, `${what}: ${res.text}`);
+  assert.equal(res.headers.get('retry-after'), '2', what);
+  assert.deepEqual(res.body, BUSY, what);
+}
+
+/** Keeps the event loop busy for `ms`, as a burst of work beyond the process would. */
+function blockEventLoop(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+/**
+ * Load shedding (src/http/overload.ts): past a limit, work that can wait is refused at once with
+ * 503, Retry-After and the contract's envelope; what finishes money already moving, and the probes
+ * an operator watches, are served; and once the load has passed, everything is served again.
+ */
+for (const kind of DATABASE_KINDS) {
+  describe(`overload on ${kind}`, () => {
+    describe('past OVERLOAD_MAX_IN_FLIGHT', () => {
+      const ctx = useTestGateway(kind, { OVERLOAD_MAX_IN_FLIGHT: '2' });
+      const create = (key = ctx.merchant.test_secret_key) => call(ctx.gw.url, '/payment', { key, body: currentBody() });
+
+      test('a create, a page, a poll and the dashboard are refused at once, before the key is looked at; callbacks, probes and metrics are served; afterwards all is served', async () => {
+        const held = await holdRequests(ctx.gw.url, ctx.merchant.test_secret_key, 2);
+        try {
+          await refusedAndServed();
+        } finally {
+          assert.deepEqual(await held.release(), ['HTTP/1.1 201 Created', 'HTTP/1.1 201 Created']);
+        }
+        assert.equal((await create()).status, 201, 'served again once the requests in flight are answered');
+      });
+
+      async function refusedAndServed(): Promise<void> {
+        assertShed(await create(), 'a create');
+        assertShed(await create('sec-test-not-a-key'), 'a create with no valid key: no 401, no key lookup');
+        assertShed(await call(ctx.gw.url, '/checkout/anything'), 'a checkout page');
+        assertShed(await call(ctx.gw.url, '/checkout/a/attempts/b/status'), 'a status poll');
+        assertShed(await call(ctx.gw.url, '/dashboard/login'), 'the dashboard');
+        assertShed(await call(ctx.gw.url, '/verify-payment/x', { key: ctx.merchant.test_secret_key }), 'a verify');
+
+        assert.equal((await call(ctx.gw.url, '/healthz')).status, 200);
+        assert.equal((await call(ctx.gw.url, '/readyz')).status, 200);
+        const callback = await call(ctx.gw.url, '/callbacks/airtel', { body: { transaction: { id: 'x' } } });
+        assert.notEqual(callback.status, 503, 'an operator callback is heard');
+        for (const [path, method] of [
+          ['/checkout/a/attempts/b/otp', 'POST'],
+          ['/checkout/a/attempts/b/return', 'GET'],
+          ['/checkout/a/done', 'GET'],
+          ['/3ds/auth?reference=x', 'POST'],
+          ['/3ds/return?reference=x', 'GET'],
+        ] as const) {
+          const res = await call(ctx.gw.url, path, {
+            method,
+            rawBody: method === 'POST' ? 'otp=1' : undefined,
+            headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
+          });
+          assert.notEqual(res.status, 503, `${method} ${path} finishes money already moving: it is served`);
+        }
+        const metrics = await call(ctx.gw.url, '/metrics');
+        assert.equal(metrics.status, 200);
+        assert.match(metrics.text, /lipira_http_requests_total\{route="\/payment",method="POST",status="503"\} [1-9]/);
+      }
+    });
+
+    describe('past OVERLOAD_MAX_EVENT_LOOP_DELAY', () => {
+      const ctx = useTestGateway(kind, { OVERLOAD_MAX_EVENT_LOOP_DELAY: '50ms', OVERLOAD_MAX_IN_FLIGHT: '0' });
+      const create = () => call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: currentBody() });
+
+      test('a late event loop sheds creates but serves the probes, and recovers within a second', async () => {
+        let refused: ApiResponse | null = null;
+        for (let tries = 0; tries < 5 && !refused; tries += 1) {
+          // The gateway shares this process: a stretch of work here makes its event loop late.
+          blockEventLoop(400);
+          await sleep(1);
+          const [res, health] = await Promise.all([create(), call(ctx.gw.url, '/healthz')]);
+          assert.equal(health.status, 200, 'the liveness probe is served however late the loop');
+          if (res.status === 503) refused = res;
+          else assert.equal(res.status, 201, res.text);
+        }
+        assert.ok(refused, 'a create was refused while the loop was late');
+        assertShed(refused, 'a create');
+        await sleep(1000);
+        assert.equal((await create()).status, 201, 'served again once the loop keeps time');
+      });
+    });
+
+    test('a gateway just started serves its first requests: the start keeps its loop busy, which is not load', async () => {
+      const gw = await startTestGateway(kind, { OVERLOAD_MAX_EVENT_LOOP_DELAY: '50ms' });
+      try {
+        const merchant = await gw.newMerchant();
+        const body = currentBody();
+        const first = await call(gw.url, '/payment', { key: merchant.test_secret_key, body });
+        assert.equal(first.status, 201, first.text);
+      } finally {
+        await gw.close();
+      }
+    });
+  });
+}
