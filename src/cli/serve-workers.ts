@@ -20,7 +20,7 @@ export function superviseWorkers(count: number, logger: Logger): Promise<number>
   return new Promise<number>((resolve, reject) => {
     const running = new Set<Worker>();
     const crashes: number[] = [];
-    let ending: { signal: NodeJS.Signals; failure: Error | null } | null = null;
+    let ending: { failure: Error | null } | null = null;
 
     const fork = () => {
       const worker = cluster.fork();
@@ -28,7 +28,8 @@ export function superviseWorkers(count: number, logger: Logger): Promise<number>
       logger.info({ worker: worker.process.pid }, 'worker started');
     };
     const end = (signal: NodeJS.Signals, failure: Error | null) => {
-      ending = { signal, failure };
+      // A stop asked for while crashes are already stopping everything still ends in failure.
+      ending ??= { failure };
       for (const worker of running) worker.process.kill(signal);
     };
 
