@@ -2,8 +2,7 @@ import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { startGateway } from '../app.ts';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
-import { openDatabase } from '../db/database.ts';
+import { openDatabase, type Database } from '../db/database.ts';
 import { MOST_SERVE_PROCESSES } from '../settings/settings.ts';
 import { noMorePositionals, parseArgs, stringOption, UsageError } from './args.ts';
 import { introduceDemoMerchant } from './demo-merchant.ts';
@@ -33,7 +32,9 @@ export async function serveCommand(argv: string[], config: Config): Promise<numb
   const processes = processCount(stringOption(args, 'workers'), config);
   const limits = { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs };
   const logger = serveLogger(config.logLevel);
-  if (cluster.isWorker) {
+  // A worker forked by our primary has its arguments and environment, so asks for N > 1 too;
+  // with 1, a process that is a cluster worker is another manager's (pm2) and serves as ever.
+  if (cluster.isWorker && processes > 1) {
     // Listening from the start: a signal that arrives while the gateway starts is kept, and a
     // second one (a terminal's Ctrl-C or systemd reach every process beside the primary's
     // relay) must not end the worker before its gateway has closed.
