@@ -48,7 +48,14 @@ export async function startGateway(
   const events = startEventHub({ db: database.db, clock }, log);
   const ctx: GatewayContext = { config, database, payments, clock, lifecycle, events };
   const { app, inFlight, routes } = await buildServer(ctx, logger);
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // What buildServer and the event hub opened would keep the process alive, not serving.
+    await app.close();
+    await events.close();
+    throw error;
+  }
   const workers = config.workers ? startWorkers(ctx, log) : null;
   const workWatch = database.watchWork((kind, atMs) => {
     if (kind === 'events') events.wake();

@@ -5,7 +5,8 @@ import { endQuietlyWhenOutputCloses, print, printError } from './output.ts';
 
 const USAGE = `Usage: lipira <command>
 
-  serve                                   start the gateway (what \`npm start\` runs)
+  serve [--workers N]                     start the gateway (what \`npm start\` runs); N processes on one port
+                                          (PostgreSQL only; default WEB_CONCURRENCY, else 1)
   migrate                                 apply database migrations
   config [--json]                         print the effective configuration, secrets masked
   merchant create --name NAME --email EMAIL [--webhook-url URL] [--json]

@@ -41,6 +41,9 @@ const setting = <const Field extends string, T>(field: Field, entry: Omit<Settin
   ...entry,
 });
 
+/** The most processes `lipira serve` runs on one port; more than a machine has cores only contend. */
+export const MOST_SERVE_PROCESSES = 64;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /**
@@ -60,6 +63,13 @@ export const SETTINGS = [
     kind: integer(0, 65535),
     default: '8000',
     meaning: 'TCP port the HTTP server listens on.',
+  }),
+  setting('webConcurrency', {
+    variable: 'WEB_CONCURRENCY',
+    kind: integer(1, MOST_SERVE_PROCESSES),
+    default: '1',
+    meaning:
+      '`lipira serve`: how many processes serve on the one port (`node:cluster`), each a whole gateway with its background workers; `--workers N` wins over it. More than 1 needs PostgreSQL: on SQLite `lipira serve` refuses (docs/deployment.md, Several processes).',
   }),
   setting('publicBaseUrl', {
     variable: 'PUBLIC_BASE_URL',

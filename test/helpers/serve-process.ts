@@ -25,18 +25,18 @@ interface Exit {
 }
 
 /**
- * Starts `lipira serve` with the given environment additions over `TEST_SERVER_ENV` (on a free
- * port unless PORT is given, or `options.portFromEnvFile` says which port the `.env` file in its
- * working directory gives, when PORT is kept out of its environment) and waits until `/healthz`
- * answers. Children log at `warn` unless
- * told otherwise, so a passing run prints nothing; with that level the "listening" line never
- * shows, hence the health check rather than waiting for output. It runs in `options.cwd`, or
- * else in a temporary folder of its own, removed once it has exited, so that its relative
- * defaults (`./data/lipira.db`, `./data/outbox`) never reach the checkout's ./data.
+ * Starts `lipira serve` (with `options.args` after it) with the given environment additions
+ * over `TEST_SERVER_ENV` (on a free port unless PORT is given, or `options.portFromEnvFile` says
+ * which port the `.env` file in its working directory gives, when PORT is kept out of its
+ * environment) and waits until `/healthz` answers. Children log at `warn` unless told otherwise,
+ * so a passing run prints nothing; with that level the "listening" line never shows, hence the
+ * health check rather than waiting for output. It runs in `options.cwd`, or else in a temporary
+ * folder of its own, removed once it has exited, so that its relative defaults
+ * (`./data/lipira.db`, `./data/outbox`) never reach the checkout's ./data.
  */
 export async function startServe(
   env: Record<string, string>,
-  options: { cwd?: string; readyTimeoutMs?: number; portFromEnvFile?: number } = {},
+  options: { cwd?: string; readyTimeoutMs?: number; portFromEnvFile?: number; args?: string[] } = {},
 ): Promise<ServeProcess> {
   const port =
     options.portFromEnvFile === undefined ? (env.PORT ?? String(await freePort())) : String(options.portFromEnvFile);
@@ -50,7 +50,7 @@ export async function startServe(
   };
   // A variable of the environment would win over the file's.
   if (options.portFromEnvFile !== undefined) delete childEnv.PORT;
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [BIN, 'serve', ...(options.args ?? [])], {
     cwd: options.cwd ?? own!.dir,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
