@@ -13,6 +13,7 @@ import { buildSoakReport, formatSoakReport, type LedgerCheck } from './soak-repo
 import { sampleTimeline } from './timeline-sampler.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 import { cpuOverWindow } from './window-cpu.ts';
+import { statementsOverWindow } from './window-statements.ts';
 
 /**
  * The gateway as the sandbox runs it, unlike the batch's: mobile money approved after a second
@@ -65,9 +66,13 @@ export async function runSoak({
   const t0 = performance.now();
   log.start(t0);
   sampleTimeline(gateway.pid, client, log.timeline, cleanup);
-  const cpu = cpuOverWindow(gateway.pid, t0 + soak.warmUpSeconds * 1000, t0 + soak.seconds * 1000);
+  const window = { from: t0 + soak.warmUpSeconds * 1000, to: t0 + soak.seconds * 1000 };
+  const postgresDatabase = db === 'postgres' ? new URL(gateway.databaseUrl).pathname.slice(1) : null;
+  const cpu = cpuOverWindow(gateway.pid, postgresDatabase, window.from, window.to);
+  const statements = statementsOverWindow(client, window.from, window.to);
   // Awaited with the results; a gateway that died fails the run there, not as an unhandled rejection before it.
   cpu.catch(() => undefined);
+  statements.catch(() => undefined);
   const arrivals = await offerConstantArrivals(t0, soak.rate, soak.seconds, DRAIN_LIMIT_MS, (index) =>
     pay(journey, `soak-${index}`),
   );
@@ -95,6 +100,7 @@ export async function runSoak({
       rss: { endMb: endRssMb, peakMb: Math.max(peakRssMb(timeline), endRssMb) },
       generatorMaxLagMs: arrivals.maxLagMs,
       cpu: await cpu,
+      statementsInWindow: await statements,
       timeline,
     },
     db,

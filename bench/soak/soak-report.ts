@@ -38,6 +38,8 @@ export interface SoakResults {
    * give, the offered rate cannot be met.
    */
   cpu: WindowCpu;
+  /** Statements the gateway sent its database over the steady window, by its own count (`lipira_database_statements_total`). */
+  statementsInWindow: number;
   /** Second by second, the whole run: when the figures above changed, and with what. */
   timeline: TimelineSecond[];
 }
@@ -52,6 +54,8 @@ export interface SoakReport extends SoakResults {
   warmUpSeconds: number;
   /** Payments completed per second of the steady window. */
   achievedRate: number;
+  /** The steady window's statements and CPU, shared out over the payments completed in it. */
+  perPayment: PerPayment;
   /** What must hold for the run to count at all: a failure here fails the run. */
   gate: TargetResult[];
   valid: boolean;
@@ -59,12 +63,29 @@ export interface SoakReport extends SoakResults {
   targets: TargetResult[];
 }
 
+export interface PerPayment {
+  statements: number;
+  gatewayCpuMs: number;
+  /** Null on SQLite, or when the server's processes are not on this machine. */
+  postgresCpuMs: number | null;
+}
+
+/** Issue 33's limits a payment: statements on PostgreSQL, where each is a round trip, and CPU. */
+const PER_PAYMENT_LIMITS: Record<
+  DbKind,
+  { statements: number | null; gatewayCpuMs: number; postgresCpuMs: number | null }
+> = {
+  sqlite: { statements: null, gatewayCpuMs: 3, postgresCpuMs: null },
+  postgres: { statements: 25, gatewayCpuMs: 5, postgresCpuMs: 6 },
+};
+
 /** Every request's p99, and the webhook's from the completion it reports. */
 const MAX_P99_MS = 200;
 const MAX_RSS_MB = 250;
 
 export function buildSoakReport(results: SoakResults, db: DbKind, soak: SoakOptions, startedAt: Date): SoakReport {
   const achievedRate = results.payments.completedInWindow / results.windowSeconds;
+  const perPayment = sharedOut(results);
   const errors = results.steps.reduce((sum, step) => sum + step.errors, 0);
   const { webhooks, ledger } = results;
   const gate = [
@@ -85,6 +106,7 @@ export function buildSoakReport(results: SoakResults, db: DbKind, soak: SoakOpti
     ),
     ...results.steps.map(p99Target),
     check('gateway RSS at the end', '<=', MAX_RSS_MB, results.rss.endMb, 'MB'),
+    ...perPaymentTargets(perPayment, db, results.payments.completedInWindow > 0),
   ];
   return {
     kind: 'soak',
@@ -96,10 +118,64 @@ export function buildSoakReport(results: SoakResults, db: DbKind, soak: SoakOpti
     warmUpSeconds: soak.warmUpSeconds,
     ...results,
     achievedRate,
+    perPayment,
     gate,
     valid: gate.every((result) => result.pass),
     targets,
   };
+}
+
+function sharedOut({ cpu, statementsInWindow, windowSeconds, payments }: SoakResults): PerPayment {
+  const msEach = (cores: number) => (cores * windowSeconds * 1000) / payments.completedInWindow;
+  return {
+    statements: statementsInWindow / payments.completedInWindow,
+    gatewayCpuMs: msEach(cpu.gatewayCores),
+    postgresCpuMs: cpu.postgresCores === null ? null : msEach(cpu.postgresCores),
+  };
+}
+
+function perPaymentTargets(perPayment: PerPayment, db: DbKind, anyCompleted: boolean): TargetResult[] {
+  const limits = PER_PAYMENT_LIMITS[db];
+  const none = 'no payment completed in the window';
+  const targets = [];
+  if (limits.statements !== null)
+    targets.push(
+      check(
+        'database statements a payment',
+        '<=',
+        limits.statements,
+        perPayment.statements,
+        'statements',
+        anyCompleted,
+        none,
+      ),
+    );
+  targets.push(
+    check("gateway's CPU a payment", '<=', limits.gatewayCpuMs, perPayment.gatewayCpuMs, 'ms', anyCompleted, none),
+  );
+  if (limits.postgresCpuMs !== null)
+    targets.push(
+      perPayment.postgresCpuMs === null
+        ? check(
+            "PostgreSQL's CPU a payment",
+            '<=',
+            limits.postgresCpuMs,
+            0,
+            'ms',
+            false,
+            'its processes not on this machine',
+          )
+        : check(
+            "PostgreSQL's CPU a payment",
+            '<=',
+            limits.postgresCpuMs,
+            perPayment.postgresCpuMs,
+            'ms',
+            anyCompleted,
+            none,
+          ),
+    );
+  return targets;
 }
 
 /** A step's p99 counts only if the step answered right every time, and was timed at all. */
@@ -163,7 +239,14 @@ export function formatSoakReport(report: SoakReport): string {
       ledger.clean ? 'Ledger check: clean' : `Ledger check: NOT CLEAN — ${ledger.lines.slice(0, 5).join(' | ')}`,
       `Gateway RSS: ${report.rss.endMb.toFixed(1)} MB at the end, ${report.rss.peakMb.toFixed(1)} MB at most`,
       `CPU over the steady window: gateway ${report.cpu.gatewayCores.toFixed(2)} cores (${perPayment(report.cpu.gatewayCores, report.offeredRate)}), ` +
-        `load generator ${report.cpu.generatorCores.toFixed(2)} cores (${perPayment(report.cpu.generatorCores, report.offeredRate)})`,
+        `load generator ${report.cpu.generatorCores.toFixed(2)} cores (${perPayment(report.cpu.generatorCores, report.offeredRate)})` +
+        (report.cpu.postgresCores === null
+          ? ''
+          : `, PostgreSQL ${report.cpu.postgresCores.toFixed(2)} cores (${perPayment(report.cpu.postgresCores, report.offeredRate)})`) +
+        `; load average ${report.cpu.loadAverage.map((load) => load.toFixed(2)).join(' ')}`,
+      `A payment completed in the steady window: ${report.perPayment.statements.toFixed(1)} statements to the database, ` +
+        `${ms(report.perPayment.gatewayCpuMs)} ms of the gateway's CPU` +
+        (report.perPayment.postgresCpuMs === null ? '' : `, ${ms(report.perPayment.postgresCpuMs)} ms of PostgreSQL's`),
       `Load generator: payments started at most ${report.generatorMaxLagMs.toFixed(1)} ms after their time`,
       '',
       `Timeline, ${TIMELINE_SPAN_SECONDS} s a row, warm-up and drain included (p99s: the worst second's; loop lag and pending webhooks: the gateway's /metrics, every 10 s)`,

@@ -50,21 +50,29 @@ export function sampleTimeline(
 }
 
 async function scrape(client: GatewayClient): Promise<MetricsSample> {
+  return parseMetrics(await readMetrics(client));
+}
+
+/** The gateway's `/metrics`, as text. */
+export async function readMetrics(client: GatewayClient): Promise<string> {
   const answer = await client.request('GET', '/metrics');
   if (answer.status !== 200) throw new Error(`GET /metrics answered ${answer.status}`);
-  return parseMetrics(answer.body);
+  return answer.body;
 }
 
 /** The few series the timeline shows, from the Prometheus text format; a missing series reads 0. */
 export function parseMetrics(text: string): MetricsSample {
-  const value = (series: string) => {
-    const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
-    return line === undefined ? 0 : Number(line.slice(series.length + 1));
-  };
+  const value = (series: string) => seriesValue(text, series);
   return {
     eventLoopLagP99Ms: value('lipira_nodejs_eventloop_lag_p99_seconds') * 1000,
     pendingSessions: value('lipira_checkout_sessions{status="pending"}'),
     pendingWebhooks: value('lipira_webhook_deliveries{status="pending"}'),
     webhookQueueOldestSeconds: value('lipira_webhook_queue_oldest_seconds'),
   };
+}
+
+/** One series' value (its name with any labels, as printed) in the Prometheus text format; 0 when missing. */
+export function seriesValue(text: string, series: string): number {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }

@@ -8,6 +8,7 @@ import type { DB } from './schema.ts';
 import { groupCommit, type Transact } from './group-commit.ts';
 import { namedStatement, readDirectly } from './prepared.ts';
 import { withStatementCache } from './statement-cache.ts';
+import type { StatementCount } from './statement-count.ts';
 import { maskUrlSecrets } from '../shared/url-secrets.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
 import { listenForPostgresWork, watchSqliteWork, type OnWork, type WorkWatch } from './work-notices.ts';
@@ -21,6 +22,11 @@ export interface Database {
   transact: Transact;
   /** Where it lives, with no password: for logs and `lipira config`. */
   description: string;
+  /**
+   * Statements sent through `db` and `transact` (and so every prepared one): not the few a
+   * PostgreSQL start sends on its own connections (creating the database, listening for work).
+   */
+  statements: StatementCount;
   /**
    * Tells `onWork` when work for the background workers is written (see work-notices.ts): on
    * SQLite as this process writes it, on PostgreSQL as any process commits it. Call once the
@@ -71,7 +77,8 @@ function openSqlite(file: string): Database {
   // writes each page once however often the WAL changed it, and runs on the event loop. Under a
   // create load, 10× fewer checkpoints made a create ~15 % cheaper (docs/performance.md).
   connection.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
-  const cached = withStatementCache(connection);
+  const statements: StatementCount = { sent: 0 };
+  const cached = withStatementCache(connection, statements);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached }) });
   readDirectly(db, cached);
   return {
@@ -79,6 +86,7 @@ function openSqlite(file: string): Database {
     dialect: 'sqlite',
     transact: groupCommit(db, cached),
     description: `sqlite:${file}`,
+    statements,
     watchWork: (onWork) => watchSqliteWork(connection, onWork),
     close: () => db.destroy(),
   };
@@ -101,7 +109,8 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
   // process without a listener. In use, Kysely listens to no client events, hence one per client.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: discardingDeadClients(pool) }) });
+  const statements: StatementCount = { sent: 0 };
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: discardingDeadClients(pool, statements) }) });
   // PostgreSQL commits concurrent transactions side by side and shares their WAL flushes itself.
   const transact: Transact = (work) => db.transaction().execute(work);
   return {
@@ -109,6 +118,7 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
     dialect: 'postgres',
     transact,
     description: maskUrlSecrets(url),
+    statements,
     watchWork: (onWork, log) => listenForPostgresWork(url, limits?.connectTimeoutMs, onWork, log),
     close: () => db.destroy(),
   };
@@ -121,9 +131,10 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
  * statement inside the transaction that failed: the next borrower would run in it, and the
  * rollback would only wait out another timeout. Queries built by `prepared` are sent as named
  * statements, which each connection has the server parse and plan once; only outside
- * transactions, where one the server refuses can simply be run again (see `prepared`).
+ * transactions, where one the server refuses can simply be run again (see `prepared`). Each
+ * query is counted in `statements`: every one Kysely sends, BEGIN and COMMIT included, is a round trip.
  */
-function discardingDeadClients(pool: pg.Pool): PostgresPool {
+function discardingDeadClients(pool: pg.Pool, statements: StatementCount): PostgresPool {
   return {
     async connect() {
       const client = await pool.connect();
@@ -132,6 +143,7 @@ function discardingDeadClients(pool: pg.Pool): PostgresPool {
       let inTransaction = false;
       const query = async (text: string, parameters: readonly unknown[]) => {
         if (dead) throw new Error('Connection terminated: an earlier query on it failed', { cause: dead });
+        statements.sent += 1;
         inTransaction ||= TRANSACTION_START.test(text);
         try {
           const name = inTransaction ? undefined : namedStatement(text);

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteDatabase } from 'kysely';
+import type { StatementCount } from './statement-count.ts';
 
 /** Enough for every distinct query the gateway makes, with room for `IN (…)` lists of other lengths. */
 const MAX_STATEMENTS = 1000;
@@ -23,8 +24,11 @@ interface Reader {
  * query. This keeps the prepared statements by SQL text, so the same query is compiled once per
  * connection. Safe because Kysely only runs statements to completion (`all`/`run`), never leaves
  * one mid-iteration.
+ *
+ * Every statement passes through here, so each is counted in `count`: Kysely asks for a
+ * statement once per run, and direct reads and writes come through `select` and `run`.
  */
-export function withStatementCache(connection: BetterSqlite3.Database): CachedConnection {
+export function withStatementCache(connection: BetterSqlite3.Database, count: StatementCount): CachedConnection {
   const statements = new Map<string, BetterSqlite3.Statement>();
   const readers = new Map<string, Reader>();
   const prepare = (sql: string) => {
@@ -41,8 +45,12 @@ export function withStatementCache(connection: BetterSqlite3.Database): CachedCo
     get inTransaction() {
       return connection.inTransaction;
     },
-    prepare,
+    prepare(sql) {
+      count.sent += 1;
+      return prepare(sql);
+    },
     select(sql, parameters) {
+      count.sent += 1;
       let reader = readers.get(sql);
       if (!reader) {
         const statement = connection.prepare(sql).raw(true);
@@ -53,6 +61,7 @@ export function withStatementCache(connection: BetterSqlite3.Database): CachedCo
       return (reader.statement.all(parameters) as unknown[][]).map(reader.toRow);
     },
     run(sql, parameters = []) {
+      count.sent += 1;
       return Number(prepare(sql).run(parameters).changes);
     },
   };

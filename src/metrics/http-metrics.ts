@@ -1,5 +1,6 @@
-import type { Metric, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { App } from '../http/app-type.ts';
+import { registerAtScrape, type Sample } from './scrape-time-metric.ts';
 
 /** Upper bounds in seconds: a cached lookup takes a millisecond, a slow provider call seconds. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -49,10 +50,10 @@ export function trackRequests(app: App, registry: Registry): void {
     done();
   });
 
-  register(registry, REQUESTS, 'counter', 'HTTP requests answered, by route pattern, method and status.', () =>
+  registerAtScrape(registry, REQUESTS, 'counter', 'HTTP requests answered, by route pattern, method and status.', () =>
     [...series.values()].map((entry) => ({ labels: entry.labels, value: entry.count })),
   );
-  register(
+  registerAtScrape(
     registry,
     DURATION,
     'histogram',
@@ -65,12 +66,6 @@ function bucketOf(seconds: number): number {
   let index = 0;
   while (index < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[index]!) index += 1;
   return index;
-}
-
-interface Sample {
-  metricName?: string;
-  labels: Record<string, string | number>;
-  value: number;
 }
 
 /** `_bucket` (cumulative, ending with +Inf), `_sum` and `_count`, as prom-client's own histogram reports them. */
@@ -89,25 +84,4 @@ function histogramSamples(entry: Series): Sample[] {
     { metricName: `${DURATION}_sum`, labels: entry.labels, value: entry.sum },
     { metricName: `${DURATION}_count`, labels: entry.labels, value: entry.count },
   ];
-}
-
-/**
- * A metric the registry formats like its own: prom-client asks each registered metric for its
- * name, help, type and samples (`get`), and needs nothing else of it.
- */
-function register(
-  registry: Registry,
-  name: string,
-  type: 'counter' | 'histogram',
-  help: string,
-  samples: () => Sample[],
-): void {
-  const metric = {
-    name,
-    help,
-    type,
-    aggregator: 'sum',
-    get: async () => ({ name, help, type, aggregator: 'sum', values: samples() }),
-  };
-  registry.registerMetric(metric as unknown as Metric);
 }

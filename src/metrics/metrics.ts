@@ -7,12 +7,13 @@ import type { App } from '../http/app-type.ts';
 import { ApiError } from '../shared/errors.ts';
 import { trackRequests } from './http-metrics.ts';
 import { queueMetrics } from './queue-metrics.ts';
+import { registerAtScrape } from './scrape-time-metric.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 
 export interface MetricsDeps {
   config: Config;
-  database: Pick<Database, 'db'>;
+  database: Pick<Database, 'db' | 'statements'>;
   clock: Clock;
 }
 
@@ -20,10 +21,17 @@ export interface MetricsDeps {
  * Request metrics for every route, and `GET /metrics` in the Prometheus text format. Each app
  * has its own registry, not prom-client's global one: several gateways may share a process.
  */
-export function registerMetrics(app: App, { config, database: { db }, clock }: MetricsDeps): void {
+export function registerMetrics(app: App, { config, database: { db, statements }, clock }: MetricsDeps): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'lipira_' });
   trackRequests(app, registry);
+  registerAtScrape(
+    registry,
+    'lipira_database_statements_total',
+    'counter',
+    "Statements sent to the database: queries, transactions' BEGINs and COMMITs, prepared statements.",
+    () => [{ labels: {}, value: statements.sent }],
+  );
   const queues = queueMetrics(registry, db);
   const authorized = bearerCheck(config.metricsToken);
 

@@ -178,7 +178,8 @@ const results: SoakResults = {
   ledger: { clean: true, lines: ['Ledger OK: …'] },
   rss: { endMb: 180, peakMb: 190 },
   generatorMaxLagMs: 3,
-  cpu: { gatewayCores: 1.2, generatorCores: 0.6 },
+  cpu: { gatewayCores: 1.2, generatorCores: 0.6, postgresCores: null, loadAverage: [2.5, 2, 1.5] },
+  statementsInWindow: 90_000,
   timeline: [],
 };
 const soak = parseBenchArgs(['--soak', '--quick', '--rate', '300']).soak!;
@@ -190,6 +191,25 @@ test("the achieved rate is payments completed per second of the steady window, h
   assert.equal(report({}).achievedRate, 300);
   assert.equal(result(report({}).targets, 'payments/s').pass, false, 'SQLite: 500/s');
   assert.equal(result(report({}, 'postgres').targets, 'payments/s').pass, true, 'PostgreSQL: 150/s');
+});
+
+test("statements and CPU are shared out over the window's completed payments, against each database's limits", () => {
+  // 4,500 payments in 15 s: 1.2 cores is 4 ms each, 0.9 cores 3 ms; 90,000 statements, 20 each.
+  const sqlite = report({});
+  assert.deepEqual(sqlite.perPayment, { statements: 20, gatewayCpuMs: 4, postgresCpuMs: null });
+  assert.equal(result(sqlite.targets, "gateway's CPU a payment").pass, false, 'SQLite: 3 ms');
+  assert.equal(sqlite.targets.filter((t) => /statements|PostgreSQL/.test(t.target)).length, 0);
+  const postgres = report({ cpu: { ...results.cpu, postgresCores: 0.9 }, statementsInWindow: 135_000 }, 'postgres');
+  assert.deepEqual(postgres.perPayment, { statements: 30, gatewayCpuMs: 4, postgresCpuMs: 3 });
+  assert.equal(result(postgres.targets, 'database statements a payment').pass, false, '25 on PostgreSQL');
+  assert.equal(result(postgres.targets, "gateway's CPU a payment").pass, true, '5 ms on PostgreSQL');
+  assert.equal(result(postgres.targets, "PostgreSQL's CPU a payment").pass, true, '6 ms');
+  const elsewhere = result(report({}, 'postgres').targets, "PostgreSQL's CPU a payment");
+  assert.deepEqual([elsewhere.pass, elsewhere.note], [false, 'its processes not on this machine']);
+  assert.match(
+    formatSoakReport(postgres),
+    /PostgreSQL 0\.90 cores \(3\.0 ms a payment offered\); load average 2\.50 2\.00 1\.50\nA payment completed in the steady window: 30\.0 statements to the database, 4\.0 ms of the gateway's CPU, 3\.0 ms of PostgreSQL's/,
+  );
 });
 
 test('a slow step or a big gateway misses its target without failing the run', () => {
