@@ -30,7 +30,12 @@ export async function serveCommand(argv: string[], config: Config): Promise<numb
   const args = parseArgs(argv, ['workers']);
   noMorePositionals(args, 0);
   const processes = processCount(stringOption(args, 'workers'), config);
-  const limits = { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs };
+  const limits = {
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
+    listenUrl: config.databaseListenUrl,
+    namedStatements: config.databaseNamedStatements,
+  };
   const logger = serveLogger(config.logLevel);
   // A worker forked by our primary has its arguments and environment, so asks for N > 1 too;
   // with 1, a process that is a cluster worker is another manager's (pm2) and serves as ever.

@@ -36,8 +36,15 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** How long PostgreSQL may keep a caller waiting, so that an outage fails requests instead of hanging them. */
+/**
+ * How long PostgreSQL may keep a caller waiting, so that an outage fails requests instead of
+ * hanging them; and how to live behind a pooler (`listenUrl`, `namedStatements`: src/settings/settings.ts).
+ */
 export interface DatabaseLimits {
+  /** Where the workers' LISTEN connection goes, when not to the pool's URL. */
+  listenUrl?: string | null;
+  /** False: no named prepared statements (a pooler in transaction mode that does not track them). */
+  namedStatements?: boolean;
   /** Longest wait for a connection: a free one from the pool, or a new one to the server. */
   connectTimeoutMs: number;
   /**
@@ -110,7 +117,9 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const statements: StatementCount = { sent: 0 };
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: discardingDeadClients(pool, statements) }) });
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: discardingDeadClients(pool, statements, limits?.namedStatements ?? true) }),
+  });
   // PostgreSQL commits concurrent transactions side by side and shares their WAL flushes itself.
   const transact: Transact = (work) => db.transaction().execute(work);
   return {
@@ -119,7 +128,7 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
     transact,
     description: maskUrlSecrets(url),
     statements,
-    watchWork: (onWork, log) => listenForPostgresWork(url, limits?.connectTimeoutMs, onWork, log),
+    watchWork: (onWork, log) => listenForPostgresWork(limits?.listenUrl ?? url, limits?.connectTimeoutMs, onWork, log),
     close: () => db.destroy(),
   };
 }
@@ -134,7 +143,7 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
  * transactions, where one the server refuses can simply be run again (see `prepared`). Each
  * query is counted in `statements`: every one Kysely sends, BEGIN and COMMIT included, is a round trip.
  */
-function discardingDeadClients(pool: pg.Pool, statements: StatementCount): PostgresPool {
+function discardingDeadClients(pool: pg.Pool, statements: StatementCount, namedStatements: boolean): PostgresPool {
   return {
     async connect() {
       const client = await pool.connect();
@@ -146,7 +155,7 @@ function discardingDeadClients(pool: pg.Pool, statements: StatementCount): Postg
         statements.sent += 1;
         inTransaction ||= TRANSACTION_START.test(text);
         try {
-          const name = inTransaction ? undefined : namedStatement(text);
+          const name = inTransaction || !namedStatements ? undefined : namedStatement(text);
           return await (name
             ? client.query({ name, text, values: parameters as unknown[] })
             : client.query(text, parameters as unknown[]));

@@ -100,6 +100,21 @@ export const SETTINGS = [
     meaning:
       'PostgreSQL, `lipira serve`: longest a statement may run (the migrations at start too: run `lipira migrate` first for a long one) and the server keeps a transaction of ours open with no statement coming; an answer that never comes is given up 1 s later, with a 503.',
   }),
+  setting('databaseListenUrl', {
+    variable: 'DATABASE_LISTEN_URL',
+    kind: serverUrl(/^postgres(ql)?:\/\/[^/]+\/[^/?]+/, 'postgres://USER@HOST:PORT/DATABASE'),
+    default: null,
+    defaultShown: 'DATABASE_URL',
+    meaning:
+      'PostgreSQL: where the background workers LISTEN for new work, on one connection held open. Behind a pooler in transaction mode (PgBouncer), point it at the server itself, past the pooler: a LISTEN belongs to a session, which such a pooler does not keep (docs/deployment.md, A connection pooler).',
+  }),
+  setting('databaseNamedStatements', {
+    variable: 'DATABASE_NAMED_STATEMENTS',
+    kind: onOff,
+    default: 'on',
+    meaning:
+      "PostgreSQL: the hot reads are sent as named prepared statements, parsed and planned once per connection. `off` behind a pooler in transaction mode that does not track them (PgBouncer before 1.21, or without `max_prepared_statements`): it would hand a statement's name to a server connection that never saw it.",
+  }),
   setting('logLevel', {
     variable: 'LOG_LEVEL',
     kind: oneOf(LOG_LEVELS),
