@@ -11,7 +11,7 @@ export interface TargetResult {
   comparison: '>=' | '<=';
   limit: number;
   measured: number;
-  unit: 'ratio' | 'ms' | '/s' | 'MB' | 'count' | 'statements';
+  unit: 'ratio' | 'ms' | '/s' | 'MB' | 'count' | 'statements' | 's';
   pass: boolean;
   /** Why a number that meets its limit still fails: the load got error answers. */
   note: string | null;
@@ -224,6 +224,7 @@ const AMOUNTS: Record<TargetResult['unit'], (value: number) => string> = {
   MB: (v) => `${v.toFixed(1)} MB`,
   count: (v) => v.toFixed(0),
   statements: (v) => v.toFixed(1),
+  s: (v) => `${v.toFixed(0)} s`,
 };
 
 export const TARGET_COLUMNS: Column<TargetResult>[] = [

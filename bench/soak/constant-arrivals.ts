@@ -8,20 +8,34 @@ export interface Arrivals {
   unfinished: number;
 }
 
+/** A stretch of the run at one arrival rate. */
+export interface Phase {
+  rate: number;
+  seconds: number;
+}
+
 /**
- * Open loop: payment `i` starts at `t0 + i / rate`, however the earlier ones are doing, so a slow
- * gateway meets the same offered load instead of slowing it (a closed loop would wait for it).
- * Once the last has started, waits up to `drainMs` for those still in flight.
+ * Open loop: within a phase, payment `i` starts at the phase's start `+ i / rate`, however the
+ * earlier ones are doing, so a slow gateway meets the same offered load instead of slowing it (a
+ * closed loop would wait for it). Phases follow one another (one for a plain soak; capacity,
+ * twice it, capacity again for the overload soak). Once the last payment has started, waits up to
+ * `drainMs` for those still in flight.
  */
-export async function offerConstantArrivals(
+export async function offerArrivals(
   t0: number,
-  rate: number,
-  seconds: number,
+  phases: Phase[],
   drainMs: number,
   start: (index: number) => Promise<void>,
 ): Promise<Arrivals> {
-  const total = Math.round(rate * seconds);
-  const dueAt = (index: number) => t0 + (index * 1000) / rate;
+  const due: number[] = [];
+  let phaseStart = t0;
+  for (const { rate, seconds } of phases) {
+    const count = Math.round(rate * seconds);
+    for (let index = 0; index < count; index++) due.push(phaseStart + (index * 1000) / rate);
+    phaseStart += seconds * 1000;
+  }
+  const total = due.length;
+  const dueAt = (index: number) => due[index]!;
   const inFlight = new Set<Promise<void>>();
   let maxLagMs = 0;
   // A payment fails by counting its error; one that throws is the bench's own bug, raised once all have stopped.

@@ -24,6 +24,13 @@ const MAX_POLLS = 30;
 const WEBHOOK_WAIT_MS = 30_000;
 const ATTEMPT_PATH = /^\/checkout\/[^/]+\/attempts\/[^/]+$/;
 
+/** How often a step refused as busy (503) is asked again, after the wait it gives, as the page's script and a patient customer do. */
+const BUSY_RETRIES = 10;
+const BUSY_WAIT_MAX_MS = 10_000;
+
+/** The gateway refused the payment's create as busy: shed, which the merchant's server would try again later. */
+class Refused extends Error {}
+
 /** The step a payment stopped at, and why. */
 class StepFailed extends Error {
   constructor(
@@ -41,13 +48,15 @@ class StepFailed extends Error {
  * wrong answer, which is counted against that step.
  */
 export async function pay(journey: Journey, txRef: string): Promise<void> {
-  journey.log.begin(performance.now());
+  const startedAt = performance.now();
+  journey.log.begin(startedAt);
   try {
     await payOrThrow(journey, txRef);
-    journey.log.complete(performance.now());
+    journey.log.complete(performance.now(), startedAt);
   } catch (error) {
-    if (!(error instanceof StepFailed)) throw error;
-    journey.log.fail(error.step, error.message, performance.now());
+    if (error instanceof Refused) journey.log.refuse(performance.now());
+    else if (error instanceof StepFailed) journey.log.fail(error.step, error.message, performance.now());
+    else throw error;
   }
 }
 
@@ -110,16 +119,38 @@ async function payOrThrow(journey: Journey, txRef: string): Promise<void> {
   if (status !== 'success') throw new StepFailed('verify', `says "${String(status)}" after the webhook`);
 }
 
-/** Sends one request, timing it into the log, and fails the step on an error or a status not in `expected`. */
+/**
+ * Sends one request, timing it into the log, and fails the step on an error or a status not in
+ * `expected`. A 503 (the gateway shedding load) refuses a create: the payment ends there; any
+ * later step is asked again after the `Retry-After` it gives, as the hosted page's script does.
+ */
 async function timed({ log }: Journey, step: Step, send: () => Promise<Answer>, expected: number[]): Promise<Answer> {
-  const startedAt = performance.now();
-  let answer: Answer;
-  try {
-    answer = await send();
-  } catch (error) {
-    log.unanswered(performance.now());
-    throw new StepFailed(step, error instanceof Error ? error.message : String(error));
+  for (let tries = 0; ; tries++) {
+    const startedAt = performance.now();
+    let answer: Answer;
+    try {
+      answer = await send();
+    } catch (error) {
+      log.unanswered(performance.now());
+      throw new StepFailed(step, error instanceof Error ? error.message : String(error));
+    }
+    if (answer.status === 503) {
+      log.busy(startedAt, performance.now() - startedAt);
+      if (step === 'create') throw new Refused();
+      if (tries === BUSY_RETRIES) throw new StepFailed(step, `still busy (503) after ${BUSY_RETRIES} tries`);
+      await sleep(busyWaitMs(answer), undefined, { ref: false });
+      continue;
+    }
+    return checked(log, step, startedAt, answer, expected);
   }
+}
+
+function busyWaitMs(answer: Answer): number {
+  const seconds = Number(answer.headers['retry-after']);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, BUSY_WAIT_MAX_MS) : POLL_MS;
+}
+
+function checked(log: SoakLog, step: Step, startedAt: number, answer: Answer, expected: number[]): Answer {
   log.record(step, startedAt, performance.now() - startedAt);
   if (!expected.includes(answer.status))
     throw new StepFailed(

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cleanup } from '../cleanup.ts';
 import { startGateway, type Gateway } from '../gateway.ts';
-import type { DbKind, SoakOptions } from '../options.ts';
+import { OVERLOAD_SECONDS, type DbKind, type SoakOptions } from '../options.ts';
 import { rssMegabytes } from '../proc-stats.ts';
 import { saveReport } from '../report.ts';
-import { offerConstantArrivals } from './constant-arrivals.ts';
+import { offerArrivals } from './constant-arrivals.ts';
+import { overloadFigures, overloadGoodputWindow, overloadPhases } from './overload.ts';
 import { GatewayClient } from './gateway-client.ts';
 import { pay } from './payment-journey.ts';
 import { SoakLog } from './soak-log.ts';
@@ -61,7 +62,9 @@ export async function runSoak({
   const journey = { client, origin: gateway.url, secretKey: gateway.secretKey, receiver, log };
 
   progress(
-    `soak: ${soak.rate} payments/s for ${soak.seconds} s, the first ${soak.warmUpSeconds} s left out of the figures`,
+    soak.overload
+      ? `soak: ${soak.rate} payments/s for ${soak.warmUpSeconds} s, ${2 * soak.rate}/s for ${OVERLOAD_SECONDS} s, then ${soak.rate}/s until ${soak.seconds} s`
+      : `soak: ${soak.rate} payments/s for ${soak.seconds} s, the first ${soak.warmUpSeconds} s left out of the figures`,
   );
   const t0 = performance.now();
   log.start(t0);
@@ -73,9 +76,9 @@ export async function runSoak({
   // Awaited with the results; a gateway that died fails the run there, not as an unhandled rejection before it.
   cpu.catch(() => undefined);
   statements.catch(() => undefined);
-  const arrivals = await offerConstantArrivals(t0, soak.rate, soak.seconds, DRAIN_LIMIT_MS, (index) =>
-    pay(journey, `soak-${index}`),
-  );
+  if (soak.overload) log.goodputWindow = overloadGoodputWindow(soak, t0);
+  const phases = soak.overload ? overloadPhases(soak) : [{ rate: soak.rate, seconds: soak.seconds }];
+  const arrivals = await offerArrivals(t0, phases, DRAIN_LIMIT_MS, (index) => pay(journey, `soak-${index}`));
   progress(
     `soak: offered load stopped and drained (${arrivals.unfinished} unfinished); checking webhooks and the ledger`,
   );
@@ -89,6 +92,7 @@ export async function runSoak({
         started: arrivals.started,
         completed: log.completed,
         failed: log.failed,
+        refused: log.refused,
         unfinished: arrivals.unfinished,
         completedInWindow: log.completedInWindow,
       },
@@ -102,6 +106,8 @@ export async function runSoak({
       cpu: await cpu,
       statementsInWindow: await statements,
       timeline,
+      busyAnswers: log.busyLatencies.length,
+      overload: soak.overload ? overloadFigures(soak, log, timeline) : null,
     },
     db,
     soak,

@@ -25,6 +25,15 @@ export interface StepFigures extends Percentiles {
 
 /** Kept per step, so the report says what went wrong and not only how often. */
 const EXAMPLES_PER_STEP = 3;
+/** An accepted answer slower than this is one a client has likely given up on (issue 33's overload limit). */
+export const ACCEPTED_LIMIT_MS = 2_000;
+
+/** Payments started within `from`–`to` that completed within `limitMs` of their start: the overload soak's goodput. */
+export interface GoodputWindow {
+  from: number;
+  to: number;
+  limitMs: number;
+}
 
 /**
  * What the soak's payments did. Latencies are kept only for what started within the steady
@@ -34,6 +43,16 @@ const EXAMPLES_PER_STEP = 3;
 export class SoakLog {
   completed = 0;
   completedInWindow = 0;
+  /** Payments whose create was refused as busy: shed by the gateway, not failed. */
+  refused = 0;
+  /** Every 503 answer's latency, the whole run: a refusal should come at once. */
+  readonly busyLatencies: number[] = [];
+  /** The slowest accepted answer (not a 503, not the webhook) of the whole run, and how many took over `ACCEPTED_LIMIT_MS`. */
+  acceptedMaxMs = 0;
+  acceptedOverLimit = 0;
+  /** Completions counted against `goodputWindow`, when one is set. */
+  completedInTime = 0;
+  goodputWindow: GoodputWindow | null = null;
   private from = Infinity;
   private to = -Infinity;
   private readonly latencies = new Map<Step, number[]>();
@@ -64,11 +83,27 @@ export class SoakLog {
   /** An answer came (or, for `webhook`, the webhook did), `ms` after its request was sent at `startedAt`. */
   record(step: Step, startedAt: number, ms: number): void {
     if (step === 'webhook') this.timeline.webhookArrived(startedAt + ms, ms);
-    else this.timeline.answered(startedAt + ms, ms);
+    else {
+      this.timeline.answered(startedAt + ms, ms);
+      this.acceptedMaxMs = Math.max(this.acceptedMaxMs, ms);
+      if (ms > ACCEPTED_LIMIT_MS) this.acceptedOverLimit++;
+    }
     if (!this.inWindow(startedAt)) return;
     const list = this.latencies.get(step);
     if (list) list.push(ms);
     else this.latencies.set(step, [ms]);
+  }
+
+  /** The gateway answered 503, busy, `ms` after the request was sent at `startedAt`. */
+  busy(startedAt: number, ms: number): void {
+    this.busyLatencies.push(ms);
+    this.timeline.answeredBusy(startedAt + ms);
+  }
+
+  /** The payment's create was refused as busy: the merchant would try it again later. */
+  refuse(at: number): void {
+    this.refused++;
+    this.timeline.paymentRefused(at);
   }
 
   /** A request got no answer at all (the payment then fails at its step, too). */
@@ -83,10 +118,13 @@ export class SoakLog {
     if (examples.length < EXAMPLES_PER_STEP && !examples.includes(why)) this.examples.set(step, [...examples, why]);
   }
 
-  complete(at: number): void {
+  complete(at: number, startedAt: number): void {
     this.completed++;
     this.timeline.paymentCompleted(at);
     if (this.inWindow(at)) this.completedInWindow++;
+    const goodput = this.goodputWindow;
+    if (goodput && startedAt >= goodput.from && startedAt < goodput.to && at - startedAt <= goodput.limitMs)
+      this.completedInTime++;
   }
 
   get failed(): number {

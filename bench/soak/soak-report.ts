@@ -5,6 +5,7 @@ import type { StepFigures } from './soak-log.ts';
 import { timelineSpans, type TimelineSecond, type TimelineSpan } from './soak-timeline.ts';
 import type { WebhookCounts } from './webhook-receiver.ts';
 import type { WindowCpu } from './window-cpu.ts';
+import { overloadTargets, type OverloadFigures } from './overload.ts';
 
 /** `lipira ledger check` once the load had drained. */
 export interface LedgerCheck {
@@ -19,6 +20,8 @@ export interface SoakResults {
     started: number;
     completed: number;
     failed: number;
+    /** Refused as busy (503) at their create: shed by the gateway, which the merchant would send again later. */
+    refused: number;
     /** Still in flight when the drain's limit came: counted as failures by the validity gate. */
     unfinished: number;
     /** Completed (verified after their webhook) within the steady window. */
@@ -42,6 +45,10 @@ export interface SoakResults {
   statementsInWindow: number;
   /** Second by second, the whole run: when the figures above changed, and with what. */
   timeline: TimelineSecond[];
+  /** Requests answered 503 (busy) over the whole run: none is expected at a rate the gateway holds. */
+  busyAnswers: number;
+  /** `--overload`: how the gateway did at twice its capacity; null for a plain soak. */
+  overload: OverloadFigures | null;
 }
 
 export interface SoakReport extends SoakResults {
@@ -95,19 +102,11 @@ export function buildSoakReport(results: SoakResults, db: DbKind, soak: SoakOpti
     check('webhooks duplicated', '<=', 0, webhooks.duplicated, 'count'),
     check('webhooks unexpected', '<=', 0, webhooks.unexpected, 'count'),
     check('lipira ledger check problems', '<=', 0, ledger.clean ? 0 : Math.max(1, ledger.lines.length), 'count'),
+    ...(results.overload ? [] : [check('requests refused as busy (503)', '<=', 0, results.busyAnswers, 'count')]),
   ];
-  const targets = [
-    check(
-      `payments/s completed in the steady window (${soak.rate}/s offered)`,
-      '>=',
-      SOAK_TARGET_RATES[db],
-      achievedRate,
-      '/s',
-    ),
-    ...results.steps.map(p99Target),
-    check('gateway RSS at the end', '<=', MAX_RSS_MB, results.rss.endMb, 'MB'),
-    ...perPaymentTargets(perPayment, db, results.payments.completedInWindow > 0),
-  ];
+  const targets = results.overload
+    ? overloadTargets(results.overload)
+    : steadyTargets(results, db, soak, achievedRate, perPayment);
   return {
     kind: 'soak',
     date: startedAt.toISOString(),
@@ -123,6 +122,28 @@ export function buildSoakReport(results: SoakResults, db: DbKind, soak: SoakOpti
     valid: gate.every((result) => result.pass),
     targets,
   };
+}
+
+/** A plain soak's targets: the rate held, every step's p99, memory, and the cost of a payment. */
+function steadyTargets(
+  results: SoakResults,
+  db: DbKind,
+  soak: SoakOptions,
+  achievedRate: number,
+  perPayment: PerPayment,
+): TargetResult[] {
+  return [
+    check(
+      `payments/s completed in the steady window (${soak.rate}/s offered)`,
+      '>=',
+      SOAK_TARGET_RATES[db],
+      achievedRate,
+      '/s',
+    ),
+    ...results.steps.map(p99Target),
+    check('gateway RSS at the end', '<=', MAX_RSS_MB, results.rss.endMb, 'MB'),
+    ...perPaymentTargets(perPayment, db, results.payments.completedInWindow > 0),
+  ];
 }
 
 function sharedOut({ cpu, statementsInWindow, windowSeconds, payments }: SoakResults): PerPayment {
@@ -196,10 +217,12 @@ const TIMELINE_COLUMNS: Column<TimelineSpan>[] = [
   ['started/s', (t) => rate(t.startedPerSecond), 'right'],
   ['done/s', (t) => rate(t.completedPerSecond), 'right'],
   ['failed/s', (t) => rate(t.failedPerSecond), 'right'],
+  ['refused/s', (t) => rate(t.refusedPerSecond), 'right'],
   ['in flight', (t) => String(t.inFlight), 'right'],
   ['answers/s', (t) => rate(t.answersPerSecond), 'right'],
   ['p99 ms', (t) => rate(t.answerP99Ms), 'right'],
   ['no answer', (t) => String(t.requestErrors), 'right'],
+  ['503/s', (t) => rate(t.busyPerSecond), 'right'],
   ['webhooks/s', (t) => rate(t.webhooksPerSecond), 'right'],
   ['webhook p99', (t) => rate(t.webhookP99Ms), 'right'],
   ['gateway cores', (t) => (t.gatewayCores === null ? '-' : t.gatewayCores.toFixed(2)), 'right'],
@@ -227,7 +250,8 @@ export function formatSoakReport(report: SoakReport): string {
     [
       `Lipira soak: ${report.db}, ${report.offeredRate} payments/s offered for ${report.seconds} s (constant arrivals), ` +
         `figures over the steady window after the first ${report.warmUpSeconds} s, node ${report.node}`,
-      `Payments: ${payments.started} started, ${payments.completed} completed, ${payments.failed} failed, ${payments.unfinished} unfinished; ` +
+      `Payments: ${payments.started} started, ${payments.completed} completed, ${payments.failed} failed, ` +
+        `${payments.refused} refused as busy, ${payments.unfinished} unfinished; ` +
         `${payments.completedInWindow} completed in the ${report.windowSeconds.toFixed(0)} s steady window: ${report.achievedRate.toFixed(1)}/s`,
       '',
       'Latency of requests started in the steady window (the webhook: from the completion it reports to its arrival); errors over the whole run',
@@ -249,6 +273,8 @@ export function formatSoakReport(report: SoakReport): string {
         (report.perPayment.postgresCpuMs === null ? '' : `, ${ms(report.perPayment.postgresCpuMs)} ms of PostgreSQL's`),
       `Load generator: payments started at most ${report.generatorMaxLagMs.toFixed(1)} ms after their time`,
       '',
+      ...(report.overload ? ['', ...formatOverload(report.overload)] : []),
+      '',
       `Timeline, ${TIMELINE_SPAN_SECONDS} s a row, warm-up and drain included (p99s: the worst second's; loop lag and pending webhooks: the gateway's /metrics, every 10 s)`,
       ...formatTable(TIMELINE_COLUMNS, timelineSpans(report.timeline, TIMELINE_SPAN_SECONDS)),
       '',
@@ -259,4 +285,15 @@ export function formatSoakReport(report: SoakReport): string {
       ...formatTable(TARGET_COLUMNS, report.targets),
     ].join('\n') + '\n'
   );
+}
+
+function formatOverload(figures: OverloadFigures): string[] {
+  const recovered =
+    figures.recoverySeconds === null ? 'never within the run' : `${figures.recoverySeconds} s after it ended`;
+  return [
+    `Overload: ${figures.capacity}/s offered until ${figures.overloadFrom} s, ${2 * figures.capacity}/s until ${figures.overloadTo} s, then ${figures.capacity}/s`,
+    `  completed within ${figures.inTimeSeconds} s, of the payments started in the overload: ${figures.goodputPerSecond.toFixed(1)}/s (capacity ${figures.capacity}/s)`,
+    `  refused as busy: ${figures.refusedPayments} payments at their create; ${figures.busyAnswers} answers 503 in all, p99 ${ms(figures.busyP99Ms)} ms, max ${ms(figures.busyMaxMs)} ms`,
+    `  accepted answers: slowest ${ms(figures.acceptedMaxMs)} ms, ${figures.acceptedOverLimit} over 2 s; every second's p99 within 200 ms again ${recovered}`,
+  ];
 }

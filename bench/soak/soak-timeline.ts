@@ -29,6 +29,8 @@ export interface TimelineSecond {
   started: number;
   completed: number;
   failed: number;
+  /** Payments whose create the gateway refused as busy (503): shed, not failed. */
+  refused: number;
   /** Payments started and not yet ended when the second ended. */
   inFlight: number;
   /** Requests answered within the second, and the latency of those answers. */
@@ -37,6 +39,8 @@ export interface TimelineSecond {
   answerP99Ms: number;
   /** Requests that got no answer at all (no answer in time, a reset). */
   requestErrors: number;
+  /** Requests answered 503 as busy within the second (not among `answers`). */
+  busy: number;
   /** Webhooks that arrived within the second, and how long after their payment's completion. */
   webhooks: number;
   webhookP99Ms: number;
@@ -48,8 +52,10 @@ interface Bucket {
   started: number;
   completed: number;
   failed: number;
+  refused: number;
   latencies: number[];
   requestErrors: number;
+  busy: number;
   webhookLatencies: number[];
   sample: SecondSample | null;
   metrics: MetricsSample | null;
@@ -80,6 +86,14 @@ export class SoakTimeline {
     this.at(at).failed++;
   }
 
+  paymentRefused(at: number): void {
+    this.at(at).refused++;
+  }
+
+  answeredBusy(at: number): void {
+    this.at(at).busy++;
+  }
+
   answered(at: number, ms: number): void {
     this.at(at).latencies.push(ms);
   }
@@ -103,7 +117,7 @@ export class SoakTimeline {
   seconds(): TimelineSecond[] {
     let inFlight = 0;
     return Array.from(this.buckets, (bucket = emptyBucket(), second) => {
-      inFlight += bucket.started - bucket.completed - bucket.failed;
+      inFlight += bucket.started - bucket.completed - bucket.failed - bucket.refused;
       const latency = percentiles(bucket.latencies);
       const webhook = percentiles(bucket.webhookLatencies);
       return {
@@ -111,11 +125,13 @@ export class SoakTimeline {
         started: bucket.started,
         completed: bucket.completed,
         failed: bucket.failed,
+        refused: bucket.refused,
         inFlight,
         answers: latency.count,
         answerP50Ms: latency.p50Ms,
         answerP99Ms: latency.p99Ms,
         requestErrors: bucket.requestErrors,
+        busy: bucket.busy,
         webhooks: webhook.count,
         webhookP99Ms: webhook.p99Ms,
         sample: bucket.sample,
@@ -135,8 +151,10 @@ function emptyBucket(): Bucket {
     started: 0,
     completed: 0,
     failed: 0,
+    refused: 0,
     latencies: [],
     requestErrors: 0,
+    busy: 0,
     webhookLatencies: [],
     sample: null,
     metrics: null,
@@ -151,12 +169,14 @@ export interface TimelineSpan {
   startedPerSecond: number;
   completedPerSecond: number;
   failedPerSecond: number;
+  refusedPerSecond: number;
   /** At the end of the span. */
   inFlight: number;
   answersPerSecond: number;
   /** The worst second's. */
   answerP99Ms: number;
   requestErrors: number;
+  busyPerSecond: number;
   webhooksPerSecond: number;
   webhookP99Ms: number;
   /** Averaged over the seconds sampled; null when none was. */
@@ -184,10 +204,12 @@ export function timelineSpans(seconds: TimelineSecond[], spanSeconds: number): T
       startedPerSecond: perSecond((s) => s.started),
       completedPerSecond: perSecond((s) => s.completed),
       failedPerSecond: perSecond((s) => s.failed),
+      refusedPerSecond: perSecond((s) => s.refused),
       inFlight: part.at(-1)!.inFlight,
       answersPerSecond: perSecond((s) => s.answers),
       answerP99Ms: Math.max(...part.map((s) => s.answerP99Ms)),
       requestErrors: part.reduce((sum, s) => sum + s.requestErrors, 0),
+      busyPerSecond: perSecond((s) => s.busy),
       webhooksPerSecond: perSecond((s) => s.webhooks),
       webhookP99Ms: Math.max(...part.map((s) => s.webhookP99Ms)),
       gatewayCores: sampleMean((s) => s.gatewayCores),

@@ -9,18 +9,35 @@ import { peakRssMb, timelineSpans } from '../../bench/soak/soak-timeline.ts';
 import { parseMetrics } from '../../bench/soak/timeline-sampler.ts';
 import { WebhookReceiver } from '../../bench/soak/webhook-receiver.ts';
 import type { TargetResult } from '../../bench/targets.ts';
+import { overloadFigures, overloadGoodputWindow, overloadPhases } from '../../bench/soak/overload.ts';
 
 test('--soak takes optional seconds; --quick makes it 20 s; the warm-up is the first minute or the first quarter', () => {
   assert.equal(parseBenchArgs([]).soak, null);
-  assert.deepEqual(parseBenchArgs(['--soak']).soak, { seconds: 600, warmUpSeconds: 60, rate: 500 });
-  assert.deepEqual(parseBenchArgs(['--soak', '--quick']).soak, { seconds: 20, warmUpSeconds: 5, rate: 500 });
-  assert.deepEqual(parseBenchArgs(['--quick', '--soak']).soak, { seconds: 20, warmUpSeconds: 5, rate: 500 });
+  assert.deepEqual(parseBenchArgs(['--soak']).soak, { seconds: 600, warmUpSeconds: 60, rate: 250, overload: false });
+  assert.deepEqual(parseBenchArgs(['--soak', '--quick']).soak, {
+    seconds: 20,
+    warmUpSeconds: 5,
+    rate: 250,
+    overload: false,
+  });
+  assert.deepEqual(parseBenchArgs(['--quick', '--soak']).soak, {
+    seconds: 20,
+    warmUpSeconds: 5,
+    rate: 250,
+    overload: false,
+  });
   assert.deepEqual(parseBenchArgs(['--soak', '120', '--db', 'postgres']).soak, {
     seconds: 120,
     warmUpSeconds: 30,
-    rate: 150,
+    rate: 100,
+    overload: false,
   });
-  assert.deepEqual(parseBenchArgs(['--soak=900', '--rate', '50']).soak, { seconds: 900, warmUpSeconds: 60, rate: 50 });
+  assert.deepEqual(parseBenchArgs(['--soak=900', '--rate', '50']).soak, {
+    seconds: 900,
+    warmUpSeconds: 60,
+    rate: 50,
+    overload: false,
+  });
   assert.equal(parseBenchArgs(['--soak', '--db', 'postgres']).db, 'postgres');
 });
 
@@ -54,8 +71,8 @@ test('the log times only what started in the steady window, and counts every err
   log.fail('pay', 'HTTP 500', 7_000);
   log.fail('pay', 'HTTP 500', 7_000);
   log.fail('verify', 'says "pending" after the webhook', 8_000);
-  log.complete(3_000);
-  log.complete(10_000);
+  log.complete(3_000, 2_000);
+  log.complete(10_000, 7_000);
   const create = log.figures().find((f) => f.step === STEPS.create)!;
   assert.deepEqual([create.count, create.maxMs], [2, 9]);
   assert.equal(log.figures().find((f) => f.step === STEPS.pay)!.errors, 2);
@@ -77,7 +94,7 @@ test('the timeline counts each event in the second it happened, and keeps what i
   log.record('create', 1_500, 900);
   log.record('webhook', 2_000, 40);
   log.unanswered(2_200);
-  log.complete(2_900);
+  log.complete(2_900, 1_000);
   log.fail('pay', 'no answer within 30 s', 3_000);
   const [first, second, third] = log.timeline.seconds();
   assert.deepEqual(
@@ -112,7 +129,7 @@ test("the timeline prints in spans: rates averaged, the worst second's p99, the 
   const log = new SoakLog(0, 60_000);
   log.start(0);
   for (let at = 0; at < 4_000; at += 100) log.begin(at);
-  for (let at = 0; at < 4_000; at += 200) log.complete(at);
+  for (let at = 0; at < 4_000; at += 200) log.complete(at, at);
   log.record('create', 0, 10);
   log.record('create', 3_000, 250);
   log.timeline.sampled(0, { gatewayCores: 0.5, stealShare: 0.1, iowaitShare: 0, rssMb: 150 });
@@ -170,7 +187,7 @@ const step = (name: string, p99Ms: number, errors = 0): StepFigures => ({
 });
 
 const results: SoakResults = {
-  payments: { started: 6000, completed: 6000, failed: 0, unfinished: 0, completedInWindow: 4500 },
+  payments: { started: 6000, completed: 6000, failed: 0, refused: 0, unfinished: 0, completedInWindow: 4500 },
   windowSeconds: 15,
   steps: Object.values(STEPS).map((name) => step(name, 50)),
   errorExamples: [],
@@ -181,6 +198,8 @@ const results: SoakResults = {
   cpu: { gatewayCores: 1.2, generatorCores: 0.6, postgresCores: null, loadAverage: [2.5, 2, 1.5] },
   statementsInWindow: 90_000,
   timeline: [],
+  busyAnswers: 0,
+  overload: null,
 };
 const soak = parseBenchArgs(['--soak', '--quick', '--rate', '300']).soak!;
 const report = (changed: Partial<SoakResults>, db: 'sqlite' | 'postgres' = 'sqlite') =>
@@ -189,8 +208,10 @@ const result = (list: TargetResult[], start: string) => list.find((t) => t.targe
 
 test("the achieved rate is payments completed per second of the steady window, held to the issue's rate for the database", () => {
   assert.equal(report({}).achievedRate, 300);
-  assert.equal(result(report({}).targets, 'payments/s').pass, false, 'SQLite: 500/s');
-  assert.equal(result(report({}, 'postgres').targets, 'payments/s').pass, true, 'PostgreSQL: 150/s');
+  const twoHundred = { payments: { ...results.payments, completedInWindow: 3000 } };
+  assert.equal(report(twoHundred).achievedRate, 200);
+  assert.equal(result(report(twoHundred).targets, 'payments/s').pass, false, 'SQLite: 250/s');
+  assert.equal(result(report(twoHundred, 'postgres').targets, 'payments/s').pass, true, 'PostgreSQL: 100/s');
 });
 
 test("statements and CPU are shared out over the window's completed payments, against each database's limits", () => {
@@ -275,8 +296,8 @@ test('the printed report shows the timeline ten seconds a row', () => {
   for (let at = 0; at < 15_000; at += 10) log.begin(at);
   log.timeline.sampled(12_000, { gatewayCores: 0.85, stealShare: 0.12, iowaitShare: 0.3, rssMb: 181.4 });
   const text = formatSoakReport(report({ timeline: log.timeline.seconds() }));
-  assert.match(text, /^0-10 +100 +0 +0 +1000 /m);
-  assert.match(text, /^10-15 +100 +0 +0 +1500 .* 0\.85 +12% +30% +181 +- +-$/m);
+  assert.match(text, /^0-10 +100 +0 +0 +0 +1000 /m);
+  assert.match(text, /^10-15 +100 +0 +0 +0 +1500 .* 0\.85 +12% +30% +181 +- +-$/m);
 });
 
 test('the webhook receiver counts by tx_ref: lost, extra copies, and any for a payment that expected none', async () => {
@@ -310,4 +331,64 @@ test('the webhook receiver counts by tx_ref: lost, extra copies, and any for a p
   } finally {
     await cleanup.run();
   }
+});
+
+test('--soak --overload: the capacity for the warm-up, twice it for 60 s, then the capacity; no seconds of its own', () => {
+  const quick = parseBenchArgs(['--soak', '--overload', '--quick', '--rate', '100']).soak!;
+  assert.deepEqual(quick, { seconds: 100, warmUpSeconds: 10, rate: 100, overload: true });
+  assert.deepEqual(overloadPhases(quick), [
+    { rate: 100, seconds: 10 },
+    { rate: 200, seconds: 60 },
+    { rate: 100, seconds: 30 },
+  ]);
+  assert.deepEqual(parseBenchArgs(['--soak', '--overload', '--db', 'postgres']).soak, {
+    seconds: 150,
+    warmUpSeconds: 30,
+    rate: 100,
+    overload: true,
+  });
+  for (const argv of [['--overload'], ['--soak', '30', '--overload']])
+    assert.throws(() => parseBenchArgs(argv), BenchUsageError, argv.join(' '));
+});
+
+test('the overload soak counts what completed in time of the payments started in the overload, the refusals, the slow answers and the recovery', () => {
+  const soak = parseBenchArgs(['--soak', '--overload', '--quick', '--rate', '10']).soak!;
+  const log = new SoakLog(soak.warmUpSeconds * 1000, soak.seconds * 1000);
+  log.start(0);
+  log.goodputWindow = overloadGoodputWindow(soak, 0);
+  log.complete(12_000, 9_000); // started before the overload
+  log.complete(15_000, 11_000); // in the overload, in time
+  log.complete(30_000, 12_000); // in the overload, 18 s: too late
+  log.complete(71_000, 69_000); // the overload's last second
+  log.refuse(20_000);
+  log.busy(19_990, 4);
+  log.busy(25_000, 40);
+  log.record('pay', 20_000, 2_500);
+  // Answer p99s after the overload (70 s): slow until 74 s, then within 200 ms to the end (100 s).
+  for (let second = 70; second < 100; second++) log.record('poll', second * 1000, second < 74 ? 900 : 50);
+  const figures = overloadFigures(soak, log, log.timeline.seconds());
+  assert.deepEqual(
+    [
+      figures.goodputPerSecond * 60,
+      figures.refusedPayments,
+      figures.busyAnswers,
+      figures.busyMaxMs,
+      figures.acceptedMaxMs,
+      figures.acceptedOverLimit,
+      figures.recoverySeconds,
+    ],
+    [2, 1, 2, 40, 2_500, 1, 4],
+  );
+  const overloaded = buildSoakReport({ ...results, busyAnswers: 2, overload: figures }, 'sqlite', soak, new Date(0));
+  assert.equal(result(overloaded.targets, 'payments/s completed within 10 s').pass, false, '9/s needed');
+  assert.equal(result(overloaded.targets, 'refusals (503) answered: p99').measured, 40);
+  assert.equal(result(overloaded.targets, 'accepted requests over 2 s').pass, false);
+  assert.equal(result(overloaded.targets, 'seconds after the overload').measured, 4);
+  assert.ok(!overloaded.gate.some((g) => g.target.startsWith('requests refused')), 'refusals are the point here');
+  assert.match(formatSoakReport(overloaded), /^Overload: 10\/s offered until 10 s, 20\/s until 70 s, then 10\/s$/m);
+  assert.equal(
+    result(report({ busyAnswers: 3 }).gate, 'requests refused as busy').pass,
+    false,
+    'a plain soak sheds nothing',
+  );
 });
