@@ -9,9 +9,10 @@ export interface Answer {
 
 /**
  * Enough sockets that a request never waits in the client for one: a wait there would be counted
- * as the gateway's latency. At the soak's rates a few hundred requests at most are in flight.
+ * as the gateway's latency, and would hide an overload from the gateway (requests queued here are
+ * not in flight there). The gateway's own MAX_CONNECTIONS (2,048) is the most it takes at once.
  */
-const MAX_SOCKETS = 1024;
+const MAX_SOCKETS = 2048;
 /** A request unanswered this long (no byte either way) has failed. */
 const TIMEOUT_MS = 30_000;
 

@@ -347,7 +347,7 @@ export const SETTINGS = [
   setting('overloadMaxInFlight', {
     variable: 'OVERLOAD_MAX_IN_FLIGHT',
     kind: integer(0, 1_000_000),
-    default: '1000',
+    default: '256',
     meaning:
       'Shed load (as `OVERLOAD_MAX_EVENT_LOOP_DELAY` says) while more than this many requests are being handled at once in this process (received, not yet answered; event streams not counted): the sign of a database that has fallen behind. `0`: no limit.',
   }),
