@@ -19,8 +19,10 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
 
   for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
-      // Long enough for the approval page to be seen, short enough to keep the suite quick.
-      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '300ms' });
+      // Long enough for the approval page to be seen, short enough to keep the suite quick. At
+      // 300 ms a loaded machine (load average 6) once rendered the waiting page after the payment
+      // had settled, and the browser went straight on to the shop.
+      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '1500ms' });
 
       /** Creates a session through the API and opens its checkout_url in a fresh browser context. */
       async function openCheckout(
