@@ -104,9 +104,8 @@ export const SETTINGS = [
     variable: 'DATABASE_LISTEN_URL',
     kind: serverUrl(/^postgres(ql)?:\/\/[^/]+\/[^/?]+/, 'postgres://USER@HOST:PORT/DATABASE'),
     default: null,
-    defaultShown: 'DATABASE_URL',
     meaning:
-      'PostgreSQL: where the background workers LISTEN for new work, on one connection held open. Behind a pooler in transaction mode (PgBouncer), point it at the server itself, past the pooler: a LISTEN belongs to a session, which such a pooler does not keep (docs/deployment.md, A connection pooler).',
+      'PostgreSQL: where the background workers LISTEN for new work, on one connection held open (unset: `DATABASE_URL`). Behind a pooler in transaction mode (PgBouncer), point it at the server itself, past the pooler: a LISTEN belongs to a session, which such a pooler does not keep (docs/deployment.md, A connection pooler).',
   }),
   setting('databaseNamedStatements', {
     variable: 'DATABASE_NAMED_STATEMENTS',
