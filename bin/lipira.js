@@ -2,7 +2,7 @@
 // The `lipira` command. It runs the TypeScript sources with no build step to remember: on start it
 // bundles src/ with esbuild into one ES module, cached until a source file changes, and imports
 // that. Running the sources through tsx instead costs ~50 MB more memory per process (a loader
-// thread and a transpiled copy of every module): see docs/performance.md.
+// thread and a transpiled copy of every module): see docs/performance-history.md.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';

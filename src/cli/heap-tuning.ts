@@ -9,7 +9,7 @@ import v8 from 'node:v8';
  *   the old generation filled with them and the process held 240 MB after the benchmark,
  *   against ~32 MB of live objects.
  * - `--max-semi-space-size=8` (MB, default 16): a smaller young generation.
- * Measured (docs/performance.md): RSS after the whole benchmark 241 → 175 MB; garbage collection
+ * Measured (docs/performance-history.md): RSS after the whole benchmark 241 → 175 MB; garbage collection
  * pauses under a verify load 1.4 % → 1.7 % of the time.
  */
 const SERVER_HEAP_FLAGS = ['--heap-growing-percent=25', '--max-semi-space-size=8'];

@@ -82,7 +82,7 @@ function openSqlite(file: string): Database {
   connection.pragma('busy_timeout = 5000');
   // Copy the WAL back into the database every ~40 MB rather than SQLite's 4 MB: a checkpoint
   // writes each page once however often the WAL changed it, and runs on the event loop. Under a
-  // create load, 10× fewer checkpoints made a create ~15 % cheaper (docs/performance.md).
+  // create load, 10× fewer checkpoints made a create ~15 % cheaper (docs/performance-history.md).
   connection.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   const statements: StatementCount = { sent: 0 };
   const cached = withStatementCache(connection, statements);

@@ -130,7 +130,7 @@ const recordAttemptWithOutcome = preparedStatement(
  * Records one try and what follows from it, if the worker still holds the claim it sent under
  * (a re-send requested meanwhile takes precedence over the outcome of the old try). On SQLite
  * through `transact`, so the tries of a batch sent side by side share commits: one commit (and
- * its wait for the disk) per try held delivery to ~1,400 a second (docs/performance.md); on
+ * its wait for the disk) per try held delivery to ~1,400 a second (docs/performance-history.md); on
  * PostgreSQL as one statement.
  */
 export async function recordAttempt(

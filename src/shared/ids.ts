@@ -56,7 +56,7 @@ export const ids = {
    * base36 digits) then 22 base62 characters (≈131 random bits). The time leads so that sessions
    * made together sort together: a create appends to the id's index (and to the logs' index by
    * owner) instead of dirtying a random page of each, which on SQLite was a third of a create's
-   * cost once the table held a few hundred thousand sessions (docs/performance.md). Lowercase
+   * cost once the table held a few hundred thousand sessions (docs/performance-history.md). Lowercase
    * base36 sorts the same under byte order and PostgreSQL's text collations.
    */
   checkoutToken: (now: number) => now.toString(36).padStart(CHECKOUT_TIME_DIGITS, '0') + randomBase62(22),
