@@ -14,29 +14,34 @@ type Db = Kysely<DB>;
 
 /** Queues the webhook for an event, in the transaction that recorded it. */
 export async function queueWebhook(trx: Db, event: StoredEvent, url: string, now: number): Promise<void> {
-  const text = (value: unknown) => (typeof value === 'string' ? value : null);
   await trx
     .insertInto('webhook_deliveries')
-    .values({
-      id: ids.delivery(),
-      event_id: event.id,
-      merchant_id: event.merchantId,
-      mode: event.mode,
-      event_type: event.type,
-      tx_ref: text(event.payload.tx_ref),
-      charge_id: text(event.payload.charge_id),
-      url,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      locked_until: null,
-      last_status_code: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-      delivered_at: null,
-    })
+    .values(newDelivery(event, url, now))
     .execute();
+}
+
+/** The webhook delivery of an event, as queued: due now, not yet tried. */
+export function newDelivery(event: StoredEvent, url: string, now: number): Insertable<WebhookDeliveriesTable> {
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    id: ids.delivery(),
+    event_id: event.id,
+    merchant_id: event.merchantId,
+    mode: event.mode,
+    event_type: event.type,
+    tx_ref: text(event.payload.tx_ref),
+    charge_id: text(event.payload.charge_id),
+    url,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    locked_until: null,
+    last_status_code: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+    delivered_at: null,
+  };
 }
 
 /**
