@@ -10,8 +10,6 @@ import {
   findCharge,
   findSessionCharge,
   discardUnstarted,
-  insertChargeIfNew,
-  recordStarted,
   waiveFee,
   type Charge,
 } from '../core/charge-repository.ts';
@@ -250,9 +248,9 @@ async function claimAttempt(
         if (inFlight && inFlight.request_hash === sameInstrument && inFlight.channel === details.channel)
           return { charge: inFlight };
         if (inFlight && inFlight.next_action !== 'otp') return { refused: busyMessage(inFlight) };
-        if (!(await sessions.claimAttemptSlot(trx, session.id, charge.id, now, current.pending_charge_id)))
-          return 'again';
-        if (!(await insertChargeIfNew(trx, charge))) throw new RetryWithNewIds();
+        const taken = await sessions.claimSlotWithCharge(trx, session.id, charge, now, current.pending_charge_id);
+        if (!taken.claimed) return 'again';
+        if (!taken.inserted) throw new RetryWithNewIds();
         return { charge, created: true, displaced: inFlight?.id ?? null };
       })
       .catch((error: unknown) => {
@@ -321,10 +319,17 @@ async function recordStart(
   }
   await deps.transact(async (trx) => {
     await sessions.lockSession(trx, session.id);
-    await recordStarted(trx, charge.id, started, now);
-    await sessions.countAttempt(trx, session.id, now);
-    await addLog(trx, session.id, `Attempted to pay with ${describeMethod(charge)}`, now);
-    await addLog(trx, charge.id, `Payment started with ${describeMethod(charge)}`, now);
+    await sessions.recordAttemptTaken(
+      trx,
+      session.id,
+      charge.id,
+      started,
+      [
+        [session.id, `Attempted to pay with ${describeMethod(charge)}`],
+        [charge.id, `Payment started with ${describeMethod(charge)}`],
+      ],
+      now,
+    );
     if (displaced && (await abandonBeforeCode(trx, displaced, ABANDONED_FOR_ANOTHER, now)))
       await addLog(trx, displaced, `Payment abandoned: ${ABANDONED_FOR_ANOTHER}`, now);
   });
