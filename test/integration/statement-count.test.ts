@@ -10,6 +10,7 @@ import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts'
 import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
 import { updateMerchantSettings } from '../../src/merchants/merchant-service.ts';
 import { sessionBody } from '../../bench/requests.ts';
+import { claimDueDeliveries } from '../../src/events/delivery-repository.ts';
 
 const STATEMENTS = 'lipira_database_statements_total';
 
@@ -159,5 +160,18 @@ describe('statements a payment, by story, on postgres', { skip: !DATABASE_KINDS.
     // The poll's reads (2, and the session again after), the completion's transaction (BEGIN … COMMIT, 10).
     assert.ok(completion <= 13, JSON.stringify(counts));
     assert.ok(verify <= 3, JSON.stringify(counts));
+  });
+
+  // The webhook worker's claim of the payments' deliveries (its workers are off here): the
+  // listing that finds them due, then the claim and their read in one statement (was 1 + 5).
+  test("the webhook worker's claim stays within its count", async (t) => {
+    const { database } = gw.gateway;
+    const before = database.statements.sent;
+    const claimed = await claimDueDeliveries(database, Date.now(), 60_000, 10);
+    const claim = database.statements.sent - before;
+    t.diagnostic(`claim: ${claim}`);
+    assert.equal(claimed.length, 2);
+    assert.ok(claimed.every((delivery) => delivery.payload.includes('"status":"success"') && delivery.secret));
+    assert.ok(claim <= 2, String(claim));
   });
 });
