@@ -6,6 +6,7 @@ import { authorizationOf } from '../core/charge-views.ts';
 import { toMajor } from '../shared/money.ts';
 import { formatTimestamp } from '../shared/time.ts';
 import type { CheckoutSession } from '../core/session-repository.ts';
+import type { Merchant } from '../merchants/merchant-repository.ts';
 
 /**
  * Emits `checkout.payment` for an attempt that ended (docs/integrate/api-reference.md#webhook-events): flat, with the session's
@@ -17,6 +18,7 @@ export async function emitCheckoutPayment(
   charge: Charge,
   now: number,
   timeZone: string,
+  merchant?: Merchant,
 ): Promise<void> {
   const payload = {
     event_type: 'checkout.payment',
@@ -46,5 +48,6 @@ export async function emitCheckoutPayment(
     { merchantId: session.merchant_id, mode: session.mode, type: 'checkout.payment', subjectId: session.id, payload },
     now,
     timeZone,
+    merchant,
   );
 }

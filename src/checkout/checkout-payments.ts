@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { creditCollection } from '../ledger/ledger-service.ts';
-import { addLog } from '../logs/log-repository.ts';
+import { addLog, addLogs } from '../logs/log-repository.ts';
 import {
   abandonBeforeCode,
   claimCodeConfirmation,
@@ -10,8 +10,6 @@ import {
   findCharge,
   findSessionCharge,
   discardUnstarted,
-  insertChargeIfNew,
-  recordStarted,
   waiveFee,
   type Charge,
 } from '../core/charge-repository.ts';
@@ -19,7 +17,7 @@ import { describeMethod } from '../core/charge-views.ts';
 import { newPendingCharge } from '../core/pending-charge.ts';
 import { transferExpiresAt } from '../core/bank-transfer-expiry.ts';
 import { insertTransferAccount, recordPayer, accountNameFor } from '../core/bank-transfer-repository.ts';
-import { collectionFee } from '../core/fees.ts';
+import { collectionFeeAndMerchant } from '../core/fees.ts';
 import { countLinkPayment } from '../core/payment-link-uses.ts';
 import type { Outcome, StartResult } from '../connectors/provider.ts';
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
@@ -250,9 +248,9 @@ async function claimAttempt(
         if (inFlight && inFlight.request_hash === sameInstrument && inFlight.channel === details.channel)
           return { charge: inFlight };
         if (inFlight && inFlight.next_action !== 'otp') return { refused: busyMessage(inFlight) };
-        if (!(await sessions.claimAttemptSlot(trx, session.id, charge.id, now, current.pending_charge_id)))
-          return 'again';
-        if (!(await insertChargeIfNew(trx, charge))) throw new RetryWithNewIds();
+        const taken = await sessions.claimSlotWithCharge(trx, session.id, charge, now, current.pending_charge_id);
+        if (!taken.claimed) return 'again';
+        if (!taken.inserted) throw new RetryWithNewIds();
         return { charge, created: true, displaced: inFlight?.id ?? null };
       })
       .catch((error: unknown) => {
@@ -321,10 +319,17 @@ async function recordStart(
   }
   await deps.transact(async (trx) => {
     await sessions.lockSession(trx, session.id);
-    await recordStarted(trx, charge.id, started, now);
-    await sessions.countAttempt(trx, session.id, now);
-    await addLog(trx, session.id, `Attempted to pay with ${describeMethod(charge)}`, now);
-    await addLog(trx, charge.id, `Payment started with ${describeMethod(charge)}`, now);
+    await sessions.recordAttemptTaken(
+      trx,
+      session.id,
+      charge.id,
+      started,
+      [
+        [session.id, `Attempted to pay with ${describeMethod(charge)}`],
+        [charge.id, `Payment started with ${describeMethod(charge)}`],
+      ],
+      now,
+    );
     if (displaced && (await abandonBeforeCode(trx, displaced, ABANDONED_FOR_ANOTHER, now)))
       await addLog(trx, displaced, `Payment abandoned: ${ABANDONED_FOR_ANOTHER}`, now);
   });
@@ -383,19 +388,31 @@ export async function completeCheckoutCharge(
 ): Promise<Charge | null> {
   return deps.transact(async (trx) => {
     const locked = await sessions.lockSession(trx, charge.session_id!);
-    const fee = await collectionFee(trx, charge, outcome);
+    const { fee, merchant } = await collectionFeeAndMerchant(trx, charge, outcome);
     const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
     if (!final) return (await findSessionCharge(trx, charge.session_id!, charge.charge_id)) ?? null;
     const sessionId = final.session_id!;
     if (final.channel === 'bank_transfer') await recordPayer(trx, final.id, outcome);
     if (outcome.status === 'success') {
-      await addLog(trx, final.id, 'Payment completed', now);
-      if (!(await countsTowardItsLink(trx, locked, final, now)))
+      const completedLog = 'Payment completed';
+      if (!(await countsTowardItsLink(trx, locked, final, now))) {
+        await addLog(trx, final.id, completedLog, now);
         return refundUncounted(trx, final, sessionId, now, 'its payment link had already been used up');
+      }
       const paid = await sessions.markPaid(trx, sessionId, final.id, fee, now);
-      if (!paid) return refundUncounted(trx, final, sessionId, now);
-      await addLog(trx, sessionId, `Payment completed with ${describeMethod(final)}`, now);
-      await emitCheckoutPayment(trx, paid, final, now, deps.timeZone);
+      if (!paid) {
+        await addLog(trx, final.id, completedLog, now);
+        return refundUncounted(trx, final, sessionId, now);
+      }
+      await addLogs(
+        trx,
+        [
+          [final.id, completedLog],
+          [sessionId, `Payment completed with ${describeMethod(final)}`],
+        ],
+        now,
+      );
+      await emitCheckoutPayment(trx, paid, final, now, deps.timeZone, merchant);
       // Last: the balances it moves are rows every payment updates, locked until the commit.
       await creditCollection(
         trx,

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { ChargesTable, DB } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { prepared } from '../db/prepared.ts';
@@ -122,6 +122,16 @@ export async function recordStarted(
   started: { nextAction: Charge['next_action']; providerState: string; checkAt: number | null },
   now: number,
 ): Promise<Charge | undefined> {
+  return startedUpdate(db, chargeRef, started, now).returningAll().executeTakeFirst();
+}
+
+/** The UPDATE `recordStarted` runs, to be run alone or inside a larger statement. */
+export function startedUpdate(
+  db: QueryCreator<DB>,
+  chargeRef: ChargeRef,
+  started: { nextAction: Charge['next_action']; providerState: string; checkAt: number | null },
+  now: number,
+) {
   return db
     .updateTable('charges')
     .set({
@@ -131,9 +141,7 @@ export async function recordStarted(
       updated_at: now,
     })
     .where('id', '=', chargeRef)
-    .where('status', '=', 'pending')
-    .returningAll()
-    .executeTakeFirst();
+    .where('status', '=', 'pending');
 }
 
 /** Flags a pending charge for a person to look at, once: true for the one caller that flagged it. */

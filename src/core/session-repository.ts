@@ -1,10 +1,11 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { CheckoutSessionsTable, DB, LogsTable } from '../db/schema.ts';
+import type { Insertable, Kysely, QueryCreator, Selectable } from 'kysely';
+import type { ChargesTable, CheckoutSessionsTable, DB, LogsTable } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { isPostgres } from '../db/dialect.ts';
 import { prepared, preparedInsert, preparedStatement } from '../db/prepared.ts';
 import type { Transact } from '../db/group-commit.ts';
-import { logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
+import { addLogs, logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
+import { insertChargeIfNew, recordStarted, startedUpdate } from './charge-repository.ts';
 import type { ChargeRef } from '../shared/ids.ts';
 
 export type CheckoutSession = Selectable<CheckoutSessionsTable>;
@@ -172,15 +173,69 @@ export async function claimAttemptSlot(
   now: number,
   replacing: ChargeRef | null = null,
 ): Promise<boolean> {
-  const result = await db
+  const result = await slotClaim(db, sessionId, chargeRef, now, replacing).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+function slotClaim(
+  db: QueryCreator<DB>,
+  sessionId: string,
+  chargeRef: ChargeRef,
+  now: number,
+  replacing: ChargeRef | null,
+) {
+  return db
     .updateTable('checkout_sessions')
     .set({ pending_charge_id: chargeRef })
     .where('id', '=', sessionId)
     .where('status', '=', 'pending')
     .where('expires_at', '>', now)
-    .where('pending_charge_id', replacing === null ? 'is' : '=', replacing)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+    .where('pending_charge_id', replacing === null ? 'is' : '=', replacing);
+}
+
+/**
+ * `claimAttemptSlot`, then `insertChargeIfNew` of `charge` if the slot was taken: what each did.
+ * On PostgreSQL one statement, the charge inserted only when the slot's update took the row (a
+ * data-modifying CTE); on SQLite two. A charge not inserted (a unique key taken) leaves the slot
+ * taken: the caller rolls the transaction back.
+ */
+export async function claimSlotWithCharge(
+  trx: Db,
+  sessionId: string,
+  charge: Insertable<ChargesTable>,
+  now: number,
+  replacing: ChargeRef | null,
+): Promise<{ claimed: boolean; inserted: boolean }> {
+  if (!isPostgres(trx)) {
+    if (!(await claimAttemptSlot(trx, sessionId, charge.id, now, replacing)))
+      return { claimed: false, inserted: false };
+    return { claimed: true, inserted: await insertChargeIfNew(trx, charge) };
+  }
+  const columns = Object.keys(charge) as Array<keyof ChargesTable & string>;
+  const row = await trx
+    .with('slot', (db) => slotClaim(db, sessionId, charge.id, now, replacing).returning('id'))
+    .with('inserted', (db) =>
+      db
+        .insertInto('charges')
+        .columns(columns)
+        .expression((eb) =>
+          eb.selectFrom('slot').select((eb) => columns.map((column) => eb.val(charge[column]).as(column))),
+        )
+        .onConflict((oc) => oc.doNothing())
+        .returning('id'),
+    )
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('slot')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .as('claimed'),
+      eb
+        .selectFrom('inserted')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .as('inserted'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { claimed: Number(row.claimed) > 0, inserted: Number(row.inserted) > 0 };
 }
 
 /** Frees the session's slot if `chargeRef` still holds it, or hands it back to the attempt it had replaced. */
@@ -205,6 +260,40 @@ export async function countAttempt(db: Db, sessionId: string, now: number): Prom
     .updateTable('checkout_sessions')
     .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
     .where('id', '=', sessionId)
+    .execute();
+}
+
+/**
+ * Records that the provider took the attempt `chargeRef` on a session the caller has locked: the
+ * charge's start (`recordStarted`, only while it is pending), the attempt counted on the session
+ * (`countAttempt`) and the log lines (`[ownerId, message]`). On PostgreSQL one statement (the
+ * updates as data-modifying CTEs, the session's row lock already held); on SQLite, three.
+ */
+export async function recordAttemptTaken(
+  trx: Db,
+  sessionId: string,
+  chargeRef: ChargeRef,
+  started: Parameters<typeof recordStarted>[2],
+  logs: Array<[ownerId: string, message: string]>,
+  now: number,
+): Promise<void> {
+  if (!isPostgres(trx)) {
+    await recordStarted(trx, chargeRef, started, now);
+    await countAttempt(trx, sessionId, now);
+    await addLogs(trx, logs, now);
+    return;
+  }
+  await trx
+    .with('charge', (db) => startedUpdate(db, chargeRef, started, now).returning('id'))
+    .with('session', (db) =>
+      db
+        .updateTable('checkout_sessions')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
+        .where('id', '=', sessionId)
+        .returning('id'),
+    )
+    .insertInto('logs')
+    .values(logs.map(([ownerId, message]) => ({ owner_id: ownerId, type: 'log', message, created_at: now })))
     .execute();
 }
 

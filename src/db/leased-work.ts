@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { Database } from './database.ts';
 import { prepared } from './prepared.ts';
 import type { DB } from './schema.ts';
@@ -10,7 +10,7 @@ export type LeasedTable = 'emails' | 'webhook_deliveries';
  * Pending rows due by `now` whose lease has lapsed by `leaseLapsedBy` (or that none holds). The
  * two are the same instant; they are two parameters because a `prepared` query binds each once.
  */
-function dueRows(db: Kysely<DB>, table: LeasedTable, now: number, leaseLapsedBy: number) {
+function dueRows(db: QueryCreator<DB>, table: LeasedTable, now: number, leaseLapsedBy: number) {
   return db
     .selectFrom(table)
     .select('id')
@@ -29,6 +29,19 @@ const aDueRow: Record<LeasedTable, (db: Kysely<DB>, now: number, leaseLapsedBy: 
   ),
 };
 
+/** Most rounds find nothing: asking first, with no transaction, makes an idle round one read. */
+export async function anyDue(db: Kysely<DB>, table: LeasedTable, now: number): Promise<boolean> {
+  return (await aDueRow[table](db, now, now)).length > 0;
+}
+
+/**
+ * PostgreSQL: the ids of up to `limit` due rows, locked FOR UPDATE SKIP LOCKED as `claimDue`
+ * takes them, as a subquery for a statement that claims them itself (an UPDATE … WHERE id IN).
+ */
+export function dueToClaim(db: QueryCreator<DB>, table: LeasedTable, now: number, limit: number) {
+  return dueRows(db, table, now, now).orderBy('next_attempt_at').limit(limit).forUpdate().skipLocked();
+}
+
 /** What claims rows: the database, its dialect, and its transactions (grouped with concurrent writes on SQLite). */
 export type Claimer = Pick<Database, 'db' | 'dialect' | 'transact'>;
 
@@ -45,8 +58,7 @@ export async function claimDue<R>(
   read: (trx: Kysely<DB>, ids: string[]) => Promise<R[]>,
 ): Promise<R[]> {
   const { now, leaseMs, limit } = work;
-  // Most rounds find nothing: asking first, with no transaction, makes an idle round one read.
-  if ((await aDueRow[table](db, now, now)).length === 0) return [];
+  if (!(await anyDue(db, table, now))) return [];
   return transact(async (trx) => {
     let due = dueRows(trx, table, now, now).orderBy('next_attempt_at').limit(limit);
     if (dialect === 'postgres') due = due.forUpdate().skipLocked();

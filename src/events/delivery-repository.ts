@@ -3,7 +3,7 @@ import { isPostgres } from '../db/dialect.ts';
 import { preparedInsert, preparedStatement } from '../db/prepared.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema.ts';
 import type { Transact } from '../db/group-commit.ts';
-import { claimDue, type Claimer } from '../db/leased-work.ts';
+import { anyDue, claimDue, dueToClaim, type Claimer } from '../db/leased-work.ts';
 import type { StoredEvent } from './event-types.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { ids } from '../shared/ids.ts';
@@ -14,29 +14,34 @@ type Db = Kysely<DB>;
 
 /** Queues the webhook for an event, in the transaction that recorded it. */
 export async function queueWebhook(trx: Db, event: StoredEvent, url: string, now: number): Promise<void> {
-  const text = (value: unknown) => (typeof value === 'string' ? value : null);
   await trx
     .insertInto('webhook_deliveries')
-    .values({
-      id: ids.delivery(),
-      event_id: event.id,
-      merchant_id: event.merchantId,
-      mode: event.mode,
-      event_type: event.type,
-      tx_ref: text(event.payload.tx_ref),
-      charge_id: text(event.payload.charge_id),
-      url,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      locked_until: null,
-      last_status_code: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-      delivered_at: null,
-    })
+    .values(newDelivery(event, url, now))
     .execute();
+}
+
+/** The webhook delivery of an event, as queued: due now, not yet tried. */
+export function newDelivery(event: StoredEvent, url: string, now: number): Insertable<WebhookDeliveriesTable> {
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    id: ids.delivery(),
+    event_id: event.id,
+    merchant_id: event.merchantId,
+    mode: event.mode,
+    event_type: event.type,
+    tx_ref: text(event.payload.tx_ref),
+    charge_id: text(event.payload.charge_id),
+    url,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    locked_until: null,
+    last_status_code: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+    delivered_at: null,
+  };
 }
 
 /**
@@ -51,7 +56,41 @@ export interface Claimed extends Delivery {
 }
 
 /** Claims due deliveries for one worker until `now + leaseMs` (see `claimDue`), with what sending each needs. */
-export function claimDueDeliveries(claimer: Claimer, now: number, leaseMs: number, limit: number): Promise<Claimed[]> {
+export async function claimDueDeliveries(
+  claimer: Claimer,
+  now: number,
+  leaseMs: number,
+  limit: number,
+): Promise<Claimed[]> {
+  if (claimer.dialect === 'postgres') {
+    // One statement, atomic by itself, for the claim and the read (the BEGIN, listing, UPDATE, read
+    // and COMMIT of `claimDue`): the due rows locked FOR UPDATE SKIP LOCKED, leased, and read back
+    // with their bodies and secrets.
+    if (!(await anyDue(claimer.db, 'webhook_deliveries', now))) return [];
+    return claimer.db
+      .with('claimed', (db) =>
+        db
+          .updateTable('webhook_deliveries')
+          .set({ locked_until: now + leaseMs })
+          .where('id', 'in', dueToClaim(db, 'webhook_deliveries', now, limit))
+          .returningAll(),
+      )
+      .selectFrom('claimed')
+      .innerJoin('events', 'events.id', 'claimed.event_id')
+      .innerJoin('webhook_secrets', (join) =>
+        join
+          .onRef('webhook_secrets.merchant_id', '=', 'claimed.merchant_id')
+          .onRef('webhook_secrets.mode', '=', 'claimed.mode'),
+      )
+      .selectAll('claimed')
+      .select([
+        'events.payload',
+        'webhook_secrets.secret',
+        'webhook_secrets.previous_secret',
+        'webhook_secrets.previous_until',
+      ])
+      .execute();
+  }
   return claimDue(claimer, 'webhook_deliveries', { now, leaseMs, limit }, (trx, ids) =>
     trx
       .selectFrom('webhook_deliveries')

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { isPostgres } from '../db/dialect.ts';
-import type { AccountKind, DB, LedgerTransactionsTable } from '../db/schema.ts';
+import type { Insertable } from 'kysely';
+import type { AccountKind, DB, LedgerEntriesTable, LedgerTransactionsTable } from '../db/schema.ts';
 import { ids, type Mode } from '../shared/ids.ts';
 import { prepared } from '../db/prepared.ts';
 
@@ -45,23 +46,31 @@ export async function post(trx: Db, transaction: LedgerTransaction, postings: Po
   const total = postings.reduce((sum, posting) => sum + posting.amountMinor, 0);
   if (total !== 0) throw new Error(`unbalanced ledger transaction (${transaction.kind}): entries sum to ${total}`);
   const id = ids.ledgerTransaction();
-  await trx
-    .insertInto('ledger_transactions')
-    .values({ id, mode: transaction.mode, kind: transaction.kind, reference: transaction.reference, created_at: now })
-    .execute();
-  const accounts = await Promise.all(postings.map((posting) => accountId(trx, posting.account, now)));
-  await trx
-    .insertInto('ledger_entries')
-    .values(
-      postings.map((posting, i) => ({
-        transaction_id: id,
-        account_id: accounts[i]!,
-        amount_minor: posting.amountMinor,
-      })),
-    )
-    .execute();
+  const header = {
+    id,
+    mode: transaction.mode,
+    kind: transaction.kind,
+    reference: transaction.reference,
+    created_at: now,
+  };
+  const accounts = await accountIds(
+    trx,
+    postings.map((posting) => posting.account),
+    now,
+  );
+  const entries = postings.map((posting, i) => ({
+    transaction_id: id,
+    account_id: accounts[i]!,
+    amount_minor: posting.amountMinor,
+  }));
   const moves = movesByAccount(postings, accounts);
-  const moved = isPostgres(trx) ? await moveBalancesAtOnce(trx, moves, now) : await moveBalancesInTurn(trx, moves, now);
+  let moved: number;
+  if (isPostgres(trx)) moved = await postAtOnce(trx, header, entries, moves, now);
+  else {
+    await trx.insertInto('ledger_transactions').values(header).execute();
+    await trx.insertInto('ledger_entries').values(entries).execute();
+    moved = await moveBalancesInTurn(trx, moves, now);
+  }
   if (moved < moves.length) throw new InsufficientFunds();
 }
 
@@ -110,19 +119,62 @@ async function moveBalancesInTurn(trx: Db, moves: Move[], now: number): Promise<
  * payment credits are rows every payment updates, each locked until the commit: moved one
  * statement at a time, the lock on the first was held across a round trip per further account,
  * each waiting its turn on a busy event loop, and payments queued behind it (the soak showed most
- * connections waiting on them).
+ * connections waiting on them). The ledger transaction and its entries are written in the same
+ * statement: one round trip for the whole posting.
  */
-async function moveBalancesAtOnce(trx: Db, moves: Move[], now: number): Promise<number> {
+async function postAtOnce(
+  trx: Db,
+  header: Insertable<LedgerTransactionsTable>,
+  entries: Array<Insertable<LedgerEntriesTable>>,
+  moves: Move[],
+  now: number,
+): Promise<number> {
   const rows = sql.join(moves.map((move) => sql`(${move.id}::text, ${move.amount}::bigint, ${move.guarded}::boolean)`));
-  const result = await sql`
-    with moves (id, amount, guarded) as (values ${rows}),
-    locked as (select a.id from ledger_accounts a join moves m on m.id = a.id order by a.id for no key update of a)
-    update ledger_accounts a set balance_minor = a.balance_minor + m.amount, updated_at = ${now}
-    from moves m
-    where a.id = m.id and a.id in (select id from locked) and (not m.guarded or a.balance_minor >= -m.amount)`.execute(
-    trx,
+  const entryRows = sql.join(
+    entries.map((entry) => sql`(${entry.transaction_id}, ${entry.account_id}, ${entry.amount_minor}::bigint)`),
   );
-  return Number(result.numAffectedRows ?? 0n);
+  // The transaction and its entries are inserted by data-modifying CTEs, which run whether or not
+  // the statement reads them; their foreign keys are checked at the statement's end.
+  const result = await sql<{ moved: number }>`
+    with header as (
+      insert into ledger_transactions (id, mode, kind, reference, created_at)
+      values (${header.id}, ${header.mode}, ${header.kind}, ${header.reference}, ${header.created_at}) returning id),
+    entries as (insert into ledger_entries (transaction_id, account_id, amount_minor) values ${entryRows} returning 1),
+    moves (id, amount, guarded) as (values ${rows}),
+    locked as (select a.id from ledger_accounts a join moves m on m.id = a.id order by a.id for no key update of a),
+    moved as (
+      update ledger_accounts a set balance_minor = a.balance_minor + m.amount, updated_at = ${now}
+      from moves m
+      where a.id = m.id and a.id in (select id from locked) and (not m.guarded or a.balance_minor >= -m.amount)
+      returning a.id)
+    select count(*)::int as moved from moved`.execute(trx);
+  return Number(result.rows[0]!.moved);
+}
+
+/** The ids of accounts, in the order of `keys`: all looked up in one statement, any not there yet opened (`accountId`). */
+async function accountIds(trx: Db, keys: AccountKey[], now: number): Promise<string[]> {
+  const rows = await trx
+    .selectFrom('ledger_accounts')
+    .select(['id', 'owner', 'mode', 'currency', 'kind'])
+    .where((eb) =>
+      eb.or(
+        keys.map((key) =>
+          eb.and([
+            eb('owner', '=', key.owner),
+            eb('mode', '=', key.mode),
+            eb('currency', '=', key.currency),
+            eb('kind', '=', key.kind),
+          ]),
+        ),
+      ),
+    )
+    .execute();
+  const found = (key: AccountKey) =>
+    rows.find(
+      (row) =>
+        row.owner === key.owner && row.mode === key.mode && row.currency === key.currency && row.kind === key.kind,
+    )?.id;
+  return Promise.all(keys.map((key) => found(key) ?? accountId(trx, key, now)));
 }
 
 /**
@@ -164,7 +216,7 @@ function findAccount(db: Db, key: AccountKey) {
  * circle. SQLite runs one write transaction at a time: its reads already hold.
  */
 export async function lockedBalances(trx: Db, keys: AccountKey[], now: number): Promise<number[]> {
-  const accounts = await Promise.all(keys.map((key) => accountId(trx, key, now)));
+  const accounts = await accountIds(trx, keys, now);
   const query = trx
     .selectFrom('ledger_accounts')
     .select(['id', 'balance_minor'])

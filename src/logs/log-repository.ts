@@ -9,6 +9,18 @@ export async function addLog(db: Kysely<DB>, ownerId: string, message: string, n
   await db.insertInto('logs').values({ owner_id: ownerId, type: 'log', message, created_at: now }).execute();
 }
 
+/** Appends several log lines, in order, in one statement: `[ownerId, message]` each. */
+export async function addLogs(
+  db: Kysely<DB>,
+  lines: Array<[ownerId: string, message: string]>,
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('logs')
+    .values(lines.map(([ownerId, message]) => ({ owner_id: ownerId, type: 'log', message, created_at: now })))
+    .execute();
+}
+
 /** What a `logsOf` column holds as read: JSON text on SQLite, already parsed by the driver on PostgreSQL. */
 export type LogsColumn = string | LogEntry[];
 

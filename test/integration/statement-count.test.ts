@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { prepared, preparedInsert } from '../../src/db/prepared.ts';
 import { DATABASE_KINDS, freshDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { MerchantCredentials } from '../../src/merchants/merchant-service.ts';
+import { updateMerchantSettings } from '../../src/merchants/merchant-service.ts';
+import { sessionBody } from '../../bench/requests.ts';
+import { claimDueDeliveries } from '../../src/events/delivery-repository.ts';
 
 const STATEMENTS = 'lipira_database_statements_total';
 
@@ -76,3 +81,97 @@ for (const kind of DATABASE_KINDS) {
     });
   });
 }
+
+/**
+ * Issue 33: a hosted mobile money payment on PostgreSQL, story by story, so that what was taken
+ * out cannot silently grow back. The workers are off, so nothing but the request runs; the status
+ * poll after the sandbox's delay completes the charge itself, through the story the settler runs
+ * (`refreshCharge`): the completion's transaction is what the settler sends, plus the poll's reads.
+ */
+describe('statements a payment, by story, on postgres', { skip: !DATABASE_KINDS.includes('postgres') }, () => {
+  let gw: TestGateway;
+
+  before(async () => {
+    gw = await startTestGateway('postgres', { WORKERS: 'off', SANDBOX_MOBILE_DELAY: '1s' });
+  });
+  after(() => gw.close());
+
+  /** One payment's statements, story by story. */
+  async function pay(merchant: MerchantCredentials, txRef: string) {
+    const { database } = gw.gateway;
+    const counted = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+      const before = database.statements.sent;
+      const out = await work();
+      return [out, database.statements.sent - before];
+    };
+    const request = async (path: string, init: RequestInit = {}) => {
+      const response = await fetch(gw.url + path, { redirect: 'manual', ...init });
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    };
+    const key = { authorization: `Bearer ${merchant.test_secret_key}`, 'content-type': 'application/json' };
+
+    const [created, create] = await counted(() =>
+      request('/payment', { method: 'POST', headers: key, body: sessionBody(txRef) }),
+    );
+    assert.equal(created.status, 201, created.text);
+    const pagePath = new URL((JSON.parse(created.text) as { data: { checkout_url: string } }).data.checkout_url)
+      .pathname;
+    const [page, pageRead] = await counted(() => request(pagePath));
+    const cookie = /^lipira_csrf=[^;]+/.exec(page.headers.get('set-cookie') ?? '')![0];
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!;
+    const [posted, start] = await counted(() =>
+      request(`${pagePath}/pay/mobile-money`, {
+        method: 'POST',
+        headers: { cookie, origin: gw.url, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, mobile: '0990000000', operator: 'airtel' }).toString(),
+      }),
+    );
+    assert.equal(posted.status, 303, posted.text);
+    const attemptPath = posted.headers.get('location')!;
+    const [pending, pendingPoll] = await counted(() => request(`${attemptPath}/status`, { headers: { cookie } }));
+    assert.equal(pending.status, 200, pending.text);
+    await sleep(1_100);
+    const [settled, completion] = await counted(() => request(`${attemptPath}/status`, { headers: { cookie } }));
+    assert.equal(settled.status, 200, settled.text);
+    const [verified, verify] = await counted(() => request(`/verify-payment/${txRef}`, { headers: key }));
+    assert.match(verified.text, /"status":"success"/);
+
+    return { create, pageRead, start, pendingPoll, completion, verify };
+  }
+
+  // The first payment also opens the ledger's accounts it credits: the second is measured.
+  test('create, page, attempt, poll, completion and verify stay within their counts', async (t) => {
+    const merchant = await gw.newMerchant();
+    await updateMerchantSettings(
+      gw.gateway.database.db,
+      merchant.id,
+      { webhookUrl: 'https://shop.example.com/hook', receiptsEnabled: false },
+      Date.now(),
+    );
+    await pay(merchant, 'statements-first');
+    const counts = await pay(merchant, 'statements-second');
+    const { create, pageRead, start, pendingPoll, completion, verify } = counts;
+    t.diagnostic(JSON.stringify(counts));
+    // Before issue 33's changes: create 2, page 1, start 13, poll 2, completion by a poll 3 + 17, verify 3.
+    assert.ok(create <= 2, JSON.stringify(counts));
+    assert.ok(pageRead <= 1, JSON.stringify(counts));
+    assert.ok(start <= 9, JSON.stringify(counts));
+    assert.ok(pendingPoll <= 2, JSON.stringify(counts));
+    // The poll's reads (2, and the session again after), the completion's transaction (BEGIN … COMMIT, 10).
+    assert.ok(completion <= 13, JSON.stringify(counts));
+    assert.ok(verify <= 3, JSON.stringify(counts));
+  });
+
+  // The webhook worker's claim of the payments' deliveries (its workers are off here): the
+  // listing that finds them due, then the claim and their read in one statement (was 1 + 5).
+  test("the webhook worker's claim stays within its count", async (t) => {
+    const { database } = gw.gateway;
+    const before = database.statements.sent;
+    const claimed = await claimDueDeliveries(database, Date.now(), 60_000, 10);
+    const claim = database.statements.sent - before;
+    t.diagnostic(`claim: ${claim}`);
+    assert.equal(claimed.length, 2);
+    assert.ok(claimed.every((delivery) => delivery.payload.includes('"status":"success"') && delivery.secret));
+    assert.ok(claim <= 2, String(claim));
+  });
+});
