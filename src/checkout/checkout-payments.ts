@@ -395,14 +395,17 @@ export async function completeCheckoutCharge(
     if (final.channel === 'bank_transfer') await recordPayer(trx, final.id, outcome);
     if (outcome.status === 'success') {
       const completedLog = 'Payment completed';
-      if (!(await countsTowardItsLink(trx, locked, final, now))) {
-        await addLog(trx, final.id, completedLog, now);
-        return refundUncounted(trx, final, sessionId, now, 'its payment link had already been used up');
-      }
-      const paid = await sessions.markPaid(trx, sessionId, final.id, fee, now);
+      const counted = await countsTowardItsLink(trx, locked, final, now);
+      const paid = counted ? await sessions.markPaid(trx, sessionId, final.id, fee, now) : undefined;
       if (!paid) {
         await addLog(trx, final.id, completedLog, now);
-        return refundUncounted(trx, final, sessionId, now);
+        return refundUncounted(
+          trx,
+          final,
+          sessionId,
+          now,
+          counted ? undefined : 'its payment link had already been used up',
+        );
       }
       await addLogs(
         trx,

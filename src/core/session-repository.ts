@@ -4,7 +4,7 @@ import type { Principal } from '../merchants/merchant-service.ts';
 import { isPostgres } from '../db/dialect.ts';
 import { prepared, preparedInsert, preparedStatement } from '../db/prepared.ts';
 import type { Transact } from '../db/group-commit.ts';
-import { addLogs, logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
+import { addLogs, logRows, logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
 import { insertChargeIfNew, recordStarted, startedUpdate } from './charge-repository.ts';
 import type { ChargeRef } from '../shared/ids.ts';
 
@@ -293,7 +293,7 @@ export async function recordAttemptTaken(
         .returning('id'),
     )
     .insertInto('logs')
-    .values(logs.map(([ownerId, message]) => ({ owner_id: ownerId, type: 'log', message, created_at: now })))
+    .values(logRows(logs, now))
     .execute();
 }
 

@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import { isPostgres } from '../db/dialect.ts';
-import type { Insertable } from 'kysely';
 import type { AccountKind, DB, LedgerEntriesTable, LedgerTransactionsTable } from '../db/schema.ts';
 import { ids, type Mode } from '../shared/ids.ts';
 import { prepared } from '../db/prepared.ts';

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { isPostgres } from '../db/dialect.ts';
 import type { DB, LogsTable } from '../db/schema.ts';
 
@@ -15,10 +15,12 @@ export async function addLogs(
   lines: Array<[ownerId: string, message: string]>,
   now: number,
 ): Promise<void> {
-  await db
-    .insertInto('logs')
-    .values(lines.map(([ownerId, message]) => ({ owner_id: ownerId, type: 'log', message, created_at: now })))
-    .execute();
+  await db.insertInto('logs').values(logRows(lines, now)).execute();
+}
+
+/** The rows of log lines `[ownerId, message]` written at `now`, for an INSERT of one's own. */
+export function logRows(lines: Array<[ownerId: string, message: string]>, now: number): Array<Insertable<LogsTable>> {
+  return lines.map(([ownerId, message]) => ({ owner_id: ownerId, type: 'log', message, created_at: now }));
 }
 
 /** What a `logsOf` column holds as read: JSON text on SQLite, already parsed by the driver on PostgreSQL. */
