@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import { noMorePositionals, parseArgs } from './args.ts';
 import { print, printJson } from './output.ts';
+import { settingsReference } from '../settings/reference.ts';
 import { SETTINGS, type Setting } from '../settings/settings.ts';
 
 const MASK = '****';
@@ -19,10 +20,17 @@ function effectiveSettings(config: Config): Record<string, string | null> {
   );
 }
 
-/** `lipira config`: the effective configuration after defaults and checks, by environment variable, secrets masked. */
+/**
+ * `lipira config`: the effective configuration after defaults and checks, by environment variable,
+ * secrets masked; `--markdown`: the configuration reference (docs/operate/configuration.md) itself.
+ */
 export async function configCommand(argv: string[], config: Config): Promise<number> {
-  const args = parseArgs(argv, [], ['json']);
+  const args = parseArgs(argv, [], ['json', 'markdown']);
   noMorePositionals(args, 0);
+  if (args.options.has('markdown')) {
+    process.stdout.write(settingsReference());
+    return 0;
+  }
   const settings = effectiveSettings(config);
   if (args.options.has('json')) printJson(settings);
   else for (const [variable, value] of Object.entries(settings)) print(`${variable.padEnd(34)} ${value ?? '(unset)'}`);

@@ -8,7 +8,7 @@ const USAGE = `Usage: lipira <command>
   serve [--workers N]                     start the gateway (what \`npm start\` runs); N processes on one port
                                           (PostgreSQL only; default WEB_CONCURRENCY, else 1)
   migrate                                 apply database migrations
-  config [--json]                         print the effective configuration, secrets masked
+  config [--json | --markdown]            print the effective configuration, secrets masked, or the reference
   merchant create --name NAME --email EMAIL [--webhook-url URL] [--json]
   merchant list [--json]
   merchant update ID [--webhook-url URL] [--receipts on|off] [--fee-percent N]

@@ -67,7 +67,7 @@ export async function serveCommand(argv: string[], config: Config): Promise<numb
 /**
  * How many processes serve: `--workers` if given, else WEB_CONCURRENCY. More than one on SQLite
  * is refused: its one file takes one writer at a time, each commit an fsync, so processes only
- * queue for its write lock and lose the commits one process shares (docs/deployment.md).
+ * queue for its write lock and lose the commits one process shares (docs/operate/deployment.md).
  */
 function processCount(flag: string | undefined, config: Config): number {
   if (flag !== undefined && !(/^\d+$/.test(flag) && Number(flag) >= 1 && Number(flag) <= MOST_SERVE_PROCESSES))
@@ -76,7 +76,7 @@ function processCount(flag: string | undefined, config: Config): number {
   if (processes > 1 && config.databaseUrl.startsWith('sqlite:')) {
     const asked = flag === undefined ? `WEB_CONCURRENCY=${processes}` : `--workers ${processes}`;
     throw new UsageError(
-      `${asked} needs PostgreSQL: SQLite writes one transaction at a time to its one file, each commit an fsync, so more processes only queue for its write lock (measured slower: docs/deployment.md, Several processes)`,
+      `${asked} needs PostgreSQL: SQLite writes one transaction at a time to its one file, each commit an fsync, so more processes only queue for its write lock (measured slower: docs/operate/deployment.md, Several processes)`,
     );
   }
   return processes;

@@ -43,7 +43,7 @@ interface LiveState {
   /**
    * Kept here and nowhere else (the charge's `mobile` column is masked, and this state is shown
    * to no one): a refund of part of the payment goes back to this number when its connector can
-   * only refund whole payments (Airtel Money, docs/connectors.md).
+   * only refund whole payments (Airtel Money, docs/operate/connectors.md).
    */
   payer?: string;
 }

@@ -493,7 +493,7 @@ export interface RecoveryCodesTable {
 /**
  * A merchant's automatic payouts in one mode (one schedule per merchant and mode): everything in
  * the main balance paid out, daily or on one weekday, to one recipient, once the balance reaches
- * `minimum_minor` (README.md#automatic-payouts).
+ * `minimum_minor` (docs/dashboard/README.md#automatic-payouts).
  */
 /** Whether the link's page asks a customer detail, and whether it must be given. */
 export type CustomerFieldSetting = 'off' | 'optional' | 'required';

@@ -7,7 +7,7 @@
  * Replaces the initializer @fastify/swagger-ui serves, which always reads its own copy of the
  * document at `/docs/json` and shows the top bar with a vendor's logo and a box to load any URL:
  * this script is loaded after it and sets `window.onload` again, before the page has loaded. The
- * document is the `/openapi.json` the README names, found beside `/docs` wherever a proxy mounts
+ * document is the `/openapi.json` docs/integrate/api-reference.md names, found beside `/docs` wherever a proxy mounts
  * the gateway.
  */
 export const DOCS_SCRIPT = `window.onload = function () {

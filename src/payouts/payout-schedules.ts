@@ -39,7 +39,7 @@ export type ScheduleAlongside = (trx: Kysely<DB>, schedule: PayoutSchedule) => P
 type ScheduleDeps = Pick<PaymentDeps, 'transact' | 'clock' | 'timeZone'>;
 
 /**
- * Sets the merchant's automatic payouts in its mode (README.md#automatic-payouts), or
+ * Sets the merchant's automatic payouts in its mode (docs/dashboard/README.md#automatic-payouts), or
  * changes them: the recipient is checked as a payout to it would be, and the first run is the
  * cadence's next after now. A run claimed under the old schedule is withdrawn, not paid.
  */

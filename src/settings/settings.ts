@@ -28,7 +28,7 @@ export interface Setting<Field extends string = string, T = unknown> {
   kind: Kind<T>;
   /** The value taken when the variable is unset or empty, as one would write it; null: none. */
   default: string | null;
-  /** How docs/settings.md writes a default that the kind works out from other settings. */
+  /** How docs/operate/configuration.md writes a default that the kind works out from other settings. */
   defaultShown?: string;
   /** `lipira config` shows `****` instead of its value. */
   secret?: true;
@@ -47,8 +47,8 @@ export const MOST_SERVE_PROCESSES = 64;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /**
- * Every setting, in the order `lipira config` and docs/settings.md list them and `loadConfig`
- * parses them (a setting may read those above it). docs/settings.md is made from this table by
+ * Every setting, in the order `lipira config` and docs/operate/configuration.md list them and `loadConfig`
+ * parses them (a setting may read those above it). docs/operate/configuration.md is made from this table by
  * `npm run docs:settings`.
  */
 export const SETTINGS = [
@@ -69,7 +69,7 @@ export const SETTINGS = [
     kind: integer(1, MOST_SERVE_PROCESSES),
     default: '1',
     meaning:
-      '`lipira serve`: how many processes serve on the one port (`node:cluster`), each a whole gateway with its background workers; `--workers N` wins over it. More than 1 needs PostgreSQL: on SQLite `lipira serve` refuses (docs/deployment.md, Several processes).',
+      '`lipira serve`: how many processes serve on the one port (`node:cluster`), each a whole gateway with its background workers; `--workers N` wins over it. More than 1 needs PostgreSQL: on SQLite `lipira serve` refuses (docs/operate/deployment.md, Several processes).',
   }),
   setting('publicBaseUrl', {
     variable: 'PUBLIC_BASE_URL',
@@ -77,7 +77,7 @@ export const SETTINGS = [
     default: null,
     defaultShown: 'http://HOST:PORT',
     meaning:
-      'Public origin used in `checkout_url` and redirects. With `https://`, every answer carries `Strict-Transport-Security: max-age=31536000` (docs/deployment.md, HTTPS and headers).',
+      'Public origin used in `checkout_url` and redirects. With `https://`, every answer carries `Strict-Transport-Security: max-age=31536000` (docs/operate/deployment.md, HTTPS and headers).',
   }),
   setting('databaseUrl', {
     variable: 'DATABASE_URL',
@@ -105,7 +105,7 @@ export const SETTINGS = [
     kind: serverUrl(/^postgres(ql)?:\/\/[^/]+\/[^/?]+/, 'postgres://USER@HOST:PORT/DATABASE'),
     default: null,
     meaning:
-      'PostgreSQL: where the background workers LISTEN for new work, on one connection held open (unset: `DATABASE_URL`). Behind a pooler in transaction mode (PgBouncer), point it at the server itself, past the pooler: a LISTEN belongs to a session, which such a pooler does not keep (docs/deployment.md, A connection pooler).',
+      'PostgreSQL: where the background workers LISTEN for new work, on one connection held open (unset: `DATABASE_URL`). Behind a pooler in transaction mode (PgBouncer), point it at the server itself, past the pooler: a LISTEN belongs to a session, which such a pooler does not keep (docs/operate/deployment.md, A connection pooler).',
   }),
   setting('databaseNamedStatements', {
     variable: 'DATABASE_NAMED_STATEMENTS',
@@ -368,7 +368,7 @@ export const SETTINGS = [
     kind: liveRoutes,
     default: null,
     meaning:
-      'Which connector moves live money for each channel, as `channel:connector` pairs: channels `airtel`, `tnm` (mobile money by operator), `card`, `bank` (bank transfer charges and bank payouts), `payout` (payouts to wallets); connectors `airtel` (serves `airtel`, `payout`) and `paychangu` (any channel). E.g. `airtel:airtel,payout:airtel,tnm:paychangu,card:paychangu,bank:paychangu`. A live payment on a channel with no connector is refused before anything is recorded. See docs/connectors.md.',
+      'Which connector moves live money for each channel, as `channel:connector` pairs: channels `airtel`, `tnm` (mobile money by operator), `card`, `bank` (bank transfer charges and bank payouts), `payout` (payouts to wallets); connectors `airtel` (serves `airtel`, `payout`) and `paychangu` (any channel). E.g. `airtel:airtel,payout:airtel,tnm:paychangu,card:paychangu,bank:paychangu`. A live payment on a channel with no connector is refused before anything is recorded. See docs/operate/connectors.md.',
   }),
   setting('connectorTimeoutMs', {
     variable: 'CONNECTOR_TIMEOUT',

@@ -64,7 +64,7 @@ describe("the developer's pages in a real browser", browserSuiteOptions(), () =>
 
   test('/docs reads /openapi.json, groups the operations by tag, and carries no vendor branding', async () => {
     const { page, problems, cspViolations, documentsRead } = await openDocs();
-    assert.deepEqual(documentsRead, ['/openapi.json'], 'the document the README names, and only it');
+    assert.deepEqual(documentsRead, ['/openapi.json'], 'the document the API reference names, and only it');
     assert.equal((await page.locator('.info .link .url').textContent())?.trim(), '/openapi.json');
     assert.deepEqual(
       await page.locator('.opblock-tag').evaluateAll((tags) => tags.map((tag) => tag.getAttribute('data-tag'))),

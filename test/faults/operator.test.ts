@@ -36,7 +36,7 @@ const REVIEW_AFTER_MS = 2_000;
 const SLOW_ANSWER_MS = 1_200;
 
 for (const kind of DATABASE_KINDS) {
-  // Processes share a database only on PostgreSQL (docs/deployment.md): one process on SQLite.
+  // Processes share a database only on PostgreSQL (docs/operate/deployment.md): one process on SQLite.
   const processes = kind === 'postgres' ? 2 : 1;
 
   describe(`the mobile money operator misbehaves, on ${kind} with ${processes} process(es)`, () => {

@@ -31,7 +31,7 @@ export interface PgBouncer {
 
 /**
  * A real PgBouncer in transaction mode in front of the PostgreSQL server `serverUrl` names, on a
- * free loopback port: the deployment docs/deployment.md describes, with the settings it says a
+ * free loopback port: the deployment docs/operate/deployment.md describes, with the settings it says a
  * pooler needs. It runs as the `postgres` user (it refuses root) from a folder of its own.
  */
 export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {

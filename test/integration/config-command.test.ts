@@ -5,9 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import { lipira, ROOT } from '../helpers/cli.ts';
 import { temporaryFolder, type TemporaryFolder } from '../helpers/temp-folders.ts';
 
-/** The settings reference (docs/settings.md): each variable with the default it documents, in its order. */
+/** The settings reference (docs/operate/configuration.md): each variable with the default it documents, in its order. */
 function documentedDefaults(): Map<string, string> {
-  const table = fs.readFileSync(path.join(ROOT, 'docs/settings.md'), 'utf8');
+  const table = fs.readFileSync(path.join(ROOT, 'docs/operate/configuration.md'), 'utf8');
   return new Map([...table.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((row) => [row[1]!, row[2]!.trim()]));
 }
 
@@ -37,13 +37,25 @@ describe('lipira config', () => {
     );
   }
 
-  test('--json shows every variable of docs/settings.md, in its order, with the default it gives', async () => {
+  test('--json shows every variable of docs/operate/configuration.md, in its order, with the default it gives', async () => {
     const result = await lipira(['config', '--json'], unset, cwd.dir);
     assert.equal(result.code, 0, result.stderr);
     const shown = JSON.parse(result.stdout);
     assert.deepEqual(Object.keys(shown), [...documented.keys()]);
     const dir = fs.realpathSync(cwd.dir);
     for (const [variable, cell] of documented) assert.equal(shown[variable], expectedDefault(cell, dir), variable);
+  });
+
+  test('--markdown prints the committed configuration reference, byte for byte, whatever is set', async () => {
+    const result = await lipira(
+      ['config', '--markdown'],
+      { ...unset, PORT: '8123', DEFAULT_FEE_PERCENT: '5' },
+      cwd.dir,
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const committed = fs.readFileSync(path.join(ROOT, 'docs/operate/configuration.md'), 'utf8');
+    assert.equal(result.stdout, committed, 'docs/operate/configuration.md is stale: run npm run docs:settings');
+    assert.match(result.stdout, /^\| `METRICS_TOKEN` \| \(unset\) \| yes \| /m, 'a secret setting says so');
   });
 
   test('the listing names the variables and shows values as they are written', async () => {

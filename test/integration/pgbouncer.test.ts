@@ -9,7 +9,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 
 /**
- * Lipira behind PgBouncer in transaction mode, as docs/deployment.md (A connection pooler) says to
+ * Lipira behind PgBouncer in transaction mode, as docs/operate/deployment.md (A connection pooler) says to
  * run it: every query through the pooler, the workers' LISTEN on a direct connection
  * (DATABASE_LISTEN_URL), and no named prepared statements (DATABASE_NAMED_STATEMENTS=off: Debian's
  * PgBouncer, 1.18, does not track them). The workers' poll is an hour away, so a webhook that

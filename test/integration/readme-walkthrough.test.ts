@@ -9,8 +9,12 @@ import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
 import { freePort } from '../helpers/gateway.ts';
 import { payAtCheckout } from '../helpers/payments.ts';
 import { startServe } from '../helpers/serve-process.ts';
+import { DashboardBrowser } from '../helpers/dashboard.ts';
 import { commandComplete, curl, matchesShown, shellWords } from '../helpers/shell-commands.ts';
 import { temporaryFolder } from '../helpers/temp-folders.ts';
+
+/** A password of the length the set-password page asks for. */
+const OWNER_PASSWORD = 'mango shop owner 2026';
 
 /** Where the README's commands send their requests; the test's gateway listens elsewhere, as the README says to. */
 const README_BASE = 'http://127.0.0.1:8000';
@@ -82,6 +86,7 @@ for (const kind of DATABASE_KINDS) {
       const variables: Record<string, string> = {};
       let lastJson: Record<string, unknown> | null = null;
       let checkoutUrl: string | null = null;
+      let lastOutput = '';
 
       /** Runs one step as a shell in the checkout would, and answers what it printed (for curl, with the status). */
       async function run(step: Step): Promise<{ status?: number; output: string }> {
@@ -151,6 +156,7 @@ for (const kind of DATABASE_KINDS) {
             asShown(step, result),
             `${step.command}\nanswered ${result.status ?? ''} ${result.output}\nwhere the README shows ${step.shown}`,
           );
+          lastOutput = result.output;
           if (result.output === '') continue;
           try {
             lastJson = JSON.parse(result.output);
@@ -178,6 +184,24 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await fetch(landedAt)).status, 200);
 
       await runBlock(blocks[2]!, true);
+
+      // Step 8's link, then the sign-in the text after it describes: the payment is on the dashboard.
+      const link = new RegExp(`${base}(/dashboard/set-password\\?token=[\\w-]+)`).exec(lastOutput)?.[1];
+      const email = /with `([^`]+@[^`]+)`/.exec(prose[3]!)?.[1];
+      assert.ok(link && email, `step 8 printed a set-password link (${lastOutput}) and the text names the email`);
+      const owner = new DashboardBrowser(base);
+      assert.equal((await owner.get(link)).status, 200);
+      const token = new URL(link, base).searchParams.get('token')!;
+      const set = await owner.post('/dashboard/set-password', {
+        token,
+        password: OWNER_PASSWORD,
+        confirm: OWNER_PASSWORD,
+      });
+      assert.equal(set.location, '/dashboard/login?password_set=1');
+      assert.equal((await owner.signIn(email, OWNER_PASSWORD)).location, '/dashboard');
+      const payments = await owner.get('/dashboard/payments');
+      assert.equal(payments.status, 200);
+      assert.match(payments.text, /order-1001/);
     });
   });
 }

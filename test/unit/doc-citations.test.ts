@@ -74,11 +74,31 @@ test('every docs/…md citation names a file of the repository and, with #anchor
   assert.deepEqual(broken, []);
 });
 
-test('the in-page links of docs/integrate/api-reference.md name its headings', () => {
-  const markdown = fs.readFileSync(path.join(ROOT, 'docs/integrate/api-reference.md'), 'utf8');
-  const anchors = headingAnchors(markdown);
-  const missing = [...markdown.matchAll(/\]\(#([^)]+)\)/g)].map((link) => link[1]!).filter((a) => !anchors.has(a));
-  assert.deepEqual(missing, []);
+/** A Markdown link's target: `(path)`, `(path#anchor)` or `(#anchor)`, outside code spans and fences. */
+const LINK = /\]\(([^)\s]+)\)/g;
+
+test('every relative link of a Markdown document reaches a file and, with #anchor, one of its headings', () => {
+  const broken: string[] = [];
+  for (const file of citingFiles().filter((name) => name.endsWith('.md'))) {
+    let fenced = false;
+    fs.readFileSync(path.join(ROOT, file), 'utf8')
+      .split('\n')
+      .forEach((line, index) => {
+        if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+        if (fenced) return;
+        for (const [, target] of line.replace(/`[^`]*`/g, '').matchAll(LINK)) {
+          if (/^[a-z]+:/.test(target!)) continue;
+          const [linked, anchor] = target!.split('#') as [string, string | undefined];
+          const document =
+            linked === '' ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), linked));
+          const where = `${file}:${index + 1}: ${target}`;
+          if (!fs.existsSync(path.join(ROOT, document))) broken.push(`${where}: ${document} does not exist`);
+          else if (anchor !== undefined && document.endsWith('.md') && !documentAnchors(document)!.has(anchor))
+            broken.push(`${where}: ${document} has no heading #${anchor}`);
+        }
+      });
+  }
+  assert.deepEqual(broken, []);
 });
 
 test('src/ and test/ cite no section of a document outside the repository (contract, spec, reference)', () => {

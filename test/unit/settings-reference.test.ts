@@ -5,9 +5,9 @@ import { test } from 'node:test';
 import { settingsReference } from '../../src/settings/reference.ts';
 import { SETTINGS } from '../../src/settings/settings.ts';
 
-test('docs/settings.md is what the settings table makes (npm run docs:settings writes it)', () => {
-  const written = fs.readFileSync(path.join(import.meta.dirname, '../../docs/settings.md'), 'utf8');
-  assert.equal(written, settingsReference(), 'docs/settings.md is stale: run npm run docs:settings');
+test('docs/operate/configuration.md is what the settings table makes (npm run docs:settings writes it)', () => {
+  const written = fs.readFileSync(path.join(import.meta.dirname, '../../docs/operate/configuration.md'), 'utf8');
+  assert.equal(written, settingsReference(), 'docs/operate/configuration.md is stale: run npm run docs:settings');
 });
 
 test('each variable is in the settings table once', () => {

@@ -40,7 +40,7 @@ function formOf(schedule: PayoutSchedule | undefined): ScheduleForm {
 }
 
 /**
- * Automatic payouts (README.md#automatic-payouts): set up or changed in two steps, the
+ * Automatic payouts (docs/dashboard/README.md#automatic-payouts): set up or changed in two steps, the
  * second showing when the first run will be, and stopped after a confirmation; only who may pay
  * out (the owner) may do either. Each save and stop writes its audit entry in its transaction.
  */
