@@ -58,6 +58,13 @@ export function startWorkerLoop(
 
   const startRound = () => {
     timer = null;
+    // A timer may fire while Date.now() is still short of the time it was set for (the loop's
+    // clock is rounded to the millisecond, and the wall clock can step back): a round started
+    // then finds the work it was woken for not yet due, and the next would wait a whole interval.
+    if (nextRoundAt !== null && Date.now() < nextRoundAt) {
+      scheduleAt(nextRoundAt);
+      return;
+    }
     nextRoundAt = null;
     running = round(isStopping).then(succeeded, failed).finally(scheduleAfterRound);
   };

@@ -131,3 +131,24 @@ test('a wake during a round starts another as soon as it ends; a stopped worker 
   await sleep(50);
   assert.equal(rounds, 2);
 });
+
+test('a round woken for work due at a time never starts before the clock reaches it, even when its timer fires early', async (t) => {
+  const realNow = Date.now;
+  let offsetMs = 0;
+  Date.now = () => realNow() + offsetMs;
+  t.after(() => {
+    Date.now = realNow;
+  });
+  const roundsAt: number[] = [];
+  const loop = startWorkerLoop('probe', 3_600_000, async () => void roundsAt.push(Date.now()), null);
+  t.after(() => loop.stop());
+
+  const dueAt = Date.now() + 30;
+  loop.wake(dueAt);
+  // The wall clock steps back 20 ms after the timer was set: it fires 30 ms later by the loop's
+  // clock, when Date.now() says 10 ms are still to go.
+  offsetMs = -20;
+  await sleep(80);
+  assert.equal(roundsAt.length, 1, 'the woken round ran once, not an hour later');
+  assert.ok(roundsAt[0]! >= dueAt, `the round started at ${roundsAt[0]! - dueAt} ms from when the work was due`);
+});
