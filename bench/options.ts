@@ -26,6 +26,8 @@ export interface BenchOptions {
   webhookEvents: number;
   /** `--soak [seconds]`: the whole-payments soak instead of the batch; null for the batch. */
   soak: SoakOptions | null;
+  /** `--pin`: the load generator on a core of its own, the servers on the rest (bench/cpu-pinning.ts). */
+  pin: boolean;
 }
 
 const ONLY_ROWS = ['payments-list', 'payment-to-webhook', 'event-stream'] as const;
@@ -57,7 +59,7 @@ export const OVERLOAD_SECONDS = 60;
 const OVERLOAD_WARM_UP_SECONDS = { quick: 10, full: 30 };
 const OVERLOAD_RECOVERY_SECONDS = { quick: 30, full: 60 };
 
-export const USAGE = `usage: npm run bench -- [--quick] [--db sqlite|postgres] [--duration SECONDS] [--only ${ONLY_ROWS.join('|')}] | [--soak [SECONDS]] [--rate PAYMENTS_PER_SECOND] | [--soak --overload --rate CAPACITY]`;
+export const USAGE = `usage: npm run bench -- [--quick] [--db sqlite|postgres] [--duration SECONDS] [--only ${ONLY_ROWS.join('|')}] | [--soak [SECONDS]] [--rate PAYMENTS_PER_SECOND] | [--soak --overload --rate CAPACITY]  [--pin]`;
 
 /** A bad command line: reported on one line with exit status 2. */
 export class BenchUsageError extends Error {}
@@ -93,6 +95,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     largeSessions: quick ? 200_000 : 1_000_000,
     webhookEvents: quick ? 2_000 : 10_000,
     soak,
+    pin: values.pin ?? false,
   };
 }
 
@@ -148,6 +151,7 @@ function parseFlags(argv: string[]) {
         only: { type: 'string' },
         rate: { type: 'string' },
         overload: { type: 'boolean' },
+        pin: { type: 'boolean' },
       },
     });
   } catch (error) {

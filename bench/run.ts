@@ -46,6 +46,7 @@ import {
   sessionOwnerFrom,
   waitForSettledCharges,
 } from './seed.ts';
+import { pinBenchApart } from './cpu-pinning.ts';
 import { startServer, type ServerProcess } from './servers.ts';
 import { measureWebhookDelivery } from './webhooks.ts';
 import { runSoak } from './soak/run-soak.ts';
@@ -281,6 +282,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`bench: ${error.message} (${USAGE})\n`);
     return 2;
   }
+  if (options.pin) process.stderr.write(`bench: pinned: ${pinBenchApart()}\n`);
   const cleanup = new Cleanup();
   // Ctrl-C must not leave servers running or a benchmark database behind.
   process.once('SIGINT', () => void cleanup.run().finally(() => process.exit(130)));

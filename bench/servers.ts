@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cleanup } from './cleanup.ts';
+import { nodeCommand } from './cpu-pinning.ts';
 
 export interface ServerProcess {
   name: string;
@@ -39,7 +40,8 @@ export async function freePort(): Promise<number> {
 export async function startServer(spec: ServerSpec, cleanup: Cleanup): Promise<ServerProcess> {
   const port = await freePort();
   // Child output goes to our stderr so it shows up without mixing into the table on stdout.
-  const child = spawn(process.execPath, spec.args, {
+  const node = nodeCommand(spec.args);
+  const child = spawn(node.command, node.args, {
     cwd: spec.cwd,
     env: { ...process.env, ...spec.env, PORT: String(port) },
     stdio: ['ignore', 2, 2],

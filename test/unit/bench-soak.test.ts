@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Cleanup } from '../../bench/cleanup.ts';
+import { nodeCommand } from '../../bench/cpu-pinning.ts';
 import { BenchUsageError, parseBenchArgs } from '../../bench/options.ts';
 import { percentiles } from '../../bench/soak/percentiles.ts';
 import { SoakLog, STEPS, type StepFigures } from '../../bench/soak/soak-log.ts';
@@ -53,6 +54,15 @@ test('--soak refuses what it cannot use, and --rate needs it', () => {
   ]) {
     assert.throws(() => parseBenchArgs(argv), BenchUsageError, argv.join(' '));
   }
+});
+
+test('--pin asks for the load generator on a core of its own; unpinned, servers start as plain node', () => {
+  assert.equal(parseBenchArgs(['--soak', '--overload', '--rate', '100', '--pin']).pin, true);
+  assert.equal(parseBenchArgs(['--soak']).pin, false);
+  assert.deepEqual(nodeCommand(['bin/lipira.js', 'serve']), {
+    command: process.execPath,
+    args: ['bin/lipira.js', 'serve'],
+  });
 });
 
 test('percentiles are nearest-rank over the samples', () => {
