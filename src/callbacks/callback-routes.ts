@@ -18,6 +18,7 @@ export function registerCallbackRoutes(app: App, { payments }: { payments: Payme
     {
       config: { servedWhenOverloaded: true },
       schema: {
+        operationId: 'receiveOperatorCallback',
         summary: "A live operator's callback about a payment, refund or payout",
         params: CallbackParams,
         response: { 200: CallbackResponse, ...errorResponses },

@@ -43,7 +43,12 @@ export function registerBrowserRoutes(app: App, ctx: CheckoutContext & { config:
 
   app.get(
     '/js/popup.js',
-    { schema: scriptSchema("The inline popup: defines `PaychanguCheckout(options)` for a merchant's page") },
+    {
+      schema: scriptSchema(
+        'getPopupScript',
+        "The inline popup: defines `PaychanguCheckout(options)` for a merchant's page",
+      ),
+    },
     async (_request, reply) => sendScript(reply, BROWSER_SCRIPTS.popup),
   );
   app.get('/js/frame-result.js', { schema: { hide: true } }, async (_request, reply) =>
@@ -77,6 +82,7 @@ export function registerBrowserRoutes(app: App, ctx: CheckoutContext & { config:
       },
       preValidation: normalizing(normalizeCheckoutBody),
       schema: {
+        operationId: 'createPopupCheckoutSession',
         summary: 'Create a checkout session from a browser, with a public key (what /js/popup.js calls)',
         description:
           "Takes `Authorization: Bearer <public key>` and the body of `POST /payment`; answers as `POST /payment` does, with CORS headers for the calling origin. The calling page's origin is recorded: it alone may show the session's pages in a frame, and receives the result by `postMessage`.",
@@ -107,6 +113,7 @@ export function registerBrowserRoutes(app: App, ctx: CheckoutContext & { config:
       // The schema below documents the form as posted; by validation time it is a create body.
       validatorCompiler: () => validateFormAsCreate,
       schema: {
+        operationId: 'submitHtmlCheckout',
         summary:
           "The HTML checkout: a form posted from the merchant's page, answered with a redirect to the hosted page",
         description:
@@ -176,8 +183,9 @@ function htmlAnswers(answers: Record<number, string>) {
   );
 }
 
-function scriptSchema(summary: string) {
+function scriptSchema(operationId: string, summary: string) {
   return {
+    operationId,
     summary,
     response: { 200: { description: 'The script', content: { 'text/javascript': { schema: { type: 'string' } } } } },
   };

@@ -163,7 +163,8 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     '/checkout/assets/:file',
     {
       errorHandler: answerPageError,
-      schema: pageSchema("The checkout page's stylesheet and script", { 200: 'The file', 404: 'No such file' }),
+      // The page's own files, as /js/frame-result.js: no integration calls them.
+      schema: { hide: true },
     },
     async (request, reply) => {
       const { file } = request.params as { file: string };
@@ -182,7 +183,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     '/checkout/:id',
     {
       errorHandler: answerPageError,
-      schema: pageSchema('The hosted checkout page (the `checkout_url`)', {
+      schema: pageSchema('showCheckoutPage', 'The hosted checkout page (the `checkout_url`)', {
         200: 'The payment page, or the receipt or ending of a finished session',
         404: 'Unknown link',
       }),
@@ -200,7 +201,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     {
       config: { form: true },
       errorHandler: answerPageError,
-      schema: pageSchema("Pay by mobile money (the page's form)", FORM_ANSWERS),
+      schema: pageSchema('payCheckoutByMobileMoney', "Pay by mobile money (the page's form)", FORM_ANSWERS),
     },
     async (request, reply) => {
       const session = await formSession(request, reply);
@@ -218,7 +219,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     {
       config: { form: true },
       errorHandler: answerPageError,
-      schema: pageSchema("Pay by card (the page's form)", FORM_ANSWERS),
+      schema: pageSchema('payCheckoutByCard', "Pay by card (the page's form)", FORM_ANSWERS),
     },
     async (request, reply) => {
       const session = await formSession(request, reply);
@@ -240,6 +241,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       config: { servedWhenOverloaded: true },
       errorHandler: answerPageError,
       schema: pageSchema(
+        'showPopupCheckoutResult',
         "The last page of a session shown in the inline popup: posts the result to the merchant's page",
         {
           200: 'The page posting the result',
@@ -269,7 +271,11 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     {
       config: { form: true },
       errorHandler: answerPageError,
-      schema: pageSchema("Pay by bank transfer: opens a one-time account (the page's form)", FORM_ANSWERS),
+      schema: pageSchema(
+        'payCheckoutByBankTransfer',
+        "Pay by bank transfer: opens a one-time account (the page's form)",
+        FORM_ANSWERS,
+      ),
     },
     async (request, reply) => {
       const session = await formSession(request, reply);
@@ -284,6 +290,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     {
       errorHandler: answerPageError,
       schema: pageSchema(
+        'askToCancelCheckout',
         "Asks the customer to confirm cancelling (without JavaScript; the page's script asks in place)",
         { 200: 'The question, or the ending of a finished session', 404: 'Unknown link' },
       ),
@@ -307,7 +314,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     {
       config: { form: true },
       errorHandler: answerPageError,
-      schema: pageSchema("Cancel the payment (the confirmation's form)", FORM_ANSWERS),
+      schema: pageSchema('cancelCheckout', "Cancel the payment (the confirmation's form)", FORM_ANSWERS),
     },
     async (request, reply) => {
       const session = await formSession(request, reply);
@@ -321,11 +328,15 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     '/checkout/:id/attempts/:chargeId',
     {
       errorHandler: answerPageError,
-      schema: pageSchema('An attempt: waiting for approval, the one-time code, or where to go next', {
-        200: "The attempt's page",
-        303: 'On to the merchant or the payment page',
-        404: 'Unknown attempt',
-      }),
+      schema: pageSchema(
+        'showCheckoutAttempt',
+        'An attempt: waiting for approval, the one-time code, or where to go next',
+        {
+          200: "The attempt's page",
+          303: 'On to the merchant or the payment page',
+          404: 'Unknown attempt',
+        },
+      ),
     },
     async (request, reply) => {
       const state = await attemptPageState(payments, request.params.id, request.params.chargeId ?? '');
@@ -404,11 +415,15 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     {
       config: { servedWhenOverloaded: true },
       errorHandler: answerPageError,
-      schema: pageSchema("Where a live card's acquirer sends the customer back after its own 3-D Secure page", {
-        200: 'The acquirer has not told its outcome yet: the waiting page',
-        303: "On to the attempt's outcome",
-        404: 'Unknown attempt',
-      }),
+      schema: pageSchema(
+        'returnFromCardAcquirer',
+        "Where a live card's acquirer sends the customer back after its own 3-D Secure page",
+        {
+          200: 'The acquirer has not told its outcome yet: the waiting page',
+          303: "On to the attempt's outcome",
+          404: 'Unknown attempt',
+        },
+      ),
     },
     async (request, reply) => {
       const attempt = await currentAttempt(payments, request.params.id, request.params.chargeId ?? '', {
@@ -436,6 +451,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     '/checkout/:id/attempts/:chargeId/status',
     {
       schema: {
+        operationId: 'getCheckoutAttemptStatus',
         summary: 'What the waiting page polls: `{status, next_url}`',
         response: { 200: AttemptStatus, 404: AttemptStatus },
       },
@@ -458,6 +474,7 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
       config: { form: true },
       errorHandler: answerPageError,
       schema: pageSchema(
+        'abandonCheckoutAttempt',
         "Set aside a mobile money request that did not reach the phone, or a bank transfer account, to pay another way (the waiting page's form)",
         FORM_ANSWERS,
       ),
@@ -480,7 +497,11 @@ export function registerCheckoutPageRoutes(app: App, { config, payments }: PageD
     {
       config: { form: true, servedWhenOverloaded: true },
       errorHandler: answerPageError,
-      schema: pageSchema("Confirm a card payment with its one-time code (the page's form)", FORM_ANSWERS),
+      schema: pageSchema(
+        'confirmCheckoutCardCode',
+        "Confirm a card payment with its one-time code (the page's form)",
+        FORM_ANSWERS,
+      ),
     },
     async (request, reply) => {
       const session = await formSession(request, reply);
@@ -577,7 +598,7 @@ function methodOf(charge: Charge): views.PaymentFormState['method'] {
 export const answerPageError = pageErrorHandler(views.renderUnavailablePage);
 
 /** How a page route is documented: HTML answers (and redirects) with what each status means. */
-export function pageSchema(summary: string, answers: Record<number, string>) {
+export function pageSchema(operationId: string, summary: string, answers: Record<number, string>) {
   const response = Object.fromEntries(
     Object.entries({ ...answers, 503: 'Payments are paused for a moment (the database is out of reach)' }).map(
       ([status, description]) => [
@@ -588,7 +609,7 @@ export function pageSchema(summary: string, answers: Record<number, string>) {
       ],
     ),
   );
-  return { summary, response };
+  return { operationId, summary, response };
 }
 
 const FORM_ANSWERS = {

@@ -35,6 +35,7 @@ export function registerCheckoutRoutes(app: App, ctx: CheckoutContext & { config
       config: { auth: 'secret' },
       preValidation: normalize,
       schema: {
+        operationId: 'createCheckoutSession',
         summary: 'Create a hosted checkout session',
         body: CurrentCreateBody,
         response: { 201: CurrentCreateResponse, ...errorResponses },
@@ -53,6 +54,7 @@ export function registerCheckoutRoutes(app: App, ctx: CheckoutContext & { config
       config: { auth: 'secret-or-body' },
       preValidation: normalize,
       schema: {
+        operationId: 'createLegacyCheckoutSession',
         summary: 'Create a hosted checkout session (legacy)',
         body: LegacyCreateBody,
         response: { 201: LegacyCreateResponse, ...errorResponses },
@@ -74,6 +76,7 @@ export function registerCheckoutRoutes(app: App, ctx: CheckoutContext & { config
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'verifyPayment',
         summary: 'Verify a checkout payment',
         params: TxRefParams,
         response: { 200: CurrentVerifyResponse, ...errorResponses },
@@ -90,6 +93,7 @@ export function registerCheckoutRoutes(app: App, ctx: CheckoutContext & { config
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'verifyLegacyPayment',
         summary: 'Verify a checkout payment (legacy)',
         params: TxRefParams,
         response: { 200: LegacyVerifyResponse, ...errorResponses },

@@ -7,7 +7,10 @@ import { SuccessEnvelope } from '../http/envelope.ts';
 const HttpUrl = Type.String({ format: 'http-url', maxLength: 2048 });
 const Email = Type.String({ format: 'email', maxLength: 255 });
 const Amount = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
-const Meta = Type.Object({}, { additionalProperties: true, maxJsonBytes: 8192 });
+const Meta = Type.Object(
+  {},
+  { additionalProperties: true, 'x-maxJsonBytes': 8192, description: 'Any JSON object, at most 8 KiB as JSON.' },
+);
 const Title = Type.String({ maxLength: 255 });
 const Description = Type.String({ maxLength: 1000 });
 

@@ -27,6 +27,7 @@ export function registerEventRoutes(
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'listEvents',
         summary: 'List events, latest first',
         description:
           "The key's merchant's events in the key's mode, each with the body its webhook carries, of one `type` and within `from`…`to` when asked.",
@@ -57,6 +58,7 @@ export function registerEventRoutes(
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'streamEvents',
         summary: 'Listen to events as they happen (Server-Sent Events)',
         description:
           'What `lipira listen` reads. Test keys only, unless the operator sets `EVENTS_STREAM_LIVE=on` (403 otherwise). Reconnecting with `Last-Event-ID` replays the events since that one, from 5 s before it: an event may come twice, and its `id` tells.',
@@ -83,6 +85,7 @@ export function registerEventRoutes(
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'getEvent',
         summary: 'An event, with the body its webhook carries',
         params: EventParams,
         response: { 200: EventResponse, ...errorResponses },

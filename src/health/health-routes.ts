@@ -39,6 +39,7 @@ export function registerHealthRoutes(
     {
       config: { unlimited: true, servedWhenOverloaded: true },
       schema: {
+        operationId: 'checkLiveness',
         summary: 'Liveness: the process is up',
         response: { 200: SuccessEnvelope(Type.Object({ process: Type.String() })) },
       },
@@ -51,6 +52,7 @@ export function registerHealthRoutes(
     {
       config: { unlimited: true, servedWhenOverloaded: true },
       schema: {
+        operationId: 'checkReadiness',
         summary:
           'Readiness: database reachable, migrations current, workers running (or off by WORKERS=off), not shutting down',
         response: { 200: SuccessEnvelope(Checks), 503: { $ref: 'ErrorEnvelope' } },

@@ -18,8 +18,10 @@ export function ajvPlugin(ajv: Ajv): Ajv {
   addFormats.default(ajv, ['email']);
   ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
   ajv.addFormat('malawi-mobile', { type: 'string', validate: (text: string) => parseMalawiMobile(text) !== null });
+  // Named as an extension (`x-`): the schema is published in the OpenAPI document, which allows
+  // no keyword of our own under another name.
   ajv.addKeyword({
-    keyword: 'maxJsonBytes',
+    keyword: 'x-maxJsonBytes',
     type: 'object',
     schemaType: 'number',
     error: { message: 'too large', params: (cxt) => ({ limit: cxt.schema }) as never },
@@ -69,7 +71,7 @@ function laravelMessage(label: string, error: FastifySchemaValidationError): str
       return `The ${label} must not be greater than ${String(limit)}.`;
     case 'pattern':
       return `The ${label} format is invalid.`;
-    case 'maxJsonBytes':
+    case 'x-maxJsonBytes':
       return `The ${label} must not be greater than ${Number(limit) / 1024} kilobytes.`;
     default:
       return `The ${label} is invalid.`;

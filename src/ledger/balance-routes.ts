@@ -12,6 +12,7 @@ export function registerBalanceRoutes(app: App, { database: { db } }: { database
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'getWalletBalance',
         summary: 'Main and collection balances',
         querystring: BalanceQuery,
         response: { 200: BalanceResponse, ...errorResponses },

@@ -40,9 +40,12 @@ export function registerMetrics(app: App, { config, database: { db, statements }
     {
       config: { servedWhenOverloaded: true },
       schema: {
+        operationId: 'getMetrics',
         summary: 'Prometheus metrics',
         description:
           'The Prometheus text format. When METRICS_TOKEN is set, send `Authorization: Bearer <METRICS_TOKEN>` (not a secret key).',
+        // The token, or nothing when none is set (the empty requirement).
+        security: [{ metricsToken: [] }, {}],
         response: {
           200: {
             description: 'Prometheus text exposition format 0.0.4',

@@ -47,11 +47,15 @@ export function registerPayPageRoutes(app: App, ctx: PaymentLinkContext): void {
     '/pay/:slug',
     {
       errorHandler: answerPageError,
-      schema: pageSchema("A payment link's page: the amount (or a field for it) and the details it asks", {
-        200: 'The page',
-        404: 'Unknown link',
-        410: 'The link is inactive, expired or used up: a page saying so',
-      }),
+      schema: pageSchema(
+        'showPaymentLinkPage',
+        "A payment link's page: the amount (or a field for it) and the details it asks",
+        {
+          200: 'The page',
+          404: 'Unknown link',
+          410: 'The link is inactive, expired or used up: a page saying so',
+        },
+      ),
     },
     async (request, reply) => {
       const link = await findLink(request.params.slug);
@@ -68,7 +72,7 @@ export function registerPayPageRoutes(app: App, ctx: PaymentLinkContext): void {
     {
       config: { form: true },
       errorHandler: answerPageError,
-      schema: pageSchema("Continue to payment (the link page's form): opens the checkout session", {
+      schema: pageSchema('payPaymentLink', "Continue to payment (the link page's form): opens the checkout session", {
         303: 'On to the hosted checkout page of the session opened (or the one this browser opened already)',
         403: "The form's anti-forgery token or origin did not match",
         404: 'Unknown link',
@@ -104,7 +108,10 @@ export function registerPayPageRoutes(app: App, ctx: PaymentLinkContext): void {
     '/pay/:slug/qr.svg',
     {
       errorHandler: answerPageError,
-      schema: pageSchema("The link's QR code, as SVG", { 200: 'The image', 404: 'Unknown link' }),
+      schema: pageSchema('getPaymentLinkQrSvg', "The link's QR code, as SVG", {
+        200: 'The image',
+        404: 'Unknown link',
+      }),
     },
     async (request, reply) => {
       const link = await findLink(request.params.slug);
@@ -118,7 +125,7 @@ export function registerPayPageRoutes(app: App, ctx: PaymentLinkContext): void {
     '/pay/:slug/qr.png',
     {
       errorHandler: answerPageError,
-      schema: pageSchema("The link's QR code, as a 1024 px PNG for printing", {
+      schema: pageSchema('getPaymentLinkQrPng', "The link's QR code, as a 1024 px PNG for printing", {
         200: 'The image',
         404: 'Unknown link',
       }),

@@ -48,6 +48,7 @@ export function registerPaymentLinkRoutes(app: App, ctx: PaymentLinkContext): vo
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'createPaymentLink',
         summary: 'Create a payment link: a page at /pay/{slug} any customer can pay',
         body: LinkCreateBody,
         response: { 201: LinkResponse, ...errorResponses },
@@ -64,6 +65,7 @@ export function registerPaymentLinkRoutes(app: App, ctx: PaymentLinkContext): vo
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'listPaymentLinks',
         summary: 'List payment links, newest first',
         querystring: LinkListQuery,
         response: { 200: LinkListResponse, ...errorResponses },
@@ -90,7 +92,12 @@ export function registerPaymentLinkRoutes(app: App, ctx: PaymentLinkContext): vo
     '/payment-links/:id',
     {
       config: { auth: 'secret' },
-      schema: { summary: 'A payment link', params: LinkIdParams, response: { 200: LinkResponse, ...errorResponses } },
+      schema: {
+        operationId: 'getPaymentLink',
+        summary: 'A payment link',
+        params: LinkIdParams,
+        response: { 200: LinkResponse, ...errorResponses },
+      },
     },
     async (request) =>
       success(
@@ -104,6 +111,7 @@ export function registerPaymentLinkRoutes(app: App, ctx: PaymentLinkContext): vo
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'updatePaymentLink',
         summary: "Change a payment link's title or description, or deactivate and reactivate it",
         params: LinkIdParams,
         body: LinkUpdateBody,
@@ -122,6 +130,7 @@ export function registerPaymentLinkRoutes(app: App, ctx: PaymentLinkContext): vo
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'listPaymentLinkPayments',
         summary: "A payment link's payments (its paid checkout sessions), newest first, the latest 100",
         params: LinkIdParams,
         response: { 200: LinkPaymentsResponse, ...errorResponses },

@@ -27,7 +27,12 @@ export const LinkCreateBody = Type.Object(
     expires_at: Type.Optional(Type.String({ maxLength: 40, description: 'An ISO 8601 time, in the future.' })),
     customer_fields: Type.Optional(CustomerFieldsSchema),
     redirect_url: Type.Optional(Type.String({ format: 'http-url', maxLength: 2048 })),
-    meta: Type.Optional(Type.Object({}, { additionalProperties: true, maxJsonBytes: 4096 })),
+    meta: Type.Optional(
+      Type.Object(
+        {},
+        { additionalProperties: true, 'x-maxJsonBytes': 4096, description: 'Any JSON object, at most 4 KiB as JSON.' },
+      ),
+    ),
   },
   {
     examples: [

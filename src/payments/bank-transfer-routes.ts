@@ -21,6 +21,7 @@ export function registerBankTransferRoutes(app: App, { payments }: { payments: P
       config: { auth: 'secret' },
       preValidation: normalizing(normalizeBody),
       schema: {
+        operationId: 'chargeBankTransfer',
         summary: 'Charge by bank transfer: opens a one-time account, valid for an hour, for the exact amount',
         body: InitializeBankTransferBody,
         response: { 201: InitializeBankTransferResponse, ...errorResponses },
@@ -37,6 +38,7 @@ export function registerBankTransferRoutes(app: App, { payments }: { payments: P
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'getBankTransferCharge',
         summary: 'A bank transfer charge, with who paid and its logs; test keys may settle it with transaction_status',
         params: ChargeIdParams,
         querystring: TransferDetailsQuery,

@@ -24,6 +24,7 @@ export function registerCardRoutes(app: App, { payments, config }: { payments: P
       config: { auth: 'secret' },
       preValidation: normalizing(normalizeBody),
       schema: {
+        operationId: 'chargeCard',
         summary: 'Charge a card: answers the 3-D Secure link to send the customer to (no envelope)',
         body: CardChargeBody,
         response: { 200: CardChargeResponse, ...errorResponses },
@@ -51,6 +52,7 @@ export function registerCardRoutes(app: App, { payments, config }: { payments: P
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'verifyCardCharge',
         summary: 'Verify a card charge',
         params: ChargeIdParams,
         response: { 200: CardVerifyResponse, ...errorResponses },

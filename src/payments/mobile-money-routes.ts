@@ -28,7 +28,13 @@ export function registerMobileMoneyRoutes(app: App, { payments }: { payments: Pa
 
   app.get(
     '/mobile-money',
-    { schema: { summary: 'Mobile money operators (no key needed)', response: { 200: OperatorsResponse } } },
+    {
+      schema: {
+        operationId: 'listMobileMoneyOperators',
+        summary: 'Mobile money operators (no key needed)',
+        response: { 200: OperatorsResponse },
+      },
+    },
     async () => success('Supported mobile money operators retrieved successfully.', OPERATORS),
   );
 
@@ -38,6 +44,7 @@ export function registerMobileMoneyRoutes(app: App, { payments }: { payments: Pa
       config: { auth: 'secret' },
       preValidation: normalize,
       schema: {
+        operationId: 'chargeMobileMoney',
         summary: 'Charge a mobile money wallet',
         body: InitializeChargeBody,
         response: { 201: ChargeRecordResponse, ...errorResponses },
@@ -54,6 +61,7 @@ export function registerMobileMoneyRoutes(app: App, { payments }: { payments: Pa
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'verifyMobileMoneyCharge',
         summary: 'Verify a charge; test keys may settle it with transaction_status',
         params: ChargeIdParams,
         querystring: VerifyQuery,
@@ -78,6 +86,7 @@ export function registerMobileMoneyRoutes(app: App, { payments }: { payments: Pa
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'getMobileMoneyCharge',
         summary: 'A charge or payout',
         params: ChargeIdParams,
         response: { 200: DetailsResponse, ...errorResponses },

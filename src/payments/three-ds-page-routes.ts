@@ -112,7 +112,7 @@ export function registerThreeDsPageRoutes(
     PATH,
     {
       errorHandler: answerPageError,
-      schema: pageSchema('The 3-D Secure page of a direct card charge (the `3ds_auth_link`)', {
+      schema: pageSchema('showThreeDSecurePage', 'The 3-D Secure page of a direct card charge (the `3ds_auth_link`)', {
         200: 'The one-time code form',
         303: "The charge has ended: on to the merchant's redirect_url",
         404: 'Unknown or expired link',
@@ -132,11 +132,15 @@ export function registerThreeDsPageRoutes(
     {
       config: { servedWhenOverloaded: true },
       errorHandler: answerPageError,
-      schema: pageSchema("Where a live card's acquirer sends the customer back after its own 3-D Secure page", {
-        200: 'The acquirer has not told its outcome yet: a page that looks again by itself',
-        303: "The charge has ended: on to the merchant's redirect_url with charge_id and status",
-        404: 'Unknown or expired link',
-      }),
+      schema: pageSchema(
+        'returnFromThreeDSecure',
+        "Where a live card's acquirer sends the customer back after its own 3-D Secure page",
+        {
+          200: 'The acquirer has not told its outcome yet: a page that looks again by itself',
+          303: "The charge has ended: on to the merchant's redirect_url with charge_id and status",
+          404: 'Unknown or expired link',
+        },
+      ),
     },
     async (request, reply) => {
       const reference = request.query.reference ?? '';
@@ -153,12 +157,16 @@ export function registerThreeDsPageRoutes(
     {
       config: { form: true, servedWhenOverloaded: true },
       errorHandler: answerPageError,
-      schema: pageSchema("Confirm a direct card charge with its one-time code (the page's form)", {
-        303: "The charge has ended: on to the merchant's redirect_url with charge_id and status",
-        403: "The form's anti-forgery token or origin did not match",
-        404: 'Unknown or expired link',
-        422: 'The code was wrong: the form again, with the tries left',
-      }),
+      schema: pageSchema(
+        'confirmThreeDSecureCode',
+        "Confirm a direct card charge with its one-time code (the page's form)",
+        {
+          303: "The charge has ended: on to the merchant's redirect_url with charge_id and status",
+          403: "The form's anti-forgery token or origin did not match",
+          404: 'Unknown or expired link',
+          422: 'The code was wrong: the form again, with the tries left',
+        },
+      ),
     },
     async (request, reply) => {
       const reference = request.query.reference ?? '';

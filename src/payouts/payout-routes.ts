@@ -38,6 +38,7 @@ export function registerPayoutRoutes(app: App, { payments, config }: { payments:
       config: { auth: 'secret' },
       preValidation: normalize,
       schema: {
+        operationId: 'createMobileMoneyPayout',
         summary: 'Pay out to a mobile money wallet',
         body: InitializePayoutBody,
         response: { 201: ChargeRecordResponse, ...errorResponses },
@@ -58,6 +59,7 @@ export function registerPayoutRoutes(app: App, { payments, config }: { payments:
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'listPayoutBanks',
         summary: "Malawi's banks and the two wallets a payout can go to (kwacha only)",
         querystring: SupportedBanksQuery,
         response: { 200: SupportedBanksResponse, ...errorResponses },
@@ -73,6 +75,7 @@ export function registerPayoutRoutes(app: App, { payments, config }: { payments:
       preValidation: normalizing(normalizeBankPayoutBody),
       errorHandler: answerBankPayoutError,
       schema: {
+        operationId: 'createBankPayout',
         summary: 'Pay out to a bank account or a wallet of the banks list; answers pending',
         body: InitializeBankPayoutBody,
         response: { 201: BankPayoutResponse, ...errorResponses },
@@ -93,6 +96,7 @@ export function registerPayoutRoutes(app: App, { payments, config }: { payments:
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'getPayout',
         summary: 'A payout made through the banks list, with its logs',
         params: ChargeIdParams,
         response: { 200: BankPayoutDetailsResponse, ...errorResponses },
@@ -113,6 +117,7 @@ export function registerPayoutRoutes(app: App, { payments, config }: { payments:
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'listPayouts',
         summary: 'Payouts made through the banks list, newest first, 20 a page',
         querystring: BankPayoutListQuery,
         response: { 200: BankPayoutListResponse, ...errorResponses },

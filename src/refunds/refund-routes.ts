@@ -36,6 +36,7 @@ export function registerRefundRoutes(
       config: { auth: 'secret' },
       preValidation: normalize,
       schema: {
+        operationId: 'refundCardCharge',
         summary: 'Refund a card payment, in full (no body) or in part',
         params: RefundChargeParams,
         body: CardRefundBody,
@@ -60,6 +61,7 @@ export function registerRefundRoutes(
       config: { auth: 'secret' },
       preValidation: normalize,
       schema: {
+        operationId: 'createRefund',
         summary: 'Refund a payment of any channel by charge_id or tx_ref, in full or in part',
         body: RefundBody,
         response: { 201: RefundCreatedResponse, ...errorResponses },
@@ -80,7 +82,12 @@ export function registerRefundRoutes(
     '/refunds/:refund_id',
     {
       config: { auth: 'secret' },
-      schema: { summary: 'A refund', params: RefundIdParams, response: { 200: RefundResponse, ...errorResponses } },
+      schema: {
+        operationId: 'getRefund',
+        summary: 'A refund',
+        params: RefundIdParams,
+        response: { 200: RefundResponse, ...errorResponses },
+      },
     },
     async (request) =>
       success(
@@ -94,6 +101,7 @@ export function registerRefundRoutes(
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'listRefunds',
         summary: "A payment's refunds (charge_id or tx_ref), or the latest 100; newest first",
         querystring: RefundListQuery,
         response: { 200: RefundListResponse, ...errorResponses },

@@ -21,6 +21,7 @@ export function registerSandboxRoutes(app: App, { config }: { config: Config }):
     LANDING_PATH,
     {
       schema: {
+        operationId: 'showSandboxLanding',
         summary: 'A page to use as callback_url and return_url while developing',
         description:
           "Shows, escaped, what the checkout's redirect carried (`tx_ref`, `status`, `transaction_id` and the URL's own parameters) and how to verify the payment from your server. Stores nothing.",
@@ -32,12 +33,8 @@ export function registerSandboxRoutes(app: App, { config }: { config: Config }):
 
   app.get(
     STYLESHEET_PATH,
-    {
-      schema: {
-        summary: "The landing page's stylesheet",
-        response: { 200: { description: 'The stylesheet', content: { 'text/css': { schema: Type.String() } } } },
-      },
-    },
+    // The landing page's own file, as /js/frame-result.js: no integration calls it.
+    { schema: { hide: true } },
     async (_request, reply) =>
       reply
         .type('text/css; charset=utf-8')
@@ -50,6 +47,7 @@ export function registerSandboxRoutes(app: App, { config }: { config: Config }):
     WEBHOOK_SINK_PATH,
     {
       schema: {
+        operationId: 'receiveSandboxWebhook',
         summary: 'A webhook receiver for test merchants',
         description:
           "Answers 200 to every test-mode webhook and keeps nothing, so a test merchant sees its deliveries succeed in `lipira webhooks list` without a server of its own. A live webhook is refused (400): it must go to the merchant's own server. On a loopback address, test webhooks reach it only with `WEBHOOK_ALLOW_LOOPBACK=on`.",

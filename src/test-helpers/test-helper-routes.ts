@@ -33,6 +33,7 @@ export function registerTestHelperRoutes(app: App, ctx: CheckoutContext & { paym
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'expireCheckoutSession',
         summary: 'Expire a pending checkout session now, as its time running out would',
         description:
           'The session ends `failed` (expired), with its log line, exactly as the first read after its expiry ends it; its page then shows it expired. Test keys only.',
@@ -51,6 +52,7 @@ export function registerTestHelperRoutes(app: App, ctx: CheckoutContext & { paym
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'completeDirectCharge',
         summary: "End a pending payment as its customer's answer would",
         description:
           'A mobile money charge waiting for approval, a card charge waiting for 3-D Secure, a bank transfer waiting for its transfer: ends it through the same completion as the settler, with the ledger, the webhook and the receipt. Test keys only.',
@@ -70,6 +72,7 @@ export function registerTestHelperRoutes(app: App, ctx: CheckoutContext & { paym
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'receiveBankTransfer',
         summary: "A transfer arrives in a bank transfer charge's account",
         description:
           'The exact amount pays the charge (who paid is the sandbox payer); any other amount is returned to the payer and fails the charge, as a real transfer of the wrong amount does. Test keys only.',
@@ -89,6 +92,7 @@ export function registerTestHelperRoutes(app: App, ctx: CheckoutContext & { paym
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'runSettlements',
         summary: "Settle the merchant's test collections into the main balance now",
         description:
           "What the settlement worker does when `TEST_SETTLEMENT` comes round, for this merchant's test money only. Test keys only.",
@@ -106,6 +110,7 @@ export function registerTestHelperRoutes(app: App, ctx: CheckoutContext & { paym
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'retryWebhookNow',
         summary: 'Send a webhook delivery waiting for its next try now',
         description:
           'The delivery becomes due and the webhook worker sends it at once, signed and recorded as any try; a delivered or finally failed one is for `redeliver`. Test keys only.',

@@ -24,6 +24,7 @@ export function registerWebhookRoutes(
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'listWebhookDeliveries',
         summary: 'List webhook deliveries, latest first',
         querystring: DeliveryQuery,
         response: { 200: DeliveryListResponse, ...errorResponses },
@@ -52,6 +53,7 @@ export function registerWebhookRoutes(
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'getWebhookDelivery',
         summary: 'A webhook delivery with its attempts',
         params: DeliveryParams,
         response: { 200: DeliveryDetailResponse, ...errorResponses },
@@ -72,6 +74,7 @@ export function registerWebhookRoutes(
     {
       config: { auth: 'secret' },
       schema: {
+        operationId: 'redeliverWebhook',
         summary: 'Send a webhook delivery again',
         params: DeliveryParams,
         response: { 200: DeliverySummaryResponse, ...errorResponses },

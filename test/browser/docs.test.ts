@@ -71,7 +71,7 @@ describe("the developer's pages in a real browser", browserSuiteOptions(), () =>
       GROUPS,
     );
     assert.equal(
-      await page.locator('#operations-tag-Checkout ~ div #operations-Checkout-post_payment').count(),
+      await page.locator('#operations-tag-Checkout ~ div #operations-Checkout-createCheckoutSession').count(),
       1,
       'POST /payment is under Checkout',
     );
@@ -89,7 +89,7 @@ describe("the developer's pages in a real browser", browserSuiteOptions(), () =>
 
   test("trying an operation works within the page's CSP, and axe finds nothing serious", async () => {
     const { page, problems, cspViolations } = await openDocs();
-    const operation = page.locator('#operations-Operations-get_healthz');
+    const operation = page.locator('#operations-Operations-checkLiveness');
     await operation.locator('.opblock-summary-control').click();
     await operation.locator('.try-out__btn').click();
     await operation.locator('.execute').click();
@@ -97,8 +97,8 @@ describe("the developer's pages in a real browser", browserSuiteOptions(), () =>
       (await operation.locator('.live-responses-table tbody .response-col_status').textContent())?.trim(),
       '200',
     );
-    await page.locator('#operations-Checkout-post_payment .opblock-summary-control').click();
-    await page.locator('#operations-Checkout-post_payment .responses-wrapper').waitFor();
+    await page.locator('#operations-Checkout-createCheckoutSession .opblock-summary-control').click();
+    await page.locator('#operations-Checkout-createCheckoutSession .responses-wrapper').waitFor();
 
     await assertAccessible(page, 'the API reference with two operations open', SWAGGER_UI_MARKUP);
     await assertFitsEveryWidth(page, 'the API reference with two operations open');

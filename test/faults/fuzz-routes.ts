@@ -122,7 +122,7 @@ const fillPath = (url: string, values: string[]) => {
 export function planRoute(route: ServedRoute, notes: RouteNotes = {}): RoutePlan {
   const bodySchema = route.operation?.requestBody?.content['application/json']?.schema;
   const auth: AuthPolicy =
-    notes.token || route.operation?.security
+    notes.token || route.operation?.security?.length
       ? bodySchema?.properties?.secret_key
         ? 'secret-or-body'
         : 'secret'

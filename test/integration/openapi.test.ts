@@ -30,6 +30,45 @@ describe('the API reference', () => {
     }
   });
 
+  test('every operation has a camelCase operationId of its own, says which key it takes, and documents the 429 of the limits', async () => {
+    const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
+    const served = ctx.gw.gateway.routes.filter((route) => !route.hidden && route.method !== 'HEAD');
+    const ids = new Set<string>();
+    const schemeOf = { secret: 'bearerAuth', 'secret-or-body': 'bearerAuth', public: 'publicKeyAuth' } as const;
+    for (const route of served) {
+      const name = `${route.method} ${route.url}`;
+      const operation = doc.paths[openApiPath(route.url)][route.method.toLowerCase()];
+      assert.match(operation.operationId ?? '', /^[a-z][A-Za-z]+$/, `${name}: its operationId`);
+      assert.ok(!ids.has(operation.operationId), `${name}: ${operation.operationId} is used once`);
+      ids.add(operation.operationId);
+      assert.ok(Array.isArray(operation.security), `${name} says which key it takes, if any`);
+      if (route.auth !== 'none' && route.url !== '/hosted-payment-page')
+        assert.deepEqual(operation.security, [{ [schemeOf[route.auth]]: [] }], `${name}: its key`);
+      // The HTML checkout answers its refusals as pages; every other 429 is the error envelope.
+      const refused = operation.responses['429']?.content;
+      assert.ok(refused?.['application/json'] ?? refused?.['text/html'], `${name}: 429`);
+    }
+    const names = (method: string, path: string) => doc.paths[path][method].operationId;
+    assert.equal(names('post', '/payment'), 'createCheckoutSession');
+    assert.equal(names('get', '/verify-payment/{tx_ref}'), 'verifyPayment');
+    assert.equal(names('post', '/test-helpers/direct-charges/{charge_id}/complete'), 'completeDirectCharge');
+    assert.equal(
+      doc.paths['/payment'].post.responses['429'].content['application/json'].schema.$ref,
+      '#/components/schemas/ErrorEnvelope',
+    );
+    assert.deepEqual(doc.paths['/healthz'].get.security, [], 'a probe needs no key');
+    assert.deepEqual(
+      doc.paths['/metrics'].get.security,
+      [{ metricsToken: [] }, {}],
+      'the metrics token, when one is set',
+    );
+    assert.equal(doc.paths['/checkout/assets/{file}'], undefined, "the page's own files are not API");
+    assert.equal(doc.paths['/sandbox/sandbox.css'], undefined);
+    const meta = doc.paths['/payment'].post.requestBody.content['application/json'].schema.properties.meta;
+    assert.equal(meta['x-maxJsonBytes'], 8192, 'the limit of meta is an extension');
+    assert.equal(meta.maxJsonBytes, undefined, 'not a keyword OpenAPI does not know');
+  });
+
   test('both generations, their request and response schemas, the errors and the security are documented', async () => {
     const doc = await (await fetch(`${ctx.gw.url}/openapi.json`)).json();
     const current = doc.paths['/payment'].post;
@@ -57,7 +96,7 @@ describe('the API reference', () => {
     assert.ok(doc.paths['/api/verify-payment/{tx_ref}'].get.responses['200']);
     assert.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer');
     assert.ok(doc.components.schemas.ErrorEnvelope, 'the error envelope is a shared component');
-    assert.equal(doc.paths['/mobile-money'].get.security, undefined, 'the operator list needs no key');
+    assert.deepEqual(doc.paths['/mobile-money'].get.security, [], 'the operator list needs no key');
   });
 
   test('the payout routes through the banks list are documented with example requests and answers', async () => {
@@ -191,7 +230,7 @@ describe('the API reference', () => {
     assert.equal(verified.data.authorization.channel, 'Card');
     for (const method of ['get', 'post']) {
       const page = doc.paths['/3ds/auth'][method];
-      assert.equal(page.security, undefined, `${method} /3ds/auth is the customer's: no key`);
+      assert.deepEqual(page.security, [], `${method} /3ds/auth is the customer's: no key`);
       assert.ok(page.responses['404'].content['text/html'], 'an unknown or expired link answers a page');
     }
   });
@@ -262,7 +301,7 @@ describe('the API reference', () => {
     assert.match(doc.components.securitySchemes.publicKeyAuth.description, /pub-test-/);
     assert.ok(popup.responses['201'].content['application/json'].schema.properties.data);
     const form = doc.paths['/hosted-payment-page'].post;
-    assert.equal(form.security, undefined, 'the key is a field of the form');
+    assert.deepEqual(form.security, [], 'the key is a field of the form');
     const fields = form.requestBody.content['application/x-www-form-urlencoded'];
     assert.ok(fields.schema.properties.public_key, 'the form documents its key');
     assert.ok(fields.example.public_key, 'and shows an example form');
