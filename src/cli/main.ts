@@ -8,6 +8,9 @@ const USAGE = `Usage: lipira <command>
   serve [--workers N]                     start the gateway (what \`npm start\` runs); N processes on one port
                                           (PostgreSQL only; default WEB_CONCURRENCY, else 1)
   migrate                                 apply database migrations
+  migrate-data --from sqlite:PATH --to postgres://USER@HOST:PORT/DB
+                                          move every table from SQLite to an empty PostgreSQL database, then check
+                                          row counts, the ledger and balances (gateway stopped; nothing written on failure)
   config [--json | --markdown]            print the effective configuration, secrets masked, or the reference
   merchant create --name NAME --email EMAIL [--webhook-url URL] [--json]
   merchant list [--json]
@@ -51,6 +54,7 @@ type Command = (argv: string[], config: ReturnType<typeof loadConfig>) => Promis
 const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./serve-command.ts')).serveCommand,
   migrate: async () => (await import('./serve-command.ts')).migrateCommand,
+  'migrate-data': async () => (await import('./migrate-data-command.ts')).migrateDataCommand,
   merchant: async () => (await import('./merchant-command.ts')).merchantCommand,
   keys: async () => (await import('./keys-command.ts')).keysCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).webhooksCommand,

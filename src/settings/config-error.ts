@@ -2,7 +2,8 @@
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,
-    problem: string,
+    /** What is wrong, without the variable's name: for a command that read the value from an option instead. */
+    readonly problem: string,
   ) {
     super(`Invalid configuration: ${variable} ${problem}`);
   }

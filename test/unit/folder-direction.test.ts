@@ -25,6 +25,8 @@ const LAYERS: ReadonlyArray<{ rooms: readonly string[]; floor?: true }> = [
   // Features the money stories hand work to: an uncounted success is refunded, the settler moves refunds on.
   { rooms: ['refunds', 'webhooks', 'sandbox', 'health', 'metrics'] },
   { rooms: ['core'] },
+  // Operator work on a whole database (moving it to another): over the records and the database, for the command line.
+  { rooms: ['operations'] },
   // The services and records under the payments core: one floor, guarded against cycles by import-cycles.test.ts.
   {
     rooms: [
