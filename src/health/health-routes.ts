@@ -5,6 +5,8 @@ import { success, SuccessEnvelope } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
 import { ApiError } from '../shared/errors.ts';
 import type { WorkerLoop } from '../shared/worker-loop.ts';
+import { backupTooOld, type BackupStatus } from '../operations/backup-schedule.ts';
+import { showDuration } from '../settings/kinds.ts';
 
 /** What readiness depends on beyond the database: the background workers, and not shutting down. */
 export interface Lifecycle {
@@ -15,6 +17,8 @@ export interface Lifecycle {
   draining: boolean;
   /** No longer listening: every answer tells its client to close the connection. */
   closing: boolean;
+  /** The gateway's own backups (BACKUP_DIR); null when it keeps none. */
+  backups: BackupStatus | null;
 }
 
 /**
@@ -24,7 +28,14 @@ export interface Lifecycle {
  */
 const PING_LIMIT_MS = 2_000;
 
-const Checks = Type.Object({ database: Type.String(), migrations: Type.String(), workers: Type.String() });
+const Checks = Type.Object({
+  database: Type.String(),
+  migrations: Type.String(),
+  workers: Type.String(),
+  /** `off`, `recent`, or `too old`: a warning, not a failure (see below). */
+  backups: Type.String(),
+  warnings: Type.Array(Type.String()),
+});
 
 export function registerHealthRoutes(
   app: App,
@@ -57,7 +68,13 @@ export function registerHealthRoutes(
       },
     },
     async (request) => {
-      const checks = { database: 'up', migrations: 'current', workers: 'running' };
+      const checks = {
+        database: 'up',
+        migrations: 'current',
+        workers: 'running',
+        backups: 'off',
+        warnings: [] as string[],
+      };
       try {
         await withinLimit(ping(database), PING_LIMIT_MS);
         migrationsCurrent ||= await migrationsAreCurrent(database);
@@ -71,6 +88,16 @@ export function registerHealthRoutes(
       else if (!lifecycle.runsWorkers) checks.workers = 'off';
       else if (lifecycle.workers.length === 0 || !lifecycle.workers.every((worker) => worker.running()))
         checks.workers = 'stopped';
+      // A backup too old is the operator's to fix, and no reason to send payments elsewhere: the
+      // gateway stays ready and says so, for a probe's log and a person reading it.
+      const backups = lifecycle.backups;
+      if (backups) {
+        checks.backups = backupTooOld(backups, Date.now()) ? 'too old' : 'recent';
+        if (checks.backups === 'too old')
+          checks.warnings.push(
+            `no good backup for over ${showDuration(2 * backups.intervalMs)} (twice BACKUP_INTERVAL): see the gateway's log for why`,
+          );
+      }
       if (checks.database !== 'up' || checks.migrations !== 'current' || !['running', 'off'].includes(checks.workers))
         throw new ApiError('unavailable');
       return success('Ready', checks);

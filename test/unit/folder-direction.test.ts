@@ -24,6 +24,8 @@ const LAYERS: ReadonlyArray<{ rooms: readonly string[]; floor?: true }> = [
   { rooms: ['checkout', 'payments', 'payouts', 'callbacks'] },
   // Features the money stories hand work to: an uncounted success is refunded, the settler moves refunds on.
   { rooms: ['refunds', 'webhooks', 'sandbox', 'health', 'metrics'] },
+  // Backups and restores: started by the gateway and the commands, reported by health and metrics.
+  { rooms: ['operations'] },
   { rooms: ['core'] },
   // The services and records under the payments core: one floor, guarded against cycles by import-cycles.test.ts.
   {
