@@ -20,7 +20,7 @@ import type { WorkKind } from './db/work-notices.ts';
 import { startEventHub } from './events/event-hub.ts';
 import type { WorkerLoop } from './shared/worker-loop.ts';
 import { holdServingLock } from './operations/gateway-lock.ts';
-import { startBackupSchedule } from './operations/backup-schedule.ts';
+import { startBackupSchedule, type BackupSchedule } from './operations/backup-schedule.ts';
 
 /** How long closing waits for handlers whose clients already left before closing the database. */
 const SHUTDOWN_DRAIN_LIMIT_MS = 10_000;
@@ -59,8 +59,10 @@ export async function startGateway(
   const events = startEventHub({ db: database.db, clock }, log);
   const ctx: GatewayContext = { config, database, payments, clock, lifecycle, events };
   const { app, inFlight, routes } = await buildServer(ctx, logger);
+  let backups: BackupSchedule | null = null;
   try {
     await app.listen({ host: config.host, port: config.port });
+    if (config.backupDir !== null) backups = startBackupSchedule({ ...config, backupDir: config.backupDir }, log);
   } catch (error) {
     // What buildServer and the event hub opened would keep the process alive, not serving.
     await app.close();
@@ -68,8 +70,6 @@ export async function startGateway(
     servingLock?.release();
     throw error;
   }
-  const backups =
-    config.backupDir === null ? null : startBackupSchedule({ ...config, backupDir: config.backupDir }, log);
   lifecycle.backups = backups?.status ?? null;
   const workers = config.workers ? startWorkers(ctx, log) : null;
   const workWatch = database.watchWork((kind, atMs) => {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import { backupDatabase } from '../operations/backup.ts';
+import { maskUrlSecrets } from '../shared/url-secrets.ts';
 import { noMorePositionals, parseArgs, UsageError } from './args.ts';
 import { print } from './output.ts';
 
@@ -12,9 +13,7 @@ export async function backupCommand(argv: string[], config: Config): Promise<num
   noMorePositionals(args, 1);
   const target = path.resolve(file);
   const { passed, bytes } = await backupDatabase(config.databaseUrl, target);
-  print(
-    `Backed up ${config.databaseUrl.startsWith('sqlite:') ? config.databaseUrl : 'the PostgreSQL database'} to ${target} (${bytes} bytes).`,
-  );
+  print(`Backed up ${maskUrlSecrets(config.databaseUrl)} to ${target} (${bytes} bytes).`);
   print(`Checked: ${passed.join('; ')}.`);
   return 0;
 }

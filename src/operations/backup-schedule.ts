@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { LazyThread } from '../shared/lazy-thread.ts';
 import { startWorkerLoop } from '../shared/worker-loop.ts';
 import type { BackupAnswer, BackupQuestion } from './backup-thread.ts';
+import { messageOf } from './copy-checks.ts';
 
 /** What `/readyz` and `/metrics` report of the gateway's own backups. */
 export interface BackupStatus {
@@ -82,7 +83,11 @@ export function startBackupSchedule(
   log: FastifyBaseLogger | null,
 ): BackupSchedule {
   const dir = config.backupDir;
-  fs.mkdirSync(dir, { recursive: true });
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new Error(`BACKUP_DIR ${dir} cannot hold backups: ${messageOf(error)}`);
+  }
   for (const name of fs.readdirSync(dir))
     if (name.startsWith('lipira-backup-') && name.endsWith('.partial'))
       fs.rmSync(path.join(dir, name), { force: true });

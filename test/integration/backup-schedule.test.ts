@@ -131,6 +131,21 @@ describe('scheduled backups on sqlite', () => {
   });
 });
 
+describe('scheduled backups into a folder that cannot be made', () => {
+  test('refuse the start, saying why', { timeout: 60_000 }, async (t) => {
+    const cleanup = useCleanup(t);
+    const testDb = freshDatabase('sqlite');
+    cleanup(() => testDb.drop());
+    const folder = temporaryFolder('lipira-backup-dir-');
+    cleanup(async () => folder.remove());
+    const file = path.join(folder.dir, 'a-file');
+    fs.writeFileSync(file, '');
+    const refused = await lipira(['serve'], { DATABASE_URL: testDb.url, BACKUP_DIR: file, PORT: '0' });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /BACKUP_DIR \S+a-file cannot hold backups: EEXIST/);
+  });
+});
+
 describe('scheduled backups on postgres', { skip: !DATABASE_KINDS.includes('postgres') }, () => {
   test('are refused at start with what to do instead', async (t) => {
     const cleanup = useCleanup(t);
