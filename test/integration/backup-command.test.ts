@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
 import pg from 'pg';
-import { quoteIdentifier } from '../../src/db/database.ts';
+import { openDatabase, quoteIdentifier } from '../../src/db/database.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { createMerchant } from '../../src/merchants/merchant-service.ts';
 import { takeRestoreLock } from '../../src/operations/gateway-lock.ts';
@@ -139,6 +141,39 @@ for (const kind of DATABASE_KINDS) {
       const usage = await lipira(['backup'], env);
       assert.equal(usage.code, 2);
       assert.match(usage.stderr, /usage: lipira backup FILE/);
+    });
+
+    test('a database whose ledger does not balance gives no backup, and a dump of it is not restored', async (t) => {
+      const { folder, env, testDb } = await databaseWithMerchant(t, kind);
+      const database = await openDatabase(testDb.url);
+      await sql`insert into ledger_accounts (id, owner, mode, currency, kind, balance_minor, created_at, updated_at)
+        values ('acc_tampered', 'platform', 'test', 'MWK', 'main', 500, 0, 0)`.execute(database.db);
+      await database.close();
+      const file = path.join(folder, 'unbalanced.backup');
+      const refused = await lipira(['backup', file], env);
+      assert.equal(refused.code, 1);
+      assert.match(
+        refused.stderr,
+        /failed its checks and was not kept:\n {2}ledger check: account acc_tampered has balance 500/,
+      );
+      assert.equal(fs.existsSync(file), false);
+      assert.deepEqual(fs.readdirSync(folder), [], 'no partial copy is left');
+      if (kind !== 'postgres') return;
+      // Dumped by hand, past lipira backup's checks: the restore checks it again, and replaces nothing.
+      const dump = spawnSync('pg_dump', ['--format=custom', `--file=${file}`, `--dbname=${testDb.url}`]);
+      assert.equal(dump.status, 0, String(dump.stderr));
+      const notRestored = await lipira(['restore', file, '--replace'], env);
+      assert.equal(notRestored.code, 1);
+      assert.match(
+        notRestored.stderr,
+        /failed its checks: nothing was restored:\n {2}ledger check: account acc_tampered/,
+      );
+      const after = await openDatabase(testDb.url);
+      const kept = await sql<{ id: string }>`select id from ledger_accounts where id = 'acc_tampered'`.execute(
+        after.db,
+      );
+      await after.close();
+      assert.equal(kept.rows.length, 1, 'the database is the one it was');
     });
   });
 }
