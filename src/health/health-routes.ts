@@ -5,7 +5,7 @@ import { success, SuccessEnvelope } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
 import { ApiError } from '../shared/errors.ts';
 import type { WorkerLoop } from '../shared/worker-loop.ts';
-import { backupTooOld, type BackupStatus } from '../operations/backup-schedule.ts';
+import { backupTooOld, tooOldAfterMs, type BackupStatus } from '../operations/backup-schedule.ts';
 import { showDuration } from '../settings/kinds.ts';
 
 /** What readiness depends on beyond the database: the background workers, and not shutting down. */
@@ -63,7 +63,7 @@ export function registerHealthRoutes(
       config: { unlimited: true, servedWhenOverloaded: true },
       schema: {
         summary:
-          'Readiness: database reachable, migrations current, workers running (or off by WORKERS=off), not shutting down',
+          'Readiness: database reachable, migrations current, workers running (or off by WORKERS=off), not shutting down; warns, still ready, when scheduled backups are too old',
         response: { 200: SuccessEnvelope(Checks), 503: { $ref: 'ErrorEnvelope' } },
       },
     },
@@ -95,7 +95,7 @@ export function registerHealthRoutes(
         checks.backups = backupTooOld(backups, Date.now()) ? 'too old' : 'recent';
         if (checks.backups === 'too old')
           checks.warnings.push(
-            `no good backup for over ${showDuration(2 * backups.intervalMs)} (twice BACKUP_INTERVAL): see the gateway's log for why`,
+            `no good backup for over ${showDuration(tooOldAfterMs(backups))} (twice BACKUP_INTERVAL): see the gateway's log for why`,
           );
       }
       if (checks.database !== 'up' || checks.migrations !== 'current' || !['running', 'off'].includes(checks.workers))

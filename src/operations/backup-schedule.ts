@@ -24,8 +24,10 @@ export interface BackupStatus {
  */
 const INTERVALS_TOO_OLD = 2;
 
+export const tooOldAfterMs = (status: BackupStatus): number => INTERVALS_TOO_OLD * status.intervalMs;
+
 export const backupTooOld = (status: BackupStatus, now: number): boolean =>
-  now - (status.lastGoodAt ?? status.since) > INTERVALS_TOO_OLD * status.intervalMs;
+  now - (status.lastGoodAt ?? status.since) > tooOldAfterMs(status);
 
 /** Seconds since the last good backup; infinite while there is none, so that an alert on age fires. */
 export const backupAgeSeconds = (status: BackupStatus, now: number): number =>
