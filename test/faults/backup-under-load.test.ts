@@ -13,6 +13,7 @@ import { call } from '../helpers/gateway.ts';
 import { TEST_NUMBERS } from '../helpers/mobile-money.ts';
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { startServe } from '../helpers/serve-process.ts';
+import { dropKeptAside } from '../helpers/kept-aside.ts';
 import { temporaryFolder } from '../helpers/temp-folders.ts';
 import { reportScenario } from './report.ts';
 
@@ -48,6 +49,7 @@ for (const kind of DATABASE_KINDS) {
         const cleanup = useCleanup(t);
         const testDb = freshDatabase(kind);
         cleanup(() => testDb.drop());
+        cleanup(() => dropKeptAside(testDb));
         const database = await openMigratedDatabase(testDb.url);
         const merchant = await createMerchant(
           database.db,

@@ -5,14 +5,14 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
-import pg from 'pg';
-import { openDatabase, quoteIdentifier } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/db/database.ts';
 import { openMigratedDatabase } from '../../src/db/migrate.ts';
 import { createMerchant } from '../../src/merchants/merchant-service.ts';
 import { takeRestoreLock } from '../../src/operations/gateway-lock.ts';
 import { useCleanup } from '../helpers/cleanup.ts';
 import { lipira } from '../helpers/cli.ts';
-import { DATABASE_KINDS, freshDatabase, type TestDatabase } from '../helpers/databases.ts';
+import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.ts';
+import { dropKeptAside } from '../helpers/kept-aside.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call } from '../helpers/gateway.ts';
 import { startServe } from '../helpers/serve-process.ts';
@@ -51,24 +51,6 @@ async function createPayments(url: string, key: string, count: number): Promise<
     refs.push(String(body.tx_ref));
   }
   return refs;
-}
-
-/** Drops the databases a PostgreSQL restore kept aside for `testDb`. */
-async function dropKeptAside(testDb: TestDatabase): Promise<void> {
-  if (testDb.kind !== 'postgres') return;
-  const admin = new URL(testDb.url);
-  const name = admin.pathname.slice(1);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    const aside = await client.query<{ datname: string }>('select datname from pg_database where datname like $1', [
-      `${name}\\_replaced\\_%`,
-    ]);
-    for (const { datname } of aside.rows) await client.query(`drop database ${quoteIdentifier(datname)} with (force)`);
-  } finally {
-    await client.end();
-  }
 }
 
 for (const kind of DATABASE_KINDS) {
