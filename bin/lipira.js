@@ -16,7 +16,10 @@ const SOURCES = path.join(ROOT, 'src');
 const PAGE_ASSETS = [path.join(SOURCES, 'checkout', 'page'), path.join(SOURCES, 'dashboard')];
 // Modules started as worker threads, which start from a file: each an entry of the bundle of its
 // own, found by its module beside it (`import.meta.url`), as the page assets are.
-const WORKER_ENTRIES = { 'password-strength-worker': path.join(SOURCES, 'users', 'password-strength-worker.ts') };
+const WORKER_ENTRIES = {
+  'password-strength-worker': path.join(SOURCES, 'users', 'password-strength-worker.ts'),
+  'backup-thread': path.join(SOURCES, 'operations', 'backup-thread.ts'),
+};
 
 /** Every source file with its size and modification time: the bundle is rebuilt when any changes. */
 function sourceFingerprint() {

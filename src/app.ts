@@ -19,6 +19,8 @@ import type { Lifecycle } from './health/health-routes.ts';
 import type { WorkKind } from './db/work-notices.ts';
 import { startEventHub } from './events/event-hub.ts';
 import type { WorkerLoop } from './shared/worker-loop.ts';
+import { holdServingLock } from './operations/gateway-lock.ts';
+import { startBackupSchedule, type BackupSchedule } from './operations/backup-schedule.ts';
 
 /** How long closing waits for handlers whose clients already left before closing the database. */
 const SHUTDOWN_DRAIN_LIMIT_MS = 10_000;
@@ -42,20 +44,33 @@ export async function startGateway(
   logger: FastifyBaseLogger | false,
   clock: Clock = systemClock,
 ): Promise<Gateway> {
+  // Held while the gateway runs, so that `lipira restore` refuses to replace its SQLite file (src/operations/gateway-lock.ts).
+  const servingLock =
+    database.dialect === 'sqlite' ? holdServingLock(config.databaseUrl.slice('sqlite:'.length)) : null;
   const payments = paymentDeps(config, database, clock);
-  const lifecycle: Lifecycle = { runsWorkers: config.workers, workers: [], draining: false, closing: false };
+  const lifecycle: Lifecycle = {
+    runsWorkers: config.workers,
+    workers: [],
+    draining: false,
+    closing: false,
+    backups: null,
+  };
   const log = logger || null;
   const events = startEventHub({ db: database.db, clock }, log);
   const ctx: GatewayContext = { config, database, payments, clock, lifecycle, events };
   const { app, inFlight, routes } = await buildServer(ctx, logger);
+  let backups: BackupSchedule | null = null;
   try {
     await app.listen({ host: config.host, port: config.port });
+    if (config.backupDir !== null) backups = startBackupSchedule({ ...config, backupDir: config.backupDir }, log);
   } catch (error) {
     // What buildServer and the event hub opened would keep the process alive, not serving.
     await app.close();
     await events.close();
+    servingLock?.release();
     throw error;
   }
+  lifecycle.backups = backups?.status ?? null;
   const workers = config.workers ? startWorkers(ctx, log) : null;
   const workWatch = database.watchWork((kind, atMs) => {
     if (kind === 'events') events.wake();
@@ -90,8 +105,9 @@ export async function startGateway(
       await app.close();
       await inFlight.drained(SHUTDOWN_DRAIN_LIMIT_MS);
       await workWatch.stop();
-      await Promise.all(lifecycle.workers.map((worker) => worker.stop()));
+      await Promise.all([...lifecycle.workers.map((worker) => worker.stop()), backups?.stop()]);
       await database.close();
+      servingLock?.release();
     },
   };
 }

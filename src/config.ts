@@ -18,12 +18,17 @@ export function loadConfig(env: Env = process.env): Config {
     parsed[field] = kind.parse(env[variable]?.trim() || fallback, variable, parsed);
   }
   const config = parsed as Config;
-  checkLiveConnectors(config);
+  checkRulesBetweenSettings(config);
   return config;
 }
 
-/** The rules between settings: a route to a connector whose credentials are missing refuses to start. */
-function checkLiveConnectors(config: Config): void {
+/** The rules between settings: scheduled backups need SQLite; a route to a connector whose credentials are missing refuses to start. */
+function checkRulesBetweenSettings(config: Config): void {
+  if (config.backupDir !== null && !config.databaseUrl.startsWith('sqlite:'))
+    throw new ConfigError(
+      'BACKUP_DIR',
+      "is for SQLite only: back a PostgreSQL database up with the server's own tools, `lipira backup FILE` (pg_dump) from cron or WAL archiving (docs/operate/backups.md)",
+    );
   if (config.liveSyncMaxMs < config.liveSyncFirstMs)
     throw new ConfigError('LIVE_SYNC_MAX', 'must not be shorter than LIVE_SYNC_FIRST');
   const used = new Set(Object.values(config.liveRoutes));

@@ -25,6 +25,11 @@ const USAGE = `Usage: lipira <command>
                                           a gateway's events as they happen, forwarded signed as webhooks to
                                           URL, or printed as JSON lines; key and URL also from LIPIRA_API_KEY
                                           and LIPIRA_URL (environment or .env); runs until Ctrl-C
+  backup FILE                             a consistent copy of the database into FILE, taken while the gateway
+                                          serves, then checked (SQLite: integrity, migrations, ledger;
+                                          PostgreSQL: pg_dump, checked in a scratch database)
+  restore FILE [--replace]                check a backup, then put it in place of the database; refused while a
+                                          gateway uses it; --replace to replace data, which is kept aside
   ledger check                            prove the ledger balances (exit 1 if not)
   ledger settle                           move collected money to main balances now
   charges review [--json]                 live payments, payouts and refunds left without a final answer
@@ -61,6 +66,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   refunds: async () => (await import('./refunds-command.ts')).refundsCommand,
   listen: async () => (await import('./listen-command.ts')).listenCommand,
   ledger: async () => (await import('./ledger-command.ts')).ledgerCommand,
+  backup: async () => (await import('./backup-command.ts')).backupCommand,
+  restore: async () => (await import('./restore-command.ts')).restoreCommand,
   charges: async () => (await import('./charges-command.ts')).chargesCommand,
   config: async () => (await import('./config-command.ts')).configCommand,
   users: async () => (await import('./users-command.ts')).usersCommand,

@@ -10,6 +10,7 @@ import { namedStatement, readDirectly } from './prepared.ts';
 import { withStatementCache } from './statement-cache.ts';
 import type { StatementCount } from './statement-count.ts';
 import { maskUrlSecrets } from '../shared/url-secrets.ts';
+import { GATEWAY_APPLICATION_NAME } from './application-name.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
 import { listenForPostgresWork, watchSqliteWork, type OnWork, type WorkWatch } from './work-notices.ts';
 
@@ -105,6 +106,7 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
     connectionString: url,
     max: 10,
     ...(limits && {
+      application_name: GATEWAY_APPLICATION_NAME,
       connectionTimeoutMillis: limits.connectTimeoutMs,
       statement_timeout: limits.queryTimeoutMs,
       idle_in_transaction_session_timeout: limits.queryTimeoutMs,

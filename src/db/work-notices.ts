@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
+import { GATEWAY_APPLICATION_NAME } from './application-name.ts';
 
 /** Which worker a row is work for; `events` is the event stream's poller (src/events/event-hub.ts). */
 export type WorkKind = 'webhooks' | 'emails' | 'settler' | 'events';
@@ -181,6 +182,7 @@ export function listenForPostgresWork(
   async function listen() {
     const connection = new pg.Client({
       connectionString: url,
+      application_name: GATEWAY_APPLICATION_NAME,
       keepAlive: true,
       connectionTimeoutMillis: connectTimeoutMs,
     });

@@ -5,6 +5,8 @@ import { success, SuccessEnvelope } from '../http/envelope.ts';
 import type { App } from '../http/app-type.ts';
 import { ApiError } from '../shared/errors.ts';
 import type { WorkerLoop } from '../shared/worker-loop.ts';
+import { backupTooOld, tooOldAfterMs, type BackupStatus } from '../operations/backup-schedule.ts';
+import { showDuration } from '../settings/kinds.ts';
 
 /** What readiness depends on beyond the database: the background workers, and not shutting down. */
 export interface Lifecycle {
@@ -15,6 +17,8 @@ export interface Lifecycle {
   draining: boolean;
   /** No longer listening: every answer tells its client to close the connection. */
   closing: boolean;
+  /** The gateway's own backups (BACKUP_DIR); null when it keeps none. */
+  backups: BackupStatus | null;
 }
 
 /**
@@ -24,7 +28,14 @@ export interface Lifecycle {
  */
 const PING_LIMIT_MS = 2_000;
 
-const Checks = Type.Object({ database: Type.String(), migrations: Type.String(), workers: Type.String() });
+const Checks = Type.Object({
+  database: Type.String(),
+  migrations: Type.String(),
+  workers: Type.String(),
+  /** `off`, `recent`, or `too old`: a warning, not a failure (see below). */
+  backups: Type.String(),
+  warnings: Type.Array(Type.String()),
+});
 
 export function registerHealthRoutes(
   app: App,
@@ -54,12 +65,18 @@ export function registerHealthRoutes(
       schema: {
         operationId: 'checkReadiness',
         summary:
-          'Readiness: database reachable, migrations current, workers running (or off by WORKERS=off), not shutting down',
+          'Readiness: database reachable, migrations current, workers running (or off by WORKERS=off), not shutting down; warns, still ready, when scheduled backups are too old',
         response: { 200: SuccessEnvelope(Checks), 503: { $ref: 'ErrorEnvelope' } },
       },
     },
     async (request) => {
-      const checks = { database: 'up', migrations: 'current', workers: 'running' };
+      const checks = {
+        database: 'up',
+        migrations: 'current',
+        workers: 'running',
+        backups: 'off',
+        warnings: [] as string[],
+      };
       try {
         await withinLimit(ping(database), PING_LIMIT_MS);
         migrationsCurrent ||= await migrationsAreCurrent(database);
@@ -73,6 +90,16 @@ export function registerHealthRoutes(
       else if (!lifecycle.runsWorkers) checks.workers = 'off';
       else if (lifecycle.workers.length === 0 || !lifecycle.workers.every((worker) => worker.running()))
         checks.workers = 'stopped';
+      // A backup too old is the operator's to fix, and no reason to send payments elsewhere: the
+      // gateway stays ready and says so, for a probe's log and a person reading it.
+      const backups = lifecycle.backups;
+      if (backups) {
+        checks.backups = backupTooOld(backups, Date.now()) ? 'too old' : 'recent';
+        if (checks.backups === 'too old')
+          checks.warnings.push(
+            `no good backup for over ${showDuration(tooOldAfterMs(backups))} (twice BACKUP_INTERVAL): see the gateway's log for why`,
+          );
+      }
       if (checks.database !== 'up' || checks.migrations !== 'current' || !['running', 'off'].includes(checks.workers))
         throw new ApiError('unavailable');
       return success('Ready', checks);

@@ -8,6 +8,8 @@ import { ApiError } from '../shared/errors.ts';
 import { trackRequests } from './http-metrics.ts';
 import { queueMetrics } from './queue-metrics.ts';
 import { registerAtScrape } from './scrape-time-metric.ts';
+import { registerBackupAge } from './backup-metrics.ts';
+import type { BackupStatus } from '../operations/backup-schedule.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 
@@ -15,13 +17,17 @@ export interface MetricsDeps {
   config: Config;
   database: Pick<Database, 'db' | 'statements'>;
   clock: Clock;
+  lifecycle: { backups: BackupStatus | null };
 }
 
 /**
  * Request metrics for every route, and `GET /metrics` in the Prometheus text format. Each app
  * has its own registry, not prom-client's global one: several gateways may share a process.
  */
-export function registerMetrics(app: App, { config, database: { db, statements }, clock }: MetricsDeps): void {
+export function registerMetrics(
+  app: App,
+  { config, database: { db, statements }, clock, lifecycle }: MetricsDeps,
+): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'lipira_' });
   trackRequests(app, registry);
@@ -32,6 +38,7 @@ export function registerMetrics(app: App, { config, database: { db, statements }
     "Statements sent to the database: queries, transactions' BEGINs and COMMITs, prepared statements.",
     () => [{ labels: {}, value: statements.sent }],
   );
+  registerBackupAge(registry, lifecycle);
   const queues = queueMetrics(registry, db);
   const authorized = bearerCheck(config.metricsToken);
 

@@ -15,7 +15,7 @@ export interface Sample {
 export function registerAtScrape(
   registry: Registry,
   name: string,
-  type: 'counter' | 'histogram',
+  type: 'counter' | 'gauge' | 'histogram',
   help: string,
   samples: () => Sample[],
 ): void {

@@ -25,7 +25,7 @@ const UNITS: Array<[string, number]> = [
  * A duration as the settings reference writes it (`250ms`, `5s`, `24h`, `7d`): the largest whole
  * unit, but a single day as `24h`. Reads back to the same milliseconds.
  */
-function showDuration(ms: number): string {
+export function showDuration(ms: number): string {
   if (ms === 0) return '0';
   for (const [unit, size] of UNITS) {
     if (ms % size === 0 && !(unit === 'd' && ms === size)) return `${ms / size}${unit}`;
@@ -138,6 +138,12 @@ export const timeZone: Kind<string> = {
 
 /** A file or folder path, resolved against the working directory. */
 export const folder: Kind<string> = { parse: (raw) => path.resolve(raw ?? ''), show: String };
+
+/** A folder path as `folder` reads it, or unset: what it is for is off. */
+export const optionalFolder: Kind<string | null> = {
+  parse: (raw) => (raw === null ? null : path.resolve(raw)),
+  show: (value) => value,
+};
 
 /** An HTTP header's name, lowercased; unset when left empty. */
 export const headerName: Kind<string | null> = {

@@ -9,6 +9,7 @@ import {
   integer,
   onOff,
   oneOf,
+  optionalFolder,
   optionalText,
   pemPublicKey,
   publicBaseUrl,
@@ -113,6 +114,26 @@ export const SETTINGS = [
     default: 'on',
     meaning:
       "PostgreSQL: the hot reads are sent as named prepared statements, parsed and planned once per connection. `off` behind a pooler in transaction mode that does not track them (PgBouncer before 1.21, or without `max_prepared_statements`): it would hand a statement's name to a server connection that never saw it.",
+  }),
+  setting('backupDir', {
+    variable: 'BACKUP_DIR',
+    kind: optionalFolder,
+    default: null,
+    meaning:
+      "Where the gateway keeps rotating backups of its SQLite database: every `BACKUP_INTERVAL` a consistent copy taken while it serves, checked as `lipira backup` checks one, named `lipira-backup-<UTC time>.db`. Unset: no scheduled backups. SQLite only: on PostgreSQL the start is refused, since its backups are the server's (`pg_dump`, WAL archiving: docs/operate/backups.md).",
+  }),
+  setting('backupIntervalMs', {
+    variable: 'BACKUP_INTERVAL',
+    kind: duration(),
+    default: '6h',
+    meaning:
+      'How often the gateway takes a backup into `BACKUP_DIR`. `/readyz` warns, and `lipira_backup_age_seconds` shows, when the last good one is more than twice this old.',
+  }),
+  setting('backupKeep', {
+    variable: 'BACKUP_KEEP',
+    kind: integer(1, 10_000),
+    default: '8',
+    meaning: 'How many backups `BACKUP_DIR` keeps: after each good one, the oldest beyond this many are removed.',
   }),
   setting('logLevel', {
     variable: 'LOG_LEVEL',

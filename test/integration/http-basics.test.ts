@@ -40,7 +40,13 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(res.body, { status: 'success', message: 'OK', data: { process: 'up' } });
       const ready = await call(ctx.gw.url, '/readyz');
       assert.equal(ready.status, 200);
-      assert.deepEqual(ready.body.data, { database: 'up', migrations: 'current', workers: 'running' });
+      assert.deepEqual(ready.body.data, {
+        database: 'up',
+        migrations: 'current',
+        workers: 'running',
+        backups: 'off',
+        warnings: [],
+      });
     });
 
     test('every response carries X-Request-Id, errors included', async () => {

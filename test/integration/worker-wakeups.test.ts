@@ -146,7 +146,13 @@ describe('a process that runs no workers (WORKERS=off)', () => {
     try {
       const ready = await call(gw.url, '/readyz');
       assert.equal(ready.status, 200);
-      assert.deepEqual(ready.body.data, { database: 'up', migrations: 'current', workers: 'off' });
+      assert.deepEqual(ready.body.data, {
+        database: 'up',
+        migrations: 'current',
+        workers: 'off',
+        backups: 'off',
+        warnings: [],
+      });
     } finally {
       await gw.close();
     }

@@ -25,7 +25,8 @@ const LAYERS: ReadonlyArray<{ rooms: readonly string[]; floor?: true }> = [
   // Features the money stories hand work to: an uncounted success is refunded, the settler moves refunds on.
   { rooms: ['refunds', 'webhooks', 'sandbox', 'health', 'metrics'] },
   { rooms: ['core'] },
-  // Operator work on a whole database (moving it to another): over the records and the database, for the command line.
+  // Operator work on a whole database (backups, restores, moving it to another): over the records and
+  // the database; started by the gateway and the commands, reported by health and metrics.
   { rooms: ['operations'] },
   // The services and records under the payments core: one floor, guarded against cycles by import-cycles.test.ts.
   {
