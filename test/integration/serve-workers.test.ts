@@ -156,7 +156,7 @@ describe('lipira serve and its number of processes', { timeout: 120_000 }, () =>
       assert.equal(flag.code, 2, flag.stderr);
       assert.match(
         flag.stderr,
-        /^lipira: --workers 2 needs PostgreSQL: SQLite writes one transaction at a time to its one file, each commit an fsync, so more processes only queue for its write lock \(measured slower: docs\/deployment\.md, Several processes\)\n$/,
+        /^lipira: --workers 2 needs PostgreSQL: SQLite writes one transaction at a time to its one file, each commit an fsync, so more processes only queue for its write lock \(measured slower: docs\/operate\/deployment\.md, Several processes\)\n$/,
       );
       const setting = await lipira(['serve'], { DATABASE_URL: `sqlite:${file}`, WEB_CONCURRENCY: '3' });
       assert.equal(setting.code, 2, setting.stderr);
