@@ -107,6 +107,7 @@ export async function runSoak({
       statementsInWindow: await statements,
       timeline,
       busyAnswers: log.busyLatencies.length,
+      busyAnswersInWindow: log.busyInWindow,
       overload: soak.overload ? overloadFigures(soak, log, timeline) : null,
     },
     db,

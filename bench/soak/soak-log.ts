@@ -47,6 +47,8 @@ export class SoakLog {
   refused = 0;
   /** Every 503 answer's latency, the whole run: a refusal should come at once. */
   readonly busyLatencies: number[] = [];
+  /** Answers 503 to requests sent within the steady window: a plain soak's gate counts these (the warm-up may shed). */
+  busyInWindow = 0;
   /** The slowest accepted answer (not a 503, not the webhook) of the whole run, and how many took over `ACCEPTED_LIMIT_MS`. */
   acceptedMaxMs = 0;
   acceptedOverLimit = 0;
@@ -97,6 +99,7 @@ export class SoakLog {
   /** The gateway answered 503, busy, `ms` after the request was sent at `startedAt`. */
   busy(startedAt: number, ms: number): void {
     this.busyLatencies.push(ms);
+    if (this.inWindow(startedAt)) this.busyInWindow++;
     this.timeline.answeredBusy(startedAt + ms);
   }
 

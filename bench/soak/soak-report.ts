@@ -7,6 +7,13 @@ import type { WebhookCounts } from './webhook-receiver.ts';
 import type { WindowCpu } from './window-cpu.ts';
 import { overloadTargets, type OverloadFigures } from './overload.ts';
 
+/**
+ * A rate is held when this share of it completes within the steady window: payments started in
+ * its last second or so complete after it, and those started just before it inside (measured: 0.2
+ * to 0.5 % short at rates every step of which kept p99s of 10 to 30 ms).
+ */
+const HELD_SHARE = 0.99;
+
 /** `lipira ledger check` once the load had drained. */
 export interface LedgerCheck {
   clean: boolean;
@@ -45,8 +52,14 @@ export interface SoakResults {
   statementsInWindow: number;
   /** Second by second, the whole run: when the figures above changed, and with what. */
   timeline: TimelineSecond[];
-  /** Requests answered 503 (busy) over the whole run: none is expected at a rate the gateway holds. */
+  /** Requests answered 503 (busy) over the whole run. */
   busyAnswers: number;
+  /**
+   * Of those, the ones sent within the steady window: none is expected at a rate the gateway
+   * holds. The warm-up may shed new work while the compiler warms the gateway up (slow answers
+   * there are left out of the figures too).
+   */
+  busyAnswersInWindow: number;
   /** `--overload`: how the gateway did at twice its capacity; null for a plain soak. */
   overload: OverloadFigures | null;
 }
@@ -102,7 +115,9 @@ export function buildSoakReport(results: SoakResults, db: DbKind, soak: SoakOpti
     check('webhooks duplicated', '<=', 0, webhooks.duplicated, 'count'),
     check('webhooks unexpected', '<=', 0, webhooks.unexpected, 'count'),
     check('lipira ledger check problems', '<=', 0, ledger.clean ? 0 : Math.max(1, ledger.lines.length), 'count'),
-    ...(results.overload ? [] : [check('requests refused as busy (503)', '<=', 0, results.busyAnswers, 'count')]),
+    ...(results.overload
+      ? []
+      : [check('requests refused as busy (503) in the steady window', '<=', 0, results.busyAnswersInWindow, 'count')]),
   ];
   const targets = results.overload
     ? overloadTargets(results.overload)
@@ -136,7 +151,7 @@ function steadyTargets(
     check(
       `payments/s completed in the steady window (${soak.rate}/s offered)`,
       '>=',
-      SOAK_TARGET_RATES[db],
+      SOAK_TARGET_RATES[db] * HELD_SHARE,
       achievedRate,
       '/s',
     ),

@@ -74,7 +74,7 @@ export function registerBrowserRoutes(app: App, ctx: CheckoutContext & { config:
   app.post(
     '/popup/payment',
     {
-      config: { auth: 'public' },
+      config: { startsNewWork: true, auth: 'public' },
       // onSend, so that refusals by the hooks (401, 429) reach the page's script readable too.
       onSend: (request, reply, payload, done) => {
         allowOrigin(request, reply);
@@ -106,7 +106,7 @@ export function registerBrowserRoutes(app: App, ctx: CheckoutContext & { config:
   app.post(
     '/hosted-payment-page',
     {
-      config: { auth: 'public', form: true },
+      config: { startsNewWork: true, auth: 'public', form: true },
       errorHandler: answerFormError,
       // The form parser (`config.form`) gives names to texts; the rest is the JSON body's tolerance.
       preValidation: normalizing((form) => normalizeCheckoutBody(hostedFormBody(form as Record<string, string>), null)),

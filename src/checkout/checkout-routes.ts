@@ -32,7 +32,7 @@ export function registerCheckoutRoutes(app: App, ctx: CheckoutContext & { config
   app.post(
     '/payment',
     {
-      config: { auth: 'secret' },
+      config: { startsNewWork: true, auth: 'secret' },
       preValidation: normalize,
       schema: {
         operationId: 'createCheckoutSession',
@@ -51,7 +51,7 @@ export function registerCheckoutRoutes(app: App, ctx: CheckoutContext & { config
   app.post(
     '/api/payment',
     {
-      config: { auth: 'secret-or-body' },
+      config: { startsNewWork: true, auth: 'secret-or-body' },
       preValidation: normalize,
       schema: {
         operationId: 'createLegacyCheckoutSession',

@@ -70,7 +70,7 @@ export function registerPayPageRoutes(app: App, ctx: PaymentLinkContext): void {
   app.post<{ Params: Params; Body: Form }>(
     '/pay/:slug',
     {
-      config: { form: true },
+      config: { startsNewWork: true, form: true },
       errorHandler: answerPageError,
       schema: pageSchema('payPaymentLink', "Continue to payment (the link page's form): opens the checkout session", {
         303: 'On to the hosted checkout page of the session opened (or the one this browser opened already)',

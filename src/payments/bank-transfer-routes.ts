@@ -18,7 +18,7 @@ export function registerBankTransferRoutes(app: App, { payments }: { payments: P
   app.post(
     '/direct-charge/payments/initialize',
     {
-      config: { auth: 'secret' },
+      config: { startsNewWork: true, auth: 'secret' },
       preValidation: normalizing(normalizeBody),
       schema: {
         operationId: 'chargeBankTransfer',

@@ -21,7 +21,7 @@ export function registerCardRoutes(app: App, { payments, config }: { payments: P
   app.post(
     '/charge-card/payments',
     {
-      config: { auth: 'secret' },
+      config: { startsNewWork: true, auth: 'secret' },
       preValidation: normalizing(normalizeBody),
       schema: {
         operationId: 'chargeCard',

@@ -41,7 +41,7 @@ export function registerMobileMoneyRoutes(app: App, { payments }: { payments: Pa
   app.post(
     '/mobile-money/payments/initialize',
     {
-      config: { auth: 'secret' },
+      config: { startsNewWork: true, auth: 'secret' },
       preValidation: normalize,
       schema: {
         operationId: 'chargeMobileMoney',

@@ -35,7 +35,7 @@ export function registerPayoutRoutes(app: App, { payments, config }: { payments:
   app.post(
     '/mobile-money/payouts/initialize',
     {
-      config: { auth: 'secret' },
+      config: { startsNewWork: true, auth: 'secret' },
       preValidation: normalize,
       schema: {
         operationId: 'createMobileMoneyPayout',
@@ -71,7 +71,7 @@ export function registerPayoutRoutes(app: App, { payments, config }: { payments:
   app.post(
     '/direct-charge/payouts/initialize',
     {
-      config: { auth: 'secret' },
+      config: { startsNewWork: true, auth: 'secret' },
       preValidation: normalizing(normalizeBankPayoutBody),
       errorHandler: answerBankPayoutError,
       schema: {

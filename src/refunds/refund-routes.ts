@@ -33,7 +33,7 @@ export function registerRefundRoutes(
   app.post(
     '/charge-card/refund/:charge_id',
     {
-      config: { auth: 'secret' },
+      config: { startsNewWork: true, auth: 'secret' },
       preValidation: normalize,
       schema: {
         operationId: 'refundCardCharge',
@@ -58,7 +58,7 @@ export function registerRefundRoutes(
   app.post(
     '/refunds',
     {
-      config: { auth: 'secret' },
+      config: { startsNewWork: true, auth: 'secret' },
       preValidation: normalize,
       schema: {
         operationId: 'createRefund',

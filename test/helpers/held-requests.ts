@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { currentBody } from './fixtures.ts';
-import { call } from './gateway.ts';
+import { call, type ApiResponse } from './gateway.ts';
 import { eventually } from './mobile-money.ts';
 
 export interface HeldRequests {
@@ -17,9 +17,14 @@ export interface HeldRequests {
  * create, its headers sent and its body but for the last byte, as a slow client on a bad network
  * would. The gateway counts them from their headers until it answers, which it cannot do before
  * the body is whole: work in flight, without a test hook in the gateway. Resolves once the gateway
- * refuses other work as busy (`OVERLOAD_MAX_IN_FLIGHT` at `count`).
+ * refuses `probe` as busy: by default a page, refused once `OVERLOAD_MAX_IN_FLIGHT` is at `count`.
  */
-export async function holdRequests(base: string, secretKey: string, count: number): Promise<HeldRequests> {
+export async function holdRequests(
+  base: string,
+  secretKey: string,
+  count: number,
+  probe: () => Promise<ApiResponse> = () => call(base, '/checkout/x'),
+): Promise<HeldRequests> {
   const { hostname, port } = new URL(base);
   const held = await Promise.all(
     Array.from({ length: count }, async () => {
@@ -48,10 +53,7 @@ export async function holdRequests(base: string, secretKey: string, count: numbe
     return released;
   };
   try {
-    await eventually(
-      'the gateway to refuse work as busy',
-      async () => (await call(base, '/checkout/x')).status === 503,
-    );
+    await eventually('the gateway to refuse work as busy', async () => (await probe()).status === 503);
   } catch (error) {
     await release();
     throw error;

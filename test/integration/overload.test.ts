@@ -95,6 +95,66 @@ for (const kind of DATABASE_KINDS) {
       });
     });
 
+    describe('new work first, as the event loop falls behind', () => {
+      const ctx = useTestGateway(kind, { OVERLOAD_MAX_EVENT_LOOP_DELAY: '300ms', OVERLOAD_MAX_IN_FLIGHT: '0' });
+      const create = () => call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: currentBody() });
+
+      test('a loop late by less than the limit refuses part of the creates while verifies are served, then admits them all again', async () => {
+        const before = await create();
+        assert.equal(before.status, 201, before.text);
+        const txRef = (before.body as { data: { data: { tx_ref: string } } }).data.data.tx_ref;
+        let refused = 0;
+        for (let round = 0; round < 12; round += 1) {
+          // Late by about 200 ms a round: over half the 300 ms limit, never over it (a block
+          // longer than the 250 ms sampling would leave a sample with no reading, taken as infinitely late).
+          blockEventLoop(200);
+          await sleep(1);
+          const [created, verified] = await Promise.all([
+            create(),
+            call(ctx.gw.url, `/verify-payment/${txRef}`, { key: ctx.merchant.test_secret_key }),
+          ]);
+          if (created.status === 503) {
+            assertShed(created, 'a create');
+            refused += 1;
+          } else assert.equal(created.status, 201, created.text);
+          assert.equal(verified.status, 200, `a verify is not new work: ${verified.text}`);
+        }
+        assert.ok(refused > 0, 'some creates were refused while the loop ran late');
+        let admittedAgain = false;
+        for (const deadline = Date.now() + 10_000; !admittedAgain && Date.now() < deadline; await sleep(250))
+          admittedAgain = (await create()).status === 201 && (await create()).status === 201;
+        assert.ok(admittedAgain, 'creates are admitted again once the loop keeps time');
+      });
+    });
+
+    describe('new work first, as requests pile up in flight', () => {
+      // Lateness on but far away, so that only the requests in flight decide.
+      const ctx = useTestGateway(kind, { OVERLOAD_MAX_EVENT_LOOP_DELAY: '10s', OVERLOAD_MAX_IN_FLIGHT: '6' });
+      const create = () => call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: currentBody() });
+
+      test('past half the limit creates are refused in part, while pages and verifies are served; released, all are admitted', async () => {
+        const made = await create();
+        assert.equal(made.status, 201, made.text);
+        const txRef = (made.body as { data: { data: { tx_ref: string } } }).data.data.tx_ref;
+        const held = await holdRequests(ctx.gw.url, ctx.merchant.test_secret_key, 4, create);
+        try {
+          assert.equal((await call(ctx.gw.url, '/checkout/x')).status, 404, 'a page is not new work: served');
+          const verified = await call(ctx.gw.url, `/verify-payment/${txRef}`, { key: ctx.merchant.test_secret_key });
+          assert.equal(verified.status, 200, verified.text);
+          // A quarter second at a time the share refused grows by a tenth: in 3 s, to all.
+          await sleep(3000);
+          assertShed(await create(), 'a create, once the share refused has grown');
+          assert.equal((await call(ctx.gw.url, '/checkout/x')).status, 404, 'pages still served');
+        } finally {
+          assert.deepEqual(await held.release(), Array(4).fill('HTTP/1.1 201 Created'));
+        }
+        let admittedAgain = false;
+        for (const deadline = Date.now() + 10_000; !admittedAgain && Date.now() < deadline; await sleep(250))
+          admittedAgain = (await create()).status === 201 && (await create()).status === 201;
+        assert.ok(admittedAgain, 'creates are admitted again once the requests in flight are answered');
+      });
+    });
+
     test('a gateway just started serves its first requests: the start keeps its loop busy, which is not load', async () => {
       const gw = await startTestGateway(kind, { OVERLOAD_MAX_EVENT_LOOP_DELAY: '50ms' });
       try {
