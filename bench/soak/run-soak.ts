@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cleanup } from '../cleanup.ts';
 import { startGateway, type Gateway } from '../gateway.ts';
+import { analyzeWhileAutovacuumOff } from './analyze-while-autovacuum-off.ts';
 import { OVERLOAD_SECONDS, type DbKind, type SoakOptions } from '../options.ts';
 import { rssMegabytes } from '../proc-stats.ts';
 import { saveReport } from '../report.ts';
@@ -57,6 +58,8 @@ export async function runSoak({
   const webhookUrl = await receiver.listen(cleanup);
   const gateway = await startGateway(repoRoot, db, startedAt, cleanup, SOAK_GATEWAY_ENV);
   await gateway.cli(['merchant', 'update', gateway.merchantId, '--webhook-url', webhookUrl]);
+  const analyzing = await analyzeWhileAutovacuumOff(gateway.databaseUrl, cleanup);
+  if (analyzing) progress(analyzing);
   const client = new GatewayClient(gateway.url);
   cleanup.add(async () => client.close());
   const journey = { client, origin: gateway.url, secretKey: gateway.secretKey, receiver, log };

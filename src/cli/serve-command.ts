@@ -10,7 +10,7 @@ import { tuneHeapForServing } from './heap-tuning.ts';
 import { print, printError } from './output.ts';
 import { serveLogger } from './serve-logger.ts';
 import { superviseWorkers } from './serve-workers.ts';
-import { startWarnings } from './start-warnings.ts';
+import { databaseWarnings, startWarnings } from './start-warnings.ts';
 import { openMigratedDatabase } from '../db/migrate.ts';
 
 export async function migrateCommand(argv: string[], config: Config): Promise<number> {
@@ -52,12 +52,16 @@ export async function serveCommand(argv: string[], config: Config): Promise<numb
       cluster.worker!.disconnect();
     }
   }
-  for (const warning of startWarnings(config)) {
-    logger.warn(warning);
-    printError(`warning: ${warning}`);
-  }
+  const announce = (warnings: string[]) => {
+    for (const warning of warnings) {
+      logger.warn(warning);
+      printError(`warning: ${warning}`);
+    }
+  };
+  announce(startWarnings(config));
   if (processes === 1) tuneHeapForServing();
   const database = await openMigratedDatabase(config.databaseUrl, limits);
+  announce(await databaseWarnings(database));
   await introduceDemoMerchant(database, config);
   if (processes === 1) return serve(config, logger, database, null);
   await database.close();

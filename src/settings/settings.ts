@@ -355,7 +355,7 @@ export const SETTINGS = [
     kind: duration(true),
     default: '200ms',
     meaning:
-      "Shed load when the event loop runs this late on average (sampled every 250 ms): new work that can wait (creates, page views, status polls, the dashboard) is answered `503` with `Retry-After` at once, while requests that finish money already moving (operator callbacks, one-time codes, a card's return, the checkout's last page) and the health probes and `/metrics` are served. `0`: never by this measure. See docs/performance.md, Overload.",
+      "Shed load when the event loop runs this late on average (sampled every 250 ms): new work that can wait (creates, page views, status polls, the dashboard) is answered `503` with `Retry-After` at once, while requests that finish money already moving (operator callbacks, one-time codes, a card's return, the checkout's last page) and the health probes and `/metrics` are served. Before that, from half of it, creates, direct charges, payouts and refunds are refused in a growing share (docs/integrate/api-reference.md, Overload). `0`: never by this measure, and no such share. See docs/performance.md, Overload.",
   }),
   setting('overloadMaxEventLoopUtilization', {
     variable: 'OVERLOAD_MAX_EVENT_LOOP_UTILIZATION',
