@@ -20,6 +20,23 @@ function blockEventLoop(ms: number): void {
   while (performance.now() < until);
 }
 
+type Create = () => Promise<ApiResponse>;
+
+/** A session created while the gateway keeps up: its tx_ref, for verifies that are not new work. */
+async function createdTxRef(create: Create): Promise<string> {
+  const made = await create();
+  assert.equal(made.status, 201, made.text);
+  return (made.body as { data: { data: { tx_ref: string } } }).data.data.tx_ref;
+}
+
+/** Creates are admitted again, two in a row, within 10 s: the share refused falls once the gateway keeps up. */
+async function assertAdmittedAgain(create: Create, why: string): Promise<void> {
+  let admitted = false;
+  for (const deadline = Date.now() + 10_000; !admitted && Date.now() < deadline; await sleep(250))
+    admitted = (await create()).status === 201 && (await create()).status === 201;
+  assert.ok(admitted, why);
+}
+
 /**
  * Load shedding (src/http/overload.ts): past a limit, work that can wait is refused at once with
  * 503, Retry-After and the contract's envelope; what finishes money already moving, and the probes
@@ -100,9 +117,7 @@ for (const kind of DATABASE_KINDS) {
       const create = () => call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: currentBody() });
 
       test('a loop late by less than the limit refuses part of the creates while verifies are served, then admits them all again', async () => {
-        const before = await create();
-        assert.equal(before.status, 201, before.text);
-        const txRef = (before.body as { data: { data: { tx_ref: string } } }).data.data.tx_ref;
+        const txRef = await createdTxRef(create);
         let refused = 0;
         for (let round = 0; round < 12; round += 1) {
           // Late by about 200 ms a round: over half the 300 ms limit, never over it (a block
@@ -120,10 +135,7 @@ for (const kind of DATABASE_KINDS) {
           assert.equal(verified.status, 200, `a verify is not new work: ${verified.text}`);
         }
         assert.ok(refused > 0, 'some creates were refused while the loop ran late');
-        let admittedAgain = false;
-        for (const deadline = Date.now() + 10_000; !admittedAgain && Date.now() < deadline; await sleep(250))
-          admittedAgain = (await create()).status === 201 && (await create()).status === 201;
-        assert.ok(admittedAgain, 'creates are admitted again once the loop keeps time');
+        await assertAdmittedAgain(create, 'creates are admitted again once the loop keeps time');
       });
     });
 
@@ -133,9 +145,7 @@ for (const kind of DATABASE_KINDS) {
       const create = () => call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: currentBody() });
 
       test('past half the limit creates are refused in part, while pages and verifies are served; released, all are admitted', async () => {
-        const made = await create();
-        assert.equal(made.status, 201, made.text);
-        const txRef = (made.body as { data: { data: { tx_ref: string } } }).data.data.tx_ref;
+        const txRef = await createdTxRef(create);
         const held = await holdRequests(ctx.gw.url, ctx.merchant.test_secret_key, 4, create);
         try {
           assert.equal((await call(ctx.gw.url, '/checkout/x')).status, 404, 'a page is not new work: served');
@@ -148,10 +158,7 @@ for (const kind of DATABASE_KINDS) {
         } finally {
           assert.deepEqual(await held.release(), Array(4).fill('HTTP/1.1 201 Created'));
         }
-        let admittedAgain = false;
-        for (const deadline = Date.now() + 10_000; !admittedAgain && Date.now() < deadline; await sleep(250))
-          admittedAgain = (await create()).status === 201 && (await create()).status === 201;
-        assert.ok(admittedAgain, 'creates are admitted again once the requests in flight are answered');
+        await assertAdmittedAgain(create, 'creates are admitted again once the requests in flight are answered');
       });
     });
 
