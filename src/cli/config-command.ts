@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { noMorePositionals, parseArgs } from './args.ts';
+import { noMorePositionals, parseArgs, UsageError } from './args.ts';
 import { print, printJson } from './output.ts';
 import { settingsReference } from '../settings/reference.ts';
 import { SETTINGS, type Setting } from '../settings/settings.ts';
@@ -27,6 +27,8 @@ function effectiveSettings(config: Config): Record<string, string | null> {
 export async function configCommand(argv: string[], config: Config): Promise<number> {
   const args = parseArgs(argv, [], ['json', 'markdown']);
   noMorePositionals(args, 0);
+  if (args.options.has('markdown') && args.options.has('json'))
+    throw new UsageError('--json and --markdown cannot be given together');
   if (args.options.has('markdown')) {
     process.stdout.write(settingsReference());
     return 0;

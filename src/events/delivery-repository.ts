@@ -55,6 +55,14 @@ export interface Claimed extends Delivery {
   previous_until: number | null;
 }
 
+/** What sending a claimed delivery needs beside its own row: its body and its merchant's secrets. */
+const SENDING_COLUMNS = [
+  'events.payload',
+  'webhook_secrets.secret',
+  'webhook_secrets.previous_secret',
+  'webhook_secrets.previous_until',
+] as const;
+
 /** Claims due deliveries for one worker until `now + leaseMs` (see `claimDue`), with what sending each needs. */
 export async function claimDueDeliveries(
   claimer: Claimer,
@@ -83,12 +91,7 @@ export async function claimDueDeliveries(
           .onRef('webhook_secrets.mode', '=', 'claimed.mode'),
       )
       .selectAll('claimed')
-      .select([
-        'events.payload',
-        'webhook_secrets.secret',
-        'webhook_secrets.previous_secret',
-        'webhook_secrets.previous_until',
-      ])
+      .select(SENDING_COLUMNS)
       .execute();
   }
   return claimDue(claimer, 'webhook_deliveries', { now, leaseMs, limit }, (trx, ids) =>
@@ -101,12 +104,7 @@ export async function claimDueDeliveries(
           .onRef('webhook_secrets.mode', '=', 'webhook_deliveries.mode'),
       )
       .selectAll('webhook_deliveries')
-      .select([
-        'events.payload',
-        'webhook_secrets.secret',
-        'webhook_secrets.previous_secret',
-        'webhook_secrets.previous_until',
-      ])
+      .select(SENDING_COLUMNS)
       .where('webhook_deliveries.id', 'in', ids)
       .execute(),
   );

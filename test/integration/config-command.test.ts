@@ -58,6 +58,13 @@ describe('lipira config', () => {
     assert.match(result.stdout, /^\| `METRICS_TOKEN` \| \(unset\) \| yes \| /m, 'a secret setting says so');
   });
 
+  test('--json and --markdown together are refused, exit 2, in one line', async () => {
+    const result = await lipira(['config', '--json', '--markdown'], unset, cwd.dir);
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr, 'lipira: --json and --markdown cannot be given together\n');
+  });
+
   test('the listing names the variables and shows values as they are written', async () => {
     const result = await lipira(['config'], unset, cwd.dir);
     assert.equal(result.code, 0, result.stderr);
