@@ -39,8 +39,8 @@ const NEW_WORK_SHARE_OF_IN_FLIGHT = 0.5;
  * in flight), new work that can wait is refused at once with `503` and `Retry-After`, in the
  * contract's envelope, before it costs a key lookup or a query. Answering everyone late instead
  * ends with every client timing out; refusing some keeps the rest within their time. Before that,
- * once the loop's longest turns pass half the lateness limit, new work is refused in the share that
- * keeps them near it, so that payments already started finish.
+ * while the process is behind (`behindForNewWork`, or half the in-flight limit reached), new work
+ * is refused in a share that grows until it keeps up, so that payments already started finish.
  * `@fastify/under-pressure` samples the event loop; which requests wait is decided here. Shed
  * requests are counted in `/metrics` as `lipira_http_requests_total{status="503"}`.
  */
