@@ -19,6 +19,7 @@ const PAGE_ASSETS = [path.join(SOURCES, 'checkout', 'page'), path.join(SOURCES, 
 const WORKER_ENTRIES = {
   'password-strength-worker': path.join(SOURCES, 'users', 'password-strength-worker.ts'),
   'backup-thread': path.join(SOURCES, 'operations', 'backup-thread.ts'),
+  'checkpoint-thread': path.join(SOURCES, 'db', 'checkpoint-thread.ts'),
 };
 
 /** Every source file with its size and modification time: the bundle is rebuilt when any changes. */

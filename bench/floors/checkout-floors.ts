@@ -1,11 +1,10 @@
 import { BROWSER_SCRIPTS } from '../../src/checkout/page/browser-views.ts';
 import { sendScript } from '../../src/checkout/browser-routes.ts';
 import { sendPaymentPage } from '../../src/checkout/checkout-page-routes.ts';
-import { findPageSession, findSessionByTxRef, findSessionWithLogsByTxRef } from '../../src/core/session-repository.ts';
+import { findPageSession, findSessionByTxRef, findSessionToVerify } from '../../src/core/session-repository.ts';
 import { CurrentVerifyResponse, LegacyVerifyResponse } from '../../src/checkout/checkout-schemas.ts';
 import { currentVerifyView, legacyVerifyView } from '../../src/checkout/checkout-views.ts';
 import { success } from '../../src/http/envelope.ts';
-import { findCharge } from '../../src/core/charge-repository.ts';
 import type { Floor } from './floor.ts';
 
 /**
@@ -18,9 +17,9 @@ export function registerCheckoutFloors({ app, db, owner, config }: Floor): void 
     '/verify-payment/:tx_ref',
     { schema: { response: { 200: CurrentVerifyResponse } } },
     async (request, reply) => {
-      const session = await findSessionWithLogsByTxRef(db, owner, request.params.tx_ref);
-      if (!session) return reply.code(404).send();
-      const payment = session.paid_charge_id === null ? null : ((await findCharge(db, session.paid_charge_id)) ?? null);
+      const found = await findSessionToVerify(db, owner, request.params.tx_ref);
+      if (!found) return reply.code(404).send();
+      const { session, payment } = found;
       return success(
         'Payment details retrieved successfully.',
         currentVerifyView({ session, logs: session.logs, payment }),

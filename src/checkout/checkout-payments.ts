@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import { isPostgres } from '../db/dialect.ts';
 import { creditCollection } from '../ledger/ledger-service.ts';
 import { addLog, addLogs } from '../logs/log-repository.ts';
 import {
@@ -17,7 +18,7 @@ import { describeMethod } from '../core/charge-views.ts';
 import { newPendingCharge } from '../core/pending-charge.ts';
 import { transferExpiresAt } from '../core/bank-transfer-expiry.ts';
 import { insertTransferAccount, recordPayer, accountNameFor } from '../core/bank-transfer-repository.ts';
-import { collectionFeeAndMerchant } from '../core/fees.ts';
+import { feeAtMerchantRate } from '../core/fees.ts';
 import { countLinkPayment } from '../core/payment-link-uses.ts';
 import type { Outcome, StartResult } from '../connectors/provider.ts';
 import { refundUncountedPayment } from '../refunds/refund-service.ts';
@@ -35,6 +36,7 @@ import { emitCheckoutPayment } from './checkout-events.ts';
 import { cardName } from '../core/customer-names.ts';
 import * as sessions from '../core/session-repository.ts';
 import type { CheckoutSession } from '../core/session-repository.ts';
+import { lockSessionForCompletion, type SessionForCompletion } from '../core/completion-lock.ts';
 import { ANSWER_RECOVERY_MS, settlesAtOnce, type PaymentDeps } from '../core/payment-deps.ts';
 
 /** An attempt either becomes a charge, or is refused with a message for the customer. */
@@ -235,6 +237,8 @@ async function claimAttempt(
   sameInstrument: string,
   now: number,
 ): Promise<NewAttempt | AttemptResult> {
+  const first = await claimFreeSlotAtOnce(deps, session, newAttemptCharge(session, details, sameInstrument, now), now);
+  if (first) return first;
   for (;;) {
     const charge = newAttemptCharge(session, details, sameInstrument, now);
     const claimed = await deps
@@ -259,6 +263,28 @@ async function claimAttempt(
       });
     if (claimed !== 'again') return claimed;
   }
+}
+
+/**
+ * The usual first attempt, on PostgreSQL: the session as the page read it holds no attempt, so
+ * the slot's compare-and-set and the charge's insert, one statement and so atomic by itself, take
+ * it without a transaction around them. Null when anything differs from what the page read (the
+ * slot taken meanwhile, the session ended): the locked transaction below then decides, and says
+ * why. SQLite takes its transactions in the same process, at no round trip's cost.
+ */
+async function claimFreeSlotAtOnce(
+  deps: PaymentDeps,
+  session: CheckoutSession,
+  charge: Charge,
+  now: number,
+): Promise<NewAttempt | null> {
+  if (!isPostgres(deps.db) || session.pending_charge_id !== null) return null;
+  const taken = await sessions.claimSlotWithCharge(deps.db, session.id, charge, now, null);
+  if (!taken.claimed) return null;
+  if (taken.inserted) return { charge, created: true, displaced: null };
+  // Random ids that collided with stored ones: the slot names no charge, so it is freed again.
+  await sessions.releaseAttemptSlot(deps.db, session.id, charge.id);
+  return null;
 }
 
 /** What the customer is told while another attempt is in flight: where it waits, so a mistyped number shows. */
@@ -317,10 +343,9 @@ async function recordStart(
     });
     return { refused: started.reason };
   }
-  await deps.transact(async (trx) => {
-    await sessions.lockSession(trx, session.id);
-    await sessions.recordAttemptTaken(
-      trx,
+  const recordTaken = (db: Kysely<DB>) =>
+    sessions.recordAttemptTaken(
+      db,
       session.id,
       charge.id,
       started,
@@ -330,9 +355,15 @@ async function recordStart(
       ],
       now,
     );
-    if (displaced && (await abandonBeforeCode(trx, displaced, ABANDONED_FOR_ANOTHER, now)))
-      await addLog(trx, displaced, `Payment abandoned: ${ABANDONED_FOR_ANOTHER}`, now);
-  });
+  // On PostgreSQL the record is one statement that takes the session's lock itself.
+  if (!displaced && isPostgres(deps.db)) await recordTaken(deps.db);
+  else
+    await deps.transact(async (trx) => {
+      await sessions.lockSession(trx, session.id);
+      await recordTaken(trx);
+      if (displaced && (await abandonBeforeCode(trx, displaced, ABANDONED_FOR_ANOTHER, now)))
+        await addLog(trx, displaced, `Payment abandoned: ${ABANDONED_FOR_ANOTHER}`, now);
+    });
   return {
     charge: {
       ...charge,
@@ -387,15 +418,23 @@ export async function completeCheckoutCharge(
   now: number,
 ): Promise<Charge | null> {
   return deps.transact(async (trx) => {
-    const locked = await sessions.lockSession(trx, charge.session_id!);
-    const { fee, merchant } = await collectionFeeAndMerchant(trx, charge, outcome);
+    // The merchant is read for a success only: its fee, and the event's webhook and receipts.
+    const locked = await lockSessionForCompletion(trx, charge.session_id!, charge.id, {
+      withMerchant: outcome.status === 'success',
+    });
+    // Ended already by another completion (most often the settler and a status poll both found it
+    // due, and this lock waited for the other's commit): what that one recorded stands, as it is.
+    if (!locked || locked.charge.status !== 'pending') return locked?.charge ?? null;
+    const { merchant } = locked;
+    const fee = feeAtMerchantRate(charge, merchant);
+    // The lock holds the charge pending, so this takes it; the compare-and-set stays all the same.
     const final = await finalizeCharge(trx, charge.id, outcome, fee, now);
     if (!final) return (await findSessionCharge(trx, charge.session_id!, charge.charge_id)) ?? null;
     const sessionId = final.session_id!;
     if (final.channel === 'bank_transfer') await recordPayer(trx, final.id, outcome);
     if (outcome.status === 'success') {
       const completedLog = 'Payment completed';
-      const counted = await countsTowardItsLink(trx, locked, final, now);
+      const counted = await countsTowardItsLink(trx, locked.session, final, now);
       const paid = counted ? await sessions.markPaid(trx, sessionId, final.id, fee, now) : undefined;
       if (!paid) {
         await addLog(trx, final.id, completedLog, now);
@@ -452,11 +491,11 @@ export async function completeCheckoutCharge(
  */
 async function countsTowardItsLink(
   trx: Kysely<DB>,
-  session: CheckoutSession | undefined,
+  session: SessionForCompletion,
   charge: Charge,
   now: number,
 ): Promise<boolean> {
-  if (!session?.payment_link_id || session.status !== 'pending' || session.pending_charge_id !== charge.id) return true;
+  if (!session.payment_link_id || session.status !== 'pending' || session.pending_charge_id !== charge.id) return true;
   return countLinkPayment(trx, session.payment_link_id, session.amount_minor, now);
 }
 

@@ -13,7 +13,7 @@ import * as repo from '../core/session-repository.ts';
 import type { CheckoutSession } from '../core/session-repository.ts';
 import type { Clock } from '../shared/clock.ts';
 import { addLog, type LogEntry } from '../logs/log-repository.ts';
-import { findCharge, type Charge } from '../core/charge-repository.ts';
+import type { Charge } from '../core/charge-repository.ts';
 
 export type Generation = 'current' | 'legacy';
 
@@ -171,15 +171,14 @@ export interface VerifiedSession {
 
 export async function verifySession(deps: CheckoutDeps, owner: Principal, txRef: string): Promise<VerifiedSession> {
   const now = deps.clock.now();
-  let session = await repo.findSessionWithLogsByTxRef(deps.db, owner, txRef);
-  if (!session) throw new ApiError('transactionNotFound');
-  if (isDue(session, now)) {
+  let found = await repo.findSessionToVerify(deps.db, owner, txRef);
+  if (!found) throw new ApiError('transactionNotFound');
+  if (isDue(found.session, now)) {
     // Read again whoever ended it: expiring adds a log, and a payment may have won the race.
-    await expire(deps.db, session, now);
-    session = (await repo.findSessionWithLogsByTxRef(deps.db, owner, txRef)) ?? session;
+    await expire(deps.db, found.session, now);
+    found = (await repo.findSessionToVerify(deps.db, owner, txRef)) ?? found;
   }
-  const payment =
-    session.paid_charge_id === null ? null : ((await findCharge(deps.db, session.paid_charge_id)) ?? null);
+  const { session, payment } = found;
   return { session, logs: session.logs, payment };
 }
 

@@ -4,13 +4,18 @@
  * transfer accounts only through here.
  */
 import type { PaymentDeps } from '../core/payment-deps.ts';
-import { findPageSession, type CheckoutSession, type PageSession } from '../core/session-repository.ts';
+import {
+  findPageSession,
+  findPageSessionWithAttempt,
+  type CheckoutSession,
+  type PageSession,
+} from '../core/session-repository.ts';
 import { REFERENCE_PATTERN } from '../core/charge-schemas.ts';
 import { expireIfDue } from './checkout-service.ts';
 import { sessionOutcome } from './session-outcome.ts';
 import { findTransferAccount, type TransferAccount } from '../core/bank-transfer-repository.ts';
 import { refreshCharge } from '../core/charge-completion.ts';
-import { findCharge, findSessionCharge, type Charge } from '../core/charge-repository.ts';
+import { findCharge, type Charge } from '../core/charge-repository.ts';
 
 /** Why a failed session ended, for the page that says so. */
 export type EndedWhy = 'failed' | 'cancelled' | 'expired';
@@ -55,7 +60,10 @@ export async function loadSession(deps: PaymentDeps, id: string): Promise<PageSe
   // A link we could never have issued is unknown without asking (a NUL in it would even fail the query on PostgreSQL).
   if (!REFERENCE_PATTERN.test(id)) return null;
   const session = await findPageSession(deps.db, id);
-  if (!session) return null;
+  return session ? expiredIfDue(deps, session) : null;
+}
+
+async function expiredIfDue(deps: PaymentDeps, session: PageSession): Promise<PageSession> {
   const current = await expireIfDue(deps.db, session, deps.clock.now());
   return current === session ? session : { ...session, ...current };
 }
@@ -97,9 +105,14 @@ export async function currentAttempt(
   chargeId: string,
   { backFromAcquirer } = { backFromAcquirer: false },
 ): Promise<{ session: PageSession; charge: Charge } | null> {
-  const session = await loadSession(deps, sessionId);
-  const found = session && REFERENCE_PATTERN.test(chargeId) && (await findSessionCharge(deps.db, session.id, chargeId));
-  if (!session || !found) return null;
+  // Links we could never have issued are unknown without asking, as in `loadSession`.
+  if (!REFERENCE_PATTERN.test(sessionId) || !REFERENCE_PATTERN.test(chargeId)) return null;
+  // The session and its attempt in one statement: while the customer waits, a status poll is this read alone.
+  const read = await findPageSessionWithAttempt(deps.db, sessionId, chargeId);
+  if (!read) return null;
+  const session = await expiredIfDue(deps, read.session);
+  const found = read.charge;
+  if (!found) return null;
   const charge = await refreshCharge(deps, found, deps.clock.now(), {
     now: backFromAcquirer && found.next_action === 'redirect',
   });

@@ -3,7 +3,10 @@ import type { Logger } from 'pino';
 
 /**
  * Workers that crash this often within this window stop the whole gateway: a worker that cannot
- * stay up (a port taken, a database refusing it) would otherwise be replaced forever.
+ * stay up (a port taken, a database refusing it) would otherwise be replaced forever. So do this
+ * many in a row that exit before they listen, however long each took to fail: on a loaded
+ * machine a worker's start can take longer than the window's share, and a start that cannot
+ * succeed must not be retried for ever.
  */
 const CRASH_LIMIT = 5;
 const CRASH_WINDOW_MS = 30_000;
@@ -14,12 +17,14 @@ const CRASH_WINDOW_MS = 30_000;
  * holds and hands connections round; replaces a worker that exits unexpectedly; and on SIGTERM or
  * SIGINT passes the signal to every worker, each of which closes its gateway, resolving 0 once all
  * have exited. Rejects once the workers are gone when they crashed `CRASH_LIMIT` times within
- * `CRASH_WINDOW_MS`.
+ * `CRASH_WINDOW_MS`, or `CRASH_LIMIT` in a row before listening.
  */
 export function superviseWorkers(count: number, logger: Logger): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const running = new Set<Worker>();
     const crashes: number[] = [];
+    const listened = new WeakSet<Worker>();
+    let failedStartsInARow = 0;
     let ending: { failure: Error | null } | null = null;
 
     const fork = () => {
@@ -34,6 +39,8 @@ export function superviseWorkers(count: number, logger: Logger): Promise<number>
     };
 
     cluster.on('listening', (worker, address) => {
+      listened.add(worker);
+      failedStartsInARow = 0;
       logger.info({ worker: worker.process.pid, port: address.port }, 'worker listening');
     });
     cluster.on('exit', (worker, code, signal) => {
@@ -48,9 +55,16 @@ export function superviseWorkers(count: number, logger: Logger): Promise<number>
       const now = Date.now();
       crashes.push(now);
       while (crashes[0]! <= now - CRASH_WINDOW_MS) crashes.shift();
-      if (crashes.length >= CRASH_LIMIT) {
+      if (!listened.has(worker)) failedStartsInARow += 1;
+      const why =
+        failedStartsInARow >= CRASH_LIMIT
+          ? `${CRASH_LIMIT} times in a row before listening`
+          : crashes.length >= CRASH_LIMIT
+            ? `${CRASH_LIMIT} times within ${CRASH_WINDOW_MS / 1000} s`
+            : null;
+      if (why) {
         const failure = new Error(
-          `workers exited unexpectedly ${CRASH_LIMIT} times within ${CRASH_WINDOW_MS / 1000} s, so lipira serve stopped (the log says why they exited)`,
+          `workers exited unexpectedly ${why}, so lipira serve stopped (the log says why they exited)`,
         );
         logger.error({ worker: worker.process.pid, code, signal }, failure.message);
         end('SIGTERM', failure);

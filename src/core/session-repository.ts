@@ -1,11 +1,12 @@
-import type { Insertable, Kysely, QueryCreator, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { ChargesTable, CheckoutSessionsTable, DB, LogsTable } from '../db/schema.ts';
 import type { Principal } from '../merchants/merchant-service.ts';
 import { isPostgres } from '../db/dialect.ts';
 import { prepared, preparedInsert, preparedStatement } from '../db/prepared.ts';
 import type { Transact } from '../db/group-commit.ts';
 import { addLogs, logRows, logsOf, withLogsRead, type LogEntry } from '../logs/log-repository.ts';
-import { insertChargeIfNew, recordStarted, startedUpdate } from './charge-repository.ts';
+import { insertChargeIfNew, recordStarted, startedUpdate, type Charge } from './charge-repository.ts';
+import { joinedChargeColumns, takeJoinedCharge } from './joined-charge.ts';
 import type { ChargeRef } from '../shared/ids.ts';
 
 export type CheckoutSession = Selectable<CheckoutSessionsTable>;
@@ -94,24 +95,31 @@ export async function findSessionByTxRef(
 
 export type SessionWithLogs = CheckoutSession & { logs: LogEntry[] };
 
-const sessionWithLogsByTxRef = prepared((db, merchantId: string, mode: Principal['mode'], txRef: string) =>
+const sessionToVerifyByTxRef = prepared((db, merchantId: string, mode: Principal['mode'], txRef: string) =>
   db
     .selectFrom('checkout_sessions')
-    .selectAll()
+    .leftJoin('charges', 'charges.id', 'checkout_sessions.paid_charge_id')
+    .selectAll('checkout_sessions')
     .select(logsOf(db, 'checkout_sessions.id').as('logs'))
-    .where('merchant_id', '=', merchantId)
-    .where('mode', '=', mode)
-    .where('tx_ref', '=', txRef),
+    .select(joinedChargeColumns)
+    .where('checkout_sessions.merchant_id', '=', merchantId)
+    .where('checkout_sessions.mode', '=', mode)
+    .where('checkout_sessions.tx_ref', '=', txRef),
 );
 
-/** The session and its logs, in one statement (what a verification shows). */
-export async function findSessionWithLogsByTxRef(
+/**
+ * The session, its logs and the charge that paid it (null until it is paid), in one statement:
+ * what a verification shows. Each statement has a fixed cost (see `logsOf`) larger than these reads.
+ */
+export async function findSessionToVerify(
   db: Db,
   owner: Principal,
   txRef: string,
-): Promise<SessionWithLogs | undefined> {
-  const row = (await sessionWithLogsByTxRef(db, owner.merchantId, owner.mode, txRef))[0];
-  return row && withLogsRead(row);
+): Promise<{ session: SessionWithLogs; payment: Charge | null } | undefined> {
+  const found = (await sessionToVerifyByTxRef(db, owner.merchantId, owner.mode, txRef))[0];
+  if (!found) return undefined;
+  const { row, charge } = takeJoinedCharge(found);
+  return { session: withLogsRead(row), payment: charge ?? null };
 }
 
 const sessionById = prepared((db, id: string) => db.selectFrom('checkout_sessions').selectAll().where('id', '=', id));
@@ -128,8 +136,8 @@ export type PageSession = CheckoutSession & {
   merchant_brand_color: string | null;
 };
 
-const pageSessionById = prepared((db, id: string) =>
-  db
+function pageSessions(db: Db) {
+  return db
     .selectFrom('checkout_sessions')
     .innerJoin('merchants', 'merchants.id', 'checkout_sessions.merchant_id')
     .selectAll('checkout_sessions')
@@ -138,13 +146,40 @@ const pageSessionById = prepared((db, id: string) =>
       'merchants.email as merchant_email',
       'merchants.logo_url as merchant_logo_url',
       'merchants.brand_color as merchant_brand_color',
-    ])
-    .where('checkout_sessions.id', '=', id),
-);
+    ]);
+}
+
+const pageSessionById = prepared((db, id: string) => pageSessions(db).where('checkout_sessions.id', '=', id));
 
 /** The session and its merchant's name and address in one statement. */
 export async function findPageSession(db: Db, id: string): Promise<PageSession | undefined> {
   return (await pageSessionById(db, id))[0];
+}
+
+// The charge's id comes first: the join's condition precedes the WHERE in the SQL.
+const pageSessionWithAttempt = prepared((db, chargeId: string, sessionId: string) =>
+  pageSessions(db)
+    .leftJoin('charges', (join) =>
+      join.onRef('charges.session_id', '=', 'checkout_sessions.id').on('charges.charge_id', '=', chargeId),
+    )
+    .select(joinedChargeColumns)
+    .where('checkout_sessions.id', '=', sessionId),
+);
+
+/**
+ * The page session (`findPageSession`) and its attempt `chargeId` (`findSessionCharge`) in one
+ * statement, as an attempt's page and its status polls read them; `charge` is undefined when the
+ * session has no such attempt.
+ */
+export async function findPageSessionWithAttempt(
+  db: Db,
+  sessionId: string,
+  chargeId: string,
+): Promise<{ session: PageSession; charge: Charge | undefined } | undefined> {
+  const found = (await pageSessionWithAttempt(db, chargeId, sessionId))[0];
+  if (!found) return undefined;
+  const { row, charge } = takeJoinedCharge(found);
+  return { session: row, charge };
 }
 
 /**
@@ -197,7 +232,7 @@ function slotClaim(
  * `claimAttemptSlot`, then `insertChargeIfNew` of `charge` if the slot was taken: what each did.
  * On PostgreSQL one statement, the charge inserted only when the slot's update took the row (a
  * data-modifying CTE); on SQLite two. A charge not inserted (a unique key taken) leaves the slot
- * taken: the caller rolls the transaction back.
+ * taken: the caller rolls its transaction back, or frees the slot when it had none.
  */
 export async function claimSlotWithCharge(
   trx: Db,
@@ -264,10 +299,13 @@ export async function countAttempt(db: Db, sessionId: string, now: number): Prom
 }
 
 /**
- * Records that the provider took the attempt `chargeRef` on a session the caller has locked: the
- * charge's start (`recordStarted`, only while it is pending), the attempt counted on the session
- * (`countAttempt`) and the log lines (`[ownerId, message]`). On PostgreSQL one statement (the
- * updates as data-modifying CTEs, the session's row lock already held); on SQLite, three.
+ * Records that the provider took the attempt `chargeRef`: the charge's start (`recordStarted`,
+ * only while it is pending), the attempt counted on the session (`countAttempt`) and the log
+ * lines (`[ownerId, message]`). On PostgreSQL one statement, atomic by itself, whose session
+ * update takes the session's row before the charge's, the order `lockSession` keeps; no
+ * transaction is needed around it. (A `FOR UPDATE` read of the session in the same statement
+ * would not do: the row the statement updates is then one it has itself locked, and the update
+ * skips it.) On SQLite three, in the caller's transaction.
  */
 export async function recordAttemptTaken(
   trx: Db,
@@ -284,12 +322,17 @@ export async function recordAttemptTaken(
     return;
   }
   await trx
-    .with('charge', (db) => startedUpdate(db, chargeRef, started, now).returning('id'))
     .with('session', (db) =>
       db
         .updateTable('checkout_sessions')
         .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
         .where('id', '=', sessionId)
+        .returning('id'),
+    )
+    .with('charge', () =>
+      startedUpdate(trx, chargeRef, started, now)
+        // Evaluated once, before the charge's row is taken: the session's row is locked first.
+        .where(sql<boolean>`exists (select 1 from session)`)
         .returning('id'),
     )
     .insertInto('logs')

@@ -13,6 +13,7 @@ import { maskUrlSecrets } from '../shared/url-secrets.ts';
 import { GATEWAY_APPLICATION_NAME } from './application-name.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
 import { listenForPostgresWork, watchSqliteWork, type OnWork, type WorkWatch } from './work-notices.ts';
+import { startWalCheckpoints, type WalCheckpoints } from './wal-checkpoints.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -34,6 +35,12 @@ export interface Database {
    * schema is migrated.
    */
   watchWork(onWork: OnWork, log: FastifyBaseLogger | null): WorkWatch;
+  /**
+   * For a serving gateway: on SQLite, the WAL checkpointed from a thread of its own
+   * (wal-checkpoints.ts), the connection's automatic checkpoint left only as its backup; on
+   * PostgreSQL nothing, the server checkpoints.
+   */
+  checkpointInBackground(log: FastifyBaseLogger | null): WalCheckpoints;
   close(): Promise<void>;
 }
 
@@ -64,6 +71,8 @@ const ANSWER_MARGIN_MS = 1_000;
 
 /** WAL pages (4 KiB each) after which a commit copies the WAL back into the SQLite database. */
 const WAL_CHECKPOINT_PAGES = 10_000;
+/** While a thread checkpoints (`checkpointInBackground`), a commit does only past this many times the size. */
+const BACKUP_CHECKPOINT_FACTOR = 4;
 
 // int8 columns hold money in minor units and epoch milliseconds: both far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -96,6 +105,10 @@ function openSqlite(file: string): Database {
     description: `sqlite:${file}`,
     statements,
     watchWork: (onWork) => watchSqliteWork(connection, onWork),
+    checkpointInBackground(log) {
+      connection.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES * BACKUP_CHECKPOINT_FACTOR}`);
+      return startWalCheckpoints(file, log);
+    },
     close: () => db.destroy(),
   };
 }
@@ -131,6 +144,7 @@ async function openPostgres(url: string, limits: DatabaseLimits | undefined): Pr
     description: maskUrlSecrets(url),
     statements,
     watchWork: (onWork, log) => listenForPostgresWork(limits?.listenUrl ?? url, limits?.connectTimeoutMs, onWork, log),
+    checkpointInBackground: () => ({ stop: async () => {} }),
     close: () => db.destroy(),
   };
 }

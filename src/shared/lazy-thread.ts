@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 export interface LazyThreadLimits {
   /** A question's whole time, its wait for its turn included; past it the question fails. */
@@ -30,6 +30,13 @@ interface Question<Q, A> {
  */
 function importedThroughTsx(module: URL): string {
   return `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(module.href)}); });`;
+}
+
+/** A worker thread running `module`: a bundle's file as it is, a source through tsx. */
+export function startThread(module: URL, options: WorkerOptions = {}): Worker {
+  return module.pathname.endsWith('.ts')
+    ? new Worker(importedThroughTsx(module), { ...options, eval: true })
+    : new Worker(module, options);
 }
 
 /**
@@ -95,9 +102,7 @@ export class LazyThread<Q, A> {
 
   private started(): Worker {
     if (this.thread) return this.thread;
-    const thread = this.workerModule.pathname.endsWith('.ts')
-      ? new Worker(importedThroughTsx(this.workerModule), { eval: true })
-      : new Worker(this.workerModule);
+    const thread = startThread(this.workerModule);
     thread.on('message', (answer: A) => {
       // A thread given up on may still have answered: its answer is no one's now.
       if (this.thread !== thread) return;

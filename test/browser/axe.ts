@@ -40,9 +40,10 @@ export async function assertAccessible(
     }));
   });
   // axe waits on the page's timers, which never fire where scripts are off: fail rather than hang.
+  // Over a page as long as the API reference, on a loaded CI machine, it may take more than one step.
   const violations = await Promise.race([
     checked,
-    sleep(STEP_TIMEOUT_MS).then(() =>
+    sleep(4 * STEP_TIMEOUT_MS).then(() =>
       Promise.reject(new Error(`axe did not finish on ${what} (is JavaScript off in this tab?)`)),
     ),
   ]);

@@ -6,6 +6,7 @@ import { assertFitsEveryWidth } from './layout.ts';
 import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
+import { waitingAttempt } from '../helpers/payments.ts';
 
 /**
  * Paying the hosted checkout by bank transfer in headless Chromium: the account shown with its
@@ -18,10 +19,15 @@ describe('bank transfer on the hosted checkout in a real browser', browserSuiteO
 
   for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
-      // Long enough for the account page to be read and checked with axe before the transfer
-      // arrives and the page moves on (1.5 s was not, once, on a loaded machine: the check's
-      // page was gone under it), short enough to keep the suite quick.
-      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '5s' });
+      // Nothing is paid by itself: each test pays through the test helpers once it has checked the
+      // page that waits (a delay was outrun on loaded machines, 5 s by axe alone: the checked page
+      // was gone under it).
+      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '1h' });
+
+      async function testHelper(path: string, body: unknown): Promise<void> {
+        const res = await call(ctx.gw.url, `/test-helpers/${path}`, { key: ctx.merchant.test_secret_key, body });
+        assert.equal(res.status, 200, res.text);
+      }
 
       async function openCheckout(amount: number): Promise<Tab & { txRef: string }> {
         const body = currentBody({
@@ -57,6 +63,7 @@ describe('bank transfer on the hosted checkout in a real browser', browserSuiteO
         const copy = page.locator('button[aria-label="Copy account number"]');
         assert.ok(await copy.isVisible(), 'the copy button is shown where the clipboard can be written');
         await assertAccessible(page, 'the bank transfer page');
+        await testHelper(`bank-transfers/${await waitingAttempt(ctx.gw, txRef)}/receive`, { amount: 2500 });
         await page.waitForURL((url) => url.origin === shop.origin && url.pathname === '/paid');
         const landed = new URL(page.url());
         assert.equal(landed.searchParams.get('status'), 'success');
@@ -78,6 +85,7 @@ describe('bank transfer on the hosted checkout in a real browser', browserSuiteO
         await page.click('#method-mobile');
         await page.fill('#mobile', '0990000000');
         await submitForm(page, '#pay-mobile');
+        await testHelper(`direct-charges/${await waitingAttempt(ctx.gw, txRef)}/complete`, { status: 'success' });
         await page.waitForURL((url) => url.origin === shop.origin && url.pathname === '/paid');
         const data = await verify(txRef);
         assert.equal(data.status, 'success');

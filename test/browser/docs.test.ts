@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { browserSuiteOptions, useBrowser } from '../helpers/browser.ts';
+import { browserSuiteOptions, STEP_TIMEOUT_MS, useBrowser } from '../helpers/browser.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import { assertAccessible } from './axe.ts';
 import { assertFitsEveryWidth } from './layout.ts';
@@ -58,7 +58,12 @@ describe("the developer's pages in a real browser", browserSuiteOptions(), () =>
       if (pathname.endsWith('json')) documentsRead.push(pathname);
     });
     await tab.page.goto(`${ctx.gw.url}/docs`);
-    await tab.page.locator('.opblock-tag').first().waitFor();
+    // Swagger UI builds the whole document (~0.1 MB) in the page before its first group shows;
+    // on a loaded 2-core CI machine that has taken over one browser step's 15 s.
+    await tab.page
+      .locator('.opblock-tag')
+      .first()
+      .waitFor({ timeout: 4 * STEP_TIMEOUT_MS });
     return { ...tab, cspViolations, documentsRead };
   }
 

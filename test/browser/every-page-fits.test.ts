@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { browserSuiteOptions, submitForm, useBrowser } from '../helpers/browser.ts';
-import { totpCode } from '../helpers/dashboard.ts';
-import { dashboardUser, DASHBOARD_PASSWORD, signInPage } from '../helpers/dashboard-pages.ts';
+import { dashboardUser } from '../helpers/dashboard-pages.ts';
 import { useTestGateway } from '../helpers/gateway.ts';
 import {
   chargeBody,
@@ -18,20 +16,16 @@ import {
 import { payByMobileMoney } from '../helpers/payments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { updateMerchantSettings } from '../../src/merchants/merchant-service.ts';
-import { newTotpSecret } from '../../src/users/totp.ts';
-import { createUser, enableTwoFactor } from '../../src/users/user-service.ts';
-import { findUserByEmail } from '../../src/users/user-repository.ts';
-import { assertAccessible } from './axe.ts';
-import { assertFits, CHECKED_WIDTHS } from './layout.ts';
+import { dashboardPageChecks, MERCHANT_SECTIONS } from './dashboard-page-checks.ts';
 
 /**
- * Every dashboard page, as a merchant's owner, a viewer and the gateway's operator (on its own
- * pages and acting for a merchant) open it with data on it (long references and addresses,
- * payments of each ending, a payout, webhook deliveries with their exchange opened, an
- * invitation, secrets shown once, test and live mode), and every page signed out, fits 360, 768
- * and 1280 px and passes axe at each of them. At 360 px the header's Menu button opens the menu
- * and closes it again, with every section in it. The layout does not depend on the database, so
- * SQLite alone is used.
+ * Every dashboard page, as a merchant's owner and a viewer open it with data on it (long
+ * references and addresses, payments of each ending, a payout, webhook deliveries with their
+ * exchange opened, an invitation, secrets shown once, test and live mode), fits 360, 768 and
+ * 1280 px and passes axe at each of them. At 360 px the header's Menu button opens the menu and
+ * closes it again, with every section in it. The operator's pages and those signed out are in
+ * every-page-fits-operator.test.ts. The layout does not depend on the database, so SQLite alone
+ * is used.
  */
 describe('every dashboard page fits every width and passes axe', browserSuiteOptions(), () => {
   const browser = useBrowser();
@@ -45,75 +39,7 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
   });
   after(() => receiver.close());
 
-  /** The page fits each checked width and passes axe there; the tab is given its own size back. */
-  async function check(page: Page, what: string): Promise<void> {
-    const own = page.viewportSize() ?? { width: 1280, height: 800 };
-    try {
-      for (const width of CHECKED_WIDTHS) {
-        await page.setViewportSize({ width, height: own.height });
-        await assertFits(page, `${what} at ${width} px`);
-        await assertAccessible(page, `${what} at ${width} px`);
-      }
-    } finally {
-      await page.setViewportSize(own);
-    }
-  }
-
-  /**
-   * On a 360 px phone the sections, the mode switch and the account are behind the header's Menu
-   * button: it opens them (every section of `sections`, on the screen, the open menu fitting and
-   * passing axe) and closes them again. On a desktop there is no button and the sections show.
-   */
-  async function checkMenu(page: Page, what: string, sections: string[]): Promise<void> {
-    const summary = page.locator('header details.menu > summary');
-    const nav = page.getByRole('navigation', { name: 'Dashboard' });
-    try {
-      await page.setViewportSize({ width: 360, height: 740 });
-      assert.ok(await summary.isVisible(), `${what}: a Menu button at 360 px`);
-      assert.equal(await nav.isVisible(), false, `${what}: the sections are behind the button`);
-      await summary.click();
-      assert.deepEqual(await nav.getByRole('link').allTextContents(), sections, `${what}: the sections in the menu`);
-      for (const link of [
-        ...(await nav.getByRole('link').all()),
-        page.getByRole('button', { name: /^Switch to / }),
-        page.getByRole('button', { name: 'Sign out' }).first(),
-      ]) {
-        const box = await link.boundingBox();
-        assert.ok(
-          box && box.x >= 0 && box.x + box.width <= 360 && box.y + box.height <= 740,
-          `${what}: ${await link.textContent()} on the screen`,
-        );
-      }
-      await assertFits(page, `${what} with the menu open at 360 px`);
-      await assertAccessible(page, `${what} with the menu open at 360 px`);
-      await summary.click();
-      assert.equal(await nav.isVisible(), false, `${what}: the menu closes again`);
-      await page.setViewportSize({ width: 1280, height: 800 });
-      assert.equal(await summary.isVisible(), false, `${what}: no Menu button on a desktop`);
-      assert.ok(await nav.isVisible(), `${what}: the sections in the header on a desktop`);
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 800 });
-    }
-  }
-
-  async function signedIn(role: 'owner' | 'viewer' | 'operator'): Promise<Page> {
-    const { page } = await browser.newTab({ width: 1280, height: 800 });
-    await signInPage(page, ctx.gw.url, await dashboardUser(ctx.gw, role, role === 'operator' ? null : ctx.merchant.id));
-    await page.waitForURL((url) => url.pathname.startsWith('/dashboard'));
-    return page;
-  }
-
-  const MERCHANT_SECTIONS = [
-    'Overview',
-    'Payments',
-    'Customers',
-    'Payment links',
-    'Payouts',
-    'Balance',
-    'Developers',
-    'Settings',
-    'Audit log',
-  ];
+  const { check, checkMenu, signedIn } = dashboardPageChecks(browser, ctx);
 
   test("a merchant owner's pages, with a delivery's exchange opened in the log", async () => {
     const { gw, merchant } = ctx;
@@ -279,97 +205,5 @@ describe('every dashboard page fits every width and passes axe', browserSuiteOpt
       await page.goto(`${base}${path}`);
       await check(page, what);
     }
-  });
-
-  test("the operator's pages, and a merchant's as the operator acting for it", async () => {
-    const page = await signedIn('operator');
-    const base = ctx.gw.url;
-    for (const [path, what] of [
-      ['/dashboard/operator', 'the operator page'],
-      ['/dashboard/operator/merchants/new', 'the new merchant form'],
-      [`/dashboard/operator/merchants/${ctx.merchant.id}`, "a merchant's operator page"],
-    ] as const) {
-      await page.goto(`${base}${path}`);
-      await check(page, what);
-    }
-    await page.goto(`${base}/dashboard/operator`);
-    await checkMenu(page, 'the operator page', ['Operator']);
-
-    await page.goto(`${base}/dashboard/operator/merchants/${ctx.merchant.id}`);
-    await submitForm(page, 'main button:text("Act for")');
-    await page.waitForURL(`${base}/dashboard`);
-    for (const [path, what] of [
-      ['/dashboard', 'the overview of the merchant acted for'],
-      ['/dashboard/payments', 'the payments of the merchant acted for'],
-      ['/dashboard/settings', 'the settings of the merchant acted for'],
-    ] as const) {
-      await page.goto(`${base}${path}`);
-      await check(page, what);
-    }
-    await checkMenu(page, 'a page of the merchant acted for', [...MERCHANT_SECTIONS, 'Operator']);
-    await page.goto(`${base}/dashboard/operator/merchants/new`);
-    await page.getByLabel('Business name').fill('Kumudzi Market and Crafts of Lilongwe');
-    await page.getByLabel('Email').fill('accounts.payable@kumudzi-market-and-crafts.example.com');
-    const created = page.waitForResponse((response) => response.request().method() === 'POST');
-    await page.click('main button[type=submit]');
-    assert.equal((await created).status(), 201);
-    await page.waitForLoadState();
-    await check(page, 'the new merchant with its keys');
-  });
-
-  test('the signed-out pages: sign-in, its code step, setting a password, an unusable link, an expired form', async () => {
-    const { gw, merchant } = ctx;
-    const db = gw.gateway.database.db;
-    const { page } = await browser.newTab({ width: 1280, height: 800 });
-    await page.goto(`${gw.url}/dashboard/login`);
-    await check(page, 'the sign-in page');
-    await page.getByLabel('Email').fill('nobody@example.com');
-    await page.getByLabel('Password').fill('not the password');
-    await page.click('button[type=submit]');
-    await page.locator('[role=alert]').waitFor();
-    await check(page, 'the sign-in page with its error');
-
-    await page.getByLabel('Password').fill('not the password');
-    await page.evaluate(() => {
-      document.querySelector<HTMLInputElement>('input[name=csrf]')!.value = 'not the token';
-    });
-    const refused = page.waitForResponse((response) => response.request().method() === 'POST');
-    await page.click('button[type=submit]');
-    assert.equal((await refused).status(), 403);
-    await page.locator('h1', { hasText: 'This form has expired' }).waitFor();
-    await check(page, 'the expired form page');
-
-    const { link } = await createUser(
-      db,
-      { publicBaseUrl: gw.url },
-      {
-        merchantId: merchant.id,
-        email: 'mphatso.kachingwe-phiri@kumudzi-market-and-crafts.example.com',
-        role: 'viewer',
-      },
-      gw.gateway.clock.now(),
-    );
-    await page.goto(link!);
-    await check(page, 'the set-password page');
-    await page.goto(`${gw.url}/dashboard/forgot-password`);
-    await check(page, 'the forgotten password page');
-    await page.getByLabel('Email').fill('mphatso.kachingwe-phiri@kumudzi-market-and-crafts.example.com');
-    await submitForm(page, 'main button[type=submit]');
-    await page.locator('h1', { hasText: 'Check your email' }).waitFor();
-    await check(page, 'the page answering a forgotten password');
-    await page.goto(`${gw.url}/dashboard/set-password?token=nothing-like-a-token`);
-    await check(page, 'the page of a link that no longer works');
-
-    const email = await dashboardUser(gw, 'developer', merchant.id);
-    const secret = newTotpSecret();
-    assert.ok(
-      await enableTwoFactor(db, (await findUserByEmail(db, email))!, secret, totpCode(secret), gw.gateway.clock.now()),
-    );
-    await page.goto(`${gw.url}/dashboard/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(DASHBOARD_PASSWORD);
-    await submitForm(page, 'button[type=submit]');
-    await page.getByLabel('Code', { exact: true }).waitFor();
-    await check(page, 'the code step of sign-in');
   });
 });

@@ -13,9 +13,6 @@ import { startSmtp, type SmtpPeer } from '../helpers/smtp.ts';
 import { assertAccessible } from './axe.ts';
 import { assertFitsEveryWidth } from './layout.ts';
 
-/** Long enough for the waiting page to be seen and checked before the customer's approval reaches us. */
-const APPROVES_AFTER_MS = 3000;
-
 /**
  * The hosted checkout of a LIVE session in headless Chromium, paid through the fake Airtel: the
  * live provider's USSD push, its enquiries by the settler and the page's poll, and the receipt
@@ -111,7 +108,9 @@ describe('a live hosted checkout paid with Airtel Money in a real browser', brow
 
       test('the customer approves on the phone: the page waits, then lands on callback_url; verify, one push, the event, the customer receipt and the ledger agree', async () => {
         const customer = freshAirtelNumber();
-        fake.script(customer.local, { approveAfterMs: APPROVES_AFTER_MS });
+        // The customer approves once the waiting page has been checked (axe alone takes seconds on a
+        // loaded machine): until then every enquiry finds the push still waiting.
+        fake.script(customer.local, { states: ['TIP'] });
         const email = `live-payer-${kind}@example.com`;
         const { page, problems, txRef, checkoutUrl } = await openLiveCheckout(email);
         assert.equal(await page.locator('.test-banner').count(), 0, 'no TEST MODE banner on a live session');
@@ -120,10 +119,10 @@ describe('a live hosted checkout paid with Airtel Money in a real browser', brow
         await page.locator('#approval').waitFor();
         assert.match((await page.textContent('#approval')) ?? '', /Airtel Money/);
         await assertAccessible(page, 'the live waiting page');
+        const [pushed] = (await sessionAndAttempts(txRef)).attemptIds;
+        fake.approve(pushed!);
 
-        await page.waitForURL((url) => url.origin === shop.origin && url.pathname === '/paid', {
-          timeout: APPROVES_AFTER_MS + 15_000,
-        });
+        await page.waitForURL((url) => url.origin === shop.origin && url.pathname === '/paid', { timeout: 20_000 });
         const landed = new URL(page.url());
         assert.equal(landed.searchParams.get('order'), '7');
         assert.equal(landed.searchParams.get('tx_ref'), txRef);

@@ -19,7 +19,12 @@ export interface CliResult {
  * `sqlite:./data/lipira.db` then never reach the checkout's ./data. `input` is its standard
  * input (empty without it).
  */
-export function lipira(args: string[], env: Record<string, string>, cwd?: string, input?: string): Promise<CliResult> {
+export async function lipira(
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+  input?: string,
+): Promise<CliResult> {
   const own = cwd === undefined ? temporaryFolder('lipira-cli-') : null;
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: cwd ?? own!.dir,
@@ -27,8 +32,30 @@ export function lipira(args: string[], env: Record<string, string>, cwd?: string
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdin.end(input ?? '');
-  return outputOf(child).finally(() => own?.remove());
+  let overran = false;
+  const limit = setTimeout(() => {
+    overran = true;
+    child.kill('SIGKILL');
+  }, COMMAND_LIMIT_MS);
+  try {
+    const result = await outputOf(child);
+    if (overran)
+      throw new Error(
+        `lipira ${args.join(' ')} ran past ${COMMAND_LIMIT_MS / 1000} s and was killed:\n${result.stdout}${result.stderr}`,
+      );
+    return result;
+  } finally {
+    clearTimeout(limit);
+    own?.remove();
+  }
 }
+
+/**
+ * Longest a command run by `lipira()` may take before it is killed and its call fails: under the
+ * test runner's limit for a whole file, so that a command that never ends (a supervisor restarting
+ * workers for ever, say) fails its test instead of outliving it as a stray process.
+ */
+const COMMAND_LIMIT_MS = 240_000;
 
 /** What a child process printed on its piped stdout and stderr (nothing from one already closed), and its exit status. */
 export function outputOf(child: ChildProcessByStdio<Writable | null, Readable, Readable>): Promise<CliResult> {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CheckoutClient } from './checkout-client.ts';
 import { currentBody } from './fixtures.ts';
-import { call } from './gateway.ts';
+import { call, type TestGateway } from './gateway.ts';
 
 export interface Payment {
   txRef: string;
@@ -71,4 +71,41 @@ export async function payByCard(
   const confirmed = await client.post(`${attemptPath}/otp`, { otp: '1234' });
   if (confirmed.status !== 303) throw new Error(`one-time code refused: ${confirmed.text.slice(0, 300)}`);
   return { txRef: String(body.tx_ref), chargeId: attemptPath.split('/').pop()! };
+}
+
+/**
+ * The `charge_id` of the attempt a checkout session's page waits on (its latest charge), for the
+ * test helpers that end it as the customer or the bank would.
+ */
+export async function waitingAttempt(gw: TestGateway, txRef: string): Promise<string> {
+  const attempt = await gw.gateway.database.db
+    .selectFrom('charges')
+    .innerJoin('checkout_sessions', 'checkout_sessions.id', 'charges.session_id')
+    .select('charges.charge_id')
+    .where('checkout_sessions.tx_ref', '=', txRef)
+    .orderBy('charges.created_at', 'desc')
+    .executeTakeFirstOrThrow();
+  return attempt.charge_id;
+}
+
+/** How the customer answers on the phone: approved, or declined and why (as the sandbox's numbers decline). */
+export type PhoneAnswer = { status: 'success' } | { status: 'failed'; failure_code?: string };
+
+/**
+ * The customer answers a mobile money charge on the phone, through the test helper's completion
+ * (the settler's own), so a browser test decides when an attempt ends rather than racing the
+ * sandbox's delay.
+ */
+export async function answerOnThePhone(
+  gw: TestGateway,
+  key: string,
+  chargeId: string,
+  answer: PhoneAnswer,
+): Promise<void> {
+  const answered = await call(gw.url, `/test-helpers/direct-charges/${chargeId}/complete`, {
+    method: 'POST',
+    key,
+    body: answer,
+  });
+  if (answered.status !== 200) throw new Error(`the answer was refused: ${answered.text}`);
 }

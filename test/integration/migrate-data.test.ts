@@ -89,7 +89,7 @@ function assertExit(result: CliResult, code: number, stderr: RegExp): void {
   assert.match(result.stderr, stderr);
 }
 
-describe('lipira migrate-data from SQLite to PostgreSQL', { skip, timeout: 600_000 }, () => {
+describe('lipira migrate-data from SQLite to PostgreSQL', { skip }, () => {
   const folder = temporaryFolder('lipira-migrate-data-');
   const file = path.join(folder.dir, 'lipira.db');
   const sqliteUrl = `sqlite:${file}`;

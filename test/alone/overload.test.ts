@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import net from 'node:net';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DATABASE_KINDS } from '../helpers/databases.ts';
@@ -21,6 +23,40 @@ function blockEventLoop(ms: number): void {
 }
 
 type Create = () => Promise<ApiResponse>;
+
+/** A create as raw HTTP/1.1: `framing` is its Content-Length or Transfer-Encoding header, `body` what follows. */
+function createRequest(secretKey: string, framing: string, body: string): string {
+  return `POST /payment HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${secretKey}\r\nContent-Type: application/json\r\n${framing}\r\n\r\n${body}`;
+}
+
+/**
+ * Sends each request on one connection, the next once the answer before it has arrived; resolves
+ * to each answer's head (status line and headers). A connection the gateway closes ends the list.
+ */
+async function sendOnOneConnection(base: string, requests: string[]): Promise<string[]> {
+  const { hostname, port } = new URL(base);
+  const socket = net.connect(Number(port), hostname);
+  await once(socket, 'connect');
+  let received = '';
+  let closed = false;
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  socket.on('close', () => (closed = true));
+  const heads: string[] = [];
+  try {
+    for (const request of requests) {
+      if (closed) break;
+      received = '';
+      socket.write(request);
+      // Every answer here is the error envelope, whole once its JSON closes.
+      for (const deadline = Date.now() + 5_000; !/\r\n\r\n[^]*\}$/.test(received) && !closed; await sleep(10))
+        if (Date.now() > deadline) throw new Error(`no whole answer: ${JSON.stringify(received)}`);
+      heads.push(received.split('\r\n\r\n')[0]!);
+    }
+  } finally {
+    socket.destroy();
+  }
+  return heads;
+}
 
 /** A session created while the gateway keeps up: its tx_ref, for verifies that are not new work. */
 async function createdTxRef(create: Create): Promise<string> {
@@ -58,6 +94,32 @@ for (const kind of DATABASE_KINDS) {
         assert.equal((await create()).status, 201, 'served again once the requests in flight are answered');
       });
 
+      // A refused create whose body the route would have read keeps its connection: closing it made
+      // every refusal cost the client a new connection, which under load was what refusals waited on.
+      test('a refused create keeps its connection unless its body is larger than a route reads or unannounced', async () => {
+        const held = await holdRequests(ctx.gw.url, ctx.merchant.test_secret_key, 2);
+        try {
+          const body = JSON.stringify(currentBody());
+          const [first, second] = await sendOnOneConnection(ctx.gw.url, [
+            createRequest(ctx.merchant.test_secret_key, `Content-Length: ${Buffer.byteLength(body)}`, body),
+            createRequest(ctx.merchant.test_secret_key, `Content-Length: ${Buffer.byteLength(body)}`, body),
+          ]);
+          assert.match(first!, /^HTTP\/1\.1 503 /);
+          assert.doesNotMatch(first!, /^connection: close/im, 'the connection is kept');
+          assert.match(second!, /^HTTP\/1\.1 503 /, 'a second request on the same connection is answered');
+          const [large] = await sendOnOneConnection(ctx.gw.url, [
+            createRequest(ctx.merchant.test_secret_key, 'Content-Length: 70000', '{'),
+          ]);
+          assert.match(large!, /^HTTP\/1\.1 503 [^]*^connection: close/im, 'past BODY_LIMIT: closed');
+          const [chunked] = await sendOnOneConnection(ctx.gw.url, [
+            createRequest(ctx.merchant.test_secret_key, 'Transfer-Encoding: chunked', '1\r\n{\r\n'),
+          ]);
+          assert.match(chunked!, /^HTTP\/1\.1 503 [^]*^connection: close/im, 'a body of no announced length: closed');
+        } finally {
+          assert.deepEqual(await held.release(), ['HTTP/1.1 201 Created', 'HTTP/1.1 201 Created']);
+        }
+      });
+
       async function refusedAndServed(): Promise<void> {
         assertShed(await create(), 'a create');
         assertShed(await create('sec-test-not-a-key'), 'a create with no valid key: no 401, no key lookup');
@@ -91,10 +153,12 @@ for (const kind of DATABASE_KINDS) {
     });
 
     describe('past OVERLOAD_MAX_EVENT_LOOP_DELAY', () => {
-      const ctx = useTestGateway(kind, { OVERLOAD_MAX_EVENT_LOOP_DELAY: '50ms', OVERLOAD_MAX_IN_FLIGHT: '0' });
+      // A limit far above what a crowded machine's other processes make the loop late by (tens of
+      // ms), far below the block's 400 ms.
+      const ctx = useTestGateway(kind, { OVERLOAD_MAX_EVENT_LOOP_DELAY: '200ms', OVERLOAD_MAX_IN_FLIGHT: '0' });
       const create = () => call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: currentBody() });
 
-      test('a late event loop sheds creates but serves the probes, and recovers within a second', async () => {
+      test('a late event loop sheds creates but serves the probes, and admits them again once it keeps time', async () => {
         let refused: ApiResponse | null = null;
         for (let tries = 0; tries < 5 && !refused; tries += 1) {
           // The gateway shares this process: a stretch of work here makes its event loop late.
@@ -107,21 +171,23 @@ for (const kind of DATABASE_KINDS) {
         }
         assert.ok(refused, 'a create was refused while the loop was late');
         assertShed(refused, 'a create');
-        await sleep(1000);
-        assert.equal((await create()).status, 201, 'served again once the loop keeps time');
+        // How soon is the bench's to measure (docs/performance.md): on a crowded machine the
+        // process's own turns come late for a while after the block.
+        await assertAdmittedAgain(create, 'served again once the loop keeps time');
       });
     });
 
     describe('new work first, as the event loop falls behind', () => {
-      const ctx = useTestGateway(kind, { OVERLOAD_MAX_EVENT_LOOP_DELAY: '300ms', OVERLOAD_MAX_IN_FLIGHT: '0' });
+      const ctx = useTestGateway(kind, { OVERLOAD_MAX_EVENT_LOOP_DELAY: '340ms', OVERLOAD_MAX_IN_FLIGHT: '0' });
       const create = () => call(ctx.gw.url, '/payment', { key: ctx.merchant.test_secret_key, body: currentBody() });
 
       test('a loop late by less than the limit refuses part of the creates while verifies are served, then admits them all again', async () => {
         const txRef = await createdTxRef(create);
         let refused = 0;
+        let wholeRoundsRefused = 0;
         for (let round = 0; round < 12; round += 1) {
-          // Late by about 200 ms a round: over half the 300 ms limit, never over it (a block
-          // longer than the 250 ms sampling would leave a sample with no reading, taken as infinitely late).
+          // Late by about 200 ms a round: over half the 340 ms limit, under it (a block longer than
+          // the 250 ms sampling would leave a sample with no reading, taken as infinitely late).
           blockEventLoop(200);
           await sleep(1);
           const [created, verified] = await Promise.all([
@@ -132,9 +198,15 @@ for (const kind of DATABASE_KINDS) {
             assertShed(created, 'a create');
             refused += 1;
           } else assert.equal(created.status, 201, created.text);
-          assert.equal(verified.status, 200, `a verify is not new work: ${verified.text}`);
+          if (verified.status === 503) {
+            // On a crowded machine the other processes' turns can push the block past the limit
+            // itself, which refuses everything for a quarter second: the create of the round too.
+            // Were verifies new work, some would be refused in rounds whose create was served.
+            assert.equal(created.status, 503, `a verify is not new work: refused while a create was served`);
+            wholeRoundsRefused += 1;
+          } else assert.equal(verified.status, 200, verified.text);
         }
-        assert.ok(refused > 0, 'some creates were refused while the loop ran late');
+        assert.ok(refused > wholeRoundsRefused, 'some creates were refused while verifies were served');
         await assertAdmittedAgain(create, 'creates are admitted again once the loop keeps time');
       });
     });
@@ -163,7 +235,7 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('a gateway just started serves its first requests: the start keeps its loop busy, which is not load', async () => {
-      const gw = await startTestGateway(kind, { OVERLOAD_MAX_EVENT_LOOP_DELAY: '50ms' });
+      const gw = await startTestGateway(kind, { OVERLOAD_MAX_EVENT_LOOP_DELAY: '200ms' });
       try {
         const merchant = await gw.newMerchant();
         const body = currentBody();
