@@ -7,6 +7,7 @@ import { assertFitsEveryWidth } from './layout.ts';
 import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
+import { answerOnThePhone, waitingAttempt, type PhoneAnswer } from '../helpers/payments.ts';
 
 /**
  * The hosted checkout end to end in headless Chromium: the page's own script (operator
@@ -19,10 +20,16 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
 
   for (const kind of BROWSER_DATABASE_KINDS) {
     describe(`on ${kind}`, () => {
-      // Long enough for the approval page to be seen, short enough to keep the suite quick. At
-      // 300 ms a loaded machine (load average 6) once rendered the waiting page after the payment
-      // had settled, and the browser went straight on to the shop.
-      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '1500ms' });
+      // The phone never answers by itself: each attempt is answered through the test helper once the
+      // browser waits on it. With a delay instead (300 ms, then 1.5 s), a loaded machine rendered the
+      // waiting page after the payment had settled, and the browser went straight on to the shop.
+      const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '1h' });
+      const declined: PhoneAnswer = { status: 'failed', failure_code: 'insufficient_funds' };
+
+      /** The customer answers the attempt the session's page waits on. */
+      async function answerLatest(txRef: string, phone: PhoneAnswer): Promise<void> {
+        await answerOnThePhone(ctx.gw, ctx.merchant.test_secret_key, await waitingAttempt(ctx.gw, txRef), phone);
+      }
 
       /** Creates a session through the API and opens its checkout_url in a fresh browser context. */
       async function openCheckout(
@@ -54,19 +61,17 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
       }
 
       /**
-       * Submits the mobile money form and waits until the browser has left the page it was on; the
-       * caller then waits for how the attempt ends. Not for the approval page: with the sandbox's
-       * 300 ms, a busy machine can settle the attempt before the browser has loaded that page,
-       * which then sends it straight on (seen once in CI, beside a fault-suite run). The first test
-       * watches the approval page itself.
+       * Submits the mobile money form, waits until the browser has left the page it was on, and
+       * answers on the phone; the caller then waits for how the attempt ends.
        */
-      async function attemptMobile(page: Page, mobile: string): Promise<void> {
+      async function attemptMobile(page: Page, txRef: string, mobile: string, phone: PhoneAnswer): Promise<void> {
         await page.fill('#mobile', mobile);
         await page.evaluate(() => {
           (window as { leftBehind?: boolean }).leftBehind = true;
         });
         await submitForm(page, '#pay-mobile');
         await page.waitForFunction(() => !(window as { leftBehind?: boolean }).leftBehind);
+        await answerLatest(txRef, phone);
       }
 
       /** The error box of the payment page the failed attempt leads back to. */
@@ -83,6 +88,7 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
         assert.equal(await page.inputValue('#operator'), 'airtel', 'the page chose the network by itself');
         await submitForm(page, '#pay-mobile');
         await page.locator('#approval').waitFor();
+        await answerLatest(txRef, { status: 'success' });
         const landed = await landingOn(page, '/paid');
         assert.equal(landed.searchParams.get('order'), '7', 'the query callback_url already had is kept');
         assert.equal(landed.searchParams.get('tx_ref'), txRef);
@@ -112,7 +118,7 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
           [1, '2 tries left'],
           [2, 'Last try'],
         ] as const) {
-          await attemptMobile(page, '0990000001');
+          await attemptMobile(page, txRef, '0990000001', declined);
           assert.equal(
             (await failureShown(page)).trim(),
             `Not enough money in the wallet — top up or use another number. ${tries}.`,
@@ -130,7 +136,7 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
           assert.equal(data.status, 'pending');
           assert.equal(data.number_of_attempts, i);
         }
-        await attemptMobile(page, '0990000000');
+        await attemptMobile(page, txRef, '0990000000', { status: 'success' });
         const landed = await landingOn(page, '/paid');
         assert.equal(landed.searchParams.get('status'), 'success');
         assert.equal(landed.searchParams.get('tx_ref'), txRef);
@@ -143,11 +149,11 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
 
       test('the third failed attempt ends the session on our page, which counts down and whose button lands on return_url', async () => {
         const { page, txRef, problems } = await openCheckout();
-        await attemptMobile(page, '0990000001');
+        await attemptMobile(page, txRef, '0990000001', declined);
         await failureShown(page);
-        await attemptMobile(page, '0899817566');
+        await attemptMobile(page, txRef, '0899817566', declined);
         await failureShown(page);
-        await attemptMobile(page, '0990000001');
+        await attemptMobile(page, txRef, '0990000001', declined);
         await page.locator('#ended').waitFor();
         assert.equal(await page.textContent('h1'), 'This payment did not go through');
         assert.match(

@@ -7,6 +7,7 @@ import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 import { holdRequests } from '../helpers/held-requests.ts';
 import { eventually } from '../helpers/mobile-money.ts';
+import { answerOnThePhone, waitingAttempt } from '../helpers/payments.ts';
 
 /** Chromium's own line for an answer that was not 2xx: the page meant to ask again, so not a problem. */
 const BUSY_ANSWER_LOGGED = /the server responded with a status of 503/;
@@ -22,7 +23,9 @@ describe('a busy gateway in a real browser', browserSuiteOptions(), () => {
   const site = useMerchantSite();
   const ctx = useTestGateway('sqlite', {
     OVERLOAD_MAX_IN_FLIGHT: '2',
-    SANDBOX_MOBILE_DELAY: '2s',
+    // The phone answers when the test says (after the refusals were seen), never by itself: with 2 s a
+    // loaded machine could settle the payment before the waiting page had loaded.
+    SANDBOX_MOBILE_DELAY: '1h',
     WORKER_INTERVAL: '100ms',
   });
   let shop: MerchantSite;
@@ -54,6 +57,9 @@ describe('a busy gateway in a real browser', browserSuiteOptions(), () => {
     } finally {
       await held.release();
     }
+    await answerOnThePhone(ctx.gw, ctx.merchant.test_secret_key, await waitingAttempt(ctx.gw, String(body.tx_ref)), {
+      status: 'success',
+    });
     await page.waitForURL((url) => url.origin === site.origin && url.pathname === '/paid', { timeout: 15_000 });
     assert.equal(new URL(page.url()).searchParams.get('tx_ref'), body.tx_ref);
     assert.deepEqual(
