@@ -58,7 +58,5 @@ function announcedLength(request: IncomingMessage): number {
 }
 
 function bodyStillComing(request: IncomingMessage): boolean {
-  if (request.complete) return false;
-  const length = request.headers['content-length'];
-  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
+  return !request.complete && announcedLength(request) > 0;
 }

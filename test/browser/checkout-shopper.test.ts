@@ -6,7 +6,7 @@ import { browserSuiteOptions, submitForm, useBrowser, useMerchantSite, type Tab 
 import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
-import { answerOnThePhone, waitingAttempt, type PhoneAnswer } from '../helpers/payments.ts';
+import { answerOnThePhone, answerWaitingAttempt, type PhoneAnswer } from '../helpers/payments.ts';
 import { assertAccessible } from './axe.ts';
 import { assertFitsEveryWidth } from './layout.ts';
 
@@ -31,6 +31,8 @@ describe("the shopper's hard moments in a real browser", browserSuiteOptions(), 
       const db = () => ctx.gw.gateway.database.db;
       const answer = (chargeId: string, phone: PhoneAnswer) =>
         answerOnThePhone(ctx.gw, ctx.merchant.test_secret_key, chargeId, phone);
+      const answerLatest = (txRef: string, phone: PhoneAnswer) =>
+        answerWaitingAttempt(ctx.gw, ctx.merchant.test_secret_key, txRef, phone);
 
       async function openCheckout(
         viewport: ViewportSize = PHONE,
@@ -78,7 +80,7 @@ describe("the shopper's hard moments in a real browser", browserSuiteOptions(), 
         await page.fill('#mobile', '0990000000');
         await submitForm(page, '#pay-mobile');
         assert.equal(await page.textContent('#sent-to'), '0990 000 000');
-        await answer(await waitingAttempt(ctx.gw, txRef), { status: 'success' });
+        await answerLatest(txRef, { status: 'success' });
         await page.waitForURL((url) => url.origin === shop.origin && url.pathname === '/paid');
         const charges = await db()
           .selectFrom('charges')
@@ -120,7 +122,7 @@ describe("the shopper's hard moments in a real browser", browserSuiteOptions(), 
         await page.locator('#approval').waitFor();
         await assertAccessible(page, 'the waiting page at 1280 px');
         await assertFitsEveryWidth(page, 'the waiting page');
-        await answer(await waitingAttempt(ctx.gw, txRef), { status: 'success' });
+        await answerLatest(txRef, { status: 'success' });
         await page.waitForURL((url) => url.origin === shop.origin);
       });
     });
@@ -132,11 +134,8 @@ describe("the shopper's hard moments in a real browser", browserSuiteOptions(), 
     const ctx = useTestGateway('sqlite', { SANDBOX_MOBILE_DELAY: '1h', CHECKOUT_MAX_FAILED_ATTEMPTS: '1' });
 
     /** The customer declines the session's attempt on the phone. */
-    async function declineOnThePhone(txRef: string): Promise<void> {
-      await answerOnThePhone(ctx.gw, ctx.merchant.test_secret_key, await waitingAttempt(ctx.gw, txRef), {
-        status: 'failed',
-      });
-    }
+    const declineOnThePhone = (txRef: string) =>
+      answerWaitingAttempt(ctx.gw, ctx.merchant.test_secret_key, txRef, { status: 'failed' });
 
     async function openCheckout(
       viewport: ViewportSize,

@@ -7,7 +7,7 @@ import { assertFitsEveryWidth } from './layout.ts';
 import { BROWSER_DATABASE_KINDS } from '../helpers/databases.ts';
 import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
-import { answerOnThePhone, waitingAttempt, type PhoneAnswer } from '../helpers/payments.ts';
+import { answerWaitingAttempt, type PhoneAnswer } from '../helpers/payments.ts';
 
 /**
  * The hosted checkout end to end in headless Chromium: the page's own script (operator
@@ -25,11 +25,8 @@ describe('the hosted checkout in a real browser', browserSuiteOptions(), () => {
       // waiting page after the payment had settled, and the browser went straight on to the shop.
       const ctx = useTestGateway(kind, { SANDBOX_MOBILE_DELAY: '1h' });
       const declined: PhoneAnswer = { status: 'failed', failure_code: 'insufficient_funds' };
-
-      /** The customer answers the attempt the session's page waits on. */
-      async function answerLatest(txRef: string, phone: PhoneAnswer): Promise<void> {
-        await answerOnThePhone(ctx.gw, ctx.merchant.test_secret_key, await waitingAttempt(ctx.gw, txRef), phone);
-      }
+      const answerLatest = (txRef: string, phone: PhoneAnswer) =>
+        answerWaitingAttempt(ctx.gw, ctx.merchant.test_secret_key, txRef, phone);
 
       /** Creates a session through the API and opens its checkout_url in a fresh browser context. */
       async function openCheckout(

@@ -7,7 +7,7 @@ import { currentBody } from '../helpers/fixtures.ts';
 import { call, useTestGateway } from '../helpers/gateway.ts';
 import { holdRequests } from '../helpers/held-requests.ts';
 import { eventually } from '../helpers/mobile-money.ts';
-import { answerOnThePhone, waitingAttempt } from '../helpers/payments.ts';
+import { answerWaitingAttempt } from '../helpers/payments.ts';
 
 /** Chromium's own line for an answer that was not 2xx: the page meant to ask again, so not a problem. */
 const BUSY_ANSWER_LOGGED = /the server responded with a status of 503/;
@@ -57,9 +57,7 @@ describe('a busy gateway in a real browser', browserSuiteOptions(), () => {
     } finally {
       await held.release();
     }
-    await answerOnThePhone(ctx.gw, ctx.merchant.test_secret_key, await waitingAttempt(ctx.gw, String(body.tx_ref)), {
-      status: 'success',
-    });
+    await answerWaitingAttempt(ctx.gw, ctx.merchant.test_secret_key, String(body.tx_ref), { status: 'success' });
     await page.waitForURL((url) => url.origin === site.origin && url.pathname === '/paid', { timeout: 15_000 });
     assert.equal(new URL(page.url()).searchParams.get('tx_ref'), body.tx_ref);
     assert.deepEqual(

@@ -109,3 +109,13 @@ export async function answerOnThePhone(
   });
   if (answered.status !== 200) throw new Error(`the answer was refused: ${answered.text}`);
 }
+
+/** The customer answers the attempt a checkout session's page waits on (`waitingAttempt`). */
+export async function answerWaitingAttempt(
+  gw: TestGateway,
+  key: string,
+  txRef: string,
+  answer: PhoneAnswer,
+): Promise<void> {
+  await answerOnThePhone(gw, key, await waitingAttempt(gw, txRef), answer);
+}
